@@ -1,0 +1,193 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tracerd — one entry point for build, tests, VM and demo.
+#
+#   make                 build tracerd, tracectl, BPF objects/skeletons, kmods
+#   make check           deps + build + unit + host + VM tests (CI profile)
+#   make check-full      the same with the full sizes
+#   make demo            boot the test VM and show what tracerd sees
+#   make vm-check        VM tests only (VM_KERNEL=6.1|6.12 picks one)
+#   make deps            install build/test dependencies (apt, idempotent)
+#   O=DIR  output dir (default build/)   V=1  show full commands
+#   KDIR=  kernel build tree for the kmods (default: running kernel's, else
+#          the 6.12 test kernel's headers, fetched under $(O)/vm/)
+#   VMLINUX_BTF= / VMLINUX_H=  BTF source for vmlinux.h, or a ready vmlinux.h
+
+O ?= build
+override O := $(abspath $(O))
+SRC := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+V ?= 0
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(patsubst $(O)/%,%,$(2))"
+endif
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+.DEFAULT_GOAL := all
+
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+ARCH ?= $(shell uname -m)
+VERSION := $(shell cat $(SRC)/VERSION)
+
+BPF_ARCH := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(ARCH)))
+
+CFLAGS ?= -O2 -g
+# SANITIZE=1: ASan + UBSan for the host build and tests
+ifeq ($(SANITIZE),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+override CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
+	-Wmissing-prototypes -Wstrict-prototypes -D_GNU_SOURCE \
+	-DTRACERD_VERSION='"$(VERSION)"' -I$(SRC)/include -I$(O)/bpf
+DEPFLAGS = -MMD -MP
+LIBS := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+
+# ---------------------------------------------------------------- BPF
+VMLINUX_BTF ?= $(firstword $(wildcard /sys/kernel/btf/vmlinux) $(O)/vm/k/6.12/vmlinux)
+VMLINUX_H ?= $(O)/bpf/vmlinux.h
+BPF_SRCS := $(wildcard $(SRC)/bpf/*.bpf.c)
+BPF_OBJS := $(patsubst $(SRC)/bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
+	-I$(dir $(VMLINUX_H)) -I$(SRC)/include -Wall -Wno-unused-function
+
+$(O)/bpf/vmlinux.h:
+	$(Q)mkdir -p $(@D)
+	$(Q)if [ ! -e "$(VMLINUX_BTF)" ]; then \
+		echo "no BTF for vmlinux.h: set VMLINUX_BTF=FILE or VMLINUX_H=FILE" >&2; exit 1; fi
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
+
+$(O)/bpf/%.bpf.o: $(SRC)/bpf/%.bpf.c $(VMLINUX_H)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -MT $@ -c $< -o $@.tmp
+	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
+
+$(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
+
+# ---------------------------------------------------------------- user space
+DAEMON_SRCS := $(wildcard $(SRC)/daemon/*.c)
+CLI_SRCS := $(wildcard $(SRC)/cli/*.c)
+LIB_SRCS := $(wildcard $(SRC)/lib/*.c)
+obj = $(patsubst $(SRC)/%.c,$(O)/obj/%.o,$(1))
+
+DAEMON_LIBS := $(LIBS) $(shell $(PKG_CONFIG) --libs libevent json-c 2>/dev/null || echo -levent -ljson-c)
+CLI_LIBS := $(shell $(PKG_CONFIG) --libs json-c 2>/dev/null || echo -ljson-c)
+
+$(O)/obj/%.o: $(SRC)/%.c | $(BPF_SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(O)/tracerd: $(call obj,$(DAEMON_SRCS) $(LIB_SRCS))
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
+
+$(O)/tracectl: $(call obj,$(CLI_SRCS) $(LIB_SRCS))
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CLI_LIBS)
+
+# test programs: tests/prog/NAME.c -> $(O)/tests/NAME (BPF loaders, helpers)
+TEST_PROG_SRCS := $(wildcard $(SRC)/tests/prog/*.c)
+TEST_PROGS := $(patsubst $(SRC)/tests/prog/%.c,$(O)/tests/%,$(TEST_PROG_SRCS))
+$(O)/tests/%: $(O)/obj/tests/prog/%.o $(call obj,$(LIB_SRCS))
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
+
+# unit tests: tests/unit/test_*.c, each linked with lib/ and the framework
+UNIT_SRCS := $(wildcard $(SRC)/tests/unit/test_*.c)
+UNIT_BINS := $(patsubst $(SRC)/tests/unit/%.c,$(O)/tests/unit/%,$(UNIT_SRCS))
+$(O)/tests/unit/%: $(O)/obj/tests/unit/%.o $(call obj,$(LIB_SRCS))
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
+
+# ---------------------------------------------------------------- kernel modules
+# Kbuild writes next to its sources, so we point M= at a directory of links
+# under $(O). KDIR default: the running kernel's build tree, else the 6.12
+# test kernel's headers (fetched on demand).
+HOST_KDIR := $(wildcard /lib/modules/$(shell uname -r)/build)
+KDIR ?= $(if $(HOST_KDIR),$(HOST_KDIR),$(O)/vm/k/6.12/kdir-link)
+KMOD_OUT ?= $(O)/kmod
+KMOD_SRCS := $(wildcard $(SRC)/kmod/*.c $(SRC)/kmod/*.h $(SRC)/kmod/*.S $(SRC)/kmod/Kbuild)
+TESTMOD_SRCS := $(wildcard $(SRC)/tests/kmod/*.c $(SRC)/tests/kmod/Kbuild)
+ABI_HDRS := $(wildcard $(SRC)/include/tracerd/*.h)
+
+$(O)/vm/k/6.12/kdir-link:
+	$(Q)$(SRC)/tests/vm/fetch-kernel.sh 6.12 $(O)/vm/k/6.12
+	$(Q)ln -sfn "$$(cat $(O)/vm/k/6.12/kdir)" $@
+
+# kbuild-module DIR, SOURCES: link sources into DIR and run kbuild there
+# (scripts/kbuild-module.sh also checks every .ko carries .BTF).
+kbuild-module = $(Q)V=$(V) $(SRC)/scripts/kbuild-module.sh $(1) $(KDIR) $(SRC) $(2)
+
+$(KMOD_OUT)/tracerd_kmod.ko: $(KMOD_SRCS) $(ABI_HDRS) | $(if $(filter $(O)/vm/k/6.12/kdir-link,$(KDIR)),$(KDIR))
+	$(call msg,KBUILD,$@)
+	$(call kbuild-module,$(KMOD_OUT)/tracerd_kmod,$(KMOD_SRCS))
+	$(Q)cp $(KMOD_OUT)/tracerd_kmod/tracerd_kmod.ko $@
+
+$(KMOD_OUT)/tracerd_testmod.ko: $(TESTMOD_SRCS) $(ABI_HDRS) | $(if $(filter $(O)/vm/k/6.12/kdir-link,$(KDIR)),$(KDIR))
+	$(call msg,KBUILD,$@)
+	$(call kbuild-module,$(KMOD_OUT)/tracerd_testmod,$(TESTMOD_SRCS))
+	$(Q)cp $(KMOD_OUT)/tracerd_testmod/tracerd_testmod.ko $@
+
+# ---------------------------------------------------------------- top-level
+USER_BINS := $(O)/tracerd $(O)/tracectl $(TEST_PROGS) $(UNIT_BINS)
+KMODS := $(KMOD_OUT)/tracerd_kmod.ko $(KMOD_OUT)/tracerd_testmod.ko
+
+.PHONY: all user bpf kmod deps check check-full unit host vm-check demo clean distclean help
+
+all: user kmod
+user: $(USER_BINS)
+bpf: $(BPF_SKELS)
+kmod: $(KMODS)
+
+deps:
+	$(Q)$(SRC)/scripts/deps.sh
+
+PROFILE ?= ci
+export PROFILE O SRC
+
+unit: $(UNIT_BINS)
+	$(Q)$(SRC)/tests/run-layer.sh unit
+
+host: user
+	$(Q)$(SRC)/tests/run-layer.sh host
+
+vm-check: user
+	$(Q)$(SRC)/tests/vm/vm-check.sh $(VM_KERNEL)
+
+# check: every layer runs even when an earlier one failed; the summary
+# decides (and prints the 'N passed, N failed' line CI reads).
+check: deps
+	$(Q)rm -rf $(O)/results
+	$(Q)$(MAKE) --no-print-directory all
+	-$(Q)$(MAKE) --no-print-directory unit
+	-$(Q)$(MAKE) --no-print-directory host
+	-$(Q)$(MAKE) --no-print-directory vm-check
+	$(Q)$(SRC)/tests/summary.sh
+
+check-full:
+	$(Q)$(MAKE) --no-print-directory check PROFILE=full
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory user
+	$(Q)$(SRC)/tests/vm/demo.sh
+
+clean:
+	rm -rf $(O)/obj $(O)/bpf $(O)/tests $(O)/kmod $(O)/tracerd $(O)/tracectl $(O)/results
+distclean:
+	rm -rf $(O)
+
+-include $(shell find $(O)/obj $(O)/bpf -name '*.d' 2>/dev/null)

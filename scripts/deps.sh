@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Install every build and test dependency with apt (Debian 12). Idempotent
+# and quiet when nothing is missing. Other distributions: see README.md.
+set -euo pipefail
+PKGS=(
+	# build
+	make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
+	libevent-dev libjson-c-dev libsystemd-dev
+	# kernel modules (kbuild from Debian's linux-kbuild, module BTF)
+	dwarves kmod
+	# VM harness
+	qemu-system-x86 debootstrap busybox-static e2fsprogs cpio xz-utils zstd
+	# tests
+	python3 python3-jsonschema curl
+)
+missing=()
+for p in "${PKGS[@]}"; do
+	case $p in \#*) continue ;; esac
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages: ${missing[*]} (run 'make deps' as root)" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null

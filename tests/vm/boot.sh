@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# boot.sh KERNEL RUNDIR MODE [TIMEOUT] — prepare kernel KERNEL (cached), stage
+# the payload, boot once, and leave console.log/out.log in RUNDIR.
+# MODE: test (in-VM suite) or cmd (RUNDIR/cmd.sh). Used by vm-check.sh and run.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+k=$1 run=$2 mode=$3 tmo=${4:-${VM_TIMEOUT:-1500}}
+vm_prepare "$k" || exit 1
+rm -rf "$run/payload"; mkdir -p "$run/payload"
+vm_payload "$k" "$run/payload"
+[ "$mode" = cmd ] && cp "$run/cmd.sh" "$run/payload/cmd.sh"
+[ -n "${VM_ONLY:-}" ] && printf '%s\n' $VM_ONLY > "$run/payload/only"
+vm_stage "boot $k" $((tmo + 30)) bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_boot $k '$run' $tmo 'tracerd.mode=$mode ${VM_CMDLINE:-}'"

@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# In-VM test runner: runs every tests/vm/guest/t/*.sh (or those named in
+# /opt/tracerd/only) with its own timeout, prints '@@TEST name RESULT msg'
+# per test. A test exits 0 (pass), 77 (skip, reason on its last line) or
+# anything else (fail). Kernel-log markers bracket each test so the
+# harness can tell which test a kernel warning belongs to.
+cd /opt/tracerd/tests || exit 1
+export PROFILE=$(cat /opt/tracerd/profile 2>/dev/null || echo ci)
+export KERNEL_NAME=$(cat /opt/tracerd/kernel-name 2>/dev/null)
+tests=$(ls t/*.sh | sort)
+[ -f /opt/tracerd/only ] && tests=$(sed 's#^#t/#; s#$#.sh#' /opt/tracerd/only)
+fail=0
+for t in $tests; do
+	name=$(basename "$t" .sh)
+	echo "tracerd-vm: test $name begin" > /dev/kmsg
+	out=$(timeout --kill-after=5 "${TEST_TIMEOUT:-300}" bash "$t" 2>&1)
+	rc=$?
+	echo "tracerd-vm: test $name end" > /dev/kmsg
+	printf '%s\n' "$out" | sed 's/^/    /'
+	case $rc in
+	0) echo "@@TEST $name PASS" ;;
+	77) echo "@@TEST $name SKIP $(printf '%s\n' "$out" | tail -n1)" ;;
+	124|137) echo "@@TEST $name FAIL timeout"; fail=1 ;;
+	*) echo "@@TEST $name FAIL exit $rc: $(printf '%s\n' "$out" | tail -n1)"; fail=1 ;;
+	esac
+done
+exit $fail
