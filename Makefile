@@ -26,6 +26,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
+.SECONDARY:
 .DEFAULT_GOAL := all
 
 CC ?= gcc

@@ -6,9 +6,15 @@
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 k=$1 run=$2 mode=$3 tmo=${4:-${VM_TIMEOUT:-1500}}
+# one preparer per kernel at a time (several runs may share build/vm)
+mkdir -p "$VM_DIR/k"
+exec 9> "$VM_DIR/k/$k.lock"
+flock 9
 vm_prepare "$k" || exit 1
 rm -rf "$run/payload"; mkdir -p "$run/payload"
 vm_payload "$k" "$run/payload"
+flock -u 9
+exec 9>&-
 [ "$mode" = cmd ] && cp "$run/cmd.sh" "$run/payload/cmd.sh"
 [ -n "${VM_ONLY:-}" ] && printf '%s\n' $VM_ONLY > "$run/payload/only"
 vm_stage "boot $k" $((tmo + 30)) bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_boot $k '$run' $tmo 'tracerd.mode=$mode ${VM_CMDLINE:-}'"

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# run-layer.sh unit|host — run one host test layer; write one result line
+# per test to $O/results/LAYER.tsv ('LAYER/name<TAB>PASS|FAIL|SKIP<TAB>msg')
+# for tests/summary.sh. Exits non-zero when a test failed.
+#   unit: every $O/tests/unit/test_* binary ('PASS name'/'FAIL name' lines)
+#   host: every tests/host/*.sh (exit 0 pass, 77 skip, else fail), run with
+#         O, SRC and PROFILE in the environment, each with its own timeout.
+set -uo pipefail
+layer=$1
+SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
+O=${O:-$SRC/build}
+export SRC O PROFILE=${PROFILE:-ci}
+mkdir -p "$O/results"
+res=$O/results/$layer.tsv
+: > "$res"
+fail=0
+record() { # name result msg
+	printf '%s/%s\t%s\t%s\n' "$layer" "$1" "$2" "$3" >> "$res"
+	printf '  %-4s %s/%s%s\n' "$2" "$layer" "$1" "${3:+ ($3)}"
+	[ "$2" = FAIL ] && fail=1
+	return 0
+}
+case $layer in
+unit)
+	for b in "$O"/tests/unit/test_*; do
+		[ -x "$b" ] || continue
+		bn=$(basename "$b")
+		out=$(timeout 120 "$b" 2>&1); rc=$?
+		n=0
+		while read -r r name; do
+			case $r in PASS|FAIL) record "$bn.$name" "$r" ""; n=$((n + 1)) ;; esac
+		done <<< "$out"
+		if [ $rc != 0 ] || [ $n = 0 ]; then
+			printf '%s\n' "$out" | grep -v '^PASS ' | sed 's/^/    /'
+			[ $n = 0 ] && record "$bn" FAIL "exit $rc, no result lines"
+		fi
+	done
+	;;
+host)
+	for t in "$SRC"/tests/host/*.sh; do
+		[ -f "$t" ] || continue
+		name=$(basename "$t" .sh)
+		log=$O/results/host-$name.log
+		timeout --kill-after=5 "${HOST_TEST_TIMEOUT:-300}" bash "$t" > "$log" 2>&1; rc=$?
+		case $rc in
+		0) record "$name" PASS "" ;;
+		77) record "$name" SKIP "$(tail -n1 "$log")" ;;
+		*) sed 's/^/    /' "$log" | tail -n 30
+		   record "$name" FAIL "exit $rc: $(tail -n1 "$log")" ;;
+		esac
+	done
+	;;
+*) echo "run-layer: unknown layer '$layer'" >&2; exit 2 ;;
+esac
+exit $fail

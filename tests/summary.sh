@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# summary.sh — count the results every layer wrote to $O/results/*.tsv and
+# print the closing line CI reads: 'N passed, N failed, N skipped'. A layer
+# that should have run but wrote no results counts as a failure.
+set -uo pipefail
+SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
+O=${O:-$SRC/build}
+pass=0 fail=0 skip=0
+for layer in unit host ${SUMMARY_VM_LAYERS:-vm-6.1 vm-6.12}; do
+	if [ ! -s "$O/results/$layer.tsv" ]; then
+		echo "FAIL $layer: no results (layer did not run or crashed)"
+		fail=$((fail + 1))
+	fi
+done
+if compgen -G "$O/results/*.tsv" > /dev/null; then
+	while IFS=$'\t' read -r name r msg; do
+		case $r in
+		PASS) pass=$((pass + 1)) ;;
+		SKIP) skip=$((skip + 1)) ;;
+		*) fail=$((fail + 1)); echo "FAIL $name${msg:+: $msg}" ;;
+		esac
+	done < <(cat "$O"/results/*.tsv)
+fi
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail = 0 ]

@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Helpers for in-VM tests (tests/vm/guest/t/*.sh source this).
+# A test exits 0 to pass, 77 to skip (reason on its last output line),
+# anything else to fail; `fail MSG` prints MSG and exits 1.
+# Environment: PROFILE (ci|full), KERNEL_NAME (6.1|6.12); binaries on PATH;
+# modules in $KMOD_DIR; BPF objects in $BPF_DIR.
+KMOD_DIR=/opt/tracerd/kmod
+BPF_DIR=/opt/tracerd/bpf
+TESTMOD_DBG=/sys/kernel/debug/tracerd_testmod
+
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "$*"; exit 77; }
+# size CI FULL — pick a size for the profile
+size() { if [ "${PROFILE:-ci}" = full ]; then echo "$2"; else echo "$1"; fi; }
+# expect_eq WHAT GOT WANT
+expect_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; echo "ok: $1 = $3"; }
+
+load_testmod() {
+	grep -q '^tracerd_testmod ' /proc/modules || insmod "$KMOD_DIR/tracerd_testmod.ko" || fail "insmod tracerd_testmod"
+}
+load_kmod() {
+	grep -q '^tracerd_kmod ' /proc/modules || insmod "$KMOD_DIR/tracerd_kmod.ko" || fail "insmod tracerd_kmod"
+}
+unload_mod() { ! grep -q "^$1 " /proc/modules || rmmod "$1" || fail "rmmod $1"; }
+
+# syscall function name of getpgid on this arch
+sys_getpgid() {
+	case $(uname -m) in x86_64) echo __x64_sys_getpgid ;; aarch64) echo __arm64_sys_getpgid ;; esac
+}
+
+# Bracket a command that must produce a kernel WARN (harness self-test).
+expect_warn_begin() { echo "tracerd-vm: expect-warn begin" > /dev/kmsg; }
+expect_warn_end() { echo "tracerd-vm: expect-warn end" > /dev/kmsg; }

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# vm-check.sh [KERNEL...] — run the in-VM test suite on each test kernel
+# (default: all of them, side by side: each VM is single-threaded TCG, so
+# two fit the two host cores). Results go to $O/results/vm-KERNEL.tsv; the
+# kernel log of every boot is checked by dmesg-check.sh, and a WARN/oops/
+# lockup outside the expected self-test window fails the run.
+#   VM_ONLY="t1 t2"  run only these guest tests     VM_TIMEOUT=S  boot timeout
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+kernels=${*:-$VM_KERNELS_ALL}
+mkdir -p "$O/results" "$VM_DIR/run"
+# the shared root first, so parallel kernels do not wait on each other's lock
+vm_stage "rootfs" "${VM_BUDGET_ROOTFS:-900}" flock "$VM_DIR/rootfs.lock" \
+	bash -c "source '$here/lib.sh'; vm_rootfs" || exit 1
+
+one() {
+	local k=$1 run=$VM_DIR/run/check-$1 res=$O/results/vm-$1.tsv
+	rm -rf "$run"; mkdir -p "$run"
+	: > "$res"
+	"$here/boot.sh" "$k" "$run" test > "$run/harness.log" 2>&1
+	local out; out=$(tr -d '\r' < "$run/out.log" 2>/dev/null)
+	printf '%s\n' "$out" | sed -n '/^@@TEST /{s/^@@TEST \([^ ]*\) \([A-Z]*\) *\(.*\)$/vm-'"$k"'\/\1\t\2\t\3/;p}' >> "$res"
+	local why=""
+	if ! grep -q '^@@EXIT' <<< "$out"; then
+		why="guest did not finish ($(grep -o '@@TIMEOUT.*' <<< "$out" || echo 'crashed or failed to boot'))"
+	fi
+	# kernel log: the guest's dmesg dump when it finished, the console always
+	printf '%s\n' "$out" | sed -n '/^@@DMESG-BEGIN/,/^@@DMESG-END/p' > "$run/dmesg.log"
+	local dm
+	dm=$("$here/dmesg-check.sh" "$run/console.log"; "$here/dmesg-check.sh" "$run/dmesg.log")
+	if [ -n "$dm" ]; then
+		printf 'vm-%s/kernel-log\tFAIL\t%s\n' "$k" "$(head -n1 <<< "$dm")" >> "$res"
+	else
+		printf 'vm-%s/kernel-log\tPASS\t\n' "$k" >> "$res"
+	fi
+	[ -n "$why" ] && printf 'vm-%s/boot\tFAIL\t%s\n' "$k" "$why" >> "$res"
+	{
+		echo "=== vm $k ==="
+		sed 's/^/  /' "$run/harness.log"
+		printf '%s\n' "$out" | sed -n '/^@@BOOTED/,/^@@EXIT/p' | sed 's/^/  /'
+		[ -n "$dm" ] && printf '%s\n' "$dm" | sed 's/^/  /'
+		[ -n "$why" ] && { echo "  $why; console tail:"; tail -n 30 "$run/console.log" | tr -d '\r' | sed 's/^/    /'; }
+	} > "$run/report.txt"
+}
+
+pids=()
+for k in $kernels; do
+	one "$k" & pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p"; done
+fail=0
+for k in $kernels; do
+	cat "$VM_DIR/run/check-$k/report.txt"
+	while IFS=$'\t' read -r name r msg; do
+		printf '  %-4s %s%s\n' "$r" "$name" "${msg:+ ($msg)}"
+		[ "$r" = FAIL ] && fail=1
+	done < "$O/results/vm-$k.tsv"
+done
+exit $fail
