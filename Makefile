@@ -123,7 +123,6 @@ KDIR ?= $(if $(HOST_KDIR),$(HOST_KDIR),$(O)/vm/k/6.12/kdir-link)
 KMOD_OUT ?= $(O)/kmod
 KMOD_SRCS := $(wildcard $(SRC)/kmod/*.c $(SRC)/kmod/*.h $(SRC)/kmod/*.S $(SRC)/kmod/Kbuild)
 TESTMOD_SRCS := $(wildcard $(SRC)/tests/kmod/*.c $(SRC)/tests/kmod/Kbuild)
-ABI_HDRS := $(wildcard $(SRC)/include/tracerd/*.h)
 
 $(O)/vm/k/6.12/kdir-link:
 	$(Q)$(SRC)/tests/vm/fetch-kernel.sh 6.12 $(O)/vm/k/6.12
@@ -133,20 +132,24 @@ $(O)/vm/k/6.12/kdir-link:
 # (scripts/kbuild-module.sh also checks every .ko carries .BTF).
 kbuild-module = $(Q)V=$(V) $(SRC)/scripts/kbuild-module.sh $(1) $(KDIR) $(SRC) $(2)
 
-$(KMOD_OUT)/tracerd_kmod.ko: $(KMOD_SRCS) $(ABI_HDRS) | $(if $(filter $(O)/vm/k/6.12/kdir-link,$(KDIR)),$(KDIR))
-	$(call msg,KBUILD,$@)
+# kbuild runs every time (FORCE): its own dependency tracking knows exactly
+# which headers each module uses; the copy below only changes on a rebuild.
+$(KMOD_OUT)/tracerd_kmod.ko: FORCE | $(if $(filter $(O)/vm/k/6.12/kdir-link,$(KDIR)),$(KDIR))
 	$(call kbuild-module,$(KMOD_OUT)/tracerd_kmod,$(KMOD_SRCS))
-	$(Q)cp $(KMOD_OUT)/tracerd_kmod/tracerd_kmod.ko $@
+	$(Q)cmp -s $(KMOD_OUT)/tracerd_kmod/tracerd_kmod.ko $@ || \
+		{ cp $(KMOD_OUT)/tracerd_kmod/tracerd_kmod.ko $@ && printf '  %-8s %s\n' KBUILD $(notdir $@); }
 
-$(KMOD_OUT)/tracerd_testmod.ko: $(TESTMOD_SRCS) $(ABI_HDRS) | $(if $(filter $(O)/vm/k/6.12/kdir-link,$(KDIR)),$(KDIR))
-	$(call msg,KBUILD,$@)
+$(KMOD_OUT)/tracerd_testmod.ko: FORCE | $(if $(filter $(O)/vm/k/6.12/kdir-link,$(KDIR)),$(KDIR))
 	$(call kbuild-module,$(KMOD_OUT)/tracerd_testmod,$(TESTMOD_SRCS))
-	$(Q)cp $(KMOD_OUT)/tracerd_testmod/tracerd_testmod.ko $@
+	$(Q)cmp -s $(KMOD_OUT)/tracerd_testmod/tracerd_testmod.ko $@ || \
+		{ cp $(KMOD_OUT)/tracerd_testmod/tracerd_testmod.ko $@ && printf '  %-8s %s\n' KBUILD $(notdir $@); }
 
 # ---------------------------------------------------------------- top-level
 USER_BINS := $(O)/tracerd $(O)/tracectl $(TEST_PROGS) $(UNIT_BINS)
 KMODS := $(KMOD_OUT)/tracerd_kmod.ko $(KMOD_OUT)/tracerd_testmod.ko
 
+.PHONY: FORCE
+FORCE:
 .PHONY: all user bpf kmod deps check check-full unit host vm-check demo clean distclean help
 
 all: user kmod

@@ -12,7 +12,7 @@ awk '
 function bad(s) {
 	return s ~ /WARNING:|BUG:|Oops|general protection fault|kernel BUG at|soft lockup|hard LOCKUP|Kernel panic|rcu.*(detected stall|self-detected stall)|UBSAN:|KASAN:|hung_task|blocked for more than|list_(add|del) corruption|double free|Unable to handle kernel/
 }
-{ sub(/\r$/, "") }
+{ sub(/\r$/, ""); gsub(/\033\[[0-9;]*m/, "") }
 /tracerd-vm: test [^ ]+ begin/ { for (i = 1; i <= NF; i++) if ($i == "test") test = $(i + 1) }
 /tracerd-vm: expect-warn begin/ { expect = 1; seen = 0; next }
 /tracerd-vm: expect-warn end/ {
