@@ -33,10 +33,23 @@ CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
-ARCH ?= $(shell uname -m)
+# ARCH=arm64 cross-builds everything for arm64 (kernel-style names:
+# x86_64, arm64); user space then links against SYSROOT (an arm64 Debian root).
+HOST_ARCH := $(patsubst aarch64,arm64,$(shell uname -m))
+ARCH ?= $(HOST_ARCH)
+override ARCH := $(patsubst aarch64,arm64,$(patsubst x86,x86_64,$(ARCH)))
 VERSION := $(shell cat $(SRC)/VERSION)
-
-BPF_ARCH := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(ARCH)))
+BPF_ARCH := $(patsubst x86_64,x86,$(ARCH))
+ifneq ($(ARCH),$(HOST_ARCH))
+CROSS_COMPILE ?= $(if $(filter arm64,$(ARCH)),aarch64-linux-gnu-,$(ARCH)-linux-gnu-)
+CC := $(CROSS_COMPILE)gcc
+ifneq ($(SYSROOT),)
+CC += --sysroot=$(SYSROOT)
+export PKG_CONFIG_SYSROOT_DIR := $(SYSROOT)
+export PKG_CONFIG_LIBDIR := $(SYSROOT)/usr/lib/$(patsubst arm64,aarch64,$(ARCH))-linux-gnu/pkgconfig:$(SYSROOT)/usr/share/pkgconfig
+endif
+endif
+KBUILD_ARCH_ARGS := $(if $(CROSS_COMPILE),ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE))
 
 CFLAGS ?= -O2 -g
 # SANITIZE=1: ASan + UBSan for the host build and tests
@@ -82,8 +95,8 @@ CLI_SRCS := $(wildcard $(SRC)/cli/*.c)
 LIB_SRCS := $(wildcard $(SRC)/lib/*.c)
 obj = $(patsubst $(SRC)/%.c,$(O)/obj/%.o,$(1))
 
-DAEMON_LIBS := $(LIBS) $(shell $(PKG_CONFIG) --libs libevent json-c 2>/dev/null || echo -levent -ljson-c)
-CLI_LIBS := $(shell $(PKG_CONFIG) --libs json-c 2>/dev/null || echo -ljson-c)
+DAEMON_LIBS := $(LIBS) $(shell $(PKG_CONFIG) --libs libevent json-c zlib 2>/dev/null || echo -levent -ljson-c -lz)
+CLI_LIBS := $(shell $(PKG_CONFIG) --libs json-c zlib 2>/dev/null || echo -ljson-c -lz)
 
 $(O)/obj/%.o: $(SRC)/%.c | $(BPF_SKELS)
 	$(call msg,CC,$@)
@@ -121,6 +134,7 @@ $(O)/tests/unit/%: $(O)/obj/tests/unit/%.o $(call obj,$(LIB_SRCS))
 HOST_KDIR := $(wildcard /lib/modules/$(shell uname -r)/build)
 KDIR ?= $(if $(HOST_KDIR),$(HOST_KDIR),$(O)/vm/k/6.12/kdir-link)
 KMOD_OUT ?= $(O)/kmod
+override KMOD_OUT := $(abspath $(KMOD_OUT))
 KMOD_SRCS := $(wildcard $(SRC)/kmod/*.c $(SRC)/kmod/*.h $(SRC)/kmod/*.S $(SRC)/kmod/Kbuild)
 TESTMOD_SRCS := $(wildcard $(SRC)/tests/kmod/*.c $(SRC)/tests/kmod/Kbuild)
 
@@ -130,7 +144,7 @@ $(O)/vm/k/6.12/kdir-link:
 
 # kbuild-module DIR, SOURCES: link sources into DIR and run kbuild there
 # (scripts/kbuild-module.sh also checks every .ko carries .BTF).
-kbuild-module = $(Q)V=$(V) $(SRC)/scripts/kbuild-module.sh $(1) $(KDIR) $(SRC) $(2)
+kbuild-module = $(Q)V=$(V) KBUILD_ARCH_ARGS="$(KBUILD_ARCH_ARGS)" $(SRC)/scripts/kbuild-module.sh $(1) $(KDIR) $(SRC) $(2)
 
 # kbuild runs every time (FORCE): its own dependency tracking knows exactly
 # which headers each module uses; the copy below only changes on a rebuild.

@@ -3,6 +3,8 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include "dump.h"
 
 static void usage(FILE *f)
 {
@@ -22,6 +24,8 @@ int main(int argc, char **argv)
 	};
 	int c;
 
+	if (argc > 1 && !strcmp(argv[1], "dump"))
+		return tracectl_dump(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tracectl dump: print record files (offline, no daemon needed).
+ *
+ *   tracectl dump [--json] [--target GLOB] [--pid N] FILE...
+ *
+ * Text: one line per event (time, cpu, pid/tid, comm, target, duration,
+ * return value); --json: one JSON object per event per line and nothing
+ * else on stdout. A file cut short (crash, full disk) is read up to its
+ * last whole record and a note goes to stderr; exit 0. Corrupt data after
+ * good records: the good ones are printed, exit 1.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <json-c/json.h>
+#include "../lib/record.h"
+#include "../lib/util.h"
+#include "dump.h"
+
+struct dump_opts {
+	bool json;
+	const char *target;	/* fnmatch pattern, or NULL */
+	long long pid;		/* tgid or tid; -1: any */
+};
+
+static void dump_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: tracectl dump [OPTION]... FILE...\n"
+		"Print events from tracerd record files (NAME.trec, NAME.trec.N).\n\n"
+		"  -j, --json            one JSON object per event per line\n"
+		"  -t, --target GLOB     only events whose target matches GLOB\n"
+		"  -p, --pid PID         only events of process or thread PID\n"
+		"  -h, --help            show this help and exit\n");
+}
+
+static void fmt_time(char *buf, size_t len, uint64_t real_ns)
+{
+	time_t s = (time_t)(real_ns / 1000000000ULL);
+	struct tm tm;
+	size_t n;
+
+	gmtime_r(&s, &tm);
+	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%09" PRIu64 "Z", real_ns % 1000000000);
+}
+
+static void print_json_event(const struct record_item *it, uint64_t real_ns)
+{
+	const struct tracerd_event *ev = it->ev;
+	json_object *o = json_object_new_object();
+	char comm[TRACERD_EVENT_COMM_LEN + 1];
+
+	memcpy(comm, ev->comm, sizeof(ev->comm));
+	comm[sizeof(ev->comm)] = '\0';
+	json_object_object_add(o, "ts_ns", json_object_new_uint64(ev->ts_ns));
+	json_object_object_add(o, "realtime_ns", json_object_new_uint64(real_ns));
+	json_object_object_add(o, "cpu", json_object_new_int64(ev->cpu));
+	json_object_object_add(o, "pid", json_object_new_int64(ev->pid));
+	json_object_object_add(o, "tid", json_object_new_int64(ev->tid));
+	json_object_object_add(o, "comm", json_object_new_string(comm));
+	json_object_object_add(o, "slot", json_object_new_int64(ev->slot));
+	json_object_object_add(o, "target", it->target ? json_object_new_string(it->target) : NULL);
+	json_object_object_add(o, "duration_ns", ev->flags & TRACERD_EV_DURATION ?
+			       json_object_new_uint64(ev->duration_ns) : NULL);
+	json_object_object_add(o, "ret", ev->flags & TRACERD_EV_RET ?
+			       json_object_new_int64(ev->ret) : NULL);
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+static void print_text_event(const struct record_item *it, uint64_t real_ns)
+{
+	const struct tracerd_event *ev = it->ev;
+	char when[64], dur[32] = "-", ret[32] = "-";
+
+	fmt_time(when, sizeof(when), real_ns);
+	if (ev->flags & TRACERD_EV_DURATION)
+		snprintf(dur, sizeof(dur), "%" PRIu64, (uint64_t)ev->duration_ns);
+	if (ev->flags & TRACERD_EV_RET)
+		snprintf(ret, sizeof(ret), "%" PRId64, (int64_t)ev->ret);
+	printf("%s %3u %7u %7u %-16.16s %-28s %12s %s\n", when, ev->cpu, ev->pid, ev->tid,
+	       ev->comm, it->target ? it->target : "?", dur, ret);
+}
+
+static bool dump_match(const struct dump_opts *o, const struct record_item *it)
+{
+	if (o->pid >= 0 && it->ev->pid != o->pid && it->ev->tid != o->pid)
+		return false;
+	if (o->target && (!it->target || fnmatch(o->target, it->target, 0)))
+		return false;
+	return true;
+}
+
+static void dump_error(const struct dump_opts *o, const char *msg)
+{
+	json_object *e, *err;
+
+	if (!o->json) {
+		fprintf(stderr, "tracectl: dump: %s\n", msg);
+		return;
+	}
+	e = json_object_new_object();
+	err = json_object_new_object();
+	json_object_object_add(err, "code", json_object_new_string("dump_failed"));
+	json_object_object_add(err, "message", json_object_new_string(msg));
+	json_object_object_add(e, "error", err);
+	puts(json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(e);
+}
+
+/* One file: 0 (clean or cut short), 1 (unreadable or corrupt). */
+static int dump_file(const struct dump_opts *o, const char *path)
+{
+	struct record_reader *r;
+	struct record_item it;
+	enum record_end end;
+	const char *why;
+	uint64_t events = 0;
+	char msg[512];
+	int ret;
+
+	if (record_reader__open(path, &r, msg, sizeof(msg))) {
+		dump_error(o, msg);
+		return 1;
+	}
+	if (!o->json)
+		printf("# %s: %s\n", path,
+		       json_object_to_json_string_ext(record_reader__meta(r), JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	while ((ret = record_reader__next(r, &it)) == 1) {
+		if (it.type == TRACERD_REC_LOST && !o->json)
+			printf("# lost %" PRIu64 " events\n", it.lost);
+		if (it.type != TRACERD_REC_EVENT)
+			continue;
+		events++;
+		if (!dump_match(o, &it))
+			continue;
+		if (o->json)
+			print_json_event(&it, record_reader__realtime(r, it.ev->ts_ns));
+		else
+			print_text_event(&it, record_reader__realtime(r, it.ev->ts_ns));
+	}
+	end = record_reader__end(r, &why);
+	record_reader__free(r);
+	if (ret < 0) {
+		snprintf(msg, sizeof(msg), "%s: read error: %s", path, strerror(-ret));
+		dump_error(o, msg);
+		return 1;
+	}
+	if (end == RECORD_END_TRUNCATED)
+		fprintf(stderr, "tracectl: dump: %s: %s; read %" PRIu64 " whole events\n",
+			path, why, events);
+	if (end == RECORD_END_CORRUPT) {
+		snprintf(msg, sizeof(msg), "%s: %s after %" PRIu64 " events", path, why, events);
+		dump_error(o, msg);
+		return 1;
+	}
+	return 0;
+}
+
+int tracectl_dump(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "target", required_argument, NULL, 't' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct dump_opts o = { .pid = -1 };
+	unsigned long long v;
+	int c, i, ret = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jt:p:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			o.json = true;
+			break;
+		case 't':
+			o.target = optarg;
+			break;
+		case 'p':
+			if (parse_u64(optarg, &v) || v > UINT32_MAX) {
+				fprintf(stderr, "tracectl: dump: invalid pid '%s'\n", optarg);
+				return 2;
+			}
+			o.pid = (long long)v;
+			break;
+		case 'h':
+			dump_usage(stdout);
+			return 0;
+		default:
+			dump_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		dump_usage(stderr);
+		return 2;
+	}
+	for (i = optind; i < argc; i++)
+		ret |= dump_file(&o, argv[i]);
+	return ret;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: (GPL-2.0-only WITH Linux-syscall-note) OR BSD-2-Clause */
+/*
+ * Per-call events and the record file format.
+ *
+ * struct tracerd_event is what the BPF programs reserve in the ring buffer
+ * ("events") for attachments that record, and what a record file stores,
+ * byte for byte. The slot is the target id of tracerd/trace.h: the file
+ * maps it to a name with a TRACERD_REC_TARGET record before its first use.
+ *
+ * Record file (docs/metrics.md, "Record files"):
+ *
+ *   struct tracerd_file_header          fixed, uncompressed, host byte order
+ *   meta_len bytes of JSON               self-description ("byte_order", ...)
+ *   zlib stream (RFC 1950) of records:   struct tracerd_rec_hdr + payload
+ *
+ * The writer sync-flushes the zlib stream after a number of events and after
+ * an interval, so a file cut short (crash, full disk) decodes up to the last
+ * flush; a clean close ends the stream (Z_FINISH). Readers skip record types
+ * they do not know (the length says how far).
+ *
+ * Fixed-width types only, natural alignment; sizes pinned below.
+ */
+#ifndef TRACERD_RECORD_H
+#define TRACERD_RECORD_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define TRACERD_EVENT_COMM_LEN	16
+
+/* tracerd_event.flags */
+#define TRACERD_EV_DURATION	(1U << 0)	/* duration_ns is valid */
+#define TRACERD_EV_RET		(1U << 1)	/* ret is valid */
+
+struct tracerd_event {
+	__u64 ts_ns;		/* bpf_ktime_get_ns() at entry (CLOCK_MONOTONIC) */
+	__u64 duration_ns;	/* entry -> return, with TRACERD_EV_DURATION */
+	__s64 ret;		/* return value, with TRACERD_EV_RET */
+	__u32 slot;		/* target id (tracerd/trace.h slot) */
+	__u32 cpu;
+	__u32 pid;		/* tgid */
+	__u32 tid;
+	__u32 flags;		/* TRACERD_EV_* */
+	__u32 reserved;
+	char comm[TRACERD_EVENT_COMM_LEN];
+};
+
+/* File header: "TRACERDR", then the version and the JSON meta length. */
+#define TRACERD_FILE_MAGIC	"TRACERDR"
+#define TRACERD_FILE_VERSION	1
+#define TRACERD_FILE_META_MAX	65536
+
+struct tracerd_file_header {
+	char magic[8];		/* TRACERD_FILE_MAGIC, no NUL */
+	__u32 version;		/* TRACERD_FILE_VERSION */
+	__u32 meta_len;		/* JSON bytes that follow, <= TRACERD_FILE_META_MAX */
+};
+
+/* Records inside the zlib stream. */
+enum tracerd_rec_type {
+	TRACERD_REC_TARGET = 1,	/* struct tracerd_rec_target + name */
+	TRACERD_REC_EVENT = 2,	/* struct tracerd_event */
+	TRACERD_REC_LOST = 3,	/* struct tracerd_rec_lost */
+};
+
+struct tracerd_rec_hdr {
+	__u16 type;		/* enum tracerd_rec_type */
+	__u16 len;		/* payload bytes after this header */
+};
+
+/* Slot -> target name; name (not NUL-terminated) fills the rest of len. */
+struct tracerd_rec_target {
+	__u32 slot;
+	__u32 mode;		/* enum tracerd_mode */
+	__u32 attachment;	/* the daemon's attachment id */
+	__u32 reserved;
+};
+
+/* Events the writer could not record since the previous LOST record. */
+struct tracerd_rec_lost {
+	__u64 count;
+};
+
+_Static_assert(sizeof(struct tracerd_event) == 64, "tracerd_event size");
+_Static_assert(sizeof(struct tracerd_file_header) == 16, "tracerd_file_header size");
+_Static_assert(sizeof(struct tracerd_rec_hdr) == 4, "tracerd_rec_hdr size");
+_Static_assert(sizeof(struct tracerd_rec_target) == 16, "tracerd_rec_target size");
+_Static_assert(sizeof(struct tracerd_rec_lost) == 8, "tracerd_rec_lost size");
+
+#endif /* TRACERD_RECORD_H */

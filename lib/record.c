@@ -1,0 +1,723 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Record file writer and reader; see record.h and include/tracerd/record.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "record.h"
+#include "util.h"
+
+#define OUT_BUF_SIZE	(16 * 1024)
+#define IN_BUF_SIZE	(64 * 1024)
+#define DEC_BUF_SIZE	(256 * 1024)	/* > largest record (4 + 65535) */
+#define MAX_SLOT	(1U << 20)	/* reader: slot table bound */
+
+struct wtarget {
+	uint32_t slot, mode, attachment;
+	char *name;
+};
+
+struct record_writer {
+	int dirfd, fd;
+	char name[256];
+	char fname[300];		/* NAME.trec, relative to dirfd */
+	char path[PATH_MAX];
+	uint64_t max_bytes;
+	unsigned int keep, flush_events, full_flush_every;
+	uint64_t flush_ns;
+	json_object *meta_extra;
+	z_stream zs;
+	bool zs_init;
+	unsigned char out[OUT_BUF_SIZE];
+	uint64_t file_bytes;		/* bytes in the current file */
+	unsigned int pending;		/* events since the last flush */
+	uint64_t last_flush_ns;
+	unsigned int nflush;
+	uint64_t seq;			/* files started by this writer */
+	struct wtarget *targets;
+	size_t nr_targets;
+	struct record_writer_stats st;
+};
+
+/* ---------------------------------------------------------------- writer */
+
+static void writer_stop(struct record_writer *w, int err)
+{
+	if (w->st.stopped)
+		return;
+	w->st.stopped = true;
+	w->st.error = err;
+	w->st.write_errors++;
+	if (w->zs_init)
+		deflateEnd(&w->zs);
+	w->zs_init = false;
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+}
+
+static int write_all(struct record_writer *w, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = write(w->fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? -errno : -ENOSPC;
+
+			writer_stop(w, err);
+			return err;
+		}
+		p += n;
+		len -= (size_t)n;
+		w->file_bytes += (uint64_t)n;
+		w->st.bytes += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int out_drain(struct record_writer *w)
+{
+	size_t n = sizeof(w->out) - w->zs.avail_out;
+	int err = 0;
+
+	if (n)
+		err = write_all(w, w->out, n);
+	w->zs.next_out = w->out;
+	w->zs.avail_out = sizeof(w->out);
+	return err;
+}
+
+/* Feed zs.next_in to deflate with the given flush mode and write output. */
+static int deflate_run(struct record_writer *w, int flush)
+{
+	int zr, err;
+
+	for (;;) {
+		if (!w->zs.avail_out) {
+			err = out_drain(w);
+			if (err)
+				return err;
+		}
+		zr = deflate(&w->zs, flush);
+		if (zr == Z_STREAM_ERROR) {
+			writer_stop(w, -EIO);
+			return -EIO;
+		}
+		if (flush == Z_FINISH) {
+			if (zr == Z_STREAM_END)
+				break;
+			continue;
+		}
+		if (!w->zs.avail_in && w->zs.avail_out)
+			break;
+	}
+	return flush == Z_NO_FLUSH ? 0 : out_drain(w);
+}
+
+static int put_record(struct record_writer *w, uint16_t type, const void *a, size_t alen,
+		      const void *b, size_t blen)
+{
+	unsigned char buf[sizeof(struct tracerd_rec_hdr) + 512];
+	struct tracerd_rec_hdr h = { .type = type, .len = (uint16_t)(alen + blen) };
+
+	if (sizeof(h) + alen + blen > sizeof(buf))
+		return -E2BIG;
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), a, alen);
+	if (blen)
+		memcpy(buf + sizeof(h) + alen, b, blen);
+	w->zs.next_in = buf;
+	w->zs.avail_in = (uInt)(sizeof(h) + alen + blen);
+	return deflate_run(w, Z_NO_FLUSH);
+}
+
+static int put_target(struct record_writer *w, const struct wtarget *t)
+{
+	struct tracerd_rec_target rt = {
+		.slot = t->slot, .mode = t->mode, .attachment = t->attachment,
+	};
+
+	return put_record(w, TRACERD_REC_TARGET, &rt, sizeof(rt), t->name, strlen(t->name));
+}
+
+static json_object *writer_meta(struct record_writer *w)
+{
+	json_object *m = json_object_new_object();
+	struct utsname u;
+	char host[256] = "";
+	uint16_t probe = 1;
+
+	uname(&u);
+	gethostname(host, sizeof(host) - 1);
+	json_object_object_add(m, "format", json_object_new_string("tracerd-record"));
+	json_object_object_add(m, "version", json_object_new_int(TRACERD_FILE_VERSION));
+	json_object_object_add(m, "compression", json_object_new_string("zlib"));
+	json_object_object_add(m, "byte_order",
+			       json_object_new_string(*(uint8_t *)&probe ? "little" : "big"));
+	json_object_object_add(m, "event_size",
+			       json_object_new_int((int)sizeof(struct tracerd_event)));
+	json_object_object_add(m, "name", json_object_new_string(w->name));
+	json_object_object_add(m, "sequence", json_object_new_int64((int64_t)w->seq));
+	json_object_object_add(m, "created_realtime_ns", json_object_new_int64((int64_t)now_real_ns()));
+	json_object_object_add(m, "created_monotonic_ns", json_object_new_int64((int64_t)now_mono_ns()));
+	json_object_object_add(m, "hostname", json_object_new_string(host));
+	json_object_object_add(m, "kernel", json_object_new_string(u.release));
+	json_object_object_add(m, "arch", json_object_new_string(u.machine));
+	json_object_object_add(m, "tracerd_version", json_object_new_string(TRACERD_VERSION));
+	json_object_object_add(m, "flush_events", json_object_new_int((int)w->flush_events));
+	json_object_object_add(m, "flush_ns", json_object_new_int64((int64_t)w->flush_ns));
+	if (w->meta_extra) {
+		json_object_object_foreach(w->meta_extra, k, v)
+			if (!json_object_object_get_ex(m, k, NULL))
+				json_object_object_add(m, k, json_object_get(v));
+	}
+	return m;
+}
+
+/* Create DIR/NAME.trec, write header + meta, start the stream and targets. */
+static int file_open(struct record_writer *w)
+{
+	struct tracerd_file_header h = { .version = TRACERD_FILE_VERSION };
+	json_object *meta;
+	const char *js;
+	size_t i, jlen;
+	int err;
+
+	w->fd = openat(w->dirfd, w->fname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+	if (w->fd < 0)
+		return -errno;
+	w->file_bytes = 0;
+	w->seq++;
+	meta = writer_meta(w);
+	js = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN);
+	jlen = strlen(js);
+	memcpy(h.magic, TRACERD_FILE_MAGIC, sizeof(h.magic));
+	h.meta_len = (uint32_t)jlen;
+	err = jlen > TRACERD_FILE_META_MAX ? -E2BIG : write_all(w, &h, sizeof(h));
+	if (!err)
+		err = write_all(w, js, jlen);
+	json_object_put(meta);
+	if (err)
+		return err;
+	memset(&w->zs, 0, sizeof(w->zs));
+	/* Level 1: the writer runs in the daemon's event loop; speed first. */
+	if (deflateInit(&w->zs, Z_BEST_SPEED) != Z_OK)
+		return -ENOMEM;
+	w->zs_init = true;
+	w->zs.next_out = w->out;
+	w->zs.avail_out = sizeof(w->out);
+	for (i = 0; i < w->nr_targets; i++) {
+		err = put_target(w, &w->targets[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* NAME.trec.(keep-1) -> .keep, ..., NAME.trec -> NAME.trec.1 (dropping the oldest). */
+static int shift_files(struct record_writer *w)
+{
+	char from[300], to[300];
+	unsigned int i;
+
+	for (i = w->keep; i >= 1; i--) {
+		snprintf(to, sizeof(to), "%s%s.%u", w->name, RECORD_SUFFIX, i);
+		if (i == 1)
+			snprintf(from, sizeof(from), "%s", w->fname);
+		else
+			snprintf(from, sizeof(from), "%s%s.%u", w->name, RECORD_SUFFIX, i - 1);
+		if (renameat(w->dirfd, from, w->dirfd, to) && errno != ENOENT)
+			return -errno;
+	}
+	if (!w->keep) {
+		snprintf(from, sizeof(from), "%s", w->fname);
+		if (unlinkat(w->dirfd, from, 0) && errno != ENOENT)
+			return -errno;
+	}
+	return 0;
+}
+
+static int file_finish(struct record_writer *w)
+{
+	int err = 0;
+
+	if (w->zs_init) {
+		w->zs.next_in = NULL;
+		w->zs.avail_in = 0;
+		err = deflate_run(w, Z_FINISH);
+		if (w->zs_init)
+			deflateEnd(&w->zs);
+		w->zs_init = false;
+	}
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+	return err;
+}
+
+static int writer_rotate(struct record_writer *w)
+{
+	int err;
+
+	err = file_finish(w);
+	if (!err)
+		err = shift_files(w);
+	if (!err)
+		err = file_open(w);
+	if (err) {
+		writer_stop(w, err);
+		return err;
+	}
+	w->st.rotations++;
+	w->pending = 0;
+	return 0;
+}
+
+int record_writer__new(const struct record_opts *o, struct record_writer **out,
+		       char *msg, size_t msglen)
+{
+	struct record_writer *w;
+	struct stat sb;
+	int err;
+
+	*out = NULL;
+	if (!o->name[0] || o->name[0] == '.' || strchr(o->name, '/') ||
+	    strlen(o->name) + sizeof(RECORD_SUFFIX) + 8 > sizeof(w->name))
+		return set_err(msg, msglen, -EINVAL, "invalid record name '%s'", o->name);
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return set_err(msg, msglen, -ENOMEM, "out of memory");
+	w->fd = -1;
+	strcpy(w->name, o->name);
+	w->max_bytes = o->max_bytes;
+	w->keep = o->keep;
+	w->flush_events = o->flush_events ? o->flush_events : RECORD_FLUSH_EVENTS;
+	w->flush_ns = o->flush_ns ? o->flush_ns : RECORD_FLUSH_NS;
+	w->full_flush_every = o->full_flush_every ? o->full_flush_every : RECORD_FULL_FLUSH_EVERY;
+	w->meta_extra = o->meta ? json_object_get(o->meta) : NULL;
+	w->last_flush_ns = now_mono_ns();
+	snprintf(w->fname, sizeof(w->fname), "%s%s", o->name, RECORD_SUFFIX);
+	snprintf(w->path, sizeof(w->path), "%s/%s", o->dir, w->fname);
+	w->dirfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (w->dirfd < 0) {
+		err = set_err(msg, msglen, -errno, "record_dir '%s': %s", o->dir, strerror(errno));
+		goto cleanup;
+	}
+	/* A file left by an earlier run is kept: it becomes NAME.trec.1. */
+	err = 0;
+	if (!fstatat(w->dirfd, w->fname, &sb, AT_SYMLINK_NOFOLLOW))
+		err = shift_files(w);
+	if (!err)
+		err = file_open(w);
+	if (err) {
+		set_err(msg, msglen, err, "cannot start record file '%s': %s", w->path, strerror(-err));
+		goto cleanup;
+	}
+	*out = w;
+	return 0;
+cleanup:
+	w->st.stopped = true;	/* nothing to count as a write error */
+	record_writer__free(w);
+	return err;
+}
+
+void record_writer__free(struct record_writer *w)
+{
+	size_t i;
+
+	if (!w)
+		return;
+	if (!w->st.stopped)
+		file_finish(w);
+	if (w->zs_init)
+		deflateEnd(&w->zs);
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->dirfd >= 0)
+		close(w->dirfd);
+	for (i = 0; i < w->nr_targets; i++)
+		free(w->targets[i].name);
+	free(w->targets);
+	json_object_put(w->meta_extra);
+	free(w);
+}
+
+int record_writer__define_target(struct record_writer *w, uint32_t slot, uint32_t mode,
+				 uint32_t attachment, const char *name)
+{
+	struct wtarget *t;
+
+	if (strlen(name) > 480)
+		return -E2BIG;
+	t = realloc(w->targets, (w->nr_targets + 1) * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	w->targets = t;
+	t = &w->targets[w->nr_targets];
+	*t = (struct wtarget){ .slot = slot, .mode = mode, .attachment = attachment };
+	t->name = strdup(name);
+	if (!t->name)
+		return -ENOMEM;
+	w->nr_targets++;
+	if (w->st.stopped)
+		return w->st.error;
+	return put_target(w, t);
+}
+
+int record_writer__flush(struct record_writer *w, bool full)
+{
+	int err;
+
+	if (w->st.stopped)
+		return w->st.error;
+	w->zs.next_in = NULL;
+	w->zs.avail_in = 0;
+	err = deflate_run(w, full ? Z_FULL_FLUSH : Z_SYNC_FLUSH);
+	if (err)
+		return err;
+	w->pending = 0;
+	w->nflush++;
+	w->st.flushes++;
+	w->last_flush_ns = now_mono_ns();
+	if (w->max_bytes && w->file_bytes >= w->max_bytes)
+		return writer_rotate(w);
+	return 0;
+}
+
+static int writer_maybe_flush(struct record_writer *w, uint64_t now_ns)
+{
+	bool due = now_ns > w->last_flush_ns && now_ns - w->last_flush_ns >= w->flush_ns;
+
+	if (w->pending >= w->flush_events || (w->pending && due))
+		return record_writer__flush(w, (w->nflush + 1) % w->full_flush_every == 0);
+	return 0;
+}
+
+int record_writer__write(struct record_writer *w, const struct tracerd_event *ev, uint64_t now_ns)
+{
+	int err;
+
+	if (w->st.stopped) {
+		w->st.dropped++;
+		return w->st.error;
+	}
+	err = put_record(w, TRACERD_REC_EVENT, ev, sizeof(*ev), NULL, 0);
+	if (err) {
+		w->st.dropped++;
+		return err;
+	}
+	w->st.events++;
+	w->pending++;
+	return writer_maybe_flush(w, now_ns);
+}
+
+int record_writer__lost(struct record_writer *w, uint64_t count)
+{
+	struct tracerd_rec_lost l = { .count = count };
+
+	if (w->st.stopped)
+		return w->st.error;
+	return put_record(w, TRACERD_REC_LOST, &l, sizeof(l), NULL, 0);
+}
+
+int record_writer__tick(struct record_writer *w, uint64_t now_ns)
+{
+	if (w->st.stopped)
+		return w->st.error;
+	return writer_maybe_flush(w, now_ns);
+}
+
+void record_writer__stats(const struct record_writer *w, struct record_writer_stats *st)
+{
+	*st = w->st;
+}
+
+const char *record_writer__path(const struct record_writer *w)
+{
+	return w->path;
+}
+
+/* ---------------------------------------------------------------- reader */
+
+struct record_reader {
+	int fd;
+	json_object *meta;
+	z_stream zs;
+	bool zs_init, in_eof, z_end;
+	unsigned char in[IN_BUF_SIZE];
+	unsigned char *buf;		/* decompressed, [pos, len) unread */
+	size_t pos, len;
+	enum record_end end;
+	const char *why;
+	char why_buf[256];
+	char **names;			/* slot -> target name */
+	size_t nr_names;
+	struct tracerd_event ev;	/* aligned copy of the current event */
+	uint64_t real0, mono0;
+};
+
+static int64_t meta_int(json_object *m, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(m, key, &v) ? json_object_get_int64(v) : 0;
+}
+
+static int reader_header(struct record_reader *r, const char *path, char *msg, size_t msglen)
+{
+	struct tracerd_file_header h;
+	json_object *bo;
+	uint16_t probe = 1;
+	char *js;
+	ssize_t n;
+
+	n = read(r->fd, &h, sizeof(h));
+	if (n != (ssize_t)sizeof(h) || memcmp(h.magic, TRACERD_FILE_MAGIC, sizeof(h.magic)))
+		return set_err(msg, msglen, -EINVAL, "%s: not a tracerd record file", path);
+	if (h.version != TRACERD_FILE_VERSION)
+		return set_err(msg, msglen, -EPROTO, "%s: record format version %u not supported (this reader: %d)",
+			       path, h.version, TRACERD_FILE_VERSION);
+	if (h.meta_len > TRACERD_FILE_META_MAX)
+		return set_err(msg, msglen, -EINVAL, "%s: bad header (meta length %u)", path, h.meta_len);
+	js = calloc(1, h.meta_len + 1);
+	if (!js)
+		return set_err(msg, msglen, -ENOMEM, "out of memory");
+	n = read(r->fd, js, h.meta_len);
+	if (n == (ssize_t)h.meta_len)
+		r->meta = json_tokener_parse(js);
+	free(js);
+	if (!r->meta || !json_object_is_type(r->meta, json_type_object))
+		return set_err(msg, msglen, -EINVAL, "%s: bad header (meta is not a JSON object)", path);
+	if (!json_object_object_get_ex(r->meta, "byte_order", &bo) ||
+	    strcmp(json_object_get_string(bo), *(uint8_t *)&probe ? "little" : "big"))
+		return set_err(msg, msglen, -EPROTO, "%s: written with another byte order", path);
+	r->real0 = (uint64_t)meta_int(r->meta, "created_realtime_ns");
+	r->mono0 = (uint64_t)meta_int(r->meta, "created_monotonic_ns");
+	return 0;
+}
+
+int record_reader__open(const char *path, struct record_reader **out, char *msg, size_t msglen)
+{
+	struct record_reader *r;
+	int err;
+
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return set_err(msg, msglen, -ENOMEM, "out of memory");
+	r->buf = malloc(DEC_BUF_SIZE);
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		err = set_err(msg, msglen, -errno, "%s: %s", path, strerror(errno));
+		goto cleanup;
+	}
+	if (!r->buf) {
+		err = set_err(msg, msglen, -ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	err = reader_header(r, path, msg, msglen);
+	if (err)
+		goto cleanup;
+	if (inflateInit(&r->zs) != Z_OK) {
+		err = set_err(msg, msglen, -ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	r->zs_init = true;
+	*out = r;
+	return 0;
+cleanup:
+	record_reader__free(r);
+	return err;
+}
+
+void record_reader__free(struct record_reader *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	if (r->zs_init)
+		inflateEnd(&r->zs);
+	if (r->fd >= 0)
+		close(r->fd);
+	for (i = 0; i < r->nr_names; i++)
+		free(r->names[i]);
+	free(r->names);
+	free(r->buf);
+	json_object_put(r->meta);
+	free(r);
+}
+
+json_object *record_reader__meta(const struct record_reader *r)
+{
+	return r->meta;
+}
+
+static void reader_end(struct record_reader *r, enum record_end end, const char *fmt, const char *arg)
+{
+	r->end = end;
+	snprintf(r->why_buf, sizeof(r->why_buf), fmt, arg ? arg : "");
+	r->why = r->why_buf;
+}
+
+/* Decompress more into buf; 0 with r->end set when nothing more comes. */
+static int reader_fill(struct record_reader *r)
+{
+	size_t before;
+	ssize_t n;
+	int zr;
+
+	if (r->pos) {
+		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+		r->len -= r->pos;
+		r->pos = 0;
+	}
+	before = r->len;
+	while (!r->z_end && r->len == before) {
+		if (!r->zs.avail_in && !r->in_eof) {
+			n = read(r->fd, r->in, sizeof(r->in));
+			if (n < 0)
+				return -errno;
+			r->in_eof = n == 0;
+			r->zs.next_in = r->in;
+			r->zs.avail_in = (uInt)n;
+		}
+		if (!r->zs.avail_in && r->in_eof) {
+			reader_end(r, RECORD_END_TRUNCATED, "file cut short (no end of stream)%s", NULL);
+			return 0;
+		}
+		r->zs.next_out = r->buf + r->len;
+		r->zs.avail_out = (uInt)(DEC_BUF_SIZE - r->len);
+		zr = inflate(&r->zs, Z_SYNC_FLUSH);
+		r->len = DEC_BUF_SIZE - r->zs.avail_out;
+		if (zr == Z_STREAM_END) {
+			r->z_end = true;
+		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			reader_end(r, RECORD_END_CORRUPT, "corrupt compressed data (%s)",
+				   r->zs.msg ? r->zs.msg : "zlib error");
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static int reader_name(struct record_reader *r, const struct tracerd_rec_target *t,
+		       const unsigned char *name, size_t len)
+{
+	char **names;
+	size_t n;
+
+	if (t->slot >= MAX_SLOT)
+		return 0;
+	if (t->slot >= r->nr_names) {
+		n = t->slot + 64;
+		names = realloc(r->names, n * sizeof(*names));
+		if (!names)
+			return -ENOMEM;
+		memset(names + r->nr_names, 0, (n - r->nr_names) * sizeof(*names));
+		r->names = names;
+		r->nr_names = n;
+	}
+	free(r->names[t->slot]);
+	r->names[t->slot] = strndup((const char *)name, len);
+	return r->names[t->slot] ? 0 : -ENOMEM;
+}
+
+/* One whole record at buf[pos..]: 1 item, 0 skip, -errno; *used set. */
+static int reader_record(struct record_reader *r, struct record_item *it, size_t *used)
+{
+	struct tracerd_rec_hdr h;
+	const unsigned char *p;
+	struct tracerd_rec_target t;
+	struct tracerd_rec_lost l;
+
+	memcpy(&h, r->buf + r->pos, sizeof(h));
+	p = r->buf + r->pos + sizeof(h);
+	*used = sizeof(h) + h.len;
+	memset(it, 0, sizeof(*it));
+	it->type = h.type;
+	switch (h.type) {
+	case TRACERD_REC_EVENT:
+		if (h.len < sizeof(r->ev))
+			return -EBADMSG;
+		memcpy(&r->ev, p, sizeof(r->ev));
+		it->ev = &r->ev;
+		if (r->ev.slot < r->nr_names)
+			it->target = r->names[r->ev.slot];
+		return 1;
+	case TRACERD_REC_TARGET:
+		if (h.len < sizeof(t))
+			return -EBADMSG;
+		memcpy(&t, p, sizeof(t));
+		return reader_name(r, &t, p + sizeof(t), h.len - sizeof(t)) ?: 1;
+	case TRACERD_REC_LOST:
+		if (h.len < sizeof(l))
+			return -EBADMSG;
+		memcpy(&l, p, sizeof(l));
+		it->lost = l.count;
+		return 1;
+	default:
+		return 0;	/* a newer record type: skip it */
+	}
+}
+
+int record_reader__next(struct record_reader *r, struct record_item *it)
+{
+	struct tracerd_rec_hdr h;
+	size_t avail, used;
+	int ret;
+
+	for (;;) {
+		avail = r->len - r->pos;
+		if (avail >= sizeof(h)) {
+			memcpy(&h, r->buf + r->pos, sizeof(h));
+			if (avail >= sizeof(h) + h.len) {
+				ret = reader_record(r, it, &used);
+				if (ret == -EBADMSG) {
+					reader_end(r, RECORD_END_CORRUPT, "malformed record%s", NULL);
+					return 0;
+				}
+				if (ret < 0)
+					return ret;
+				r->pos += used;
+				if (ret)
+					return 1;
+				continue;
+			}
+		}
+		if (r->end)
+			return 0;
+		if (r->z_end) {
+			if (avail)
+				reader_end(r, RECORD_END_CORRUPT, "partial record at end of stream%s", NULL);
+			else
+				reader_end(r, RECORD_END_CLEAN, "end of stream%s", NULL);
+			return 0;
+		}
+		ret = reader_fill(r);
+		if (ret)
+			return ret;
+	}
+}
+
+enum record_end record_reader__end(const struct record_reader *r, const char **why)
+{
+	if (why)
+		*why = r->why;
+	return r->end;
+}
+
+uint64_t record_reader__realtime(const struct record_reader *r, uint64_t ts_ns)
+{
+	return ts_ns - r->mono0 + r->real0;
+}

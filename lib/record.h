@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Record files (format: include/tracerd/record.h): a writer for tracerd and
+ * a reader for `tracectl dump`.
+ *
+ * Writer: DIR/NAME.trec is the current file; when it reaches max_bytes it
+ * is finished and renamed NAME.trec.1 (older ones shift up, the ones past
+ * `keep` are removed) and a new NAME.trec starts with its own header.
+ * Flush policy: Z_SYNC_FLUSH after flush_events events or when flush_ns has
+ * passed since the last flush (checked on each event and by
+ * record_writer__tick), every full_flush_every-th flush a Z_FULL_FLUSH.
+ * A write error (ENOSPC, EDQUOT, EIO, ...) stops the writer: it keeps the
+ * error, counts what it drops, and never fails the caller's tracing.
+ */
+#ifndef TRACERD_LIB_RECORD_H
+#define TRACERD_LIB_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+#include <tracerd/record.h>
+
+#define RECORD_SUFFIX		".trec"
+#define RECORD_FLUSH_EVENTS	256
+#define RECORD_FLUSH_NS		(1000ULL * 1000 * 1000)
+#define RECORD_FULL_FLUSH_EVERY	16
+
+struct record_writer;
+
+struct record_opts {
+	const char *dir;		/* must exist */
+	const char *name;		/* [A-Za-z0-9._-], no leading '.' */
+	uint64_t max_bytes;		/* rotate at this file size; 0: never */
+	unsigned int keep;		/* rotated files kept (NAME.trec.1..keep) */
+	unsigned int flush_events;	/* 0: RECORD_FLUSH_EVENTS */
+	uint64_t flush_ns;		/* 0: RECORD_FLUSH_NS */
+	unsigned int full_flush_every;	/* 0: RECORD_FULL_FLUSH_EVERY */
+	json_object *meta;		/* extra meta fields (copied), or NULL */
+};
+
+struct record_writer_stats {
+	uint64_t events;		/* events written (accepted by zlib) */
+	uint64_t dropped;		/* events not recorded (writer stopped) */
+	uint64_t bytes;			/* compressed bytes written, all files */
+	uint64_t flushes;
+	uint64_t rotations;
+	uint64_t write_errors;		/* failed writes (0 or 1: it stops) */
+	int error;			/* -errno that stopped it, or 0 */
+	bool stopped;
+};
+
+/* 0 or -errno; msg says which file and why. */
+int record_writer__new(const struct record_opts *o, struct record_writer **out,
+		       char *msg, size_t msglen);
+/* Finish the stream (Z_FINISH) and close; NULL-safe. */
+void record_writer__free(struct record_writer *w);
+/* Name a slot in the current and every later file. */
+int record_writer__define_target(struct record_writer *w, uint32_t slot, uint32_t mode,
+				 uint32_t attachment, const char *name);
+/* Record one event; now_ns: monotonic clock (flush by time). 0 or -errno. */
+int record_writer__write(struct record_writer *w, const struct tracerd_event *ev, uint64_t now_ns);
+/* Count events lost before they reached the writer (ring-buffer drops). */
+int record_writer__lost(struct record_writer *w, uint64_t count);
+/* Time-based flush; call periodically. */
+int record_writer__tick(struct record_writer *w, uint64_t now_ns);
+int record_writer__flush(struct record_writer *w, bool full);
+void record_writer__stats(const struct record_writer *w, struct record_writer_stats *st);
+/* The path of the current file. */
+const char *record_writer__path(const struct record_writer *w);
+
+/* ---------------------------------------------------------------- reader */
+
+struct record_reader;
+
+enum record_end {
+	RECORD_END_NONE = 0,	/* not at the end yet */
+	RECORD_END_CLEAN,	/* stream finished by the writer */
+	RECORD_END_TRUNCATED,	/* file cut short: read up to the last whole record */
+	RECORD_END_CORRUPT,	/* bad data: read up to the last good record */
+};
+
+struct record_item {
+	uint16_t type;			/* enum tracerd_rec_type */
+	const struct tracerd_event *ev;	/* TRACERD_REC_EVENT */
+	const char *target;		/* event's target name, or NULL if undefined */
+	uint64_t lost;			/* TRACERD_REC_LOST */
+};
+
+int record_reader__open(const char *path, struct record_reader **out, char *msg, size_t msglen);
+void record_reader__free(struct record_reader *r);
+/* The parsed meta object (owned by the reader). */
+json_object *record_reader__meta(const struct record_reader *r);
+/* 1: *it filled (valid until the next call), 0: end (see __end), -errno. */
+int record_reader__next(struct record_reader *r, struct record_item *it);
+enum record_end record_reader__end(const struct record_reader *r, const char **why);
+/* Event ts (monotonic ns) -> realtime ns, from the header's clock pair. */
+uint64_t record_reader__realtime(const struct record_reader *r, uint64_t ts_ns);
+
+#endif

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Record files: N in = N out, cut files, rotation, write errors. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "test.h"
+#include "../../lib/record.h"
+#include "../../lib/util.h"
+
+static char tmpdir[] = "/tmp/test_record.XXXXXX";
+
+static const char *mkdir_tmp(void)
+{
+	static bool made;
+
+	if (!made && mkdtemp(tmpdir))
+		made = true;
+	return tmpdir;
+}
+
+static void rm_tmp(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/*", tmpdir);
+	if (system(cmd))
+		fprintf(stderr, "cleanup failed\n");
+}
+
+static void make_event(struct tracerd_event *ev, unsigned int i)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->ts_ns = 1000000 + i;
+	ev->duration_ns = i * 3;
+	ev->ret = -(long long)i;
+	ev->slot = i % 3;
+	ev->cpu = i % 4;
+	ev->pid = 100 + i % 5;
+	ev->tid = 200 + i;
+	ev->flags = TRACERD_EV_DURATION | (i % 2 ? TRACERD_EV_RET : 0);
+	snprintf(ev->comm, sizeof(ev->comm), "comm%u", i % 7);
+}
+
+static struct record_writer *open_writer(const char *name, uint64_t max_bytes, unsigned int keep,
+					 unsigned int flush_events)
+{
+	struct record_opts o = {
+		.dir = mkdir_tmp(), .name = name, .max_bytes = max_bytes, .keep = keep,
+		.flush_events = flush_events, .flush_ns = 1ULL << 62,
+	};
+	struct record_writer *w = NULL;
+	char msg[256];
+	int err;
+
+	err = record_writer__new(&o, &w, msg, sizeof(msg));
+	if (!ASSERT_OK(err, msg))
+		return NULL;
+	record_writer__define_target(w, 0, 5, 1, "tp:sched/sched_switch");
+	record_writer__define_target(w, 1, 1, 2, "vfs_read");
+	record_writer__define_target(w, 2, 1, 2, "vfs_write");
+	return w;
+}
+
+/* Read every event; checks each against make_event. Returns the count or -1. */
+static long read_all(const char *path, enum record_end *end, unsigned int first)
+{
+	struct record_reader *r;
+	struct record_item it;
+	struct tracerd_event want;
+	static const char *const names[] = { "tp:sched/sched_switch", "vfs_read", "vfs_write" };
+	char msg[256];
+	long n = 0;
+	int ret;
+
+	if (!ASSERT_OK(record_reader__open(path, &r, msg, sizeof(msg)), msg))
+		return -1;
+	while ((ret = record_reader__next(r, &it)) == 1) {
+		if (it.type != TRACERD_REC_EVENT)
+			continue;
+		make_event(&want, first + (unsigned int)n);
+		if (!ASSERT_OK(memcmp(it.ev, &want, sizeof(want)), "event content") ||
+		    !ASSERT_STREQ(it.target, names[want.slot], "target name")) {
+			n = -1;
+			break;
+		}
+		n++;
+	}
+	ASSERT_EQ(ret, 0, "next");
+	*end = record_reader__end(r, NULL);
+	record_reader__free(r);
+	return n;
+}
+
+TEST(n_in_n_out)
+{
+	static const unsigned int counts[] = { 0, 1, 255, 256, 257, 100000 };
+	struct tracerd_event ev;
+	struct record_writer *w;
+	enum record_end end;
+	char path[256];
+	unsigned int c, i;
+
+	for (c = 0; c < ARRAY_SIZE(counts); c++) {
+		w = open_writer("n", 0, 0, 256);
+		if (!w)
+			return;
+		for (i = 0; i < counts[c]; i++) {
+			make_event(&ev, i);
+			if (!ASSERT_OK(record_writer__write(w, &ev, 0), "write"))
+				break;
+		}
+		snprintf(path, sizeof(path), "%s", record_writer__path(w));
+		record_writer__free(w);
+		ASSERT_EQ(read_all(path, &end, 0), counts[c], "events read back");
+		ASSERT_EQ(end, RECORD_END_CLEAN, "clean end");
+	}
+	rm_tmp();
+}
+
+/* A file cut at any byte reads up to the last flush at least, never garbage. */
+TEST(truncated)
+{
+	struct tracerd_event ev;
+	struct record_writer *w;
+	struct stat sb;
+	enum record_end end;
+	char path[256], cut[300];
+	off_t flushed_size, size;
+	unsigned int i;
+	long n, prev = 0;
+	char *data;
+	int fd;
+
+	w = open_writer("cut", 0, 0, 100);
+	if (!w)
+		return;
+	for (i = 0; i < 1000; i++) {	/* 10 flushes at 100 events each */
+		make_event(&ev, i);
+		record_writer__write(w, &ev, 0);
+	}
+	snprintf(path, sizeof(path), "%s", record_writer__path(w));
+	stat(path, &sb);
+	flushed_size = sb.st_size;
+	for (i = 1000; i < 1050; i++) {	/* written but not flushed */
+		make_event(&ev, i);
+		record_writer__write(w, &ev, 0);
+	}
+	/* the cut file: what a crash right now leaves behind */
+	snprintf(cut, sizeof(cut), "%s.cut", path);
+	ASSERT_EQ(system("true"), 0, "sh");
+	{
+		char cmd[700];
+
+		snprintf(cmd, sizeof(cmd), "cp %s %s", path, cut);
+		ASSERT_EQ(system(cmd), 0, "cp");
+	}
+	n = read_all(cut, &end, 0);
+	ASSERT_TRUE(n >= 1000 && n <= 1050, "cut after 10 flushes: the flushed events, maybe more");
+	ASSERT_EQ(end, RECORD_END_TRUNCATED, "truncated");
+	record_writer__free(w);
+
+	/* every prefix of the whole file: monotonic counts, no errors */
+	stat(path, &sb);
+	size = sb.st_size;
+	data = malloc(size);
+	fd = open(path, O_RDONLY);
+	ASSERT_EQ(read(fd, data, size), size, "read file");
+	close(fd);
+	/* start after header + meta: shorter files are refused at open */
+	for (off_t len = 16 + ((struct tracerd_file_header *)data)->meta_len; len < size; len += 97) {
+		fd = open(cut, O_WRONLY | O_TRUNC);
+		ASSERT_EQ(write(fd, data, len), len, "write prefix");
+		close(fd);
+		n = read_all(cut, &end, 0);
+		if (!ASSERT_TRUE(n >= prev, "more data, no fewer events") ||
+		    !ASSERT_EQ(end, RECORD_END_TRUNCATED, "truncated end"))
+			break;
+		if (len >= flushed_size)
+			ASSERT_TRUE(n >= 1000, "all flushed events present");
+		prev = n;
+	}
+	free(data);
+	rm_tmp();
+}
+
+TEST(rotation)
+{
+	struct tracerd_event ev;
+	struct record_writer_stats st;
+	struct record_writer *w;
+	enum record_end end;
+	char path[300];
+	unsigned int i, k;
+	long total = 0, n;
+
+	w = open_writer("rot", 8192, 3, 64);
+	if (!w)
+		return;
+	for (i = 0; i < 20000; i++) {
+		make_event(&ev, i);
+		record_writer__write(w, &ev, 0);
+	}
+	record_writer__stats(w, &st);
+	record_writer__free(w);
+	ASSERT_TRUE(st.rotations > 3, "rotated more than keep");
+	ASSERT_EQ(st.events, 20000, "events");
+	/* current + 3 kept; each file reads clean and is self-contained */
+	for (k = 0; k <= 4; k++) {
+		if (k)
+			snprintf(path, sizeof(path), "%s/rot.trec.%u", tmpdir, k);
+		else
+			snprintf(path, sizeof(path), "%s/rot.trec", tmpdir);
+		if (k == 4) {
+			ASSERT_EQ(access(path, F_OK), -1, "no file past keep");
+			break;
+		}
+		{
+			struct record_reader *r;
+			struct record_item it;
+			char msg[256];
+
+			if (!ASSERT_OK(record_reader__open(path, &r, msg, sizeof(msg)), msg))
+				break;
+			n = 0;
+			while (record_reader__next(r, &it) == 1)
+				if (it.type == TRACERD_REC_EVENT) {
+					ASSERT_OK_PTR(it.target, "target defined in each file");
+					n++;
+				}
+			end = record_reader__end(r, NULL);
+			record_reader__free(r);
+		}
+		ASSERT_EQ(end, RECORD_END_CLEAN, "rotated file is finished");
+		ASSERT_TRUE(n > 0, "events in each file");
+		total += n;
+	}
+	ASSERT_TRUE(total < 20000, "oldest files were removed");
+	rm_tmp();
+}
+
+/* A file from an earlier run is kept (shifted to .1), never truncated. */
+TEST(restart_keeps_old)
+{
+	struct tracerd_event ev;
+	struct record_writer *w;
+	enum record_end end;
+	char path[300];
+
+	w = open_writer("re", 0, 2, 10);
+	make_event(&ev, 0);
+	record_writer__write(w, &ev, 0);
+	record_writer__free(w);
+	w = open_writer("re", 0, 2, 10);
+	record_writer__free(w);
+	snprintf(path, sizeof(path), "%s/re.trec.1", tmpdir);
+	ASSERT_EQ(read_all(path, &end, 0), 1, "old file");
+	snprintf(path, sizeof(path), "%s/re.trec", tmpdir);
+	ASSERT_EQ(read_all(path, &end, 0), 0, "new file");
+	rm_tmp();
+}
+
+TEST(bad_names)
+{
+	static const char *const bad[] = { "", ".hidden", "../x", "a/b" };
+	struct record_opts o = { .dir = mkdir_tmp() };
+	struct record_writer *w;
+	char msg[256];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		o.name = bad[i];
+		ASSERT_EQ(record_writer__new(&o, &w, msg, sizeof(msg)), -EINVAL, bad[i]);
+	}
+	o.name = "x";
+	o.dir = "/nonexistent/dir";
+	ASSERT_EQ(record_writer__new(&o, &w, msg, sizeof(msg)), -ENOENT, "missing dir");
+}
+
+TEST(not_a_record)
+{
+	struct record_reader *r;
+	char path[300], msg[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/junk", mkdir_tmp());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT_EQ(write(fd, "hello world, no record here", 27), 27, "write");
+	close(fd);
+	ASSERT_EQ(record_reader__open(path, &r, msg, sizeof(msg)), -EINVAL, "junk");
+	rm_tmp();
+}
+
+/* ENOSPC: the writer stops, keeps the error, counts drops, file stays readable. */
+TEST(write_error_stops)
+{
+	struct tracerd_event ev;
+	struct record_writer_stats st;
+	struct record_writer *w;
+	char dir[300];
+	unsigned int i;
+	int err = 0;
+
+	/* a tiny tmpfs when we may mount one; else skip quietly */
+	snprintf(dir, sizeof(dir), "%s/mnt", mkdir_tmp());
+	mkdir(dir, 0700);
+	{
+		char cmd[400];
+
+		snprintf(cmd, sizeof(cmd), "mount -t tmpfs -o size=64k tmpfs %s 2>/dev/null", dir);
+		if (system(cmd)) {
+			printf("SKIP write_error_stops (cannot mount tmpfs)\n");
+			return;
+		}
+	}
+	{
+		struct record_opts o = { .dir = dir, .name = "full", .flush_events = 16,
+					 .flush_ns = 1ULL << 62 };
+		char msg[256];
+
+		if (!ASSERT_OK(record_writer__new(&o, &w, msg, sizeof(msg)), msg))
+			goto cleanup;
+	}
+	for (i = 0; i < 200000; i++) {
+		/* incompressible-ish: vary every field */
+		make_event(&ev, i);
+		ev.ts_ns = (uint64_t)rand() << 32 | (uint64_t)rand();
+		ev.duration_ns = (uint64_t)rand() * 7919;
+		err = record_writer__write(w, &ev, 0);
+		if (err)
+			break;
+	}
+	record_writer__stats(w, &st);
+	ASSERT_EQ(err, -ENOSPC, "stops with ENOSPC");
+	ASSERT_TRUE(st.stopped, "stopped");
+	ASSERT_EQ(st.error, -ENOSPC, "error kept");
+	ASSERT_EQ(st.write_errors, 1, "one write error");
+	for (i = 0; i < 10; i++)
+		ASSERT_EQ(record_writer__write(w, &ev, 0), -ENOSPC, "later writes refused");
+	record_writer__stats(w, &st);
+	ASSERT_TRUE(st.dropped >= 10, "drops counted");
+	record_writer__free(w);
+	{
+		struct record_reader *r;
+		struct record_item it;
+		char path[400], msg[256];
+		long n = 0;
+
+		snprintf(path, sizeof(path), "%s/full.trec", dir);
+		if (ASSERT_OK(record_reader__open(path, &r, msg, sizeof(msg)), msg)) {
+			while (record_reader__next(r, &it) == 1)
+				n += it.type == TRACERD_REC_EVENT;
+			ASSERT_TRUE(n > 0 && n <= (long)st.events, "reads up to the cut");
+			ASSERT_TRUE(record_reader__end(r, NULL) != RECORD_END_CLEAN, "not clean");
+			record_reader__free(r);
+		}
+	}
+cleanup:
+	{
+		char cmd[400];
+
+		snprintf(cmd, sizeof(cmd), "umount %s", dir);
+		ASSERT_EQ(system(cmd), 0, "umount");
+	}
+	rm_tmp();
+}
+
+TEST_MAIN()
