@@ -8,7 +8,7 @@ out=$1 kdir=$2 src=$3
 shift 3
 mkdir -p "$out"
 for f in "$@"; do ln -sfn "$f" "$out/"; done
-args=(-C "$kdir" M="$out" TRACERD_SRC="$src")
+args=(-C "$kdir" M="$out" TRACERD_SRC="$src" ${KBUILD_ARCH_ARGS:-})
 # resolve_btfids is a no-op for modules without .BTF_ids (ours); the 6.1
 # linux-kbuild package lacks the tool, so skip it there and check below.
 no_rb=0

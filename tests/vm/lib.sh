@@ -5,10 +5,21 @@
 VM_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${O:=$VM_SRC/build}"
 VM_DIR=$O/vm
-VM_KERNELS_ALL="6.1 6.12"
-VM_ROOT_PKGS="systemd,systemd-sysv,dbus,kmod,procps,iproute2,libbpf1,libelf1,libevent-2.1-7,libevent-core-2.1-7,libevent-pthreads-2.1-7,libjson-c5,zlib1g,libsystemd0,bpftool,curl,python3-minimal"
+VM_KERNELS_ALL="6.1 6.12 6.12-arm64"
+# Guest root packages. Bump VM_ROOTFS_RECIPE when the root's recipe (not
+# the package list) changes, to rebuild the cached root.
+VM_ROOTFS_RECIPE=2
+VM_ROOT_PKGS="systemd,systemd-sysv,dbus,kmod,procps,iproute2,libbpf1,libelf1,libevent-2.1-7,libevent-core-2.1-7,libevent-pthreads-2.1-7,libjson-c5,zlib1g,libsystemd0,bpftool,curl,python3-minimal,busybox-static"
+# A foreign-arch root doubles as the sysroot user space is cross-built against.
+VM_SYSROOT_PKGS="libc6-dev,libbpf-dev,libelf-dev,zlib1g-dev,libevent-dev,libjson-c-dev,libsystemd-dev"
 VM_MIRROR=${VM_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)\/*$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)}
 : "${VM_MIRROR:=http://deb.debian.org/debian}"
+
+# vm_arch NAME — Debian architecture of test kernel NAME
+vm_arch() { case $1 in *-arm64) echo arm64 ;; *) dpkg --print-architecture ;; esac; }
+vm_native() { [ "$1" = "$(dpkg --print-architecture)" ]; }
+# vm_out NAME — build dir of the user-space binaries for kernel NAME
+vm_out() { if vm_native "$(vm_arch "$1")"; then echo "$O"; else echo "$O/$(vm_arch "$1")"; fi; }
 
 vm_log() { printf 'vm: %s\n' "$*" >&2; }
 vm_die() { printf 'vm: error: %s\n' "$*" >&2; exit 1; }
@@ -25,26 +36,45 @@ vm_stage() {
 	return $rc
 }
 
-# Debian root shared by every kernel: debootstrap once, cached as a tarball.
+# vm_rootfs ARCH — the Debian root shared by every kernel of ARCH:
+# debootstrapped once, cached as a tarball. A foreign ARCH runs the second
+# stage under qemu-user (binfmt_misc), and its root is kept unpacked too,
+# as the sysroot for cross-building user space.
 vm_rootfs() {
-	local key stamp tar=$VM_DIR/rootfs.tar
-	key=$(printf '%s %s %s' "$VM_ROOT_PKGS" "$VM_MIRROR" "$(sha1sum "$VM_SRC/tests/vm/lib.sh" | cut -c1-12)" | sha1sum | cut -c1-16)
-	stamp=$VM_DIR/rootfs.key
+	local arch=${1:-$(dpkg --print-architecture)} key pkgs=$VM_ROOT_PKGS
+	local tar=$VM_DIR/rootfs-$arch.tar stamp=$VM_DIR/rootfs-$arch.key
+	vm_native "$arch" || pkgs="$pkgs,$VM_SYSROOT_PKGS"
+	key=$(printf '%s %s %s %s' "$pkgs" "$VM_MIRROR" "$arch" "$VM_ROOTFS_RECIPE" | sha1sum | cut -c1-16)
 	if [ -f "$tar" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then return 0; fi
-	vm_log "debootstrap bookworm ($VM_MIRROR)"
-	rm -rf "$VM_DIR/rootfs.tmp"
-	mkdir -p "$VM_DIR"
-	debootstrap --variant=minbase --include="$VM_ROOT_PKGS" bookworm \
-		"$VM_DIR/rootfs.tmp" "$VM_MIRROR" > "$VM_DIR/debootstrap.log" 2>&1 ||
-		{ tail -n 20 "$VM_DIR/debootstrap.log" >&2; vm_die "debootstrap failed"; }
-	local r=$VM_DIR/rootfs.tmp
+	vm_native "$arch" || vm_binfmt "$arch" || return 1
+	vm_log "debootstrap bookworm $arch ($VM_MIRROR)"
+	local r=$VM_DIR/rootfs-$arch.tmp
+	rm -rf "$r"; mkdir -p "$VM_DIR"
+	debootstrap --arch="$arch" --variant=minbase --include="$pkgs" bookworm \
+		"$r" "$VM_MIRROR" > "$VM_DIR/debootstrap-$arch.log" 2>&1 ||
+		{ tail -n 20 "$VM_DIR/debootstrap-$arch.log" >&2; vm_die "debootstrap $arch failed"; }
 	echo tracerd-vm > "$r/etc/hostname"
 	printf '/dev/vda / ext4 rw 0 1\n' > "$r/etc/fstab"
 	passwd -R "$r" -d root >/dev/null 2>&1 || true
 	rm -rf "$r/var/cache/apt/archives/"*.deb "$r/var/lib/apt/lists/"*
 	tar -C "$r" -cf "$tar.tmp" . && mv "$tar.tmp" "$tar"
-	rm -rf "$r"
+	if vm_native "$arch"; then
+		rm -rf "$r"
+	else
+		rm -rf "$VM_DIR/sysroot-$arch"; mv "$r" "$VM_DIR/sysroot-$arch"
+	fi
 	echo "$key" > "$stamp"
+}
+
+# vm_binfmt ARCH — make sure foreign ARCH binaries run here (qemu-user)
+vm_binfmt() {
+	local qarch=${1/arm64/aarch64} bm=/proc/sys/fs/binfmt_misc
+	[ -e "$bm/register" ] || mount -t binfmt_misc binfmt_misc "$bm" ||
+		{ vm_log "binfmt_misc unavailable: cannot run $1 binaries"; return 1; }
+	[ -e "$bm/qemu-$qarch" ] && return 0
+	[ -f "/usr/lib/binfmt.d/qemu-$qarch.conf" ] ||
+		{ vm_log "qemu-user-static has no $qarch support"; return 1; }
+	cat "/usr/lib/binfmt.d/qemu-$qarch.conf" > "$bm/register"
 }
 
 # vm_kernel NAME — fetch kernel NAME and run depmod on its modules
@@ -61,11 +91,13 @@ vm_initramfs() {
 	local k=$1 kd=$VM_DIR/k/$1 rel out key
 	rel=$(cat "$kd/release")
 	out=$kd/initramfs.cpio.gz
-	key=$(cat "$kd/.done" "$VM_SRC/tests/vm/initramfs-init" | sha1sum | cut -c1-16)
+	key=$(cat "$kd/.done" "$VM_SRC/tests/vm/initramfs-init" "$VM_DIR/rootfs-$(vm_arch "$k").key" | sha1sum | cut -c1-16)
 	if [ -f "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ]; then return 0; fi
 	local d=$kd/initramfs.tmp m list=""
 	rm -rf "$d"; mkdir -p "$d"/{bin,dev,proc,sys,newroot,lib/modules}
-	cp /bin/busybox "$d/bin/busybox"
+	local arch; arch=$(vm_arch "$k")
+	tar -xOf "$VM_DIR/rootfs-$arch.tar" ./usr/bin/busybox > "$d/bin/busybox" || return 1
+	chmod +x "$d/bin/busybox"
 	for m in virtio_pci virtio_blk ext4 crc32c_generic crc32c-intel; do
 		list="$list $(modprobe -d "$kd/root" -S "$rel" --show-depends "$m" 2>/dev/null |
 			sed -n 's/^insmod \([^ ]*\).*/\1/p')"
@@ -96,11 +128,11 @@ vm_disk() {
 	local k=$1 kd=$VM_DIR/k/$1 rel img key
 	rel=$(cat "$kd/release")
 	img=$kd/root.img
-	key=$(cat "$VM_DIR/rootfs.key" "$kd/.done" | sha1sum | cut -c1-16)
+	key=$(cat "$VM_DIR/rootfs-$(vm_arch "$k").key" "$kd/.done" | sha1sum | cut -c1-16)
 	if [ -f "$img" ] && [ "$(cat "$img.key" 2>/dev/null)" = "$key" ]; then return 0; fi
 	local d=$kd/rootdir.tmp
 	rm -rf "$d"; mkdir -p "$d"
-	tar -C "$d" -xf "$VM_DIR/rootfs.tar" || return 1
+	tar -C "$d" -xf "$VM_DIR/rootfs-$(vm_arch "$k").tar" || return 1
 	mkdir -p "$d/lib/modules"
 	cp -a "$kd/root/lib/modules/$rel" "$d/lib/modules/"
 	rm -f "$img.tmp"
@@ -111,9 +143,20 @@ vm_disk() {
 
 # vm_kmods NAME — tracerd_kmod.ko and tracerd_testmod.ko for this kernel
 vm_kmods() {
-	local k=$1 kd=$VM_DIR/k/$1
-	make -s --no-print-directory -C "$VM_SRC" O="$O" kmod \
-		KDIR="$(cat "$kd/kdir")" KMOD_OUT="$kd/kmod"
+	local k=$1 kd=$VM_DIR/k/$1 arch
+	arch=$(vm_arch "$k")
+	make -s --no-print-directory -C "$VM_SRC" O="$(vm_out "$k")" kmod \
+		ARCH="${arch/amd64/x86_64}" KDIR="$(cat "$kd/kdir")" KMOD_OUT="$kd/kmod"
+}
+
+# vm_user NAME — cross-build user space and BPF for a foreign-arch kernel
+# (native binaries are built by the caller's `make user`)
+vm_user() {
+	local k=$1 arch
+	arch=$(vm_arch "$k")
+	vm_native "$arch" && return 0
+	make -s --no-print-directory -C "$VM_SRC" O="$(vm_out "$k")" user ARCH="$arch" \
+		SYSROOT="$VM_DIR/sysroot-$arch" VMLINUX_BTF="$VM_DIR/k/$k/vmlinux.btf"
 }
 
 # vm_prepare NAME — everything a boot of kernel NAME needs, with budgets
@@ -121,10 +164,12 @@ vm_prepare() {
 	local k=$1
 	mkdir -p "$VM_DIR"
 	# the root is shared by all kernels: the first to get the lock builds it
-	vm_stage "rootfs" "${VM_BUDGET_ROOTFS:-900}" flock "$VM_DIR/rootfs.lock" \
-		bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_rootfs" || return 1
+	local arch; arch=$(vm_arch "$k")
+	vm_stage "rootfs $arch" "${VM_BUDGET_ROOTFS:-1200}" flock "$VM_DIR/rootfs-$arch.lock" \
+		bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_rootfs $arch" || return 1
 	vm_stage "kernel $k" "${VM_BUDGET_FETCH:-900}" bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_kernel $k" || return 1
 	vm_stage "kmods $k" "${VM_BUDGET_BUILD:-600}" bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_kmods $k" || return 1
+	vm_stage "user $k" "${VM_BUDGET_BUILD:-600}" bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_user $k" || return 1
 	vm_stage "initramfs $k" 300 bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_initramfs $k" || return 1
 	vm_stage "disk $k" 600 bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_disk $k" || return 1
 }
@@ -132,12 +177,13 @@ vm_prepare() {
 # vm_payload NAME DIR — stage binaries, module, BPF objects and guest
 # scripts into DIR (becomes /opt/tracerd in the guest)
 vm_payload() {
-	local k=$1 dir=$2 kd=$VM_DIR/k/$1
+	local k=$1 dir=$2 kd=$VM_DIR/k/$1 ob
+	ob=$(vm_out "$k")
 	mkdir -p "$dir/bin" "$dir/kmod" "$dir/bpf" "$dir/tests"
-	cp "$O/tracerd" "$O/tracectl" "$dir/bin/" 2>/dev/null || true
-	[ -d "$O/tests" ] && find "$O/tests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$dir/bin/" \;
+	cp "$ob/tracerd" "$ob/tracectl" "$dir/bin/" 2>/dev/null || true
+	[ -d "$ob/tests" ] && find "$ob/tests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$dir/bin/" \;
 	cp "$kd"/kmod/*.ko "$dir/kmod/"
-	cp "$O"/bpf/*.bpf.o "$dir/bpf/" 2>/dev/null || true
+	cp "$ob"/bpf/*.bpf.o "$dir/bpf/" 2>/dev/null || true
 	cp -r "$VM_SRC/tests/vm/guest/." "$dir/tests/"
 	echo "$k" > "$dir/kernel-name"
 	echo "${PROFILE:-ci}" > "$dir/profile"
@@ -145,22 +191,34 @@ vm_payload() {
 
 # vm_boot NAME RUNDIR TIMEOUT EXTRA_CMDLINE — boot with RUNDIR/payload as
 # /opt/tracerd; console -> RUNDIR/console.log, guest output -> RUNDIR/out.log
+# (x86: second UART; arm64 virt has one PL011, so a virtio console there).
 vm_boot() {
-	local k=$1 run=$2 tmo=$3 extra=$4 kd=$VM_DIR/k/$1
+	local k=$1 run=$2 tmo=$3 extra=$4 kd=$VM_DIR/k/$1 qemu dev
 	rm -f "$run/payload.img"
 	mke2fs -q -t ext4 -L tracerd-payload -d "$run/payload" "$run/payload.img" 256M >/dev/null
 	: > "$run/console.log"; : > "$run/out.log"
-	local append="console=ttyS0 root=/dev/vda rw panic=-1 softlockup_panic=1
+	case $(vm_arch "$k") in
+	arm64)
+		qemu=(qemu-system-aarch64 -machine virt -cpu max,pauth-impdef=on
+			-serial file:"$run/console.log"
+			-device virtio-serial-pci -chardev file,id=out,path="$run/out.log"
+			-device virtconsole,chardev=out)
+		dev="console=ttyAMA0 tracerd.out=/dev/hvc0" ;;
+	*)
+		qemu=(qemu-system-x86_64 -machine q35 -cpu max
+			-serial file:"$run/console.log" -serial file:"$run/out.log")
+		dev="console=ttyS0 tracerd.out=/dev/ttyS1" ;;
+	esac
+	local append="$dev root=/dev/vda rw panic=-1 softlockup_panic=1
 		watchdog_thresh=5 oops=panic slub_debug=FZPU loglevel=5
 		tracerd.init=/opt/tracerd/tests/init $extra"
-	timeout --kill-after=5 "$tmo" qemu-system-x86_64 \
-		-accel tcg,thread=single -machine q35 -cpu max -smp 2 -m 1536 \
+	timeout --kill-after=5 "$tmo" "${qemu[@]}" \
+		-accel tcg,thread=single -smp 2 -m 1536 \
 		-display none -no-reboot -nic none -monitor none \
 		-kernel "$kd/vmlinux" -initrd "$kd/initramfs.cpio.gz" \
 		-append "$(echo $append)" \
 		-drive file="$kd/root.img",if=virtio,format=raw,snapshot=on \
 		-drive file="$run/payload.img",if=virtio,format=raw \
-		-serial file:"$run/console.log" -serial file:"$run/out.log" \
 		> "$run/qemu.log" 2>&1
 	local rc=$?
 	[ $rc = 124 ] && echo "@@TIMEOUT ${tmo}s" >> "$run/out.log"

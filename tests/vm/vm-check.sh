@@ -11,9 +11,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 kernels=${*:-$VM_KERNELS_ALL}
 mkdir -p "$O/results" "$VM_DIR/run"
-# the shared root first, so parallel kernels do not wait on each other's lock
-vm_stage "rootfs" "${VM_BUDGET_ROOTFS:-900}" flock "$VM_DIR/rootfs.lock" \
-	bash -c "source '$here/lib.sh'; vm_rootfs" || exit 1
 
 one() {
 	local k=$1 run=$VM_DIR/run/check-$1 res=$O/results/vm-$1.tsv

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# apt-foreign.sh ARCH DIR — a private apt configuration for ARCH's package
+# lists under DIR (the host's Debian sources, nothing else changed): prints
+# the path of its apt.conf, to be used as APT_CONFIG=... apt-get ...
+# The host's own apt sources and architectures are never touched.
+set -euo pipefail
+arch=$1 dir=$(mkdir -p "$2" && cd "$2" && pwd)
+mkdir -p "$dir/sources.list.d" "$dir/preferences.d" "$dir/state/lists/partial" "$dir/cache/archives/partial"
+: > "$dir/state/status"
+src=/etc/apt/sources.list.d/debian.sources
+[ -f "$src" ] || { echo "apt-foreign: $src not found (need Debian 12 deb822 sources)" >&2; exit 1; }
+# keep only Debian's own entries, restricted to ARCH
+awk -v a="$arch" 'BEGIN { RS = ""; ORS = "\n\n" }
+	/URIs: *https?:\/\/[^ ]*debian/ { print $0 "\nArchitectures: " a }' "$src" > "$dir/sources.list.d/debian.sources"
+cat > "$dir/apt.conf" <<EOC
+APT::Architecture "$arch";
+APT::Architectures { "$arch"; };
+Dir::Etc::SourceList "/dev/null";
+Dir::Etc::SourceParts "$dir/sources.list.d";
+Dir::Etc::Preferences "/dev/null";
+Dir::Etc::PreferencesParts "$dir/preferences.d";
+Dir::State "$dir/state";
+Dir::State::status "$dir/state/status";
+Dir::Cache "$dir/cache";
+APT::Sandbox::User "root";
+EOC
+# refresh the lists at most once a day
+stamp=$dir/state/updated
+if [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mmin +1440)" ]; then
+	APT_CONFIG=$dir/apt.conf apt-get update -q >/dev/null 2>"$dir/update.log" ||
+		{ cat "$dir/update.log" >&2; exit 1; }
+	touch "$stamp"
+fi
+echo "$dir/apt.conf"
