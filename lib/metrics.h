@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Metrics rendering: pure functions from a snapshot of the daemon's state
+ * to /metrics.json (schema: docs/metrics.md, docs/metrics.schema.json) and
+ * to the Prometheus text exposition format (/metrics). The daemon fills a
+ * struct metrics_snapshot (daemon/metrics.c); nothing here reads the
+ * kernel, so tests drive these with made-up snapshots.
+ */
+#ifndef TRACERD_LIB_METRICS_H
+#define TRACERD_LIB_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+#include <tracerd/trace.h>
+
+#define METRICS_SCHEMA_VERSION		1
+/* Prometheus: per-function series only for attachments hooking at most this many. */
+#define METRICS_FUNCTION_SERIES_MAX	16
+
+struct metrics_latency {
+	uint64_t sum_ns, min_ns, max_ns;
+	uint64_t buckets[TRACERD_HIST_BUCKETS];	/* log2, see tracerd_hist_bucket */
+};
+
+/* A value that is an integer or unknown (null, with a reason). */
+struct metrics_opt_u64 {
+	bool known;
+	uint64_t value;
+	const char *reason;		/* when !known */
+};
+
+struct metrics_function {
+	const char *name;
+	uint32_t slot;
+	uint64_t calls;
+	struct metrics_opt_u64 misses;
+	const struct metrics_latency *latency;	/* NULL: not timed */
+};
+
+struct metrics_record {
+	const char *name;
+	const char *file;		/* current file path */
+	bool active;			/* false: stopped by an error */
+	const char *error;		/* why it stopped, or NULL */
+	uint64_t events, dropped, bytes, errors, rotations;
+};
+
+struct metrics_attachment {
+	unsigned int id;
+	const char *target, *mode, *requested_mode, *mode_reason;
+	bool latency;
+	uint32_t pid;			/* 0: any */
+	const char *comm;		/* "" or NULL: any */
+	uint64_t since_real_ns;
+	const struct metrics_function *functions;
+	size_t nr_functions;
+	const struct metrics_record *record;	/* NULL: not recording */
+	/* What tracing costs right now; unknown until measured (bench). */
+	bool overhead_known;
+	double overhead_ns_per_call, overhead_cpu_seconds_total;
+};
+
+struct metrics_feature {
+	const char *mode;
+	bool available;
+	const char *reason;
+};
+
+struct metrics_http {
+	uint64_t requests, bad_requests, not_found, bad_method, connections_refused;
+	unsigned int connections;
+};
+
+struct metrics_snapshot {
+	const char *version, *kernel, *arch, *hostname;
+	int pid;
+	uint64_t start_real_ns;
+	uint64_t uptime_ns;
+	const struct metrics_feature *features;
+	size_t nr_features;
+	bool kmod_present;
+	const char *kmod_reason;	/* when absent */
+	const struct metrics_attachment *attachments;
+	size_t nr_attachments;
+	uint64_t ringbuf_drops;		/* events the BPF side could not queue */
+	const struct metrics_http *http;	/* NULL: not served over HTTP */
+	unsigned int function_series_max;	/* 0: METRICS_FUNCTION_SERIES_MAX */
+};
+
+/* /metrics.json document (new object; caller puts), or NULL on ENOMEM. */
+json_object *metrics_json(const struct metrics_snapshot *s);
+/* Prometheus text exposition 0.0.4; malloc'd, *len set; NULL on ENOMEM. */
+char *metrics_prometheus(const struct metrics_snapshot *s, size_t *len);
+/* Escape a Prometheus label value into buf (\\, \", \n); -E2BIG if it does not fit. */
+int metrics_escape_label(const char *in, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Metrics rendering from a made-up snapshot. With METRICS_SAMPLE_DIR set,
+ * also writes sample.json / sample.prom there (tests/host/61-metrics-format.sh
+ * validates them with python3-jsonschema and promtool).
+ */
+#include <stdlib.h>
+#include "test.h"
+#include "../../lib/metrics.h"
+#include "../../lib/util.h"
+
+static struct metrics_latency lat_a, lat_b;
+static struct metrics_function fn_small[2], fn_glob[40];
+static struct metrics_record rec = {
+	.name = "sw", .file = "/var/lib/tracerd/records/sw.trec", .active = false,
+	.error = "write failed: No space left on device", .events = 12, .dropped = 3,
+	.bytes = 4096, .errors = 1, .rotations = 0,
+};
+static struct metrics_attachment atts[3];
+static const struct metrics_feature feats[] = {
+	{ "fentry", false, "attach to 'x' refused: Operation not permitted (EPERM)" },
+	{ "tp-btf", true, NULL },
+};
+static struct metrics_http http = { .requests = 10, .not_found = 2, .bad_method = 1 };
+static struct metrics_snapshot snap = {
+	.version = "0.1.0", .kernel = "6.1.0-28-amd64", .arch = "x86_64", .hostname = "h",
+	.pid = 42, .start_real_ns = 1700000000123456789ULL, .uptime_ns = 1500000000,
+	.features = feats, .nr_features = 2, .kmod_present = false, .kmod_reason = "no /dev/tracerd",
+	.attachments = atts, .nr_attachments = 3, .ringbuf_drops = 7, .http = &http,
+};
+
+static void fill(void)
+{
+	unsigned int i;
+
+	lat_a.buckets[0] = 1;		/* 0 ns */
+	lat_a.buckets[3] = 5;		/* [4, 8) */
+	lat_a.buckets[10] = 4;		/* [512, 1024) */
+	lat_a.sum_ns = 5 * 5 + 4 * 700;
+	lat_a.min_ns = 0;
+	lat_a.max_ns = 900;
+	lat_b.buckets[TRACERD_HIST_BUCKETS - 1] = 2;	/* >= 2^38 ns */
+	lat_b.sum_ns = 2ULL << 39;
+	lat_b.min_ns = 1ULL << 39;
+	lat_b.max_ns = 1ULL << 39;
+	fn_small[0] = (struct metrics_function){ "vfs_read", 1, 10, { true, 1, NULL }, &lat_a };
+	fn_small[1] = (struct metrics_function){ "vfs_write", 2, 2, { true, 0, NULL }, &lat_b };
+	for (i = 0; i < ARRAY_SIZE(fn_glob); i++)
+		fn_glob[i] = (struct metrics_function){ "tcp_x", 10 + i, i, { false, 0, "kprobe misses need 6.7" }, NULL };
+	atts[0] = (struct metrics_attachment){ .id = 1, .target = "vfs_*", .mode = "fentry",
+		.requested_mode = "auto", .mode_reason = "cheapest", .latency = true,
+		.since_real_ns = 1700000001000000000ULL, .functions = fn_small, .nr_functions = 2 };
+	atts[1] = (struct metrics_attachment){ .id = 2, .target = "tcp_*", .mode = "kprobe-multi",
+		.requested_mode = "kprobe-multi", .mode_reason = "requested",
+		.since_real_ns = 1700000002000000000ULL, .functions = fn_glob,
+		.nr_functions = ARRAY_SIZE(fn_glob), .pid = 1234 };
+	atts[2] = (struct metrics_attachment){ .id = 3, .target = "tp:sched/\"we\\ird\"\nname",
+		.mode = "tp-btf", .requested_mode = "auto", .mode_reason = "tracepoint",
+		.since_real_ns = 1700000003000000000ULL, .functions = fn_small, .nr_functions = 1,
+		.record = &rec };
+}
+
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	const char *p = text;
+
+	while ((p = strstr(p, line))) {
+		if ((p == text || p[-1] == '\n') && (p[n] == '\n' || !p[n]))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static size_t count_prefix(const char *text, const char *prefix)
+{
+	size_t n = 0;
+	const char *p = text;
+
+	while ((p = strstr(p, prefix))) {
+		if (p == text || p[-1] == '\n')
+			n++;
+		p++;
+	}
+	return n;
+}
+
+static void write_sample(const char *name, const char *data)
+{
+	const char *dir = getenv("METRICS_SAMPLE_DIR");
+	char path[512];
+	FILE *f;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (ASSERT_OK_PTR(f, path)) {
+		fputs(data, f);
+		fclose(f);
+	}
+}
+
+TEST(prometheus)
+{
+	size_t len;
+	char *t;
+
+	fill();
+	t = metrics_prometheus(&snap, &len);
+	if (!ASSERT_OK_PTR(t, "render"))
+		return;
+	ASSERT_EQ(strlen(t), len, "length");
+	ASSERT_TRUE(has_line(t, "# TYPE tracerd_calls_total counter"), "TYPE line");
+	ASSERT_TRUE(has_line(t, "tracerd_calls_total{id=\"1\",target=\"vfs_*\",mode=\"fentry\"} 12"),
+		    "calls summed over functions");
+	/* cumulative buckets: 1 at le=0, 6 from le=7ns, 10 from le=1023ns, +Inf = count */
+	ASSERT_TRUE(has_line(t, "tracerd_latency_seconds_bucket{id=\"1\",target=\"vfs_*\",mode=\"fentry\",le=\"0\"} 1"), "le 0");
+	ASSERT_TRUE(has_line(t, "tracerd_latency_seconds_bucket{id=\"1\",target=\"vfs_*\",mode=\"fentry\",le=\"0.000000007\"} 6"), "le 7ns");
+	ASSERT_TRUE(has_line(t, "tracerd_latency_seconds_bucket{id=\"1\",target=\"vfs_*\",mode=\"fentry\",le=\"0.000001023\"} 10"), "le 1023ns");
+	ASSERT_TRUE(has_line(t, "tracerd_latency_seconds_bucket{id=\"1\",target=\"vfs_*\",mode=\"fentry\",le=\"+Inf\"} 12"), "+Inf");
+	ASSERT_TRUE(has_line(t, "tracerd_latency_seconds_count{id=\"1\",target=\"vfs_*\",mode=\"fentry\"} 12"), "count");
+	ASSERT_TRUE(has_line(t, "tracerd_latency_seconds_sum{id=\"1\",target=\"vfs_*\",mode=\"fentry\"} 1099.511630601"), "sum");
+	/* unknown misses: no series at all for attachment 2 */
+	ASSERT_FALSE(strstr(t, "tracerd_misses_total{id=\"2\""), "unknown misses absent");
+	ASSERT_TRUE(has_line(t, "tracerd_misses_total{id=\"1\",target=\"vfs_*\",mode=\"fentry\"} 1"), "misses");
+	/* bounded cardinality: 40 functions > 16: attachment totals only */
+	ASSERT_EQ(count_prefix(t, "tracerd_function_calls_total{id=\"2\""), 0, "glob: no per-function series");
+	ASSERT_EQ(count_prefix(t, "tracerd_function_calls_total{id=\"1\""), 2, "per-function series");
+	/* escaped label values */
+	ASSERT_TRUE(strstr(t, "target=\"tp:sched/\\\"we\\\\ird\\\"\\nname\"") != NULL, "escaping");
+	/* overhead unknown: absent, never 0 */
+	ASSERT_FALSE(strstr(t, "tracerd_overhead_ns_per_call{"), "overhead absent");
+	ASSERT_TRUE(has_line(t, "tracerd_record_active{id=\"3\",target=\"tp:sched/\\\"we\\\\ird\\\"\\nname\",mode=\"tp-btf\"} 0"), "record stopped");
+	ASSERT_TRUE(has_line(t, "tracerd_ringbuf_drops_total 7"), "ringbuf drops");
+	ASSERT_TRUE(has_line(t, "tracerd_start_time_seconds 1700000000.123456789"), "start time");
+	write_sample("sample.prom", t);
+	free(t);
+}
+
+TEST(json)
+{
+	json_object *o, *a, *v, *lat, *b;
+
+	fill();
+	o = metrics_json(&snap);
+	if (!ASSERT_OK_PTR(o, "render"))
+		return;
+	ASSERT_TRUE(json_object_object_get_ex(o, "schema_version", &v) && json_object_get_int(v) == 1, "version");
+	json_object_object_get_ex(o, "attachments", &a);
+	ASSERT_EQ(json_object_array_length(a), 3, "attachments");
+	v = json_object_array_get_idx(a, 0);
+	ASSERT_EQ(json_object_get_int64(json_object_object_get(v, "calls")), 12, "calls");
+	ASSERT_TRUE(json_object_object_get(v, "overhead_ns_per_call") == NULL, "overhead null");
+	lat = json_object_object_get(v, "latency");
+	ASSERT_EQ(json_object_get_int64(json_object_object_get(lat, "count")), 12, "latency count");
+	b = json_object_object_get(lat, "buckets");
+	ASSERT_EQ(json_object_array_length(b), 4, "non-empty buckets");
+	ASSERT_TRUE(json_object_object_get(json_object_array_get_idx(b, 3), "hi_ns") == NULL, "open last bucket");
+	v = json_object_array_get_idx(a, 1);
+	ASSERT_TRUE(json_object_object_get(v, "misses") == NULL, "misses null");
+	ASSERT_STREQ(json_object_get_string(json_object_object_get(v, "misses_reason")),
+		     "kprobe misses need 6.7", "misses reason");
+	ASSERT_EQ(json_object_array_length(json_object_object_get(v, "functions")), 40, "all functions in JSON");
+	write_sample("sample.json", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+	json_object_put(o);
+}
+
+TEST(empty)
+{
+	struct metrics_snapshot s = { .version = "0", .kernel = "k", .arch = "a" };
+	json_object *o;
+	size_t len;
+	char *t;
+
+	t = metrics_prometheus(&s, &len);
+	ASSERT_OK_PTR(t, "prom");
+	ASSERT_TRUE(has_line(t, "tracerd_attachments 0"), "no attachments");
+	write_sample("empty.prom", t);
+	free(t);
+	o = metrics_json(&s);
+	ASSERT_OK_PTR(o, "json");
+	write_sample("empty.json", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+	json_object_put(o);
+}
+
+TEST(escape_label)
+{
+	char buf[16];
+
+	ASSERT_OK(metrics_escape_label("a\"b\\c\nd", buf, sizeof(buf)), "escape");
+	ASSERT_STREQ(buf, "a\\\"b\\\\c\\nd", "escaped");
+	ASSERT_ERR(metrics_escape_label("0123456789abcdef", buf, sizeof(buf)), "too long");
+}
+
+TEST_MAIN()
