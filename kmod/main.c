@@ -3,19 +3,62 @@
  * tracerd_kmod: native attach paths (ftrace direct calls, per-function
  * ftrace_ops, kprobes) and in-kernel benchmarks for tracerd.
  *
- * This file holds the misc device and the ioctl dispatcher. The ABI is
- * include/tracerd/kmod_abi.h.
+ * This file holds the misc device, the per-file attachment table, leak
+ * accounting and the ioctl dispatcher. The ABI, with every errno, is
+ * include/tracerd/kmod_abi.h; the hook modes are in attach.c and the
+ * benchmarks in bench.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
+#include <linux/ctype.h>
+#include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/kallsyms.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/threads.h>
 #include <linux/uaccess.h>
+#include <linux/utsname.h>
+#include <linux/version.h>
+#include <linux/xarray.h>
 
-#include <tracerd/kmod_abi.h>
+#include "arch.h"
+#include "ftrace_compat.h"
+#include "tracerd_kmod.h"
 
-#define TRACERD_KMOD_VERSION "0.1.0"
+#define TRACERD_KMOD_VERSION "0.2.0"
+
+struct tracerd_stats_live tracerd_live;
+
+/* kzalloc() counted in tracerd_live.allocs. */
+void *tracerd_zalloc(size_t size)
+{
+	void *p = kzalloc(size, GFP_KERNEL);
+
+	if (p)
+		atomic64_inc(&tracerd_live.allocs);
+	return p;
+}
+
+/* kfree() of a tracerd_zalloc() block. NULL-safe. */
+void tracerd_free(const void *p)
+{
+	if (!p)
+		return;
+	kfree(p);
+	atomic64_dec(&tracerd_live.allocs);
+}
+
+/* State of one open /dev/tracerd: the attachments it owns. */
+struct tracerd_file {
+	struct mutex lock;	/* serializes this file's ioctls on atts */
+	struct xarray atts;	/* id -> struct tracerd_att */
+	u32 next_id;
+	unsigned int nr;
+};
 
 static long tracerd_ioc_version(void __user *arg)
 {
@@ -30,20 +73,320 @@ static long tracerd_ioc_version(void __user *arg)
 	return 0;
 }
 
+/* Kernel configuration flags for TRACERD_IOC_FEATURES. */
+static u64 tracerd_feature_flags(void)
+{
+	u64 f = 0;
+
+	if (IS_ENABLED(CONFIG_DYNAMIC_FTRACE))
+		f |= TRACERD_FEAT_DYNAMIC_FTRACE;
+	if (IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS))
+		f |= TRACERD_FEAT_DIRECT_CALLS;
+	if (IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS))
+		f |= TRACERD_FEAT_CALL_OPS;
+	if (IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_ARGS))
+		f |= TRACERD_FEAT_WITH_ARGS;
+	if (IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS))
+		f |= TRACERD_FEAT_WITH_REGS;
+	if (IS_ENABLED(CONFIG_KPROBES))
+		f |= TRACERD_FEAT_KPROBES;
+	if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		f |= TRACERD_FEAT_KPROBES_ON_FTRACE;
+	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT))
+		f |= TRACERD_FEAT_IBT;
+	if (IS_ENABLED(CONFIG_CALL_DEPTH_TRACKING) ||
+	    IS_ENABLED(CONFIG_MITIGATION_CALL_DEPTH_TRACKING))
+		f |= TRACERD_FEAT_CALL_DEPTH;
+	if (IS_ENABLED(CONFIG_FPROBE))
+		f |= TRACERD_FEAT_FPROBE;
+	if (TRACERD_DIRECT_API_OPS)
+		f |= TRACERD_FEAT_DIRECT_API_OPS;
+	return f;
+}
+
+static long tracerd_ioc_features(void __user *arg)
+{
+	struct tracerd_features f;
+
+	memset(&f, 0, sizeof(f));
+	f.flags = tracerd_feature_flags();
+	f.modes = tracerd_modes_available();
+	f.attach_flags = tracerd_flags_available();
+	f.linux_version_code = LINUX_VERSION_CODE;
+	f.direct_slots = TRACERD_DIRECT_SLOTS;
+	f.name_len = TRACERD_NAME_LEN;
+	f.max_attach = TRACERD_MAX_ATTACH;
+	f.max_calls = TRACERD_BENCH_MAX_CALLS;
+	f.max_relevant = TRACERD_BENCH_MAX_RELEVANT;
+	f.max_irrelevant = TRACERD_BENCH_MAX_IRRELEVANT;
+	f.max_funcs = TRACERD_BENCH_MAX_FUNCS;
+	strscpy(f.arch, init_utsname()->machine, sizeof(f.arch));
+	strscpy(f.release, init_utsname()->release, sizeof(f.release));
+	if (copy_to_user(arg, &f, sizeof(f)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * A function name as the module accepts it: NUL-terminated within its
+ * field (-ENAMETOOLONG), non-empty and made of symbol characters only, so
+ * no glob character ever reaches the kernel (-EILSEQ).
+ */
+static int tracerd_check_name(const char *name)
+{
+	size_t i, len = strnlen(name, TRACERD_NAME_LEN);
+
+	if (len == TRACERD_NAME_LEN)
+		return -ENAMETOOLONG;
+	if (len == 0)
+		return -EILSEQ;
+	for (i = 0; i < len; i++) {
+		if (!isalnum(name[i]) && name[i] != '_' && name[i] != '.' &&
+		    name[i] != '$')
+			return -EILSEQ;
+	}
+	return 0;
+}
+
+/*
+ * addr must be the start of the kernel symbol called name: -ENXIO when no
+ * symbol holds addr, -ESRCH when another symbol does or addr is inside it.
+ */
+static int tracerd_check_symbol(unsigned long addr, const char *name)
+{
+	size_t len = strlen(name);
+	char *sym;
+	int ret = 0;
+
+	sym = tracerd_zalloc(KSYM_SYMBOL_LEN);
+	if (!sym)
+		return -ENOMEM;
+	/* "name+0xoff/0xsize [module]", or "0x<addr>" when unknown */
+	sprint_symbol(sym, addr);
+	if (!strncmp(sym, "0x", 2))
+		ret = -ENXIO;
+	else if (strncmp(sym, name, len) || strncmp(sym + len, "+0x0/", 5))
+		ret = -ESRCH;
+	tracerd_free(sym);
+	return ret;
+}
+
+/* Validate a TRACERD_IOC_ATTACH request; the errno table is in the ABI. */
+static int tracerd_check_attach(const struct tracerd_attach *req)
+{
+	int ret;
+
+	ret = tracerd_att_check(req->mode, req->flags);
+	if (ret == -EINVAL)
+		return ret;
+	if (req->reserved || req->addr == 0 || req->tgid > PID_MAX_LIMIT)
+		return -EINVAL;
+	if (ret)
+		return ret;
+	ret = tracerd_check_name(req->name);
+	if (ret)
+		return ret;
+	return tracerd_check_symbol(req->addr, req->name);
+}
+
+static long tracerd_ioc_attach(struct tracerd_file *f, void __user *arg)
+{
+	struct tracerd_attach req;
+	struct tracerd_att *a;
+	u32 id;
+	int ret;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	ret = tracerd_check_attach(&req);
+	if (ret)
+		return ret;
+	if (f->nr >= TRACERD_MAX_ATTACH)
+		return -ENOSPC;
+	a = tracerd_att_new(req.mode, req.flags, req.tgid, req.addr);
+	if (IS_ERR(a))
+		return PTR_ERR(a);
+	ret = tracerd_att_arm(a);
+	if (ret)
+		goto out_free_att;
+	ret = xa_alloc_cyclic(&f->atts, &id, a, XA_LIMIT(1, U32_MAX),
+			      &f->next_id, GFP_KERNEL);
+	if (ret < 0)
+		goto out_free_att;
+	req.id = id;
+	req.probe_addr = a->probe_addr;
+	if (copy_to_user(arg, &req, sizeof(req))) {
+		ret = -EFAULT;
+		goto out_erase;
+	}
+	f->nr++;
+	return 0;
+
+out_erase:
+	xa_erase(&f->atts, id);
+out_free_att:
+	tracerd_att_free(a);
+	return ret;
+}
+
+static long tracerd_ioc_detach(struct tracerd_file *f, void __user *arg)
+{
+	struct tracerd_detach req;
+	struct tracerd_att *a;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.id == 0 || req.id > U32_MAX)
+		return -ENOENT;
+	a = xa_erase(&f->atts, req.id);
+	if (!a)
+		return -ENOENT;
+	f->nr--;
+	tracerd_att_free(a);
+	return 0;
+}
+
+static long tracerd_ioc_counters(struct tracerd_file *f, void __user *arg)
+{
+	struct tracerd_counters c;
+	struct tracerd_att *a;
+	u64 id;
+
+	if (copy_from_user(&id, arg, sizeof(id)))
+		return -EFAULT;
+	a = (id == 0 || id > U32_MAX) ? NULL : xa_load(&f->atts, id);
+	if (!a)
+		return -ENOENT;
+	memset(&c, 0, sizeof(c));
+	c.id = id;
+	tracerd_att_sum(a, &c.hits, &c.filtered);
+	if (a->mode == TRACERD_KMOD_KPROBE || a->mode == TRACERD_KMOD_KPROBE_INT3)
+		c.missed = READ_ONCE(a->kp.nmissed);
+	c.addr = a->addr;
+	c.probe_addr = a->probe_addr;
+	c.mode = a->mode;
+	c.flags = a->flags;
+	c.tgid = a->tgid;
+	if (copy_to_user(arg, &c, sizeof(c)))
+		return -EFAULT;
+	return 0;
+}
+
+static long tracerd_ioc_stats(void __user *arg)
+{
+	struct tracerd_stats s;
+
+	memset(&s, 0, sizeof(s));
+	s.files = atomic64_read(&tracerd_live.files);
+	s.attachments = atomic64_read(&tracerd_live.attachments);
+	s.allocs = atomic64_read(&tracerd_live.allocs);
+	s.direct_slots = atomic64_read(&tracerd_live.direct_slots);
+	if (copy_to_user(arg, &s, sizeof(s)))
+		return -EFAULT;
+	return 0;
+}
+
+static long tracerd_ioc_bench_ops(void __user *arg)
+{
+	struct tracerd_bench_ops b;
+	long ret;
+
+	if (copy_from_user(&b, arg, sizeof(b)))
+		return -EFAULT;
+	ret = tracerd_bench_ops(&b);
+	if ((ret == 0 || ret == -EPROTO) && copy_to_user(arg, &b, sizeof(b)))
+		return -EFAULT;
+	return ret;
+}
+
+static long tracerd_ioc_bench_patch(void __user *arg)
+{
+	struct tracerd_bench_patch b;
+	long ret;
+
+	if (copy_from_user(&b, arg, sizeof(b)))
+		return -EFAULT;
+	ret = tracerd_bench_patch(&b);
+	if ((ret == 0 || ret == -EPROTO) && copy_to_user(arg, &b, sizeof(b)))
+		return -EFAULT;
+	return ret;
+}
+
 static long tracerd_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
+	struct tracerd_file *f = file->private_data;
 	void __user *uarg = (void __user *)arg;
+	long ret;
 
 	switch (cmd) {
 	case TRACERD_IOC_VERSION:
 		return tracerd_ioc_version(uarg);
+	case TRACERD_IOC_FEATURES:
+		return tracerd_ioc_features(uarg);
+	case TRACERD_IOC_STATS:
+		return tracerd_ioc_stats(uarg);
+	case TRACERD_IOC_BENCH_OPS:
+		return tracerd_ioc_bench_ops(uarg);
+	case TRACERD_IOC_BENCH_PATCH:
+		return tracerd_ioc_bench_patch(uarg);
+	case TRACERD_IOC_ATTACH:
+	case TRACERD_IOC_DETACH:
+	case TRACERD_IOC_COUNTERS:
+		break;
 	default:
 		return -ENOTTY;
 	}
+
+	mutex_lock(&f->lock);
+	if (cmd == TRACERD_IOC_ATTACH)
+		ret = tracerd_ioc_attach(f, uarg);
+	else if (cmd == TRACERD_IOC_DETACH)
+		ret = tracerd_ioc_detach(f, uarg);
+	else
+		ret = tracerd_ioc_counters(f, uarg);
+	mutex_unlock(&f->lock);
+	return ret;
+}
+
+static int tracerd_open(struct inode *inode, struct file *file)
+{
+	struct tracerd_file *f;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	f = tracerd_zalloc(sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	mutex_init(&f->lock);
+	xa_init_flags(&f->atts, XA_FLAGS_ALLOC1);
+	file->private_data = f;
+	atomic64_inc(&tracerd_live.files);
+	return 0;
+}
+
+/* Last close (or death of the holder): detach everything this file owns. */
+static int tracerd_release(struct inode *inode, struct file *file)
+{
+	struct tracerd_file *f = file->private_data;
+	struct tracerd_att *a;
+	unsigned long id;
+
+	xa_for_each(&f->atts, id, a) {
+		xa_erase(&f->atts, id);
+		tracerd_att_free(a);
+		cond_resched();
+	}
+	xa_destroy(&f->atts);
+	mutex_destroy(&f->lock);
+	tracerd_free(f);
+	atomic64_dec(&tracerd_live.files);
+	return 0;
 }
 
 static const struct file_operations tracerd_fops = {
 	.owner		= THIS_MODULE,
+	.open		= tracerd_open,
+	.release	= tracerd_release,
 	.unlocked_ioctl	= tracerd_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,
@@ -72,7 +415,14 @@ static int __init tracerd_init(void)
 static void __exit tracerd_exit(void)
 {
 	misc_deregister(&tracerd_misc);
-	pr_info("unloaded\n");
+	tracerd_direct_exit();
+	if (atomic64_read(&tracerd_live.allocs) ||
+	    atomic64_read(&tracerd_live.attachments))
+		pr_err("unloaded with %lld allocations, %lld attachments live\n",
+		       (long long)atomic64_read(&tracerd_live.allocs),
+		       (long long)atomic64_read(&tracerd_live.attachments));
+	else
+		pr_info("unloaded\n");
 }
 
 module_init(tracerd_init);

@@ -9,6 +9,58 @@
  * number; bump TRACERD_ABI_MAJOR on any incompatible change, MINOR when
  * adding commands. The daemon calls TRACERD_IOC_VERSION right after open()
  * and refuses a module whose major differs.
+ *
+ * Opening /dev/tracerd needs CAP_SYS_ADMIN (-EPERM otherwise). Every
+ * attachment belongs to the open file that made it: close() (or the death
+ * of the holder) detaches all of them, and the module cannot be unloaded
+ * while a file is open.
+ *
+ * Errors. Every ioctl returns 0 or -1 with errno set; each errno below has
+ * exactly one meaning per command, so a caller can tell the cases apart:
+ *
+ *   all commands
+ *     ENOTTY        unknown ioctl command
+ *     EFAULT        the argument pointer cannot be read or written
+ *     EINVAL        malformed request: unknown mode, unknown flag bit, a flag
+ *                   the mode does not take, non-zero reserved field, address
+ *                   0, tgid above PID_MAX_LIMIT, N or K of 0
+ *   TRACERD_IOC_ATTACH
+ *     ENAMETOOLONG  name not NUL-terminated within TRACERD_NAME_LEN bytes
+ *     EILSEQ        name empty or holding a character outside
+ *                   [A-Za-z0-9_.$] (glob characters * ? [ ] ! among them:
+ *                   the module never resolves names, see below)
+ *     ENXIO         no kernel symbol at addr (unknown address)
+ *     ESRCH         the symbol at addr is not `name`, or addr is not its start
+ *     EADDRNOTAVAIL addr is a function the mode cannot hook: callops and
+ *                   direct: ftrace has no call site there (notrace, data,
+ *                   ...); kprobe: the kernel refuses a kprobe there;
+ *                   kprobe-int3: no 5-byte ftrace call site to step over
+ *     EOPNOTSUPP    the mode or flag does not exist on this kernel/arch
+ *                   (see TRACERD_IOC_FEATURES: modes, flags)
+ *     EBUSY         direct: the function already carries a direct call
+ *                   (another kmod-direct attachment, or a BPF fentry/fexit
+ *                   trampoline)
+ *     ENOSPC        TRACERD_MAX_ATTACH attachments on this file, or every
+ *                   direct trampoline slot is in use
+ *     ENOMEM        out of memory
+ *   TRACERD_IOC_DETACH, TRACERD_IOC_COUNTERS
+ *     ENOENT        no attachment with that id on this file
+ *   TRACERD_IOC_BENCH_OPS, TRACERD_IOC_BENCH_PATCH
+ *     E2BIG         N, R, I or K above its limit (direct: R above 1)
+ *     EINTR         a signal arrived while waiting for another benchmark
+ *     EPROTO        the hook counts disagree with N x R (ops) or K (patch):
+ *                   the point is an error, not a number (results are still
+ *                   copied out for diagnosis)
+ *     and the attach errors above, for the module's own tracee functions
+ *     (e.g. EBUSY when a direct call already sits on one of them).
+ *
+ * Names. The daemon resolves names (BTF, /proc/kallsyms) and passes the
+ * address together with the name; the module checks that they agree with
+ * kallsyms (ENXIO, ESRCH) and never looks a name up itself.
+ *
+ * tgid. 0 counts every task; otherwise only tasks whose thread-group id
+ * (in the initial pid namespace) equals tgid are counted as hits, the
+ * others as `filtered`.
  */
 #ifndef TRACERD_KMOD_ABI_H
 #define TRACERD_KMOD_ABI_H
@@ -26,7 +78,28 @@
 #define TRACERD_IOC_MAGIC	'x'
 
 #define TRACERD_ABI_MAJOR	1
-#define TRACERD_ABI_MINOR	0
+#define TRACERD_ABI_MINOR	1
+
+/* Attach modes (DESIGN.md, "The three attach paths"). 0 is never valid. */
+enum tracerd_kmod_mode {
+	TRACERD_KMOD_CALLOPS	= 1,	/* kmod-callops: ftrace_ops C callback */
+	TRACERD_KMOD_DIRECT	= 2,	/* kmod-direct: ftrace direct call to asm */
+	TRACERD_KMOD_KPROBE	= 3,	/* kmod-kprobe: kprobe at the entry */
+	TRACERD_KMOD_KPROBE_INT3 = 4,	/* kprobe past the ftrace site (+5/+9) */
+};
+#define TRACERD_KMOD_MODE_MAX	4
+
+/* Attach flags. */
+#define TRACERD_ATTACH_SAVE_REGS (1U << 0)	/* callops: FTRACE_OPS_FL_SAVE_REGS */
+#define TRACERD_ATTACH_FLAGS	TRACERD_ATTACH_SAVE_REGS
+
+/* Limits (also reported by TRACERD_IOC_FEATURES). */
+#define TRACERD_NAME_LEN		128	/* bytes, NUL included */
+#define TRACERD_MAX_ATTACH		4096	/* live attachments per file */
+#define TRACERD_BENCH_MAX_CALLS		100000000ULL	/* N */
+#define TRACERD_BENCH_MAX_RELEVANT	200	/* R (direct: 1) */
+#define TRACERD_BENCH_MAX_IRRELEVANT	1000	/* I */
+#define TRACERD_BENCH_MAX_FUNCS		1024	/* K */
 
 /* TRACERD_IOC_VERSION: what the module speaks. */
 struct tracerd_version {
@@ -35,10 +108,144 @@ struct tracerd_version {
 	char module_version[32];	/* out: NUL-terminated module version */
 };
 
+/* TRACERD_IOC_FEATURES flags: kernel configuration the module was built for */
+#define TRACERD_FEAT_DYNAMIC_FTRACE	(1ULL << 0)
+#define TRACERD_FEAT_DIRECT_CALLS	(1ULL << 1)	/* ..._WITH_DIRECT_CALLS */
+#define TRACERD_FEAT_CALL_OPS		(1ULL << 2)	/* ..._WITH_CALL_OPS */
+#define TRACERD_FEAT_WITH_ARGS		(1ULL << 3)	/* ..._WITH_ARGS */
+#define TRACERD_FEAT_WITH_REGS		(1ULL << 4)	/* ..._WITH_REGS */
+#define TRACERD_FEAT_KPROBES		(1ULL << 5)
+#define TRACERD_FEAT_KPROBES_ON_FTRACE	(1ULL << 6)
+#define TRACERD_FEAT_IBT		(1ULL << 7)	/* X86_KERNEL_IBT */
+#define TRACERD_FEAT_CALL_DEPTH		(1ULL << 8)	/* call depth tracking built */
+#define TRACERD_FEAT_FPROBE		(1ULL << 9)
+#define TRACERD_FEAT_DIRECT_API_OPS	(1ULL << 10)	/* register_ftrace_direct(ops, addr) */
+
+/* TRACERD_IOC_FEATURES: what this kernel and module can do. */
+struct tracerd_features {
+	__u64 flags;		/* out: TRACERD_FEAT_* */
+	__u32 modes;		/* out: bit (1 << mode) set when the mode works here */
+	__u32 attach_flags;	/* out: TRACERD_ATTACH_* flags usable here */
+	__u32 linux_version_code;	/* out: LINUX_VERSION_CODE built against */
+	__u32 direct_slots;	/* out: direct trampolines (live direct attachments) */
+	__u32 name_len;		/* out: TRACERD_NAME_LEN */
+	__u32 max_attach;	/* out: TRACERD_MAX_ATTACH */
+	__u64 max_calls;	/* out: TRACERD_BENCH_MAX_CALLS */
+	__u32 max_relevant;	/* out: TRACERD_BENCH_MAX_RELEVANT */
+	__u32 max_irrelevant;	/* out: TRACERD_BENCH_MAX_IRRELEVANT */
+	__u32 max_funcs;	/* out: TRACERD_BENCH_MAX_FUNCS */
+	__u32 reserved;		/* out: 0 */
+	char arch[16];		/* out: "x86_64", "arm64", ... */
+	char release[64];	/* out: running kernel's uname -r */
+};
+
+/* TRACERD_IOC_ATTACH: hook one function; the attachment belongs to the fd. */
+struct tracerd_attach {
+	__u64 addr;		/* in: function entry address */
+	__u32 mode;		/* in: enum tracerd_kmod_mode */
+	__u32 flags;		/* in: TRACERD_ATTACH_* */
+	__u32 tgid;		/* in: 0 = every task, else this thread group only */
+	__u32 reserved;		/* in: must be 0 */
+	__u64 id;		/* out: attachment id, >= 1, unique per fd */
+	__u64 probe_addr;	/* out: where the hook sits (kprobe-int3: addr+5/+9) */
+	char name[TRACERD_NAME_LEN];	/* in: the function's name, NUL-terminated */
+};
+
+/* TRACERD_IOC_DETACH: remove one attachment of this fd. */
+struct tracerd_detach {
+	__u64 id;		/* in: id from TRACERD_IOC_ATTACH */
+};
+
+/* TRACERD_IOC_COUNTERS: an attachment's per-CPU counters, summed. */
+struct tracerd_counters {
+	__u64 id;		/* in: id from TRACERD_IOC_ATTACH */
+	__u64 hits;		/* out: calls counted (passed the tgid filter) */
+	__u64 filtered;		/* out: calls skipped by the tgid filter */
+	__u64 missed;		/* out: kprobe modes: kprobe nmissed; else 0 */
+	__u64 addr;		/* out: function address */
+	__u64 probe_addr;	/* out: hook address */
+	__u32 mode;		/* out */
+	__u32 flags;		/* out */
+	__u32 tgid;		/* out */
+	__u32 reserved;		/* out: 0 */
+};
+
+/*
+ * TRACERD_IOC_STATS: leak accounting, module-wide. At rest, with only the
+ * caller's fd open: files == 1, attachments == 0, allocs == 1 (that fd's
+ * state), direct_slots == 0.
+ */
+struct tracerd_stats {
+	__u64 files;		/* out: open /dev/tracerd files */
+	__u64 attachments;	/* out: live attachments, every file and bench */
+	__u64 allocs;		/* out: live allocations made by the module */
+	__u64 direct_slots;	/* out: direct trampoline slots in use */
+	__u64 reserved[4];	/* out: 0 */
+};
+
+/*
+ * TRACERD_IOC_BENCH_OPS: call the module's own tracee N times with R
+ * relevant attachments on it and I irrelevant ones on I other functions of
+ * the module, all in `mode`; time the same loop with nothing attached first.
+ * ns figures are wall-clock (ktime) and include the loop itself; the loop
+ * yields every 64k calls. Benchmarks are serialized module-wide.
+ */
+struct tracerd_bench_ops {
+	__u32 mode;		/* in: enum tracerd_kmod_mode */
+	__u32 flags;		/* in: TRACERD_ATTACH_* */
+	__u64 calls;		/* in: N, 1..TRACERD_BENCH_MAX_CALLS */
+	__u32 relevant;		/* in: R, 0..TRACERD_BENCH_MAX_RELEVANT (direct: 1) */
+	__u32 irrelevant;	/* in: I, 0..TRACERD_BENCH_MAX_IRRELEVANT */
+	__u64 total_ns;		/* out: N calls with the tracers attached */
+	__u64 per_call_ns;	/* out: total_ns / N */
+	__u64 base_total_ns;	/* out: N calls with nothing attached */
+	__u64 base_per_call_ns;	/* out: base_total_ns / N */
+	__s64 overhead_ps;	/* out: per-call difference, picoseconds */
+	__u64 hits;		/* out: relevant hook calls, must equal N * R */
+	__u64 irrelevant_hits;	/* out: irrelevant hook calls, must be 0 */
+	__u64 attach_ns;	/* out: time to attach R + I */
+	__u64 detach_ns;	/* out: time to detach them */
+};
+
+/*
+ * TRACERD_IOC_BENCH_PATCH: attach then detach K distinct functions of the
+ * module, (a) as one hook covering all K (callops/direct: one ftrace_ops
+ * whose filter holds K addresses, set by ftrace_set_filter_ips, what
+ * enabling a tracer does; kprobe modes: one register_kprobes() batch) and
+ * (b) as K separate attachments. Between attach and detach each function
+ * is called once, so both hit counts must equal K.
+ */
+struct tracerd_bench_patch {
+	__u32 mode;		/* in: enum tracerd_kmod_mode */
+	__u32 flags;		/* in: TRACERD_ATTACH_* */
+	__u32 funcs;		/* in: K, 1..TRACERD_BENCH_MAX_FUNCS */
+	__u32 reserved;		/* in: must be 0 */
+	__u64 one_attach_ns;	/* out: (a) register, filter included */
+	__u64 one_detach_ns;	/* out: (a) unregister and free */
+	__u64 sep_attach_ns;	/* out: (b) K registrations */
+	__u64 sep_detach_ns;	/* out: (b) K unregistrations */
+	__u64 one_hits;		/* out: (a) hook calls, must equal K */
+	__u64 sep_hits;		/* out: (b) hook calls, must equal K */
+};
+
 #define TRACERD_IOC_VERSION	_IOR(TRACERD_IOC_MAGIC, 1, struct tracerd_version)
+#define TRACERD_IOC_FEATURES	_IOR(TRACERD_IOC_MAGIC, 2, struct tracerd_features)
+#define TRACERD_IOC_ATTACH	_IOWR(TRACERD_IOC_MAGIC, 3, struct tracerd_attach)
+#define TRACERD_IOC_DETACH	_IOW(TRACERD_IOC_MAGIC, 4, struct tracerd_detach)
+#define TRACERD_IOC_COUNTERS	_IOWR(TRACERD_IOC_MAGIC, 5, struct tracerd_counters)
+#define TRACERD_IOC_STATS	_IOR(TRACERD_IOC_MAGIC, 6, struct tracerd_stats)
+#define TRACERD_IOC_BENCH_OPS	_IOWR(TRACERD_IOC_MAGIC, 7, struct tracerd_bench_ops)
+#define TRACERD_IOC_BENCH_PATCH	_IOWR(TRACERD_IOC_MAGIC, 8, struct tracerd_bench_patch)
 
 #ifndef __cplusplus
 _Static_assert(sizeof(struct tracerd_version) == 40, "tracerd_version ABI size");
+_Static_assert(sizeof(struct tracerd_features) == 136, "tracerd_features ABI size");
+_Static_assert(sizeof(struct tracerd_attach) == 168, "tracerd_attach ABI size");
+_Static_assert(sizeof(struct tracerd_detach) == 8, "tracerd_detach ABI size");
+_Static_assert(sizeof(struct tracerd_counters) == 64, "tracerd_counters ABI size");
+_Static_assert(sizeof(struct tracerd_stats) == 64, "tracerd_stats ABI size");
+_Static_assert(sizeof(struct tracerd_bench_ops) == 96, "tracerd_bench_ops ABI size");
+_Static_assert(sizeof(struct tracerd_bench_patch) == 64, "tracerd_bench_patch ABI size");
 #endif
 
 #endif /* TRACERD_KMOD_ABI_H */

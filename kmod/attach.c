@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The hook modes of tracerd_kmod, one attachment each:
+ *
+ *   kmod-callops     an ftrace_ops whose C callback counts, filtered to the
+ *                    function's address (optionally FTRACE_OPS_FL_SAVE_REGS)
+ *   kmod-direct      an ftrace direct call to an asm trampoline slot
+ *                    (tramp_<arch>.S) that calls tracerd_direct_hit()
+ *   kmod-kprobe      a kprobe at the entry (on x86 this runs through ftrace)
+ *   kprobe-int3      a kprobe on the first instruction past the ftrace call
+ *                    site, which takes the breakpoint path
+ *
+ * Every callback only bumps a per-CPU counter: no locks, no calls, so it is
+ * safe in any context, NMI included, and cannot recurse into itself. The
+ * callbacks are notrace and NOKPROBE so that tracing them cannot recurse
+ * either. Unregistering waits for running callbacks (ftrace: RCU tasks for
+ * dynamic ops; kprobes: synchronize_rcu), so an attachment is freed only
+ * after its hook is gone.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/idr.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+
+#include "arch.h"
+#include "ftrace_compat.h"
+#include "tracerd_kmod.h"
+
+#define TRACERD_HAVE_DIRECT_MODE (TRACERD_HAVE_DIRECT && TRACERD_HAVE_ARCH_TRAMP)
+
+/* Count one call for a, honouring its tgid filter. Any context. */
+static __always_inline void tracerd_att_hit(struct tracerd_att *a)
+{
+	if (a->tgid && a->tgid != (u32)current->tgid) {
+		this_cpu_inc(a->pcpu->filtered);
+		return;
+	}
+	this_cpu_inc(a->pcpu->hits);
+}
+
+/* kmod-callops: the ftrace_ops callback. */
+static void notrace tracerd_callops_func(unsigned long ip,
+					 unsigned long parent_ip,
+					 struct ftrace_ops *op,
+					 struct ftrace_regs *fregs)
+{
+	tracerd_att_hit(container_of(op, struct tracerd_att, ops));
+}
+NOKPROBE_SYMBOL(tracerd_callops_func);
+
+/* kmod-direct: slot -> attachment, set before arming, cleared after. */
+static struct tracerd_att *tracerd_slot_att[TRACERD_DIRECT_SLOTS ?: 1];
+static DEFINE_IDA(tracerd_slot_ida);
+
+/* Called from the trampoline stub of slot. */
+void notrace tracerd_direct_hit(unsigned long slot)
+{
+	struct tracerd_att *a;
+
+	if (slot >= ARRAY_SIZE(tracerd_slot_att))
+		return;
+	a = READ_ONCE(tracerd_slot_att[slot]);
+	if (a)
+		tracerd_att_hit(a);
+}
+NOKPROBE_SYMBOL(tracerd_direct_hit);
+
+static unsigned long tracerd_slot_tramp(int slot)
+{
+#if TRACERD_HAVE_ARCH_TRAMP
+	return tracerd_direct_tramps[slot];
+#else
+	return 0;
+#endif
+}
+
+/* Give a a trampoline slot of its own: -ENOSPC when all are taken. */
+static int tracerd_slot_get(struct tracerd_att *a)
+{
+	int slot;
+
+	slot = ida_alloc_max(&tracerd_slot_ida, TRACERD_DIRECT_SLOTS - 1,
+			     GFP_KERNEL);
+	if (slot < 0)
+		return slot;
+	a->slot = slot;
+	WRITE_ONCE(tracerd_slot_att[slot], a);
+	atomic64_inc(&tracerd_live.direct_slots);
+	return 0;
+}
+
+static void tracerd_slot_put(struct tracerd_att *a)
+{
+	if (a->slot < 0)
+		return;
+	WRITE_ONCE(tracerd_slot_att[a->slot], NULL);
+	ida_free(&tracerd_slot_ida, a->slot);
+	atomic64_dec(&tracerd_live.direct_slots);
+	a->slot = -1;
+}
+
+/* Module exit: every slot has been put by then. */
+void tracerd_direct_exit(void)
+{
+	ida_destroy(&tracerd_slot_ida);
+}
+
+/* kmod-kprobe, kprobe-int3: the kprobe handlers. */
+static int notrace tracerd_kprobe_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	tracerd_att_hit(container_of(p, struct tracerd_att, kp));
+	return 0;
+}
+NOKPROBE_SYMBOL(tracerd_kprobe_pre);
+
+/*
+ * kprobe-int3 only: a post handler keeps the kprobe from being optimized
+ * into a jump, so the breakpoint path is what gets measured.
+ */
+static void notrace tracerd_kprobe_post(struct kprobe *p, struct pt_regs *regs,
+					unsigned long flags)
+{
+}
+NOKPROBE_SYMBOL(tracerd_kprobe_post);
+
+/* Bit (1 << mode) for every mode this kernel and arch support. */
+u32 tracerd_modes_available(void)
+{
+	u32 m = 0;
+
+	if (IS_ENABLED(CONFIG_DYNAMIC_FTRACE))
+		m |= BIT(TRACERD_KMOD_CALLOPS);
+	if (TRACERD_HAVE_DIRECT_MODE)
+		m |= BIT(TRACERD_KMOD_DIRECT);
+	if (IS_ENABLED(CONFIG_KPROBES))
+		m |= BIT(TRACERD_KMOD_KPROBE);
+	if (IS_ENABLED(CONFIG_KPROBES) && TRACERD_HAVE_ARCH_INT3)
+		m |= BIT(TRACERD_KMOD_KPROBE_INT3);
+	return m;
+}
+
+/* TRACERD_ATTACH_* flags this kernel supports. */
+u32 tracerd_flags_available(void)
+{
+	return IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS) ?
+		TRACERD_ATTACH_SAVE_REGS : 0;
+}
+
+/* -EINVAL for a malformed mode/flags pair, -EOPNOTSUPP if not here. */
+int tracerd_att_check(u32 mode, u32 flags)
+{
+	if (mode == 0 || mode > TRACERD_KMOD_MODE_MAX)
+		return -EINVAL;
+	if (flags & ~TRACERD_ATTACH_FLAGS)
+		return -EINVAL;
+	if ((flags & TRACERD_ATTACH_SAVE_REGS) && mode != TRACERD_KMOD_CALLOPS)
+		return -EINVAL;
+	if (!(tracerd_modes_available() & BIT(mode)))
+		return -EOPNOTSUPP;
+	if (flags & ~tracerd_flags_available())
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static bool tracerd_is_kprobe(const struct tracerd_att *a)
+{
+	return a->mode == TRACERD_KMOD_KPROBE ||
+	       a->mode == TRACERD_KMOD_KPROBE_INT3;
+}
+
+/*
+ * A new, unarmed attachment of mode at addr (already checked by
+ * tracerd_att_check()). Returns an ERR_PTR on failure.
+ */
+struct tracerd_att *tracerd_att_new(u32 mode, u32 flags, u32 tgid,
+				    unsigned long addr)
+{
+	struct tracerd_att *a;
+	unsigned long off = 0;
+	int ret;
+
+	a = tracerd_zalloc(sizeof(*a));
+	if (!a)
+		return ERR_PTR(-ENOMEM);
+	a->mode = mode;
+	a->flags = flags;
+	a->tgid = tgid;
+	a->slot = -1;
+	a->addr = addr;
+	a->probe_addr = addr;
+	a->pcpu = alloc_percpu(struct tracerd_pcpu);
+	if (!a->pcpu) {
+		ret = -ENOMEM;
+		goto out_free_att;
+	}
+	atomic64_inc(&tracerd_live.allocs);
+
+	switch (mode) {
+	case TRACERD_KMOD_CALLOPS:
+		a->ops.func = tracerd_callops_func;
+		if (flags & TRACERD_ATTACH_SAVE_REGS)
+			a->ops.flags |= FTRACE_OPS_FL_SAVE_REGS;
+		break;
+	case TRACERD_KMOD_DIRECT:
+		ret = tracerd_slot_get(a);
+		if (ret)
+			goto out_free_pcpu;
+		break;
+	case TRACERD_KMOD_KPROBE_INT3:
+		ret = tracerd_arch_int3_offset(addr, &off);
+		if (ret)
+			goto out_free_pcpu;
+		a->kp.post_handler = tracerd_kprobe_post;
+		fallthrough;
+	case TRACERD_KMOD_KPROBE:
+		a->probe_addr = addr + off;
+		a->kp.addr = (kprobe_opcode_t *)a->probe_addr;
+		a->kp.pre_handler = tracerd_kprobe_pre;
+		break;
+	}
+	atomic64_inc(&tracerd_live.attachments);
+	return a;
+
+out_free_pcpu:
+	free_percpu(a->pcpu);
+	atomic64_dec(&tracerd_live.allocs);
+out_free_att:
+	tracerd_free(a);
+	return ERR_PTR(ret);
+}
+
+/* Kernel errors that mean "cannot hook there" become -EADDRNOTAVAIL. */
+static int tracerd_where_err(int ret)
+{
+	return ret == -ENOMEM ? ret : -EADDRNOTAVAIL;
+}
+
+/*
+ * Arm a callops or direct attachment on n addresses (the bench's
+ * one-ops-many-functions case; n == 1 for a normal attachment).
+ */
+int tracerd_att_arm_ips(struct tracerd_att *a, unsigned long *ips,
+			unsigned int n)
+{
+	int ret;
+
+	if (tracerd_is_kprobe(a) || a->armed || n == 0)
+		return -EINVAL;
+	if (n == 1)
+		ret = ftrace_set_filter_ip(&a->ops, ips[0], 0, 0);
+	else
+		ret = ftrace_set_filter_ips(&a->ops, ips, n, 0, 0);
+	if (ret) {
+		ret = tracerd_where_err(ret);
+		goto out_free_filter;
+	}
+	if (a->mode == TRACERD_KMOD_DIRECT)
+		ret = tracerd_register_direct(&a->ops,
+					      tracerd_slot_tramp(a->slot));
+	else
+		ret = register_ftrace_function(&a->ops);
+	if (ret)
+		goto out_free_filter;
+	a->armed = true;
+	return 0;
+
+out_free_filter:
+	ftrace_free_filter(&a->ops);
+	return ret;
+}
+
+/* Arm a at its own address. */
+int tracerd_att_arm(struct tracerd_att *a)
+{
+	int ret;
+
+	if (!tracerd_is_kprobe(a))
+		return tracerd_att_arm_ips(a, &a->addr, 1);
+	if (a->armed)
+		return -EINVAL;
+	ret = register_kprobe(&a->kp);
+	if (ret)
+		return tracerd_where_err(ret);
+	/* the kernel may move an entry probe behind ENDBR */
+	a->probe_addr = (unsigned long)a->kp.addr;
+	a->armed = true;
+	return 0;
+}
+
+/* Arm n kprobe attachments with one register_kprobes() call. */
+int tracerd_kprobes_arm(struct tracerd_att **atts, unsigned int n)
+{
+	struct kprobe **kps;
+	unsigned int i;
+	int ret;
+
+	kps = tracerd_zalloc(n * sizeof(*kps));
+	if (!kps)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		kps[i] = &atts[i]->kp;
+	ret = register_kprobes(kps, n);
+	if (ret) {
+		ret = tracerd_where_err(ret);
+	} else {
+		for (i = 0; i < n; i++)
+			atts[i]->armed = true;
+	}
+	tracerd_free(kps);
+	return ret;
+}
+
+/* Disarm n kprobe attachments with one unregister_kprobes() call. */
+void tracerd_kprobes_disarm(struct tracerd_att **atts, unsigned int n)
+{
+	struct kprobe **kps;
+	unsigned int i;
+
+	kps = tracerd_zalloc(n * sizeof(*kps));
+	if (kps) {
+		for (i = 0; i < n; i++)
+			kps[i] = &atts[i]->kp;
+		unregister_kprobes(kps, n);
+		tracerd_free(kps);
+	} else {
+		for (i = 0; i < n; i++)
+			unregister_kprobe(&atts[i]->kp);
+	}
+	for (i = 0; i < n; i++)
+		atts[i]->armed = false;
+}
+
+/* Remove a's hook; false if the kernel refused (a must then be leaked). */
+static bool tracerd_att_disarm(struct tracerd_att *a)
+{
+	int ret = 0;
+
+	if (!a->armed)
+		return true;
+	switch (a->mode) {
+	case TRACERD_KMOD_CALLOPS:
+		ret = unregister_ftrace_function(&a->ops);
+		break;
+	case TRACERD_KMOD_DIRECT:
+		ret = tracerd_unregister_direct(&a->ops,
+						tracerd_slot_tramp(a->slot));
+		break;
+	default:
+		unregister_kprobe(&a->kp);
+		break;
+	}
+	if (ret) {
+		/* the hook may still run: keep it and the module alive */
+		pr_err("cannot unhook %ps (mode %u): %d; leaking it\n",
+		       (void *)a->addr, a->mode, ret);
+		__module_get(THIS_MODULE);
+		return false;
+	}
+	if (!tracerd_is_kprobe(a))
+		ftrace_free_filter(&a->ops);
+	a->armed = false;
+	return true;
+}
+
+/* Disarm (if armed) and free a. NULL-safe. */
+void tracerd_att_free(struct tracerd_att *a)
+{
+	if (IS_ERR_OR_NULL(a))
+		return;
+	if (!tracerd_att_disarm(a))
+		return;
+	tracerd_slot_put(a);
+	free_percpu(a->pcpu);
+	atomic64_dec(&tracerd_live.allocs);
+	atomic64_dec(&tracerd_live.attachments);
+	tracerd_free(a);
+}
+
+/* a's counters summed over every CPU. */
+void tracerd_att_sum(const struct tracerd_att *a, u64 *hits, u64 *filtered)
+{
+	int cpu;
+
+	*hits = 0;
+	*filtered = 0;
+	for_each_possible_cpu(cpu) {
+		const struct tracerd_pcpu *pc = per_cpu_ptr(a->pcpu, cpu);
+
+		*hits += READ_ONCE(pc->hits);
+		*filtered += READ_ONCE(pc->filtered);
+	}
+}

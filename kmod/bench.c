@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-kernel hook benchmarks (TRACERD_IOC_BENCH_OPS, _PATCH).
+ *
+ * The tracees are this module's own functions, so the benchmarks need
+ * nothing else loaded: tracerd_bench_tracee() is the relevant function of
+ * the ops benchmark, tracerd_bench_fn_000 .. _3ff carry its irrelevant
+ * attachments and the K functions of the patch benchmark. They are
+ * __noipa (not only noinline): GCC would otherwise drop calls whose result
+ * it can see, merge identical bodies or clone them.
+ *
+ * Benchmarks run one at a time (tracerd_bench_lock), so only the running
+ * one calls the tracees and its hook counts are exact: ops must count
+ * N x R relevant hits and no irrelevant one, patch K hits per variant;
+ * anything else is -EPROTO. Loops yield every 64k calls and between
+ * attachments; N, R, I and K are bounded (kmod_abi.h).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+
+#include "tracerd_kmod.h"
+
+#ifndef __noipa
+#define __noipa __attribute__((__noipa__))
+#endif
+
+int tracerd_bench_tracee(int x);
+
+/* The relevant tracee of the ops benchmark. */
+__noipa int tracerd_bench_tracee(int x)
+{
+	return x + 1;
+}
+
+/* 1024 distinct functions, tracerd_bench_fn_000 .. tracerd_bench_fn_3ff. */
+#define TB_FN(n) int tracerd_bench_fn_##n(int x);			\
+	__noipa int tracerd_bench_fn_##n(int x) { return x ^ 0x##n; }
+#define TB_D1(p) TB_FN(p##0) TB_FN(p##1) TB_FN(p##2) TB_FN(p##3)	\
+		 TB_FN(p##4) TB_FN(p##5) TB_FN(p##6) TB_FN(p##7)	\
+		 TB_FN(p##8) TB_FN(p##9) TB_FN(p##a) TB_FN(p##b)	\
+		 TB_FN(p##c) TB_FN(p##d) TB_FN(p##e) TB_FN(p##f)
+#define TB_D2(p) TB_D1(p##0) TB_D1(p##1) TB_D1(p##2) TB_D1(p##3)	\
+		 TB_D1(p##4) TB_D1(p##5) TB_D1(p##6) TB_D1(p##7)	\
+		 TB_D1(p##8) TB_D1(p##9) TB_D1(p##a) TB_D1(p##b)	\
+		 TB_D1(p##c) TB_D1(p##d) TB_D1(p##e) TB_D1(p##f)
+TB_D2(0) TB_D2(1) TB_D2(2) TB_D2(3)
+
+#undef TB_FN
+#define TB_FN(n) tracerd_bench_fn_##n,
+static int (*const tracerd_bench_fns[])(int) = {
+	TB_D2(0) TB_D2(1) TB_D2(2) TB_D2(3)
+};
+static_assert(ARRAY_SIZE(tracerd_bench_fns) >= TRACERD_BENCH_MAX_FUNCS);
+static_assert(ARRAY_SIZE(tracerd_bench_fns) >= TRACERD_BENCH_MAX_IRRELEVANT);
+
+static DEFINE_MUTEX(tracerd_bench_lock);
+static int tracerd_bench_sink;
+
+/* ns spent calling the tracee n times. */
+static u64 tracerd_bench_loop(u64 n)
+{
+	u64 i, t0 = ktime_get_ns();
+	int sink = 0;
+
+	for (i = 0; i < n; i++) {
+		sink += tracerd_bench_tracee((int)i);
+		if ((i & 0xffff) == 0xffff)
+			cond_resched();
+	}
+	WRITE_ONCE(tracerd_bench_sink, sink);
+	return ktime_get_ns() - t0;
+}
+
+/* Call each of the first k bench functions once. */
+static void tracerd_bench_call_fns(unsigned int k)
+{
+	unsigned int i;
+	int sink = 0;
+
+	for (i = 0; i < k; i++)
+		sink += tracerd_bench_fns[i]((int)i);
+	WRITE_ONCE(tracerd_bench_sink, sink);
+}
+
+static unsigned long tracerd_bench_fn_addr(unsigned int i)
+{
+	return (unsigned long)tracerd_bench_fns[i];
+}
+
+/* Create and arm one attachment; ERR_PTR on failure. */
+static struct tracerd_att *tracerd_bench_att(u32 mode, u32 flags,
+					     unsigned long addr)
+{
+	struct tracerd_att *a = tracerd_att_new(mode, flags, 0, addr);
+	int ret;
+
+	if (IS_ERR(a))
+		return a;
+	ret = tracerd_att_arm(a);
+	if (ret) {
+		tracerd_att_free(a);
+		return ERR_PTR(ret);
+	}
+	return a;
+}
+
+/* Free the n attachments of atts (NULL entries skipped); ns spent. */
+static u64 tracerd_bench_free_atts(struct tracerd_att **atts, unsigned int n)
+{
+	u64 t0 = ktime_get_ns();
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		tracerd_att_free(atts[i]);
+		atts[i] = NULL;
+		cond_resched();
+	}
+	return ktime_get_ns() - t0;
+}
+
+/* Sum of the hit counters of atts[from .. to). */
+static u64 tracerd_bench_hits(struct tracerd_att **atts, unsigned int from,
+			      unsigned int to)
+{
+	u64 sum = 0, hits, filtered;
+	unsigned int i;
+
+	for (i = from; i < to; i++) {
+		tracerd_att_sum(atts[i], &hits, &filtered);
+		sum += hits;
+	}
+	return sum;
+}
+
+static int tracerd_bench_ops_check(const struct tracerd_bench_ops *b)
+{
+	int ret = tracerd_att_check(b->mode, b->flags);
+
+	if (ret == -EINVAL || b->calls == 0)
+		return -EINVAL;
+	if (b->calls > TRACERD_BENCH_MAX_CALLS ||
+	    b->relevant > TRACERD_BENCH_MAX_RELEVANT ||
+	    b->irrelevant > TRACERD_BENCH_MAX_IRRELEVANT ||
+	    (b->mode == TRACERD_KMOD_DIRECT && b->relevant > 1))
+		return -E2BIG;
+	return ret;
+}
+
+/*
+ * ops: the loop with nothing attached, then with I irrelevant attachments
+ * (one per bench function) and R relevant ones on the tracee.
+ */
+long tracerd_bench_ops(struct tracerd_bench_ops *b)
+{
+	unsigned int i, n = b->relevant + b->irrelevant;
+	struct tracerd_att **atts;
+	u64 t0;
+	long ret;
+
+	ret = tracerd_bench_ops_check(b);
+	if (ret)
+		return ret;
+	atts = tracerd_zalloc((n ?: 1) * sizeof(*atts));
+	if (!atts)
+		return -ENOMEM;
+	if (mutex_lock_interruptible(&tracerd_bench_lock)) {
+		ret = -EINTR;
+		goto out_free_array;
+	}
+
+	b->base_total_ns = tracerd_bench_loop(b->calls);
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		unsigned long addr = i < b->irrelevant ?
+			tracerd_bench_fn_addr(i) :
+			(unsigned long)tracerd_bench_tracee;
+
+		atts[i] = tracerd_bench_att(b->mode, b->flags, addr);
+		if (IS_ERR(atts[i])) {
+			ret = PTR_ERR(atts[i]);
+			atts[i] = NULL;
+			goto out_free_atts;
+		}
+		cond_resched();
+	}
+	b->attach_ns = ktime_get_ns() - t0;
+	b->total_ns = tracerd_bench_loop(b->calls);
+	b->irrelevant_hits = tracerd_bench_hits(atts, 0, b->irrelevant);
+	b->hits = tracerd_bench_hits(atts, b->irrelevant, n);
+	b->detach_ns = tracerd_bench_free_atts(atts, n);
+
+	b->per_call_ns = div64_u64(b->total_ns, b->calls);
+	b->base_per_call_ns = div64_u64(b->base_total_ns, b->calls);
+	b->overhead_ps = div64_s64(((s64)b->total_ns - (s64)b->base_total_ns) * 1000,
+				   (s64)b->calls);
+	if (b->hits != b->calls * b->relevant || b->irrelevant_hits)
+		ret = -EPROTO;
+
+out_free_atts:
+	tracerd_bench_free_atts(atts, n);
+	mutex_unlock(&tracerd_bench_lock);
+out_free_array:
+	tracerd_free(atts);
+	return ret;
+}
+
+/* patch (a): one hook on all k functions; fills the one_* results. */
+static long tracerd_bench_patch_one(struct tracerd_bench_patch *b,
+				    struct tracerd_att **atts,
+				    unsigned long *ips)
+{
+	unsigned int i, k = b->funcs;
+	bool kprobe = b->mode == TRACERD_KMOD_KPROBE ||
+		      b->mode == TRACERD_KMOD_KPROBE_INT3;
+	unsigned int n = kprobe ? k : 1;
+	long ret;
+	u64 t0;
+
+	for (i = 0; i < n; i++) {
+		atts[i] = tracerd_att_new(b->mode, b->flags, 0, ips[i]);
+		if (IS_ERR(atts[i])) {
+			ret = PTR_ERR(atts[i]);
+			atts[i] = NULL;
+			goto out_free_atts;
+		}
+	}
+	t0 = ktime_get_ns();
+	if (kprobe)
+		ret = tracerd_kprobes_arm(atts, k);
+	else
+		ret = tracerd_att_arm_ips(atts[0], ips, k);
+	if (ret)
+		goto out_free_atts;
+	b->one_attach_ns = ktime_get_ns() - t0;
+	tracerd_bench_call_fns(k);
+	b->one_hits = tracerd_bench_hits(atts, 0, n);
+	t0 = ktime_get_ns();
+	if (kprobe)
+		tracerd_kprobes_disarm(atts, k);
+	tracerd_bench_free_atts(atts, n);
+	b->one_detach_ns = ktime_get_ns() - t0;
+	return 0;
+
+out_free_atts:
+	tracerd_bench_free_atts(atts, n);
+	return ret;
+}
+
+/* patch (b): k separate attachments; fills the sep_* results. */
+static long tracerd_bench_patch_sep(struct tracerd_bench_patch *b,
+				    struct tracerd_att **atts,
+				    unsigned long *ips)
+{
+	unsigned int i, k = b->funcs;
+	long ret = 0;
+	u64 t0;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < k; i++) {
+		atts[i] = tracerd_bench_att(b->mode, b->flags, ips[i]);
+		if (IS_ERR(atts[i])) {
+			ret = PTR_ERR(atts[i]);
+			atts[i] = NULL;
+			goto out_free_atts;
+		}
+		cond_resched();
+	}
+	b->sep_attach_ns = ktime_get_ns() - t0;
+	tracerd_bench_call_fns(k);
+	b->sep_hits = tracerd_bench_hits(atts, 0, k);
+	b->sep_detach_ns = tracerd_bench_free_atts(atts, k);
+	return 0;
+
+out_free_atts:
+	tracerd_bench_free_atts(atts, k);
+	return ret;
+}
+
+/* patch: attach and detach K functions as one hook, then as K hooks. */
+long tracerd_bench_patch(struct tracerd_bench_patch *b)
+{
+	struct tracerd_att **atts;
+	unsigned long *ips;
+	unsigned int i;
+	long ret;
+
+	ret = tracerd_att_check(b->mode, b->flags);
+	if (ret == -EINVAL || b->reserved || b->funcs == 0)
+		return -EINVAL;
+	if (b->funcs > TRACERD_BENCH_MAX_FUNCS)
+		return -E2BIG;
+	if (ret)
+		return ret;
+	atts = tracerd_zalloc(b->funcs * sizeof(*atts));
+	if (!atts)
+		return -ENOMEM;
+	ips = tracerd_zalloc(b->funcs * sizeof(*ips));
+	if (!ips) {
+		ret = -ENOMEM;
+		goto out_free_atts;
+	}
+	for (i = 0; i < b->funcs; i++)
+		ips[i] = tracerd_bench_fn_addr(i);
+	if (mutex_lock_interruptible(&tracerd_bench_lock)) {
+		ret = -EINTR;
+		goto out_free_ips;
+	}
+	ret = tracerd_bench_patch_one(b, atts, ips);
+	if (!ret)
+		ret = tracerd_bench_patch_sep(b, atts, ips);
+	if (!ret && (b->one_hits != b->funcs || b->sep_hits != b->funcs))
+		ret = -EPROTO;
+	mutex_unlock(&tracerd_bench_lock);
+out_free_ips:
+	tracerd_free(ips);
+out_free_atts:
+	tracerd_free(atts);
+	return ret;
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel API drift, in one place. Version checks live here and nowhere
+ * else in tracerd_kmod; the rest of the module calls the tracerd_*()
+ * wrappers below. Usable from C and from the arch .S files.
+ *
+ * Known drift:
+ * - Direct calls: before v6.4, a multi-function direct call is
+ *   register_ftrace_direct_multi(ops, addr) and
+ *   unregister_ftrace_direct_multi(ops, addr), which leaves the ops filter
+ *   to the caller. From v6.4 the same thing is register_ftrace_direct(ops,
+ *   addr) and unregister_ftrace_direct(ops, addr, free_filters); we pass
+ *   free_filters = false and free the filter ourselves, so one code path
+ *   frees it exactly once on every kernel (passing true *and* calling
+ *   ftrace_free_filter() is a double free, seen as a slub BUG on 6.12).
+ * - x86 call depth tracking (v6.2+): a direct trampoline must account for
+ *   the call that reached it (CALL_DEPTH_ACCOUNT); older kernels have no
+ *   such macro, so an empty one stands in.
+ */
+#ifndef TRACERD_FTRACE_COMPAT_H
+#define TRACERD_FTRACE_COMPAT_H
+
+#include <linux/version.h>
+
+#ifdef __ASSEMBLY__
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+.macro CALL_DEPTH_ACCOUNT
+.endm
+#endif
+
+#else /* !__ASSEMBLY__ */
+
+#include <linux/ftrace.h>
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define TRACERD_DIRECT_API_OPS 1
+#else
+#define TRACERD_DIRECT_API_OPS 0
+#endif
+
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+#define TRACERD_HAVE_DIRECT 1
+
+/* Route every address in ops' filter to the trampoline at addr. */
+static inline int tracerd_register_direct(struct ftrace_ops *ops,
+					  unsigned long addr)
+{
+#if TRACERD_DIRECT_API_OPS
+	return register_ftrace_direct(ops, addr);
+#else
+	return register_ftrace_direct_multi(ops, addr);
+#endif
+}
+
+/* Undo tracerd_register_direct(); the filter is freed by the caller. */
+static inline int tracerd_unregister_direct(struct ftrace_ops *ops,
+					    unsigned long addr)
+{
+#if TRACERD_DIRECT_API_OPS
+	return unregister_ftrace_direct(ops, addr, false);
+#else
+	return unregister_ftrace_direct_multi(ops, addr);
+#endif
+}
+
+#else /* !CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS */
+#define TRACERD_HAVE_DIRECT 0
+
+static inline int tracerd_register_direct(struct ftrace_ops *ops,
+					  unsigned long addr)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int tracerd_unregister_direct(struct ftrace_ops *ops,
+					    unsigned long addr)
+{
+	return -EOPNOTSUPP;
+}
+#endif /* CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS */
+
+#endif /* __ASSEMBLY__ */
+#endif /* TRACERD_FTRACE_COMPAT_H */

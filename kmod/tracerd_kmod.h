@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tracerd_kmod internals shared by main.c (device, ioctls), attach.c (the
+ * hook modes) and bench.c (in-kernel benchmarks).
+ */
+#ifndef TRACERD_KMOD_H
+#define TRACERD_KMOD_H
+
+#include <linux/atomic.h>
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/types.h>
+
+#include <tracerd/kmod_abi.h>
+
+/* Per-CPU counters of one attachment. */
+struct tracerd_pcpu {
+	u64 hits;
+	u64 filtered;
+};
+
+/*
+ * One hook: a kmod-callops or kmod-direct ftrace_ops, or a kprobe.
+ * Created by tracerd_att_new(), armed by tracerd_att_arm*() (or a kprobe
+ * batch), disarmed and freed by tracerd_att_free().
+ */
+struct tracerd_att {
+	u32 mode;
+	u32 flags;
+	u32 tgid;
+	bool armed;
+	int slot;			/* direct trampoline slot, or -1 */
+	unsigned long addr;		/* function entry */
+	unsigned long probe_addr;	/* where the hook sits */
+	struct tracerd_pcpu __percpu *pcpu;
+	union {
+		struct ftrace_ops ops;	/* callops, direct */
+		struct kprobe kp;	/* kprobe, kprobe-int3 */
+	};
+};
+
+/* Leak accounting (TRACERD_IOC_STATS). */
+struct tracerd_stats_live {
+	atomic64_t files;
+	atomic64_t attachments;
+	atomic64_t allocs;
+	atomic64_t direct_slots;
+};
+extern struct tracerd_stats_live tracerd_live;
+
+void *tracerd_zalloc(size_t size);
+void tracerd_free(const void *p);
+
+/* attach.c */
+u32 tracerd_modes_available(void);
+u32 tracerd_flags_available(void);
+int tracerd_att_check(u32 mode, u32 flags);
+struct tracerd_att *tracerd_att_new(u32 mode, u32 flags, u32 tgid,
+				    unsigned long addr);
+int tracerd_att_arm(struct tracerd_att *a);
+int tracerd_att_arm_ips(struct tracerd_att *a, unsigned long *ips,
+			unsigned int n);
+int tracerd_kprobes_arm(struct tracerd_att **atts, unsigned int n);
+void tracerd_kprobes_disarm(struct tracerd_att **atts, unsigned int n);
+void tracerd_att_free(struct tracerd_att *a);
+void tracerd_att_sum(const struct tracerd_att *a, u64 *hits, u64 *filtered);
+void tracerd_direct_exit(void);
+
+/* bench.c */
+long tracerd_bench_ops(struct tracerd_bench_ops *b);
+long tracerd_bench_patch(struct tracerd_bench_patch *b);
+
+#endif /* TRACERD_KMOD_H */

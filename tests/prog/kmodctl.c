@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * kmodctl — test driver for /dev/tracerd (tracerd_kmod.ko), used by the
+ * in-VM tests tests/vm/guest/t/2*-kmod-*.sh. Every subcommand opens its
+ * own fd, so the attachments it makes live exactly as long as it runs.
+ *
+ *   kmodctl features                      print what the module reports
+ *   kmodctl stats [--clean]               leak accounting; --clean: exit 1
+ *                                         unless only this fd is accounted
+ *   kmodctl attach MODE FUNC [opts]       attach (--repeat R times), print
+ *                                         one line per attempt; exit with
+ *                                         the errno of the last failure
+ *   kmodctl count MODE FUNC N [opts]      attach R times (--repeat), make N
+ *                                         calls of FUNC from this process,
+ *                                         print "hits=.. filtered=.." per
+ *                                         attachment; exit 1 on mismatch
+ *   kmodctl cycles MODE FUNC C N [opts]   C x (attach, N calls, check, detach)
+ *   kmodctl hold SPEC... [--signal-ready FILE]
+ *                                         attach each MODE:FUNC, touch FILE,
+ *                                         sleep until killed
+ *   kmodctl hot FUNC                      call FUNC forever (load generator)
+ *   kmodctl detach ID | counters ID       on a fresh fd: ENOENT expected
+ *   kmodctl ioctl-nr NR                   an unknown ioctl number
+ *   kmodctl bench-ops MODE N R I [--save-regs]
+ *   kmodctl bench-patch MODE K
+ *   kmodctl table MODE N                  the relevant x irrelevant table
+ *
+ * MODE: callops, callops-regs (SAVE_REGS), direct, kprobe, kprobe-int3, or
+ * a raw number (for bad-input tests). FUNC is resolved in /proc/kallsyms.
+ * How calls are made: tracerd_testmod_* through the test module's debugfs
+ * (which runs in this process), the getpgid syscall handler by syscalls.
+ * Attach options:
+ *   --addr HEX|+OFF  address to send (default: FUNC's), +OFF adds to it
+ *   --name STR       name to send (default FUNC); --name-fill N: N 'a's
+ *                    with no NUL (N = field size)
+ *   --tgid N|self    tgid filter (default self for count/cycles, 0 else)
+ *   --flags N  --reserved N  --repeat R
+ *   --other M        count: a child process makes M calls too (filtered)
+ * Exit status: 0 ok, errno of a failed ioctl, 1 mismatch, 2 usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <tracerd/kmod_abi.h>
+
+#define TESTMOD_DBG "/sys/kernel/debug/tracerd_testmod"
+#define MAX_REPEAT 256
+
+struct opts {
+	const char *addr;	/* --addr */
+	const char *name;	/* --name */
+	int name_fill;		/* --name-fill */
+	long long tgid;		/* --tgid, -1 = default */
+	unsigned int flags;
+	unsigned int reserved;
+	int repeat;
+	long other;
+	const char *ready;	/* --signal-ready */
+};
+
+static const char *errname(int e)
+{
+	const char *n = strerrorname_np(e);
+
+	return n ? n : "E?";
+}
+
+static int dev_open(void)
+{
+	int fd = open(TRACERD_DEV_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, "kmodctl: open %s: %s\n", TRACERD_DEV_PATH, strerror(errno));
+		exit(errno);
+	}
+	return fd;
+}
+
+/* MODE name (or number) to mode and flags; -1 when unknown. */
+static int parse_mode(const char *s, unsigned int *flags)
+{
+	char *end;
+	long v;
+
+	if (!strcmp(s, "callops"))
+		return TRACERD_KMOD_CALLOPS;
+	if (!strcmp(s, "callops-regs")) {
+		*flags |= TRACERD_ATTACH_SAVE_REGS;
+		return TRACERD_KMOD_CALLOPS;
+	}
+	if (!strcmp(s, "direct"))
+		return TRACERD_KMOD_DIRECT;
+	if (!strcmp(s, "kprobe"))
+		return TRACERD_KMOD_KPROBE;
+	if (!strcmp(s, "kprobe-int3"))
+		return TRACERD_KMOD_KPROBE_INT3;
+	v = strtol(s, &end, 0);
+	if (*s && !*end && v >= 0)
+		return (int)v;
+	fprintf(stderr, "kmodctl: unknown mode '%s'\n", s);
+	exit(2);
+}
+
+/*
+ * Address of FUNC from /proc/kallsyms (first exact match), 0 if none. The
+ * last answer is cached: reading kallsyms is slow under TCG.
+ */
+static unsigned long long ksym_addr(const char *func)
+{
+	static char cached_name[256];
+	static unsigned long long cached_addr;
+	char line[512], name[256], type;
+	unsigned long long a, found = 0;
+	FILE *f;
+
+	if (cached_addr && !strcmp(cached_name, func))
+		return cached_addr;
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
+		    !strcmp(name, func)) {
+			found = a;
+			break;
+		}
+	}
+	fclose(f);
+	snprintf(cached_name, sizeof(cached_name), "%s", func);
+	cached_addr = found;
+	return found;
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->tgid = -1;
+	o->repeat = 1;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--save-regs")) {
+			o->flags |= TRACERD_ATTACH_SAVE_REGS;
+			continue;
+		}
+		if (!v) {
+			fprintf(stderr, "kmodctl: bad option '%s'\n", a);
+			exit(2);
+		}
+		i++;
+		if (!strcmp(a, "--addr"))
+			o->addr = v;
+		else if (!strcmp(a, "--name"))
+			o->name = v;
+		else if (!strcmp(a, "--name-fill"))
+			o->name_fill = atoi(v);
+		else if (!strcmp(a, "--tgid"))
+			o->tgid = !strcmp(v, "self") ? getpid() : strtoll(v, NULL, 0);
+		else if (!strcmp(a, "--flags"))
+			o->flags = strtoul(v, NULL, 0);
+		else if (!strcmp(a, "--reserved"))
+			o->reserved = strtoul(v, NULL, 0);
+		else if (!strcmp(a, "--repeat"))
+			o->repeat = atoi(v);
+		else if (!strcmp(a, "--other"))
+			o->other = atol(v);
+		else if (!strcmp(a, "--signal-ready"))
+			o->ready = v;
+		else {
+			fprintf(stderr, "kmodctl: bad option '%s'\n", a);
+			exit(2);
+		}
+	}
+	if (o->repeat < 1 || o->repeat > MAX_REPEAT) {
+		fprintf(stderr, "kmodctl: --repeat 1..%d\n", MAX_REPEAT);
+		exit(2);
+	}
+}
+
+/* Fill an attach request for MODE FUNC with the options applied. */
+static void make_req(struct tracerd_attach *req, const char *mode, const char *func,
+		     const struct opts *o, long long def_tgid)
+{
+	unsigned long long addr = ksym_addr(func);
+
+	memset(req, 0, sizeof(*req));
+	req->flags = o->flags;
+	req->mode = parse_mode(mode, &req->flags);
+	if (o->addr && o->addr[0] == '+')
+		addr += strtoull(o->addr + 1, NULL, 0);
+	else if (o->addr)
+		addr = strtoull(o->addr, NULL, 16);
+	else if (!addr) {
+		fprintf(stderr, "kmodctl: '%s' not in /proc/kallsyms\n", func);
+		exit(2);
+	}
+	req->addr = addr;
+	req->tgid = (__u32)(o->tgid >= 0 ? o->tgid : def_tgid);
+	req->reserved = o->reserved;
+	if (o->name_fill)
+		memset(req->name, 'a', o->name_fill < TRACERD_NAME_LEN ? o->name_fill
+								  : TRACERD_NAME_LEN);
+	else
+		snprintf(req->name, sizeof(req->name), "%s", o->name ? o->name : func);
+}
+
+/* Attach req; print the outcome; 0 or errno. */
+static int do_attach(int fd, struct tracerd_attach *req, int verbose)
+{
+	if (ioctl(fd, TRACERD_IOC_ATTACH, req)) {
+		int e = errno;
+
+		printf("attach: error %s (%d)\n", errname(e), e);
+		return e;
+	}
+	if (verbose)
+		printf("attach: id=%llu probe=+%llu\n", (unsigned long long)req->id,
+		       (unsigned long long)(req->probe_addr - req->addr));
+	return 0;
+}
+
+static int read_counters(int fd, __u64 id, struct tracerd_counters *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->id = id;
+	if (ioctl(fd, TRACERD_IOC_COUNTERS, c)) {
+		int e = errno;
+
+		printf("counters %llu: error %s\n", (unsigned long long)id, errname(e));
+		return e;
+	}
+	return 0;
+}
+
+static int detach(int fd, __u64 id)
+{
+	struct tracerd_detach d = { .id = id };
+
+	if (ioctl(fd, TRACERD_IOC_DETACH, &d)) {
+		int e = errno;
+
+		printf("detach %llu: error %s\n", (unsigned long long)id, errname(e));
+		return e;
+	}
+	return 0;
+}
+
+/* Make n calls of func from this process. */
+static int make_calls(const char *func, long n)
+{
+	char path[256], buf[64];
+	long i;
+	int fd, len;
+
+	if (!strncmp(func, "tracerd_testmod_fn_", 19)) {
+		snprintf(path, sizeof(path), TESTMOD_DBG "/call_fn");
+		len = snprintf(buf, sizeof(buf), "%ld %ld", strtol(func + 19, NULL, 16), n);
+	} else if (!strcmp(func, "tracerd_testmod_target")) {
+		snprintf(path, sizeof(path), TESTMOD_DBG "/call");
+		len = snprintf(buf, sizeof(buf), "%ld", n);
+	} else if (strstr(func, "sys_getpgid")) {
+		for (i = 0; i < n; i++)
+			syscall(SYS_getpgid, 0);
+		return 0;
+	} else {
+		fprintf(stderr, "kmodctl: do not know how to call '%s'\n", func);
+		return 2;
+	}
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, buf, len) != len) {
+		fprintf(stderr, "kmodctl: %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int cmd_features(void)
+{
+	struct tracerd_features f;
+	int fd = dev_open();
+
+	memset(&f, 0, sizeof(f));
+	if (ioctl(fd, TRACERD_IOC_FEATURES, &f))
+		return errno;
+	printf("flags=0x%llx modes=0x%x attach_flags=0x%x version_code=0x%x\n",
+	       (unsigned long long)f.flags, f.modes, f.attach_flags, f.linux_version_code);
+	printf("direct_slots=%u name_len=%u max_attach=%u max_calls=%llu\n",
+	       f.direct_slots, f.name_len, f.max_attach, (unsigned long long)f.max_calls);
+	printf("max_relevant=%u max_irrelevant=%u max_funcs=%u arch=%s release=%s\n",
+	       f.max_relevant, f.max_irrelevant, f.max_funcs, f.arch, f.release);
+	printf("direct_calls=%d call_ops=%d with_args=%d with_regs=%d kprobes=%d "
+	       "kprobes_on_ftrace=%d ibt=%d call_depth=%d\n",
+	       !!(f.flags & TRACERD_FEAT_DIRECT_CALLS), !!(f.flags & TRACERD_FEAT_CALL_OPS),
+	       !!(f.flags & TRACERD_FEAT_WITH_ARGS), !!(f.flags & TRACERD_FEAT_WITH_REGS),
+	       !!(f.flags & TRACERD_FEAT_KPROBES), !!(f.flags & TRACERD_FEAT_KPROBES_ON_FTRACE),
+	       !!(f.flags & TRACERD_FEAT_IBT), !!(f.flags & TRACERD_FEAT_CALL_DEPTH));
+	return 0;
+}
+
+static int cmd_stats(int clean)
+{
+	struct tracerd_stats s;
+	int fd = dev_open();
+
+	memset(&s, 0, sizeof(s));
+	if (ioctl(fd, TRACERD_IOC_STATS, &s))
+		return errno;
+	printf("files=%llu attachments=%llu allocs=%llu direct_slots=%llu\n",
+	       (unsigned long long)s.files, (unsigned long long)s.attachments,
+	       (unsigned long long)s.allocs, (unsigned long long)s.direct_slots);
+	if (clean && (s.files != 1 || s.attachments || s.allocs != 1 || s.direct_slots))
+		return 1;
+	return 0;
+}
+
+static int cmd_attach(int argc, char **argv)
+{
+	struct tracerd_attach req;
+	struct opts o;
+	int fd, i, err = 0;
+
+	if (argc < 2)
+		return 2;
+	parse_opts(argc - 2, argv + 2, &o);
+	fd = dev_open();
+	for (i = 0; i < o.repeat; i++) {
+		make_req(&req, argv[0], argv[1], &o, 0);
+		err = do_attach(fd, &req, 1) ?: err;
+	}
+	return err;
+}
+
+/* Attach R times, make n calls (and m from a child), check every count. */
+static int count_once(int fd, const char *mode, const char *func, long n,
+		      const struct opts *o, int verbose)
+{
+	__u64 ids[MAX_REPEAT];
+	struct tracerd_attach req;
+	struct tracerd_counters c;
+	int i, err, bad = 0;
+	pid_t child = -1;
+
+	for (i = 0; i < o->repeat; i++) {
+		make_req(&req, mode, func, o, getpid());
+		err = do_attach(fd, &req, verbose);
+		if (err)
+			return err;
+		ids[i] = req.id;
+	}
+	if (o->other > 0) {
+		child = fork();
+		if (child == 0)
+			_exit(make_calls(func, o->other));
+	}
+	err = make_calls(func, n);
+	if (child > 0) {
+		int st;
+
+		waitpid(child, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			err = err ?: 1;
+	}
+	for (i = 0; i < o->repeat; i++) {
+		err = read_counters(fd, ids[i], &c) ?: err;
+		if (verbose)
+			printf("hits=%llu filtered=%llu missed=%llu\n",
+			       (unsigned long long)c.hits, (unsigned long long)c.filtered,
+			       (unsigned long long)c.missed);
+		if (c.hits != (__u64)n || c.missed) {
+			printf("MISMATCH attachment %llu: hits=%llu want %ld (missed %llu)\n",
+			       (unsigned long long)ids[i], (unsigned long long)c.hits, n,
+			       (unsigned long long)c.missed);
+			bad = 1;
+		}
+		if (o->other > 0 && c.filtered < (__u64)o->other) {
+			printf("MISMATCH attachment %llu: filtered=%llu want >= %ld\n",
+			       (unsigned long long)ids[i], (unsigned long long)c.filtered,
+			       o->other);
+			bad = 1;
+		}
+		err = detach(fd, ids[i]) ?: err;
+	}
+	return err ?: bad;
+}
+
+static int cmd_count(int argc, char **argv)
+{
+	struct opts o;
+
+	if (argc < 3)
+		return 2;
+	parse_opts(argc - 3, argv + 3, &o);
+	return count_once(dev_open(), argv[0], argv[1], atol(argv[2]), &o, 1);
+}
+
+static int cmd_cycles(int argc, char **argv)
+{
+	struct opts o;
+	long c, cycles;
+	int fd, err;
+
+	if (argc < 4)
+		return 2;
+	parse_opts(argc - 4, argv + 4, &o);
+	cycles = atol(argv[2]);
+	fd = dev_open();
+	for (c = 0; c < cycles; c++) {
+		err = count_once(fd, argv[0], argv[1], atol(argv[3]), &o, 0);
+		if (err) {
+			printf("cycle %ld failed: %d\n", c, err);
+			return err;
+		}
+	}
+	printf("cycles=%ld ok\n", cycles);
+	return 0;
+}
+
+static int cmd_hold(int argc, char **argv)
+{
+	struct tracerd_attach req;
+	struct opts o;
+	int fd, i, nspec = 0, err;
+
+	while (nspec < argc && strncmp(argv[nspec], "--", 2))
+		nspec++;
+	parse_opts(argc - nspec, argv + nspec, &o);
+	fd = dev_open();
+	for (i = 0; i < nspec; i++) {
+		char *spec = strdup(argv[i]), *func = strchr(spec, ':');
+
+		if (!func)
+			return 2;
+		*func++ = '\0';
+		make_req(&req, spec, func, &o, 0);
+		err = do_attach(fd, &req, 1);
+		if (err)
+			return err;
+		free(spec);
+	}
+	fflush(stdout);
+	if (o.ready)
+		close(open(o.ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+	for (;;)
+		pause();
+	return 0;
+}
+
+static int cmd_hot(const char *func)
+{
+	for (;;) {
+		if (make_calls(func, 10000))
+			return 1;
+	}
+}
+
+static int cmd_id(const char *what, const char *id)
+{
+	int fd = dev_open();
+	struct tracerd_counters c;
+
+	if (!strcmp(what, "detach"))
+		return detach(fd, strtoull(id, NULL, 0));
+	return read_counters(fd, strtoull(id, NULL, 0), &c);
+}
+
+static int cmd_ioctl_nr(const char *nr)
+{
+	char buf[256] = { 0 };
+	int fd = dev_open();
+
+	if (ioctl(fd, _IOWR(TRACERD_IOC_MAGIC, atoi(nr), char[64]), buf)) {
+		printf("ioctl: error %s\n", errname(errno));
+		return errno;
+	}
+	return 0;
+}
+
+static int bench_ops(int fd, struct tracerd_bench_ops *b)
+{
+	if (ioctl(fd, TRACERD_IOC_BENCH_OPS, b)) {
+		int e = errno;
+
+		printf("bench-ops: error %s (%d)", errname(e), e);
+		if (e == EPROTO)
+			printf(" hits=%llu irrelevant_hits=%llu",
+			       (unsigned long long)b->hits,
+			       (unsigned long long)b->irrelevant_hits);
+		printf("\n");
+		return e;
+	}
+	return 0;
+}
+
+static int cmd_bench_ops(int argc, char **argv)
+{
+	struct tracerd_bench_ops b;
+	struct opts o;
+	int err;
+
+	if (argc < 4)
+		return 2;
+	parse_opts(argc - 4, argv + 4, &o);
+	memset(&b, 0, sizeof(b));
+	b.flags = o.flags;
+	b.mode = parse_mode(argv[0], &b.flags);
+	b.calls = strtoull(argv[1], NULL, 0);
+	b.relevant = strtoul(argv[2], NULL, 0);
+	b.irrelevant = strtoul(argv[3], NULL, 0);
+	err = bench_ops(dev_open(), &b);
+	if (err)
+		return err;
+	printf("calls=%llu relevant=%u irrelevant=%u total_ns=%llu per_call_ns=%llu "
+	       "base_per_call_ns=%llu overhead_ps=%lld hits=%llu irrelevant_hits=%llu\n",
+	       (unsigned long long)b.calls, b.relevant, b.irrelevant,
+	       (unsigned long long)b.total_ns, (unsigned long long)b.per_call_ns,
+	       (unsigned long long)b.base_per_call_ns, (long long)b.overhead_ps,
+	       (unsigned long long)b.hits, (unsigned long long)b.irrelevant_hits);
+	return 0;
+}
+
+static int cmd_bench_patch(int argc, char **argv)
+{
+	struct tracerd_bench_patch b;
+	struct opts o;
+
+	if (argc < 2)
+		return 2;
+	parse_opts(argc - 2, argv + 2, &o);
+	memset(&b, 0, sizeof(b));
+	b.flags = o.flags;
+	b.mode = parse_mode(argv[0], &b.flags);
+	b.funcs = strtoul(argv[1], NULL, 0);
+	b.reserved = o.reserved;
+	if (ioctl(dev_open(), TRACERD_IOC_BENCH_PATCH, &b)) {
+		int e = errno;
+
+		printf("bench-patch: error %s (%d) one_hits=%llu sep_hits=%llu\n", errname(e), e,
+		       (unsigned long long)b.one_hits, (unsigned long long)b.sep_hits);
+		return e;
+	}
+	printf("funcs=%u one_attach_ns=%llu one_detach_ns=%llu sep_attach_ns=%llu "
+	       "sep_detach_ns=%llu one_hits=%llu sep_hits=%llu\n", b.funcs,
+	       (unsigned long long)b.one_attach_ns, (unsigned long long)b.one_detach_ns,
+	       (unsigned long long)b.sep_attach_ns, (unsigned long long)b.sep_detach_ns,
+	       (unsigned long long)b.one_hits, (unsigned long long)b.sep_hits);
+	return 0;
+}
+
+/* The table of seed 000: relevant x irrelevant, per-call and overhead. */
+static int cmd_table(int argc, char **argv)
+{
+	static const unsigned int irr[] = { 0, 1, 2, 10, 100, 200 };
+	static const unsigned int rel[] = { 1, 2, 10, 100, 200 };
+	unsigned int flags = 0, i;
+	int mode, fd, err;
+	__u64 n;
+
+	if (argc < 2)
+		return 2;
+	mode = parse_mode(argv[0], &flags);
+	n = strtoull(argv[1], NULL, 0);
+	fd = dev_open();
+	printf("mode %s, %llu calls per point\n", argv[0], (unsigned long long)n);
+	printf("| relevant | irrelevant | total ns | per-call ns | overhead ns | hits |\n");
+	printf("|---|---|---|---|---|---|\n");
+	for (i = 0; i < 2 * 6 + 5; i++) {
+		struct tracerd_bench_ops b = { .mode = mode, .flags = flags, .calls = n };
+
+		if (i < 6) {
+			b.irrelevant = irr[i];
+		} else if (i < 12) {
+			b.relevant = 1;
+			b.irrelevant = irr[i - 6];
+		} else {
+			b.relevant = rel[i - 12];
+			if (b.relevant == 1)
+				continue;
+		}
+		if (mode == TRACERD_KMOD_DIRECT && b.relevant > 1)
+			continue;
+		err = bench_ops(fd, &b);
+		if (err)
+			return err;
+		printf("| %u | %u | %llu | %llu | %.1f | %llu |\n", b.relevant, b.irrelevant,
+		       (unsigned long long)b.total_ns, (unsigned long long)b.per_call_ns,
+		       b.overhead_ps / 1000.0, (unsigned long long)b.hits);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+	int rest = argc - 2;
+	char **av = argv + 2;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(cmd, "features"))
+		return cmd_features();
+	if (!strcmp(cmd, "stats"))
+		return cmd_stats(rest > 0 && !strcmp(av[0], "--clean"));
+	if (!strcmp(cmd, "attach"))
+		return cmd_attach(rest, av);
+	if (!strcmp(cmd, "count"))
+		return cmd_count(rest, av);
+	if (!strcmp(cmd, "cycles"))
+		return cmd_cycles(rest, av);
+	if (!strcmp(cmd, "hold"))
+		return cmd_hold(rest, av);
+	if (!strcmp(cmd, "hot") && rest == 1)
+		return cmd_hot(av[0]);
+	if ((!strcmp(cmd, "detach") || !strcmp(cmd, "counters")) && rest == 1)
+		return cmd_id(cmd, av[0]);
+	if (!strcmp(cmd, "ioctl-nr") && rest == 1)
+		return cmd_ioctl_nr(av[0]);
+	if (!strcmp(cmd, "bench-ops"))
+		return cmd_bench_ops(rest, av);
+	if (!strcmp(cmd, "bench-patch"))
+		return cmd_bench_patch(rest, av);
+	if (!strcmp(cmd, "table"))
+		return cmd_table(rest, av);
+	fprintf(stderr, "usage: see the head of tests/prog/kmodctl.c\n");
+	return 2;
+}
