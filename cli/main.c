@@ -1,44 +1,128 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* tracectl: command-line client of tracerd (entry point). */
-#include <getopt.h>
+/*
+ * tracectl: command-line client of tracerd. Global options (--socket,
+ * --json) are accepted anywhere on the line; the command is found by name
+ * or unique prefix (tmux's cmd_find), ambiguity reported.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../lib/config.h"
 #include "dump.h"
+#include "tracectl.h"
+
+static const struct cmd_entry *const commands[] = {
+	&cmd_status, &cmd_attach, &cmd_list, &cmd_stats, &cmd_detach, NULL,
+};
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: tracectl [OPTION]...\n"
-		"Control the tracerd daemon.\n\n"
-		"  -h, --help       show this help and exit\n"
-		"  -V, --version    show version and exit\n");
+	const struct cmd_entry *const *c;
+
+	fprintf(f, "Usage: tracectl [--socket PATH] [--json] COMMAND [ARGS]...\n"
+		   "Control the tracerd kernel tracing daemon.\n\nCommands:\n");
+	for (c = commands; *c; c++)
+		fprintf(f, "  %-8s %-42s %s\n", (*c)->name, (*c)->args, (*c)->summary);
+	fprintf(f, "  %-8s %-42s %s\n", "dump", "FILE... [--json] (tracectl dump --help)",
+		"print a recording (offline, no daemon)");
+	fprintf(f, "\nOptions:\n"
+		   "  -s, --socket=PATH  daemon socket (default %s, or $TRACERD_SOCKET)\n"
+		   "  -j, --json         machine output: JSON on stdout, errors as {\"error\": ...}\n"
+		   "  -h, --help         show this help and exit\n"
+		   "  -V, --version      show version and exit\n\n"
+		   "Exit status: 0 ok, 1 daemon error, 2 usage, 3 daemon not running,\n"
+		   "4 permission denied, 5 not found, 6 mode unavailable or attach refused,\n"
+		   "7 protocol error.\n", TRACERD_DEFAULT_SOCKET);
+}
+
+/* Remove global options from argv (anywhere); returns new argc or -1. */
+static int global_options(struct cli *cli, int argc, char **argv, bool *help, bool *version)
+{
+	int i, j = 1;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--json") || !strcmp(a, "-j")) {
+			cli->json = true;
+		} else if (!strcmp(a, "--socket") || !strcmp(a, "-s")) {
+			if (++i >= argc)
+				return -1;
+			cli->socket = argv[i];
+		} else if (!strncmp(a, "--socket=", 9)) {
+			cli->socket = a + 9;
+		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+			*version = true;
+		} else if (j == 1 && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
+			*help = true;
+		} else if (!strcmp(a, "--")) {
+			while (i < argc)
+				argv[j++] = argv[i++];
+			break;
+		} else {
+			argv[j++] = argv[i];
+		}
+	}
+	argv[j] = NULL;
+	return j;
+}
+
+static const struct cmd_entry *find_command(struct cli *cli, const char *name, int *exit)
+{
+	const struct cmd_entry *const *c, *found = NULL;
+	size_t len = strlen(name), off = 0;
+	char amb[256] = "";
+	int n = 0;
+
+	for (c = commands; *c; c++) {
+		if (!strcmp((*c)->name, name))
+			return *c;
+		if (!len || strncmp((*c)->name, name, len))
+			continue;
+		found = *c;
+		n++;
+		off += snprintf(amb + off, off < sizeof(amb) ? sizeof(amb) - off : 0, "%s%s",
+				n > 1 ? ", " : "", (*c)->name);
+	}
+	if (n > 1) {
+		*exit = cli_error(cli, EXIT_USAGE, "usage", "ambiguous command '%s': %s", name, amb);
+		return NULL;
+	}
+	if (!found)
+		*exit = cli_error(cli, EXIT_USAGE, "usage", "unknown command '%s' (tracectl --help)",
+				  name);
+	return found;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ 0 }
-	};
-	int c;
+	struct cli cli = { .socket = getenv("TRACERD_SOCKET"), .prog = "tracectl" };
+	const struct cmd_entry *cmd;
+	bool help = false, version = false;
+	int exit = EXIT_USAGE;
 
+	/* offline command with its own options (cli/dump.c) */
 	if (argc > 1 && !strcmp(argv[1], "dump"))
 		return tracectl_dump(argc - 1, argv + 1);
-	while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf("tracectl %s\n", TRACERD_VERSION);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
+	if (!cli.socket || !cli.socket[0])
+		cli.socket = TRACERD_DEFAULT_SOCKET;
+	argc = global_options(&cli, argc, argv, &help, &version);
+	if (argc < 0)
+		return cli_error(&cli, EXIT_USAGE, "usage", "--socket needs a path");
+	if (help) {
+		usage(stdout);
+		return 0;
 	}
-	fprintf(stderr, "tracectl: no commands yet in this version\n");
-	return 1;
+	if (version) {
+		printf("tracectl %s\n", TRACERD_VERSION);
+		return 0;
+	}
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	cmd = find_command(&cli, argv[1], &exit);
+	if (!cmd)
+		return exit;
+	return cmd->exec(&cli, argc - 1, argv + 1);
 }

@@ -1,40 +1,220 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* tracerd: kernel function tracing daemon (entry point). */
+/*
+ * tracerd: kernel function tracing daemon. One libevent loop owns the BPF
+ * objects, the kmod fd, the control socket and the signals. SIGTERM and
+ * SIGINT stop it cleanly: every link and kmod attachment is released.
+ */
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <event2/event.h>
+#include "../lib/log.h"
+#include "../lib/modes.h"
+#include "../lib/util.h"
+#include "backend.h"
+#include "control.h"
+#include "registry.h"
+#include "resolve.h"
+
+struct options {
+	const char *config;
+	const char *socket;
+	bool config_given;
+	bool check_config;
+	int verbose;
+};
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: tracerd [OPTION]...\n"
 		"Kernel function tracing daemon.\n\n"
-		"  -h, --help       show this help and exit\n"
-		"  -V, --version    show version and exit\n");
+		"  -c, --config=FILE    configuration file (default %s)\n"
+		"  -s, --socket=PATH    control socket (overrides the config's 'socket')\n"
+		"      --check-config   validate the configuration and exit\n"
+		"  -v, --verbose        more logging (repeat for libbpf's log)\n"
+		"  -h, --help           show this help and exit\n"
+		"  -V, --version        show version and exit\n",
+		TRACERD_DEFAULT_CONFIG);
 }
 
-int main(int argc, char **argv)
+/* 0 to continue, 1 to exit successfully, -1 on a usage error */
+static int parse_args(int argc, char **argv, struct options *o)
 {
 	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "check-config", no_argument, NULL, 'C' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
+	o->config = TRACERD_DEFAULT_CONFIG;
+	while ((c = getopt_long(argc, argv, "c:s:vhV", opts, NULL)) != -1) {
 		switch (c) {
+		case 'c':
+			o->config = optarg;
+			o->config_given = true;
+			break;
+		case 's':
+			o->socket = optarg;
+			break;
+		case 'C':
+			o->check_config = true;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return 1;
 		case 'V':
 			printf("tracerd %s\n", TRACERD_VERSION);
-			return 0;
+			return 1;
 		default:
 			usage(stderr);
-			return 2;
+			return -1;
 		}
 	}
-	fprintf(stderr, "tracerd: the daemon is not built yet in this version\n");
-	return 1;
+	if (optind < argc) {
+		fprintf(stderr, "tracerd: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/* Read the config; a missing default config means built-in defaults. */
+static int load_config(struct tracerd *d, const struct options *o)
+{
+	char err[512];
+	int ret;
+
+	config_init(&d->cfg);
+	ret = config_parse_file(&d->cfg, o->config, err, sizeof(err));
+	if (ret == -ENOENT && !o->config_given) {
+		log_info("no %s: using defaults", o->config);
+		ret = 0;
+	} else if (ret) {
+		log_err("%s", err);
+		return ret;
+	}
+	if (o->socket && (o->socket[0] != '/' ||
+			  str_copy(d->cfg.socket, o->socket, sizeof(d->cfg.socket)))) {
+		log_err("--socket '%s': not an absolute path shorter than %d bytes", o->socket,
+			TRACERD_SOCKET_PATH_MAX);
+		return -EINVAL;
+	}
+	ret = config_check_system(&d->cfg, err, sizeof(err));
+	if (ret)
+		log_err("%s: %s", o->config, err);
+	return ret;
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct tracerd *d = arg;
+
+	if (sig == SIGHUP) {
+		log_notice("SIGHUP: configuration reload is not supported yet");
+		return;
+	}
+	log_notice("%s: shutting down", strsignal((int)sig));
+	event_base_loopexit(d->base, NULL);
+}
+
+/* The config's attach lines; failures are logged, the daemon runs on. */
+static void startup_attach(struct tracerd *d)
+{
+	json_object *res = NULL;
+	char msg[1024];
+	size_t i;
+
+	for (i = 0; i < d->cfg.nr_attach; i++) {
+		if (registry_attach(d, &d->cfg.attach[i].spec, &res, msg, sizeof(msg)))
+			log_err("config line %d: attach '%s' failed: %s", d->cfg.attach[i].line,
+				d->cfg.attach[i].spec.target, msg);
+		json_object_put(res);
+		res = NULL;
+	}
+}
+
+static int run(struct tracerd *d)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	struct event *ev[3] = {};
+	size_t i;
+	int ret;
+
+	d->base = event_base_new();
+	if (!d->base)
+		return -ENOMEM;
+	for (i = 0; i < 3; i++) {
+		ev[i] = evsignal_new(d->base, sigs[i], on_signal, d);
+		if (!ev[i] || event_add(ev[i], NULL)) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+	}
+	ret = control_start(d);
+	if (ret)
+		goto cleanup;
+	startup_attach(d);
+	log_notice("tracerd %s ready (pid %d)", TRACERD_VERSION, getpid());
+	ret = event_base_dispatch(d->base) < 0 ? -EIO : 0;
+cleanup:
+	control_stop(d);
+	for (i = 0; i < 3; i++)
+		if (ev[i])
+			event_free(ev[i]);
+	event_base_free(d->base);
+	d->base = NULL;
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct tracerd d = { .kmod.fd = -1, .stats_fd = -1, .cfg_fd = -1, .ts_fd = -1 };
+	struct options o = {};
+	int ret;
+
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	tlog_init("tracerd", TLOG_NOTICE);
+	ret = load_config(&d, &o);
+	if (ret)
+		return 1;
+	if (o.check_config) {
+		printf("%s: OK (%zu attach line%s)\n", o.config, d.cfg.nr_attach,
+		       d.cfg.nr_attach == 1 ? "" : "s");
+		config_free(&d.cfg);
+		return 0;
+	}
+	tlog_set_level(o.verbose ? TLOG_DEBUG : d.cfg.log_level);
+	libbpf_log_setup(o.verbose);
+	signal(SIGPIPE, SIG_IGN);
+	d.start_mono_ns = now_mono_ns();
+	ret = maps_create(&d);
+	if (!ret)
+		ret = resolve_init(&d);
+	if (ret)
+		goto cleanup;
+	probe_features(&d);
+	ret = run(&d);
+cleanup:
+	registry_detach_all(&d);
+	backends_fini(&d);
+	resolve_fini(&d);
+	maps_destroy(&d);
+	config_free(&d.cfg);
+	log_notice("stopped");
+	return ret ? 1 : 0;
 }

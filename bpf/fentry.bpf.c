@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fentry/fexit templates: the daemon loads them once against a real
+ * target, then clones them per hooked function (new attach_btf_id, the
+ * slot patched into the TRACERD_SLOT_MAGIC immediate).
+ */
+#include "hook.bpf.h"
+
+SEC("?fentry")
+int fentry_entry(void *ctx)
+{
+	return hook_entry(slot_imm());
+}
+
+SEC("?fexit")
+int fexit_return(void *ctx)
+{
+	return hook_return(slot_imm());
+}

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* kprobe.multi/kretprobe.multi: one link for many functions, the cookie
+ * of each function carries its slot. */
+#include "hook.bpf.h"
+
+SEC("?kprobe.multi")
+int multi_entry(struct pt_regs *ctx)
+{
+	return hook_entry((__u32)bpf_get_attach_cookie(ctx));
+}
+
+SEC("?kretprobe.multi")
+int multi_return(struct pt_regs *ctx)
+{
+	return hook_return((__u32)bpf_get_attach_cookie(ctx));
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tracectl attach TARGET [--mode M] [--latency] [--pid N] [--comm C] [--record NAME] */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../lib/util.h"
+#include "tracectl.h"
+
+static void print_attach(json_object *r)
+{
+	json_object *a = jget(r, "attachment"), *sk = jget(r, "skipped");
+	size_t i, n = sk ? json_object_array_length(sk) : 0;
+	size_t nf = json_object_array_length(jget(a, "functions"));
+
+	printf("attached %lld: %s, mode %s, %zu function%s\n  why: %s\n", jint(a, "id", 0),
+	       jstr(a, "target", "?"), jstr(a, "mode", "?"), nf, nf == 1 ? "" : "s",
+	       jstr(a, "mode_reason", ""));
+	if (n)
+		printf("skipped %zu:\n", n);
+	for (i = 0; i < n && i < 20; i++) {
+		json_object *s = json_object_array_get_idx(sk, i);
+
+		printf("  %s: %s\n", jstr(s, "function", "?"), jstr(s, "reason", "?"));
+	}
+	if (n > 20)
+		printf("  ... %zu more (--json lists them)\n", n - 20);
+}
+
+static int attach_exec(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "latency", no_argument, NULL, 'l' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "record", required_argument, NULL, 'r' },
+		{ 0 }
+	};
+	json_object *args = json_object_new_object(), *r;
+	unsigned long long pid;
+	int c, ret;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "m:lp:c:r:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			json_object_object_add(args, "mode", json_object_new_string(optarg));
+			break;
+		case 'l':
+			json_object_object_add(args, "latency", json_object_new_boolean(1));
+			break;
+		case 'p':
+			if (parse_u64(optarg, &pid) || !pid || pid > 0x3fffffff) {
+				json_object_put(args);
+				return cli_usage(cli, &cmd_attach, "invalid pid '%s'", optarg);
+			}
+			json_object_object_add(args, "pid", json_object_new_int64((long long)pid));
+			break;
+		case 'c':
+			json_object_object_add(args, "comm", json_object_new_string(optarg));
+			break;
+		case 'r':
+			json_object_object_add(args, "record", json_object_new_string(optarg));
+			break;
+		default:
+			json_object_put(args);
+			return cli_usage(cli, &cmd_attach, "unknown or incomplete option '%s'",
+					 argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1) {
+		json_object_put(args);
+		return cli_usage(cli, &cmd_attach, "expected exactly one TARGET");
+	}
+	json_object_object_add(args, "target", json_object_new_string(argv[optind]));
+	ret = client_call(cli, "attach", args, &r);
+	if (ret)
+		return ret;
+	if (cli->json)
+		cli_print_json(r);
+	else
+		print_attach(r);
+	json_object_put(r);
+	return 0;
+}
+
+const struct cmd_entry cmd_attach = {
+	.name = "attach",
+	.args = "TARGET [--mode M] [--latency] [--pid N] [--comm C] [--record NAME]",
+	.summary = "hook a function, a glob of them, or tp:CATEGORY/NAME",
+	.exec = attach_exec,
+};

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tracectl list: attachments with their mode and why that mode. */
+#include <stdio.h>
+#include <time.h>
+#include "tracectl.h"
+
+static void print_list(json_object *r)
+{
+	json_object *arr = jget(r, "attachments");
+	size_t i, n = arr ? json_object_array_length(arr) : 0;
+	char since[32], pid[16];
+	struct tm tm;
+	time_t t;
+
+	printf("%-4s %-28s %-13s %5s %-3s %-8s %-8s %s\n", "ID", "TARGET", "MODE", "FUNCS",
+	       "LAT", "PID", "SINCE", "WHY");
+	for (i = 0; i < n; i++) {
+		json_object *a = json_object_array_get_idx(arr, i);
+
+		t = (time_t)json_object_get_double(jget(a, "since"));
+		localtime_r(&t, &tm);
+		strftime(since, sizeof(since), "%H:%M:%S", &tm);
+		snprintf(pid, sizeof(pid), "%lld", jint(a, "pid", 0));
+		printf("%-4lld %-28s %-13s %5zu %-3s %-8s %-8s %s\n", jint(a, "id", 0),
+		       jstr(a, "target", "?"), jstr(a, "mode", "?"),
+		       json_object_array_length(jget(a, "functions")),
+		       jbool(a, "latency") ? "yes" : "no", jint(a, "pid", 0) ? pid : "-", since,
+		       jstr(a, "mode_reason", ""));
+	}
+}
+
+static int list_exec(struct cli *cli, int argc, char **argv)
+{
+	json_object *r;
+	int ret;
+
+	if (argc > 1)
+		return cli_usage(cli, &cmd_list, "unexpected argument '%s'", argv[1]);
+	ret = client_call(cli, "list", NULL, &r);
+	if (ret)
+		return ret;
+	if (cli->json)
+		cli_print_json(r);
+	else
+		print_list(r);
+	json_object_put(r);
+	return 0;
+}
+
+const struct cmd_entry cmd_list = {
+	.name = "list",
+	.args = "",
+	.summary = "attachments: id, target, mode, why that mode, since",
+	.exec = list_exec,
+};

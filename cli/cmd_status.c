@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tracectl status: is the daemon up, which modes work here and why not. */
+#include <getopt.h>
+#include <stdio.h>
+#include "tracectl.h"
+
+static void print_status(json_object *r)
+{
+	json_object *f = jget(r, "features"), *k = jget(r, "kmod");
+
+	printf("tracerd %s (pid %lld), up %.1f s, kernel %s %s, %lld attachment%s\n",
+	       jstr(r, "version", "?"), jint(r, "pid", 0),
+	       json_object_get_double(jget(r, "uptime_s")), jstr(r, "kernel", "?"),
+	       jstr(r, "arch", "?"), jint(r, "attachments", 0),
+	       jint(r, "attachments", 0) == 1 ? "" : "s");
+	printf("modes (probed on %s):\n", jstr(r, "probe_function", "?"));
+	json_object_object_foreach(f, name, v) {
+		printf("  %-13s %-3s %s\n", name, jbool(v, "available") ? "yes" : "no",
+		       jstr(v, "reason", ""));
+	}
+	if (jbool(k, "present"))
+		printf("kmod: present, ABI %lld.%lld, module %s\n", jint(k, "abi_major", 0),
+		       jint(k, "abi_minor", 0), jstr(k, "module_version", "?"));
+	else
+		printf("%s\n", jstr(k, "reason", "kmod: absent"));
+}
+
+static int status_exec(struct cli *cli, int argc, char **argv)
+{
+	json_object *r;
+	int ret;
+
+	if (argc > 1)
+		return cli_usage(cli, &cmd_status, "unexpected argument '%s'", argv[1]);
+	ret = client_call(cli, "status", NULL, &r);
+	if (ret)
+		return ret;
+	if (cli->json)
+		cli_print_json(r);
+	else
+		print_status(r);
+	json_object_put(r);
+	return 0;
+}
+
+const struct cmd_entry cmd_status = {
+	.name = "status",
+	.args = "",
+	.summary = "daemon state, and which modes this kernel allows (and why not)",
+	.exec = status_exec,
+};

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tracectl: one file per command family (cmd_*.c), each exporting a
+ * struct cmd_entry; main.c finds them by name or unique prefix. Thin
+ * client: requests go to tracerd, answers are printed (tables, or the
+ * daemon's JSON with --json). Exit codes: lib/proto.h, docs/protocol.md.
+ */
+#ifndef TRACECTL_H
+#define TRACECTL_H
+
+#include <stdbool.h>
+#include <json-c/json.h>
+#include "../lib/proto.h"
+
+struct cli {
+	const char *socket;
+	bool json;
+	const char *prog;
+};
+
+struct cmd_entry {
+	const char *name;
+	const char *args;	/* usage after the name */
+	const char *summary;
+	int (*exec)(struct cli *cli, int argc, char **argv);
+};
+
+extern const struct cmd_entry cmd_status, cmd_attach, cmd_list, cmd_stats, cmd_detach;
+
+/*
+ * Send cmd with args (consumed) to the daemon. On success *result is the
+ * result object (caller puts) and 0 is returned; otherwise the error has
+ * been printed and the exit status is returned.
+ */
+int client_call(struct cli *cli, const char *cmd, json_object *args, json_object **result);
+/* Print an error (JSON object on stdout with --json, else stderr); returns exit. */
+int cli_error(struct cli *cli, int exit, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Usage error for a command: message + its usage line; returns EXIT_USAGE. */
+int cli_usage(struct cli *cli, const struct cmd_entry *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Print a JSON object on stdout (the --json output). */
+void cli_print_json(json_object *o);
+/* Accessors that tolerate missing keys. */
+const char *jstr(json_object *o, const char *key, const char *def);
+long long jint(json_object *o, const char *key, long long def);
+bool jbool(json_object *o, const char *key);
+json_object *jget(json_object *o, const char *key);
+
+#endif

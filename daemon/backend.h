@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Attach backends: one file per mode (be_*.c), one small interface. The
+ * registry resolves targets into hooks (name, module, address, BTF id) and
+ * allocates a slot per hook before calling attach; a backend only hooks.
+ *
+ * attach: hook every entry of a->hooks. A hook that cannot be attached
+ *   keeps attached == false and says why in hook->err (the registry reports
+ *   it as skipped); return 0 when at least one hook is attached, else the
+ *   first -errno. All-or-nothing backends (kprobe-multi) fail as a whole.
+ * detach: undo attach (NULL-safe on partially attached attachments).
+ * misses: the kernel's own miss count for a hook, or -ENODATA with *why.
+ * probe: can this mode attach here at all? Really tries (on d->probe_fn).
+ */
+#ifndef TRACERD_BACKEND_H
+#define TRACERD_BACKEND_H
+
+#include "tracerd.h"
+
+struct backend {
+	enum tracerd_mode mode;
+	int (*probe)(struct tracerd *d, char *reason, size_t len);
+	int (*attach)(struct tracerd *d, struct attachment *a);
+	void (*detach)(struct tracerd *d, struct attachment *a);
+	int (*misses)(struct tracerd *d, struct attachment *a, struct hook *h,
+		      __u64 *out, const char **why);
+	void (*fini)(struct tracerd *d);
+};
+
+extern const struct backend backend_fentry;
+extern const struct backend backend_kprobe;
+extern const struct backend backend_kprobe_int3;
+extern const struct backend backend_kprobe_multi;
+extern const struct backend backend_tp;
+extern const struct backend backend_kmod_callops;
+extern const struct backend backend_kmod_direct;
+extern const struct backend backend_kmod_kprobe;
+
+/* NULL for auto or an unknown mode */
+const struct backend *backend_get(enum tracerd_mode m);
+void backends_fini(struct tracerd *d);
+
+/* bpfutil.c: helpers the BPF backends share */
+/*
+ * Load a clone of a loaded template program with the slot patched into
+ * its TRACERD_SLOT_MAGIC immediate. Returns the prog fd or -errno.
+ */
+struct bpf_program;
+int bpf_clone_prog(const struct bpf_program *tmpl, __u32 slot, __u32 attach_btf_id,
+		   int attach_btf_obj_fd, char *err, size_t errlen);
+/* The kernel's recursion-miss count of a program. */
+int bpf_prog_misses(int prog_fd, __u64 *out);
+void hook_close_fds(struct hook *h);
+/* "Operation not permitted (EPERM)" */
+const char *errno_str(int err, char *buf, size_t len);
+/* route libbpf's log through ours: warnings at -v, debug at -vv */
+void libbpf_log_setup(int verbose);
+
+#endif

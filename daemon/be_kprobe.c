@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * kprobe backends: BPF kprobe/kretprobe at the function entry ("kprobe":
+ * with KPROBES_ON_FTRACE this runs through an ftrace_ops callback) and a
+ * kprobe past the entry ("kprobe-int3": the first instruction after the
+ * fentry call, +5, or +9 behind an ENDBR on IBT kernels; a real int3).
+ * One program, attached once per function; the BPF cookie is the slot.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "../lib/log.h"
+#include "../lib/util.h"
+#include "backend.h"
+#include "kprobe.skel.h"
+
+static int kprobe_load(struct tracerd *d, char *err, size_t errlen)
+{
+	struct kprobe_bpf *skel;
+	char ebuf[96];
+	int ret;
+
+	if (d->be_state[TRACERD_MODE_KPROBE])
+		return 0;
+	skel = kprobe_bpf__open();
+	if (!skel) {
+		ret = -errno;
+		return set_err(err, errlen, ret, "failed to open kprobe BPF object: %s",
+			       errno_str(ret, ebuf, sizeof(ebuf)));
+	}
+	bpf_program__set_autoload(skel->progs.kprobe_entry, true);
+	bpf_program__set_autoload(skel->progs.kprobe_return, true);
+	ret = maps_reuse(d, skel->obj);
+	if (!ret)
+		ret = kprobe_bpf__load(skel);
+	if (ret) {
+		set_err(err, errlen, ret, "failed to load kprobe programs: %s",
+			errno_str(ret, ebuf, sizeof(ebuf)));
+		kprobe_bpf__destroy(skel);
+		return ret;
+	}
+	d->be_state[TRACERD_MODE_KPROBE] = skel;
+	return 0;
+}
+
+/* Attach one kprobe (or kretprobe) of hook h at offset off. */
+static int kprobe_attach_prog(struct hook *h, int which, const struct bpf_program *prog,
+			      size_t off)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = h->slot, .retprobe = which == 1,
+		    .offset = off);
+	char ebuf[96];
+	int ret;
+
+	h->link[which] = bpf_program__attach_kprobe_opts(prog, h->name, &opts);
+	if (h->link[which])
+		return 0;
+	ret = -errno;
+	return set_err(h->err, sizeof(h->err), ret, "failed to attach %s to '%s%s': %s",
+		       which ? "kretprobe" : "kprobe", h->name, off == 5 ? "+5" : off == 9 ? "+9" : "",
+		       errno_str(ret, ebuf, sizeof(ebuf)));
+}
+
+/* int3 offset: +5 past the fentry call; +9 when the kernel says EILSEQ (ENDBR). */
+static int kprobe_attach_int3(struct hook *h, const struct bpf_program *prog)
+{
+	int ret = kprobe_attach_prog(h, 0, prog, 5);
+
+	if (ret == -EILSEQ)
+		ret = kprobe_attach_prog(h, 0, prog, 9);
+	return ret;
+}
+
+static int kprobe_attach_mode(struct tracerd *d, struct attachment *a, bool int3)
+{
+	struct kprobe_bpf *skel;
+	int ret, first = 0, n = 0;
+	size_t i;
+
+	ret = kprobe_load(d, a->hooks[0].err, sizeof(a->hooks[0].err));
+	if (ret)
+		return ret;
+	skel = d->be_state[TRACERD_MODE_KPROBE];
+	for (i = 0; i < a->nr_hooks; i++) {
+		struct hook *h = &a->hooks[i];
+
+		h->err[0] = '\0';
+		if (int3)
+			ret = kprobe_attach_int3(h, skel->progs.kprobe_entry);
+		else
+			ret = kprobe_attach_prog(h, 0, skel->progs.kprobe_entry, 0);
+		if (!ret && a->spec.latency)
+			ret = kprobe_attach_prog(h, 1, skel->progs.kprobe_return, 0);
+		if (ret) {
+			hook_close_fds(h);
+			if (!first)
+				first = ret;
+			continue;
+		}
+		h->attached = true;
+		n++;
+	}
+	return n ? 0 : first;
+}
+
+static int kprobe_attach(struct tracerd *d, struct attachment *a)
+{
+	return kprobe_attach_mode(d, a, false);
+}
+
+static int kprobe_int3_attach(struct tracerd *d, struct attachment *a)
+{
+	return kprobe_attach_mode(d, a, true);
+}
+
+static void kprobe_detach(struct tracerd *d, struct attachment *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr_hooks; i++)
+		hook_close_fds(&a->hooks[i]);
+}
+
+/*
+ * struct bpf_link_info for a perf-event kprobe link as of Linux 6.7 (the
+ * first with "missed"); the uapi headers of this build may be older.
+ */
+struct link_info_kprobe {
+	__u32 type, id, prog_id, reserved0;
+	__u32 perf_event_type, reserved1;
+	__u64 func_name;
+	__u32 name_len, offset;
+	__u64 addr, missed, cookie;
+};
+
+static bool kernel_at_least(int maj, int min)
+{
+	struct utsname u;
+	int a = 0, b = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &a, &b) != 2)
+		return false;
+	return a > maj || (a == maj && b >= min);
+}
+
+static int link_missed(struct bpf_link *l, __u64 *out)
+{
+	struct link_info_kprobe info = {};
+	__u32 len = sizeof(info);
+
+	if (!l)
+		return 0;
+	if (bpf_obj_get_info_by_fd(bpf_link__fd(l), &info, &len))
+		return -errno;
+	*out += info.missed;
+	return 0;
+}
+
+static int kprobe_misses(struct tracerd *d, struct attachment *a, struct hook *h,
+			 __u64 *out, const char **why)
+{
+	/* the kernel reports kprobe link misses since 6.7 (BPF link info) */
+	if (!kernel_at_least(6, 7)) {
+		*why = "the kernel reports BPF kprobe misses only since Linux 6.7";
+		return -ENODATA;
+	}
+	*out = 0;
+	if (link_missed(h->link[0], out) || link_missed(h->link[1], out)) {
+		*why = "cannot read link info";
+		return -ENODATA;
+	}
+	return 0;
+}
+
+static int kprobe_probe_mode(struct tracerd *d, bool int3, char *reason, size_t len)
+{
+	struct hook h = { .prog_fd = { -1, -1 }, .link_fd = { -1, -1 } };
+	struct kprobe_bpf *skel;
+	int ret;
+
+	ret = kprobe_load(d, reason, len);
+	if (ret)
+		return ret;
+	skel = d->be_state[TRACERD_MODE_KPROBE];
+	str_copy(h.name, d->probe_fn, sizeof(h.name));
+	h.slot = TRACERD_MAX_SLOTS;	/* out of range: the program does nothing */
+	ret = int3 ? kprobe_attach_int3(&h, skel->progs.kprobe_entry) :
+		     kprobe_attach_prog(&h, 0, skel->progs.kprobe_entry, 0);
+	if (ret) {
+		if (access("/sys/bus/event_source/devices/kprobe", F_OK))
+			snprintf(reason, len, "%s; no kprobe PMU (kernel without CONFIG_KPROBES?)", h.err);
+		else
+			snprintf(reason, len, "%s", h.err);
+	}
+	hook_close_fds(&h);
+	return ret;
+}
+
+static int kprobe_probe(struct tracerd *d, char *reason, size_t len)
+{
+	return kprobe_probe_mode(d, false, reason, len);
+}
+
+static int kprobe_int3_probe(struct tracerd *d, char *reason, size_t len)
+{
+	return kprobe_probe_mode(d, true, reason, len);
+}
+
+static void kprobe_fini(struct tracerd *d)
+{
+	kprobe_bpf__destroy(d->be_state[TRACERD_MODE_KPROBE]);
+	d->be_state[TRACERD_MODE_KPROBE] = NULL;
+}
+
+const struct backend backend_kprobe = {
+	.mode = TRACERD_MODE_KPROBE,
+	.probe = kprobe_probe,
+	.attach = kprobe_attach,
+	.detach = kprobe_detach,
+	.misses = kprobe_misses,
+	.fini = kprobe_fini,
+};
+
+const struct backend backend_kprobe_int3 = {
+	.mode = TRACERD_MODE_KPROBE_INT3,
+	.probe = kprobe_int3_probe,
+	.attach = kprobe_int3_attach,
+	.detach = kprobe_detach,
+	.misses = kprobe_misses,
+	.fini = NULL,	/* shares kprobe's state */
+};

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Control socket server; see control.h and docs/protocol.md.
+ * Hygiene as in tmux's server.c: refuse to start over a live socket,
+ * unlink a stale one, umask around bind, non-blocking fds, back off on
+ * EMFILE, bounded clients and request sizes, idle timeouts.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+#include "../lib/log.h"
+#include "../lib/util.h"
+#include "control.h"
+
+#define CONTROL_MAX_CLIENTS	256
+#define CONTROL_IDLE_S		60
+#define CONTROL_MAX_GROUPS	256
+
+struct client {
+	struct control *ctl;
+	struct bufferevent *bev;
+	struct client *next;
+	uid_t uid;
+	pid_t pid;
+	bool can_read, can_admin;
+	bool closing;	/* close once the output is flushed */
+};
+
+struct control {
+	struct tracerd *d;
+	struct evconnlistener *listener;
+	struct event *backoff;
+	struct client *clients;
+	unsigned int nr_clients;
+	gid_t read_gid, admin_gid;	/* (gid_t)-1: not configured */
+	char path[TRACERD_SOCKET_PATH_MAX];
+};
+
+static void client_free(struct client *c)
+{
+	struct control *ctl = c->ctl;
+	struct client **pp;
+
+	for (pp = &ctl->clients; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+	ctl->nr_clients--;
+	bufferevent_free(c->bev);
+	free(c);
+}
+
+static void client_send(struct client *c, json_object *reply)
+{
+	size_t len;
+	char *s = proto_serialize(reply, &len);
+
+	if (s)
+		bufferevent_write(c->bev, s, len);
+	free(s);
+	json_object_put(reply);
+}
+
+static const struct command *command_find(const char *name)
+{
+	const struct command *cmd;
+
+	for (cmd = tracerd_commands; cmd->name; cmd++)
+		if (!strcmp(cmd->name, name))
+			return cmd;
+	return NULL;
+}
+
+static void client_handle(struct client *c, const char *line, size_t len)
+{
+	struct tracerd *d = c->ctl->d;
+	const struct command *cmd;
+	struct proto_request req;
+	json_object *result = NULL, *reply;
+	enum proto_code code;
+	char msg[2048] = "";
+
+	code = proto_parse_request(line, len, &req, msg, sizeof(msg));
+	if (code) {
+		reply = proto_reply_error(req.id, code, "%s", msg);
+		json_object_put(req.id);
+		client_send(c, reply);
+		return;
+	}
+	cmd = command_find(req.cmd);
+	if (!cmd) {
+		reply = proto_reply_error(req.id, PROTO_E_UNKNOWN_COMMAND, "unknown command '%s'",
+					  req.cmd);
+	} else if (!(cmd->mutate ? c->can_admin : c->can_read)) {
+		reply = proto_reply_error(req.id, PROTO_E_PERMISSION,
+					  "uid %u may not run '%s': %s", (unsigned int)c->uid, cmd->name,
+					  cmd->mutate ? "needs root or admin_group" :
+					  "needs root, read_group or admin_group");
+		log_info("refused '%s' from uid %u pid %d", cmd->name, (unsigned int)c->uid, c->pid);
+	} else {
+		code = cmd->fn(d, req.args, &result, msg, sizeof(msg));
+		if (code)
+			reply = proto_reply_error(req.id, code, "%s", msg);
+		else
+			reply = proto_reply_ok(req.id, result);
+	}
+	client_send(c, reply);
+	proto_request_free(&req);
+}
+
+static void client_read(struct bufferevent *bev, void *arg)
+{
+	struct client *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	struct evbuffer_ptr eol;
+	size_t len;
+	char *line;
+
+	while (!c->closing) {
+		eol = evbuffer_search_eol(in, NULL, NULL, EVBUFFER_EOL_LF);
+		if (eol.pos < 0) {
+			len = evbuffer_get_length(in);
+			if (len < TRACERD_PROTO_MAX_REQUEST)
+				return;
+		} else {
+			len = (size_t)eol.pos;
+		}
+		if (len >= TRACERD_PROTO_MAX_REQUEST) {
+			client_send(c, proto_reply_error(NULL, PROTO_E_TOO_LARGE,
+				"request line exceeds %d bytes; closing the connection",
+				TRACERD_PROTO_MAX_REQUEST - 1));
+			c->closing = true;
+			bufferevent_disable(bev, EV_READ);
+			evbuffer_drain(in, evbuffer_get_length(in));
+			return;
+		}
+		line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF);
+		if (!line)
+			return;
+		client_handle(c, line, len);
+		free(line);
+	}
+}
+
+static void client_write(struct bufferevent *bev, void *arg)
+{
+	struct client *c = arg;
+
+	if (c->closing && !evbuffer_get_length(bufferevent_get_output(bev)))
+		client_free(c);
+}
+
+static void client_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct client *c = arg;
+
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
+		client_free(c);
+}
+
+static bool in_groups(gid_t g, gid_t pgid, const gid_t *groups, int n)
+{
+	int i;
+
+	if (g == (gid_t)-1)
+		return false;
+	if (g == pgid)
+		return true;
+	for (i = 0; i < n; i++)
+		if (groups[i] == g)
+			return true;
+	return false;
+}
+
+/* Peer credentials decide what the client may do. */
+static int client_creds(struct control *ctl, struct client *c, int fd)
+{
+	gid_t groups[CONTROL_MAX_GROUPS];
+	socklen_t len = sizeof(struct ucred);
+	struct ucred cr;
+	int n = 0;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len))
+		return -errno;
+	len = sizeof(groups);
+	if (!getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len))
+		n = (int)(len / sizeof(gid_t));
+	c->uid = cr.uid;
+	c->pid = cr.pid;
+	c->can_admin = cr.uid == 0 || in_groups(ctl->admin_gid, cr.gid, groups, n);
+	c->can_read = c->can_admin || in_groups(ctl->read_gid, cr.gid, groups, n);
+	return 0;
+}
+
+static void control_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
+			   int socklen, void *arg)
+{
+	struct timeval idle = { CONTROL_IDLE_S, 0 };
+	struct control *ctl = arg;
+	struct client *c;
+
+	if (ctl->nr_clients >= CONTROL_MAX_CLIENTS) {
+		log_warn("too many control clients (%d): refusing one", CONTROL_MAX_CLIENTS);
+		close(fd);
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(fd);
+		return;
+	}
+	c->ctl = ctl;
+	if (client_creds(ctl, c, fd)) {
+		log_warn("cannot read peer credentials: %s", strerror(errno));
+		free(c);
+		close(fd);
+		return;
+	}
+	c->bev = bufferevent_socket_new(ctl->d->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (!c->bev) {
+		free(c);
+		close(fd);
+		return;
+	}
+	c->next = ctl->clients;
+	ctl->clients = c;
+	ctl->nr_clients++;
+	bufferevent_setcb(c->bev, client_read, client_write, client_event, c);
+	bufferevent_set_timeouts(c->bev, &idle, NULL);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+}
+
+static void control_resume(evutil_socket_t fd, short what, void *arg)
+{
+	struct control *ctl = arg;
+
+	evconnlistener_enable(ctl->listener);
+}
+
+/* accept() failed (EMFILE and friends): stop accepting for a second. */
+static void control_accept_error(struct evconnlistener *l, void *arg)
+{
+	struct control *ctl = arg;
+	struct timeval tv = { 1, 0 };
+
+	log_warn("control socket accept failed: %s; pausing 1s", strerror(errno));
+	evconnlistener_disable(l);
+	evtimer_add(ctl->backoff, &tv);
+}
+
+/* Group that owns the socket file: read_group, else admin_group, else none. */
+static int socket_perms(struct control *ctl)
+{
+	gid_t g = ctl->read_gid != (gid_t)-1 ? ctl->read_gid : ctl->admin_gid;
+
+	if (g == (gid_t)-1)
+		return chmod(ctl->path, 0600) ? -errno : 0;
+	if (chown(ctl->path, 0, g) || chmod(ctl->path, 0660))
+		return -errno;
+	return 0;
+}
+
+/* Create, bind and listen; refuses to take over a live daemon's socket. */
+static int control_bind(struct control *ctl)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	mode_t old;
+	int fd, err;
+
+	str_copy(sa.sun_path, ctl->path, sizeof(sa.sun_path));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		log_err("another tracerd is listening on '%s'", ctl->path);
+		return -EADDRINUSE;
+	}
+	if (errno == ECONNREFUSED || errno == ENOTSOCK)	/* stale */
+		unlink(ctl->path);
+	old = umask(0177);
+	err = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+	umask(old);
+	if (!err && listen(fd, 64))
+		err = -errno;
+	if (!err)
+		err = socket_perms(ctl);
+	if (err) {
+		log_err("failed to listen on '%s': %s", ctl->path, strerror(-err));
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static gid_t group_id(const char *name)
+{
+	struct group *g;
+
+	if (!name[0])
+		return (gid_t)-1;
+	g = getgrnam(name);
+	return g ? g->gr_gid : (gid_t)-1;
+}
+
+/* mkdir -p of the socket's directory (mode 0755) */
+static void make_parent(const char *path)
+{
+	char dir[TRACERD_SOCKET_PATH_MAX], *p;
+
+	str_copy(dir, path, sizeof(dir));
+	for (p = dir + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(dir, 0755);
+		*p = '/';
+	}
+}
+
+int control_start(struct tracerd *d)
+{
+	struct control *ctl = calloc(1, sizeof(*ctl));
+	int fd;
+
+	if (!ctl)
+		return -ENOMEM;
+	ctl->d = d;
+	d->ctl = ctl;
+	str_copy(ctl->path, d->cfg.socket, sizeof(ctl->path));
+	ctl->read_gid = group_id(d->cfg.read_group);
+	ctl->admin_gid = group_id(d->cfg.admin_group);
+	make_parent(ctl->path);
+	fd = control_bind(ctl);
+	if (fd < 0)
+		return fd;
+	ctl->listener = evconnlistener_new(d->base, control_accept, ctl,
+					   LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
+	ctl->backoff = evtimer_new(d->base, control_resume, ctl);
+	if (!ctl->listener || !ctl->backoff) {
+		if (!ctl->listener)
+			close(fd);
+		return -ENOMEM;
+	}
+	evconnlistener_set_error_cb(ctl->listener, control_accept_error);
+	log_notice("listening on '%s'", ctl->path);
+	return 0;
+}
+
+void control_stop(struct tracerd *d)
+{
+	struct control *ctl = d->ctl;
+
+	if (!ctl)
+		return;
+	while (ctl->clients)
+		client_free(ctl->clients);
+	if (ctl->listener) {
+		evconnlistener_free(ctl->listener);
+		unlink(ctl->path);
+	}
+	if (ctl->backoff)
+		event_free(ctl->backoff);
+	free(ctl);
+	d->ctl = NULL;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The control socket: JSON lines (docs/protocol.md) over a Unix stream
+ * socket inside the libevent loop; peers checked with SO_PEERCRED and
+ * SO_PEERGROUPS on accept; every request size-limited and version-checked.
+ */
+#ifndef TRACERD_CONTROL_H
+#define TRACERD_CONTROL_H
+
+#include <json-c/json.h>
+#include "../lib/proto.h"
+#include "tracerd.h"
+
+/* A command: handlers fill *result (a new object) or msg. */
+struct command {
+	const char *name;
+	bool mutate;	/* needs root or admin_group */
+	enum proto_code (*fn)(struct tracerd *d, json_object *args, json_object **result,
+			      char *msg, size_t msglen);
+};
+
+/* commands.c: the table, NULL-terminated by name */
+extern const struct command tracerd_commands[];
+
+int control_start(struct tracerd *d);
+void control_stop(struct tracerd *d);
+
+#endif

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The maps every tracerd BPF object shares: per-CPU slot statistics, slot
+ * configuration, per-task entry timestamps. Created once here; each
+ * skeleton points its maps at these fds before load, so a slot means the
+ * same hooked function in every mode.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "../lib/log.h"
+#include "tracerd.h"
+
+int maps_create(struct tracerd *d)
+{
+	int err;
+
+	d->stats_fd = d->cfg_fd = d->ts_fd = -1;
+	d->ncpus = libbpf_num_possible_cpus();
+	if (d->ncpus <= 0) {
+		log_err("cannot count possible CPUs: %s", strerror(-d->ncpus));
+		return d->ncpus ? d->ncpus : -EINVAL;
+	}
+	d->stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "slot_stats", sizeof(__u32),
+				     sizeof(struct tracerd_slot_stats), TRACERD_MAX_SLOTS, NULL);
+	if (d->stats_fd < 0)
+		goto fail;
+	d->cfg_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "slot_cfg", sizeof(__u32),
+				   sizeof(struct tracerd_slot_cfg), TRACERD_MAX_SLOTS, NULL);
+	if (d->cfg_fd < 0)
+		goto fail;
+	d->ts_fd = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "entry_ts", sizeof(struct tracerd_ts_key),
+				  sizeof(struct tracerd_ts_val), TRACERD_TS_ENTRIES, NULL);
+	if (d->ts_fd < 0)
+		goto fail;
+	return 0;
+fail:
+	err = -errno;
+	log_err("failed to create BPF maps: %s", strerror(errno));
+	maps_destroy(d);
+	return err;
+}
+
+void maps_destroy(struct tracerd *d)
+{
+	if (d->stats_fd >= 0)
+		close(d->stats_fd);
+	if (d->cfg_fd >= 0)
+		close(d->cfg_fd);
+	if (d->ts_fd >= 0)
+		close(d->ts_fd);
+	d->stats_fd = d->cfg_fd = d->ts_fd = -1;
+}
+
+int maps_reuse(struct tracerd *d, struct bpf_object *obj)
+{
+	static const char *const names[] = { "slot_stats", "slot_cfg", "entry_ts" };
+	int fds[] = { d->stats_fd, d->cfg_fd, d->ts_fd };
+	struct bpf_map *m;
+	size_t i;
+	int err;
+
+	for (i = 0; i < 3; i++) {
+		m = bpf_object__find_map_by_name(obj, names[i]);
+		if (!m)
+			return -ENOENT;
+		err = bpf_map__reuse_fd(m, fds[i]);
+		if (err) {
+			log_err("failed to reuse map '%s': %s", names[i], strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Zero a slot's per-CPU stats so a reused slot starts from nothing. */
+static int slot_zero(struct tracerd *d, __u32 slot)
+{
+	size_t sz = sizeof(struct tracerd_slot_stats) * d->ncpus;
+	void *zero = calloc(1, sz);
+	int err = 0;
+
+	if (!zero)
+		return -ENOMEM;
+	if (bpf_map_update_elem(d->stats_fd, &slot, zero, BPF_ANY))
+		err = -errno;
+	free(zero);
+	return err;
+}
+
+int maps_slot_alloc(struct tracerd *d, __u32 *slot)
+{
+	__u32 i;
+	int err;
+
+	for (i = 0; i < TRACERD_MAX_SLOTS; i++) {
+		if (d->slot_used[i])
+			continue;
+		maps_slot_disable(d, i);
+		err = slot_zero(d, i);
+		if (err)
+			return err;
+		d->slot_used[i] = 1;
+		d->nr_slots_used++;
+		*slot = i;
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+void maps_slot_free(struct tracerd *d, __u32 slot)
+{
+	if (slot >= TRACERD_MAX_SLOTS || !d->slot_used[slot])
+		return;
+	maps_slot_disable(d, slot);
+	d->slot_used[slot] = 0;
+	d->nr_slots_used--;
+}
+
+int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *spec)
+{
+	struct tracerd_slot_cfg cfg = { .flags = TRACERD_SLOT_ENABLED };
+
+	if (spec->latency)
+		cfg.flags |= TRACERD_SLOT_LATENCY;
+	if (spec->tgid) {
+		cfg.flags |= TRACERD_SLOT_TGID;
+		cfg.tgid = spec->tgid;
+	}
+	if (spec->comm[0]) {
+		cfg.flags |= TRACERD_SLOT_COMM;
+		strncpy(cfg.comm, spec->comm, sizeof(cfg.comm) - 1);
+	}
+	if (bpf_map_update_elem(d->cfg_fd, &slot, &cfg, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+void maps_slot_disable(struct tracerd *d, __u32 slot)
+{
+	struct tracerd_slot_cfg cfg = {};
+
+	bpf_map_update_elem(d->cfg_fd, &slot, &cfg, BPF_ANY);
+}
+
+int maps_slot_read(struct tracerd *d, __u32 slot, struct tracerd_slot_stats *out)
+{
+	struct tracerd_slot_stats *v;
+	int cpu, b, err = 0;
+
+	memset(out, 0, sizeof(*out));
+	v = calloc(d->ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(d->stats_fd, &slot, v)) {
+		err = -errno;
+		goto cleanup;
+	}
+	for (cpu = 0; cpu < d->ncpus; cpu++) {
+		out->calls += v[cpu].calls;
+		out->misses += v[cpu].misses;
+		if (v[cpu].lat_count) {
+			if (!out->lat_count || v[cpu].lat_min < out->lat_min)
+				out->lat_min = v[cpu].lat_min;
+			if (v[cpu].lat_max > out->lat_max)
+				out->lat_max = v[cpu].lat_max;
+		}
+		out->lat_count += v[cpu].lat_count;
+		out->lat_sum += v[cpu].lat_sum;
+		for (b = 0; b < TRACERD_HIST_BUCKETS; b++)
+			out->hist[b] += v[cpu].hist[b];
+	}
+cleanup:
+	free(v);
+	return err;
+}

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Feature probing at start: for every mode, really load and attach (then
+ * detach) a do-nothing hook, as bcc's fentry_can_attach does, and keep the
+ * kernel's answer as the reason when it refuses.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include "../lib/log.h"
+#include "../lib/modes.h"
+#include "../lib/util.h"
+#include "backend.h"
+
+static const struct backend *const backends[TRACERD_MODE_NR] = {
+	[TRACERD_MODE_FENTRY] = &backend_fentry,
+	[TRACERD_MODE_KPROBE] = &backend_kprobe,
+	[TRACERD_MODE_KPROBE_INT3] = &backend_kprobe_int3,
+	[TRACERD_MODE_KPROBE_MULTI] = &backend_kprobe_multi,
+	[TRACERD_MODE_TP_BTF] = &backend_tp,
+	[TRACERD_MODE_KMOD_CALLOPS] = &backend_kmod_callops,
+	[TRACERD_MODE_KMOD_DIRECT] = &backend_kmod_direct,
+	[TRACERD_MODE_KMOD_KPROBE] = &backend_kmod_kprobe,
+};
+
+const struct backend *backend_get(enum tracerd_mode m)
+{
+	if ((unsigned int)m >= TRACERD_MODE_NR)
+		return NULL;
+	return backends[m];
+}
+
+void backends_fini(struct tracerd *d)
+{
+	int m;
+
+	for (m = 0; m < TRACERD_MODE_NR; m++)
+		if (backends[m] && backends[m]->fini)
+			backends[m]->fini(d);
+}
+
+/* The function every probe hooks: the arch's getpgid syscall handler. */
+static const char *probe_function(void)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return "__x64_sys_getpgid";
+	if (!strcmp(u.machine, "aarch64"))
+		return "__arm64_sys_getpgid";
+	if (!strncmp(u.machine, "riscv", 5))
+		return "__riscv_sys_getpgid";
+	return "__x64_sys_getpgid";
+}
+
+void probe_features(struct tracerd *d)
+{
+	struct feature *f;
+	int m, ret;
+
+	str_copy(d->probe_fn, probe_function(), sizeof(d->probe_fn));
+	for (m = 1; m < TRACERD_MODE_NR; m++) {
+		f = &d->features[m];
+		f->reason[0] = '\0';
+		ret = backends[m]->probe(d, f->reason, sizeof(f->reason));
+		f->available = ret == 0;
+		if (ret && !f->reason[0])
+			snprintf(f->reason, sizeof(f->reason), "probe failed: %s", strerror(-ret));
+		if (f->available)
+			log_info("mode %s: available", tracerd_mode_name(m));
+		else
+			log_info("mode %s: unavailable: %s", tracerd_mode_name(m), f->reason);
+	}
+	log_info("raw_tp: %s%s", d->raw_tp.available ? "available" : "unavailable: ",
+		 d->raw_tp.reason);
+}

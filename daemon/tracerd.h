@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tracerd's state: one struct tracerd owned by main(), shared by the
+ * control server, the registry of attachments and the backends. Single
+ * threaded (one libevent loop), so no locking anywhere.
+ */
+#ifndef TRACERD_DAEMON_H
+#define TRACERD_DAEMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include <tracerd/modes.h>
+#include <tracerd/trace.h>
+#include "../lib/config.h"
+#include "../lib/spec.h"
+
+struct event_base;
+struct control;
+struct bpf_link;
+struct btf;
+
+/* One feature probed at start: can this mode be used here, and if not why. */
+struct feature {
+	bool available;
+	char reason[256];
+};
+
+struct kmod_info {
+	bool present;
+	int fd;			/* /dev/tracerd, -1 when absent */
+	__u32 abi_major, abi_minor;
+	char module_version[32];
+	char reason[256];
+};
+
+/* One hooked function (or tracepoint) of an attachment. */
+struct hook {
+	char name[128];
+	char module[64];	/* "" for vmlinux */
+	__u32 slot;
+	__u64 addr;		/* kallsyms address (0 unknown) */
+	__s32 btf_id;		/* FUNC (or btf_trace_ typedef) id, 0 unknown */
+	int btf_obj_fd;		/* module BTF fd during attach, 0 for vmlinux */
+	int prog_fd[2];		/* cloned programs: entry, return (-1: none) */
+	int link_fd[2];		/* raw links of those programs (-1: none) */
+	struct bpf_link *link[2];	/* libbpf links (kprobe) */
+	__u32 kmod_id;		/* kmod attachment id (0: none) */
+	bool via_raw_tp;	/* tp-btf fell back to raw_tp */
+	bool attached;
+	char err[224];		/* why it could not be attached */
+};
+
+struct attachment {
+	struct attachment *next;
+	unsigned int id;
+	struct tracerd_spec spec;
+	enum tracerd_mode mode;		/* the mode used (never auto) */
+	char mode_reason[320];		/* why that mode */
+	uint64_t since_real_ns;
+	struct hook *hooks;
+	size_t nr_hooks;
+	struct bpf_link *multi[2];	/* kprobe-multi links: entry, return */
+};
+
+struct tracerd {
+	struct tracerd_config cfg;
+	struct event_base *base;
+	struct control *ctl;
+	uint64_t start_mono_ns;
+	int ncpus;
+
+	struct feature features[TRACERD_MODE_NR];	/* [AUTO] unused */
+	struct feature raw_tp;
+	struct kmod_info kmod;
+	char probe_fn[128];		/* the function probes attach to */
+
+	int stats_fd, cfg_fd, ts_fd;	/* shared maps (daemon/maps.c) */
+	unsigned char slot_used[TRACERD_MAX_SLOTS];
+	unsigned int nr_slots_used;
+
+	struct attachment *attachments;	/* in id order */
+	unsigned int next_id;
+
+	struct btf *vmlinux_btf;
+	void *be_state[TRACERD_MODE_NR];	/* backend private state */
+	void *resolve_cache;		/* resolve.c */
+};
+
+/* maps.c: the three maps every BPF object shares */
+int maps_create(struct tracerd *d);
+void maps_destroy(struct tracerd *d);
+int maps_slot_alloc(struct tracerd *d, __u32 *slot);
+void maps_slot_free(struct tracerd *d, __u32 slot);
+int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *spec);
+void maps_slot_disable(struct tracerd *d, __u32 slot);
+/* Sum of the per-CPU stats of a slot. */
+int maps_slot_read(struct tracerd *d, __u32 slot, struct tracerd_slot_stats *out);
+/* Point a BPF object's maps at the shared ones (before load). */
+struct bpf_object;
+int maps_reuse(struct tracerd *d, struct bpf_object *obj);
+
+/* probe.c: feature probing */
+void probe_features(struct tracerd *d);
+
+#endif

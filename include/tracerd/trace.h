@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: (GPL-2.0-only WITH Linux-syscall-note) OR BSD-2-Clause */
+/*
+ * Record layouts shared by the BPF programs (bpf/NAME.bpf.c) and tracerd.
+ *
+ * Every hooked function gets a "slot": an index into the per-CPU stats
+ * array and the slot config array. BPF programs learn their slot either
+ * from the BPF cookie (kprobe, kprobe.multi) or from an immediate that the
+ * daemon patches into each program clone (fentry/fexit, tp_btf, raw_tp:
+ * the MOV of TRACERD_SLOT_MAGIC). No hash lookup on the counting path.
+ *
+ * Fixed-width types only, natural alignment; sizes pinned below.
+ */
+#ifndef TRACERD_TRACE_H
+#define TRACERD_TRACE_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define TRACERD_MAX_SLOTS	4096	/* hooked functions at once */
+#define TRACERD_HIST_BUCKETS	40	/* log2 ns: bucket 39 is >= 2^38 ns */
+#define TRACERD_NEST_MAX	8	/* nested calls timed per task+slot */
+#define TRACERD_TS_ENTRIES	16384	/* in-flight timed calls (LRU) */
+#define TRACERD_COMM_LEN	16
+
+/* The immediate the daemon replaces with the slot in every program clone. */
+#define TRACERD_SLOT_MAGIC	0x7ace51d0
+
+/* tracerd_slot_cfg.flags */
+#define TRACERD_SLOT_ENABLED	(1U << 0)	/* count at all */
+#define TRACERD_SLOT_LATENCY	(1U << 1)	/* time entry -> return */
+#define TRACERD_SLOT_TGID	(1U << 2)	/* only tgid == cfg.tgid */
+#define TRACERD_SLOT_COMM	(1U << 3)	/* only comm == cfg.comm */
+
+/* Per-slot configuration: array map "slot_cfg", written by the daemon. */
+struct tracerd_slot_cfg {
+	__u32 flags;
+	__u32 tgid;
+	char comm[TRACERD_COMM_LEN];
+};
+
+/*
+ * Per-slot, per-CPU statistics: per-CPU array map "slot_stats".
+ * misses: calls seen but not accounted (nesting deeper than
+ * TRACERD_NEST_MAX, timestamp map full); the kernel's own misses
+ * (recursion, kprobe nmissed) are read by the daemon separately.
+ * lat_min is meaningful only when lat_count > 0.
+ */
+struct tracerd_slot_stats {
+	__u64 calls;
+	__u64 misses;
+	__u64 lat_count;
+	__u64 lat_sum;
+	__u64 lat_min;
+	__u64 lat_max;
+	__u64 hist[TRACERD_HIST_BUCKETS];
+};
+
+/* Key/value of the per-task entry timestamps (LRU hash "entry_ts"). */
+struct tracerd_ts_key {
+	__u32 tid;
+	__u32 slot;
+};
+
+struct tracerd_ts_val {
+	__u32 depth;
+	__u32 reserved;
+	__u64 ts[TRACERD_NEST_MAX];
+};
+
+_Static_assert(sizeof(struct tracerd_slot_cfg) == 24, "tracerd_slot_cfg size");
+_Static_assert(sizeof(struct tracerd_slot_stats) == 8 * (6 + TRACERD_HIST_BUCKETS),
+	       "tracerd_slot_stats size");
+_Static_assert(sizeof(struct tracerd_ts_key) == 8, "tracerd_ts_key size");
+_Static_assert(sizeof(struct tracerd_ts_val) == 8 + 8 * TRACERD_NEST_MAX,
+	       "tracerd_ts_val size");
+
+/*
+ * log2 bucket of a duration in ns: 0 -> 0, [2^(i-1), 2^i) -> i, capped at
+ * TRACERD_HIST_BUCKETS - 1. Branch-only (no clz), so BPF can use it too.
+ */
+static inline __u32 tracerd_hist_bucket(__u64 v)
+{
+	__u32 r = 0, s;
+
+	s = (v > 0xffffffffULL) << 5; v >>= s; r |= s;
+	s = (v > 0xffffULL) << 4; v >>= s; r |= s;
+	s = (v > 0xffULL) << 3; v >>= s; r |= s;
+	s = (v > 0xfULL) << 2; v >>= s; r |= s;
+	s = (v > 0x3ULL) << 1; v >>= s; r |= s;
+	r |= (v >> 1);
+	/* r = floor(log2(v)) for v > 0 */
+	r = v ? r + 1 : 0;
+	return r < TRACERD_HIST_BUCKETS ? r : TRACERD_HIST_BUCKETS - 1;
+}
+
+#endif /* TRACERD_TRACE_H */

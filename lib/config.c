@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tracerd.conf parser; see config.h. */
+#include <ctype.h>
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "config.h"
+#include "log.h"
+#include "util.h"
+
+typedef int (*config_setter)(struct tracerd_config *c, const char *val, char *err, size_t errlen);
+
+static int set_path(char *dst, size_t size, const char *val, char *err, size_t errlen)
+{
+	if (val[0] != '/')
+		return set_err(err, errlen, -EINVAL, "'%s' is not an absolute path", val);
+	if (str_copy(dst, val, size))
+		return set_err(err, errlen, -EINVAL, "path '%s' is too long (max %zu)", val, size - 1);
+	return 0;
+}
+
+static int set_socket(struct tracerd_config *c, const char *val, char *err, size_t errlen)
+{
+	return set_path(c->socket, sizeof(c->socket), val, err, errlen);
+}
+
+static int set_group(char *dst, size_t size, const char *val, char *err, size_t errlen)
+{
+	const char *p;
+
+	for (p = val; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_-.$", *p))
+			return set_err(err, errlen, -EINVAL, "invalid group name '%s'", val);
+	if (str_copy(dst, val, size))
+		return set_err(err, errlen, -EINVAL, "group name '%s' is too long", val);
+	return 0;
+}
+
+static int set_read_group(struct tracerd_config *c, const char *val, char *err, size_t errlen)
+{
+	return set_group(c->read_group, sizeof(c->read_group), val, err, errlen);
+}
+
+static int set_admin_group(struct tracerd_config *c, const char *val, char *err, size_t errlen)
+{
+	return set_group(c->admin_group, sizeof(c->admin_group), val, err, errlen);
+}
+
+/* "off", "ADDR:PORT" or "[ADDR6]:PORT" with PORT 1..65535 */
+static int set_listen(struct tracerd_config *c, const char *val, char *err, size_t errlen)
+{
+	const char *colon = strrchr(val, ':');
+	unsigned long long port;
+
+	if (!strcmp(val, "off"))
+		return str_copy(c->listen, val, sizeof(c->listen));
+	if (!colon || colon == val || parse_u64(colon + 1, &port) || !port || port > 65535)
+		return set_err(err, errlen, -EINVAL, "listen '%s' is not 'off' or ADDR:PORT", val);
+	if (val[0] == '[' && colon[-1] != ']')
+		return set_err(err, errlen, -EINVAL, "listen '%s': unterminated [IPv6] address", val);
+	if (str_copy(c->listen, val, sizeof(c->listen)))
+		return set_err(err, errlen, -EINVAL, "listen '%s' is too long", val);
+	return 0;
+}
+
+static int set_record_dir(struct tracerd_config *c, const char *val, char *err, size_t errlen)
+{
+	return set_path(c->record_dir, sizeof(c->record_dir), val, err, errlen);
+}
+
+static int set_state_dir(struct tracerd_config *c, const char *val, char *err, size_t errlen)
+{
+	return set_path(c->state_dir, sizeof(c->state_dir), val, err, errlen);
+}
+
+static int set_record_max_bytes(struct tracerd_config *c, const char *val, char *err, size_t errlen)
+{
+	if (parse_size(val, &c->record_max_bytes) || c->record_max_bytes < 4096)
+		return set_err(err, errlen, -EINVAL,
+			       "record_max_bytes '%s' is not a size >= 4096 (K/M/G suffixes allowed)", val);
+	return 0;
+}
+
+static int set_record_keep(struct tracerd_config *c, const char *val, char *err, size_t errlen)
+{
+	unsigned long long v;
+
+	if (parse_u64(val, &v) || v < 1 || v > 10000)
+		return set_err(err, errlen, -EINVAL, "record_keep '%s' is not 1..10000", val);
+	c->record_keep = (unsigned int)v;
+	return 0;
+}
+
+static int set_log_level(struct tracerd_config *c, const char *val, char *err, size_t errlen)
+{
+	int l = tlog_level_parse(val);
+
+	if (l < 0)
+		return set_err(err, errlen, -EINVAL,
+			       "log_level '%s' is not one of err, warning, notice, info, debug", val);
+	c->log_level = l;
+	return 0;
+}
+
+static int set_max_glob_matches(struct tracerd_config *c, const char *val, char *err, size_t errlen)
+{
+	unsigned long long v;
+
+	if (parse_u64(val, &v) || v < 1 || v > TRACERD_MAX_SLOTS)
+		return set_err(err, errlen, -EINVAL, "max_glob_matches '%s' is not 1..%d",
+			       val, TRACERD_MAX_SLOTS);
+	c->max_glob_matches = (unsigned int)v;
+	return 0;
+}
+
+static int add_attach(struct tracerd_config *c, const char *val, char *err, size_t errlen)
+{
+	struct tracerd_config_attach *a;
+
+	a = realloc(c->attach, (c->nr_attach + 1) * sizeof(*a));
+	if (!a)
+		return set_err(err, errlen, -ENOMEM, "out of memory");
+	c->attach = a;
+	a = &c->attach[c->nr_attach];
+	if (spec_parse_line(val, &a->spec, err, errlen))
+		return -EINVAL;
+	c->nr_attach++;
+	return 0;
+}
+
+static const struct config_key {
+	const char *name;
+	config_setter set;
+	bool repeatable;
+} config_keys[] = {
+	{ "socket", set_socket, false },
+	{ "read_group", set_read_group, false },
+	{ "admin_group", set_admin_group, false },
+	{ "listen", set_listen, false },
+	{ "record_dir", set_record_dir, false },
+	{ "record_max_bytes", set_record_max_bytes, false },
+	{ "record_keep", set_record_keep, false },
+	{ "state_dir", set_state_dir, false },
+	{ "log_level", set_log_level, false },
+	{ "max_glob_matches", set_max_glob_matches, false },
+	{ "attach", add_attach, true },
+};
+
+void config_init(struct tracerd_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	strcpy(c->socket, TRACERD_DEFAULT_SOCKET);
+	strcpy(c->listen, TRACERD_DEFAULT_LISTEN);
+	strcpy(c->record_dir, "/var/lib/tracerd/records");
+	strcpy(c->state_dir, "/var/lib/tracerd");
+	c->record_max_bytes = 64ULL << 20;
+	c->record_keep = 4;
+	c->log_level = TLOG_NOTICE;
+	c->max_glob_matches = 1024;
+}
+
+void config_free(struct tracerd_config *c)
+{
+	free(c->attach);
+	c->attach = NULL;
+	c->nr_attach = 0;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* One line: 0 (also for blank/comment), or -EINVAL with err filled. */
+static int parse_line(struct tracerd_config *c, char *line, unsigned int *seen,
+		      char *err, size_t errlen)
+{
+	char *key, *val, *eq, *hash;
+	size_t i;
+
+	hash = strchr(line, '#');
+	if (hash)
+		*hash = '\0';
+	key = trim(line);
+	if (!key[0])
+		return 0;
+	eq = strchr(key, '=');
+	if (!eq)
+		return set_err(err, errlen, -EINVAL, "expected 'key = value', got '%s'", key);
+	*eq = '\0';
+	key = trim(key);
+	val = trim(eq + 1);
+	for (i = 0; i < ARRAY_SIZE(config_keys); i++) {
+		if (strcmp(key, config_keys[i].name))
+			continue;
+		if (!val[0])
+			return set_err(err, errlen, -EINVAL, "key '%s' has an empty value", key);
+		if (!config_keys[i].repeatable && (*seen & (1U << i)))
+			return set_err(err, errlen, -EINVAL, "key '%s' given twice", key);
+		*seen |= 1U << i;
+		return config_keys[i].set(c, val, err, errlen);
+	}
+	return set_err(err, errlen, -EINVAL, "unknown key '%s'", key);
+}
+
+int config_parse_string(struct tracerd_config *c, const char *text, const char *name,
+			char *err, size_t errlen)
+{
+	char *copy, *line, *next, msg[512];
+	unsigned int seen = 0;
+	int lineno = 0, ret = 0;
+
+	copy = strdup(text);
+	if (!copy)
+		return set_err(err, errlen, -ENOMEM, "out of memory");
+	for (line = copy; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		msg[0] = '\0';
+		ret = parse_line(c, line, &seen, msg, sizeof(msg));
+		if (ret) {
+			set_err(err, errlen, ret, "%s:%d: %s", name, lineno, msg);
+			goto cleanup;
+		}
+		if (c->nr_attach && !c->attach[c->nr_attach - 1].line)
+			c->attach[c->nr_attach - 1].line = lineno;
+	}
+cleanup:
+	free(copy);
+	return ret;
+}
+
+int config_parse_file(struct tracerd_config *c, const char *path, char *err, size_t errlen)
+{
+	FILE *f;
+	char *text = NULL;
+	size_t cap = 0, len = 0, n;
+	int ret;
+
+	f = fopen(path, "re");
+	if (!f)
+		return set_err(err, errlen, -errno, "cannot open config '%s': %s", path, strerror(errno));
+	for (;;) {
+		if (cap - len < 4096) {
+			char *t;
+
+			if (cap > (1 << 20)) {
+				ret = set_err(err, errlen, -EFBIG, "config '%s' is larger than 1 MiB", path);
+				goto cleanup;
+			}
+			cap = cap ? cap * 2 : 8192;
+			t = realloc(text, cap);
+			if (!t) {
+				ret = set_err(err, errlen, -ENOMEM, "out of memory");
+				goto cleanup;
+			}
+			text = t;
+		}
+		n = fread(text + len, 1, cap - len - 1, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		ret = set_err(err, errlen, -EIO, "cannot read config '%s'", path);
+		goto cleanup;
+	}
+	text[len] = '\0';
+	if (strlen(text) != len) {
+		ret = set_err(err, errlen, -EINVAL, "config '%s' contains a NUL byte", path);
+		goto cleanup;
+	}
+	ret = config_parse_string(c, text, path, err, errlen);
+cleanup:
+	free(text);
+	fclose(f);
+	return ret;
+}
+
+int config_check_system(const struct tracerd_config *c, char *err, size_t errlen)
+{
+	if (c->read_group[0] && !getgrnam(c->read_group))
+		return set_err(err, errlen, -ENOENT, "read_group '%s' does not exist", c->read_group);
+	if (c->admin_group[0] && !getgrnam(c->admin_group))
+		return set_err(err, errlen, -ENOENT, "admin_group '%s' does not exist", c->admin_group);
+	return 0;
+}

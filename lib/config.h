@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * /etc/tracerd/tracerd.conf: `key = value` lines, `#` comments, blank
+ * lines ignored. Keys and their values are in config.c's key table (one
+ * row per key: add a key by adding a row and a field). Unknown keys, bad
+ * values and repeated single-valued keys are errors naming the line:
+ * "tracerd.conf:7: unknown key 'foo'".
+ */
+#ifndef TRACERD_LIB_CONFIG_H
+#define TRACERD_LIB_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <limits.h>
+#include "spec.h"
+
+#define TRACERD_DEFAULT_CONFIG	"/etc/tracerd/tracerd.conf"
+#define TRACERD_DEFAULT_SOCKET	"/run/tracerd/tracerd.sock"
+#define TRACERD_DEFAULT_LISTEN	"127.0.0.1:9477"
+#define TRACERD_SOCKET_PATH_MAX	108	/* sun_path */
+
+struct tracerd_config_attach {
+	struct tracerd_spec spec;
+	int line;
+};
+
+struct tracerd_config {
+	char socket[TRACERD_SOCKET_PATH_MAX];
+	char read_group[64];		/* "": root only */
+	char admin_group[64];		/* "": root only */
+	char listen[128];		/* "off" or ADDR:PORT */
+	char record_dir[PATH_MAX];
+	unsigned long long record_max_bytes;
+	unsigned int record_keep;
+	char state_dir[PATH_MAX];
+	int log_level;
+	unsigned int max_glob_matches;
+	struct tracerd_config_attach *attach;
+	size_t nr_attach;
+};
+
+void config_init(struct tracerd_config *c);
+void config_free(struct tracerd_config *c);
+/* Parse text (name is used in messages); 0 or -EINVAL with err filled. */
+int config_parse_string(struct tracerd_config *c, const char *text, const char *name,
+			char *err, size_t errlen);
+/* Parse a file; a missing file is -ENOENT (the caller decides). */
+int config_parse_file(struct tracerd_config *c, const char *path, char *err, size_t errlen);
+/* Checks that need the system (group names exist). */
+int config_check_system(const struct tracerd_config *c, char *err, size_t errlen);
+
+#endif

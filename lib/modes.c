@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Mode names: the one table both tracerd and tracectl use. */
+#include <errno.h>
+#include <string.h>
+#include "modes.h"
+
+static const char *const mode_names[TRACERD_MODE_NR] = {
+	[TRACERD_MODE_AUTO] = "auto",
+	[TRACERD_MODE_FENTRY] = "fentry",
+	[TRACERD_MODE_KPROBE] = "kprobe",
+	[TRACERD_MODE_KPROBE_INT3] = "kprobe-int3",
+	[TRACERD_MODE_KPROBE_MULTI] = "kprobe-multi",
+	[TRACERD_MODE_TP_BTF] = "tp-btf",
+	[TRACERD_MODE_KMOD_CALLOPS] = "kmod-callops",
+	[TRACERD_MODE_KMOD_DIRECT] = "kmod-direct",
+	[TRACERD_MODE_KMOD_KPROBE] = "kmod-kprobe",
+};
+
+const char *tracerd_mode_name(enum tracerd_mode m)
+{
+	if ((unsigned int)m >= TRACERD_MODE_NR)
+		return "unknown";
+	return mode_names[m];
+}
+
+int tracerd_mode_parse(const char *name)
+{
+	int i;
+
+	for (i = 0; i < TRACERD_MODE_NR; i++)
+		if (!strcmp(name, mode_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+bool tracerd_mode_is_kmod(enum tracerd_mode m)
+{
+	return m == TRACERD_MODE_KMOD_CALLOPS || m == TRACERD_MODE_KMOD_DIRECT ||
+	       m == TRACERD_MODE_KMOD_KPROBE;
+}
+
+bool tracerd_mode_is_function(enum tracerd_mode m)
+{
+	return m != TRACERD_MODE_TP_BTF && m != TRACERD_MODE_AUTO &&
+	       (unsigned int)m < TRACERD_MODE_NR;
+}

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Attach specification parsing and validation; see spec.h. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "modes.h"
+#include "spec.h"
+#include "util.h"
+
+bool spec_is_tracepoint(const char *target)
+{
+	return !strncmp(target, "tp:", 3);
+}
+
+bool spec_is_glob(const char *target)
+{
+	return strpbrk(target, "*?[") != NULL;
+}
+
+static bool ident_char(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+static int check_tracepoint(const char *t, char *err, size_t errlen)
+{
+	const char *slash = strchr(t, '/'), *p;
+
+	if (!slash || slash == t || !slash[1] || strchr(slash + 1, '/'))
+		return set_err(err, errlen, -EINVAL,
+			       "tracepoint '%s' is not of the form tp:CATEGORY/NAME", t - 3);
+	for (p = t; *p; p++)
+		if (p != slash && !ident_char((unsigned char)*p))
+			return set_err(err, errlen, -EINVAL,
+				       "tracepoint '%s' has an invalid character '%c'", t - 3, *p);
+	return 0;
+}
+
+int spec_check_target(const char *target, char *err, size_t errlen)
+{
+	const char *p;
+
+	if (!target[0])
+		return set_err(err, errlen, -EINVAL, "empty target");
+	if (strlen(target) >= TRACERD_TARGET_MAX)
+		return set_err(err, errlen, -EINVAL, "target longer than %d bytes",
+			       TRACERD_TARGET_MAX - 1);
+	if (spec_is_tracepoint(target))
+		return check_tracepoint(target + 3, err, errlen);
+	for (p = target; *p; p++) {
+		if (ident_char((unsigned char)*p) || strchr(".*?[]!-", *p))
+			continue;
+		return set_err(err, errlen, -EINVAL,
+			       "function '%s' has an invalid character '%c'", target, *p);
+	}
+	return 0;
+}
+
+int spec_check_record_name(const char *name, char *err, size_t errlen)
+{
+	const char *p;
+
+	if (!name[0] || name[0] == '.' || strlen(name) >= TRACERD_RECORD_NAME_MAX)
+		return set_err(err, errlen, -EINVAL, "invalid record name '%s'", name);
+	for (p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
+			return set_err(err, errlen, -EINVAL,
+				       "invalid record name '%s': only [A-Za-z0-9._-] allowed", name);
+	return 0;
+}
+
+int spec_validate(const struct tracerd_spec *spec, char *err, size_t errlen)
+{
+	int err_;
+
+	err_ = spec_check_target(spec->target, err, errlen);
+	if (err_)
+		return err_;
+	if ((unsigned int)spec->mode >= TRACERD_MODE_NR)
+		return set_err(err, errlen, -EINVAL, "invalid mode");
+	if (spec_is_tracepoint(spec->target) && spec->mode != TRACERD_MODE_AUTO &&
+	    spec->mode != TRACERD_MODE_TP_BTF)
+		return set_err(err, errlen, -EINVAL,
+			       "tracepoint '%s' needs mode tp-btf (or auto), not %s",
+			       spec->target, tracerd_mode_name(spec->mode));
+	if (spec_is_tracepoint(spec->target) && spec->latency)
+		return set_err(err, errlen, -EINVAL,
+			       "tracepoint '%s' has no return to time: latency needs a function",
+			       spec->target);
+	if (!spec_is_tracepoint(spec->target) && spec->mode == TRACERD_MODE_TP_BTF)
+		return set_err(err, errlen, -EINVAL,
+			       "mode tp-btf needs a tracepoint target tp:CATEGORY/NAME, not '%s'",
+			       spec->target);
+	if (spec->record[0])
+		return spec_check_record_name(spec->record, err, errlen);
+	return 0;
+}
+
+static int parse_option(const char *opt, struct tracerd_spec *spec, char *err, size_t errlen)
+{
+	const char *val = strchr(opt, '=');
+	unsigned long long v;
+	int m;
+
+	if (!strcmp(opt, "latency")) {
+		spec->latency = true;
+		return 0;
+	}
+	if (!val)
+		return set_err(err, errlen, -EINVAL, "unknown attach option '%s'", opt);
+	val++;
+	if (!strncmp(opt, "mode=", 5)) {
+		m = tracerd_mode_parse(val);
+		if (m < 0)
+			return set_err(err, errlen, -EINVAL, "unknown mode '%s'", val);
+		spec->mode = m;
+	} else if (!strncmp(opt, "pid=", 4)) {
+		if (parse_u64(val, &v) || v == 0 || v > 0x3fffffff)
+			return set_err(err, errlen, -EINVAL, "invalid pid '%s'", val);
+		spec->tgid = (__u32)v;
+	} else if (!strncmp(opt, "comm=", 5)) {
+		if (!val[0] || strlen(val) >= TRACERD_COMM_LEN)
+			return set_err(err, errlen, -EINVAL, "invalid comm '%s' (1-15 bytes)", val);
+		strcpy(spec->comm, val);
+	} else if (!strncmp(opt, "record=", 7)) {
+		if (spec_check_record_name(val, err, errlen))
+			return -EINVAL;
+		strcpy(spec->record, val);
+	} else {
+		return set_err(err, errlen, -EINVAL, "unknown attach option '%s'", opt);
+	}
+	return 0;
+}
+
+int spec_parse_line(const char *line, struct tracerd_spec *spec, char *err, size_t errlen)
+{
+	char buf[1024], *tok, *save = NULL;
+	int ret;
+
+	memset(spec, 0, sizeof(*spec));
+	if (strlen(line) >= sizeof(buf))
+		return set_err(err, errlen, -EINVAL, "attach line too long");
+	strcpy(buf, line);
+	tok = strtok_r(buf, " \t", &save);
+	if (!tok)
+		return set_err(err, errlen, -EINVAL, "attach needs a target");
+	if (strlen(tok) >= sizeof(spec->target))
+		return set_err(err, errlen, -EINVAL, "target longer than %d bytes",
+			       TRACERD_TARGET_MAX - 1);
+	strcpy(spec->target, tok);
+	while ((tok = strtok_r(NULL, " \t", &save))) {
+		ret = parse_option(tok, spec, err, errlen);
+		if (ret)
+			return ret;
+	}
+	return spec_validate(spec, err, errlen);
+}

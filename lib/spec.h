@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Attach specifications: what a user asks tracerd to trace, the same
+ * whether it comes from a config `attach =` line or a control request.
+ *   TARGET [mode=M] [latency] [pid=N] [comm=NAME] [record=NAME]
+ * TARGET is a kernel function name, a glob of them ("vfs_*"), or a
+ * tracepoint "tp:CATEGORY/NAME".
+ */
+#ifndef TRACERD_LIB_SPEC_H
+#define TRACERD_LIB_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include <tracerd/modes.h>
+#include <tracerd/trace.h>
+
+#define TRACERD_TARGET_MAX	256
+#define TRACERD_RECORD_NAME_MAX	64
+
+struct tracerd_spec {
+	char target[TRACERD_TARGET_MAX];
+	enum tracerd_mode mode;
+	bool latency;
+	__u32 tgid;			/* 0: any process */
+	char comm[TRACERD_COMM_LEN];	/* "": any command */
+	char record[TRACERD_RECORD_NAME_MAX];	/* "": not recorded */
+};
+
+/* Validate a target string; 0 or -EINVAL with a reason in err. */
+int spec_check_target(const char *target, char *err, size_t errlen);
+/* Is the target a tracepoint ("tp:cat/name")? */
+bool spec_is_tracepoint(const char *target);
+/* Does the (function) target contain glob characters? */
+bool spec_is_glob(const char *target);
+/* Record names: [A-Za-z0-9._-], not starting with '.', no '/'. */
+int spec_check_record_name(const char *name, char *err, size_t errlen);
+/* Parse the config form "TARGET [opt...]" into *spec (zeroed first). */
+int spec_parse_line(const char *line, struct tracerd_spec *spec, char *err, size_t errlen);
+/* Check the fields of an already-filled spec (used after JSON decoding). */
+int spec_validate(const struct tracerd_spec *spec, char *err, size_t errlen);
+
+#endif

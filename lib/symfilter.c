@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Glob matching and the hook denylist; see symfilter.h. */
+#include <fnmatch.h>
+#include <string.h>
+#include "symfilter.h"
+#include "util.h"
+
+static const char *const denylist[] = {
+	/* BPF runtime: programs, helpers, trampolines, maps, the syscall */
+	"bpf_*", "__bpf_*", "___bpf_*", "*_sys_bpf", "__sys_bpf",
+	"array_map_*", "percpu_array_*", "htab_*", "__htab_*", "pcpu_freelist_*",
+	"__pcpu_freelist_*", "pcpu_init_value", "prealloc_lru_pop", "__bpf_lru_*",
+	/* hook machinery */
+	"ftrace_*", "__ftrace_*", "arch_ftrace_*", "fprobe_*", "__fprobe_*",
+	"rethook_*", "arch_rethook_*", "kprobe_*", "__kprobe_*", "kretprobe_*",
+	"__kretprobe_*", "arch_kprobe*", "opt_pre_handler", "perf_trace_buf_*",
+	"trace_call_bpf", "perf_*", "__perf_*", "tracerd_kmod_*",
+	/* what every hook runs through: clocks, locks, RCU, preemption */
+	"ktime_get*", "__ktime_get*", "sched_clock*", "native_sched_clock",
+	"local_clock*", "read_tsc", "kvm_clock_*", "pvclock_*",
+	"_raw_spin_*", "__raw_spin_*", "queued_spin_*", "native_queued_spin_*",
+	"__pv_queued_spin_*", "lock_acquire*", "lock_release", "lock_is_held*",
+	"__rcu_read_lock", "__rcu_read_unlock", "rcu_read_lock*", "rcu_read_unlock*",
+	"rcu_is_watching", "migrate_disable", "migrate_enable", "preempt_count_*",
+	"__preempt_count_*", "debug_smp_processor_id", "__this_cpu_preempt_check",
+	"trace_hardirqs_*", "memcpy", "memset", "__memcpy", "__memset",
+};
+
+bool sym_glob_match(const char *pattern, const char *name)
+{
+	return fnmatch(pattern, name, 0) == 0;
+}
+
+const char *sym_denied(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(denylist); i++)
+		if (sym_glob_match(denylist[i], name))
+			return denylist[i];
+	return NULL;
+}
+
+bool sym_module_denied(const char *module)
+{
+	return module && !strcmp(module, "tracerd_kmod");
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Function-name matching: globs (fnmatch(3) syntax: * ? [...]) and the
+ * denylist of functions tracerd must never hook because its own hooks
+ * (BPF programs, map operations, ftrace/kprobe/fprobe machinery, clocks,
+ * locks, RCU) or its own syscalls run through them: tracing them could
+ * recurse or skew every other measurement.
+ */
+#ifndef TRACERD_LIB_SYMFILTER_H
+#define TRACERD_LIB_SYMFILTER_H
+
+#include <stdbool.h>
+
+bool sym_glob_match(const char *pattern, const char *name);
+/* The denylist pattern that name matches, or NULL when it may be hooked. */
+const char *sym_denied(const char *name);
+/* Modules whose functions are never hooked (tracerd's own module). */
+bool sym_module_denied(const char *module);
+
+#endif

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Small helpers; see util.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "util.h"
+
+int set_err(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+int parse_u64(const char *s, unsigned long long *out)
+{
+	char *end;
+
+	if (!s[0] || s[0] == '-' || s[0] == '+' || s[0] == ' ')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -EINVAL;
+	return 0;
+}
+
+int parse_size(const char *s, unsigned long long *out)
+{
+	char buf[32], *end;
+	size_t n = strlen(s);
+	unsigned long long mult = 1, v;
+
+	if (!n || n >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	end = buf + n - 1;
+	switch (*end) {
+	case 'K': case 'k': mult = 1ULL << 10; break;
+	case 'M': case 'm': mult = 1ULL << 20; break;
+	case 'G': case 'g': mult = 1ULL << 30; break;
+	default: end = NULL;
+	}
+	if (end)
+		*end = '\0';
+	if (parse_u64(buf, &v) || v > UINT64_MAX / mult)
+		return -EINVAL;
+	*out = v * mult;
+	return 0;
+}
+
+int str_copy(char *dst, const char *src, size_t size)
+{
+	size_t n = strlen(src);
+
+	if (!size)
+		return -E2BIG;
+	if (n >= size) {
+		memcpy(dst, src, size - 1);
+		dst[size - 1] = '\0';
+		return -E2BIG;
+	}
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+uint64_t now_mono_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t now_real_ns(void)
+{
+	return clock_ns(CLOCK_REALTIME);
+}

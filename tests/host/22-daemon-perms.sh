@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# SO_PEERCRED: with read_group = nogroup, a member may read but not attach;
+# a uid outside the group cannot even open the socket (mode 0660).
+source "$(dirname "$0")/lib/daemon.bash"
+[ "$(id -u)" = 0 ] || skip "needs root (to switch uid)"
+command -v setpriv >/dev/null || skip "setpriv not installed"
+getent group nogroup >/dev/null || skip "no group 'nogroup'"
+start_daemon "read_group = nogroup"
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+outsider() { setpriv --reuid=65534 --regid=65533 --clear-groups "$@"; }
+
+expect_eq "socket mode" "$(stat -c %a "$W/s.sock")" 660
+expect_eq "socket group" "$(stat -c %G "$W/s.sock")" nogroup
+nobody $C status > /dev/null; expect_eq "reader: status" $? 0
+nobody $C list > /dev/null; expect_eq "reader: list" $? 0
+out=$(nobody $C --json attach tp:task/task_rename); rc=$?
+expect_eq "reader: attach exit" $rc 4
+expect_eq "reader: attach code" "$(jq_get .error.code <<< "$out")" permission_denied
+out=$(nobody $C --json detach --all); expect_eq "reader: detach exit" $? 4
+out=$(outsider $C --json status); rc=$?
+expect_eq "outsider: exit" $rc 4
+expect_eq "outsider: code" "$(jq_get .error.code <<< "$out")" permission_denied
+$C attach tp:task/task_rename > /dev/null; expect_eq "root: attach" $? 0
+stop_daemon

@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Helpers for host tests that run a private tracerd (sourced).
+#   start_daemon [CONFIG_TEXT]  tracerd on $W/s.sock with that config (default
+#                               empty); sets DPID, W (work dir), C (tracectl cmd)
+#   stop_daemon                 SIGTERM, wait, check it exited 0
+#   jq_get FILTER               jq on stdin, raw output
+set -uo pipefail
+: "${O:?O (build dir) not set}"
+TRACERD=$O/tracerd
+TRACECTL=$O/tracectl
+W=$(mktemp -d /tmp/tracerd-test.XXXXXX)
+chmod 755 "$W"
+DPID=
+fail() { echo "FAIL: $*"; [ -f "$W/daemon.log" ] && sed 's/^/  daemon: /' "$W/daemon.log" | tail -n 20; exit 1; }
+skip() { echo "$*"; exit 77; }
+ok() { echo "ok: $*"; }
+expect_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; ok "$1 = $3"; }
+jq_get() { jq -r "$1"; }
+cleanup() {
+	[ -n "$DPID" ] && kill -TERM "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+command -v jq >/dev/null || skip "jq not installed"
+
+# our_links: BPF links whose program is one of tracerd's hooks
+our_links() {
+	local ids
+	ids=$(bpftool -j prog show 2>/dev/null | jq -c '[.[] | select(.name | test(
+		"^(tp_btf_hit|raw_tp_hit|fentry_entry|fexit_return|kprobe_entry|kprobe_return|multi_entry|multi_return)$")) | .id]')
+	bpftool -j link show 2>/dev/null | jq --argjson ids "${ids:-[]}" '[.[] | select(.prog_id as $p | $ids | index($p))] | length'
+}
+
+start_daemon() {
+	printf '%s\n' "${1:-}" > "$W/tracerd.conf"
+	"$TRACERD" --config "$W/tracerd.conf" --socket "$W/s.sock" 2> "$W/daemon.log" &
+	DPID=$!
+	C="$TRACECTL --socket $W/s.sock"
+	local i
+	for i in $(seq 1 100); do
+		[ -S "$W/s.sock" ] && return 0
+		kill -0 "$DPID" 2>/dev/null || fail "tracerd exited at start"
+		sleep 0.1
+	done
+	fail "tracerd did not create its socket"
+}
+
+stop_daemon() {
+	kill -TERM "$DPID" || fail "tracerd not running"
+	wait "$DPID"
+	local rc=$?
+	DPID=
+	expect_eq "tracerd exit status after SIGTERM" "$rc" 0
+	[ ! -e "$W/s.sock" ] || fail "socket left behind"
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tracerd.conf parser: every key, line-numbered errors, attach lines. */
+#include <string.h>
+#include "../../lib/config.h"
+#include "../../lib/log.h"
+#include "test.h"
+
+static int parse(struct tracerd_config *c, const char *text, char *err, size_t len)
+{
+	config_init(c);
+	return config_parse_string(c, text, "t.conf", err, len);
+}
+
+TEST(empty_config_gives_defaults)
+{
+	struct tracerd_config c;
+	char err[256] = "";
+
+	ASSERT_OK(parse(&c, "", err, sizeof(err)), err);
+	ASSERT_STREQ(c.socket, TRACERD_DEFAULT_SOCKET, "socket");
+	ASSERT_STREQ(c.listen, "127.0.0.1:9477", "listen");
+	ASSERT_EQ(c.max_glob_matches, 1024, "max_glob_matches");
+	ASSERT_EQ(c.nr_attach, 0, "attach");
+	config_free(&c);
+}
+
+TEST(all_keys)
+{
+	struct tracerd_config c;
+	char err[256] = "";
+	const char *text =
+		"# comment\n"
+		"socket = /tmp/x.sock\n"
+		"read_group = adm\n"
+		"admin_group = root   # trailing comment\n"
+		"listen = off\n"
+		"record_dir = /var/tmp/rec\n"
+		"record_max_bytes = 16M\n"
+		"record_keep = 3\n"
+		"state_dir = /var/tmp/st\n"
+		"log_level = debug\n"
+		"max_glob_matches = 200\n"
+		"\n"
+		"attach = vfs_read mode=fentry latency pid=42\n"
+		"attach = tp:sched/sched_switch comm=bash record=sw\n";
+
+	ASSERT_OK(parse(&c, text, err, sizeof(err)), err);
+	ASSERT_STREQ(c.socket, "/tmp/x.sock", "socket");
+	ASSERT_STREQ(c.read_group, "adm", "read_group");
+	ASSERT_STREQ(c.admin_group, "root", "admin_group");
+	ASSERT_STREQ(c.listen, "off", "listen");
+	ASSERT_EQ(c.record_max_bytes, 16 << 20, "record_max_bytes");
+	ASSERT_EQ(c.record_keep, 3, "record_keep");
+	ASSERT_EQ(c.log_level, TLOG_DEBUG, "log_level");
+	ASSERT_EQ(c.max_glob_matches, 200, "max_glob_matches");
+	ASSERT_EQ(c.nr_attach, 2, "nr_attach");
+	ASSERT_STREQ(c.attach[0].spec.target, "vfs_read", "target 0");
+	ASSERT_EQ(c.attach[0].spec.mode, TRACERD_MODE_FENTRY, "mode 0");
+	ASSERT_TRUE(c.attach[0].spec.latency, "latency 0");
+	ASSERT_EQ(c.attach[0].spec.tgid, 42, "pid 0");
+	ASSERT_EQ(c.attach[0].line, 13, "line 0");
+	ASSERT_STREQ(c.attach[1].spec.comm, "bash", "comm 1");
+	ASSERT_STREQ(c.attach[1].spec.record, "sw", "record 1");
+	ASSERT_EQ(c.attach[1].line, 14, "line 1");
+	config_free(&c);
+}
+
+/* Each bad line, with the error it must produce (line number included). */
+static const struct {
+	const char *text;
+	const char *err;
+} bad[] = {
+	{ "foo = 1\n", "t.conf:1: unknown key 'foo'" },
+	{ "\n\nsocket\n", "t.conf:3: expected 'key = value', got 'socket'" },
+	{ "socket = relative.sock\n", "t.conf:1: 'relative.sock' is not an absolute path" },
+	{ "socket = /a\nsocket = /b\n", "t.conf:2: key 'socket' given twice" },
+	{ "listen = 127.0.0.1\n", "t.conf:1: listen '127.0.0.1' is not 'off' or ADDR:PORT" },
+	{ "listen = 127.0.0.1:70000\n", "t.conf:1: listen '127.0.0.1:70000' is not 'off' or ADDR:PORT" },
+	{ "log_level = loud\n", "t.conf:1: log_level 'loud' is not one of err, warning, notice, info, debug" },
+	{ "max_glob_matches = 0\n", "t.conf:1: max_glob_matches '0' is not 1..4096" },
+	{ "record_max_bytes = 12X\n", "t.conf:1: record_max_bytes '12X' is not a size >= 4096 (K/M/G suffixes allowed)" },
+	{ "record_keep = -1\n", "t.conf:1: record_keep '-1' is not 1..10000" },
+	{ "read_group = a b\n", "t.conf:1: invalid group name 'a b'" },
+	{ "attach =\n", "t.conf:1: key 'attach' has an empty value" },
+	{ "attach = vfs_read mode=bogus\n", "t.conf:1: unknown mode 'bogus'" },
+	{ "attach = vfs_read pid=0\n", "t.conf:1: invalid pid '0'" },
+	{ "attach = vfs_read fast\n", "t.conf:1: unknown attach option 'fast'" },
+	{ "attach = vfs_read record=../x\n", "t.conf:1: invalid record name '../x'" },
+	{ "attach = vfs_read record=a/b\n", "t.conf:1: invalid record name 'a/b': only [A-Za-z0-9._-] allowed" },
+	{ "attach = tp:sched\n", "t.conf:1: tracepoint 'tp:sched' is not of the form tp:CATEGORY/NAME" },
+	{ "attach = tp:a/b mode=fentry\n", "t.conf:1: tracepoint 'tp:a/b' needs mode tp-btf (or auto), not fentry" },
+	{ "attach = tp:a/b latency\n", "t.conf:1: tracepoint 'tp:a/b' has no return to time: latency needs a function" },
+	{ "attach = vfs;rm\n", "t.conf:1: function 'vfs;rm' has an invalid character ';'" },
+	{ "attach = vfs_read comm=0123456789abcdef\n", "t.conf:1: invalid comm '0123456789abcdef' (1-15 bytes)" },
+};
+
+TEST(bad_lines)
+{
+	struct tracerd_config c;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		ASSERT_ERR(parse(&c, bad[i].text, err, sizeof(err)), bad[i].text);
+		ASSERT_STREQ(err, bad[i].err, bad[i].text);
+		config_free(&c);
+	}
+}
+
+TEST(missing_file)
+{
+	struct tracerd_config c;
+	char err[256];
+
+	config_init(&c);
+	ASSERT_EQ(config_parse_file(&c, "/nonexistent/tracerd.conf", err, sizeof(err)), -2, "ENOENT");
+	config_free(&c);
+}
+
+TEST_MAIN()

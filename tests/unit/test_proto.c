@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Control protocol: request parsing, replies, and docs/protocol.md. */
+#include <stdlib.h>
+#include <string.h>
+#include "../../lib/proto.h"
+#include "test.h"
+
+static enum proto_code parse(const char *s, struct proto_request *r, char *msg)
+{
+	return proto_parse_request(s, strlen(s), r, msg, 256);
+}
+
+TEST(good_request)
+{
+	struct proto_request r;
+	char msg[256] = "";
+
+	ASSERT_EQ(parse("{\"v\":1,\"cmd\":\"list\",\"id\":3}", &r, msg), PROTO_OK, msg);
+	ASSERT_STREQ(r.cmd, "list", "cmd");
+	ASSERT_OK_PTR(r.args, "args defaulted");
+	ASSERT_EQ(json_object_get_int(r.id), 3, "id");
+	proto_request_free(&r);
+}
+
+static const struct {
+	const char *req;
+	enum proto_code code;
+} bad[] = {
+	{ "{", PROTO_E_BAD_REQUEST },
+	{ "[1,2]", PROTO_E_BAD_REQUEST },
+	{ "{\"cmd\":\"list\"}", PROTO_E_BAD_REQUEST },
+	{ "{\"v\":\"1\",\"cmd\":\"list\"}", PROTO_E_BAD_REQUEST },
+	{ "{\"v\":2,\"cmd\":\"list\"}", PROTO_E_VERSION },
+	{ "{\"v\":1}", PROTO_E_BAD_REQUEST },
+	{ "{\"v\":1,\"cmd\":5}", PROTO_E_BAD_REQUEST },
+	{ "{\"v\":1,\"cmd\":\"list\",\"args\":[]}", PROTO_E_BAD_REQUEST },
+	{ "{\"v\":1,\"cmd\":\"list\"} {}", PROTO_E_BAD_REQUEST },
+};
+
+TEST(bad_requests)
+{
+	struct proto_request r;
+	char msg[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ASSERT_EQ(parse(bad[i].req, &r, msg), bad[i].code, bad[i].req);
+		ASSERT_TRUE(r.root == NULL, "no root on error");
+		json_object_put(r.id);
+	}
+}
+
+TEST(error_keeps_id)
+{
+	struct proto_request r;
+	char msg[256];
+	json_object *rep;
+
+	ASSERT_EQ(parse("{\"v\":9,\"cmd\":\"x\",\"id\":\"abc\"}", &r, msg), PROTO_E_VERSION, "v9");
+	ASSERT_OK_PTR(r.id, "id kept");
+	rep = proto_reply_error(r.id, PROTO_E_VERSION, "%s", msg);
+	ASSERT_STREQ(json_object_to_json_string_ext(rep, JSON_C_TO_STRING_PLAIN),
+		     "{\"v\":1,\"id\":\"abc\",\"ok\":false,\"error\":{\"code\":\"unsupported_version\","
+		     "\"message\":\"protocol version 9 is not supported (this daemon speaks 1)\"}}",
+		     "reply");
+	json_object_put(rep);
+	json_object_put(r.id);
+}
+
+TEST(too_large)
+{
+	struct proto_request r;
+	char msg[256], *big = malloc(TRACERD_PROTO_MAX_REQUEST + 1);
+
+	memset(big, ' ', TRACERD_PROTO_MAX_REQUEST);
+	ASSERT_EQ(proto_parse_request(big, TRACERD_PROTO_MAX_REQUEST, &r, msg, sizeof(msg)),
+		  PROTO_E_TOO_LARGE, "too large");
+	free(big);
+}
+
+/* docs/protocol.md's error-code table lists exactly proto.h's codes. */
+TEST(doc_matches_codes)
+{
+	char path[4096], line[512], name[64];
+	const char *src = getenv("SRC");
+	FILE *f;
+	int exitc, n = 0, i;
+
+	if (src)
+		snprintf(path, sizeof(path), "%s/docs/protocol.md", src);
+	else
+		snprintf(path, sizeof(path), "%.*s/../../docs/protocol.md",
+			 (int)(strrchr(__FILE__, '/') - __FILE__), __FILE__);
+	f = fopen(path, "r");
+	if (!ASSERT_OK_PTR(f, path))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "| `%63[a-z_]` | %d |", name, &exitc) != 2)
+			continue;
+		i = proto_code_parse(name);
+		ASSERT_STREQ(proto_code_name(i), name, "documented code exists");
+		ASSERT_EQ(proto_code_exit(i), exitc, name);
+		n++;
+	}
+	fclose(f);
+	ASSERT_EQ(n, PROTO_E_NR - 1, "every code documented");
+}
+
+TEST_MAIN()

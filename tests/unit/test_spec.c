@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Attach specs, mode names, globs, the denylist and histogram buckets. */
+#include "../../lib/modes.h"
+#include "../../lib/spec.h"
+#include "../../lib/symfilter.h"
+#include <tracerd/trace.h>
+#include "test.h"
+
+TEST(mode_names_round_trip)
+{
+	int m;
+
+	for (m = 0; m < TRACERD_MODE_NR; m++)
+		ASSERT_EQ(tracerd_mode_parse(tracerd_mode_name(m)), m, tracerd_mode_name(m));
+	ASSERT_ERR(tracerd_mode_parse("fexit"), "unknown");
+	ASSERT_STREQ(tracerd_mode_name(TRACERD_MODE_KPROBE_MULTI), "kprobe-multi", "name");
+}
+
+TEST(spec_line)
+{
+	struct tracerd_spec s;
+	char err[256] = "";
+
+	ASSERT_OK(spec_parse_line("tcp_* mode=kprobe-multi latency", &s, err, sizeof(err)), err);
+	ASSERT_STREQ(s.target, "tcp_*", "target");
+	ASSERT_TRUE(spec_is_glob(s.target), "glob");
+	ASSERT_EQ(s.mode, TRACERD_MODE_KPROBE_MULTI, "mode");
+	ASSERT_TRUE(s.latency, "latency");
+	ASSERT_OK(spec_parse_line("tp:sched/sched_switch", &s, err, sizeof(err)), err);
+	ASSERT_TRUE(spec_is_tracepoint(s.target), "tp");
+	ASSERT_FALSE(spec_is_glob(s.target), "tp not glob");
+	ASSERT_OK(spec_parse_line("foo.isra.0 pid=7", &s, err, sizeof(err)), err);
+	ASSERT_EQ(s.tgid, 7, "pid");
+	ASSERT_ERR(spec_parse_line("vfs_read mode=tp-btf", &s, err, sizeof(err)), "tp-btf on function");
+	ASSERT_ERR(spec_parse_line("tp:a/b/c", &s, err, sizeof(err)), "tp with two slashes");
+}
+
+TEST(globs)
+{
+	ASSERT_TRUE(sym_glob_match("vfs_*", "vfs_read"), "vfs_*");
+	ASSERT_FALSE(sym_glob_match("vfs_*", "do_vfs_read"), "anchored");
+	ASSERT_TRUE(sym_glob_match("tracerd_testmod_fn_0*", "tracerd_testmod_fn_0ff"), "testmod");
+	ASSERT_FALSE(sym_glob_match("tracerd_testmod_fn_0*", "tracerd_testmod_fn_100"), "testmod 100");
+	ASSERT_TRUE(sym_glob_match("fn_[ab]?", "fn_a1"), "class");
+}
+
+TEST(denylist)
+{
+	ASSERT_OK_PTR(sym_denied("bpf_prog_run"), "bpf_*");
+	ASSERT_OK_PTR(sym_denied("htab_map_update_elem"), "htab");
+	ASSERT_OK_PTR(sym_denied("__x64_sys_bpf"), "sys_bpf");
+	ASSERT_OK_PTR(sym_denied("ktime_get_mono_fast_ns"), "clock");
+	ASSERT_OK_PTR(sym_denied("_raw_spin_lock_irqsave"), "lock");
+	ASSERT_OK_PTR(sym_denied("ftrace_ops_list_func"), "ftrace");
+	ASSERT_TRUE(sym_denied("vfs_read") == NULL, "vfs_read allowed");
+	ASSERT_TRUE(sym_denied("__x64_sys_getpgid") == NULL, "getpgid allowed");
+	ASSERT_TRUE(sym_denied("tracerd_testmod_target") == NULL, "testmod allowed");
+	ASSERT_TRUE(sym_module_denied("tracerd_kmod"), "kmod module");
+	ASSERT_FALSE(sym_module_denied("tracerd_testmod"), "testmod module");
+}
+
+TEST(hist_buckets)
+{
+	ASSERT_EQ(tracerd_hist_bucket(0), 0, "0");
+	ASSERT_EQ(tracerd_hist_bucket(1), 1, "1");
+	ASSERT_EQ(tracerd_hist_bucket(2), 2, "2");
+	ASSERT_EQ(tracerd_hist_bucket(3), 2, "3");
+	ASSERT_EQ(tracerd_hist_bucket(4), 3, "4");
+	ASSERT_EQ(tracerd_hist_bucket(1023), 10, "1023");
+	ASSERT_EQ(tracerd_hist_bucket(1024), 11, "1024");
+	ASSERT_EQ(tracerd_hist_bucket(1ULL << 37), 38, "2^37");
+	ASSERT_EQ(tracerd_hist_bucket(1ULL << 38), 39, "2^38 last");
+	ASSERT_EQ(tracerd_hist_bucket(~0ULL), TRACERD_HIST_BUCKETS - 1, "max");
+}
+
+TEST_MAIN()
