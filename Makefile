@@ -164,7 +164,8 @@ KMODS := $(KMOD_OUT)/tracerd_kmod.ko $(KMOD_OUT)/tracerd_testmod.ko
 
 .PHONY: FORCE
 FORCE:
-.PHONY: all user bpf kmod deps check check-full unit host vm-check demo clean distclean help
+.PHONY: all user bpf kmod deps check check-full unit host vm-check demo clean distclean help \
+	install install-dkms
 
 all: user kmod
 user: $(USER_BINS)
@@ -202,6 +203,52 @@ check-full:
 demo: deps
 	$(Q)$(MAKE) --no-print-directory user
 	$(Q)$(SRC)/tests/vm/demo.sh
+
+# ---------------------------------------------------------------- install
+# make install [DESTDIR=...] [PREFIX=/usr/local]: binaries, systemd unit,
+# default config (kept if present), man pages, bash completion, docs and,
+# when it was built, the module (+ depmod when DESTDIR is empty).
+# make install-dkms: module sources + dkms.conf under $(PREFIX)/src.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/tracerd
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DKMSDIR ?= $(PREFIX)/src/tracerd-$(VERSION)
+KMOD_KVER = $(shell modinfo -F vermagic $(KMOD_OUT)/tracerd_kmod.ko 2>/dev/null | cut -d' ' -f1)
+subst_paths = sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	-e 's|@VERSION@|$(VERSION)|g'
+
+install: user
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/tracerd $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)
+	$(Q)install -m 0755 $(O)/tracerd $(DESTDIR)$(SBINDIR)/tracerd
+	$(Q)install -m 0755 $(O)/tracectl $(DESTDIR)$(BINDIR)/tracectl
+	$(Q)$(subst_paths) $(SRC)/systemd/tracerd.service.in > $(DESTDIR)$(UNITDIR)/tracerd.service
+	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/tracerd.service
+	$(Q)[ -e $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf ] || \
+		install -m 0644 $(SRC)/systemd/tracerd.conf $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf
+	$(Q)for m in $(SRC)/docs/man/*.[58]; do \
+		$(subst_paths) $$m > $(DESTDIR)$(MANDIR)/man$${m##*.}/$$(basename $$m); done
+	$(Q)install -m 0644 $(SRC)/cli/tracectl.bash $(DESTDIR)$(BASHCOMPDIR)/tracectl
+	$(Q)install -m 0644 $(SRC)/docs/metrics.md $(SRC)/docs/metrics.schema.json \
+		$(SRC)/docs/protocol.md $(SRC)/systemd/tracerd-modules-load.conf $(DESTDIR)$(DOCDIR)/
+	$(Q)if [ -n "$(KMOD_KVER)" ]; then \
+		install -D -m 0644 $(KMOD_OUT)/tracerd_kmod.ko \
+			$(DESTDIR)/lib/modules/$(KMOD_KVER)/extra/tracerd_kmod.ko; \
+		[ -n "$(DESTDIR)" ] || depmod -a $(KMOD_KVER); \
+	else echo "install: no $(KMOD_OUT)/tracerd_kmod.ko built, module not installed"; fi
+
+install-dkms:
+	$(Q)install -d $(DESTDIR)$(DKMSDIR)/kmod $(DESTDIR)$(DKMSDIR)/include/tracerd
+	$(Q)install -m 0644 $(SRC)/kmod/Kbuild $(wildcard $(SRC)/kmod/*.c $(SRC)/kmod/*.h $(SRC)/kmod/*.S) \
+		$(DESTDIR)$(DKMSDIR)/kmod/
+	$(Q)install -m 0644 $(SRC)/include/tracerd/*.h $(DESTDIR)$(DKMSDIR)/include/tracerd/
+	$(Q)$(subst_paths) $(SRC)/systemd/dkms.conf.in > $(DESTDIR)$(DKMSDIR)/dkms.conf
 
 clean:
 	rm -rf $(O)/obj $(O)/bpf $(O)/tests $(O)/kmod $(O)/tracerd $(O)/tracectl $(O)/results

@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bash completion for tracectl (installed to
+# share/bash-completion/completions/tracectl). The lists below are checked
+# against `tracectl --help` and the man page by tests/host/62-docs-sync.sh.
+
+_tracectl_global="--json --socket --help --version"
+_tracectl_commands="status attach list stats detach dump"
+_tracectl_opts_status=""
+_tracectl_opts_attach="--mode --latency --pid --comm --record"
+_tracectl_opts_list=""
+_tracectl_opts_stats="--merge"
+_tracectl_opts_detach="--all"
+_tracectl_opts_dump="--json --target --pid"
+_tracectl_modes="auto fentry kprobe kprobe-int3 kprobe-multi tp-btf kmod-callops kmod-direct kmod-kprobe"
+
+_tracectl()
+{
+	local cur prev cmd i opts
+	COMPREPLY=()
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD-1]}
+
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		--socket|-s) ((i++)) ;;
+		-*) ;;
+		*) cmd=${COMP_WORDS[i]}; break ;;
+		esac
+	done
+
+	case $prev in
+	--socket|-s)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--mode)
+		COMPREPLY=($(compgen -W "$_tracectl_modes" -- "$cur")); return ;;
+	--pid|--comm|--record|--target)
+		return ;;
+	esac
+
+	if [ -z "$cmd" ]; then
+		COMPREPLY=($(compgen -W "$_tracectl_global $_tracectl_commands" -- "$cur"))
+		return
+	fi
+	opts=_tracectl_opts_${cmd}
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "${!opts} --help" -- "$cur"))
+	elif [ "$cmd" = dump ]; then
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+}
+complete -F _tracectl tracectl
