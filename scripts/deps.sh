@@ -11,6 +11,8 @@ PKGS=(
 	dwarves kmod
 	# VM harness
 	qemu-system-x86 debootstrap busybox-static e2fsprogs cpio xz-utils zstd
+	# arm64 guest: cross compiler, emulator, qemu-user for debootstrap's 2nd stage
+	gcc-aarch64-linux-gnu qemu-system-arm qemu-user-static
 	# tests
 	python3 python3-jsonschema curl
 	prometheus	# for promtool (check metrics): ~19 MB; also ships a prometheus.service
