@@ -16,6 +16,11 @@
 #define TRACERD_DIRECT_SLOTS	1280
 #define TRACERD_HAVE_ARCH_TRAMP	1
 #define TRACERD_HAVE_ARCH_INT3	1
+#elif defined(CONFIG_ARM64)
+/* Same slot scheme (tramp_arm64.S); kprobes on arm64 always take BRK. */
+#define TRACERD_DIRECT_SLOTS	1280
+#define TRACERD_HAVE_ARCH_TRAMP	1
+#define TRACERD_HAVE_ARCH_INT3	0
 #else
 #define TRACERD_DIRECT_SLOTS	0
 #define TRACERD_HAVE_ARCH_TRAMP	0

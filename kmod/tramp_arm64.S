@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * arm64 ftrace direct-call trampolines for kmod-direct.
+ *
+ * With DYNAMIC_FTRACE_WITH_CALL_OPS the traced function starts with
+ * "mov x9, x30; bl <target>": on entry here x9 holds the caller's return
+ * address and x30 points back into the function body. When the module is
+ * within branch range the call site branches here directly; otherwise (the
+ * usual case with KASLR) it calls ftrace_caller, which finds the direct
+ * trampoline through the callsite's ops and enters it with "br x17", with
+ * the same x9/x30 — so every stub starts with a BTI landing pad.
+ *
+ * The function's arguments are live in x0-x7 (x8: indirect result):
+ * they are saved around the C call. x16/x17 (IP0/IP1) are free scratch at
+ * a call site and carry the slot number; x10 returns into the body.
+ */
+#include <linux/linkage.h>
+#include <asm/assembler.h>
+#include "arch.h"
+
+	.text
+
+SYM_CODE_START_LOCAL(tracerd_direct_common)
+	stp	x29, x30, [sp, #-96]!
+	mov	x29, sp
+	stp	x0, x1, [sp, #16]
+	stp	x2, x3, [sp, #32]
+	stp	x4, x5, [sp, #48]
+	stp	x6, x7, [sp, #64]
+	stp	x8, x9, [sp, #80]
+	mov	x0, x16
+	bl	tracerd_direct_hit
+	ldp	x0, x1, [sp, #16]
+	ldp	x2, x3, [sp, #32]
+	ldp	x4, x5, [sp, #48]
+	ldp	x6, x7, [sp, #64]
+	ldp	x8, x9, [sp, #80]
+	ldp	x29, x10, [sp], #96
+	/* back into the function body, with the caller's LR restored */
+	mov	x30, x9
+	ret	x10
+SYM_CODE_END(tracerd_direct_common)
+
+/* Stub for slot \n, and its entry in tracerd_direct_tramps[]. */
+.macro tracerd_tramp n
+	.p2align 3
+SYM_CODE_START_LOCAL(tracerd_direct_tramp_\n)
+	bti	c
+	mov	x16, #\n
+	b	tracerd_direct_common
+SYM_CODE_END(tracerd_direct_tramp_\n)
+	.pushsection .rodata, "a"
+	.quad	tracerd_direct_tramp_\n
+	.popsection
+.endm
+
+	.pushsection .rodata, "a"
+	.balign 8
+	.globl	tracerd_direct_tramps
+	.type	tracerd_direct_tramps, @object
+tracerd_direct_tramps:
+	.popsection
+
+	.altmacro
+	.set	tracerd_slot, 0
+	.rept	TRACERD_DIRECT_SLOTS
+	tracerd_tramp %tracerd_slot
+	.set	tracerd_slot, tracerd_slot + 1
+	.endr
+	.noaltmacro
+
+	.pushsection .rodata, "a"
+	.size	tracerd_direct_tramps, . - tracerd_direct_tramps
+	.popsection
