@@ -6,6 +6,13 @@ VM_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${O:=$VM_SRC/build}"
 VM_DIR=$O/vm
 VM_KERNELS_ALL="6.1 6.12 6.12-arm64"
+# Boots of `make vm-check`: every kernel, plus variants (KERNEL@ARGS) that
+# rerun the trampoline tests where TCG would otherwise hide a difference:
+# call-depth tracking (retbleed=stuff) on x86, and on arm64 without KASLR,
+# where call sites branch to the module's trampoline directly instead of
+# through ftrace_caller.
+VM_BOOTS_ALL="$VM_KERNELS_ALL 6.12@retbleed=stuff 6.12-arm64@nokaslr"
+VM_VARIANT_TESTS=${VM_VARIANT_TESTS:-"01-kmod-load 20-kmod-attach"}
 # Guest root packages. Bump VM_ROOTFS_RECIPE when the root's recipe (not
 # the package list) changes, to rebuild the cached root.
 VM_ROOTFS_RECIPE=2

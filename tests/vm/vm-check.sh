@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# vm-check.sh [KERNEL...] — run the in-VM test suite on each test kernel
-# (default: all of them, side by side: each VM is single-threaded TCG, so
-# two fit the two host cores). Results go to $O/results/vm-KERNEL.tsv; the
-# kernel log of every boot is checked by dmesg-check.sh, and a WARN/oops/
-# lockup outside the expected self-test window fails the run.
+# vm-check.sh [BOOT...] — run the in-VM test suite once per BOOT (default:
+# $VM_BOOTS_ALL), up to VM_JOBS (default: nproc) side by side — each VM is
+# single-threaded TCG. Results go to $O/results/vm-BOOT.tsv; the kernel log
+# of every boot is checked by dmesg-check.sh, and a WARN/oops/lockup outside
+# the expected self-test window fails the run.
+# BOOT is a kernel name (6.1, 6.12, 6.12-arm64), or KERNEL@ARG[,ARG] for a
+# variant boot with extra kernel arguments (e.g. 6.12@retbleed=stuff) that
+# runs only the tests in VM_VARIANT_TESTS (the trampoline tests).
 #   VM_ONLY="t1 t2"  run only these guest tests     VM_TIMEOUT=S  boot timeout
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
-kernels=${*:-$VM_KERNELS_ALL}
+kernels=${*:-$VM_BOOTS_ALL}
 mkdir -p "$O/results" "$VM_DIR/run"
 
 one() {
-	local k=$1 run=$VM_DIR/run/check-$1 res=$O/results/vm-$1.tsv
+	local b=$1 k=${1%%@*} run=$VM_DIR/run/check-$1 res=$O/results/vm-$1.tsv
 	rm -rf "$run"; mkdir -p "$run"
 	: > "$res"
-	"$here/boot.sh" "$k" "$run" test > "$run/harness.log" 2>&1
+	if [ "$b" != "$k" ]; then
+		VM_CMDLINE="${VM_CMDLINE:-} $(tr , ' ' <<< "${b#*@}")" VM_ONLY=${VM_ONLY:-$VM_VARIANT_TESTS} \
+			"$here/boot.sh" "$k" "$run" test > "$run/harness.log" 2>&1
+	else
+		"$here/boot.sh" "$k" "$run" test > "$run/harness.log" 2>&1
+	fi
+	k=$b
 	local out; out=$(tr -d '\r' < "$run/out.log" 2>/dev/null)
 	printf '%s\n' "$out" | sed -n '/^@@TEST /{s/^@@TEST \([^ ]*\) \([A-Z]*\) *\(.*\)$/vm-'"$k"'\/\1\t\2\t\3/;p}' >> "$res"
 	local why=""
@@ -42,11 +51,12 @@ one() {
 	} > "$run/report.txt"
 }
 
-pids=()
+jobs_max=${VM_JOBS:-$(nproc)}
 for k in $kernels; do
-	one "$k" & pids+=($!)
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+	one "$k" &
 done
-for p in "${pids[@]}"; do wait "$p"; done
+wait
 fail=0
 for k in $kernels; do
 	cat "$VM_DIR/run/check-$k/report.txt"
