@@ -124,6 +124,7 @@ static int add_attach(struct tracerd_config *c, const char *val, char *err, size
 		return set_err(err, errlen, -ENOMEM, "out of memory");
 	c->attach = a;
 	a = &c->attach[c->nr_attach];
+	a->line = 0;	/* set by the caller once parsed */
 	if (spec_parse_line(val, &a->spec, err, errlen))
 		return -EINVAL;
 	c->nr_attach++;
