@@ -123,7 +123,7 @@ static int dump_file(const struct dump_opts *o, const char *path)
 	enum record_end end;
 	const char *why;
 	uint64_t events = 0;
-	char msg[512];
+	char msg[512], why_copy[256];
 	int ret;
 
 	if (record_reader__open(path, &r, msg, sizeof(msg))) {
@@ -147,6 +147,8 @@ static int dump_file(const struct dump_opts *o, const char *path)
 			print_text_event(&it, record_reader__realtime(r, it.ev->ts_ns));
 	}
 	end = record_reader__end(r, &why);
+	snprintf(why_copy, sizeof(why_copy), "%s", why ? why : "");
+	why = why_copy;	/* why points into r */
 	record_reader__free(r);
 	if (ret < 0) {
 		snprintf(msg, sizeof(msg), "%s: read error: %s", path, strerror(-ret));
