@@ -20,7 +20,11 @@ one() {
 	rm -rf "$run"; mkdir -p "$run"
 	: > "$res"
 	if [ "$b" != "$k" ]; then
-		VM_CMDLINE="${VM_CMDLINE:-} $(tr , ' ' <<< "${b#*@}")" VM_ONLY=${VM_ONLY:-$VM_VARIANT_TESTS} \
+		local t only=""
+		for t in $VM_VARIANT_TESTS; do
+			[ -f "$here/guest/t/$t.sh" ] && only="$only $t"
+		done
+		VM_CMDLINE="${VM_CMDLINE:-} $(tr , ' ' <<< "${b#*@}")" VM_ONLY=${VM_ONLY:-$only} \
 			"$here/boot.sh" "$k" "$run" test > "$run/harness.log" 2>&1
 	else
 		"$here/boot.sh" "$k" "$run" test > "$run/harness.log" 2>&1
