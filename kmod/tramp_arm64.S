@@ -41,34 +41,14 @@ SYM_CODE_START_LOCAL(tracerd_direct_common)
 	ret	x10
 SYM_CODE_END(tracerd_direct_common)
 
-/* Stub for slot \n, and its entry in tracerd_direct_tramps[]. */
-.macro tracerd_tramp n
+/* Stub for slot \n: its number in x16, then the common body. */
+.macro tracerd_stub n
 	.p2align 3
 SYM_CODE_START_LOCAL(tracerd_direct_tramp_\n)
 	bti	c
 	mov	x16, #\n
 	b	tracerd_direct_common
 SYM_CODE_END(tracerd_direct_tramp_\n)
-	.pushsection .rodata, "a"
-	.quad	tracerd_direct_tramp_\n
-	.popsection
 .endm
 
-	.pushsection .rodata, "a"
-	.balign 8
-	.globl	tracerd_direct_tramps
-	.type	tracerd_direct_tramps, @object
-tracerd_direct_tramps:
-	.popsection
-
-	.altmacro
-	.set	tracerd_slot, 0
-	.rept	TRACERD_DIRECT_SLOTS
-	tracerd_tramp %tracerd_slot
-	.set	tracerd_slot, tracerd_slot + 1
-	.endr
-	.noaltmacro
-
-	.pushsection .rodata, "a"
-	.size	tracerd_direct_tramps, . - tracerd_direct_tramps
-	.popsection
+#include "tramp_slots.h"

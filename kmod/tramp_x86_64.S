@@ -52,33 +52,13 @@ SYM_FUNC_START_LOCAL(tracerd_direct_common)
 	RET
 SYM_FUNC_END(tracerd_direct_common)
 
-/* Stub for slot \n, and its entry in tracerd_direct_tramps[]. */
-.macro tracerd_tramp n
+/* Stub for slot \n: its number in %r11, then the common body. */
+.macro tracerd_stub n
 	.p2align 4, 0x90
 SYM_FUNC_START_LOCAL_NOALIGN(tracerd_direct_tramp_\n)
 	movl	$\n, %r11d
 	jmp	tracerd_direct_common
 SYM_FUNC_END(tracerd_direct_tramp_\n)
-	.pushsection .rodata, "a"
-	.quad	tracerd_direct_tramp_\n
-	.popsection
 .endm
 
-	.pushsection .rodata, "a"
-	.balign 8
-	.globl	tracerd_direct_tramps
-	.type	tracerd_direct_tramps, @object
-tracerd_direct_tramps:
-	.popsection
-
-	.altmacro
-	.set	tracerd_slot, 0
-	.rept	TRACERD_DIRECT_SLOTS
-	tracerd_tramp %tracerd_slot
-	.set	tracerd_slot, tracerd_slot + 1
-	.endr
-	.noaltmacro
-
-	.pushsection .rodata, "a"
-	.size	tracerd_direct_tramps, . - tracerd_direct_tramps
-	.popsection
+#include "tramp_slots.h"
