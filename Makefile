@@ -11,7 +11,13 @@
 #   KDIR=  kernel build tree for the kmods (default: running kernel's, else
 #          the 6.12 test kernel's headers, fetched under $(O)/vm/)
 #   VMLINUX_BTF= / VMLINUX_H=  BTF source for vmlinux.h, or a ready vmlinux.h
+#   make fuzz            run every libFuzzer target FUZZ_SECONDS (default 120) each
+#   SANITIZE=1           ASan + UBSan build, in its own output dir (build/asan);
+#                        'make check SANITIZE=1' runs the host layers only
 
+ifeq ($(SANITIZE),1)
+O ?= build/asan
+endif
 O ?= build
 override O := $(abspath $(O))
 SRC := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -127,6 +133,30 @@ $(O)/tests/unit/%: $(O)/obj/tests/unit/%.o $(call obj,$(LIB_SRCS))
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
+# ---------------------------------------------------------------- fuzzers
+# tests/fuzz/NAME/fuzz_NAME.c -> $(O)/fuzz/fuzz_NAME: libFuzzer + ASan + UBSan
+# (clang), linked with lib/ built the same way, plus FUZZ_EXTRA_NAME sources.
+FUZZ_CC ?= clang
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -std=gnu11 -Wall -Wextra \
+	-Wno-unused-parameter -D_GNU_SOURCE -DTRACERD_VERSION='"$(VERSION)"' -I$(SRC)/include
+FUZZ_NAMES := $(patsubst $(SRC)/tests/fuzz/%/,%,$(dir $(wildcard $(SRC)/tests/fuzz/*/fuzz_*.c)))
+FUZZ_BINS := $(patsubst %,$(O)/fuzz/fuzz_%,$(FUZZ_NAMES))
+FUZZ_EXTRA_record := cli/dump.c
+fuzz_obj = $(patsubst $(SRC)/%.c,$(O)/fuzz/obj/%.o,$(1))
+FUZZ_SECONDS ?= 120
+
+$(O)/fuzz/obj/%.o: $(SRC)/%.c
+	$(call msg,FUZZCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c $< -o $@
+
+.SECONDEXPANSION:
+$(O)/fuzz/fuzz_%: $(O)/fuzz/obj/tests/fuzz/$$*/fuzz_$$*.o $(call fuzz_obj,$(LIB_SRCS)) \
+		$$(call fuzz_obj,$$(addprefix $(SRC)/,$$(FUZZ_EXTRA_$$*)))
+	$(call msg,LINK,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(DAEMON_LIBS)
+
 # ---------------------------------------------------------------- kernel modules
 # Kbuild writes next to its sources, so we point M= at a directory of links
 # under $(O). KDIR default: the running kernel's build tree, else the 6.12
@@ -165,7 +195,7 @@ KMODS := $(KMOD_OUT)/tracerd_kmod.ko $(KMOD_OUT)/tracerd_testmod.ko
 .PHONY: FORCE
 FORCE:
 .PHONY: all user bpf kmod deps check check-full unit host vm-check demo clean distclean help \
-	install install-dkms
+	install install-dkms fuzz fuzz-bins fuzz-ci
 
 all: user kmod
 user: $(USER_BINS)
@@ -184,18 +214,35 @@ unit: $(UNIT_BINS)
 host: user
 	$(Q)$(SRC)/tests/run-layer.sh host
 
+# fuzz-ci: the check layer (PROFILE sets the budget, tests/run-layer.sh);
+# fuzz: FUZZ_SECONDS per target, corpus kept in $(O)/fuzz/corpus/NAME
+fuzz-bins: $(FUZZ_BINS)
+fuzz-ci: fuzz-bins
+	$(Q)$(SRC)/tests/run-layer.sh fuzz
+fuzz: fuzz-bins
+	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) $(SRC)/tests/run-layer.sh fuzz
+
 vm-check: user
 	$(Q)$(SRC)/tests/vm/vm-check.sh $(VM_KERNEL)
 
 # check: every layer runs even when an earlier one failed; the summary
 # decides (and prints the 'N passed, N failed' line CI reads).
+# SANITIZE=1: unit and host layers only, ASan+UBSan binaries in build/asan.
 check: deps
 	$(Q)rm -rf $(O)/results
+ifeq ($(SANITIZE),1)
+	$(Q)$(MAKE) --no-print-directory user
+	-$(Q)$(MAKE) --no-print-directory unit
+	-$(Q)$(MAKE) --no-print-directory host
+	$(Q)SUMMARY_LAYERS="unit host" $(SRC)/tests/summary.sh
+else
 	$(Q)$(MAKE) --no-print-directory all
 	-$(Q)$(MAKE) --no-print-directory unit
 	-$(Q)$(MAKE) --no-print-directory host
+	-$(Q)$(MAKE) --no-print-directory fuzz-ci
 	-$(Q)$(MAKE) --no-print-directory vm-check
 	$(Q)$(SRC)/tests/summary.sh
+endif
 
 check-full:
 	$(Q)$(MAKE) --no-print-directory check PROFILE=full
@@ -251,8 +298,9 @@ install-dkms:
 	$(Q)$(subst_paths) $(SRC)/systemd/dkms.conf.in > $(DESTDIR)$(DKMSDIR)/dkms.conf
 
 clean:
-	rm -rf $(O)/obj $(O)/bpf $(O)/tests $(O)/kmod $(O)/tracerd $(O)/tracectl $(O)/results
+	rm -rf $(O)/obj $(O)/bpf $(O)/tests $(O)/kmod $(O)/tracerd $(O)/tracectl $(O)/results \
+		$(O)/fuzz/obj $(FUZZ_BINS)
 distclean:
 	rm -rf $(O)
 
--include $(shell find $(O)/obj $(O)/bpf -name '*.d' 2>/dev/null)
+-include $(shell find $(O)/obj $(O)/bpf $(O)/fuzz/obj -name '*.d' 2>/dev/null)

@@ -15,6 +15,7 @@ PKGS=(
 	gcc-aarch64-linux-gnu qemu-system-arm qemu-user-static
 	# tests
 	python3 python3-jsonschema curl
+	libclang-rt-dev	# libFuzzer and the sanitizer runtimes for clang (make fuzz)
 	prometheus	# for promtool (check metrics): ~19 MB; also ships a prometheus.service
 )
 missing=()

@@ -6,6 +6,11 @@
 #   unit: every $O/tests/unit/test_* binary ('PASS name'/'FAIL name' lines)
 #   host: every tests/host/*.sh (exit 0 pass, 77 skip, else fail), run with
 #         O, SRC and PROFILE in the environment, each with its own timeout.
+#   fuzz: every $O/fuzz/fuzz_NAME: first its regression inputs
+#         (tests/fuzz/NAME/regress/*), then FUZZ_SECONDS of fuzzing (default:
+#         15 in the ci profile, 60 in full) from the checked-in seeds, new
+#         inputs kept in $O/fuzz/corpus/NAME, crashes in $O/fuzz/artifacts/NAME;
+#         extra libFuzzer flags from tests/fuzz/NAME/flags.
 set -uo pipefail
 layer=$1
 SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -50,6 +55,39 @@ host)
 		   record "$name" FAIL "exit $rc: $(tail -n1 "$log")" ;;
 		esac
 	done
+	;;
+fuzz)
+	secs=${FUZZ_SECONDS:-$([ "$PROFILE" = full ] && echo 60 || echo 15)}
+	for b in "$O"/fuzz/fuzz_*; do
+		[ -x "$b" ] || continue
+		name=${b##*/fuzz_}
+		dir=$SRC/tests/fuzz/$name
+		log=$O/results/fuzz-$name.log
+		art=$O/fuzz/artifacts/$name
+		mkdir -p "$O/fuzz/corpus/$name" "$art"
+		flags=(-timeout=10 -rss_limit_mb=2048 -artifact_prefix="$art/" -print_final_stats=1)
+		[ -f "$dir/dict" ] && flags+=(-dict="$dir/dict")
+		[ -f "$dir/flags" ] && read -ra extra < "$dir/flags" && flags+=("${extra[@]}")
+		regress=("$dir"/regress/*)
+		[ -e "${regress[0]}" ] || regress=()
+		if [ ${#regress[@]} != 0 ] &&
+		   ! timeout 300 "$b" "${flags[@]}" "${regress[@]}" > "$log" 2>&1; then
+			tail -n 30 "$log" | sed 's/^/    /'
+			record "$name" FAIL "a regression input fails: $log"
+			continue
+		fi
+		timeout --kill-after=10 $((secs + 120)) "$b" "${flags[@]}" -max_total_time="$secs" \
+			"$O/fuzz/corpus/$name" "$dir/corpus" > "$log" 2>&1; rc=$?
+		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
+		if [ $rc = 0 ]; then
+			record "$name" PASS "${execs:-?} execs in ${secs}s, ${#regress[@]} regression inputs"
+		else
+			grep -E '^(==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)' "$log" |
+				head -n 5 | sed 's/^/    /'
+			record "$name" FAIL "exit $rc after ${execs:-?} execs; input in $art, log $log"
+		fi
+	done
+	[ -s "$res" ] || record build FAIL "no fuzzers built in $O/fuzz"
 	;;
 *) echo "run-layer: unknown layer '$layer'" >&2; exit 2 ;;
 esac

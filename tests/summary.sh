@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # summary.sh — count the results every layer wrote to $O/results/*.tsv and
 # print the closing line CI reads: 'N passed, N failed, N skipped'. A layer
-# that should have run but wrote no results counts as a failure.
+# that should have run but wrote no results counts as a failure
+# (SUMMARY_LAYERS overrides the expected list, SUMMARY_VM_LAYERS the VM part).
 set -uo pipefail
 SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 O=${O:-$SRC/build}
 pass=0 fail=0 skip=0
-for layer in unit host ${SUMMARY_VM_LAYERS:-vm-6.1 vm-6.12 vm-6.12-arm64 vm-6.12@retbleed=stuff vm-6.12-arm64@nokaslr}; do
+for layer in ${SUMMARY_LAYERS:-unit host fuzz ${SUMMARY_VM_LAYERS:-vm-6.1 vm-6.12 vm-6.12-arm64 vm-6.12@retbleed=stuff vm-6.12-arm64@nokaslr}}; do
 	if [ ! -s "$O/results/$layer.tsv" ]; then
 		echo "FAIL $layer: no results (layer did not run or crashed)"
 		fail=$((fail + 1))
