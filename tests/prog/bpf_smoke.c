@@ -50,14 +50,17 @@ static int attach(struct smoke_bpf *skel, const char *mode, const char *func)
 {
 	struct bpf_link *l1 = NULL, *l2 = NULL;
 
+	/* kept in skel->links so smoke_bpf__destroy() releases them */
 	if (!strcmp(mode, "fentry")) {
-		l1 = bpf_program__attach(skel->progs.smoke_fentry);
-		l2 = l1 ? bpf_program__attach(skel->progs.smoke_fexit) : NULL;
+		l1 = skel->links.smoke_fentry = bpf_program__attach(skel->progs.smoke_fentry);
+		l2 = l1 ? skel->links.smoke_fexit = bpf_program__attach(skel->progs.smoke_fexit) : NULL;
 	} else if (!strcmp(mode, "kprobe")) {
-		l1 = bpf_program__attach_kprobe(skel->progs.smoke_kprobe, false, func);
-		l2 = l1 ? bpf_program__attach_kprobe(skel->progs.smoke_kretprobe, true, func) : NULL;
+		l1 = skel->links.smoke_kprobe =
+			bpf_program__attach_kprobe(skel->progs.smoke_kprobe, false, func);
+		l2 = l1 ? skel->links.smoke_kretprobe =
+			bpf_program__attach_kprobe(skel->progs.smoke_kretprobe, true, func) : NULL;
 	} else {
-		l1 = bpf_program__attach(skel->progs.smoke_sys_enter);
+		l1 = skel->links.smoke_sys_enter = bpf_program__attach(skel->progs.smoke_sys_enter);
 		l2 = l1;
 	}
 	if (!l1 || !l2) {
@@ -67,7 +70,6 @@ static int attach(struct smoke_bpf *skel, const char *mode, const char *func)
 			mode, func, strerror(-err));
 		return err;
 	}
-	/* links are released by process exit */
 	return 0;
 }
 
