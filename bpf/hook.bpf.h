@@ -14,6 +14,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tracerd/trace.h>
+#include <tracerd/record.h>
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -37,6 +38,43 @@ struct {
 	__type(key, struct tracerd_ts_key);
 	__type(value, struct tracerd_ts_val);
 } entry_ts SEC(".maps");
+
+/* Recording (TRACERD_SLOT_RECORD): per-call events, and per-slot drops. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, TRACERD_RINGBUF_BYTES);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TRACERD_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} rec_drops SEC(".maps");
+
+static __always_inline void record_event(__u32 slot, __u64 ts, __u64 dur, __u32 flags)
+{
+	struct tracerd_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	__u64 id = bpf_get_current_pid_tgid(), *drops;
+
+	if (!e) {
+		drops = bpf_map_lookup_elem(&rec_drops, &slot);
+		if (drops)
+			(*drops)++;
+		return;
+	}
+	e->ts_ns = ts;
+	e->duration_ns = dur;
+	e->ret = 0;
+	e->slot = slot;
+	e->cpu = bpf_get_smp_processor_id();
+	e->pid = (__u32)(id >> 32);
+	e->tid = (__u32)id;
+	e->flags = flags;
+	e->reserved = 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	bpf_ringbuf_submit(e, 0);
+}
 
 /* The slot of a cloned program: the daemon patches this immediate. */
 static __always_inline __u32 slot_imm(void)
@@ -87,8 +125,11 @@ static __always_inline int hook_entry(__u32 slot)
 	if (!st)
 		return 0;
 	st->calls++;
-	if (!(cfg->flags & TRACERD_SLOT_LATENCY))
+	if (!(cfg->flags & TRACERD_SLOT_LATENCY)) {
+		if (cfg->flags & TRACERD_SLOT_RECORD)
+			record_event(slot, bpf_ktime_get_ns(), 0, 0);
 		return 0;
+	}
 	key.tid = (__u32)bpf_get_current_pid_tgid();
 	key.slot = slot;
 	val = bpf_map_lookup_elem(&entry_ts, &key);
@@ -146,6 +187,8 @@ static __always_inline int hook_return(__u32 slot)
 	if (b >= TRACERD_HIST_BUCKETS)
 		b = TRACERD_HIST_BUCKETS - 1;
 	st->hist[b]++;
+	if (cfg->flags & TRACERD_SLOT_RECORD)
+		record_event(slot, now - delta, delta, TRACERD_EV_DURATION);
 	return 0;
 }
 

@@ -18,11 +18,14 @@
 #include "backend.h"
 #include "control.h"
 #include "registry.h"
+#include "recorder.h"
 #include "resolve.h"
+#include "service.h"
 
 struct options {
 	const char *config;
 	const char *socket;
+	const char *listen;
 	bool config_given;
 	bool check_config;
 	int verbose;
@@ -35,6 +38,7 @@ static void usage(FILE *f)
 		"Kernel function tracing daemon.\n\n"
 		"  -c, --config=FILE    configuration file (default %s)\n"
 		"  -s, --socket=PATH    control socket (overrides the config's 'socket')\n"
+		"  -l, --listen=ADDR:PORT|off  HTTP metrics address (overrides 'listen')\n"
 		"      --check-config   validate the configuration and exit\n"
 		"  -v, --verbose        more logging (repeat for libbpf's log)\n"
 		"  -h, --help           show this help and exit\n"
@@ -48,6 +52,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "socket", required_argument, NULL, 's' },
+		{ "listen", required_argument, NULL, 'l' },
 		{ "check-config", no_argument, NULL, 'C' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -57,7 +62,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	int c;
 
 	o->config = TRACERD_DEFAULT_CONFIG;
-	while ((c = getopt_long(argc, argv, "c:s:vhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:s:l:vhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			o->config = optarg;
@@ -65,6 +70,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 's':
 			o->socket = optarg;
+			break;
+		case 'l':
+			o->listen = optarg;
 			break;
 		case 'C':
 			o->check_config = true;
@@ -112,6 +120,20 @@ static int load_config(struct tracerd *d, const struct options *o)
 			TRACERD_SOCKET_PATH_MAX);
 		return -EINVAL;
 	}
+	if (o->listen) {	/* validated by the config parser's own rule */
+		struct tracerd_config tmp;
+		char line[160];
+
+		config_init(&tmp);
+		snprintf(line, sizeof(line), "listen = %s", o->listen);
+		ret = config_parse_string(&tmp, line, "--listen", err, sizeof(err));
+		config_free(&tmp);
+		if (ret) {
+			log_err("%s", err);
+			return ret;
+		}
+		str_copy(d->cfg.listen, o->listen, sizeof(d->cfg.listen));
+	}
 	ret = config_check_system(&d->cfg, err, sizeof(err));
 	if (ret)
 		log_err("%s: %s", o->config, err);
@@ -123,10 +145,12 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	struct tracerd *d = arg;
 
 	if (sig == SIGHUP) {
-		log_notice("SIGHUP: configuration reload is not supported yet");
+		log_notice("SIGHUP: reloading %s", tracerd_reload_opts.path);
+		config_reload(d, &tracerd_reload_opts);
 		return;
 	}
 	log_notice("%s: shutting down", strsignal((int)sig));
+	notify_send("STOPPING=1");
 	event_base_loopexit(d->base, NULL);
 }
 
@@ -166,10 +190,16 @@ static int run(struct tracerd *d)
 	ret = control_start(d);
 	if (ret)
 		goto cleanup;
+	/* without metrics the daemon still traces: the error is logged */
+	http_start(d, d->cfg.listen, &d->http);
 	startup_attach(d);
 	log_notice("tracerd %s ready (pid %d)", TRACERD_VERSION, getpid());
+	notify_send("READY=1");
 	ret = event_base_dispatch(d->base) < 0 ? -EIO : 0;
 cleanup:
+	http_stop(d->http);
+	d->http = NULL;
+	recorder_loop_stop(d);
 	control_stop(d);
 	for (i = 0; i < 3; i++)
 		if (ev[i])
@@ -201,8 +231,12 @@ int main(int argc, char **argv)
 	tlog_set_level(o.verbose ? TLOG_DEBUG : d.cfg.log_level);
 	libbpf_log_setup(o.verbose);
 	signal(SIGPIPE, SIG_IGN);
+	raise_nofile_limit();
+	tracerd_reload_opts = (struct reload_opts){ o.config, o.config_given, o.listen, o.verbose };
 	d.start_mono_ns = now_mono_ns();
 	ret = maps_create(&d);
+	if (!ret)
+		ret = recorder_init(&d);
 	if (!ret)
 		ret = resolve_init(&d);
 	if (ret)
@@ -211,6 +245,7 @@ int main(int argc, char **argv)
 	ret = run(&d);
 cleanup:
 	registry_detach_all(&d);
+	recorder_fini(&d);
 	backends_fini(&d);
 	resolve_fini(&d);
 	maps_destroy(&d);

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "../lib/log.h"
+#include "recorder.h"
 #include "tracerd.h"
 
 int maps_create(struct tracerd *d)
@@ -73,7 +74,7 @@ int maps_reuse(struct tracerd *d, struct bpf_object *obj)
 			return err;
 		}
 	}
-	return 0;
+	return recorder_reuse_maps(d, obj);
 }
 
 /* Zero a slot's per-CPU stats so a reused slot starts from nothing. */
@@ -134,6 +135,8 @@ int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *s
 		cfg.flags |= TRACERD_SLOT_COMM;
 		strncpy(cfg.comm, spec->comm, sizeof(cfg.comm) - 1);
 	}
+	if (spec->record[0])
+		cfg.flags |= TRACERD_SLOT_RECORD;
 	if (bpf_map_update_elem(d->cfg_fd, &slot, &cfg, BPF_ANY))
 		return -errno;
 	return 0;

@@ -12,6 +12,7 @@
 #include "../lib/modes.h"
 #include "../lib/util.h"
 #include "backend.h"
+#include "recorder.h"
 #include "registry.h"
 #include "resolve.h"
 
@@ -121,6 +122,7 @@ static void attachment_free(struct tracerd *d, struct attachment *a)
 {
 	const struct backend *be = backend_get(a->mode);
 
+	recorder_detach(d, a);
 	if (be)
 		be->detach(d, a);
 	hooks_release(d, a->hooks, a->nr_hooks);
@@ -311,6 +313,10 @@ enum proto_code registry_attach(struct tracerd *d, const struct tracerd_spec *sp
 	}
 	hooks_compact(d, a, skipped);
 	set_mode_reason(a, nr, why);
+	if (recorder_attach(d, a, msg, msglen)) {	/* record=NAME: daemon/recorder.c */
+		code = PROTO_E_INTERNAL;
+		goto cleanup;
+	}
 	attachment_link(d, a);
 	log_notice("attached %u: '%s' mode %s, %zu function%s (%s)", a->id, spec->target,
 		   tracerd_mode_name(a->mode), a->nr_hooks, a->nr_hooks == 1 ? "" : "s",

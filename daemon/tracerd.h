@@ -20,6 +20,8 @@ struct event_base;
 struct control;
 struct bpf_link;
 struct btf;
+struct http_server;
+struct recorder;
 
 /* One feature probed at start: can this mode be used here, and if not why. */
 struct feature {
@@ -82,6 +84,9 @@ struct tracerd {
 
 	struct attachment *attachments;	/* in id order */
 	unsigned int next_id;
+
+	struct http_server *http;	/* http.c; NULL: listen = off */
+	struct recorder *rec;		/* record.c: recordings and the ring buffer */
 
 	struct btf *vmlinux_btf;
 	void *be_state[TRACERD_MODE_NR];	/* backend private state */

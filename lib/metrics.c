@@ -221,8 +221,8 @@ json_object *metrics_json(const struct metrics_snapshot *s)
 		json_object_object_add(h, "bad_requests", ju64(s->http->bad_requests));
 		json_object_object_add(h, "not_found", ju64(s->http->not_found));
 		json_object_object_add(h, "bad_method", ju64(s->http->bad_method));
-		json_object_object_add(h, "connections_refused", ju64(s->http->connections_refused));
-		json_object_object_add(h, "connections", ju64(s->http->connections));
+		json_object_object_add(h, "accept_paused", ju64(s->http->accept_paused));
+		json_object_object_add(h, "open_fds", ju64(s->http->open_fds));
 	}
 	json_object_object_add(o, "http", h);
 	return o;
@@ -478,11 +478,11 @@ static void prom_http(FILE *f, const struct metrics_http *h)
 	fprintf(f, "tracerd_http_requests_total{code=\"400\"} %" PRIu64 "\n", h->bad_requests);
 	fprintf(f, "tracerd_http_requests_total{code=\"404\"} %" PRIu64 "\n", h->not_found);
 	fprintf(f, "tracerd_http_requests_total{code=\"405\"} %" PRIu64 "\n", h->bad_method);
-	put_header(f, "tracerd_http_connections_refused_total", "counter",
-		   "HTTP connections closed at once because the connection limit was reached.");
-	fprintf(f, "tracerd_http_connections_refused_total %" PRIu64 "\n", h->connections_refused);
-	put_header(f, "tracerd_http_connections", "gauge", "Open HTTP connections.");
-	fprintf(f, "tracerd_http_connections %u\n", h->connections);
+	put_header(f, "tracerd_http_accept_paused_total", "counter",
+		   "Times the HTTP server stopped accepting at its file descriptor limit.");
+	fprintf(f, "tracerd_http_accept_paused_total %" PRIu64 "\n", h->accept_paused);
+	put_header(f, "tracerd_open_fds", "gauge", "Open file descriptors of the daemon.");
+	fprintf(f, "tracerd_open_fds %u\n", h->open_fds);
 }
 
 char *metrics_prometheus(const struct metrics_snapshot *s, size_t *len)

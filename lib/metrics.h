@@ -69,8 +69,9 @@ struct metrics_feature {
 };
 
 struct metrics_http {
-	uint64_t requests, bad_requests, not_found, bad_method, connections_refused;
-	unsigned int connections;
+	uint64_t requests, bad_requests, not_found, bad_method;
+	uint64_t accept_paused;		/* times accepting paused (fd limit) */
+	unsigned int open_fds;		/* the daemon's open file descriptors */
 };
 
 struct metrics_snapshot {

@@ -28,6 +28,7 @@
 #endif
 
 #define TRACERD_EVENT_COMM_LEN	16
+#define TRACERD_RINGBUF_BYTES	(4U << 20)	/* ring buffer "events" */
 
 /* tracerd_event.flags */
 #define TRACERD_EV_DURATION	(1U << 0)	/* duration_ns is valid */

@@ -31,6 +31,7 @@
 #define TRACERD_SLOT_LATENCY	(1U << 1)	/* time entry -> return */
 #define TRACERD_SLOT_TGID	(1U << 2)	/* only tgid == cfg.tgid */
 #define TRACERD_SLOT_COMM	(1U << 3)	/* only comm == cfg.comm */
+#define TRACERD_SLOT_RECORD	(1U << 4)	/* send events (tracerd/record.h) */
 
 /* Per-slot configuration: array map "slot_cfg", written by the daemon. */
 struct tracerd_slot_cfg {

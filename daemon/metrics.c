@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The metrics snapshot: read every attachment's statistics (the same
+ * hook_stats() the control protocol's `stats` uses, so both agree) into a
+ * struct metrics_snapshot and render it with lib/metrics.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include "../lib/modes.h"
+#include "../lib/util.h"
+#include "registry.h"
+#include "service.h"
+#include "recorder.h"
+
+struct snap_buf {
+	struct metrics_snapshot s;
+	struct metrics_feature features[TRACERD_MODE_NR + 1];
+	struct metrics_attachment *atts;
+	struct metrics_function *fns;
+	struct metrics_latency *lats;
+	struct metrics_record *recs;
+	struct utsname u;
+	char host[256];
+};
+
+static void snap_features(struct tracerd *d, struct snap_buf *b)
+{
+	size_t n = 0;
+	int m;
+
+	for (m = 1; m < TRACERD_MODE_NR; m++) {
+		b->features[n++] = (struct metrics_feature){
+			tracerd_mode_name(m), d->features[m].available, d->features[m].reason };
+		if (m == TRACERD_MODE_TP_BTF)
+			b->features[n++] = (struct metrics_feature){
+				"raw_tp", d->raw_tp.available, d->raw_tp.reason };
+	}
+	b->s.features = b->features;
+	b->s.nr_features = n;
+}
+
+static void snap_function(struct tracerd *d, struct attachment *a, struct hook *h,
+			  struct metrics_function *f, struct metrics_latency *lat)
+{
+	struct hook_stats hs;
+
+	memset(f, 0, sizeof(*f));
+	f->name = h->name;
+	f->slot = h->slot;
+	f->misses.reason = "statistics unreadable";
+	if (hook_stats(d, a, h, &hs))
+		return;
+	f->calls = hs.s.calls;
+	f->misses.known = hs.kernel_misses_known;
+	f->misses.value = hs.kernel_misses_known ? hs.kernel_misses + hs.s.misses : 0;
+	f->misses.reason = hs.kernel_misses_known ? NULL : hs.misses_why;
+	if (!a->spec.latency)
+		return;
+	lat->sum_ns = hs.s.lat_sum;
+	lat->min_ns = hs.s.lat_min;
+	lat->max_ns = hs.s.lat_max;
+	memcpy(lat->buckets, hs.s.hist, sizeof(lat->buckets));
+	f->latency = lat;
+}
+
+static int snap_fill(struct tracerd *d, struct snap_buf *b)
+{
+	struct attachment *a;
+	size_t na = 0, nf = 0, i;
+
+	memset(b, 0, sizeof(*b));
+	uname(&b->u);
+	gethostname(b->host, sizeof(b->host) - 1);
+	b->s.version = TRACERD_VERSION;
+	b->s.kernel = b->u.release;
+	b->s.arch = b->u.machine;
+	b->s.hostname = b->host;
+	b->s.pid = getpid();
+	b->s.uptime_ns = now_mono_ns() - d->start_mono_ns;
+	b->s.start_real_ns = now_real_ns() - b->s.uptime_ns;
+	b->s.kmod_present = d->kmod.present;
+	b->s.kmod_reason = d->kmod.reason;
+	b->s.http = d->http ? http_stats(d->http) : NULL;
+	b->s.ringbuf_drops = recorder_ringbuf_drops(d);
+	snap_features(d, b);
+	for (a = d->attachments; a; a = a->next) {
+		na++;
+		nf += a->nr_hooks;
+	}
+	b->atts = calloc(na + 1, sizeof(*b->atts));
+	b->recs = calloc(na + 1, sizeof(*b->recs));
+	b->fns = calloc(nf + 1, sizeof(*b->fns));
+	b->lats = calloc(nf + 1, sizeof(*b->lats));
+	if (!b->atts || !b->recs || !b->fns || !b->lats)
+		return -ENOMEM;
+	na = nf = 0;
+	for (a = d->attachments; a; a = a->next, na++) {
+		struct metrics_attachment *m = &b->atts[na];
+
+		m->id = a->id;
+		m->target = a->spec.target;
+		m->mode = tracerd_mode_name(a->mode);
+		m->requested_mode = tracerd_mode_name(a->spec.mode);
+		m->mode_reason = a->mode_reason;
+		m->latency = a->spec.latency;
+		m->pid = a->spec.tgid;
+		m->comm = a->spec.comm;
+		m->since_real_ns = a->since_real_ns;
+		m->functions = &b->fns[nf];
+		m->nr_functions = a->nr_hooks;
+		for (i = 0; i < a->nr_hooks; i++, nf++)
+			snap_function(d, a, &a->hooks[i], &b->fns[nf], &b->lats[nf]);
+		if (recorder_stats(d, a, &b->recs[na]) == 0)
+			m->record = &b->recs[na];
+	}
+	b->s.attachments = b->atts;
+	b->s.nr_attachments = na;
+	return 0;
+}
+
+static void snap_free(struct snap_buf *b)
+{
+	free(b->atts);
+	free(b->fns);
+	free(b->lats);
+	free(b->recs);
+}
+
+char *metrics_render_prometheus(struct tracerd *d, size_t *len)
+{
+	struct snap_buf *b = malloc(sizeof(*b));
+	char *text = NULL;
+
+	if (b && !snap_fill(d, b))
+		text = metrics_prometheus(&b->s, len);
+	if (b)
+		snap_free(b);
+	free(b);
+	return text;
+}
+
+json_object *metrics_render_json(struct tracerd *d)
+{
+	struct snap_buf *b = malloc(sizeof(*b));
+	json_object *o = NULL;
+
+	if (b && !snap_fill(d, b))
+		o = metrics_json(&b->s);
+	if (b)
+		snap_free(b);
+	free(b);
+	return o;
+}

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Recordings; see recorder.h and docs/metrics.md ("Record files").
+ * One record_writer per record NAME, shared by the attachments recording
+ * to it; a slot -> writer table routes each ring-buffer event. The ring
+ * buffer's epoll fd is an EV_READ|EV_PERSIST event of the daemon's loop,
+ * and a 1 s timer drives the time-based flush. A writer stopped by an error
+ * (full disk) is logged once and counted; tracing goes on.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <event2/event.h>
+#include "../lib/log.h"
+#include "../lib/record.h"
+#include "../lib/spec.h"
+#include "../lib/util.h"
+#include "recorder.h"
+
+struct rec_file {
+	struct rec_file *next;
+	char name[TRACERD_RECORD_NAME_MAX];
+	struct record_writer *w;
+	unsigned int refs;
+	bool error_logged;
+	char error[128];
+};
+
+struct rec_att {
+	struct rec_att *next;
+	struct attachment *a;
+	struct rec_file *f;
+};
+
+struct recorder {
+	int events_fd, drops_fd;
+	struct ring_buffer *rb;
+	struct event *rb_ev, *tick;
+	struct rec_file *files;
+	struct rec_att *atts;
+	struct rec_file *by_slot[TRACERD_MAX_SLOTS];
+	uint64_t retired_drops;		/* drops of slots no longer recording */
+	uint64_t unrouted;		/* events of slots without a writer */
+};
+
+int recorder_init(struct tracerd *d)
+{
+	struct recorder *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	r->drops_fd = -1;
+	r->events_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "events", 0, 0, TRACERD_RINGBUF_BYTES, NULL);
+	if (r->events_fd >= 0)
+		r->drops_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "rec_drops", sizeof(__u32),
+					     sizeof(__u64), TRACERD_MAX_SLOTS, NULL);
+	if (r->events_fd < 0 || r->drops_fd < 0) {
+		int err = -errno;
+
+		log_err("failed to create the recording maps: %s", strerror(errno));
+		if (r->events_fd >= 0)
+			close(r->events_fd);
+		free(r);
+		return err;
+	}
+	d->rec = r;
+	return 0;
+}
+
+int recorder_reuse_maps(struct tracerd *d, struct bpf_object *obj)
+{
+	static const char *const names[] = { "events", "rec_drops" };
+	int fds[] = { d->rec->events_fd, d->rec->drops_fd };
+	struct bpf_map *m;
+	size_t i;
+	int err;
+
+	for (i = 0; i < 2; i++) {
+		m = bpf_object__find_map_by_name(obj, names[i]);
+		if (!m)
+			continue;	/* an object that does not record */
+		err = bpf_map__reuse_fd(m, fds[i]);
+		if (err) {
+			log_err("failed to reuse map '%s': %s", names[i], strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void file_check(struct rec_file *f)
+{
+	struct record_writer_stats st;
+
+	record_writer__stats(f->w, &st);
+	if (!st.stopped || f->error_logged)
+		return;
+	snprintf(f->error, sizeof(f->error), "write failed: %s", strerror(-st.error));
+	log_err("recording '%s' stopped (%s): %s; tracing goes on", f->name,
+		record_writer__path(f->w), f->error);
+	f->error_logged = true;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct recorder *r = ctx;
+	const struct tracerd_event *ev = data;
+	struct rec_file *f;
+
+	if (size < sizeof(*ev) || ev->slot >= TRACERD_MAX_SLOTS || !(f = r->by_slot[ev->slot])) {
+		r->unrouted++;
+		return 0;
+	}
+	if (record_writer__write(f->w, ev, now_mono_ns()))
+		file_check(f);
+	return 0;
+}
+
+static void on_ringbuf(evutil_socket_t fd, short what, void *arg)
+{
+	struct recorder *r = arg;
+	int n = ring_buffer__consume(r->rb);
+
+	if (n < 0)
+		log_warn("ring buffer: %s", strerror(-n));
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct recorder *r = arg;
+	uint64_t now = now_mono_ns();
+	struct rec_file *f;
+
+	for (f = r->files; f; f = f->next)
+		if (record_writer__tick(f->w, now))
+			file_check(f);
+}
+
+/* The consumer and its loop events, made when the first recording starts. */
+static int loop_start(struct tracerd *d)
+{
+	struct recorder *r = d->rec;
+	struct timeval sec = { 1, 0 };
+	int err;
+
+	if (r->rb)
+		return 0;
+	r->rb = ring_buffer__new(r->events_fd, on_event, r, NULL);
+	if (!r->rb)
+		return -errno;
+	r->rb_ev = event_new(d->base, ring_buffer__epoll_fd(r->rb), EV_READ | EV_PERSIST, on_ringbuf, r);
+	r->tick = event_new(d->base, -1, EV_PERSIST, on_tick, r);
+	if (!r->rb_ev || !r->tick || event_add(r->rb_ev, NULL) || event_add(r->tick, &sec)) {
+		err = -ENOMEM;
+		recorder_loop_stop(d);
+		return err;
+	}
+	return 0;
+}
+
+void recorder_loop_stop(struct tracerd *d)
+{
+	struct recorder *r = d->rec;
+
+	if (!r)
+		return;
+	if (r->rb_ev)
+		event_free(r->rb_ev);
+	if (r->tick)
+		event_free(r->tick);
+	r->rb_ev = r->tick = NULL;
+}
+
+static struct rec_file *file_get(struct tracerd *d, const char *name, char *msg, size_t msglen)
+{
+	struct recorder *r = d->rec;
+	struct record_opts o = {
+		.dir = d->cfg.record_dir, .name = name, .max_bytes = d->cfg.record_max_bytes,
+		.keep = d->cfg.record_keep,
+	};
+	struct rec_file *f;
+
+	for (f = r->files; f; f = f->next)
+		if (!strcmp(f->name, name)) {
+			f->refs++;
+			return f;
+		}
+	if (mkdir(d->cfg.record_dir, 0750) && errno != EEXIST) {
+		set_err(msg, msglen, 0, "record_dir '%s': %s", d->cfg.record_dir, strerror(errno));
+		return NULL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		set_err(msg, msglen, 0, "out of memory");
+		return NULL;
+	}
+	if (record_writer__new(&o, &f->w, msg, msglen)) {
+		free(f);
+		return NULL;
+	}
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	f->refs = 1;
+	f->next = r->files;
+	r->files = f;
+	log_notice("recording '%s' to %s", name, record_writer__path(f->w));
+	return f;
+}
+
+static void file_put(struct recorder *r, struct rec_file *f)
+{
+	struct rec_file **pp;
+
+	if (--f->refs)
+		return;
+	for (pp = &r->files; *pp; pp = &(*pp)->next)
+		if (*pp == f) {
+			*pp = f->next;
+			break;
+		}
+	record_writer__free(f->w);
+	free(f);
+}
+
+static uint64_t slot_drops(struct tracerd *d, __u32 slot, bool zero)
+{
+	__u64 *v = calloc(d->ncpus, sizeof(*v)), sum = 0;
+	int cpu;
+
+	if (!v)
+		return 0;
+	if (!bpf_map_lookup_elem(d->rec->drops_fd, &slot, v))
+		for (cpu = 0; cpu < d->ncpus; cpu++)
+			sum += v[cpu];
+	if (zero) {
+		memset(v, 0, d->ncpus * sizeof(*v));
+		bpf_map_update_elem(d->rec->drops_fd, &slot, v, BPF_ANY);
+	}
+	free(v);
+	return sum;
+}
+
+int recorder_attach(struct tracerd *d, struct attachment *a, char *msg, size_t msglen)
+{
+	struct recorder *r = d->rec;
+	bool tp = spec_is_tracepoint(a->spec.target);
+	struct rec_att *ra;
+	size_t i;
+	int err;
+
+	if (!a->spec.record[0])
+		return 0;
+	err = spec_check_record_name(a->spec.record, msg, msglen);
+	if (err)
+		return err;
+	err = loop_start(d);
+	if (err)
+		return set_err(msg, msglen, err, "ring buffer consumer: %s", strerror(-err));
+	ra = calloc(1, sizeof(*ra));
+	if (!ra)
+		return set_err(msg, msglen, -ENOMEM, "out of memory");
+	ra->a = a;
+	ra->f = file_get(d, a->spec.record, msg, msglen);
+	if (!ra->f) {
+		free(ra);
+		return -EIO;
+	}
+	for (i = 0; i < a->nr_hooks; i++) {
+		struct hook *h = &a->hooks[i];
+
+		slot_drops(d, h->slot, true);
+		record_writer__define_target(ra->f->w, h->slot, a->mode, a->id,
+					     tp ? a->spec.target : h->name);
+		r->by_slot[h->slot] = ra->f;
+	}
+	ra->next = r->atts;
+	r->atts = ra;
+	return 0;
+}
+
+void recorder_detach(struct tracerd *d, struct attachment *a)
+{
+	struct recorder *r = d->rec;
+	struct rec_att **pp, *ra;
+	size_t i;
+
+	if (!r)
+		return;
+	for (pp = &r->atts; *pp; pp = &(*pp)->next)
+		if ((*pp)->a == a)
+			break;
+	ra = *pp;
+	if (!ra)
+		return;
+	*pp = ra->next;
+	if (r->rb)
+		ring_buffer__consume(r->rb);	/* what is queued still goes to the file */
+	for (i = 0; i < a->nr_hooks; i++) {
+		r->retired_drops += slot_drops(d, a->hooks[i].slot, true);
+		if (a->hooks[i].slot < TRACERD_MAX_SLOTS)
+			r->by_slot[a->hooks[i].slot] = NULL;
+	}
+	file_put(r, ra->f);
+	free(ra);
+}
+
+int recorder_stats(struct tracerd *d, struct attachment *a, struct metrics_record *out)
+{
+	struct record_writer_stats st;
+	struct rec_att *ra;
+	size_t i;
+
+	if (!d->rec)
+		return -ENOENT;
+	for (ra = d->rec->atts; ra && ra->a != a; ra = ra->next)
+		;
+	if (!ra)
+		return -ENOENT;
+	record_writer__stats(ra->f->w, &st);
+	memset(out, 0, sizeof(*out));
+	out->name = ra->f->name;
+	out->file = record_writer__path(ra->f->w);
+	out->active = !st.stopped;
+	out->error = st.stopped ? ra->f->error : NULL;
+	if (st.stopped && !ra->f->error[0])
+		snprintf(ra->f->error, sizeof(ra->f->error), "write failed: %s", strerror(-st.error));
+	out->events = st.events;
+	out->dropped = st.dropped;
+	for (i = 0; i < a->nr_hooks; i++)
+		out->dropped += slot_drops(d, a->hooks[i].slot, false);
+	out->bytes = st.bytes;
+	out->errors = st.write_errors;
+	out->rotations = st.rotations;
+	return 0;
+}
+
+uint64_t recorder_ringbuf_drops(struct tracerd *d)
+{
+	struct rec_att *ra;
+	uint64_t sum;
+	size_t i;
+
+	if (!d->rec)
+		return 0;
+	sum = d->rec->retired_drops;
+	for (ra = d->rec->atts; ra; ra = ra->next)
+		for (i = 0; i < ra->a->nr_hooks; i++)
+			sum += slot_drops(d, ra->a->hooks[i].slot, false);
+	return sum;
+}
+
+void recorder_fini(struct tracerd *d)
+{
+	struct recorder *r = d->rec;
+
+	if (!r)
+		return;
+	while (r->atts)
+		recorder_detach(d, r->atts->a);
+	recorder_loop_stop(d);
+	ring_buffer__free(r->rb);
+	close(r->events_fd);
+	close(r->drops_fd);
+	free(r);
+	d->rec = NULL;
+}

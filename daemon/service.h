@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tracerd as a service: the HTTP metrics server (http.c), the metrics
+ * snapshot of the daemon's state (metrics.c), recordings (record.c),
+ * sd_notify and configuration reload (notify.c, reload.c).
+ */
+#ifndef TRACERD_SERVICE_H
+#define TRACERD_SERVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "../lib/metrics.h"
+#include "tracerd.h"
+
+struct http_server;
+
+/* metrics.c: render the current state; malloc'd text / a new JSON object. */
+char *metrics_render_prometheus(struct tracerd *d, size_t *len);
+json_object *metrics_render_json(struct tracerd *d);
+
+/* http.c: listen is "ADDR:PORT", "[ADDR6]:PORT" or "off" (then *out = NULL). */
+int http_start(struct tracerd *d, const char *listen, struct http_server **out);
+void http_stop(struct http_server *h);
+const struct metrics_http *http_stats(struct http_server *h);
+
+/* notify.c: sd_notify(3) protocol without libsystemd; no-op without NOTIFY_SOCKET. */
+int notify_send(const char *state);
+/* Raise RLIMIT_NOFILE's soft limit to the hard limit (many HTTP/control clients). */
+void raise_nofile_limit(void);
+
+/* reload.c: re-read the config and reconcile attachments (SIGHUP). */
+struct reload_opts {
+	const char *path;	/* config file */
+	bool path_given;	/* else a missing file means defaults */
+	const char *listen;	/* --listen override, or NULL */
+	int verbose;		/* -v given: log_level does not apply */
+};
+extern struct reload_opts tracerd_reload_opts;	/* filled by main() */
+int config_reload(struct tracerd *d, const struct reload_opts *o);
+
+#endif

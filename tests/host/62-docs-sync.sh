@@ -1,0 +1,14 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# --help, the man pages and the bash completion list the same commands and
+# options; config keys agree between lib/config.c, tracerd.conf(5) and the
+# default config. Man pages also pass `man --warnings` when man is present.
+set -u
+python3 "$SRC/tests/host/docs-sync.py" "$O" "$SRC"; rc=$?
+if command -v man >/dev/null; then
+	for m in "$SRC"/docs/man/*.[0-9]; do
+		w=$(LC_ALL=C MANWIDTH=80 man --warnings -l "$m" 2>&1 >/dev/null)
+		[ -z "$w" ] || { echo "man warnings in $m: $w"; exit 1; }
+	done
+	echo "ok: man pages render without warnings"
+fi
+exit $rc
