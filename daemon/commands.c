@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 #include "../lib/modes.h"
 #include "../lib/util.h"
+#include "bench.h"
 #include "control.h"
 #include "registry.h"
 
@@ -174,5 +175,6 @@ const struct command tracerd_commands[] = {
 	{ "stats", false, cmd_stats },
 	{ "attach", true, cmd_attach },
 	{ "detach", true, cmd_detach },
+	{ "bench", true, cmd_bench },
 	{ NULL, false, NULL },
 };

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tracectl bench: shared pieces of the suites (cmd_bench.c dispatches,
+ * bench_*.c run one suite each). The daemon owns the hooks (the `bench`
+ * control command, daemon/bench.c); the suites run the user-space loops,
+ * check that every hook counted exactly the calls made, and build the
+ * result document of docs/bench.md (schema docs/bench.schema.json), from
+ * which the tables, the SVG charts and `compare` are all printed.
+ */
+#ifndef TRACECTL_BENCH_H
+#define TRACECTL_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <json-c/json.h>
+#include "tracectl.h"
+
+#define BENCH_SCHEMA	"tracerd-bench/1"
+
+struct bench {
+	struct cli *cli;
+	const char *suite;
+	int reps;		/* -r: measured repetitions per point */
+	int warmup;		/* -w: unmeasured repetitions first */
+	const char *out;	/* -o FILE */
+	const char *svg;	/* --svg FILE */
+	bool profile_ci;	/* --ci: small sizes */
+	bool progress;		/* stderr is a TTY */
+	json_object *info;	/* the daemon's bench info */
+	json_object *doc;	/* the result document */
+	json_object *options;	/* doc.options */
+	json_object *points;	/* doc.points */
+	int errors;		/* points with status "error" */
+};
+
+/* One measured value over the repetitions. */
+struct series {
+	double v[64];
+	int n;
+};
+
+/* Options every suite takes (getopt_long rows and short letters). */
+#define BENCH_COMMON_OPTS						\
+	{ "repetitions", required_argument, NULL, 'r' },		\
+	{ "warmup", required_argument, NULL, 'w' },			\
+	{ "output", required_argument, NULL, 'o' },			\
+	{ "svg", required_argument, NULL, 'S' },			\
+	{ "ci", no_argument, NULL, 'C' }
+#define BENCH_COMMON_SHORT	"r:w:o:"
+/* cmd_bench.c: handle one common option; 0, or the usage exit status */
+int bench_common_opt(struct bench *b, int c, const char *arg, const char *bad);
+
+/* bench_common.c */
+/* The daemon's `bench` command; on failure *code/msg say why (nothing printed). */
+int bench_call(struct bench *b, const char *op, json_object *args, json_object **result,
+	       char *msg, size_t msglen);
+int bench_begin(struct bench *b);
+/* Finish: print the table (unless --json), write -o / --svg, exit status. */
+int bench_end(struct bench *b, void (*table)(struct bench *b, FILE *f),
+	      int (*svg)(struct bench *b, FILE *f));
+void bench_progress(struct bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A new point with its labels (name, value string pairs, NULL-ended) in doc.points. */
+json_object *bench_point(struct bench *b, const char *key);
+void point_label(json_object *p, const char *name, const char *value);
+void point_label_int(json_object *p, const char *name, long long value);
+void point_status(struct bench *b, json_object *p, const char *status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void point_value(json_object *p, const char *name, const char *unit, const struct series *s);
+void point_count(json_object *p, const char *name, long long expected, long long counted);
+double series_median(const struct series *s);
+void series_add(struct series *s, double v);
+/* value's statistic ("min", "median", "max") of a point, NAN when absent */
+double point_stat(json_object *p, const char *value, const char *stat);
+int parse_list(const char *s, long long *out, int max);
+double now_s(void);
+
+/* the suites */
+int bench_trigger(struct bench *b, int argc, char **argv);
+int bench_ops(struct bench *b, int argc, char **argv);
+int bench_attach(struct bench *b, int argc, char **argv);
+int bench_workload(struct bench *b, int argc, char **argv);
+int bench_compare(struct cli *cli, int argc, char **argv);
+
+/* bench_svg.c: a line chart; series of (x, y), log x when asked */
+struct svg_line {
+	const char *name;
+	double x[64], y[64];
+	int n;
+};
+void svg_chart(FILE *f, const char *title, const char *xlabel, const char *ylabel, bool logx,
+	       bool logy, const struct svg_line *lines, int nlines, int xoff, int yoff);
+void svg_begin(FILE *f, int w, int h);
+void svg_end(FILE *f);
+
+#endif

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tracectl bench compare A.json B.json [--force]: two results side by side,
+ * point by point and value by value (medians), with the ratio B/A — the
+ * "without patch / with patch" tables of the seeds. Offline: no daemon.
+ * Runs of different suites or options are refused unless --force.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "bench.h"
+
+static json_object *load(struct cli *cli, const char *path, int *exit)
+{
+	json_object *o = json_object_from_file(path);
+
+	if (!o) {
+		*exit = cli_error(cli, EXIT_USAGE, "bad_input", "%s: cannot read it as JSON (%s)",
+				  path, json_util_get_last_err() ? json_util_get_last_err() : "?");
+		return NULL;
+	}
+	if (!json_object_is_type(o, json_type_object) ||
+	    strcmp(jstr(o, "schema", ""), BENCH_SCHEMA) ||
+	    !json_object_is_type(jget(o, "points"), json_type_array) ||
+	    !json_object_is_type(jget(o, "options"), json_type_object)) {
+		*exit = cli_error(cli, EXIT_USAGE, "bad_input", "%s: not a tracectl bench result "
+				  "(expected \"schema\": \"%s\" with options and points)", path,
+				  BENCH_SCHEMA);
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_object *find_point(json_object *doc, const char *key)
+{
+	json_object *pts = jget(doc, "points");
+	size_t i, n = json_object_array_length(pts);
+
+	for (i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(pts, i);
+
+		if (!strcmp(jstr(p, "key", ""), key))
+			return p;
+	}
+	return NULL;
+}
+
+/* The options that must agree: everything but repetitions and warm-up. */
+static bool same_options(json_object *a, json_object *b, char *diff, size_t len)
+{
+	json_object *oa = jget(a, "options"), *ob = jget(b, "options"), *v;
+
+	json_object_object_foreach(oa, k, va) {
+		if (!strcmp(k, "repetitions") || !strcmp(k, "warmup"))
+			continue;
+		v = jget(ob, k);
+		if (!v || !json_object_equal(va, v)) {
+			snprintf(diff, len, "option '%s': %s vs %s", k, json_object_to_json_string(va),
+				 v ? json_object_to_json_string(v) : "(absent)");
+			return false;
+		}
+	}
+	json_object_object_foreach(ob, k2, vb) {
+		(void)vb;
+		if (strcmp(k2, "repetitions") && strcmp(k2, "warmup") && !jget(oa, k2)) {
+			snprintf(diff, len, "option '%s' only in B", k2);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void add_side(json_object *o, const char *name, const char *path, json_object *doc)
+{
+	json_object *s = json_object_new_object(), *m = jget(doc, "machine");
+
+	json_object_object_add(s, "file", json_object_new_string(path));
+	json_object_object_add(s, "kernel", json_object_new_string(jstr(m, "kernel", "?")));
+	json_object_object_add(s, "arch", json_object_new_string(jstr(m, "arch", "?")));
+	json_object_object_add(s, "date", json_object_new_string(jstr(doc, "date", "?")));
+	json_object_object_add(o, name, s);
+}
+
+/* Rows for every value of every point of A, matched in B. */
+static json_object *compare_rows(json_object *a, json_object *b, json_object *missing)
+{
+	json_object *rows = json_object_new_array(), *pa = jget(a, "points");
+	size_t i, n = json_object_array_length(pa);
+
+	for (i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(pa, i), *q;
+		const char *key = jstr(p, "key", "?");
+
+		q = find_point(b, key);
+		if (!q) {
+			json_object_array_add(missing, json_object_new_string(key));
+			continue;
+		}
+		if (strcmp(jstr(p, "status", ""), "ok") || strcmp(jstr(q, "status", ""), "ok")) {
+			json_object *r = json_object_new_object();
+
+			json_object_object_add(r, "key", json_object_new_string(key));
+			json_object_object_add(r, "value", NULL);
+			json_object_object_add(r, "a_status", json_object_new_string(jstr(p, "status", "?")));
+			json_object_object_add(r, "b_status", json_object_new_string(jstr(q, "status", "?")));
+			json_object_array_add(rows, r);
+			continue;
+		}
+		json_object_object_foreach(jget(p, "values"), name, va) {
+			double x = json_object_get_double(jget(va, "median"));
+			double y = point_stat(q, name, "median");
+			json_object *r = json_object_new_object();
+
+			json_object_object_add(r, "key", json_object_new_string(key));
+			json_object_object_add(r, "value", json_object_new_string(name));
+			json_object_object_add(r, "unit", json_object_new_string(jstr(va, "unit", "")));
+			json_object_object_add(r, "a", json_object_new_double(x));
+			json_object_object_add(r, "b", isnan(y) ? NULL : json_object_new_double(y));
+			json_object_object_add(r, "ratio", isnan(y) || x == 0 ? NULL :
+					       json_object_new_double(y / x));
+			json_object_array_add(rows, r);
+		}
+	}
+	return rows;
+}
+
+static void print_compare(json_object *o)
+{
+	json_object *rows = jget(o, "rows"), *sa = jget(o, "a"), *sb = jget(o, "b");
+	size_t i, n = json_object_array_length(rows);
+	char ca[48], cb[48];
+
+	printf("compare %s: A = %s (%s, %s)\n                B = %s (%s, %s)\n",
+	       jstr(o, "suite", "?"), jstr(sa, "file", "?"), jstr(sa, "kernel", "?"),
+	       jstr(sa, "arch", "?"), jstr(sb, "file", "?"), jstr(sb, "kernel", "?"),
+	       jstr(sb, "arch", "?"));
+	printf("%-34s %-20s %14s %14s %8s\n", "POINT", "VALUE (median)", "A", "B", "B/A");
+	for (i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(rows, i);
+
+		if (!jget(r, "value")) {
+			printf("%-34s %-20s %14s %14s %8s\n", jstr(r, "key", "?"), "-",
+			       jstr(r, "a_status", "?"), jstr(r, "b_status", "?"), "-");
+			continue;
+		}
+		snprintf(ca, sizeof(ca), "%.2f", json_object_get_double(jget(r, "a")));
+		snprintf(cb, sizeof(cb), "%.2f", json_object_get_double(jget(r, "b")));
+		printf("%-34s %-20s %14s %14s ", jstr(r, "key", "?"), jstr(r, "value", "?"), ca,
+		       jget(r, "b") ? cb : "-");
+		if (jget(r, "ratio"))
+			printf("%8.3f\n", json_object_get_double(jget(r, "ratio")));
+		else
+			printf("%8s\n", "-");
+	}
+	n = json_object_array_length(jget(o, "only_in_a"));
+	for (i = 0; i < n; i++)
+		printf("%-34s only in A\n",
+		       json_object_get_string(json_object_array_get_idx(jget(o, "only_in_a"), i)));
+}
+
+int bench_compare(struct cli *cli, int argc, char **argv)
+{
+	json_object *a = NULL, *b = NULL, *o, *missing;
+	const char *files[2] = {};
+	char diff[512];
+	bool force = false;
+	int i, nf = 0, exit = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--force") || !strcmp(argv[i], "-f"))
+			force = true;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return cli_error(cli, EXIT_USAGE, "usage", "bench compare: unknown option '%s'",
+					 argv[i]);
+		else if (nf < 2)
+			files[nf++] = argv[i];
+		else
+			nf = 3;
+	}
+	if (nf != 2)
+		return cli_error(cli, EXIT_USAGE, "usage",
+				 "usage: tracectl bench compare A.json B.json [--force]");
+	a = load(cli, files[0], &exit);
+	if (a)
+		b = load(cli, files[1], &exit);
+	if (!a || !b)
+		goto cleanup;
+	if (strcmp(jstr(a, "suite", "a"), jstr(b, "suite", "b")) && !force) {
+		exit = cli_error(cli, EXIT_USAGE, "mismatch", "different suites: %s is '%s', %s is "
+				 "'%s' (--force compares the points they share)", files[0],
+				 jstr(a, "suite", "?"), files[1], jstr(b, "suite", "?"));
+		goto cleanup;
+	}
+	if (!same_options(a, b, diff, sizeof(diff)) && !force) {
+		exit = cli_error(cli, EXIT_USAGE, "mismatch", "different options: %s "
+				 "(--force compares anyway)", diff);
+		goto cleanup;
+	}
+	o = json_object_new_object();
+	missing = json_object_new_array();
+	json_object_object_add(o, "schema", json_object_new_string("tracerd-bench-compare/1"));
+	json_object_object_add(o, "suite", json_object_new_string(jstr(a, "suite", "?")));
+	add_side(o, "a", files[0], a);
+	add_side(o, "b", files[1], b);
+	json_object_object_add(o, "forced", json_object_new_boolean(force));
+	json_object_object_add(o, "rows", compare_rows(a, b, missing));
+	json_object_object_add(o, "only_in_a", missing);
+	if (cli->json)
+		cli_print_json(o);
+	else
+		print_compare(o);
+	json_object_put(o);
+cleanup:
+	json_object_put(a);
+	json_object_put(b);
+	return exit;
+}

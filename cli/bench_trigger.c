@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tracectl bench trigger: the BPF selftests' `bench trig-*` (seed 004 §2)
+ * for every path. P producer threads of this process call getpgid() N
+ * times in all, first with nothing attached (the baseline of this run),
+ * then with each mode and variant hooked on the syscall's kernel handler,
+ * filtered to this process. Every repetition checks that the hook counted
+ * exactly N calls (and N returns for "latency"), else the point is an
+ * error. The overheads go to the daemon, which keeps them for the metrics.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include "../lib/util.h"
+#include "bench.h"
+
+static const char *const all_modes[] = {
+	"kprobe", "kprobe-int3", "kprobe-multi", "fentry", "kmod-callops",
+	"kmod-callops+regs", "kmod-direct", "kmod-kprobe", "kmod-kprobe-int3",
+};
+static const char *const all_variants[] = { "count", "latency", "empty" };
+
+struct trig_opts {
+	unsigned long long calls;
+	int producers;
+	const char *modes[16];
+	int nmodes;
+	const char *variants[3];
+	int nvariants;
+};
+
+struct producer {
+	pthread_t th;
+	pthread_barrier_t *start;
+	unsigned long long n;
+};
+
+static void *producer_fn(void *arg)
+{
+	struct producer *p = arg;
+	unsigned long long i;
+
+	pthread_barrier_wait(p->start);
+	for (i = 0; i < p->n; i++)
+		syscall(SYS_getpgid, 0);
+	return NULL;
+}
+
+/* Seconds for n getpgid() calls spread over np threads. */
+static double run_loop(unsigned long long n, int np)
+{
+	struct producer p[64];
+	pthread_barrier_t start;
+	double t0;
+	int i;
+
+	if (np == 1) {
+		t0 = now_s();
+		for (unsigned long long k = 0; k < n; k++)
+			syscall(SYS_getpgid, 0);
+		return now_s() - t0;
+	}
+	pthread_barrier_init(&start, NULL, np + 1);
+	for (i = 0; i < np; i++) {
+		p[i].start = &start;
+		p[i].n = n / np + (i < (int)(n % np));
+		pthread_create(&p[i].th, NULL, producer_fn, &p[i]);
+	}
+	pthread_barrier_wait(&start);
+	t0 = now_s();
+	for (i = 0; i < np; i++)
+		pthread_join(p[i].th, NULL);
+	t0 = now_s() - t0;
+	pthread_barrier_destroy(&start);
+	return t0;
+}
+
+static int read_counts(struct bench *b, long long handle, long long *calls, long long *lat,
+		       char *msg, size_t msglen)
+{
+	json_object *args = json_object_new_object(), *r;
+	int ret;
+
+	json_object_object_add(args, "handle", json_object_new_int64(handle));
+	ret = bench_call(b, "read", args, &r, msg, msglen);
+	if (ret)
+		return ret;
+	*calls = jint(r, "calls", -1);
+	*lat = jint(r, "latency_samples", -1);
+	json_object_put(r);
+	return 0;
+}
+
+/* Measure one point: reps loops, each checked against the hook's count. */
+static void measure(struct bench *b, const struct trig_opts *o, json_object *p,
+		    long long handle, bool latency, double base_ns)
+{
+	struct series mps = {}, ns = {}, ovh = {};
+	long long c0 = 0, c1 = 0, l0 = 0, l1 = 0, n = (long long)o->calls;
+	char msg[512];
+	double dt;
+	int i;
+
+	for (i = 0; i < b->warmup; i++)
+		run_loop(o->calls, o->producers);
+	for (i = 0; i < b->reps; i++) {
+		bench_progress(b, "%s: run %d/%d", json_object_get_string(jget(p, "key")), i + 1,
+			       b->reps);
+		if (handle && read_counts(b, handle, &c0, &l0, msg, sizeof(msg)))
+			goto fail;
+		dt = run_loop(o->calls, o->producers);
+		if (handle && read_counts(b, handle, &c1, &l1, msg, sizeof(msg)))
+			goto fail;
+		if (handle && (c1 - c0 != n || (latency && l1 - l0 != n))) {
+			point_count(p, "calls", n, c1 - c0);
+			if (latency)
+				point_count(p, "returns", n, l1 - l0);
+			point_status(b, p, "error", "run %d: the hook counted %lld calls%s%lld "
+				     "returns of %lld made", i + 1, c1 - c0, latency ? " and " : "",
+				     latency ? l1 - l0 : 0, n);
+			return;
+		}
+		series_add(&mps, n / dt / 1e6);
+		series_add(&ns, dt * 1e9 * o->producers / n);
+		if (!isnan(base_ns))
+			series_add(&ovh, dt * 1e9 * o->producers / n - base_ns);
+	}
+	if (handle) {
+		point_count(p, "calls", n * b->reps, n * b->reps);
+		if (latency)
+			point_count(p, "returns", n * b->reps, n * b->reps);
+	}
+	point_value(p, "mcalls_per_s", "M calls/s", &mps);
+	point_value(p, "ns_per_call", "ns", &ns);
+	if (ovh.n)
+		point_value(p, "overhead_ns", "ns", &ovh);
+	return;
+fail:
+	point_status(b, p, "error", "%s", msg);
+}
+
+static void trigger_point(struct bench *b, const struct trig_opts *o, const char *mode,
+			  const char *variant, double base_ns, json_object *store)
+{
+	char key[64], msg[512], name[32];
+	json_object *args = json_object_new_object(), *r, *p, *m;
+	bool regs = strstr(mode, "+regs") != NULL;
+	int ret;
+
+	snprintf(key, sizeof(key), "%s/%s", mode, variant);
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(mode, "+"), mode);
+	p = bench_point(b, key);
+	point_label(p, "mode", mode);
+	point_label(p, "variant", variant);
+	json_object_object_add(args, "mode", json_object_new_string(name));
+	json_object_object_add(args, "variant", json_object_new_string(variant));
+	json_object_object_add(args, "pid", json_object_new_int(getpid()));
+	if (regs)
+		json_object_object_add(args, "save_regs", json_object_new_boolean(1));
+	ret = bench_call(b, "hook", args, &r, msg, sizeof(msg));
+	if (ret) {
+		point_status(b, p, ret == -(int)PROTO_E_UNAVAILABLE ? "unavailable" : "error",
+			     "%s", msg);
+		return;
+	}
+	measure(b, o, p, jint(r, "handle", 0), !strcmp(variant, "latency"), base_ns);
+	args = json_object_new_object();
+	json_object_object_add(args, "handle", json_object_new_int64(jint(r, "handle", 0)));
+	json_object_put(r);
+	if (bench_call(b, "unhook", args, &r, msg, sizeof(msg)))
+		point_status(b, p, "error", "unhook: %s", msg);
+	json_object_put(r);
+	if (!strcmp(jstr(p, "status", ""), "ok")) {
+		if (!json_object_object_get_ex(store, mode, &m)) {
+			m = json_object_new_object();
+			json_object_object_add(store, mode, m);
+		}
+		json_object_object_add(m, variant, json_object_new_double(
+			point_stat(p, "overhead_ns", "median")));
+	}
+}
+
+static void trigger_table(struct bench *b, FILE *f)
+{
+	json_object *o = b->options;
+	size_t i, n = json_object_array_length(b->points);
+	char cell[64];
+
+	fprintf(f, "trigger: %lld x getpgid() (%s) per run, %lld producer%s, %d runs after %d "
+		"warm-up; median [min - max]\n", jint(o, "calls", 0),
+		jstr(o, "function", "?"), jint(o, "producers", 1),
+		jint(o, "producers", 1) == 1 ? "" : "s", b->reps, b->warmup);
+	fprintf(f, "%-18s %-8s %-26s %-26s %s\n", "MODE", "VARIANT", "M calls/s", "ns/call",
+		"overhead ns/call");
+	for (i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(b->points, i), *l = jget(p, "labels");
+
+		fprintf(f, "%-18s %-8s ", jstr(l, "mode", "?"), jstr(l, "variant", "-"));
+		if (strcmp(jstr(p, "status", ""), "ok")) {
+			fprintf(f, "%s: %s\n", jstr(p, "status", "?"), jstr(p, "reason", ""));
+			continue;
+		}
+		snprintf(cell, sizeof(cell), "%.3f [%.3f - %.3f]",
+			 point_stat(p, "mcalls_per_s", "median"), point_stat(p, "mcalls_per_s", "min"),
+			 point_stat(p, "mcalls_per_s", "max"));
+		fprintf(f, "%-26s ", cell);
+		snprintf(cell, sizeof(cell), "%.0f [%.0f - %.0f]", point_stat(p, "ns_per_call", "median"),
+			 point_stat(p, "ns_per_call", "min"), point_stat(p, "ns_per_call", "max"));
+		fprintf(f, "%-26s ", cell);
+		if (isnan(point_stat(p, "overhead_ns", "median")))
+			fprintf(f, "-\n");
+		else
+			fprintf(f, "%+.0f\n", point_stat(p, "overhead_ns", "median"));
+	}
+}
+
+static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts *o)
+{
+	static const struct option opts[] = {
+		BENCH_COMMON_OPTS,
+		{ "calls", required_argument, NULL, 'n' },
+		{ "producers", required_argument, NULL, 'p' },
+		{ "modes", required_argument, NULL, 'm' },
+		{ "variants", required_argument, NULL, 'V' },
+		{ 0 }
+	};
+	static char mbuf[512], vbuf[64];
+	unsigned long long v;
+	char *tok, *save;
+	int c, ret;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, BENCH_COMMON_SHORT "n:p:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (parse_u64(optarg, &v) || !v || v > 1000000000ULL)
+				return cli_error(b->cli, EXIT_USAGE, "usage", "-n: 1..1e9 calls");
+			o->calls = v;
+			break;
+		case 'p':
+			if (parse_u64(optarg, &v) || !v || v > 64)
+				return cli_error(b->cli, EXIT_USAGE, "usage", "-p: 1..64 producers");
+			o->producers = (int)v;
+			break;
+		case 'm':
+			str_copy(mbuf, optarg, sizeof(mbuf));
+			o->nmodes = 0;
+			for (tok = strtok_r(mbuf, ",", &save); tok && o->nmodes < 16;
+			     tok = strtok_r(NULL, ",", &save)) {
+				size_t i;
+
+				for (i = 0; i < ARRAY_SIZE(all_modes) && strcmp(tok, all_modes[i]); i++)
+					;
+				if (i == ARRAY_SIZE(all_modes))
+					return cli_error(b->cli, EXIT_USAGE, "usage",
+							 "unknown trigger mode '%s'", tok);
+				o->modes[o->nmodes++] = all_modes[i];
+			}
+			break;
+		case 'V':
+			str_copy(vbuf, optarg, sizeof(vbuf));
+			o->nvariants = 0;
+			for (tok = strtok_r(vbuf, ",", &save); tok && o->nvariants < 3;
+			     tok = strtok_r(NULL, ",", &save)) {
+				if (strcmp(tok, "count") && strcmp(tok, "latency") && strcmp(tok, "empty"))
+					return cli_error(b->cli, EXIT_USAGE, "usage",
+							 "variant '%s': count, latency or empty", tok);
+				o->variants[o->nvariants++] = !strcmp(tok, "count") ? "count" :
+					!strcmp(tok, "latency") ? "latency" : "empty";
+			}
+			break;
+		default:
+			ret = bench_common_opt(b, c, optarg, argv[optind - 1]);
+			if (ret)
+				return ret;
+		}
+	}
+	if (optind < argc)
+		return cli_error(b->cli, EXIT_USAGE, "usage", "bench trigger: unexpected '%s'",
+				 argv[optind]);
+	if (!o->calls)
+		o->calls = b->profile_ci ? 20000 : 1000000;
+	return 0;
+}
+
+int bench_trigger(struct bench *b, int argc, char **argv)
+{
+	struct trig_opts o = { .producers = 1 };
+	json_object *p, *store, *modes = json_object_new_array(), *vars = json_object_new_array();
+	json_object *r = NULL, *args;
+	char msg[512];
+	double base;
+	int i, j, ret;
+
+	for (i = 0; i < (int)ARRAY_SIZE(all_modes); i++)
+		o.modes[o.nmodes++] = all_modes[i];
+	for (i = 0; i < 3; i++)
+		o.variants[o.nvariants++] = all_variants[i];
+	ret = trigger_opts(b, argc, argv, &o);
+	if (!ret)
+		ret = bench_begin(b);
+	if (ret) {
+		json_object_put(modes);
+		json_object_put(vars);
+		return ret;
+	}
+	for (i = 0; i < o.nmodes; i++)
+		json_object_array_add(modes, json_object_new_string(o.modes[i]));
+	for (i = 0; i < o.nvariants; i++)
+		json_object_array_add(vars, json_object_new_string(o.variants[i]));
+	json_object_object_add(b->options, "calls", json_object_new_int64((long long)o.calls));
+	json_object_object_add(b->options, "producers", json_object_new_int(o.producers));
+	json_object_object_add(b->options, "function", json_object_new_string(
+		jstr(b->info, "trigger_function", "?")));
+	json_object_object_add(b->options, "modes", modes);
+	json_object_object_add(b->options, "variants", vars);
+	args = json_object_new_object();
+	json_object_object_add(args, "all", json_object_new_boolean(1));
+	bench_call(b, "unhook", args, &r, msg, sizeof(msg));
+	json_object_put(r);
+
+	p = bench_point(b, "none");
+	point_label(p, "mode", "none");
+	point_label(p, "variant", "-");
+	measure(b, &o, p, 0, false, NAN);
+	base = point_stat(p, "ns_per_call", "median");
+	store = json_object_new_object();
+	for (i = 0; i < o.nmodes; i++)
+		for (j = 0; j < o.nvariants; j++) {
+			/* kmod modes hook the entry only, with a C counter: no other variant */
+			if (!strncmp(o.modes[i], "kmod-", 5) && strcmp(o.variants[j], "count"))
+				continue;
+			trigger_point(b, &o, o.modes[i], o.variants[j], base, store);
+		}
+	args = json_object_new_object();
+	json_object_object_add(args, "kernel", json_object_new_string(
+		jstr(jget(b->doc, "machine"), "kernel", "")));
+	json_object_object_add(args, "overhead_ns", store);
+	if (bench_call(b, "store", args, &r, msg, sizeof(msg)))
+		fprintf(stderr, "tracectl: the results were not kept for the metrics: %s\n", msg);
+	else
+		json_object_object_add(b->doc, "stored", json_object_new_string(
+			jstr(r, "path", "")));
+	json_object_put(r);
+	return bench_end(b, trigger_table, NULL);
+}

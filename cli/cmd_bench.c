@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tracectl bench SUITE [options]: trigger, ops, attach, workload (through
+ * the daemon, which owns the hooks) and compare (offline). docs/bench.md.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../lib/util.h"
+#include "bench.h"
+
+static const char bench_usage[] = "SUITE [OPTIONS] (tracectl bench --help)";
+
+int bench_common_opt(struct bench *b, int c, const char *arg, const char *bad)
+{
+	unsigned long long v;
+
+	switch (c) {
+	case 'r':
+		if (parse_u64(arg, &v) || v < 1 || v > 60)
+			return cli_error(b->cli, EXIT_USAGE, "usage",
+					 "-r: repetitions must be 1..60, not '%s'", arg);
+		b->reps = (int)v;
+		return 0;
+	case 'w':
+		if (parse_u64(arg, &v) || v > 10)
+			return cli_error(b->cli, EXIT_USAGE, "usage",
+					 "-w: warm-up repetitions must be 0..10, not '%s'", arg);
+		b->warmup = (int)v;
+		return 0;
+	case 'o':
+		b->out = arg;
+		return 0;
+	case 'S':
+		b->svg = arg;
+		return 0;
+	case 'C':
+		b->profile_ci = true;
+		return 0;
+	default:
+		return cli_error(b->cli, EXIT_USAGE, "usage", "bench %s: unknown option '%s' "
+				 "(tracectl bench --help)", b->suite, bad ? bad : "?");
+	}
+}
+
+static void usage(void)
+{
+	printf("Usage: tracectl bench SUITE [OPTIONS]\n"
+	       "Measure every attach path on this kernel (docs/bench.md).\n\n"
+	       "Suites:\n"
+	       "  trigger   getpgid loop per mode and variant: M calls/s, overhead ns/call\n"
+	       "            [-n CALLS] [-p PRODUCERS] [--modes LIST] [--variants LIST]\n"
+	       "  ops       kmod in-kernel benchmark: relevant x irrelevant tracers\n"
+	       "            [-n CALLS] [--relevant LIST] [--irrelevant LIST] [--grid] [--modes LIST]\n"
+	       "  attach    time to attach and detach K functions per mode\n"
+	       "            [-k LIST] [--modes LIST] [--all]\n"
+	       "  workload  dd-style writes and a hackbench-style load with a function traced\n"
+	       "            [-n WRITES] [--function F] [--groups G] [--loops L] [--modes LIST]\n"
+	       "  compare   A.json B.json [--force]: two runs side by side with ratios\n\n"
+	       "Options of every suite:\n"
+	       "  -r, --repetitions=N  measured repetitions per point (default 5)\n"
+	       "  -w, --warmup=N       unmeasured repetitions first (default 1)\n"
+	       "  -o, --output=FILE    write the JSON result (docs/bench.schema.json)\n"
+	       "      --svg=FILE       chart (ops, attach)\n"
+	       "      --ci             small sizes (the test profile)\n"
+	       "  --json (global)      the JSON result on stdout instead of the table\n");
+}
+
+static int bench_exec(struct cli *cli, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(struct bench *b, int argc, char **argv);
+	} suites[] = {
+		{ "trigger", bench_trigger }, { "ops", bench_ops },
+		{ "attach", bench_attach }, { "workload", bench_workload },
+	};
+	struct bench b = { .cli = cli, .reps = 5, .warmup = 1 };
+	size_t i;
+
+	if (argc < 2)
+		return cli_usage(cli, &cmd_bench, "which suite?");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage();
+		return 0;
+	}
+	if (!strcmp(argv[1], "compare"))
+		return bench_compare(cli, argc - 1, argv + 1);
+	for (i = 0; i < ARRAY_SIZE(suites); i++) {
+		if (strcmp(argv[1], suites[i].name))
+			continue;
+		b.suite = suites[i].name;
+		return suites[i].fn(&b, argc - 1, argv + 1);
+	}
+	return cli_usage(cli, &cmd_bench, "unknown suite '%s'", argv[1]);
+}
+
+const struct cmd_entry cmd_bench = {
+	.name = "bench",
+	.args = bench_usage,
+	.summary = "measure each attach path (tracectl bench --help)",
+	.exec = bench_exec,
+};

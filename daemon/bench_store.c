@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Trigger results kept for the metrics (docs/bench.md, "Stored results"):
+ * `tracectl bench trigger` sends the per-call overhead it measured per mode
+ * and variant; the daemon writes it with the date and the kernel to
+ * state_dir/bench-trigger.json (atomically: temp file + rename), and
+ * bench_overhead() answers from it for as long as the kernel is the same.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include "../lib/log.h"
+#include "../lib/modes.h"
+#include "../lib/util.h"
+#include "bench.h"
+
+#define STORE_SCHEMA	"tracerd-bench-trigger-state/1"
+
+/* The parsed file, re-read when its mtime changes. */
+static struct {
+	json_object *root;
+	struct timespec mtime;
+	char path[PATH_MAX];
+} store_cache;
+
+static int store_path(struct tracerd *d, char *buf, size_t len)
+{
+	if (!d->cfg.state_dir[0])
+		return -ENOENT;
+	if (snprintf(buf, len, "%s/%s", d->cfg.state_dir, BENCH_TRIGGER_FILE) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Validate the client's overhead object: {mode: {variant: number}}. */
+static bool overhead_valid(json_object *ovh)
+{
+	if (!json_object_is_type(ovh, json_type_object))
+		return false;
+	json_object_object_foreach(ovh, mode, vars) {
+		if (strlen(mode) > 32 || !json_object_is_type(vars, json_type_object))
+			return false;
+		json_object_object_foreach(vars, variant, v) {
+			if ((strcmp(variant, "count") && strcmp(variant, "latency") &&
+			     strcmp(variant, "empty")) ||
+			    !(json_object_is_type(v, json_type_double) ||
+			      json_object_is_type(v, json_type_int)))
+				return false;
+		}
+	}
+	return true;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	char tmp[PATH_MAX + 8];
+	size_t len = strlen(text);
+	int fd, ret = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len || fsync(fd))
+		ret = errno ? -errno : -EIO;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+enum proto_code bench_store(struct tracerd *d, json_object *args, json_object **result,
+			    char *msg, size_t msglen)
+{
+	json_object *ovh = NULL, *o;
+	char path[PATH_MAX], date[32];
+	bool bad = false;
+	const char *kernel = proto_arg_str(args, "kernel", &bad);
+	struct utsname u;
+	time_t now = time(NULL);
+	struct tm tm;
+	int ret;
+
+	json_object_object_get_ex(args, "overhead_ns", &ovh);
+	if (bad || !kernel || !overhead_valid(ovh)) {
+		snprintf(msg, msglen, "bench store: needs kernel (string) and overhead_ns "
+			 "({mode: {count|latency|empty: ns}})");
+		return PROTO_E_BAD_REQUEST;
+	}
+	uname(&u);
+	if (strcmp(kernel, u.release)) {
+		snprintf(msg, msglen, "bench store: result from kernel %s, this is %s", kernel,
+			 u.release);
+		return PROTO_E_BAD_REQUEST;
+	}
+	ret = store_path(d, path, sizeof(path));
+	if (!ret && mkdir(d->cfg.state_dir, 0755) && errno != EEXIST)
+		ret = -errno;
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	o = json_object_new_object();
+	json_object_object_add(o, "schema", json_object_new_string(STORE_SCHEMA));
+	json_object_object_add(o, "date", json_object_new_string(date));
+	json_object_object_add(o, "kernel", json_object_new_string(u.release));
+	json_object_object_add(o, "kernel_build", json_object_new_string(u.version));
+	json_object_object_add(o, "overhead_ns", json_object_get(ovh));
+	if (!ret)
+		ret = write_file(path, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+	if (ret) {
+		json_object_put(o);
+		snprintf(msg, msglen, "bench store: cannot write %s/%s: %s", d->cfg.state_dir,
+			 BENCH_TRIGGER_FILE, strerror(-ret));
+		return PROTO_E_INTERNAL;
+	}
+	log_notice("bench: trigger results stored in %s", path);
+	json_object_object_add(o, "path", json_object_new_string(path));
+	*result = o;
+	return PROTO_OK;
+}
+
+/* The stored results, NULL when absent, unreadable or from another kernel. */
+static json_object *store_load(struct tracerd *d)
+{
+	char path[PATH_MAX];
+	struct utsname u;
+	struct stat st;
+	json_object *k;
+
+	if (store_path(d, path, sizeof(path)) || stat(path, &st))
+		goto none;
+	if (store_cache.root && !strcmp(store_cache.path, path) &&
+	    store_cache.mtime.tv_sec == st.st_mtim.tv_sec &&
+	    store_cache.mtime.tv_nsec == st.st_mtim.tv_nsec)
+		return store_cache.root;
+	json_object_put(store_cache.root);
+	store_cache.root = json_object_from_file(path);
+	store_cache.mtime = st.st_mtim;
+	str_copy(store_cache.path, path, sizeof(store_cache.path));
+	uname(&u);
+	if (!store_cache.root || !json_object_object_get_ex(store_cache.root, "kernel", &k) ||
+	    strcmp(json_object_get_string(k), u.release) ||
+	    !json_object_object_get_ex(store_cache.root, "kernel_build", &k) ||
+	    strcmp(json_object_get_string(k), u.version))
+		goto none;
+	return store_cache.root;
+none:
+	json_object_put(store_cache.root);
+	store_cache.root = NULL;
+	return NULL;
+}
+
+int bench_overhead(struct tracerd *d, enum tracerd_mode mode, bool latency, double *ns)
+{
+	json_object *root = store_load(d), *ovh, *m, *v;
+
+	if (!root || !json_object_object_get_ex(root, "overhead_ns", &ovh) ||
+	    !json_object_object_get_ex(ovh, tracerd_mode_name(mode), &m) ||
+	    !json_object_object_get_ex(m, latency ? "latency" : "count", &v))
+		return -ENOENT;
+	*ns = json_object_get_double(v);
+	return 0;
+}
