@@ -13,7 +13,8 @@
 #   VMLINUX_BTF= / VMLINUX_H=  BTF source for vmlinux.h, or a ready vmlinux.h
 #   make fuzz            run every libFuzzer target FUZZ_SECONDS (default 120) each
 #   SANITIZE=1           ASan + UBSan build, in its own output dir (build/asan);
-#                        'make check SANITIZE=1' runs the host layers only
+#                        'make check SANITIZE=1' runs the unit and host layers
+#                        only ('make check' includes them as asan-unit/asan-host)
 
 ifeq ($(SANITIZE),1)
 O ?= build/asan
@@ -60,8 +61,8 @@ KBUILD_ARCH_ARGS := $(if $(CROSS_COMPILE),ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COM
 CFLAGS ?= -O2 -g
 # SANITIZE=1: ASan + UBSan for the host build and tests
 ifeq ($(SANITIZE),1)
-CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
-LDFLAGS += -fsanitize=address,undefined
+CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined
 endif
 override CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
 	-Wmissing-prototypes -Wstrict-prototypes -D_GNU_SOURCE \
@@ -195,7 +196,7 @@ KMODS := $(KMOD_OUT)/tracerd_kmod.ko $(KMOD_OUT)/tracerd_testmod.ko
 .PHONY: FORCE
 FORCE:
 .PHONY: all user bpf kmod deps check check-full unit host vm-check demo clean distclean help \
-	install install-dkms fuzz fuzz-bins fuzz-ci
+	install install-dkms fuzz fuzz-bins fuzz-ci sanitize-check
 
 all: user kmod
 user: $(USER_BINS)
@@ -239,10 +240,22 @@ else
 	$(Q)$(MAKE) --no-print-directory all
 	-$(Q)$(MAKE) --no-print-directory unit
 	-$(Q)$(MAKE) --no-print-directory host
+	-$(Q)$(MAKE) --no-print-directory sanitize-check
 	-$(Q)$(MAKE) --no-print-directory fuzz-ci
 	-$(Q)$(MAKE) --no-print-directory vm-check
 	$(Q)$(SRC)/tests/summary.sh
 endif
+
+# sanitize-check: the unit and host layers again with ASan+UBSan binaries
+# built in $(O)/asan; their results join this check as asan-unit, asan-host.
+sanitize-check:
+	$(Q)rm -rf $(O)/asan/results
+	-$(Q)$(MAKE) --no-print-directory SANITIZE=1 O=$(O)/asan user
+	-$(Q)$(MAKE) --no-print-directory SANITIZE=1 O=$(O)/asan unit
+	-$(Q)$(MAKE) --no-print-directory SANITIZE=1 O=$(O)/asan host
+	$(Q)mkdir -p $(O)/results && for l in unit host; do \
+		[ ! -f $(O)/asan/results/$$l.tsv ] || \
+		sed "s|^$$l/|asan-$$l/|" $(O)/asan/results/$$l.tsv > $(O)/results/asan-$$l.tsv; done
 
 check-full:
 	$(Q)$(MAKE) --no-print-directory check PROFILE=full
