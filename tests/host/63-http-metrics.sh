@@ -6,12 +6,11 @@
 # is refused; 1000 concurrent idle connections and a client that never
 # reads do not stop the daemon answering (HTTP and the control socket).
 source "$(dirname "$0")/lib/daemon.bash"
+source "$(dirname "$0")/lib/service.bash"
 command -v curl >/dev/null || skip "curl not installed"
 [ "$(id -u)" = 0 ] || skip "needs root to load BPF"
 N=500
-PORT=$((20000 + RANDOM % 20000))
-U=http://127.0.0.1:$PORT
-start_daemon "listen = 127.0.0.1:$PORT"
+start_daemon_conf "listen = 127.0.0.1:$PORT"
 for i in $(seq 50); do curl -sf "$U/healthz" >/dev/null && break; sleep 0.1; done
 expect_eq "healthz" "$(curl -sf "$U/healthz")" ok
 

@@ -6,12 +6,11 @@
 # refused; on a full filesystem recording stops with an error in the
 # metrics and the log while counting goes on.
 source "$(dirname "$0")/lib/daemon.bash"
+source "$(dirname "$0")/lib/service.bash"
 [ "$(id -u)" = 0 ] || skip "needs root to load BPF"
 N=2000
-PORT=$((20000 + RANDOM % 20000))
-U=http://127.0.0.1:$PORT
 mkdir -p "$W/rec" "$W/full"
-start_daemon "listen = 127.0.0.1:$PORT
+start_daemon_conf "listen = 127.0.0.1:$PORT
 record_dir = $W/rec
 record_max_bytes = 1M"
 me=$BASHPID
@@ -51,8 +50,8 @@ stop_daemon
 
 # full filesystem: 64 KiB tmpfs as record_dir
 mount -t tmpfs -o size=64k tmpfs "$W/full" 2>/dev/null || skip "cannot mount tmpfs (full-disk part)"
-trap 'umount "$W/full" 2>/dev/null; cleanup' EXIT
-start_daemon "listen = 127.0.0.1:$PORT
+trap '[ -n "$DPID" ] && kill -TERM "$DPID" 2>/dev/null && wait "$DPID"; DPID=; umount "$W/full"; cleanup' EXIT
+start_daemon_conf "listen = 127.0.0.1:$PORT
 record_dir = $W/full"
 $C --json attach tp:task/task_rename --pid "$me" --record full > "$W/a.json" || fail "attach --record (tmpfs)"
 id=$(jq_get '.attachment.id' < "$W/a.json")
@@ -68,7 +67,8 @@ expect_eq "recording stopped" "$(jq_get '.attachments[0].record.active' < "$W/m.
 expect_eq "write errors" "$(jq_get '.attachments[0].record.errors' < "$W/m.json")" 1
 jq_get '.attachments[0].record.error' < "$W/m.json" | grep -q 'No space left' || fail "error text"
 [ "$(jq_get '.attachments[0].record.dropped' < "$W/m.json")" -gt 0 ] || fail "no drops counted"
-curl -sf "$U/metrics" | grep -q "^tracerd_record_active{id=\"$id\",.*} 0$" || fail "prometheus record_active"
+curl -sf "$U/metrics" > "$W/m.prom" || fail "GET /metrics"
+grep -q "^tracerd_record_active{id=\"$id\",.*} 0$" "$W/m.prom" || fail "prometheus record_active"
 grep -q "recording 'full' stopped" "$W/daemon.log" || fail "no log line"
 ok "full disk: recording stopped, logged, counted"
 got=$($O/tracectl dump --json "$W/full/full.trec" 2>/dev/null | wc -l)
