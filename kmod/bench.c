@@ -30,17 +30,15 @@
 #define __noipa __attribute__((__noipa__))
 #endif
 
-int tracerd_bench_tracee(int x);
-
 /* The relevant tracee of the ops benchmark. */
-__noipa int tracerd_bench_tracee(int x)
+static __noipa int tracerd_bench_tracee(int x)
 {
 	return x + 1;
 }
 
 /* 1024 distinct functions, tracerd_bench_fn_000 .. tracerd_bench_fn_3ff. */
-#define TB_FN(n) int tracerd_bench_fn_##n(int x);			\
-	__noipa int tracerd_bench_fn_##n(int x) { return x ^ 0x##n; }
+#define TB_FN(n)							\
+	static __noipa int tracerd_bench_fn_##n(int x) { return x ^ 0x##n; }
 #define TB_D1(p) TB_FN(p##0) TB_FN(p##1) TB_FN(p##2) TB_FN(p##3)	\
 		 TB_FN(p##4) TB_FN(p##5) TB_FN(p##6) TB_FN(p##7)	\
 		 TB_FN(p##8) TB_FN(p##9) TB_FN(p##a) TB_FN(p##b)	\

@@ -33,6 +33,9 @@
 
 #include <linux/ftrace.h>
 
+/* The kernel version this module was built against (FEATURES ioctl). */
+#define TRACERD_BUILT_FOR_VERSION	LINUX_VERSION_CODE
+
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
 #define TRACERD_DIRECT_API_OPS 1
 #else

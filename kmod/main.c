@@ -22,7 +22,6 @@
 #include <linux/threads.h>
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
-#include <linux/version.h>
 #include <linux/xarray.h>
 
 #include "arch.h"
@@ -112,7 +111,7 @@ static long tracerd_ioc_features(void __user *arg)
 	f.flags = tracerd_feature_flags();
 	f.modes = tracerd_modes_available();
 	f.attach_flags = tracerd_flags_available();
-	f.linux_version_code = LINUX_VERSION_CODE;
+	f.linux_version_code = TRACERD_BUILT_FOR_VERSION;
 	f.direct_slots = TRACERD_DIRECT_SLOTS;
 	f.name_len = TRACERD_NAME_LEN;
 	f.max_attach = TRACERD_MAX_ATTACH;

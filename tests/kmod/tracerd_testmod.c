@@ -13,6 +13,10 @@
  *   sleep_us   write "US"      call tracerd_testmod_sleep(US) once (sleeps)
  *   warn       write "1"       trigger a WARN (harness self-test)
  *   nr_fns     read            number of generated functions
+ *
+ * Symbols for tracerd_kmod's bad-input tests: tracerd_testmod_notrace (a
+ * function ftrace knows nothing of) and tracerd_testmod_data (read-only
+ * data, not code).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -36,6 +40,15 @@ __noipa int tracerd_testmod_target(int x)
 	return x + 1;
 }
 EXPORT_SYMBOL_GPL(tracerd_testmod_target);
+
+/* A function without an ftrace call site: hooks needing one must refuse it. */
+static notrace __noipa __used int tracerd_testmod_notrace(int x)
+{
+	return x + 2;
+}
+
+/* Data, not code: every hook mode must refuse it. */
+static const u8 tracerd_testmod_data[16] __used;
 
 /* A target that takes a known minimum time (latency lower-bound tests). */
 __noipa int tracerd_testmod_sleep(unsigned int us)

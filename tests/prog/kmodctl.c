@@ -7,6 +7,9 @@
  *   kmodctl features                      print what the module reports
  *   kmodctl stats [--clean]               leak accounting; --clean: exit 1
  *                                         unless only this fd is accounted
+ *   kmodctl clean                         stats --clean, and nothing in
+ *                                         tracing/enabled_functions nor in
+ *                                         debug/kprobes/list; exit 1 if not
  *   kmodctl attach MODE FUNC [opts]       attach (--repeat R times), print
  *                                         one line per attempt; exit with
  *                                         the errno of the last failure
@@ -318,12 +321,43 @@ static int cmd_stats(int clean)
 	memset(&s, 0, sizeof(s));
 	if (ioctl(fd, TRACERD_IOC_STATS, &s))
 		return errno;
+	close(fd);
 	printf("files=%llu attachments=%llu allocs=%llu direct_slots=%llu\n",
 	       (unsigned long long)s.files, (unsigned long long)s.attachments,
 	       (unsigned long long)s.allocs, (unsigned long long)s.direct_slots);
 	if (clean && (s.files != 1 || s.attachments || s.allocs != 1 || s.direct_slots))
 		return 1;
 	return 0;
+}
+
+/* Print the lines of path (a kernel list that must be empty); their count. */
+static int list_lines(const char *path)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		printf("clean: cannot read %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		printf("clean: %s: %s", path, line);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static int cmd_clean(void)
+{
+	int bad = cmd_stats(1) != 0;
+
+	bad |= list_lines("/sys/kernel/tracing/enabled_functions") != 0;
+	bad |= list_lines("/sys/kernel/debug/kprobes/list") != 0;
+	if (bad)
+		printf("clean: NOT clean\n");
+	return bad;
 }
 
 static int cmd_attach(int argc, char **argv)
@@ -613,6 +647,8 @@ int main(int argc, char **argv)
 		return cmd_features();
 	if (!strcmp(cmd, "stats"))
 		return cmd_stats(rest > 0 && !strcmp(av[0], "--clean"));
+	if (!strcmp(cmd, "clean"))
+		return cmd_clean();
 	if (!strcmp(cmd, "attach"))
 		return cmd_attach(rest, av);
 	if (!strcmp(cmd, "count"))

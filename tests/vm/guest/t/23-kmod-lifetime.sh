@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tracerd_kmod attachments live as long as the fd: the holder killed with
+# SIGKILL detaches everything and rmmod then succeeds; rmmod right after
+# the holder's fd closes, with the targets hot, succeeds too (5 rounds).
+source ./lib.sh
+load_testmod
+load_kmod
+modes=$(kmodctl features | sed -n 's/.*modes=\(0x[0-9a-f]*\).*/\1/p')
+has() { [ $(( modes & (1 << $1) )) != 0 ]; }
+T=tracerd_testmod_target
+sys=$(sys_getpgid)
+specs="callops:$T callops:$sys kprobe:$T kprobe:$sys"
+has 2 && specs="$specs direct:$T direct:$sys"
+has 4 && specs="$specs kprobe-int3:$T kprobe-int3:$sys"
+nspecs=$(echo $specs | wc -w)
+ready=/tmp/kmod-ready
+
+# hold SPECS in the background until ready; sets $holder
+hold() {
+	rm -f $ready
+	kmodctl hold $specs --signal-ready $ready > /tmp/kmod-hold.out 2>&1 & holder=$!
+	for _ in $(seq 600); do
+		[ -e $ready ] && return 0
+		kill -0 $holder 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "holder not ready: $(cat /tmp/kmod-hold.out)"
+}
+
+hold
+grep -q "^$T " /sys/kernel/tracing/enabled_functions || fail "$T not in enabled_functions"
+grep -q . /sys/kernel/debug/kprobes/list || fail "no kprobe listed"
+expect_eq "attachments while held" \
+	"$(kmodctl stats | sed -n 's/.*attachments=\([0-9]*\).*/\1/p')" "$nspecs"
+rmmod tracerd_kmod 2>/dev/null && fail "rmmod succeeded while /dev/tracerd is open"
+kill -KILL $holder; wait $holder 2>/dev/null
+kmodctl clean || fail "not clean after SIGKILL of the holder"
+unload_mod tracerd_kmod
+echo "ok: SIGKILL detached everything, rmmod succeeded"
+
+kmodctl hot $T & hot1=$!
+kmodctl hot "$sys" & hot2=$!
+trap 'kill $hot1 $hot2 2>/dev/null; wait' EXIT
+for round in 1 2 3 4 5; do
+	load_kmod
+	hold
+	if [ $round -le 2 ]; then
+		kill -KILL $holder
+	else
+		kill -TERM $holder
+	fi
+	wait $holder 2>/dev/null
+	rmmod tracerd_kmod || fail "rmmod right after close (round $round)"
+	echo "ok: round $round: rmmod right after close, targets hot"
+done
+kill $hot1 $hot2; wait
+trap - EXIT
+load_kmod
+kmodctl clean || fail "not clean after the test"
+unload_mod tracerd_kmod
