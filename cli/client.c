@@ -124,7 +124,7 @@ static int write_all(int fd, const char *buf, size_t len)
 	ssize_t n;
 
 	while (len) {
-		n = write(fd, buf, len);
+		n = send(fd, buf, len, MSG_NOSIGNAL);	/* daemon gone: an error, not SIGPIPE */
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)

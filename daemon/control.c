@@ -22,7 +22,9 @@
 #include "../lib/util.h"
 #include "control.h"
 
-#define CONTROL_MAX_CLIENTS	256
+#define CONTROL_MAX_CLIENTS	256	/* root is not refused by this cap */
+#define CONTROL_MAX_PER_UID	32	/* connections per non-root uid */
+#define CONTROL_MAX_PENDING	(1024 * 1024)	/* unsent reply bytes before we stop reading */
 #define CONTROL_IDLE_S		60
 #define CONTROL_MAX_GROUPS	256
 
@@ -42,6 +44,7 @@ struct control {
 	struct event *backoff;
 	struct client *clients;
 	unsigned int nr_clients;
+	bool refusing;	/* a refusal was logged; quiet until a client leaves */
 	gid_t read_gid, admin_gid;	/* (gid_t)-1: not configured */
 	char path[TRACERD_SOCKET_PATH_MAX];
 };
@@ -58,6 +61,7 @@ static void client_free(struct client *c)
 		}
 	}
 	ctl->nr_clients--;
+	ctl->refusing = false;
 	bufferevent_free(c->bev);
 	free(c);
 }
@@ -129,6 +133,12 @@ static void client_read(struct bufferevent *bev, void *arg)
 	char *line;
 
 	while (!c->closing) {
+		/* a peer that sends requests but does not read the replies: stop
+		 * reading until it does (client_write resumes), memory stays bounded */
+		if (evbuffer_get_length(bufferevent_get_output(bev)) > CONTROL_MAX_PENDING) {
+			bufferevent_disable(bev, EV_READ);
+			return;
+		}
 		eol = evbuffer_search_eol(in, NULL, NULL, EVBUFFER_EOL_LF);
 		if (eol.pos < 0) {
 			len = evbuffer_get_length(in);
@@ -158,8 +168,33 @@ static void client_write(struct bufferevent *bev, void *arg)
 {
 	struct client *c = arg;
 
-	if (c->closing && !evbuffer_get_length(bufferevent_get_output(bev)))
+	if (c->closing && !evbuffer_get_length(bufferevent_get_output(bev))) {
 		client_free(c);
+	} else if (!c->closing && !(bufferevent_get_enabled(bev) & EV_READ)) {
+		bufferevent_enable(bev, EV_READ);
+		client_read(bev, c);	/* lines already buffered */
+	}
+}
+
+static unsigned int uid_clients(struct control *ctl, uid_t uid)
+{
+	struct client *c;
+	unsigned int n = 0;
+
+	for (c = ctl->clients; c; c = c->next)
+		n += c->uid == uid;
+	return n;
+}
+
+/* Refuse a connection; log the first refusal of a run only. */
+static void control_refuse(struct control *ctl, struct client *c, int fd, const char *why)
+{
+	if (!ctl->refusing)
+		log_warn("refusing control clients: %s (uid %u pid %d)", why,
+			 (unsigned int)c->uid, c->pid);
+	ctl->refusing = true;
+	free(c);
+	close(fd);
 }
 
 static void client_event(struct bufferevent *bev, short what, void *arg)
@@ -211,11 +246,6 @@ static void control_accept(struct evconnlistener *l, evutil_socket_t fd, struct 
 	struct control *ctl = arg;
 	struct client *c;
 
-	if (ctl->nr_clients >= CONTROL_MAX_CLIENTS) {
-		log_warn("too many control clients (%d): refusing one", CONTROL_MAX_CLIENTS);
-		close(fd);
-		return;
-	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		close(fd);
@@ -228,6 +258,14 @@ static void control_accept(struct evconnlistener *l, evutil_socket_t fd, struct 
 		close(fd);
 		return;
 	}
+	if (c->uid && ctl->nr_clients >= CONTROL_MAX_CLIENTS) {
+		control_refuse(ctl, c, fd, "too many clients");
+		return;
+	}
+	if (c->uid && uid_clients(ctl, c->uid) >= CONTROL_MAX_PER_UID) {
+		control_refuse(ctl, c, fd, "too many connections from one uid");
+		return;
+	}
 	c->bev = bufferevent_socket_new(ctl->d->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (!c->bev) {
 		free(c);
@@ -238,7 +276,8 @@ static void control_accept(struct evconnlistener *l, evutil_socket_t fd, struct 
 	ctl->clients = c;
 	ctl->nr_clients++;
 	bufferevent_setcb(c->bev, client_read, client_write, client_event, c);
-	bufferevent_set_timeouts(c->bev, &idle, NULL);
+	bufferevent_set_timeouts(c->bev, &idle, &idle);
+	bufferevent_setwatermark(c->bev, EV_WRITE, CONTROL_MAX_PENDING / 2, 0);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 }
 
