@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tracectl bench on this kernel: every suite runs small (the CI profile)
+# against a private daemon; where a mode is unavailable (fentry, kprobes
+# and the module here) the point says why; the JSON validates against
+# docs/bench.schema.json (python3-jsonschema) with exact counts; trigger
+# results land in state_dir; compare gives ratios and refuses bad or
+# mismatched inputs with clear errors. Never a timing assertion.
+source "$(dirname "$0")/lib/daemon.bash"
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+python3 -c 'import jsonschema' 2>/dev/null || skip "python3-jsonschema not installed"
+V="python3 $SRC/tests/host/bench-validate.py $SRC/docs/bench.schema.json"
+start_daemon "state_dir = $W/state"
+
+for s in trigger ops attach workload; do
+	$C bench $s --ci -r 2 -w 0 -o "$W/$s.json" > "$W/$s.txt" 2> "$W/$s.err" ||
+		fail "bench $s: $(cat "$W/$s.err")"
+	[ ! -s "$W/$s.err" ] || fail "bench $s wrote to stderr (not a TTY): $(cat "$W/$s.err")"
+	$V "$W/$s.json" || fail "bench $s: JSON invalid"
+	# every point that is not ok carries its reason in the table
+	n_bad=$(jq '[.points[] | select(.status != "ok")] | length' < "$W/$s.json")
+	n_txt=$(grep -c 'unavailable: .\|error: .' "$W/$s.txt")
+	[ "$n_txt" -ge 1 ] || [ "$n_bad" = 0 ] || fail "bench $s: reasons missing from the table"
+	ok "bench $s: $n_bad point(s) not measured here, each with a reason"
+done
+expect_eq "trigger baseline measured" "$(jq -r '.points[0].key + " " + .points[0].status' \
+	< "$W/trigger.json")" "none ok"
+expect_eq "trigger: fentry reason" "$(jq -r '.points[] | select(.key == "fentry/count") |
+	(.status == "ok" or (.reason | length > 0))' < "$W/trigger.json")" true
+[ -s "$W/state/bench-trigger.json" ] || fail "trigger results not kept in state_dir"
+expect_eq "stored kernel" "$(jq -r .kernel < "$W/state/bench-trigger.json")" "$(uname -r)"
+
+# --json: the document on stdout, nothing else
+$C --json bench trigger --ci -r 1 -w 0 --modes fentry --variants count > "$W/tj.json" ||
+	fail "bench --json"
+$V "$W/tj.json" > /dev/null || fail "--json output invalid"
+
+# compare: same file -> ratios 1; mismatches refused; bad inputs clear
+$C --json bench compare "$W/trigger.json" "$W/trigger.json" > "$W/cmp.json" || fail "compare"
+expect_eq "compare ratios of a run with itself" \
+	"$(jq '[.rows[] | select(.ratio != null) | .ratio] | unique' -c < "$W/cmp.json")" "[1]"
+$C bench compare "$W/trigger.json" "$W/trigger.json" | grep -q '^none  *ns_per_call' ||
+	fail "compare table"
+refuse() {	# refuse WHAT EXIT PATTERN ARGS...
+	local what=$1 want=$2 pat=$3 out rc
+	shift 3
+	out=$($C bench compare "$@" 2>&1); rc=$?
+	expect_eq "compare $what: exit" "$rc" "$want"
+	echo "$out" | grep -q "$pat" || fail "compare $what: message '$out' lacks '$pat'"
+}
+refuse "different suites" 2 "different suites" "$W/trigger.json" "$W/ops.json"
+refuse "different options" 2 "different options: option 'modes'" "$W/trigger.json" "$W/tj.json"
+$C bench compare --force "$W/trigger.json" "$W/tj.json" > /dev/null || fail "compare --force"
+echo 'not json' > "$W/bad.json"
+refuse "non-JSON" 2 "cannot read it as JSON" "$W/bad.json" "$W/ops.json"
+echo '{"schema": "tracerd-metrics"}' > "$W/other.json"
+refuse "other JSON" 2 "not a tracectl bench result" "$W/other.json" "$W/ops.json"
+refuse "missing file" 2 "cannot read" "$W/nope.json" "$W/ops.json"
+refuse "one file" 2 "usage" "$W/ops.json"
+
+# bad command lines and a missing daemon
+for args in "nosuch" "trigger -r 0" "trigger -n x" "ops --relevant 1,x" "attach -k 3" \
+	"workload --bogus"; do
+	# shellcheck disable=SC2086
+	$C bench $args > /dev/null 2>&1; rc=$?
+	expect_eq "bench $args: exit" "$rc" 2
+done
+$TRACECTL --socket "$W/none.sock" bench trigger --ci > /dev/null 2> "$W/nod.err"; rc=$?
+expect_eq "no daemon: exit" "$rc" 3
+grep -q "tracerd" "$W/nod.err" || fail "no-daemon message: $(cat "$W/nod.err")"
+expect_eq "hooks left after the runs" "$($C --json list | jq '.attachments | length')" 0
+stop_daemon
