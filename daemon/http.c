@@ -31,6 +31,7 @@
 #define HTTP_TIMEOUT_S		10
 #define HTTP_MAX_HEADERS	8192
 #define HTTP_MAX_BODY		0
+#define HTTP_MAX_INPUT		(64 * 1024)	/* unparsed request bytes buffered per connection */
 
 struct http_server {
 	struct tracerd *d;
@@ -94,10 +95,17 @@ static void on_resume(evutil_socket_t fd, short what, void *arg)
 static struct bufferevent *new_conn_bev(struct event_base *base, void *arg)
 {
 	struct http_server *h = arg;
+	struct bufferevent *bev;
 
 	if (open_fds() + 1 >= h->fd_limit)
 		pause_accept(h, "file descriptor limit");
-	return bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	/* evhttp keeps reading pipelined requests while a reply waits for a
+	 * peer that does not read it: cap the input (> HTTP_MAX_HEADERS, so
+	 * one whole request always fits) to keep memory bounded */
+	if (bev)
+		bufferevent_setwatermark(bev, EV_READ, 0, HTTP_MAX_INPUT);
+	return bev;
 }
 
 static void on_accept_error(struct evconnlistener *lev, void *arg)
