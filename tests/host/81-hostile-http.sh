@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Hostile HTTP clients on the metrics port (docs/limits.md): 5000
+# connections, 1 byte a second, 100 MB of headers or body, pipelined
+# requests never read, hang-ups mid-reply. Meanwhile /healthz and the
+# control socket answer; memory and fds come back. Then the same flood
+# against a daemon with a small RLIMIT_NOFILE: HTTP stops accepting at its
+# fd budget, the control socket keeps working, HTTP recovers afterwards.
+source "$(dirname "$0")/lib/daemon.bash"
+source "$(dirname "$0")/lib/service.bash"
+[ "$(id -u)" = 0 ] || skip "needs root"
+command -v curl >/dev/null || skip "curl not installed"
+PY=/usr/bin/python3
+[ -x "$PY" ] || skip "no $PY"
+[ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 5200 ] ||
+	skip "hard RLIMIT_NOFILE $(ulimit -Hn) < 5200: cannot open 5000 connections"
+ulimit -n 5200
+RSS_SLACK=65536	# kB (ASan's quarantine keeps freed memory)
+
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$DPID/status"; }
+nfds() { ls "/proc/$DPID/fd" | wc -l; }
+code() { curl -s -o /dev/null -m 30 -w '%{http_code}' "$@"; }
+others_served() { # WHEN
+	expect_eq "healthz $1" "$(code "$U/healthz")" 200
+	$C status > /dev/null || fail "control: no status reply $1"
+}
+fds_back_to() { # N
+	local i
+	for i in $(seq 1 300); do
+		[ "$(nfds)" -le "$1" ] && return 0
+		sleep 0.1
+	done
+	fail "daemon fds $(nfds), want <= $1 after the clients left"
+}
+
+cat > "$W/hostile.py" <<'PY'
+import os, select, socket, struct, sys, time
+what, port, ready, stop = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+
+def conn():
+    return socket.create_connection(("127.0.0.1", port))
+
+def signal_ready(msg=""):
+    with open(ready, "w") as f:
+        f.write(msg)
+
+def wait_stop():
+    while not os.path.exists(stop):
+        time.sleep(0.05)
+
+def response(s):
+    """status code of the first response, or 0 when closed without one"""
+    s.settimeout(60)
+    buf = b""
+    try:
+        while b"\r\n" not in buf:
+            c = s.recv(4096)
+            if not c:
+                break
+            buf += c
+    except (ConnectionResetError, socket.timeout):
+        pass
+    parts = buf.split(b" ")
+    return int(parts[1]) if buf.startswith(b"HTTP/") and len(parts) > 1 else 0
+
+if what == "many":
+    cs = []
+    for i in range(int(sys.argv[5])):
+        try:
+            cs.append(conn())
+        except OSError as e:
+            print(f"connect {i}: {e}")
+            break
+    signal_ready(str(len(cs)))
+    wait_stop()
+    print(f"held {len(cs)} connections")
+
+elif what == "slow":
+    req = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+    cs = [conn() for _ in range(8)]
+    for s in cs:
+        s.sendall(req[:1])
+    signal_ready()
+    sent = 1
+    while not os.path.exists(stop) and sent < len(req) - 1:
+        time.sleep(1)
+        for s in cs:
+            s.sendall(req[sent:sent + 1])
+        sent += 1
+    wait_stop()
+    codes = []
+    for s in cs:
+        s.sendall(req[sent:])
+        codes.append(response(s))
+    assert codes == [200] * len(cs), codes
+    print(f"slow clients answered 200 after {sent} bytes at 1 byte/s")
+
+elif what in ("bighdr", "bigbody"):
+    s = conn()
+    if what == "bighdr":
+        head = b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: "
+    else:
+        head = b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 104857600\r\n\r\n"
+    total = 0
+    try:
+        s.sendall(head)
+        chunk = b"a" * (1 << 20)
+        for _ in range(100):
+            s.sendall(chunk)
+            total += len(chunk)
+    except OSError as e:
+        pass
+    c = response(s)
+    assert c in (0, 400, 413, 431), c
+    print(f"{what}: refused ({c or 'closed'}) after {total} of 104857600 bytes")
+
+elif what == "noread":
+    s = conn()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.setblocking(False)
+    req = b"GET /metrics.json HTTP/1.1\r\nHost: x\r\n\r\n" * 1000000  # > socket buffers
+    sent = 0
+    while sent < len(req):
+        try:
+            sent += s.send(req[sent:])
+        except BlockingIOError:
+            p = select.poll()
+            p.register(s, select.POLLOUT)
+            if not p.poll(2000):
+                break
+    signal_ready(f"{sent} {len(req)}")
+    wait_stop()
+    s.close()
+    print("closed without reading")
+
+elif what == "hangup":
+    for i in range(50):
+        s = conn()
+        s.sendall(b"GET /metrics.json HTTP/1.1\r\nHost: x\r\n\r\n" * 20)
+        if i % 2:
+            s.recv(100)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        s.close()
+    print("50 connections hung up mid-reply")
+PY
+H=$W/h
+mkdir -m 1777 "$H"
+run_bg() { # WHAT ARGS...
+	rm -f "$H/ready" "$H/stop"
+	"$PY" "$W/hostile.py" "$1" "$PORT" "$H/ready" "$H/stop" "${@:2}" > "$W/$1.out" 2>&1 &
+	HPID=$!
+	local i
+	for i in $(seq 1 600); do
+		[ -e "$H/ready" ] && return 0
+		kill -0 $HPID 2>/dev/null || { cat "$W/$1.out"; fail "$1 client exited early"; }
+		sleep 0.1
+	done
+	fail "$1 client never got ready"
+}
+finish_bg() { # WHAT
+	touch "$H/stop"
+	wait $HPID || { cat "$W/$1.out"; fail "$1 client failed"; }
+	ok "$1: $(tail -n1 "$W/$1.out")"
+}
+run_fg() { # WHAT
+	"$PY" "$W/hostile.py" "$1" "$PORT" - - > "$W/$1.out" 2>&1 || { cat "$W/$1.out"; fail "$1 client"; }
+	ok "$1: $(tail -n1 "$W/$1.out")"
+}
+wait_http() {
+	local i
+	for i in $(seq 50); do curl -sf "$U/healthz" > /dev/null && return 0; sleep 0.1; done
+	fail "no HTTP on $U"
+}
+
+start_daemon_conf "listen = 127.0.0.1:$PORT"
+wait_http
+others_served "at start"
+fds0=$(nfds)
+rss0=$(rss_kb)
+
+run_bg many 5000
+ok "opened $(cat "$H/ready") connections"
+others_served "with 5000 idle connections"
+finish_bg many
+fds_back_to "$fds0"
+
+run_bg slow
+others_served "while 8 clients send 1 byte a second"
+finish_bg slow
+
+run_fg bighdr
+run_fg bigbody
+others_served "after 100 MB requests"
+rss=$(rss_kb)
+[ $((rss - rss0)) -lt $RSS_SLACK ] || fail "daemon RSS grew from $rss0 to $rss kB after 100 MB requests"
+ok "daemon RSS $rss0 -> $rss kB after 100 MB requests"
+
+run_bg noread
+read -r sent total < "$H/ready"
+[ "$sent" -lt "$total" ] || fail "the daemon read all $total request bytes without its replies being read"
+ok "noread: the daemon stopped reading after $sent of $total request bytes"
+others_served "while a client does not read its replies"
+rss=$(rss_kb)
+[ $((rss - rss0)) -lt $RSS_SLACK ] || fail "daemon RSS grew from $rss0 to $rss kB with unread replies"
+ok "daemon RSS $rss0 -> $rss kB with unread replies"
+finish_bg noread
+
+run_fg hangup
+others_served "after clients hung up mid-reply"
+fds_back_to "$fds0"
+ok "daemon fds back to $fds0"
+stop_daemon
+
+# A small fd budget: HTTP stops accepting, the control socket does not.
+(ulimit -n 512; start_daemon_conf "listen = 127.0.0.1:$PORT"; echo "$DPID" > "$W/dpid"; wait "$DPID") &
+for i in $(seq 100); do [ -s "$W/dpid" ] && [ -S "$W/s.sock" ] && break; sleep 0.1; done
+DPID=$(cat "$W/dpid")
+C="$TRACECTL --socket $W/s.sock"
+wait_http
+run_bg many 450	# > the 384-fd budget, < budget + listen backlog: no connect waits
+$C status > /dev/null || fail "control: no status reply while HTTP is over its fd budget"
+ok "control socket served while HTTP is at its fd budget ($(nfds) fds open)"
+[ "$(nfds)" -le 512 ] || fail "daemon has $(nfds) fds open, limit 512"
+finish_bg many
+expect_eq "healthz once the flood has gone" "$(code -m 60 "$U/healthz")" 200
+kill -TERM "$DPID"
+for i in $(seq 100); do kill -0 "$DPID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$DPID" 2>/dev/null && fail "daemon did not stop"
+DPID=
+grep -q "not accepting connections" "$W/daemon.log" || fail "no log line about pausing HTTP accepts"
+ok "HTTP paused and resumed"
