@@ -156,8 +156,8 @@ static __always_inline int hook_return(__u32 slot)
 	struct tracerd_slot_stats *st;
 	struct tracerd_slot_cfg *cfg;
 	struct tracerd_ts_val *val;
-	__u64 now = bpf_ktime_get_ns(), delta;
-	__u32 d, b;
+	__u64 now = bpf_ktime_get_ns(), delta, b;
+	__u32 d;
 
 	cfg = slot_filter(slot);
 	if (!cfg || !(cfg->flags & TRACERD_SLOT_LATENCY))
@@ -183,8 +183,11 @@ static __always_inline int hook_return(__u32 slot)
 		st->lat_max = delta;
 	st->lat_count++;
 	st->lat_sum += delta;
+	/* 64-bit, clamped in place: older verifiers (6.1) lose the bound
+	 * when clang compares a zero-extended copy of a 32-bit index */
 	b = tracerd_hist_bucket(delta);
-	if (b >= TRACERD_HIST_BUCKETS)
+	barrier_var(b);
+	if (b > TRACERD_HIST_BUCKETS - 1)
 		b = TRACERD_HIST_BUCKETS - 1;
 	st->hist[b]++;
 	if (cfg->flags & TRACERD_SLOT_RECORD)

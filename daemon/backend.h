@@ -9,6 +9,8 @@
  *   it as skipped); return 0 when at least one hook is attached, else the
  *   first -errno. All-or-nothing backends (kprobe-multi) fail as a whole.
  * detach: undo attach (NULL-safe on partially attached attachments).
+ * read: optional; a hook's statistics when they do not live in the BPF
+ *   slot maps (kmod modes: the module's counters).
  * misses: the kernel's own miss count for a hook, or -ENODATA with *why.
  * probe: can this mode attach here at all? Really tries (on d->probe_fn).
  */
@@ -22,6 +24,8 @@ struct backend {
 	int (*probe)(struct tracerd *d, char *reason, size_t len);
 	int (*attach)(struct tracerd *d, struct attachment *a);
 	void (*detach)(struct tracerd *d, struct attachment *a);
+	int (*read)(struct tracerd *d, struct attachment *a, struct hook *h,
+		    struct tracerd_slot_stats *s);
 	int (*misses)(struct tracerd *d, struct attachment *a, struct hook *h,
 		      __u64 *out, const char **why);
 	void (*fini)(struct tracerd *d);

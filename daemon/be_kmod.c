@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * kmod backends: kmod-callops, kmod-direct, kmod-kprobe through
- * /dev/tracerd (tracerd_kmod.ko). The daemon resolves each function to its
- * address and hands address + name to the module; attachments belong to
+ * /dev/tracerd (tracerd_kmod.ko, ABI in include/tracerd/kmod_abi.h). The
+ * daemon resolves each function to its kallsyms address and hands address
+ * and name to the module, which checks they agree. Attachments belong to
  * the open fd, so the kernel detaches everything when tracerd dies.
- *
- * The attach ioctls are not part of the committed ABI yet
- * (include/tracerd/kmod_abi.h has TRACERD_IOC_VERSION only): until they
- * are, the modes report why they are unavailable.
+ * Counting is the module's (TRACERD_IOC_COUNTERS), with its tgid filter;
+ * no comm filter and no latency on these paths.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,17 +16,33 @@
 #include <sys/ioctl.h>
 #include <tracerd/kmod_abi.h>
 #include "../lib/log.h"
+#include "../lib/modes.h"
 #include "../lib/util.h"
 #include "backend.h"
 
-/* Open /dev/tracerd and check the ABI; fills d->kmod. */
-static int kmod_open(struct tracerd *d)
+static __u32 kmod_mode(enum tracerd_mode m)
 {
+	switch (m) {
+	case TRACERD_MODE_KMOD_CALLOPS:
+		return TRACERD_KMOD_CALLOPS;
+	case TRACERD_MODE_KMOD_DIRECT:
+		return TRACERD_KMOD_DIRECT;
+	default:
+		return TRACERD_KMOD_KPROBE;
+	}
+}
+
+/* Open /dev/tracerd once, check the ABI, read the features; fills d->kmod. */
+static int kmod_open(struct tracerd *d, __u32 *modes)
+{
+	static __u32 feat_modes;
 	struct kmod_info *k = &d->kmod;
 	struct tracerd_version v = {};
+	struct tracerd_features f = {};
 	char ebuf[96];
 	int ret;
 
+	*modes = feat_modes;
 	if (k->fd >= 0)
 		return 0;
 	k->present = false;
@@ -59,6 +74,13 @@ static int kmod_open(struct tracerd *d)
 			 v.abi_major, v.abi_minor, TRACERD_ABI_MAJOR);
 		goto fail;
 	}
+	if (ioctl(k->fd, TRACERD_IOC_FEATURES, &f)) {
+		ret = -errno;
+		snprintf(k->reason, sizeof(k->reason), "kmod: features ioctl failed: %s",
+			 errno_str(ret, ebuf, sizeof(ebuf)));
+		goto fail;
+	}
+	feat_modes = *modes = f.modes;
 	k->present = true;
 	k->reason[0] = '\0';
 	return 0;
@@ -68,34 +90,178 @@ fail:
 	return ret;
 }
 
-static int kmod_probe(struct tracerd *d, char *reason, size_t len)
+static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook *h)
 {
-	int ret = kmod_open(d);
+	struct tracerd_attach at = {
+		.addr = h->addr,
+		.mode = kmod_mode(a->mode),
+		.tgid = a->spec.tgid,
+	};
+	char ebuf[96];
+	int ret;
 
-	if (ret)
-		return set_err(reason, len, ret, "%s", d->kmod.reason);
-	return set_err(reason, len, -EOPNOTSUPP,
-		       "kmod: module ABI %u.%u has no attach commands yet",
-		       d->kmod.abi_major, d->kmod.abi_minor);
+	if (!h->addr)
+		return set_err(h->err, sizeof(h->err), -ENOENT,
+			       "no kallsyms address for '%s' (kmod modes need one)", h->name);
+	if (str_copy(at.name, h->name, sizeof(at.name)))
+		return set_err(h->err, sizeof(h->err), -ENAMETOOLONG, "name '%s' too long", h->name);
+	if (ioctl(d->kmod.fd, TRACERD_IOC_ATTACH, &at)) {
+		ret = -errno;
+		return set_err(h->err, sizeof(h->err), ret, "kmod: failed to attach %s to '%s': %s%s",
+			       tracerd_mode_name(a->mode), h->name,
+			       errno_str(ret, ebuf, sizeof(ebuf)),
+			       ret == -EBUSY ? "; the function already carries a direct call" :
+			       ret == -EADDRNOTAVAIL ? "; the mode cannot hook there" : "");
+	}
+	h->kmod_id = (__u32)at.id;
+	return 0;
 }
 
 static int kmod_attach(struct tracerd *d, struct attachment *a)
 {
-	char reason[256];
-	int ret = kmod_probe(d, reason, sizeof(reason));
+	char *err = a->hooks[0].err;
+	size_t i, errlen = sizeof(a->hooks[0].err);
+	int ret, first = 0, n = 0;
+	__u32 modes;
 
-	return set_err(a->hooks[0].err, sizeof(a->hooks[0].err), ret, "%s", reason);
+	if (kmod_open(d, &modes))
+		return set_err(err, errlen, -ENODEV, "%s", d->kmod.reason);
+	if (a->spec.latency || a->spec.comm[0])
+		return set_err(err, errlen, -EOPNOTSUPP,
+			       "kmod modes count calls filtered by pid only (no latency, no comm)");
+	for (i = 0; i < a->nr_hooks; i++) {
+		struct hook *h = &a->hooks[i];
+
+		h->err[0] = '\0';
+		ret = kmod_attach_hook(d, a, h);
+		if (ret) {
+			if (!first)
+				first = ret;
+			continue;
+		}
+		h->attached = true;
+		n++;
+	}
+	return n ? 0 : first;
 }
 
 static void kmod_detach(struct tracerd *d, struct attachment *a)
 {
+	struct tracerd_detach det;
+	size_t i;
+
+	for (i = 0; i < a->nr_hooks; i++) {
+		struct hook *h = &a->hooks[i];
+
+		if (!h->kmod_id || d->kmod.fd < 0)
+			continue;
+		det.id = h->kmod_id;
+		if (ioctl(d->kmod.fd, TRACERD_IOC_DETACH, &det))
+			log_warn("kmod: failed to detach '%s' (id %u): %s", h->name, h->kmod_id,
+				 strerror(errno));
+		h->kmod_id = 0;
+		h->attached = false;
+	}
+}
+
+static int kmod_counters(struct tracerd *d, struct hook *h, struct tracerd_counters *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->id = h->kmod_id;
+	if (!h->kmod_id || d->kmod.fd < 0)
+		return -ENOENT;
+	return ioctl(d->kmod.fd, TRACERD_IOC_COUNTERS, c) ? -errno : 0;
+}
+
+/* The module's counters stand in for the BPF slot stats. */
+static int kmod_read(struct tracerd *d, struct attachment *a, struct hook *h,
+		     struct tracerd_slot_stats *s)
+{
+	struct tracerd_counters c;
+	int ret = kmod_counters(d, h, &c);
+
+	memset(s, 0, sizeof(*s));
+	if (ret)
+		return ret;
+	s->calls = c.hits;
+	return 0;
 }
 
 static int kmod_misses(struct tracerd *d, struct attachment *a, struct hook *h,
 		       __u64 *out, const char **why)
 {
-	*why = "not attached";
-	return -ENODATA;
+	struct tracerd_counters c;
+
+	if (a->mode != TRACERD_MODE_KMOD_KPROBE) {
+		*why = "the module's ftrace callbacks do not count misses";
+		return -ENODATA;
+	}
+	if (kmod_counters(d, h, &c)) {
+		*why = "cannot read the module's counters";
+		return -ENODATA;
+	}
+	*out = c.missed;
+	return 0;
+}
+
+/* Find the probe function's address in /proc/kallsyms. */
+static __u64 kallsyms_addr(const char *name)
+{
+	unsigned long long addr = 0, a;
+	char line[512], sym[256], type;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && !strcmp(sym, name)) {
+			addr = a;
+			break;
+		}
+	}
+	fclose(f);
+	return addr;
+}
+
+/* Really attach the mode to the probe function, then detach. */
+static int kmod_probe_mode(struct tracerd *d, enum tracerd_mode m, char *reason, size_t len)
+{
+	struct attachment a = { .mode = m };
+	struct hook h = { .prog_fd = { -1, -1 }, .link_fd = { -1, -1 } };
+	__u32 modes;
+	int ret;
+
+	ret = kmod_open(d, &modes);
+	if (ret)
+		return set_err(reason, len, ret, "%s", d->kmod.reason);
+	if (!(modes & (1U << kmod_mode(m))))
+		return set_err(reason, len, -EOPNOTSUPP,
+			       "kmod: the module cannot do %s on this kernel (TRACERD_IOC_FEATURES)",
+			       tracerd_mode_name(m));
+	str_copy(h.name, d->probe_fn, sizeof(h.name));
+	h.addr = kallsyms_addr(h.name);
+	a.hooks = &h;
+	a.nr_hooks = 1;
+	ret = kmod_attach_hook(d, &a, &h);
+	if (ret)
+		return set_err(reason, len, ret, "%s", h.err);
+	kmod_detach(d, &a);
+	return 0;
+}
+
+static int kmod_callops_probe(struct tracerd *d, char *reason, size_t len)
+{
+	return kmod_probe_mode(d, TRACERD_MODE_KMOD_CALLOPS, reason, len);
+}
+
+static int kmod_direct_probe(struct tracerd *d, char *reason, size_t len)
+{
+	return kmod_probe_mode(d, TRACERD_MODE_KMOD_DIRECT, reason, len);
+}
+
+static int kmod_kprobe_probe(struct tracerd *d, char *reason, size_t len)
+{
+	return kmod_probe_mode(d, TRACERD_MODE_KMOD_KPROBE, reason, len);
 }
 
 static void kmod_fini(struct tracerd *d)
@@ -105,16 +271,17 @@ static void kmod_fini(struct tracerd *d)
 	d->kmod.fd = -1;
 }
 
-#define KMOD_BACKEND(var, m, fini_fn)		\
+#define KMOD_BACKEND(var, m, probe_fn, fini_fn)	\
 	const struct backend var = {		\
 		.mode = m,			\
-		.probe = kmod_probe,		\
+		.probe = probe_fn,		\
 		.attach = kmod_attach,		\
 		.detach = kmod_detach,		\
+		.read = kmod_read,		\
 		.misses = kmod_misses,		\
 		.fini = fini_fn,		\
 	}
 
-KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, kmod_fini);
-KMOD_BACKEND(backend_kmod_direct, TRACERD_MODE_KMOD_DIRECT, NULL);
-KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, NULL);
+KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, kmod_callops_probe, kmod_fini);
+KMOD_BACKEND(backend_kmod_direct, TRACERD_MODE_KMOD_DIRECT, kmod_direct_probe, NULL);
+KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, kmod_kprobe_probe, NULL);

@@ -40,9 +40,17 @@ static int libbpf_verbose;
 /* libbpf warnings are expected while probing: shown with -v, its debug with -vv */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	int l = level == LIBBPF_WARN ? TLOG_INFO : TLOG_DEBUG;
+	char *msg, *line, *save = NULL;
+
 	if (level == LIBBPF_DEBUG && libbpf_verbose < 2)
 		return 0;
-	tlogv(level == LIBBPF_WARN ? TLOG_INFO : TLOG_DEBUG, fmt, ap);
+	/* verifier logs come as one long message: log them line by line */
+	if (vasprintf(&msg, fmt, ap) < 0)
+		return 0;
+	for (line = strtok_r(msg, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		tlog(l, "%s", line);
+	free(msg);
 	return 0;
 }
 

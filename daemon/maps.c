@@ -133,7 +133,7 @@ int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *s
 	}
 	if (spec->comm[0]) {
 		cfg.flags |= TRACERD_SLOT_COMM;
-		strncpy(cfg.comm, spec->comm, sizeof(cfg.comm) - 1);
+		memcpy(cfg.comm, spec->comm, sizeof(cfg.comm));
 	}
 	if (spec->record[0])
 		cfg.flags |= TRACERD_SLOT_RECORD;

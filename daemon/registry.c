@@ -75,21 +75,28 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 	}
 	for (i = 0; i < 4; i++) {
 		enum tracerd_mode m = order[i];
+		const char *skip = NULL;
+		char buf[256];
 
 		if (!d->features[m].available) {
+			skip = d->features[m].reason;
+		} else if (m == TRACERD_MODE_FENTRY && nr == 1 &&
+			   (owner = direct_call_owner(d, hooks[0].name))) {
+			snprintf(buf, sizeof(buf), "'%s' carries the direct call of kmod-direct "
+				 "attachment %u (one direct call per function)",
+				 hooks[0].name, owner->id);
+			skip = buf;
+		} else if (tracerd_mode_is_kmod(m) && (spec->latency || spec->comm[0])) {
+			skip = "kmod modes have no latency and no comm filter";
+		}
+		if (!skip) {
+			out[n++] = m;
+			continue;
+		}
+		/* why matters only for the modes passed over before the choice */
+		if (!n)
 			off += snprintf(why + off, off < whylen ? whylen - off : 0, "; not %s: %s",
-					tracerd_mode_name(m), d->features[m].reason);
-			continue;
-		}
-		if (m == TRACERD_MODE_FENTRY && nr == 1 &&
-		    (owner = direct_call_owner(d, hooks[0].name))) {
-			off += snprintf(why + off, off < whylen ? whylen - off : 0,
-					"; not fentry: '%s' carries the direct call of kmod-direct "
-					"attachment %u (one direct call per function)",
-					hooks[0].name, owner->id);
-			continue;
-		}
-		out[n++] = m;
+					tracerd_mode_name(m), skip);
 	}
 	return n;
 }
@@ -285,7 +292,9 @@ enum proto_code registry_attach(struct tracerd *d, const struct tracerd_spec *sp
 		goto cleanup;
 	}
 	a->spec = *spec;
-	code = resolve_target(r, spec, tracerd_mode_is_kmod(spec->mode), &a->hooks, &a->nr_hooks,
+	code = resolve_target(r, spec, tracerd_mode_is_kmod(spec->mode) ||
+			      (spec->mode == TRACERD_MODE_AUTO && d->kmod.present),
+			      &a->hooks, &a->nr_hooks,
 			      skipped, msg, msglen);
 	if (code)
 		goto cleanup;
@@ -392,7 +401,10 @@ int hook_stats(struct tracerd *d, struct attachment *a, struct hook *h, struct h
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	err = maps_slot_read(d, h->slot, &out->s);
+	if (be && be->read)
+		err = be->read(d, a, h, &out->s);
+	else
+		err = maps_slot_read(d, h->slot, &out->s);
 	if (err)
 		return err;
 	out->misses_why = "not reported for this mode";

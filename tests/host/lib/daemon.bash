@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Helpers for host tests that run a private tracerd (sourced).
-#   start_daemon [CONFIG_TEXT]  tracerd on $W/s.sock with that config (default
-#                               empty); sets DPID, W (work dir), C (tracectl cmd)
+#   start_daemon [CONFIG_TEXT]  tracerd on $W/s.sock with that config (plus
+#                               listen = off: tests may run side by side);
+#                               sets DPID, W (work dir), C (tracectl cmd)
 #   stop_daemon                 SIGTERM, wait, check it exited 0
 #   jq_get FILTER               jq on stdin, raw output
 set -uo pipefail
@@ -32,7 +33,7 @@ our_links() {
 }
 
 start_daemon() {
-	printf '%s\n' "${1:-}" > "$W/tracerd.conf"
+	printf 'listen = off\n%s\n' "${1:-}" > "$W/tracerd.conf"
 	"$TRACERD" --config "$W/tracerd.conf" --socket "$W/s.sock" 2> "$W/daemon.log" &
 	DPID=$!
 	C="$TRACECTL --socket $W/s.sock"

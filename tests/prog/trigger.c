@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * trigger: make the kernel run a traced path an exact number of times, in
+ * this process (tests filter on its tgid: `sh -c 'tracectl attach ...
+ * --pid $$ && exec trigger getpgid N'`).
+ *   trigger getpgid N     N getpgid(0) syscalls
+ *   trigger rename N      N prctl(PR_SET_NAME) (tracepoint task:task_rename)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+int main(int argc, char **argv)
+{
+	unsigned long n, i;
+	char *end;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: trigger getpgid|rename N\n");
+		return 2;
+	}
+	n = strtoul(argv[2], &end, 0);
+	if (*end) {
+		fprintf(stderr, "trigger: bad count '%s'\n", argv[2]);
+		return 2;
+	}
+	if (!strcmp(argv[1], "getpgid")) {
+		for (i = 0; i < n; i++)
+			syscall(SYS_getpgid, 0);
+	} else if (!strcmp(argv[1], "rename")) {
+		for (i = 0; i < n; i++)
+			prctl(PR_SET_NAME, "trigger");
+	} else {
+		fprintf(stderr, "trigger: unknown action '%s'\n", argv[1]);
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Helpers for the tracerd VM tests (4x-daemon-*.sh source this file). Run
+# as a test on its own, it checks that the daemon, the client and the
+# trigger program are installed in the guest.
+#   daemon_start [CONFIG]   private tracerd on /run/tracerd-test/s.sock; C=tracectl cmd
+#   daemon_stop             SIGTERM, exit 0, no hook left
+#   jp PATH... < JSON       values at PATHs (jpath); sum: add numbers on stdin
+#   attach_pid MODE TARGET CMD...   attach TARGET filtered to the pid that then runs CMD
+#   our_links               BPF links of tracerd's programs
+source ./lib.sh
+TD=/run/tracerd-test
+SOCK=$TD/s.sock
+C="tracectl --socket $SOCK"
+DPID=
+
+# jp PATH... < JSON: values at PATHs (tests/prog/jpath.c syntax)
+jp() { jpath "$@"; }
+# sum of numbers on stdin
+sum() { awk '{ s += $1 } END { print s + 0 }'; }
+
+daemon_start() {
+	mkdir -p "$TD"
+	printf '%s\n' "${1:-}" > "$TD/tracerd.conf"
+	tracerd --config "$TD/tracerd.conf" --socket "$SOCK" -v 2> "$TD/daemon.log" &
+	DPID=$!
+	local i
+	for i in $(seq 1 300); do
+		# ready when it answers (a stale socket may exist before)
+		[ -S "$SOCK" ] && $C status > /dev/null 2>&1 && return 0
+		kill -0 "$DPID" 2>/dev/null || { cat "$TD/daemon.log"; fail "tracerd exited at start"; }
+		sleep 0.1
+	done
+	fail "tracerd did not create its socket"
+}
+
+daemon_stop() {
+	kill -TERM "$DPID" || fail "tracerd not running"
+	wait "$DPID"
+	local rc=$?
+	DPID=
+	expect_eq "tracerd exit after SIGTERM" "$rc" 0
+	expect_eq "BPF links after SIGTERM" "$(our_links)" 0
+}
+
+daemon_cleanup() {
+	if [ -n "$DPID" ]; then
+		kill -TERM "$DPID" 2>/dev/null
+		wait "$DPID" 2>/dev/null
+		tail -n 30 "$TD/daemon.log" | sed 's/^/  daemon: /'
+	fi
+}
+trap daemon_cleanup EXIT
+
+feature() { $C --json status | jp ".features.$1.available"; }
+reason_of() { $C --json status | jp ".features.$1.reason"; }
+
+# attach_pid MODE TARGET CMD...: attach filtered to a fresh shell's pid
+# (plus $ATTACH_FLAGS), then that shell execs CMD; prints the attachment id
+attach_pid() {
+	local mode=$1 target=$2
+	shift 2
+	sh -c 'id=$('"$C"' --json attach "$0" --mode "$1" '"${ATTACH_FLAGS:-}"' --pid $$ | jpath .attachment.id) || exit 99
+		echo "$id" > '"$TD"'/last-id; shift; exec "$@"' "$target" "$mode" "$@" ||
+		fail "attach $target --mode $mode or its command failed"
+	cat "$TD/last-id"
+}
+
+calls_of() { $C --json stats "$1" | jp '.stats[*].calls' | sum; }
+
+# BPF links whose program is one of tracerd's hooks (bpftool plain output:
+# "ID: TYPE  name NAME ..." for programs, "ID: TYPE  prog PROG_ID" for links)
+our_links() {
+	local ids
+	ids=$(bpftool prog show 2>/dev/null | sed -n -E \
+		's/^([0-9]+): .* name (tp_btf_hit|raw_tp_hit|fentry_entry|fexit_return|kprobe_entry|kprobe_return|multi_entry|multi_return) .*/\1/p')
+	bpftool link show 2>/dev/null | sed -n -E 's/^[0-9]+: .*prog ([0-9]+).*/\1/p' |
+		grep -c -x -F "$(printf '%s\n' $ids 0)"
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	for b in tracerd tracectl trigger jpath bpftool; do
+		command -v "$b" > /dev/null || fail "$b not installed in the guest"
+	done
+	expect_eq "jpath" "$(echo '{"a":[{"b":1},{"b":2}]}' | jp '.a[*].b' | sum)" 3
+	echo "ok: tracerd, tracectl, trigger, jpath, bpftool present"
+fi

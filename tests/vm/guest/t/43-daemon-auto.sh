@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Every row of the auto decision table (docs/auto.md) on this kernel.
+source ./t/40-daemon-lib.sh
+load_testmod
+[ -e /dev/tracerd ] || load_kmod
+daemon_start
+auto() { # TARGET -> mode chosen (the JSON reply is kept in $TD/auto.json)
+	$C --json attach "$@" > "$TD/auto.json" || { cat "$TD/auto.json"; fail "auto attach $*"; }
+	jp .attachment.mode < "$TD/auto.json"
+}
+reason() { jp .attachment.mode_reason < "$TD/auto.json"; }
+
+# row 1: a tracepoint -> tp-btf
+expect_eq "row 1: tracepoint" "$(auto tp:task/task_rename)" tp-btf
+# row 2: one function -> fentry
+expect_eq "row 2: one function" "$(auto tracerd_testmod_target)" fentry
+$C detach --all > /dev/null
+# row 3: many functions -> kprobe-multi (one link); without fprobe (6.1) fentry
+want=kprobe-multi
+[ "$(feature kprobe-multi)" = true ] || want=fentry
+expect_eq "row 3: many functions" "$(auto 'tracerd_testmod_fn_0[0-9][0-9]')" "$want"
+[ $want = fentry ] && { reason | grep -q "not kprobe-multi" || fail "row 3: no reason for skipping kprobe-multi: $(reason)"; }
+$C detach --all > /dev/null
+# row 4: the function carries a direct call (kmod-direct) -> not fentry
+if [ "$(feature kmod-direct)" = true ]; then
+	$C attach tracerd_testmod_target --mode kmod-direct > /dev/null || fail "kmod-direct attach"
+	expect_eq "row 4: direct call taken" "$(auto tracerd_testmod_target --pid 1)" kprobe
+	reason | grep -q "direct call" || fail "row 4: reason lacks the direct call: $(reason)"
+	out=$($C --json attach tracerd_testmod_target --mode fentry --pid 2); rc=$?
+	expect_eq "row 4: explicit fentry on a direct-call function (exit)" $rc 6
+	echo "fentry next to kmod-direct: $(jp .error.message <<< "$out")"
+	$C detach --all > /dev/null
+else
+	echo "row 4 skipped: kmod-direct unavailable: $(reason_of kmod-direct)"
+fi
+# row 5: fentry refused for this function (no BTF: a compiler clone) -> kprobe
+fn=$(grep -E '^[a-z_0-9]+\.(constprop|isra)\.[0-9]+$' /sys/kernel/tracing/available_filter_functions |
+	sort | uniq -u | grep -v -E '^(bpf|htab|ftrace|kprobe|rcu|perf)' | head -n1)
+if [ -n "$fn" ]; then
+	expect_eq "row 5: fentry refused ($fn)" "$(auto "$fn")" kprobe
+	reason | grep -q "not fentry" || fail "row 5: no reason: $(reason)"
+	$C detach --all > /dev/null
+else
+	echo "row 5 skipped: no compiler clone in available_filter_functions"
+fi
+# row 6: explicit mode: no choice made, "requested"
+expect_eq "row 6: explicit" "$(auto tracerd_testmod_target --mode kprobe)" kprobe
+expect_eq "row 6: reason" "$(reason)" requested
+daemon_stop
