@@ -5,7 +5,7 @@
  * tracectl bench attach: seed 002's "what does patching cost": attach and
  * detach K functions per mode (kmod: TRACERD_IOC_BENCH_PATCH, one ftrace_ops
  * with K entries and K attachments; BPF: the daemon times its registry on
- * the module's bench functions, as one attachment and as K).
+ * the test module's functions, as one attachment and as K).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -420,8 +420,9 @@ static void attach_table(struct bench *b, FILE *f)
 {
 	size_t i, n = json_object_array_length(b->points);
 
-	fprintf(f, "attach: attach then detach K functions (the module's tracerd_bench_fn_*), "
-		"%d runs after %d warm-up; median [min - max] in us\n", b->reps, b->warmup);
+	fprintf(f, "attach: attach then detach K functions (kmod: tracerd_kmod's "
+		"tracerd_bench_fn_*, module time; BPF: tracerd_testmod_fn_*, daemon time), %d runs "
+		"after %d warm-up; median [min - max] in us\n", b->reps, b->warmup);
 	fprintf(f, "%-18s %-9s %5s  %-32s %-32s\n", "MODE", "HOW", "K", "attach us", "detach us");
 	for (i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(b->points, i), *l = jget(p, "labels");

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/utsname.h>
 #include <bpf/bpf.h>
@@ -598,10 +599,11 @@ static enum proto_code op_patch(struct tracerd *d, json_object *args, json_objec
 }
 
 /*
- * attach: time attaching and detaching K of the module's bench functions
- * (tracerd_bench_fn_000 .., real functions with BTF) in a BPF or kmod mode
- * through the registry, as one attachment (a glob: K = 1, 16, 256 or 1024)
- * or as K attachments. The count behind the point: K functions hooked.
+ * attach: time attaching and detaching K of the test module's functions
+ * (tracerd_testmod_fn_000 .. _3ff: distinct functions with BTF; tracerd's
+ * own module is on the denylist) in a BPF mode through the registry, as one
+ * attachment (a glob: K = 1, 16, 256 or 1024) or as K attachments. The
+ * count behind the point: K functions hooked.
  */
 static enum proto_code op_attach_time(struct tracerd *d, json_object *args,
 				      json_object **result, char *msg, size_t msglen)
@@ -630,15 +632,20 @@ static enum proto_code op_attach_time(struct tracerd *d, json_object *args,
 		snprintf(msg, msglen, "%s: %s", mode, d->features[m].reason);
 		return PROTO_E_UNAVAILABLE;
 	}
+	if (access("/sys/module/tracerd_testmod", F_OK)) {
+		snprintf(msg, msglen, "bench attach: BPF modes attach to tracerd_testmod's 1024 "
+			 "functions: load tracerd_testmod.ko (tests/kmod)");
+		return PROTO_E_UNAVAILABLE;
+	}
 	ids = calloc((size_t)k, sizeof(*ids));
 	if (!ids)
 		return PROTO_E_INTERNAL;
 	spec.mode = (enum tracerd_mode)m;
 	for (i = 0; i < (one ? 1 : k) && !code; i++) {
 		if (one)
-			snprintf(spec.target, sizeof(spec.target), "tracerd_bench_fn_%s", globs[g]);
+			snprintf(spec.target, sizeof(spec.target), "tracerd_testmod_fn_%s", globs[g]);
 		else
-			snprintf(spec.target, sizeof(spec.target), "tracerd_bench_fn_%03llx", i);
+			snprintf(spec.target, sizeof(spec.target), "tracerd_testmod_fn_%03llx", i);
 		r = NULL;
 		t0 = now_mono_ns();
 		code = registry_attach(d, &spec, &r, msg, msglen);

@@ -5,7 +5,7 @@ against docs/bench.schema.json with python3-jsonschema, then check what a
 schema cannot say: keys unique, every `ok` point's counts exact (counted ==
 expected, and counted > 0 where a hook was involved), every unavailable or
 error point explained. A FILE of the form OUT:SUITE is a VM log: the JSON
-between '@@BENCH-JSON SUITE' and '@@BENCH-END' is taken from it.
+between '==BENCH-JSON SUITE' and '==BENCH-END' is taken from it.
 Prints one line per document; exit 1 on the first failure."""
 import json
 import sys
@@ -19,9 +19,9 @@ def load(src):
         text, on = [], False
         with open(path) as f:
             for line in f:
-                if line.startswith("@@BENCH-JSON ") and line.split()[1] == suite:
+                if line.startswith("==BENCH-JSON ") and line.split()[1] == suite:
                     on = True
-                elif line.startswith("@@BENCH-END"):
+                elif line.startswith("==BENCH-END"):
                     if on:
                         break
                 elif on:

@@ -3,7 +3,7 @@
 # bench.sh "SUITE [OPTIONS]"...: guest side of `make demo` and of the
 # host's bench checks: load the modules, start a private tracerd, run each
 # suite with its options and print its table; the JSON of each run is also
-# printed between @@BENCH-JSON SUITE and @@BENCH-END so the host keeps it.
+# printed between ==BENCH-JSON SUITE and ==BENCH-END so the host keeps it.
 # Progress goes to a file (the serial console is a TTY, the host is not).
 source /opt/tracerd/tests/lib.sh
 TD=/run/tracerd-bench
@@ -22,9 +22,9 @@ for run in "$@"; do
 	# shellcheck disable=SC2086
 	tracectl --socket "$TD/s.sock" bench $run -o "$TD/$suite.json" 2> "$TD/$suite.err" || rc=1
 	cat "$TD/$suite.err" >&2
-	echo "@@BENCH-JSON $suite"
+	echo "==BENCH-JSON $suite"
 	cat "$TD/$suite.json"
-	echo "@@BENCH-END"
+	echo "==BENCH-END"
 	echo
 done
 kill -TERM "$dpid"
