@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tracectl bench trigger and workload, small: every mode and variant is
+# measured with exact counts (an error point fails the run: tracectl exits
+# 1) or reported unavailable with a reason; the paths this kernel has must
+# be measured, not reported missing; trigger results land in state_dir.
+# Times are reported, never asserted. (The schema is checked on the host:
+# tests/vm/bench-check.sh.)
+source ./t/40-daemon-lib.sh
+load_testmod
+[ -e /dev/tracerd ] || load_kmod
+daemon_start "state_dir = $TD/state"
+trap daemon_cleanup EXIT
+r="-r 2 -w 0"
+$C bench trigger --ci -n "$(size 5000 100000)" $r -o "$TD/trigger.json" ||
+	fail "bench trigger failed (exit $?)"
+$C bench workload --ci -n "$(size 5000 200000)" $r -o "$TD/workload.json" ||
+	fail "bench workload failed (exit $?)"
+
+status() { jpath '.points[*].key' < "$1" | paste - <(jpath '.points[*].status' < "$1") |
+	awk -v k="$2" '$1 == k { print $2 }'; }
+must=(none fentry/count fentry/latency fentry/empty kprobe/count kprobe/latency kprobe/empty
+      kmod-callops/count kmod-direct/count kmod-kprobe/count)
+[ "$(uname -m)" = x86_64 ] && must+=(kprobe-int3/count kmod-kprobe-int3/count kmod-callops+regs/count)
+[ "$KERNEL_NAME" = 6.1 ] || must+=(kprobe-multi/count kprobe-multi/latency)
+for k in "${must[@]}"; do
+	expect_eq "trigger $k" "$(status "$TD/trigger.json" "$k")" ok
+done
+for k in none/dd fentry/dd kmod-callops/dd kmod-direct/hackbench; do
+	expect_eq "workload $k" "$(status "$TD/workload.json" "$k")" ok
+done
+# every point not measured says why
+for f in trigger workload; do
+	n=$(jpath '.points|length' < "$TD/$f.json")
+	for ((i = 0; i < n; i++)); do
+		s=$(jpath ".points[$i].status" < "$TD/$f.json")
+		[ "$s" = ok ] && continue
+		why=$(jpath ".points[$i].reason" < "$TD/$f.json")
+		[ -n "$why" ] && [ "$why" != null ] || fail "$f point $i: $s without a reason"
+		echo "$f $(jpath ".points[$i].key" < "$TD/$f.json"): $s: $why"
+	done
+done
+[ "$KERNEL_NAME" = 6.1 ] && expect_eq "kprobe-multi on 6.1" \
+	"$(status "$TD/trigger.json" kprobe-multi/count)" unavailable
+expect_eq "stored kernel" "$(jpath .kernel < "$TD/state/bench-trigger.json")" "$(uname -r)"
+jpath '.overhead_ns.fentry.count' < "$TD/state/bench-trigger.json" > /dev/null ||
+	fail "fentry overhead not stored"
+expect_eq "bench hooks left" "$($C --json list | jpath '.attachments|length')" 0
+daemon_stop
+trap - EXIT

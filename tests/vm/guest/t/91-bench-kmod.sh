@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tracectl bench ops and attach, small: the kmod's relevant x irrelevant
+# grid (N x R hits exactly, no irrelevant hit) for every native mode this
+# kernel has, and attach/detach of K functions per mode (K hits / K
+# functions hooked). An error point fails (tracectl exits 1); an
+# unavailable one needs a reason; the SVG charts are written. No timing
+# assertion.
+source ./t/40-daemon-lib.sh
+load_testmod
+[ -e /dev/tracerd ] || load_kmod
+daemon_start
+trap daemon_cleanup EXIT
+r="-r 2 -w 0"
+$C bench ops --ci -n "$(size 1000 100000)" $r -o "$TD/ops.json" --svg "$TD/ops.svg" ||
+	fail "bench ops failed (exit $?)"
+$C bench attach --ci $r -o "$TD/attach.json" --svg "$TD/attach.svg" ||
+	fail "bench attach failed (exit $?)"
+grep -q '</svg>' "$TD/ops.svg" && grep -q '<polyline' "$TD/ops.svg" || fail "ops.svg"
+grep -q '</svg>' "$TD/attach.svg" && grep -q '<polyline' "$TD/attach.svg" || fail "attach.svg"
+status() { jpath '.points[*].key' < "$1" | paste - <(jpath '.points[*].status' < "$1") |
+	awk -v k="$2" '$1 == k { print $2 }'; }
+for k in kmod-callops/R1/I2 kmod-callops/R2/I0 kmod-direct/R1/I2 kmod-kprobe/R2/I0; do
+	expect_eq "ops $k" "$(status "$TD/ops.json" "$k")" ok
+done
+expect_eq "ops: direct never with 2 relevant" "$(status "$TD/ops.json" kmod-direct/R2/I0)" ""
+for k in kmod-callops/one/K16 kmod-callops/separate/K16 kmod-direct/one/K16 \
+	fentry/one/K16 fentry/separate/K16 kprobe/separate/K16; do
+	expect_eq "attach $k" "$(status "$TD/attach.json" "$k")" ok
+done
+i=$(jpath '.points[*].key' < "$TD/attach.json" | grep -n '^fentry/one/K16$' | cut -d: -f1)
+expect_eq "attach fentry/one/K16: functions hooked over 2 runs" \
+	"$(jpath ".points[$((i - 1))].counts.functions.counted" < "$TD/attach.json")" 32
+i=$(jpath '.points[*].key' < "$TD/ops.json" | grep -n '^kmod-callops/R2/I0$' | cut -d: -f1)
+expect_eq "ops kmod-callops/R2/I0: relevant hits over 2 runs" \
+	"$(jpath ".points[$((i - 1))].counts.relevant_hits.counted" < "$TD/ops.json")" \
+	$((2 * 2 * $(size 1000 100000)))
+daemon_stop
+trap - EXIT
