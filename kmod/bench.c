@@ -60,19 +60,26 @@ static_assert(ARRAY_SIZE(tracerd_bench_fns) >= TRACERD_BENCH_MAX_IRRELEVANT);
 static DEFINE_MUTEX(tracerd_bench_lock);
 static int tracerd_bench_sink;
 
-/* ns spent calling the tracee n times. */
-static u64 tracerd_bench_loop(u64 n)
+/*
+ * Call the tracee n times; *ns gets the time spent. Yields every 64k calls
+ * and gives up with -EINTR when the caller is being killed.
+ */
+static int tracerd_bench_loop(u64 n, u64 *ns)
 {
 	u64 i, t0 = ktime_get_ns();
 	int sink = 0;
 
 	for (i = 0; i < n; i++) {
 		sink += tracerd_bench_tracee((int)i);
-		if ((i & 0xffff) == 0xffff)
+		if ((i & 0xffff) == 0xffff) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
 			cond_resched();
+		}
 	}
 	WRITE_ONCE(tracerd_bench_sink, sink);
-	return ktime_get_ns() - t0;
+	*ns = ktime_get_ns() - t0;
+	return 0;
 }
 
 /* Call each of the first k bench functions once. */
@@ -172,7 +179,9 @@ long tracerd_bench_ops(struct tracerd_bench_ops *b)
 		goto out_free_array;
 	}
 
-	b->base_total_ns = tracerd_bench_loop(b->calls);
+	ret = tracerd_bench_loop(b->calls, &b->base_total_ns);
+	if (ret)
+		goto out_unlock;
 	t0 = ktime_get_ns();
 	for (i = 0; i < n; i++) {
 		unsigned long addr = i < b->irrelevant ?
@@ -188,7 +197,9 @@ long tracerd_bench_ops(struct tracerd_bench_ops *b)
 		cond_resched();
 	}
 	b->attach_ns = ktime_get_ns() - t0;
-	b->total_ns = tracerd_bench_loop(b->calls);
+	ret = tracerd_bench_loop(b->calls, &b->total_ns);
+	if (ret)
+		goto out_free_atts;
 	b->irrelevant_hits = tracerd_bench_hits(atts, 0, b->irrelevant);
 	b->hits = tracerd_bench_hits(atts, b->irrelevant, n);
 	b->detach_ns = tracerd_bench_free_atts(atts, n);
@@ -202,6 +213,7 @@ long tracerd_bench_ops(struct tracerd_bench_ops *b)
 
 out_free_atts:
 	tracerd_bench_free_atts(atts, n);
+out_unlock:
 	mutex_unlock(&tracerd_bench_lock);
 out_free_array:
 	tracerd_free(atts);

@@ -47,7 +47,8 @@
  *     ENOENT        no attachment with that id on this file
  *   TRACERD_IOC_BENCH_OPS, TRACERD_IOC_BENCH_PATCH
  *     E2BIG         N, R, I or K above its limit (direct: R above 1)
- *     EINTR         a signal arrived while waiting for another benchmark
+ *     EINTR         a signal arrived while waiting for another benchmark,
+ *                   or the caller was killed during the call loop
  *     EPROTO        the hook counts disagree with N x R (ops) or K (patch):
  *                   the point is an error, not a number (results are still
  *                   copied out for diagnosis)
