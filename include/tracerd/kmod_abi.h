@@ -46,10 +46,10 @@
  *   TRACERD_IOC_DETACH, TRACERD_IOC_COUNTERS
  *     ENOENT        no attachment with that id on this file
  *   TRACERD_IOC_BENCH_OPS, TRACERD_IOC_BENCH_PATCH
- *     E2BIG         N, R, I or K above its limit (direct: R above 1)
+ *     E2BIG         N, R, I, K or reps above its limit (direct: R above 1)
  *     EINTR         a signal arrived while waiting for another benchmark,
  *                   or the caller was killed during the call loop
- *     EPROTO        the hook counts disagree with N x R (ops) or K (patch):
+ *     EPROTO        the hook counts disagree with N x R x reps (ops) or K (patch):
  *                   the point is an error, not a number (results are still
  *                   copied out for diagnosis)
  *     and the attach errors above, for the module's own tracee functions
@@ -101,6 +101,7 @@ enum tracerd_kmod_mode {
 #define TRACERD_BENCH_MAX_RELEVANT	200	/* R (direct: 1) */
 #define TRACERD_BENCH_MAX_IRRELEVANT	1000	/* I */
 #define TRACERD_BENCH_MAX_FUNCS		1024	/* K */
+#define TRACERD_BENCH_MAX_REPS		100	/* ops: timed runs per loop */
 
 /* TRACERD_IOC_VERSION: what the module speaks. */
 struct tracerd_version {
@@ -188,8 +189,10 @@ struct tracerd_stats {
  * TRACERD_IOC_BENCH_OPS: call the module's own tracee N times with R
  * relevant attachments on it and I irrelevant ones on I other functions of
  * the module, all in `mode`; time the same loop with nothing attached first.
- * ns figures are wall-clock (ktime) and include the loop itself; the loop
- * yields every 64k calls. Benchmarks are serialized module-wide.
+ * Each loop runs `reps` times (0 counts as 1) and the fastest run is kept,
+ * which filters out preemption and, in a VM, host noise. ns figures are
+ * wall-clock (ktime) and include the loop itself; the loop yields every 64k
+ * calls. Benchmarks are serialized module-wide.
  */
 struct tracerd_bench_ops {
 	__u32 mode;		/* in: enum tracerd_kmod_mode */
@@ -202,10 +205,12 @@ struct tracerd_bench_ops {
 	__u64 base_total_ns;	/* out: N calls with nothing attached */
 	__u64 base_per_call_ns;	/* out: base_total_ns / N */
 	__s64 overhead_ps;	/* out: per-call difference, picoseconds */
-	__u64 hits;		/* out: relevant hook calls, must equal N * R */
+	__u64 hits;		/* out: relevant hook calls, must be N * R * reps */
 	__u64 irrelevant_hits;	/* out: irrelevant hook calls, must be 0 */
 	__u64 attach_ns;	/* out: time to attach R + I */
 	__u64 detach_ns;	/* out: time to detach them */
+	__u32 reps;		/* in: timed runs per loop, 0..TRACERD_BENCH_MAX_REPS */
+	__u32 reserved;		/* in: must be 0 */
 };
 
 /*
@@ -245,7 +250,7 @@ _Static_assert(sizeof(struct tracerd_attach) == 168, "tracerd_attach ABI size");
 _Static_assert(sizeof(struct tracerd_detach) == 8, "tracerd_detach ABI size");
 _Static_assert(sizeof(struct tracerd_counters) == 64, "tracerd_counters ABI size");
 _Static_assert(sizeof(struct tracerd_stats) == 64, "tracerd_stats ABI size");
-_Static_assert(sizeof(struct tracerd_bench_ops) == 96, "tracerd_bench_ops ABI size");
+_Static_assert(sizeof(struct tracerd_bench_ops) == 104, "tracerd_bench_ops ABI size");
 _Static_assert(sizeof(struct tracerd_bench_patch) == 64, "tracerd_bench_patch ABI size");
 #endif
 

@@ -24,9 +24,10 @@
  *   kmodctl hot FUNC                      call FUNC forever (load generator)
  *   kmodctl detach ID | counters ID       on a fresh fd: ENOENT expected
  *   kmodctl ioctl-nr NR                   an unknown ioctl number
- *   kmodctl bench-ops MODE N R I [--save-regs]
+ *   kmodctl bench-ops MODE N R I [--save-regs] [--reps K]
  *   kmodctl bench-patch MODE K
- *   kmodctl table MODE N                  the relevant x irrelevant table
+ *   kmodctl table MODE N [REPS]           the relevant x irrelevant table
+ *                                         (fastest of REPS runs, default 5)
  *
  * MODE: callops, callops-regs (SAVE_REGS), direct, kprobe, kprobe-int3, or
  * a raw number (for bad-input tests). FUNC is resolved in /proc/kallsyms.
@@ -67,6 +68,7 @@ struct opts {
 	int repeat;
 	long other;
 	const char *ready;	/* --signal-ready */
+	unsigned int reps;	/* --reps */
 };
 
 static const char *errname(int e)
@@ -179,6 +181,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->other = atol(v);
 		else if (!strcmp(a, "--signal-ready"))
 			o->ready = v;
+		else if (!strcmp(a, "--reps"))
+			o->reps = strtoul(v, NULL, 0);
 		else {
 			fprintf(stderr, "kmodctl: bad option '%s'\n", a);
 			exit(2);
@@ -553,12 +557,14 @@ static int cmd_bench_ops(int argc, char **argv)
 	b.calls = strtoull(argv[1], NULL, 0);
 	b.relevant = strtoul(argv[2], NULL, 0);
 	b.irrelevant = strtoul(argv[3], NULL, 0);
+	b.reps = o.reps;
+	b.reserved = o.reserved;
 	err = bench_ops(dev_open(), &b);
 	if (err)
 		return err;
-	printf("calls=%llu relevant=%u irrelevant=%u total_ns=%llu per_call_ns=%llu "
+	printf("calls=%llu reps=%u relevant=%u irrelevant=%u total_ns=%llu per_call_ns=%llu "
 	       "base_per_call_ns=%llu overhead_ps=%lld hits=%llu irrelevant_hits=%llu\n",
-	       (unsigned long long)b.calls, b.relevant, b.irrelevant,
+	       (unsigned long long)b.calls, b.reps, b.relevant, b.irrelevant,
 	       (unsigned long long)b.total_ns, (unsigned long long)b.per_call_ns,
 	       (unsigned long long)b.base_per_call_ns, (long long)b.overhead_ps,
 	       (unsigned long long)b.hits, (unsigned long long)b.irrelevant_hits);
@@ -598,7 +604,7 @@ static int cmd_table(int argc, char **argv)
 {
 	static const unsigned int irr[] = { 0, 1, 2, 10, 100, 200 };
 	static const unsigned int rel[] = { 1, 2, 10, 100, 200 };
-	unsigned int flags = 0, i;
+	unsigned int flags = 0, i, reps;
 	int mode, fd, err;
 	__u64 n;
 
@@ -606,12 +612,16 @@ static int cmd_table(int argc, char **argv)
 		return 2;
 	mode = parse_mode(argv[0], &flags);
 	n = strtoull(argv[1], NULL, 0);
+	reps = argc > 2 ? strtoul(argv[2], NULL, 0) : 5;
 	fd = dev_open();
-	printf("mode %s, %llu calls per point\n", argv[0], (unsigned long long)n);
+	printf("mode %s, %llu calls per point, fastest of %u runs\n", argv[0],
+	       (unsigned long long)n, reps);
 	printf("| relevant | irrelevant | total ns | per-call ns | overhead ns | hits |\n");
 	printf("|---|---|---|---|---|---|\n");
 	for (i = 0; i < 2 * 6 + 5; i++) {
-		struct tracerd_bench_ops b = { .mode = mode, .flags = flags, .calls = n };
+		struct tracerd_bench_ops b = {
+			.mode = mode, .flags = flags, .calls = n, .reps = reps,
+		};
 
 		if (i < 6) {
 			b.irrelevant = irr[i];

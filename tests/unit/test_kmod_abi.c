@@ -28,7 +28,7 @@ TEST(ioctl_numbers)
 	ASSERT_EQ(TRACERD_IOC_DETACH, 0x40087804, "DETACH");
 	ASSERT_EQ(TRACERD_IOC_COUNTERS, 0xc0407805, "COUNTERS");
 	ASSERT_EQ(TRACERD_IOC_STATS, 0x80407806, "STATS");
-	ASSERT_EQ(TRACERD_IOC_BENCH_OPS, 0xc0607807, "BENCH_OPS");
+	ASSERT_EQ(TRACERD_IOC_BENCH_OPS, 0xc0687807, "BENCH_OPS");
 	ASSERT_EQ(TRACERD_IOC_BENCH_PATCH, 0xc0407808, "BENCH_PATCH");
 }
 
@@ -66,7 +66,8 @@ TEST(counters_stats_layout)
 
 TEST(bench_layout)
 {
-	ASSERT_EQ(sizeof(struct tracerd_bench_ops), 96, "ops size");
+	ASSERT_EQ(sizeof(struct tracerd_bench_ops), 104, "ops size");
+	ASSERT_EQ(offsetof(struct tracerd_bench_ops, reps), 96, "reps");
 	ASSERT_EQ(offsetof(struct tracerd_bench_ops, calls), 8, "calls");
 	ASSERT_EQ(offsetof(struct tracerd_bench_ops, relevant), 16, "relevant");
 	ASSERT_EQ(offsetof(struct tracerd_bench_ops, total_ns), 24, "total_ns");
@@ -94,6 +95,7 @@ TEST(limits)
 	ASSERT_EQ(TRACERD_BENCH_MAX_RELEVANT, 200, "R");
 	ASSERT_EQ(TRACERD_BENCH_MAX_IRRELEVANT, 1000, "I");
 	ASSERT_EQ(TRACERD_BENCH_MAX_FUNCS, 1024, "K");
+	ASSERT_EQ(TRACERD_BENCH_MAX_REPS, 100, "reps");
 }
 
 TEST_MAIN()

@@ -60,6 +60,8 @@ expect $E2BIG "bench ops: N over the limit" kmodctl bench-ops callops 100000001 
 expect $E2BIG "bench ops: R over the limit" kmodctl bench-ops callops 10 201 0
 expect $E2BIG "bench ops: I over the limit" kmodctl bench-ops callops 10 0 1001
 expect $EINVAL "bench ops: bad mode" kmodctl bench-ops 9 10 1 0
+expect $E2BIG "bench ops: reps over the limit" kmodctl bench-ops callops 10 1 0 --reps 101
+expect $EINVAL "bench ops: reserved" kmodctl bench-ops callops 10 1 0 --reserved 1
 has 2 && expect $E2BIG "bench ops: direct R = 2" kmodctl bench-ops direct 10 2 0
 expect $EINVAL "bench patch: K = 0" kmodctl bench-patch callops 0
 expect $E2BIG "bench patch: K over the limit" kmodctl bench-patch callops 1025

@@ -3,6 +3,8 @@
 # PROFILE=full) while the target runs hot in another process on the other
 # vCPU: each cycle counts exactly this process's calls, and the leak
 # accounting, enabled_functions and the kprobe list are clean afterwards.
+# (The getpgid handler gets the same cycles in CI with 10 per mode; its
+# exact counts are 20-kmod-attach's.)
 source ./lib.sh
 load_testmod
 load_kmod
@@ -17,7 +19,9 @@ for spec in callops:1 direct:2 kprobe:3 kprobe-int3:4; do
 	m=${spec%:*}
 	has "${spec#*:}" || { echo "skip: $m not on this kernel"; continue; }
 	for f in tracerd_testmod_target "$sys"; do
-		out=$(kmodctl cycles "$m" "$f" "$cycles" 100) || fail "$m $f: $out"
+		c=$cycles
+		[ "$f" = "$sys" ] && c=$(size 10 "$cycles")
+		out=$(kmodctl cycles "$m" "$f" "$c" 100) || fail "$m $f: $out"
 		echo "ok: $m $f: $out"
 		kmodctl stats --clean > /dev/null || fail "$m $f: leak: $(kmodctl stats)"
 	done
