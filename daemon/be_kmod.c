@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
@@ -90,6 +91,43 @@ fail:
 	return ret;
 }
 
+static int hook_name_cmp(const void *a, const void *b)
+{
+	return strcmp((*(struct hook *const *)a)->name, (*(struct hook *const *)b)->name);
+}
+
+/* Fill the kallsyms address of every hook that has none: one pass. */
+static void kallsyms_fill(struct hook *hooks, size_t n)
+{
+	char line[512], sym[256], type;
+	struct hook **sorted, key, *kp = &key, **hit;
+	unsigned long long addr;
+	size_t i, k = 0;
+	FILE *f;
+
+	sorted = calloc(n, sizeof(*sorted));
+	f = fopen("/proc/kallsyms", "re");
+	if (!sorted || !f)
+		goto cleanup;
+	for (i = 0; i < n; i++)
+		if (!hooks[i].addr)
+			sorted[k++] = &hooks[i];
+	qsort(sorted, k, sizeof(*sorted), hook_name_cmp);
+	while (k && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) != 3 ||
+		    (type != 't' && type != 'T'))
+			continue;
+		str_copy(key.name, sym, sizeof(key.name));
+		hit = bsearch(&kp, sorted, k, sizeof(*sorted), hook_name_cmp);
+		if (hit && !(*hit)->addr)
+			(*hit)->addr = addr;
+	}
+cleanup:
+	if (f)
+		fclose(f);
+	free(sorted);
+}
+
 static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook *h)
 {
 	struct tracerd_attach at = {
@@ -129,6 +167,7 @@ static int kmod_attach(struct tracerd *d, struct attachment *a)
 	if (a->spec.latency || a->spec.comm[0])
 		return set_err(err, errlen, -EOPNOTSUPP,
 			       "kmod modes count calls filtered by pid only (no latency, no comm)");
+	kallsyms_fill(a->hooks, a->nr_hooks);
 	for (i = 0; i < a->nr_hooks; i++) {
 		struct hook *h = &a->hooks[i];
 
@@ -204,25 +243,6 @@ static int kmod_misses(struct tracerd *d, struct attachment *a, struct hook *h,
 	return 0;
 }
 
-/* Find the probe function's address in /proc/kallsyms. */
-static __u64 kallsyms_addr(const char *name)
-{
-	unsigned long long addr = 0, a;
-	char line[512], sym[256], type;
-	FILE *f = fopen("/proc/kallsyms", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && !strcmp(sym, name)) {
-			addr = a;
-			break;
-		}
-	}
-	fclose(f);
-	return addr;
-}
-
 /* Really attach the mode to the probe function, then detach. */
 static int kmod_probe_mode(struct tracerd *d, enum tracerd_mode m, char *reason, size_t len)
 {
@@ -239,7 +259,7 @@ static int kmod_probe_mode(struct tracerd *d, enum tracerd_mode m, char *reason,
 			       "kmod: the module cannot do %s on this kernel (TRACERD_IOC_FEATURES)",
 			       tracerd_mode_name(m));
 	str_copy(h.name, d->probe_fn, sizeof(h.name));
-	h.addr = kallsyms_addr(h.name);
+	kallsyms_fill(&h, 1);
 	a.hooks = &h;
 	a.nr_hooks = 1;
 	ret = kmod_attach_hook(d, &a, &h);

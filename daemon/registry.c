@@ -292,9 +292,8 @@ enum proto_code registry_attach(struct tracerd *d, const struct tracerd_spec *sp
 		goto cleanup;
 	}
 	a->spec = *spec;
-	code = resolve_target(r, spec, tracerd_mode_is_kmod(spec->mode) ||
-			      (spec->mode == TRACERD_MODE_AUTO && d->kmod.present),
-			      &a->hooks, &a->nr_hooks,
+	/* auto falling back to a kmod mode: be_kmod.c looks addresses up itself */
+	code = resolve_target(r, spec, tracerd_mode_is_kmod(spec->mode), &a->hooks, &a->nr_hooks,
 			      skipped, msg, msglen);
 	if (code)
 		goto cleanup;

@@ -18,15 +18,18 @@ says() { grep -q "$1" <<< "$MSG" || fail "message lacks '$1': $MSG"; }
 t 5 not_found attach no_such_function_xyz --mode kprobe
 says "unknown function"
 # notrace: in kallsyms, not in available_filter_functions
-nt=$(comm -23 <(awk '$2 ~ /^[tT]$/ && NF == 3 {print $3}' /proc/kallsyms | sort -u) \
-	<(sed 's/ .*//' /sys/kernel/tracing/available_filter_functions | sort -u) |
-	grep -E '^[a-z][a-z0-9_]+$' | grep -v -E '^(bpf|htab|ftrace|kprobe|rcu|perf|ktime|sched_clock)' | head -n1)
+# (files, not <(...): the guest has no /dev/fd)
+awk '$2 ~ /^[tT]$/ && NF == 3 {print $3}' /proc/kallsyms | sort -u > "$TD/kallsyms"
+sed 's/ .*//' /sys/kernel/tracing/available_filter_functions | sort -u > "$TD/traceable"
+nt=$(comm -23 "$TD/kallsyms" "$TD/traceable" | grep -E '^[a-z][a-z0-9_]+$' |
+	grep -v -E '^(bpf|htab|ftrace|kprobe|rcu|perf|ktime|sched_clock)' | head -n1)
 echo "notrace candidate: $nt"
 t 5 not_found attach "$nt"
 says "not traceable"
 # inlined: a BTF function with no symbol
+awk '{print $3}' /proc/kallsyms | sort -u > "$TD/allsyms"
 inl=$(bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | sed -n "s/^\[[0-9]*\] FUNC '\([a-z][a-z0-9_]*\)'.*/\1/p" |
-	sort -u | comm -23 - <(awk '{print $3}' /proc/kallsyms | sort -u) | head -n1)
+	sort -u | comm -23 - "$TD/allsyms" | head -n1)
 if [ -n "$inl" ]; then
 	echo "inlined candidate: $inl"
 	t 5 not_found attach "$inl"
