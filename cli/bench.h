@@ -80,6 +80,14 @@ int bench_ops(struct bench *b, int argc, char **argv);
 int bench_attach(struct bench *b, int argc, char **argv);
 int bench_workload(struct bench *b, int argc, char **argv);
 int bench_compare(struct cli *cli, int argc, char **argv);
+int bench_show(struct cli *cli, int argc, char **argv);
+/* the tables, printed from b->doc (also by `show`) */
+void trigger_table(struct bench *b, FILE *f);
+void ops_table(struct bench *b, FILE *f);
+void attach_table(struct bench *b, FILE *f);
+void wl_table(struct bench *b, FILE *f);
+/* bench_compare.c: a result file, checked; NULL with the error printed */
+json_object *bench_load(struct cli *cli, const char *path, int *exit);
 
 /* bench_svg.c: a line chart; series of (x, y), log x when asked */
 struct svg_line {

@@ -11,7 +11,7 @@
 #include <string.h>
 #include "bench.h"
 
-static json_object *load(struct cli *cli, const char *path, int *exit)
+json_object *bench_load(struct cli *cli, const char *path, int *exit)
 {
 	json_object *o = json_object_from_file(path);
 
@@ -182,9 +182,9 @@ int bench_compare(struct cli *cli, int argc, char **argv)
 	if (nf != 2)
 		return cli_error(cli, EXIT_USAGE, "usage",
 				 "usage: tracectl bench compare A.json B.json [--force]");
-	a = load(cli, files[0], &exit);
+	a = bench_load(cli, files[0], &exit);
 	if (a)
-		b = load(cli, files[1], &exit);
+		b = bench_load(cli, files[1], &exit);
 	if (!a || !b)
 		goto cleanup;
 	if (strcmp(jstr(a, "suite", "a"), jstr(b, "suite", "b")) && !force) {
@@ -215,5 +215,43 @@ int bench_compare(struct cli *cli, int argc, char **argv)
 cleanup:
 	json_object_put(a);
 	json_object_put(b);
+	return exit;
+}
+
+/* tracectl bench show FILE: print the table of a stored result again. */
+int bench_show(struct cli *cli, int argc, char **argv)
+{
+	static const struct {
+		const char *suite;
+		void (*table)(struct bench *b, FILE *f);
+	} tables[] = {
+		{ "trigger", trigger_table }, { "ops", ops_table },
+		{ "attach", attach_table }, { "workload", wl_table },
+	};
+	struct bench b = { .cli = cli };
+	int exit = 0;
+	size_t i;
+
+	if (argc != 2)
+		return cli_error(cli, EXIT_USAGE, "usage", "usage: tracectl bench show FILE");
+	b.doc = bench_load(cli, argv[1], &exit);
+	if (!b.doc)
+		return exit;
+	b.options = jget(b.doc, "options");
+	b.points = jget(b.doc, "points");
+	b.reps = (int)jint(b.options, "repetitions", 0);
+	b.warmup = (int)jint(b.options, "warmup", 0);
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		if (!strcmp(jstr(b.doc, "suite", ""), tables[i].suite)) {
+			if (cli->json)
+				cli_print_json(b.doc);
+			else
+				tables[i].table(&b, stdout);
+			break;
+		}
+	if (i == sizeof(tables) / sizeof(tables[0]))
+		exit = cli_error(cli, EXIT_USAGE, "bad_input", "%s: unknown suite '%s'", argv[1],
+				 jstr(b.doc, "suite", "?"));
+	json_object_put(b.doc);
 	return exit;
 }

@@ -230,7 +230,7 @@ static bool ops_want(const struct grid_opts *o, long long r, long long i)
 	return o->grid || r <= 1 || i == 0;
 }
 
-static void ops_table(struct bench *b, FILE *f)
+void ops_table(struct bench *b, FILE *f)
 {
 	size_t i, n = json_object_array_length(b->points);
 	const char *last = "";
@@ -416,7 +416,7 @@ static void attach_point(struct bench *b, const char *mode, const char *how, lon
 	point_value(p, "detach_us", "us", &det);
 }
 
-static void attach_table(struct bench *b, FILE *f)
+void attach_table(struct bench *b, FILE *f)
 {
 	size_t i, n = json_object_array_length(b->points);
 

@@ -186,18 +186,21 @@ static void trigger_point(struct bench *b, const struct trig_opts *o, const char
 	}
 }
 
-static void trigger_table(struct bench *b, FILE *f)
+void trigger_table(struct bench *b, FILE *f)
 {
 	json_object *o = b->options;
 	size_t i, n = json_object_array_length(b->points);
+	double base_min;
 	char cell[64];
 
 	fprintf(f, "trigger: %lld x getpgid() (%s) per run, %lld producer%s, %d runs after %d "
 		"warm-up; median [min - max]\n", jint(o, "calls", 0),
 		jstr(o, "function", "?"), jint(o, "producers", 1),
 		jint(o, "producers", 1) == 1 ? "" : "s", b->reps, b->warmup);
-	fprintf(f, "%-18s %-8s %-26s %-26s %s\n", "MODE", "VARIANT", "M calls/s", "ns/call",
-		"overhead ns/call");
+	fprintf(f, "%-18s %-8s %-26s %-26s %-9s %s\n", "MODE", "VARIANT", "M calls/s", "ns/call",
+		"overhead", "(min-min)");
+	base_min = n ? point_stat(json_object_array_get_idx(b->points, 0), "ns_per_call", "min") :
+		NAN;
 	for (i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(b->points, i), *l = jget(p, "labels");
 
@@ -215,9 +218,12 @@ static void trigger_table(struct bench *b, FILE *f)
 		fprintf(f, "%-26s ", cell);
 		if (isnan(point_stat(p, "overhead_ns", "median")))
 			fprintf(f, "-\n");
-		else
-			fprintf(f, "%+.0f\n", point_stat(p, "overhead_ns", "median"));
+		else	/* noise only adds time: min - min is the robust estimate on a busy host */
+			fprintf(f, "%+-9.0f %+.0f\n", point_stat(p, "overhead_ns", "median"),
+				point_stat(p, "ns_per_call", "min") - base_min);
 	}
+	fprintf(f, "overhead: median ns/call minus the baseline's median; (min-min): the fastest "
+		"run of each\n");
 }
 
 static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts *o)

@@ -288,7 +288,7 @@ static void wl_mode(struct bench *b, const struct wl_opts *o, struct worker *w, 
 	json_object_put(r);
 }
 
-static void wl_table(struct bench *b, FILE *f)
+void wl_table(struct bench *b, FILE *f)
 {
 	size_t i, n = json_object_array_length(b->points);
 	json_object *o = b->options;

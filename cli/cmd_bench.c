@@ -56,7 +56,8 @@ static void usage(void)
 	       "            [-k LIST] [--modes LIST] [--all]\n"
 	       "  workload  dd-style writes and a hackbench-style load with a function traced\n"
 	       "            [-n WRITES] [--function F] [--groups G] [--loops L] [--modes LIST]\n"
-	       "  compare   A.json B.json [--force]: two runs side by side with ratios\n\n"
+	       "  compare   A.json B.json [--force]: two runs side by side with ratios\n"
+	       "  show      FILE: the table of a saved result\n\n"
 	       "Options of every suite:\n"
 	       "  -r, --repetitions=N  measured repetitions per point (default 5)\n"
 	       "  -w, --warmup=N       unmeasured repetitions first (default 1)\n"
@@ -86,6 +87,8 @@ static int bench_exec(struct cli *cli, int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "compare"))
 		return bench_compare(cli, argc - 1, argv + 1);
+	if (!strcmp(argv[1], "show"))
+		return bench_show(cli, argc - 1, argv + 1);
 	for (i = 0; i < ARRAY_SIZE(suites); i++) {
 		if (strcmp(argv[1], suites[i].name))
 			continue;

@@ -58,6 +58,10 @@ refuse "other JSON" 2 "not a tracectl bench result" "$W/other.json" "$W/ops.json
 refuse "missing file" 2 "cannot read" "$W/nope.json" "$W/ops.json"
 refuse "one file" 2 "usage" "$W/ops.json"
 
+$C bench show "$W/ops.json" | grep -q '^kmod-callops$' || fail "bench show ops"
+$C bench show "$W/trigger.json" | grep -q '^none ' || fail "bench show trigger"
+$C bench show "$W/bad.json" > /dev/null 2>&1; expect_eq "bench show non-JSON: exit" "$?" 2
+
 # bad command lines and a missing daemon
 for args in "nosuch" "trigger -r 0" "trigger -n x" "ops --relevant 1,x" "attach -k 3" \
 	"workload --bogus"; do
