@@ -197,7 +197,7 @@ KMODS := $(KMOD_OUT)/tracerd_kmod.ko $(KMOD_OUT)/tracerd_testmod.ko
 .PHONY: FORCE
 FORCE:
 .PHONY: all user bpf kmod deps check check-full unit host vm-check demo clean distclean help \
-	install install-dkms fuzz fuzz-bins fuzz-ci sanitize-check
+	install install-nobuild install-dkms fuzz fuzz-bins fuzz-ci sanitize-check
 
 all: user kmod
 user: $(USER_BINS)
@@ -284,6 +284,9 @@ subst_paths = sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)
 	-e 's|@VERSION@|$(VERSION)|g'
 
 install: user
+	$(Q)$(MAKE) --no-print-directory install-nobuild
+# install-nobuild: what is built already (the VM harness stages it this way)
+install-nobuild:
 	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/tracerd $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)

@@ -11,8 +11,13 @@ VM_KERNELS_ALL="6.1 6.12 6.12-arm64"
 # call-depth tracking (retbleed=stuff) on x86, and on arm64 without KASLR,
 # where call sites branch to the module's trampoline directly instead of
 # through ftrace_caller.
-VM_BOOTS_ALL="$VM_KERNELS_ALL 6.12@retbleed=stuff 6.12-arm64@nokaslr"
+VM_BOOTS_ALL="$VM_KERNELS_ALL 6.12@retbleed=stuff 6.12-arm64@nokaslr 6.12@systemd"
 VM_VARIANT_TESTS=${VM_VARIANT_TESTS:-"01-kmod-load 20-kmod-attach"}
+# KERNEL@systemd boots real systemd as PID 1 (guest/systemd-run reports
+# like guest/init) and runs only these tests: the installed service.
+VM_SYSTEMD_TESTS=${VM_SYSTEMD_TESTS:-"70-systemd"}
+VM_SYSTEMD_CMDLINE="tracerd.init=/lib/systemd/systemd systemd.run=/opt/tracerd/tests/systemd-run
+	systemd.run_success_action=reboot systemd.run_failure_action=reboot"
 # Guest root packages. Bump VM_ROOTFS_RECIPE when the root's recipe (not
 # the package list) changes, to rebuild the cached root.
 VM_ROOTFS_RECIPE=2
@@ -194,6 +199,11 @@ vm_payload() {
 	cp -r "$VM_SRC/tests/vm/guest/." "$dir/tests/"
 	echo "$k" > "$dir/kernel-name"
 	echo "${PROFILE:-ci}" > "$dir/profile"
+	# `make install` staged for the service tests (native builds only)
+	if vm_native "$(vm_arch "$k")"; then
+		make -s --no-print-directory -C "$VM_SRC" O="$ob" KMOD_OUT="$kd/kmod" \
+			DESTDIR="$dir/install" PREFIX=/usr install-nobuild >/dev/null
+	fi
 }
 
 # vm_boot NAME RUNDIR TIMEOUT EXTRA_CMDLINE — boot with RUNDIR/payload as

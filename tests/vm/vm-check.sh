@@ -7,7 +7,8 @@
 # the expected self-test window fails the run.
 # BOOT is a kernel name (6.1, 6.12, 6.12-arm64), or KERNEL@ARG[,ARG] for a
 # variant boot with extra kernel arguments (e.g. 6.12@retbleed=stuff) that
-# runs only the tests in VM_VARIANT_TESTS (the trampoline tests).
+# runs only the tests in VM_VARIANT_TESTS (the trampoline tests);
+# KERNEL@systemd boots systemd as PID 1 for VM_SYSTEMD_TESTS.
 #   VM_ONLY="t1 t2"  run only these guest tests     VM_TIMEOUT=S  boot timeout
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,7 +20,10 @@ one() {
 	local b=$1 k=${1%%@*} run=$VM_DIR/run/check-$1 res=$O/results/vm-$1.tsv
 	rm -rf "$run"; mkdir -p "$run"
 	: > "$res"
-	if [ "$b" != "$k" ]; then
+	if [ "${b#*@}" = systemd ]; then
+		VM_CMDLINE="${VM_CMDLINE:-} $VM_SYSTEMD_CMDLINE" VM_ONLY=${VM_ONLY:-$VM_SYSTEMD_TESTS} \
+			"$here/boot.sh" "$k" "$run" test > "$run/harness.log" 2>&1
+	elif [ "$b" != "$k" ]; then
 		local t only=""
 		for t in $VM_VARIANT_TESTS; do
 			[ -f "$here/guest/t/$t.sh" ] && only="$only $t"

@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tracerd.service under the real systemd (boot KERNEL@systemd): installed
+# from `make install` (staged in /opt/tracerd/install); Type=notify: never
+# "active" before the configured start-up attachments are in place, and
+# they count exactly; journald gets priorities, not "<N>" text; `systemctl
+# reload` applies a config change; `systemctl stop` leaves no BPF program,
+# no ftrace hook and no kmod attachment. Prints the
+# `systemd-analyze security` exposure score.
+source ./lib.sh
+[ "$(cat /proc/1/comm)" = systemd ] || skip "needs systemd as PID 1 (the 6.12@systemd boot runs this)"
+[ -d /opt/tracerd/install/usr/sbin ] || skip "no staged 'make install' in the payload"
+trap 'rc=$?; [ $rc = 0 ] || [ $rc = 77 ] || journalctl -u tracerd --no-pager -o cat | tail -n 40' EXIT
+N=$(size 200 5000)
+fn=$(sys_getpgid)
+
+# --- install
+# (tar keeps / merged-/usr symlinks such as /lib -> usr/lib)
+tar -C /opt/tracerd/install -cf - . | tar -C / -xf - --keep-directory-symlink ||
+	fail "copy the installed files"
+systemctl daemon-reload
+echo "installed"
+expect_eq "unit type" "$(systemctl show -p Type --value tracerd)" notify
+[ -e /usr/share/man/man8/tracerd.8 ] || fail "man page not installed"
+load_kmod	# the installed copy is the same file; depmod is slow under TCG
+load_testmod
+[ -e /dev/tracerd ] || fail "no /dev/tracerd after loading the module"
+
+cp /opt/tracerd/bin/trigger /usr/local/bin/t70-g 2>/dev/null || skip "no trigger program in the payload"
+cat > /etc/tracerd/tracerd.conf <<EOF
+attach = tp:task/task_rename comm=t70
+attach = $fn mode=fentry comm=t70-g
+attach = $fn mode=kprobe comm=t70-g
+attach = tracerd_testmod_target mode=kmod-callops
+EOF
+want=4
+
+# --- start: never active before the attachments are in place
+nattach() { tracectl --json list 2>/dev/null | grep -o '"id":' | wc -l; }
+systemctl start --no-block tracerd
+seen_activating=0 last=
+for i in $(seq 500); do
+	st=$(systemctl is-active tracerd)
+	n=$(nattach)
+	[ "$st $n" != "$last" ] && echo "  state $st, $n attachments"
+	last="$st $n"
+	case $st in
+	active) [ "$n" = "$want" ] || fail "active with $n of $want start-up attachments"; break ;;
+	activating) seen_activating=1 ;;
+	failed) journalctl -u tracerd --no-pager | tail -n 30; fail "tracerd.service failed" ;;
+	esac
+	sleep 0.2
+done
+[ "$st" = active ] || journalctl -u tracerd --no-pager -o cat | tail -n 20
+expect_eq "tracerd.service" "$(systemctl is-active tracerd)" active
+echo "note: saw 'activating' before READY: $seen_activating"
+expect_eq "start-up attachments" "$(nattach)" "$want"
+pid=$(systemctl show -p MainPID --value tracerd)
+grep -E '^Cap(Eff|Bnd)' "/proc/$pid/status"
+
+# --- exact counts through the service
+bash -c "printf t70 > /proc/self/comm; for ((i = 0; i < $N; i++)); do printf t70 > /proc/self/comm; done"
+t70-g getpgid "$N" || fail "trigger"
+echo "$N" > "$TESTMOD_DBG/call" || fail "call the test module's target"
+calls() { tracectl --json stats "$1" | grep -o '"calls":[0-9]*' | head -n1 | cut -d: -f2; }
+for id in 1 2 3 4; do
+	expect_eq "attachment $id calls" "$(calls "$id")" "$N"
+done
+curl -sf http://127.0.0.1:9477/metrics > /tmp/m.prom || fail "metrics over HTTP"
+expect_eq "prometheus agrees" "$(grep -c "^tracerd_calls_total{.*} $N\$" /tmp/m.prom)" "$want"
+expect_eq "healthz" "$(curl -sf http://127.0.0.1:9477/healthz)" ok
+
+# --- journald: priorities from the <N> prefixes
+journalctl -u tracerd -o cat --no-pager | grep -q '^<[0-9]>' && fail "raw <N> prefixes in the journal"
+journalctl -u tracerd -p notice --no-pager -o cat | grep -q 'ready' || fail "'ready' not logged at notice"
+ok=$(journalctl -u tracerd -p err --no-pager -o cat | grep -c .)
+expect_eq "no error-priority lines" "$ok" 0
+
+# --- reload: drop the rename line, add sched_process_exec
+sed -i '/task_rename/d' /etc/tracerd/tracerd.conf
+echo "attach = tp:sched/sched_process_exec comm=t70-g" >> /etc/tracerd/tracerd.conf
+systemctl reload tracerd || fail "systemctl reload"
+for i in $(seq 300); do
+	l=$(tracectl --json list)
+	grep -q sched_process_exec <<< "$l" && ! grep -q task_rename <<< "$l" && break
+	sleep 0.2
+done
+grep -q sched_process_exec <<< "$l" || fail "reload did not attach sched_process_exec"
+grep -q task_rename <<< "$l" && fail "reload did not detach task_rename"
+expect_eq "attachments after reload" "$(nattach)" "$want"
+expect_eq "same main pid after reload" "$(systemctl show -p MainPID --value tracerd)" "$pid"
+expect_eq "fentry attachment kept its count" "$(calls 2)" "$N"
+journalctl -u tracerd --no-pager -o cat | grep 'reload:' | tail -n 2
+
+# --- stop: nothing left behind
+systemctl stop tracerd
+expect_eq "after stop" "$(systemctl is-active tracerd)" inactive
+progs=$(bpftool prog show 2>/dev/null | grep -cE 'name (tp_btf_hit|raw_tp_hit|fentry_entry|fexit_return|kprobe_entry|kprobe_return|multi_entry|multi_return) ')
+expect_eq "tracerd BPF programs after stop" "$progs" 0
+expect_eq "ftrace hooks on $fn after stop" "$(grep -c "$fn" /sys/kernel/tracing/enabled_functions)" 0
+expect_eq "kprobes after stop" "$(grep -c . /sys/kernel/debug/kprobes/list 2>/dev/null)" 0
+expect_eq "kmod users after stop" "$(cat /sys/module/tracerd_kmod/refcnt)" 0
+journalctl -u tracerd --no-pager -o cat | tail -n 3
+
+# --- hardening score (reported, not asserted)
+systemd-analyze security tracerd.service --no-pager > /tmp/sec.txt 2>&1
+grep '✗' /tmp/sec.txt | sed 's/  */ /g'
+echo "SECURITY: $(grep 'Overall exposure level' /tmp/sec.txt)"
