@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tracerd_kmod attachments live as long as the fd: the holder killed with
 # SIGKILL detaches everything and rmmod then succeeds; rmmod right after
-# the holder's fd closes, with the targets hot, succeeds too (5 rounds).
+# the holder's fd closes, with the targets hot, succeeds too (3 rounds, one
+# attachment per mode on each target).
 source ./lib.sh
 load_testmod
 load_kmod
@@ -18,7 +19,7 @@ ready=/tmp/kmod-ready
 # hold SPECS in the background until ready; sets $holder
 hold() {
 	rm -f $ready
-	kmodctl hold $specs --signal-ready $ready > /tmp/kmod-hold.out 2>&1 & holder=$!
+	kmodctl hold "$@" --signal-ready $ready > /tmp/kmod-hold.out 2>&1 & holder=$!
 	for _ in $(seq 600); do
 		[ -e $ready ] && return 0
 		kill -0 $holder 2>/dev/null || break
@@ -27,7 +28,7 @@ hold() {
 	fail "holder not ready: $(cat /tmp/kmod-hold.out)"
 }
 
-hold
+hold $specs
 grep -q "^$T " /sys/kernel/tracing/enabled_functions || fail "$T not in enabled_functions"
 grep -q . /sys/kernel/debug/kprobes/list || fail "no kprobe listed"
 expect_eq "attachments while held" \
@@ -41,9 +42,12 @@ echo "ok: SIGKILL detached everything, rmmod succeeded"
 kmodctl hot $T & hot1=$!
 kmodctl hot "$sys" & hot2=$!
 trap 'kill $hot1 $hot2 2>/dev/null; wait' EXIT
-for round in 1 2 3 4 5; do
+round_specs="callops:$T kprobe:$sys"
+has 2 && round_specs="$round_specs direct:$sys"
+has 4 && round_specs="$round_specs kprobe-int3:$T"
+for round in 1 2 3; do
 	load_kmod
-	hold
+	hold $round_specs
 	if [ $round -le 2 ]; then
 		kill -KILL $holder
 	else
