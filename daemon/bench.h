@@ -29,6 +29,16 @@ enum proto_code cmd_bench(struct tracerd *d, json_object *args, json_object **re
  */
 int bench_overhead(struct tracerd *d, enum tracerd_mode mode, bool latency, double *ns);
 
+/*
+ * Fill an attachment's overhead_ns_per_call (the stored overhead of its
+ * mode and variant, clamped at 0) and overhead_cpu_seconds_total (its calls
+ * times that) for the metrics; left unknown (null) without a result.
+ * m->functions must hold the attachment's calls already.
+ */
+struct metrics_attachment;
+void bench_metrics_overhead(struct tracerd *d, const struct attachment *a,
+			    struct metrics_attachment *m);
+
 /* bench_store.c */
 enum proto_code bench_store(struct tracerd *d, json_object *args, json_object **result,
 			    char *msg, size_t msglen);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include "../lib/log.h"
+#include "../lib/metrics.h"
 #include "../lib/modes.h"
 #include "../lib/util.h"
 #include "bench.h"
@@ -168,4 +169,21 @@ int bench_overhead(struct tracerd *d, enum tracerd_mode mode, bool latency, doub
 		return -ENOENT;
 	*ns = json_object_get_double(v);
 	return 0;
+}
+
+void bench_metrics_overhead(struct tracerd *d, const struct attachment *a,
+			    struct metrics_attachment *m)
+{
+	double ns, calls = 0;
+	size_t i;
+
+	if (bench_overhead(d, a->mode, a->spec.latency, &ns))
+		return;
+	if (ns < 0)	/* below the noise of the run that measured it */
+		ns = 0;
+	for (i = 0; i < m->nr_functions; i++)
+		calls += (double)m->functions[i].calls;
+	m->overhead_known = true;
+	m->overhead_ns_per_call = ns;
+	m->overhead_cpu_seconds_total = calls * ns / 1e9;
 }

@@ -11,6 +11,7 @@
 #include <sys/utsname.h>
 #include "../lib/modes.h"
 #include "../lib/util.h"
+#include "bench.h"
 #include "registry.h"
 #include "service.h"
 #include "recorder.h"
@@ -113,6 +114,7 @@ static int snap_fill(struct tracerd *d, struct snap_buf *b)
 		m->nr_functions = a->nr_hooks;
 		for (i = 0; i < a->nr_hooks; i++, nf++)
 			snap_function(d, a, &a->hooks[i], &b->fns[nf], &b->lats[nf]);
+		bench_metrics_overhead(d, a, m);	/* daemon/bench_store.c */
 		if (recorder_stats(d, a, &b->recs[na]) == 0)
 			m->record = &b->recs[na];
 	}

@@ -74,3 +74,28 @@ expect_eq "no daemon: exit" "$rc" 3
 grep -q "tracerd" "$W/nod.err" || fail "no-daemon message: $(cat "$W/nod.err")"
 expect_eq "hooks left after the runs" "$($C --json list | jq '.attachments | length')" 0
 stop_daemon
+
+# the metrics take the stored overhead of an attachment's mode and variant,
+# for this kernel only (a stored tp-btf figure stands in: the host has no other mode)
+command -v curl > /dev/null || skip "curl not installed (metrics part)"
+port=$((20000 + RANDOM % 20000))
+printf 'state_dir = %s/state\n' "$W" > "$W/m.conf"
+"$TRACERD" --config "$W/m.conf" --socket "$W/m.sock" --listen "127.0.0.1:$port" \
+	2> "$W/daemon.log" &
+DPID=$!
+C="$TRACECTL --socket $W/m.sock"
+for i in $(seq 1 100); do [ -S "$W/m.sock" ] && break; sleep 0.1; done
+store() {	# store KERNEL: a trigger result as the daemon writes it
+	jq -n --arg k "$1" --arg b "$(uname -v)" '{schema: "tracerd-bench-trigger-state/1",
+		date: "2026-01-01T00:00:00Z", kernel: $k, kernel_build: $b,
+		overhead_ns: {"tp-btf": {count: 250, latency: 900}}}' > "$W/state/bench-trigger.json"
+}
+ovh() { curl -sf "http://127.0.0.1:$port/metrics.json" | jq -c "[.attachments[0] |
+	.overhead_ns_per_call, .overhead_cpu_seconds_total]"; }
+$C attach tp:task/task_rename --pid $BASHPID > /dev/null || fail "attach for metrics"
+for ((i = 0; i < 1000; i++)); do printf t70 > /proc/self/comm; done
+store "$(uname -r)"
+expect_eq "metrics overhead from the stored trigger result" "$(ovh)" "[250,0.00025]"
+store "0.0.0-other"
+expect_eq "metrics overhead from another kernel's result" "$(ovh)" "[null,null]"
+stop_daemon
