@@ -15,5 +15,8 @@ int fentry_entry(void *ctx)
 SEC("?fexit")
 int fexit_return(void *ctx)
 {
-	return hook_return(slot_imm());
+	__u64 ret = 0;
+
+	bpf_get_func_ret(ctx, &ret);	/* inlined: works in every clone */
+	return hook_return_ret(slot_imm(), (__s64)ret, TRACERD_EV_RET);
 }

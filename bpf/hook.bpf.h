@@ -52,7 +52,7 @@ struct {
 	__type(value, __u64);
 } rec_drops SEC(".maps");
 
-static __always_inline void record_event(__u32 slot, __u64 ts, __u64 dur, __u32 flags)
+static __always_inline void record_event(__u32 slot, __u64 ts, __u64 dur, __s64 ret, __u32 flags)
 {
 	struct tracerd_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	__u64 id = bpf_get_current_pid_tgid(), *drops;
@@ -65,7 +65,7 @@ static __always_inline void record_event(__u32 slot, __u64 ts, __u64 dur, __u32 
 	}
 	e->ts_ns = ts;
 	e->duration_ns = dur;
-	e->ret = 0;
+	e->ret = ret;
 	e->slot = slot;
 	e->cpu = bpf_get_smp_processor_id();
 	e->pid = (__u32)(id >> 32);
@@ -127,7 +127,7 @@ static __always_inline int hook_entry(__u32 slot)
 	st->calls++;
 	if (!(cfg->flags & TRACERD_SLOT_LATENCY)) {
 		if (cfg->flags & TRACERD_SLOT_RECORD)
-			record_event(slot, bpf_ktime_get_ns(), 0, 0);
+			record_event(slot, bpf_ktime_get_ns(), 0, 0, 0);
 		return 0;
 	}
 	key.tid = (__u32)bpf_get_current_pid_tgid();
@@ -150,7 +150,8 @@ static __always_inline int hook_entry(__u32 slot)
 	return 0;
 }
 
-static __always_inline int hook_return(__u32 slot)
+/* The return hook; ret_flags is TRACERD_EV_RET when ret is the real return value. */
+static __always_inline int hook_return_ret(__u32 slot, __s64 ret, __u32 ret_flags)
 {
 	struct tracerd_ts_key key = {};
 	struct tracerd_slot_stats *st;
@@ -191,8 +192,13 @@ static __always_inline int hook_return(__u32 slot)
 		b = TRACERD_HIST_BUCKETS - 1;
 	st->hist[b]++;
 	if (cfg->flags & TRACERD_SLOT_RECORD)
-		record_event(slot, now - delta, delta, TRACERD_EV_DURATION);
+		record_event(slot, now - delta, delta, ret, TRACERD_EV_DURATION | ret_flags);
 	return 0;
+}
+
+static __always_inline int hook_return(__u32 slot)
+{
+	return hook_return_ret(slot, 0, 0);
 }
 
 #endif
