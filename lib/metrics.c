@@ -99,8 +99,9 @@ static json_object *json_latency(const struct metrics_latency *l)
 			continue;
 		b = json_object_new_object();
 		json_object_object_add(b, "lo_ns", ju64(i ? 1ULL << (i - 1) : 0));
+		/* inclusive, as in the protocol's stats: [lo_ns, hi_ns] */
 		json_object_object_add(b, "hi_ns", i == TRACERD_HIST_BUCKETS - 1 ? NULL :
-				       ju64(i ? 1ULL << i : 1));
+				       ju64(i ? (1ULL << i) - 1 : 0));
 		json_object_object_add(b, "count", ju64(l->buckets[i]));
 		json_object_array_add(arr, b);
 	}

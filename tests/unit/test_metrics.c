@@ -158,6 +158,8 @@ TEST(json)
 	b = json_object_object_get(lat, "buckets");
 	ASSERT_EQ(json_object_array_length(b), 4, "non-empty buckets");
 	ASSERT_TRUE(json_object_object_get(json_object_array_get_idx(b, 3), "hi_ns") == NULL, "open last bucket");
+	ASSERT_EQ(json_object_get_int64(json_object_object_get(json_object_array_get_idx(b, 2), "hi_ns")),
+		  1023, "inclusive hi_ns");
 	v = json_object_array_get_idx(a, 1);
 	ASSERT_TRUE(json_object_object_get(v, "misses") == NULL, "misses null");
 	ASSERT_STREQ(json_object_get_string(json_object_object_get(v, "misses_reason")),
