@@ -101,3 +101,20 @@ curl -sf "$U/metrics.json" > "$W/m2.json" || fail "metrics.json after"
 [ "$(jq_get '.http.bad_method' < "$W/m2.json")" -ge 5 ] || fail "bad_method not counted"
 ok "http counters"
 stop_daemon
+
+# --listen is checked like the config key; off serves nothing; a
+# non-loopback address is served but logged
+printf '\n' > "$W/empty.conf"
+"$TRACERD" --config "$W/empty.conf" --listen bogus --check-config > /dev/null 2>&1 &&
+	fail "--listen bogus accepted"
+ok "--listen bogus refused"
+start_daemon_conf "listen = off"
+grep -q 'metrics server off' "$W/daemon.log" || [ "$(code "$U/healthz")" = 000 ] || fail "listen = off still serves"
+expect_eq "listen = off: nothing on the port" "$(code "$U/healthz")" 000
+stop_daemon
+start_daemon_conf "listen = 0.0.0.0:$PORT"
+for i in $(seq 50); do [ "$(code "$U/healthz")" = 200 ] && break; sleep 0.1; done
+expect_eq "0.0.0.0 serves" "$(code "$U/healthz")" 200
+grep -q 'non-loopback address 0.0.0.0' "$W/daemon.log" || fail "non-loopback listen not logged"
+ok "non-loopback listen logged"
+stop_daemon
