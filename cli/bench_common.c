@@ -305,10 +305,9 @@ void point_status(struct bench *b, json_object *p, const char *status, const cha
 	va_end(ap);
 	json_object_object_add(p, "status", json_object_new_string(status));
 	json_object_object_add(p, "reason", json_object_new_string(buf));
-	if (!strcmp(status, "error")) {
+	if (!strcmp(status, "error"))
 		b->errors++;
-		json_object_object_add(p, "values", json_object_new_object());
-	}
+	json_object_object_add(p, "values", json_object_new_object());
 }
 
 void point_count(json_object *p, const char *name, long long expected, long long counted)
