@@ -72,6 +72,34 @@ done
 $TRACECTL --socket "$W/none.sock" bench trigger --ci > /dev/null 2> "$W/nod.err"; rc=$?
 expect_eq "no daemon: exit" "$rc" 3
 grep -q "tracerd" "$W/nod.err" || fail "no-daemon message: $(cat "$W/nod.err")"
+# the daemon's bench command itself: bad arguments get stable error codes
+raw() {	# raw ARGS_JSON: the error code of a bench request (or "ok")
+	python3 - "$W/s.sock" "$1" <<'PY'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(json.dumps({"v": 1, "cmd": "bench", "args": json.loads(sys.argv[2])}).encode() + b"\n")
+r = json.loads(s.makefile().readline())
+print("ok" if r["ok"] else r["error"]["code"])
+PY
+}
+expect_eq "bench op unknown" "$(raw '{"op": "nope"}')" bad_request
+expect_eq "bench op missing" "$(raw '{}')" bad_request
+expect_eq "bench hook without pid" "$(raw '{"op": "hook", "mode": "fentry"}')" bad_request
+expect_eq "bench hook, mode tp-btf" "$(raw '{"op": "hook", "mode": "tp-btf", "pid": 1}')" bad_request
+expect_eq "bench hook, save_regs on fentry" \
+	"$(raw '{"op": "hook", "mode": "fentry", "pid": 1, "save_regs": true}')" bad_request
+expect_eq "bench read, unknown handle" "$(raw '{"op": "read", "handle": 999}')" not_found
+expect_eq "bench ops, no module" "$(raw '{"op": "ops", "mode": "kmod-callops", "calls": 10}')" \
+	unavailable
+expect_eq "bench ops, bad mode" "$(raw '{"op": "ops", "mode": "fentry"}')" bad_request
+expect_eq "bench attach, K = 3 as one" \
+	"$(raw '{"op": "attach", "mode": "fentry", "how": "one", "funcs": 3}')" bad_request
+expect_eq "bench store, other kernel" \
+	"$(raw '{"op": "store", "kernel": "0.0", "overhead_ns": {}}')" bad_request
+expect_eq "bench store, bad overhead" \
+	"$(raw "{\"op\": \"store\", \"kernel\": \"$(uname -r)\", \"overhead_ns\": {\"fentry\": 3}}")" \
+	bad_request
 expect_eq "hooks left after the runs" "$($C --json list | jq '.attachments | length')" 0
 stop_daemon
 
