@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../lib/autosel.h"
 #include "../lib/log.h"
 #include "../lib/modes.h"
 #include "../lib/util.h"
@@ -49,54 +50,55 @@ static const struct attachment *direct_call_owner(struct tracerd *d, const char 
 }
 
 /*
- * auto: the candidate modes for this request, cheapest first, and why each
- * candidate before the chosen one was passed over (docs/auto.md).
+ * auto: the candidate modes for this request, cheapest first (the table
+ * is lib/autosel.c, docs/auto.md), and why each mode passed over before
+ * the first candidate was skipped.
  */
 static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec,
 			      const struct hook *hooks, size_t nr, enum tracerd_mode *out,
 			      char *why, size_t whylen)
 {
-	static const enum tracerd_mode one[] = {
-		TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE, TRACERD_MODE_KPROBE_MULTI,
-		TRACERD_MODE_KMOD_CALLOPS,
+	const struct attachment *owner = nr == 1 ? direct_call_owner(d, hooks[0].name) : NULL;
+	bool avail[TRACERD_MODE_NR];
+	struct auto_request r = {
+		.tracepoint = spec_is_tracepoint(spec->target),
+		.nr_functions = nr,
+		.direct_call_taken = owner != NULL,
+		.latency = spec->latency,
+		.comm = spec->comm[0] != '\0',
+		.available = avail,
 	};
-	static const enum tracerd_mode many[] = {
-		TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE,
-		TRACERD_MODE_KMOD_CALLOPS,
-	};
-	const enum tracerd_mode *order = nr > 1 ? many : one;
-	const struct attachment *owner;
-	size_t i, n = 0, off = 0;
+	enum auto_skip skip[TRACERD_MODE_NR];
+	enum tracerd_mode order[TRACERD_MODE_NR];
+	size_t i, n, len, off = 0;
+	char buf[256];
+	int m;
 
+	for (m = 0; m < TRACERD_MODE_NR; m++)
+		avail[m] = d->features[m].available;
+	n = auto_select(&r, out, skip, order, &len);
 	why[0] = '\0';
-	if (spec_is_tracepoint(spec->target)) {
-		out[0] = TRACERD_MODE_TP_BTF;
-		return 1;
-	}
-	for (i = 0; i < 4; i++) {
-		enum tracerd_mode m = order[i];
-		const char *skip = NULL;
-		char buf[256];
+	for (i = 0; i < len && (!n || order[i] != out[0]); i++) {
+		const char *reason = NULL;
 
-		if (!d->features[m].available) {
-			skip = d->features[m].reason;
-		} else if (m == TRACERD_MODE_FENTRY && nr == 1 &&
-			   (owner = direct_call_owner(d, hooks[0].name))) {
+		switch (skip[order[i]]) {
+		case AUTO_SKIP_UNAVAILABLE:
+			reason = d->features[order[i]].reason;
+			break;
+		case AUTO_SKIP_DIRECT_CALL:
 			snprintf(buf, sizeof(buf), "'%s' carries the direct call of kmod-direct "
 				 "attachment %u (one direct call per function)",
 				 hooks[0].name, owner->id);
-			skip = buf;
-		} else if (tracerd_mode_is_kmod(m) && (spec->latency || spec->comm[0])) {
-			skip = "kmod modes have no latency and no comm filter";
-		}
-		if (!skip) {
-			out[n++] = m;
+			reason = buf;
+			break;
+		case AUTO_SKIP_KMOD_OPTIONS:
+			reason = "kmod modes have no latency and no comm filter";
+			break;
+		default:
 			continue;
 		}
-		/* why matters only for the modes passed over before the choice */
-		if (!n)
-			off += snprintf(why + off, off < whylen ? whylen - off : 0, "; not %s: %s",
-					tracerd_mode_name(m), skip);
+		off += snprintf(why + off, off < whylen ? whylen - off : 0, "; not %s: %s",
+				tracerd_mode_name(order[i]), reason);
 	}
 	return n;
 }

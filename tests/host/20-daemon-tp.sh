@@ -52,12 +52,16 @@ grep -q "task_rename.*tp-btf.* $((N + 2)) " "$W/stats.txt" || fail "stats text"
 $C list | grep -q "tp:task/task_rename" || fail "list text"
 
 # the hook is a real BPF link while attached
-expect_eq "BPF links while attached" "$(our_links)" 2
+links=$(daemon_links)
+expect_eq "BPF links while attached" "$(wc -w <<< "$links")" 2
+expect_eq "links alive" "$(links_alive $links)" 2
 expect_eq "detach by id" "$($C --json detach "$id1" | jq_get '.detached[0]')" "$id1"
 expect_eq "detach all" "$($C --json detach --all | jq_get '.detached | length')" 1
 expect_eq "list empty" "$($C --json list | jq_get '.attachments | length')" 0
 
 # attached again at shutdown: SIGTERM must release every link
 $C attach tp:task/task_rename --pid "$me" > /dev/null || fail "re-attach"
+links=$(daemon_links)
+expect_eq "BPF links before SIGTERM" "$(wc -w <<< "$links")" 1
 stop_daemon
-expect_eq "BPF links after SIGTERM" "$(our_links)" 0
+expect_eq "BPF links after SIGTERM" "$(links_alive $links)" 0

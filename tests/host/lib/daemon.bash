@@ -24,12 +24,18 @@ cleanup() {
 trap cleanup EXIT
 command -v jq >/dev/null || skip "jq not installed"
 
-# our_links: BPF links whose program is one of tracerd's hooks
-our_links() {
-	local ids
-	ids=$(bpftool -j prog show 2>/dev/null | jq -c '[.[] | select(.name | test(
-		"^(tp_btf_hit|raw_tp_hit|fentry_entry|fexit_return|kprobe_entry|kprobe_return|multi_entry|multi_return)$")) | .id]')
-	bpftool -j link show 2>/dev/null | jq --argjson ids "${ids:-[]}" '[.[] | select(.prog_id as $p | $ids | index($p))] | length'
+# daemon_links: ids of the BPF links the running tracerd holds (its fds);
+# links_alive IDS...: how many of those links still exist in the kernel.
+# (Per process, since other tracerd instances may run side by side.)
+daemon_links() {
+	grep -h '^link_id:' /proc/"$DPID"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -n
+}
+links_alive() {
+	local id n=0
+	for id in "$@"; do
+		bpftool link show id "$id" > /dev/null 2>&1 && n=$((n + 1))
+	done
+	echo $n
 }
 
 start_daemon() {

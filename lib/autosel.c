@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The auto decision table; see autosel.h and docs/auto.md. */
+#include <string.h>
+#include "autosel.h"
+#include "modes.h"
+#include "util.h"
+
+/* row 2: one function — fentry is the cheapest BPF hook per call */
+static const enum tracerd_mode row_one[] = {
+	TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE, TRACERD_MODE_KPROBE_MULTI,
+	TRACERD_MODE_KMOD_CALLOPS,
+};
+/* row 3: many functions — one kprobe.multi link attaches them all */
+static const enum tracerd_mode row_many[] = {
+	TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE,
+	TRACERD_MODE_KMOD_CALLOPS,
+};
+/* row 1: tracepoints */
+static const enum tracerd_mode row_tp[] = { TRACERD_MODE_TP_BTF };
+
+size_t auto_select(const struct auto_request *r, enum tracerd_mode out[TRACERD_MODE_NR],
+		   enum auto_skip skip[TRACERD_MODE_NR], enum tracerd_mode *order, size_t *nr_order)
+{
+	const enum tracerd_mode *row;
+	size_t i, n = 0, len;
+
+	for (i = 0; i < TRACERD_MODE_NR; i++)
+		skip[i] = AUTO_NOT_CONSIDERED;
+	if (r->tracepoint) {
+		row = row_tp;
+		len = ARRAY_SIZE(row_tp);
+	} else if (r->nr_functions > 1) {
+		row = row_many;
+		len = ARRAY_SIZE(row_many);
+	} else {
+		row = row_one;
+		len = ARRAY_SIZE(row_one);
+	}
+	for (i = 0; i < len; i++) {
+		enum tracerd_mode m = row[i];
+
+		if (order)
+			order[i] = m;
+		if (!r->available[m])
+			skip[m] = AUTO_SKIP_UNAVAILABLE;
+		else if (m == TRACERD_MODE_FENTRY && r->nr_functions == 1 && r->direct_call_taken)
+			skip[m] = AUTO_SKIP_DIRECT_CALL;	/* row 4 */
+		else if (tracerd_mode_is_kmod(m) && (r->latency || r->comm))
+			skip[m] = AUTO_SKIP_KMOD_OPTIONS;	/* row 7 */
+		else
+			skip[m] = AUTO_CANDIDATE;
+		if (skip[m] == AUTO_CANDIDATE)
+			out[n++] = m;
+	}
+	if (nr_order)
+		*nr_order = len;
+	return n;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The `auto` decision table (docs/auto.md) as a pure function, so every
+ * row is unit-tested with the feature sets of each kernel
+ * (tests/unit/test_autosel.c) as well as in the VM. daemon/registry.c
+ * turns the skip codes into reasons and tries the candidates in order.
+ */
+#ifndef TRACERD_LIB_AUTOSEL_H
+#define TRACERD_LIB_AUTOSEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <tracerd/modes.h>
+
+struct auto_request {
+	bool tracepoint;		/* tp:CATEGORY/NAME */
+	size_t nr_functions;		/* resolved functions */
+	bool direct_call_taken;		/* the one function carries a kmod-direct call */
+	bool latency, comm;		/* options the kmod modes cannot honour */
+	const bool *available;		/* [TRACERD_MODE_NR]: feature probes */
+};
+
+enum auto_skip {
+	AUTO_CANDIDATE = 0,
+	AUTO_SKIP_UNAVAILABLE,		/* the probe failed: its reason applies */
+	AUTO_SKIP_DIRECT_CALL,		/* fentry: one direct call per function */
+	AUTO_SKIP_KMOD_OPTIONS,		/* kmod: no latency, no comm filter */
+	AUTO_NOT_CONSIDERED,		/* not in this row's list */
+};
+
+/*
+ * Candidates, cheapest first, into out[] (returns how many); skip[m] says
+ * why mode m is not a candidate (AUTO_NOT_CONSIDERED when the row does
+ * not list it). considered[] (may be NULL) receives the row's order.
+ */
+size_t auto_select(const struct auto_request *r, enum tracerd_mode out[TRACERD_MODE_NR],
+		   enum auto_skip skip[TRACERD_MODE_NR], enum tracerd_mode *order, size_t *nr_order);
+
+#endif

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Every row of the auto decision table (docs/auto.md) with the feature
+ * sets of the test kernels: 6.12 (everything), 6.1 (no kprobe.multi),
+ * this host (tp-btf only), and a kernel with only the module.
+ */
+#include "../../lib/autosel.h"
+#include "../../lib/modes.h"
+#include "test.h"
+
+static bool all[TRACERD_MODE_NR], k61[TRACERD_MODE_NR], host[TRACERD_MODE_NR],
+	    kmod_only[TRACERD_MODE_NR];
+
+static void profiles(void)
+{
+	int m;
+
+	for (m = 1; m < TRACERD_MODE_NR; m++) {
+		all[m] = true;
+		k61[m] = m != TRACERD_MODE_KPROBE_MULTI;
+		host[m] = m == TRACERD_MODE_TP_BTF;
+		kmod_only[m] = tracerd_mode_is_kmod(m) || m == TRACERD_MODE_TP_BTF;
+	}
+}
+
+/* first candidate, or -1 */
+static int pick(const bool *avail, bool tp, size_t n, bool direct, bool latency)
+{
+	struct auto_request r = { .tracepoint = tp, .nr_functions = n, .available = avail,
+				  .direct_call_taken = direct, .latency = latency };
+	enum tracerd_mode out[TRACERD_MODE_NR];
+	enum auto_skip skip[TRACERD_MODE_NR];
+
+	return auto_select(&r, out, skip, NULL, NULL) ? (int)out[0] : -1;
+}
+
+TEST(row1_tracepoint)
+{
+	profiles();
+	ASSERT_EQ(pick(all, true, 1, false, false), TRACERD_MODE_TP_BTF, "6.12");
+	ASSERT_EQ(pick(k61, true, 1, false, false), TRACERD_MODE_TP_BTF, "6.1");
+	ASSERT_EQ(pick(host, true, 1, false, false), TRACERD_MODE_TP_BTF, "host");
+}
+
+TEST(row2_one_function)
+{
+	profiles();
+	ASSERT_EQ(pick(all, false, 1, false, false), TRACERD_MODE_FENTRY, "6.12");
+	ASSERT_EQ(pick(k61, false, 1, false, false), TRACERD_MODE_FENTRY, "6.1");
+	ASSERT_EQ(pick(host, false, 1, false, false), -1, "host: nothing");
+}
+
+TEST(row3_many_functions)
+{
+	profiles();
+	ASSERT_EQ(pick(all, false, 100, false, false), TRACERD_MODE_KPROBE_MULTI, "6.12");
+	/* row 6: no kprobe.multi on 6.1 */
+	ASSERT_EQ(pick(k61, false, 100, false, false), TRACERD_MODE_FENTRY, "6.1");
+}
+
+TEST(row4_direct_call_taken)
+{
+	struct auto_request r = { .nr_functions = 1, .direct_call_taken = true };
+	enum tracerd_mode out[TRACERD_MODE_NR];
+	enum auto_skip skip[TRACERD_MODE_NR];
+
+	profiles();
+	r.available = all;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 3, "candidates");
+	ASSERT_EQ(out[0], TRACERD_MODE_KPROBE, "6.12: kprobe");
+	ASSERT_EQ(skip[TRACERD_MODE_FENTRY], AUTO_SKIP_DIRECT_CALL, "why");
+	ASSERT_EQ(pick(k61, false, 1, true, false), TRACERD_MODE_KPROBE, "6.1: kprobe");
+	/* a glob is not affected: fentry failing on one function is row 5 */
+	ASSERT_EQ(pick(k61, false, 100, true, false), TRACERD_MODE_FENTRY, "6.1 glob");
+}
+
+TEST(row5_order_for_fallback)
+{
+	struct auto_request r = { .nr_functions = 1 };
+	enum tracerd_mode out[TRACERD_MODE_NR];
+	enum auto_skip skip[TRACERD_MODE_NR];
+
+	profiles();
+	r.available = all;
+	/* the registry tries these in turn when the kernel refuses one */
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 4, "count");
+	ASSERT_EQ(out[1], TRACERD_MODE_KPROBE, "after fentry");
+	ASSERT_EQ(out[2], TRACERD_MODE_KPROBE_MULTI, "then kprobe-multi");
+	ASSERT_EQ(out[3], TRACERD_MODE_KMOD_CALLOPS, "then the module");
+	ASSERT_EQ(skip[TRACERD_MODE_KMOD_DIRECT], AUTO_NOT_CONSIDERED, "never direct");
+}
+
+TEST(row7_kmod_only)
+{
+	struct auto_request r = { .nr_functions = 1, .latency = true };
+	enum tracerd_mode out[TRACERD_MODE_NR];
+	enum auto_skip skip[TRACERD_MODE_NR];
+
+	profiles();
+	ASSERT_EQ(pick(kmod_only, false, 1, false, false), TRACERD_MODE_KMOD_CALLOPS, "module");
+	ASSERT_EQ(pick(kmod_only, false, 50, false, false), TRACERD_MODE_KMOD_CALLOPS, "glob");
+	r.available = kmod_only;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 0, "latency: none");
+	ASSERT_EQ(skip[TRACERD_MODE_KMOD_CALLOPS], AUTO_SKIP_KMOD_OPTIONS, "why");
+	ASSERT_EQ(skip[TRACERD_MODE_FENTRY], AUTO_SKIP_UNAVAILABLE, "fentry why");
+}
+
+TEST_MAIN()
