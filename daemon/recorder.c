@@ -36,9 +36,11 @@ struct rec_att {
 	struct rec_att *next;
 	struct attachment *a;
 	struct rec_file *f;
+	uint64_t drops_written;		/* ring-buffer drops already in the file */
 };
 
 struct recorder {
+	struct tracerd *d;
 	int events_fd, drops_fd;
 	struct ring_buffer *rb;
 	struct event *rb_ev, *tick;
@@ -55,6 +57,7 @@ int recorder_init(struct tracerd *d)
 
 	if (!r)
 		return -ENOMEM;
+	r->d = d;
 	r->drops_fd = -1;
 	r->events_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "events", 0, 0, TRACERD_RINGBUF_BYTES, NULL);
 	if (r->events_fd >= 0)
@@ -131,12 +134,29 @@ static void on_ringbuf(evutil_socket_t fd, short what, void *arg)
 		log_warn("ring buffer: %s", strerror(-n));
 }
 
+static uint64_t slot_drops(struct tracerd *d, __u32 slot, bool zero);
+
+/* Note ring-buffer drops of an attachment's functions in its file (LOST). */
+static void lost_sync(struct tracerd *d, struct rec_att *ra)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < ra->a->nr_hooks; i++)
+		sum += slot_drops(d, ra->a->hooks[i].slot, false);
+	if (sum > ra->drops_written && !record_writer__lost(ra->f->w, sum - ra->drops_written))
+		ra->drops_written = sum;
+}
+
 static void on_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct recorder *r = arg;
 	uint64_t now = now_mono_ns();
 	struct rec_file *f;
+	struct rec_att *ra;
 
+	for (ra = r->atts; ra; ra = ra->next)
+		lost_sync(r->d, ra);
 	for (f = r->files; f; f = f->next)
 		if (record_writer__tick(f->w, now))
 			file_check(f);
@@ -303,6 +323,7 @@ void recorder_detach(struct tracerd *d, struct attachment *a)
 	*pp = ra->next;
 	if (r->rb)
 		ring_buffer__consume(r->rb);	/* what is queued still goes to the file */
+	lost_sync(d, ra);
 	for (i = 0; i < a->nr_hooks; i++) {
 		r->retired_drops += slot_drops(d, a->hooks[i].slot, true);
 		if (a->hooks[i].slot < TRACERD_MAX_SLOTS)

@@ -46,6 +46,33 @@ expect_eq "events of the target" \
 # task_rename fires before the rename: the first event still has the old comm
 expect_eq "comm recorded" "$($O/tracectl dump --json "$W/rec/rn.trec" | jq_get .comm | grep -c '^r64$')" $((N - 1))
 expect_eq "clean end: no note" "$($O/tracectl dump --json "$W/rec/rn.trec" 2>&1 >/dev/null)" ""
+
+# ring buffer full: with the daemon stopped (SIGSTOP) nothing drains the
+# 4 MiB ring buffer, so most of 100000 events are dropped; every call is
+# still either in the file or counted as dropped
+M=100000
+$C --json attach tp:task/task_rename --pid "$me" --record burst > "$W/a.json" || fail "attach burst"
+id=$(jq_get '.attachment.id' < "$W/a.json")
+kill -STOP "$DPID"
+for ((i = 0; i < M; i++)); do printf b64 > /proc/self/comm; done
+kill -CONT "$DPID"
+for i in $(seq 100); do
+	curl -sf "$U/metrics.json" > "$W/m.json" || fail "metrics.json"
+	ev=$(jq_get ".attachments[] | select(.id == $id) | .record.events" < "$W/m.json")
+	dr=$(jq_get ".attachments[] | select(.id == $id) | .record.dropped" < "$W/m.json")
+	[ $((ev + dr)) = "$M" ] && break
+	sleep 0.1
+done
+expect_eq "recorded + dropped = calls" "$((ev + dr))" "$M"
+[ "$dr" -gt 0 ] || fail "no ring-buffer drops counted with the consumer stopped"
+[ "$(jq_get '.ringbuf.drops' < "$W/m.json")" -ge "$dr" ] || fail "ringbuf.drops < record.dropped"
+curl -sf "$U/metrics" > "$W/m.prom" || fail "GET /metrics"
+grep -q "^tracerd_ringbuf_drops_total $dr$" "$W/m.prom" || fail "tracerd_ringbuf_drops_total != $dr"
+ok "ring buffer full: $ev recorded, $dr dropped and counted"
+$C --json detach "$id" > /dev/null || fail "detach burst"
+expect_eq "burst file holds the recorded events" "$($O/tracectl dump --json "$W/rec/burst.trec" | wc -l)" "$ev"
+expect_eq "burst file notes the drops" \
+	"$($O/tracectl dump "$W/rec/burst.trec" | awk '/^# lost/ { s += $3 } END { print s + 0 }')" "$dr"
 stop_daemon
 
 # full filesystem: 64 KiB tmpfs as record_dir
