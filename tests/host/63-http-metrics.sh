@@ -45,6 +45,19 @@ fi
 ctype=$(curl -s -o /dev/null -w '%{content_type}' "$U/metrics")
 case $ctype in text/plain*version=0.0.4*) ok "content type $ctype" ;; *) fail "content type '$ctype'" ;; esac
 
+# detach + attach again: a new id, a new series from 0; the old one is gone
+$C --json detach "$id" > /dev/null || fail "detach"
+$C --json attach tp:task/task_rename --pid "$me" > "$W/a2.json" || fail "attach again"
+id2=$(jq_get '.attachment.id' < "$W/a2.json")
+[ "$id2" != "$id" ] || fail "re-attach reused id $id"
+for ((i = 0; i < 7; i++)); do printf t63-again > /proc/self/comm; done
+curl -sf "$U/metrics" > "$W/m2.prom" || fail "GET /metrics"
+grep -q "^tracerd_calls_total{id=\"$id\"," "$W/m2.prom" && fail "series of detached id $id still exported"
+line=$(grep "^tracerd_calls_total{id=\"$id2\"," "$W/m2.prom")
+expect_eq "re-attached series starts from 0" "${line##* }" 7
+grep -q "^tracerd_attachment_start_time_seconds{id=\"$id2\"," "$W/m2.prom" || fail "no start time for $id2"
+id=$id2
+
 # methods and paths
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 expect_eq "404" "$(code "$U/nope")" 404
@@ -93,7 +106,7 @@ open=$(curl -sf "$U/metrics.json" | jq_get '.http.open_fds')
 ok "daemon answers with $open fds open"
 expect_eq "healthz with 1000 idle connections" "$(code "$U/healthz")" 200
 expect_eq "control socket with 1000 idle connections" \
-	"$($C --json stats "$id" | jq_get '.stats[0].calls')" "$N"
+	"$($C --json stats "$id" | jq_get '.stats[0].calls')" 7
 wait "$PYPID"
 expect_eq "healthz after they left" "$(code "$U/healthz")" 200
 curl -sf "$U/metrics.json" > "$W/m2.json" || fail "metrics.json after"
