@@ -16,8 +16,11 @@ $C bench trigger --ci -n "$(size 5000 100000)" $r -o "$TD/trigger.json" ||
 $C bench workload --ci -n "$(size 5000 200000)" $r -o "$TD/workload.json" ||
 	fail "bench workload failed (exit $?)"
 
-status() { jpath '.points[*].key' < "$1" | paste - <(jpath '.points[*].status' < "$1") |
-	awk -v k="$2" '$1 == k { print $2 }'; }
+status() {	# status FILE KEY: the status of that point ("" when absent)
+	jpath '.points[*].key' < "$1" > "$TD/keys"
+	jpath '.points[*].status' < "$1" > "$TD/sts"
+	paste "$TD/keys" "$TD/sts" | awk -v k="$2" '$1 == k { print $2 }'
+}
 must=(none fentry/count fentry/latency fentry/empty kprobe/count kprobe/latency kprobe/empty
       kmod-callops/count kmod-direct/count kmod-kprobe/count)
 [ "$(uname -m)" = x86_64 ] && must+=(kprobe-int3/count kmod-kprobe-int3/count kmod-callops+regs/count)

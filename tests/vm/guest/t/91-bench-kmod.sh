@@ -17,8 +17,11 @@ $C bench attach --ci $r -o "$TD/attach.json" --svg "$TD/attach.svg" ||
 	fail "bench attach failed (exit $?)"
 grep -q '</svg>' "$TD/ops.svg" && grep -q '<polyline' "$TD/ops.svg" || fail "ops.svg"
 grep -q '</svg>' "$TD/attach.svg" && grep -q '<polyline' "$TD/attach.svg" || fail "attach.svg"
-status() { jpath '.points[*].key' < "$1" | paste - <(jpath '.points[*].status' < "$1") |
-	awk -v k="$2" '$1 == k { print $2 }'; }
+status() {	# status FILE KEY: the status of that point ("" when absent)
+	jpath '.points[*].key' < "$1" > "$TD/keys"
+	jpath '.points[*].status' < "$1" > "$TD/sts"
+	paste "$TD/keys" "$TD/sts" | awk -v k="$2" '$1 == k { print $2 }'
+}
 for k in kmod-callops/R1/I2 kmod-callops/R2/I0 kmod-direct/R1/I2 kmod-kprobe/R2/I0; do
 	expect_eq "ops $k" "$(status "$TD/ops.json" "$k")" ok
 done
