@@ -33,9 +33,9 @@ split_log() {
 host_demo() {
 	local sock=$out/host.sock d why
 	[ "$(id -u)" = 0 ] || { echo "DEMO_HOST=1: not root"; return 1; }
-	grep -q '^tracerd_kmod ' /proc/modules || insmod "$O/kmod/tracerd_kmod.ko" 2>/dev/null ||
-		{ echo "DEMO_HOST=1: cannot load tracerd_kmod.ko"; return 1; }
-	grep -q '^tracerd_testmod ' /proc/modules || insmod "$O/kmod/tracerd_testmod.ko" 2>/dev/null
+	grep -qs '^tracerd_kmod ' /proc/modules || insmod "$O/kmod/tracerd_kmod.ko" 2>/dev/null ||
+		{ echo "DEMO_HOST=1: cannot load tracerd_kmod.ko here; using the VM"; return 1; }
+	grep -qs '^tracerd_testmod ' /proc/modules || insmod "$O/kmod/tracerd_testmod.ko" 2>/dev/null
 	printf 'listen = off\nstate_dir = %s/state\n' "$out" > "$out/host.conf"
 	"$O/tracerd" --config "$out/host.conf" --socket "$sock" 2> "$out/host-daemon.log" &
 	d=$!
