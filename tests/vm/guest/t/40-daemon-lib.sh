@@ -40,6 +40,10 @@ daemon_stop() {
 	DPID=
 	expect_eq "tracerd exit after SIGTERM" "$rc" 0
 	expect_eq "BPF links after SIGTERM" "$(our_links)" 0
+	if [ -e /dev/tracerd ]; then
+		kmodctl stats --clean > /dev/null || fail "kmod attachments left after SIGTERM"
+		echo "ok: no kmod attachment left after SIGTERM"
+	fi
 }
 
 daemon_cleanup() {
