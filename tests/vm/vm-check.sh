@@ -17,8 +17,11 @@ kernels=${*:-$VM_BOOTS_ALL}
 mkdir -p "$O/results" "$VM_DIR/run"
 
 one() {
-	local b=$1 k=${1%%@*} run=$VM_DIR/run/check-$1 res=$O/results/vm-$1.tsv
+	local b=$1 k=${1%%@*} run=$VM_DIR/run/check-$1.$$ res=$O/results/vm-$1.tsv
+	# one run dir per invocation (several checkouts may share build/vm);
+	# check-BOOT points at the latest
 	rm -rf "$run"; mkdir -p "$run"
+	ln -sfn "$(basename "$run")" "$VM_DIR/run/check-$1"
 	: > "$res"
 	if [ "${b#*@}" = systemd ]; then
 		VM_CMDLINE="${VM_CMDLINE:-} $VM_SYSTEMD_CMDLINE" VM_ONLY=${VM_ONLY:-$VM_SYSTEMD_TESTS} \
@@ -67,10 +70,16 @@ done
 wait
 fail=0
 for k in $kernels; do
-	cat "$VM_DIR/run/check-$k/report.txt"
+	cat "$VM_DIR/run/check-$k.$$/report.txt"
 	while IFS=$'\t' read -r name r msg; do
 		printf '  %-4s %s%s\n' "$r" "$name" "${msg:+ ($msg)}"
 		[ "$r" = FAIL ] && fail=1
 	done < "$O/results/vm-$k.tsv"
+done
+# keep only this invocation's run dirs of these boots
+for k in $kernels; do
+	for d in "$VM_DIR/run/check-$k".*; do
+		[ "$d" = "$VM_DIR/run/check-$k.$$" ] || [ -n "$(find "$d" -maxdepth 0 -mmin -180)" ] || rm -rf "$d"
+	done
 done
 exit $fail
