@@ -101,6 +101,26 @@ expect_eq "kprobes after stop" "$(grep -c . /sys/kernel/debug/kprobes/list 2>/de
 expect_eq "kmod users after stop" "$(cat /sys/module/tracerd_kmod/refcnt)" 0
 journalctl -u tracerd --no-pager -o cat | tail -n 3
 
+# --- capabilities: without CAP_SYS_ADMIN tp-btf and fentry still attach;
+# kprobe fails (Debian's perf_event_paranoid=3 asks perf_event_open for
+# CAP_SYS_ADMIN, not CAP_PERFMON) and so does the kmod mode
+# (tracerd_kmod.ko's open() asks for it)
+mkdir -p /etc/systemd/system/tracerd.service.d
+printf '[Service]\nCapabilityBoundingSet=\nCapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_SYSLOG\n' \
+	> /etc/systemd/system/tracerd.service.d/caps.conf
+systemctl daemon-reload
+systemctl start tracerd || fail "start without CAP_SYS_ADMIN"
+expect_eq "attachments without CAP_SYS_ADMIN" "$(nattach)" $((want - 2))
+journalctl -u tracerd --no-pager -o cat > /tmp/j.txt
+grep -q '/dev/tracerd: Operation not permitted' /tmp/j.txt ||
+	fail "kmod failure without CAP_SYS_ADMIN not explained"
+grep -q 'kprobe to .*Permission denied' /tmp/j.txt ||
+	fail "kprobe failure without CAP_SYS_ADMIN not explained"
+echo "ok: without CAP_SYS_ADMIN kprobe (EACCES) and kmod-callops (EPERM) fail, tp-btf and fentry work"
+systemctl stop tracerd
+rm -r /etc/systemd/system/tracerd.service.d
+systemctl daemon-reload
+
 # --- hardening score (reported, not asserted)
 systemd-analyze security tracerd.service --no-pager > /tmp/sec.txt 2>&1
 grep '✗' /tmp/sec.txt | sed 's/  */ /g'
