@@ -323,8 +323,10 @@ enum proto_code registry_attach(struct tracerd *d, const struct tracerd_spec *sp
 	}
 	hooks_compact(d, a, skipped);
 	set_mode_reason(a, nr, why);
-	if (recorder_attach(d, a, msg, msglen)) {	/* record=NAME: daemon/recorder.c */
-		code = PROTO_E_INTERNAL;
+	err = recorder_attach(d, a, msg, msglen);	/* record=NAME: daemon/recorder.c */
+	if (err) {
+		/* a bad name, or a mode without a ring buffer: the request's fault */
+		code = err == -EINVAL || err == -EOPNOTSUPP ? PROTO_E_BAD_REQUEST : PROTO_E_INTERNAL;
 		goto cleanup;
 	}
 	attachment_link(d, a);
