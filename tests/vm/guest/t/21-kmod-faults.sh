@@ -7,8 +7,12 @@ load_testmod
 load_kmod
 modes=$(kmodctl features | sed -n 's/.*modes=\(0x[0-9a-f]*\).*/\1/p')
 has() { [ $(( modes & (1 << $1) )) != 0 ]; }
-loud() { dmesg --level=emerg,alert,crit,err,warn | wc -l; }
-loud0=$(loud)
+# kernel messages above info level; emulator timing noise (a starved vCPU
+# under TCG: workqueue "hogged CPU", slow hrtimer interrupts, clocksource
+# watchdog) is shown but not held against the module
+loud() { dmesg --level=emerg,alert,crit,err,warn; }
+loud0=$(loud | wc -l)
+tcg_noise='hogged CPU|hrtimer: interrupt took|clocksource|timekeeping watchdog|took [0-9]+ ms'
 # expect ERRNO WHAT CMD...: CMD must exit with errno ERRNO
 expect() {
 	local want=$1 what=$2 out rc
@@ -73,5 +77,8 @@ if command -v setpriv > /dev/null; then
 	echo "ok: nobody cannot open /dev/tracerd"
 fi
 kmodctl clean || fail "not clean after the test"
-expect_eq "kernel messages above info level" "$(loud)" "$loud0"
+new=$(loud | tail -n +$((loud0 + 1)))
+[ -n "$new" ] && printf 'new kernel messages:\n%s\n' "$new"
+expect_eq "kernel messages above info level (not timing noise)" \
+	"$(printf '%s\n' "$new" | grep -Evc "$tcg_noise|^$")" 0
 unload_mod tracerd_kmod
