@@ -21,6 +21,20 @@ elif ! env -u O -u SRC -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS make "${args[@]}"
 	cat "$out/build.log" >&2; exit 1
 fi
 grep -E 'warning:|error:' "$out/build.log" 2>/dev/null >&2 || true
+# kbuild links a .ko again when only its command line changed, but adds
+# BTF only when a prerequisite is newer (6.1's Makefile.modfinal): such a
+# .ko has no .BTF. Rebuild those from their objects once.
+missing_btf() {
+	local ko
+	for ko in "$out"/*.ko; do
+		readelf -S "$ko" | grep -q ' \.BTF ' || echo "$ko"
+	done
+}
+if [ -n "$(missing_btf)" ]; then
+	rm -f $(missing_btf)
+	env -u O -u SRC -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS make "${args[@]}" modules >> "$out/build.log" 2>&1 ||
+		{ cat "$out/build.log" >&2; exit 1; }
+fi
 for ko in "$out"/*.ko; do
 	if ! readelf -S "$ko" | grep -q ' \.BTF '; then
 		echo "$ko: no .BTF section (is pahole/dwarves installed? does KDIR hold vmlinux?)" >&2

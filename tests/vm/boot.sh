@@ -5,7 +5,9 @@
 # MODE: test (in-VM suite) or cmd (RUNDIR/cmd.sh). Used by vm-check.sh and run.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
-k=$1 run=$2 mode=$3 tmo=${4:-${VM_TIMEOUT:-1500}}
+k=$1 run=$2 mode=$3
+# whole-boot timeout: the CI profile fits in 25 minutes; full sizes get 3 hours
+tmo=${4:-${VM_TIMEOUT:-$([ "${PROFILE:-ci}" = full ] && echo 10800 || echo 1500)}}
 # one preparer per kernel at a time (several runs may share build/vm)
 mkdir -p "$VM_DIR/k"
 exec 9> "$VM_DIR/k/$k.lock"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # In-VM test runner: runs every tests/vm/guest/t/*.sh (or those named in
-# /opt/tracerd/only) with its own timeout, prints '@@TEST name RESULT msg'
+# /opt/tracerd/only) with its own timeout (300 s, or what the test's
+# '# timeout: CI FULL' line asks for), prints '@@TEST name RESULT msg'
 # per test. A test exits 0 (pass), 77 (skip, reason on its last line) or
 # anything else (fail). Kernel-log markers bracket each test so the
 # harness can tell which test a kernel warning belongs to.
@@ -14,7 +15,11 @@ fail=0
 for t in $tests; do
 	name=$(basename "$t" .sh)
 	echo "tracerd-vm: test $name begin" > /dev/kmsg
-	out=$(timeout --kill-after=5 "${TEST_TIMEOUT:-300}" bash "$t" 2>&1)
+	# a test may ask for more time: a line '# timeout: CI_SECONDS FULL_SECONDS'
+	tmo=${TEST_TIMEOUT:-$(sed -n 's/^# timeout: *\([0-9]*\) *\([0-9]*\).*/\1 \2/p' "$t" | head -n1)}
+	set -- $tmo
+	if [ $# -eq 2 ] && [ "$PROFILE" = full ]; then tmo=$2; else tmo=${1:-300}; fi
+	out=$(timeout --kill-after=5 "$tmo" bash "$t" 2>&1)
 	rc=$?
 	echo "tracerd-vm: test $name end" > /dev/kmsg
 	printf '%s\n' "$out" | sed 's/^/    /'

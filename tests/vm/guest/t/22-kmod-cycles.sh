@@ -5,6 +5,7 @@
 # calls; the leak accounting, enabled_functions and the kprobe list are
 # clean afterwards. Every detach of an ftrace_ops waits for an RCU-tasks
 # grace period, which is what makes this test slow.
+# timeout: 300 3600
 source ./lib.sh
 load_testmod
 load_kmod
