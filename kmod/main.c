@@ -317,6 +317,14 @@ static long tracerd_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	void __user *uarg = (void __user *)arg;
 	long ret;
 
+	/*
+	 * open() already asked for CAP_SYS_ADMIN; ask again on every call, so
+	 * an fd that reaches a less privileged process (fd passing, a dropped
+	 * uid or capability set after open) cannot drive the module.
+	 */
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+
 	switch (cmd) {
 	case TRACERD_IOC_VERSION:
 		return tracerd_ioc_version(uarg);

@@ -10,7 +10,8 @@
  * adding commands. The daemon calls TRACERD_IOC_VERSION right after open()
  * and refuses a module whose major differs.
  *
- * Opening /dev/tracerd needs CAP_SYS_ADMIN (-EPERM otherwise). Every
+ * Opening /dev/tracerd and every ioctl need CAP_SYS_ADMIN of the caller
+ * (-EPERM otherwise, whatever the node's mode or who opened it). Every
  * attachment belongs to the open file that made it: close() (or the death
  * of the holder) detaches all of them, and the module cannot be unloaded
  * while a file is open.
