@@ -205,8 +205,17 @@ static int kprobe_probe(struct tracerd *d, char *reason, size_t len)
 	return kprobe_probe_mode(d, false, reason, len);
 }
 
+/*
+ * kprobe-int3 is x86's breakpoint path past the fentry call site. Other
+ * arches (arm64: no KPROBES_ON_FTRACE) put every kprobe on a breakpoint
+ * already, so there mode kprobe is that path and this one does not exist.
+ */
 static int kprobe_int3_probe(struct tracerd *d, char *reason, size_t len)
 {
+#ifndef __x86_64__
+	snprintf(reason, len, "x86 only: every kprobe on this arch already takes the breakpoint path (mode kprobe)");
+	return -EOPNOTSUPP;
+#endif
 	return kprobe_probe_mode(d, true, reason, len);
 }
 
