@@ -6,8 +6,9 @@
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 k=$1 run=$2 mode=$3
-# whole-boot timeout: the CI profile fits in 25 minutes; full sizes get 3 hours
-tmo=${4:-${VM_TIMEOUT:-$([ "${PROFILE:-ci}" = full ] && echo 10800 || echo 1500)}}
+# whole-boot timeout (a wedged guest exits long before, see panic= in lib.sh):
+# 45 minutes for the CI profile, 3 hours for the full sizes
+tmo=${4:-${VM_TIMEOUT:-$([ "${PROFILE:-ci}" = full ] && echo 10800 || echo 2700)}}
 # one preparer per kernel at a time (several runs may share build/vm)
 mkdir -p "$VM_DIR/k"
 exec 9> "$VM_DIR/k/$k.lock"
