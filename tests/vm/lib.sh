@@ -6,12 +6,13 @@ VM_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${O:=$VM_SRC/build}"
 VM_DIR=$O/vm
 VM_KERNELS_ALL="6.1 6.12 6.12-arm64"
-# Boots of `make vm-check`: every kernel, plus variants (KERNEL@ARGS) that
+# Boots of `make vm-check` (longest first: VM_JOBS run side by side): every
+# kernel, plus variants (KERNEL@ARGS) that
 # rerun the trampoline tests where TCG would otherwise hide a difference:
 # call-depth tracking (retbleed=stuff) on x86, and on arm64 without KASLR,
 # where call sites branch to the module's trampoline directly instead of
 # through ftrace_caller.
-VM_BOOTS_ALL="$VM_KERNELS_ALL 6.12@retbleed=stuff 6.12-arm64@nokaslr 6.12@systemd"
+VM_BOOTS_ALL="6.12-arm64 6.1 6.12 6.12-arm64@nokaslr 6.12@retbleed=stuff 6.12@systemd"
 VM_VARIANT_TESTS=${VM_VARIANT_TESTS:-"01-kmod-load 20-kmod-attach 24-kmod-bench"}
 # KERNEL@systemd boots real systemd as PID 1 (guest/systemd-run reports
 # like guest/init) and runs only these tests: the installed service.
