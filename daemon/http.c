@@ -2,14 +2,18 @@
 /*
  * HTTP metrics server on libevent's evhttp, in the daemon's one loop:
  * /metrics (Prometheus text), /metrics.json, /healthz; GET and HEAD only.
- * Limits (docs/metrics.md): headers <= 8 KiB, no body, read/write timeout
- * HTTP_TIMEOUT_S for idle and slow clients. Connections are bounded by
- * file descriptors: on each accept the daemon counts its open fds, and at
- * RLIMIT_NOFILE - HTTP_FD_RESERVE it stops accepting (new clients wait in
- * the backlog) and looks again every second; EMFILE/ENFILE pause it too.
- * The reserve keeps fds for the control socket and BPF objects. (libevent
- * 2.1 has no connection limit, and no callback when a server connection
- * closes, so the fd count is the measure.)
+ * Limits (docs/metrics.md, docs/limits.md): headers <= 8 KiB, no body,
+ * read/write timeout HTTP_TIMEOUT_S for idle and stalled clients. That
+ * timeout restarts on every byte, so each connection also has deadlines
+ * that do not: a whole request within HTTP_REQUEST_DEADLINE_S of the accept
+ * (or of the end of the previous answer on a kept-alive connection), the
+ * whole answer within HTTP_REPLY_DEADLINE_S of the request; past one, the
+ * connection is closed. Connections are bounded by file descriptors: on
+ * each accept the daemon counts its open fds, and at RLIMIT_NOFILE -
+ * HTTP_FD_RESERVE it stops accepting (new clients wait in the backlog) and
+ * looks again every second; EMFILE/ENFILE pause it too. The reserve keeps
+ * fds for the control socket and BPF objects. (libevent 2.1 has no
+ * connection limit, so the fd count is the measure.)
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -29,9 +33,29 @@
 
 #define HTTP_FD_RESERVE		128
 #define HTTP_TIMEOUT_S		10
+#define HTTP_REQUEST_DEADLINE_S	10	/* a whole request, from accept or the previous answer */
+#define HTTP_REPLY_DEADLINE_S	60	/* a whole answer taken by the client, from its request */
 #define HTTP_MAX_HEADERS	8192
 #define HTTP_MAX_BODY		0
 #define HTTP_MAX_INPUT		(64 * 1024)	/* unparsed request bytes buffered per connection */
+
+/*
+ * One per accepted connection, for its deadline. Made in new_conn_bev,
+ * before evhttp has its connection object; conn_setup, run from the loop
+ * right after the accept, finds that object (the cbarg evhttp gives the
+ * bufferevent; the cbarg is checked against the connection's own
+ * bufferevent) and registers a close callback, which frees this. Until
+ * then a reference on the bufferevent keeps it valid should evhttp drop it
+ * first (only on its allocation failures). Looked up by fd (by_fd).
+ */
+struct http_conn {
+	struct http_server *h;
+	struct bufferevent *bev;		/* with our reference, until conn_setup */
+	struct evhttp_connection *evcon;	/* set by conn_setup */
+	struct event *timer;			/* conn_setup, then the deadline */
+	int fd;					/* index in by_fd once set up, else -1 */
+	struct http_conn *prev, *next;
+};
 
 struct http_server {
 	struct tracerd *d;
@@ -41,6 +65,9 @@ struct http_server {
 	bool paused;
 	unsigned int fd_limit;
 	struct metrics_http st;
+	struct http_conn *conns;		/* all of them */
+	struct http_conn **by_fd;		/* set-up ones, by fd */
+	size_t n_by_fd;
 };
 
 /* The listener's error callback gets evhttp's pointer, not ours: one server. */
@@ -91,20 +118,157 @@ static void on_resume(evutil_socket_t fd, short what, void *arg)
 	log_info("http: accepting connections again");
 }
 
-/* evhttp asks for a bufferevent per accepted connection: check the fd budget. */
+static void conn_free(struct http_conn *c)
+{
+	struct http_server *h = c->h;
+
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		h->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	if (c->fd >= 0 && (size_t)c->fd < h->n_by_fd && h->by_fd[c->fd] == c)
+		h->by_fd[c->fd] = NULL;
+	event_free(c->timer);
+	if (c->bev)
+		bufferevent_decref(c->bev);
+	free(c);
+}
+
+static void conn_arm(struct http_conn *c, int seconds)
+{
+	struct timeval tv = { seconds, 0 };
+
+	event_add(c->timer, &tv);
+}
+
+/* evhttp is freeing the connection (closecb) */
+static void on_conn_close(struct evhttp_connection *evcon, void *arg)
+{
+	conn_free(arg);
+}
+
+static int by_fd_put(struct http_server *h, int fd, struct http_conn *c)
+{
+	struct http_conn **t;
+	size_t n;
+
+	if ((size_t)fd >= h->n_by_fd) {
+		n = h->n_by_fd ? h->n_by_fd : 256;
+		while (n <= (size_t)fd)
+			n *= 2;
+		t = realloc(h->by_fd, n * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		memset(t + h->n_by_fd, 0, (n - h->n_by_fd) * sizeof(*t));
+		h->by_fd = t;
+		h->n_by_fd = n;
+	}
+	h->by_fd[fd] = c;
+	return 0;
+}
+
+/* The accept is done: evhttp has made its connection object. */
+static void conn_setup(struct http_conn *c)
+{
+	bufferevent_event_cb eventcb;
+	void *cbarg;
+	struct evhttp_connection *evcon;
+	int fd = bufferevent_getfd(c->bev);
+
+	bufferevent_getcb(c->bev, NULL, NULL, &eventcb, &cbarg);
+	evcon = cbarg;
+	/* no callbacks: evhttp has already let go of this bufferevent */
+	if (!eventcb || !evcon || fd < 0 || evhttp_connection_get_bufferevent(evcon) != c->bev ||
+	    by_fd_put(c->h, fd, c)) {
+		conn_free(c);
+		return;
+	}
+	c->evcon = evcon;
+	c->fd = fd;
+	evhttp_connection_set_closecb(evcon, on_conn_close, c);
+	bufferevent_decref(c->bev);	/* evhttp holds it until on_conn_close */
+	c->bev = NULL;
+	conn_arm(c, HTTP_REQUEST_DEADLINE_S);
+}
+
+static void on_conn_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct http_conn *c = arg;
+	struct evhttp_connection *evcon = c->evcon;
+
+	if (!evcon) {
+		conn_setup(c);
+		return;
+	}
+	log_debug("http: closing connection (fd %d): past its deadline", c->fd);
+	evhttp_connection_set_closecb(evcon, NULL, NULL);
+	conn_free(c);
+	evhttp_connection_free(evcon);
+}
+
+/* the answer to a request has been written: the next request's deadline */
+static void on_reply_sent(struct evhttp_request *req, void *arg)
+{
+	conn_arm(arg, HTTP_REQUEST_DEADLINE_S);
+}
+
+/* A request is in: its answer gets HTTP_REPLY_DEADLINE_S, then (once
+ * written, on a kept-alive connection) the next request its own deadline. */
+static void conn_request(struct http_server *h, struct evhttp_request *req)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
+	int fd = bev ? bufferevent_getfd(bev) : -1;
+	struct http_conn *c;
+
+	if (fd < 0 || (size_t)fd >= h->n_by_fd)
+		return;
+	c = h->by_fd[fd];
+	if (!c || c->evcon != evcon)
+		return;
+	conn_arm(c, HTTP_REPLY_DEADLINE_S);
+	evhttp_request_set_on_complete_cb(req, on_reply_sent, c);
+}
+
+/*
+ * evhttp asks for a bufferevent per accepted connection: check the fd
+ * budget, and start the connection's deadline (conn_setup first, once
+ * evhttp has set the connection up: the timer is made active now).
+ */
 static struct bufferevent *new_conn_bev(struct event_base *base, void *arg)
 {
 	struct http_server *h = arg;
 	struct bufferevent *bev;
+	struct http_conn *c;
 
 	if (open_fds() + 1 >= h->fd_limit)
 		pause_accept(h, "file descriptor limit");
 	bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	if (!bev)
+		return NULL;
 	/* evhttp keeps reading pipelined requests while a reply waits for a
 	 * peer that does not read it: cap the input (> HTTP_MAX_HEADERS, so
 	 * one whole request always fits) to keep memory bounded */
-	if (bev)
-		bufferevent_setwatermark(bev, EV_READ, 0, HTTP_MAX_INPUT);
+	bufferevent_setwatermark(bev, EV_READ, 0, HTTP_MAX_INPUT);
+	c = calloc(1, sizeof(*c));
+	if (c)
+		c->timer = evtimer_new(base, on_conn_timer, c);
+	if (!c || !c->timer) {
+		log_warn("http: out of memory: a connection without deadline");
+		free(c);
+		return bev;
+	}
+	c->h = h;
+	c->bev = bev;
+	c->fd = -1;
+	bufferevent_incref(bev);
+	c->next = h->conns;
+	if (h->conns)
+		h->conns->prev = c;
+	h->conns = c;
+	event_active(c->timer, EV_TIMEOUT, 1);
 	return bev;
 }
 
@@ -142,6 +306,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 	char *text;
 
 	h->st.requests++;
+	conn_request(h, req);
 	if (cmd != EVHTTP_REQ_GET && cmd != EVHTTP_REQ_HEAD) {
 		h->st.bad_method++;
 		evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "GET, HEAD");
@@ -272,7 +437,10 @@ void http_stop(struct http_server *h)
 	if (http_current == h)
 		http_current = NULL;
 	if (h->http)
-		evhttp_free(h->http);
+		evhttp_free(h->http);	/* on_conn_close frees the set-up conns */
+	while (h->conns)
+		conn_free(h->conns);
+	free(h->by_fd);
 	if (h->resume)
 		event_free(h->resume);
 	free(h);

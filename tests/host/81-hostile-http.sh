@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Hostile HTTP clients on the metrics port (docs/limits.md): 5000
-# connections, 1 byte a second, 100 MB of headers or body, pipelined
-# requests never read, hang-ups mid-reply. Meanwhile /healthz and the
-# control socket answer; memory and fds come back. Then the same flood
+# connections, 1 byte a second (answered while within the request deadline,
+# disconnected past it), 100 MB of headers or body, pipelined requests
+# never read, hang-ups mid-reply. Meanwhile /healthz and the control socket
+# answer; memory and fds come back. Then the same flood
 # against a daemon with a small RLIMIT_NOFILE: HTTP stops accepting at its
 # fd budget, the control socket keeps working, HTTP recovers afterwards.
 source "$(dirname "$0")/lib/daemon.bash"
@@ -16,6 +17,7 @@ PY=/usr/bin/python3
 	skip "hard RLIMIT_NOFILE $(ulimit -Hn) < 5200: cannot open 5000 connections"
 ulimit -n 5200
 RSS_SLACK=65536	# kB; the bug this catches costs 100s of MB
+DEADLINE=10	# s, HTTP_REQUEST_DEADLINE_S in daemon/http.c
 # SANITIZE=1 builds: a small ASan quarantine, so RSS says what the daemon holds
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=4
 
@@ -96,6 +98,49 @@ elif what == "slow":
         codes.append(response(s))
     assert codes == [200] * len(cs), codes
     print(f"slow clients answered 200 after {sent} bytes at 1 byte/s")
+
+elif what == "trickle":
+    # 4 connections send a request's headers 1 byte a second and never end
+    # them (connection 0 after a whole first request, kept alive): each must
+    # be closed, with no answer, within the deadline + margin
+    limit = float(sys.argv[5])
+    cs = [conn() for _ in range(4)]
+    cs[0].sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    cs[0].settimeout(30)
+    buf = b""
+    while not buf.endswith(b"\r\n\r\nok\n"):
+        c = cs[0].recv(4096)
+        assert c, f"first request: closed after {buf!r}"
+        buf += c
+    assert buf.startswith(b"HTTP/1.1 200 "), buf
+    for s in cs:
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Trickle: ")
+        s.setblocking(False)
+    signal_ready()
+    t0 = time.monotonic()
+    left, closed = set(range(len(cs))), []
+    while left and time.monotonic() - t0 < limit:
+        time.sleep(1)
+        for i in sorted(left):
+            try:
+                c = cs[i].recv(4096)
+                assert not c, f"connection {i}: answered {c!r}, not closed"
+                gone = True
+            except BlockingIOError:
+                try:
+                    cs[i].send(b"a")
+                    gone = False
+                except OSError:
+                    gone = True
+            except ConnectionResetError:
+                gone = True
+            if gone:
+                left.discard(i)
+                closed.append(time.monotonic() - t0)
+    assert not left, f"connections {sorted(left)} still open after {limit:.0f} s at 1 byte/s"
+    wait_stop()
+    print(f"{len(cs)} clients sending 1 header byte a second disconnected after "
+          f"{min(closed):.0f}-{max(closed):.0f} s")
 
 elif what in ("bighdr", "bigbody"):
     s = conn()
@@ -189,6 +234,12 @@ fds_back_to "$fds0"
 run_bg slow
 others_served "while 8 clients send 1 byte a second"
 finish_bg slow
+
+# past the request deadline: disconnected, whatever they still trickle
+run_bg trickle $((DEADLINE + 20))
+others_served "while 4 clients trickle headers past the deadline"
+finish_bg trickle
+others_served "after the trickling clients were disconnected"
 
 rss0=$(rss_kb)
 run_fg bighdr
