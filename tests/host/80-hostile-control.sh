@@ -6,22 +6,17 @@
 # the middle of replies. Meanwhile root and another reader (uid 65533) get
 # their answers; afterwards the daemon's memory and fds are back in bounds.
 source "$(dirname "$0")/lib/daemon.bash"
+source "$(dirname "$0")/lib/hostile.bash"
 [ "$(id -u)" = 0 ] || skip "needs root (to run clients as other uids)"
 command -v setpriv >/dev/null || skip "setpriv not installed"
-PY=/usr/bin/python3	# not a per-user shim: the clients run as uid 65534
-[ -x "$PY" ] || skip "no $PY"
 getent group nogroup >/dev/null || skip "no group 'nogroup'"
-[ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 5200 ] ||
-	skip "hard RLIMIT_NOFILE $(ulimit -Hn) < 5200: cannot open 5000 connections"
-ulimit -n 5200
-# SANITIZE=1 builds: a small ASan quarantine, so RSS says what the daemon holds
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=4
+need_fds 5200
 
 start_daemon "read_group = nogroup"
-hostile() { setpriv --reuid=65534 --regid=65534 --clear-groups "$PY" "$W/hostile.py" "$@"; }
+hostile() { # WHAT READY STOP ARGS...: a client as uid 65534, on the control socket
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$PY" "$W/hostile.py" "$1" "$W/s.sock" "${@:2}"
+}
 reader() { setpriv --reuid=65533 --regid=65534 --clear-groups "$@"; }
-rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$DPID/status"; }
-nfds() { ls "/proc/$DPID/fd" | wc -l; }
 others_served() { # WHEN: root and another reader get a status reply
 	$C status > /dev/null || fail "root: no status reply $1"
 	reader $C status > /dev/null || fail "reader uid 65533: no status reply $1"
@@ -29,21 +24,13 @@ others_served() { # WHEN: root and another reader get a status reply
 }
 
 cat > "$W/hostile.py" <<'PY'
-import os, select, socket, sys, time
-what, sock, ready, stop = sys.argv[1:5]
+import os, select, socket, time
+from hostile_clients import what, target, stop, extra, signal_ready, wait_stop, open_many, noread, hang_up
 
 def conn():
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(sock)
+    s.connect(target)
     return s
-
-def signal_ready(msg=""):
-    with open(ready, "w") as f:
-        f.write(msg)
-
-def wait_stop():
-    while not os.path.exists(stop):
-        time.sleep(0.05)
 
 def closed_by_peer(s):
     p = select.poll()
@@ -66,13 +53,7 @@ def read_replies(s, n):
     return buf.split(b"\n")[:n]
 
 if what == "many":
-    cs = []
-    for i in range(int(sys.argv[5])):
-        try:
-            cs.append(conn())
-        except OSError as e:
-            print(f"connect {i}: {e}")
-            break
+    cs = open_many(conn, int(extra[0]))
     for _ in range(100):  # until the daemon has accepted or refused them all
         held = [s for s in cs if not closed_by_peer(s)]
         if len(held) <= 32:
@@ -128,70 +109,16 @@ elif what == "big":
     print("100 MB request: too_large, connection closed")
 
 elif what == "noread":
-    s = conn()
-    s.setblocking(False)
-    req = b'{"v":1,"cmd":"status"}\n' * 200000
-    sent = 0
-    while sent < len(req):
-        try:
-            sent += s.send(req[sent:])
-        except BlockingIOError:
-            p = select.poll()
-            p.register(s, select.POLLOUT)
-            if not p.poll(2000):
-                break  # the daemon stopped reading from us
-    signal_ready(f"{sent} {len(req)}")
-    wait_stop()
-    s.close()
-    print("closed without reading")
+    noread(conn(), b'{"v":1,"cmd":"status"}\n' * 200000)
 
 elif what == "hangup":
     # requests, then a reset before (all) the replies are read
-    import struct
-    for i in range(50):
-        s = conn()
-        s.sendall(b'{"v":1,"cmd":"status"}\n' * 200)
-        if i % 2:
-            s.recv(100)
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        s.close()
-    print("50 connections hung up mid-reply")
+    hang_up(conn, b'{"v":1,"cmd":"status"}\n' * 200)
 PY
 chmod 644 "$W/hostile.py"
-H=$W/h	# the clients' ready/stop flags, writable by uid 65534
-mkdir -m 1777 "$H"
-
-run_bg() { # WHAT ARGS... : start a hostile client, wait until it is in place
-	rm -f "$H/ready" "$H/stop"
-	hostile "$1" "$W/s.sock" "$H/ready" "$H/stop" "${@:2}" > "$W/$1.out" 2>&1 &
-	HPID=$!
-	local i
-	for i in $(seq 1 600); do
-		[ -e "$H/ready" ] && return 0
-		kill -0 $HPID 2>/dev/null || { cat "$W/$1.out"; fail "$1 client exited early"; }
-		sleep 0.1
-	done
-	fail "$1 client never got ready"
-}
-finish_bg() { # WHAT
-	touch "$H/stop"
-	wait $HPID || { cat "$W/$1.out"; fail "$1 client failed"; }
-	ok "$1: $(tail -n1 "$W/$1.out")"
-}
-# settle: fds/RSS are read once the daemon has dropped closed connections
-fds_back_to() { # N
-	local i
-	for i in $(seq 1 100); do
-		[ "$(nfds)" -le "$1" ] && return 0
-		sleep 0.1
-	done
-	fail "daemon fds $(nfds), want <= $1 after the clients left"
-}
 
 $C status > /dev/null || fail "status"
-RSS_SLACK=65536	# kB; the bugs this catches cost 100s of MB
 fds0=$(nfds)
-rss0=$(rss_kb)
 
 # 1. 5000 connections from one reader: at most 32 held, the rest refused
 run_bg many 5000
@@ -208,31 +135,17 @@ others_served "while 8 clients send 1 byte a second"
 finish_bg slow
 
 # 3. 100 MB in one request line
-rss0=$(rss_kb)
-hostile big "$W/s.sock" - - > "$W/big.out" 2>&1 || { cat "$W/big.out"; fail "big client"; }
-ok "big: $(tail -n1 "$W/big.out")"
+rss_mark
+run_fg big
 others_served "after a 100 MB request"
-rss=$(rss_kb)
-[ $((rss - rss0)) -lt $RSS_SLACK ] || fail "daemon RSS grew from $rss0 to $rss kB after a 100 MB request"
-ok "daemon RSS $rss0 -> $rss kB after a 100 MB request"
+rss_bounded "after a 100 MB request"
 
 # 4. pipelined requests, replies never read
-rss0=$(rss_kb)
-run_bg noread
-read -r sent total < "$H/ready"
-[ "$sent" -lt "$total" ] || fail "the daemon read all $total request bytes without its replies being read"
-ok "noread: the daemon stopped reading after $sent of $total request bytes"
-others_served "while a client does not read its replies"
-rss=$(rss_kb)
-[ $((rss - rss0)) -lt $RSS_SLACK ] || fail "daemon RSS grew from $rss0 to $rss kB with unread replies"
-ok "daemon RSS $rss0 -> $rss kB with unread replies"
-finish_bg noread
+check_noread
 
 # 5. hang up in the middle of replies
-hostile hangup "$W/s.sock" - - > "$W/hangup.out" 2>&1 || { cat "$W/hangup.out"; fail "hangup client"; }
-ok "hangup: $(tail -n1 "$W/hangup.out")"
+run_fg hangup
 others_served "after clients hung up mid-reply"
 
 fds_back_to "$fds0"
-ok "daemon fds back to $fds0"
 stop_daemon
