@@ -15,36 +15,22 @@
 #include <bpf/libbpf.h>
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "backend.h"
+#include "bpfutil.h"
 #include "kprobe.skel.h"
+
+BPF_SKEL_ADAPTERS(kprobe_bpf)
+
+static const struct bpf_skel kprobe_skel = {
+	BPF_SKEL_FNS(kprobe_bpf),
+	.name = "kprobe",
+	.progs = (const char *const[]){ "kprobe_entry", "kprobe_return", NULL },
+	.what = "kprobe programs",
+	.maps_err_is_load_err = true,
+};
 
 static int kprobe_load(struct tracerd *d, char *err, size_t errlen)
 {
-	struct kprobe_bpf *skel;
-	char ebuf[96];
-	int ret;
-
-	if (d->be_state[TRACERD_MODE_KPROBE])
-		return 0;
-	skel = kprobe_bpf__open();
-	if (!skel) {
-		ret = -errno;
-		return set_err(err, errlen, ret, "failed to open kprobe BPF object: %s",
-			       errno_str(ret, ebuf, sizeof(ebuf)));
-	}
-	bpf_program__set_autoload(skel->progs.kprobe_entry, true);
-	bpf_program__set_autoload(skel->progs.kprobe_return, true);
-	ret = maps_reuse(d, skel->obj);
-	if (!ret)
-		ret = kprobe_bpf__load(skel);
-	if (ret) {
-		set_err(err, errlen, ret, "failed to load kprobe programs: %s",
-			errno_str(ret, ebuf, sizeof(ebuf)));
-		kprobe_bpf__destroy(skel);
-		return ret;
-	}
-	d->be_state[TRACERD_MODE_KPROBE] = skel;
-	return 0;
+	return bpf_skel_load(d, &kprobe_skel, NULL, &d->be_state[TRACERD_MODE_KPROBE], err, errlen);
 }
 
 /* Attach one kprobe (or kretprobe) of hook h at offset off. */
@@ -75,54 +61,42 @@ static int kprobe_attach_int3(struct hook *h, const struct bpf_program *prog)
 	return ret;
 }
 
-static int kprobe_attach_mode(struct tracerd *d, struct attachment *a, bool int3)
+static int kprobe_attach_hook(struct tracerd *d, struct attachment *a, struct hook *h, bool int3)
 {
-	struct kprobe_bpf *skel;
-	int ret, first = 0, n = 0;
-	size_t i;
+	struct kprobe_bpf *skel = d->be_state[TRACERD_MODE_KPROBE];
+	int ret;
 
-	ret = kprobe_load(d, a->hooks[0].err, sizeof(a->hooks[0].err));
-	if (ret)
-		return ret;
-	skel = d->be_state[TRACERD_MODE_KPROBE];
-	for (i = 0; i < a->nr_hooks; i++) {
-		struct hook *h = &a->hooks[i];
+	if (int3)
+		ret = kprobe_attach_int3(h, skel->progs.kprobe_entry);
+	else
+		ret = kprobe_attach_prog(h, 0, skel->progs.kprobe_entry, 0);
+	if (!ret && a->spec.latency)
+		ret = kprobe_attach_prog(h, 1, skel->progs.kprobe_return, 0);
+	return ret;
+}
 
-		h->err[0] = '\0';
-		if (int3)
-			ret = kprobe_attach_int3(h, skel->progs.kprobe_entry);
-		else
-			ret = kprobe_attach_prog(h, 0, skel->progs.kprobe_entry, 0);
-		if (!ret && a->spec.latency)
-			ret = kprobe_attach_prog(h, 1, skel->progs.kprobe_return, 0);
-		if (ret) {
-			hook_close_fds(h);
-			if (!first)
-				first = ret;
-			continue;
-		}
-		h->attached = true;
-		n++;
-	}
-	return n ? 0 : first;
+static int kprobe_hook(struct tracerd *d, struct attachment *a, struct hook *h)
+{
+	return kprobe_attach_hook(d, a, h, false);
+}
+
+static int kprobe_int3_hook(struct tracerd *d, struct attachment *a, struct hook *h)
+{
+	return kprobe_attach_hook(d, a, h, true);
 }
 
 static int kprobe_attach(struct tracerd *d, struct attachment *a)
 {
-	return kprobe_attach_mode(d, a, false);
+	int ret = kprobe_load(d, a->hooks[0].err, sizeof(a->hooks[0].err));
+
+	return ret ? ret : bpf_hooks_attach(d, a, kprobe_hook);
 }
 
 static int kprobe_int3_attach(struct tracerd *d, struct attachment *a)
 {
-	return kprobe_attach_mode(d, a, true);
-}
+	int ret = kprobe_load(d, a->hooks[0].err, sizeof(a->hooks[0].err));
 
-static void kprobe_detach(struct tracerd *d, struct attachment *a)
-{
-	size_t i;
-
-	for (i = 0; i < a->nr_hooks; i++)
-		hook_close_fds(&a->hooks[i]);
+	return ret ? ret : bpf_hooks_attach(d, a, kprobe_int3_hook);
 }
 
 /*
@@ -221,15 +195,14 @@ static int kprobe_int3_probe(struct tracerd *d, char *reason, size_t len)
 
 static void kprobe_fini(struct tracerd *d)
 {
-	kprobe_bpf__destroy(d->be_state[TRACERD_MODE_KPROBE]);
-	d->be_state[TRACERD_MODE_KPROBE] = NULL;
+	bpf_skel_free(&kprobe_skel, &d->be_state[TRACERD_MODE_KPROBE]);
 }
 
 const struct backend backend_kprobe = {
 	.mode = TRACERD_MODE_KPROBE,
 	.probe = kprobe_probe,
 	.attach = kprobe_attach,
-	.detach = kprobe_detach,
+	.detach = bpf_hooks_detach,
 	.misses = kprobe_misses,
 	.fini = kprobe_fini,
 };
@@ -238,7 +211,7 @@ const struct backend backend_kprobe_int3 = {
 	.mode = TRACERD_MODE_KPROBE_INT3,
 	.probe = kprobe_int3_probe,
 	.attach = kprobe_int3_attach,
-	.detach = kprobe_detach,
+	.detach = bpf_hooks_detach,
 	.misses = kprobe_misses,
 	.fini = NULL,	/* shares kprobe's state */
 };

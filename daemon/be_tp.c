@@ -13,14 +13,31 @@
 #include <bpf/libbpf.h>
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "backend.h"
+#include "bpfutil.h"
 #include "tp.skel.h"
 
 #define TP_PROBE_TARGET "task_rename"
 
 struct tp_state {
-	struct tp_bpf *btf_skel;	/* tp_btf_hit loaded */
-	struct tp_bpf *raw_skel;	/* raw_tp_hit loaded */
+	void *btf_skel;		/* struct tp_bpf, tp_btf_hit loaded */
+	void *raw_skel;		/* struct tp_bpf, raw_tp_hit loaded */
+};
+
+BPF_SKEL_ADAPTERS(tp_bpf)
+
+static const struct bpf_skel tp_btf_skel = {
+	BPF_SKEL_FNS(tp_bpf),
+	.name = "tp",
+	.progs = (const char *const[]){ "tp_btf_hit", NULL },
+	.aim = "tracepoint",
+	.what = "tp_btf program",
+};
+
+static const struct bpf_skel tp_raw_skel = {
+	BPF_SKEL_FNS(tp_bpf),
+	.name = "tp",
+	.progs = (const char *const[]){ "raw_tp_hit", NULL },
+	.what = "raw_tp program",
 };
 
 static struct tp_state *tp_state(struct tracerd *d)
@@ -34,61 +51,26 @@ static struct tp_state *tp_state(struct tracerd *d)
 static int tp_load(struct tracerd *d, bool btf, const char *target, char *err, size_t errlen)
 {
 	struct tp_state *st = tp_state(d);
-	struct tp_bpf **pskel, *skel;
-	struct bpf_program *prog;
-	char ebuf[96];
-	int ret;
 
 	if (!st)
 		return set_err(err, errlen, -ENOMEM, "out of memory");
-	pskel = btf ? &st->btf_skel : &st->raw_skel;
-	if (*pskel)
-		return 0;
-	skel = tp_bpf__open();
-	if (!skel) {
-		ret = -errno;
-		return set_err(err, errlen, ret, "failed to open tp BPF object: %s",
-			       errno_str(ret, ebuf, sizeof(ebuf)));
-	}
-	prog = btf ? skel->progs.tp_btf_hit : skel->progs.raw_tp_hit;
-	bpf_program__set_autoload(prog, true);
-	if (btf) {
-		ret = bpf_program__set_attach_target(prog, 0, target);
-		if (ret) {
-			set_err(err, errlen, ret, "no BTF for tracepoint '%s': %s", target,
-				errno_str(ret, ebuf, sizeof(ebuf)));
-			goto cleanup;
-		}
-	}
-	ret = maps_reuse(d, skel->obj);
-	if (ret) {
-		set_err(err, errlen, ret, "failed to share maps: %s", errno_str(ret, ebuf, sizeof(ebuf)));
-		goto cleanup;
-	}
-	ret = tp_bpf__load(skel);
-	if (ret) {
-		set_err(err, errlen, ret, "failed to load %s program for '%s': %s",
-			btf ? "tp_btf" : "raw_tp", target, errno_str(ret, ebuf, sizeof(ebuf)));
-		goto cleanup;
-	}
-	*pskel = skel;
-	return 0;
-cleanup:
-	tp_bpf__destroy(skel);
-	return ret;
+	return btf ? bpf_skel_load(d, &tp_btf_skel, target, &st->btf_skel, err, errlen) :
+		     bpf_skel_load(d, &tp_raw_skel, target, &st->raw_skel, err, errlen);
 }
 
 static int tp_attach_one(struct tracerd *d, struct hook *h, bool btf, char *err, size_t errlen)
 {
 	struct tp_state *st = tp_state(d);
 	struct bpf_program *tmpl;
+	struct tp_bpf *skel;
 	char ebuf[96];
 	int ret, fd;
 
 	ret = tp_load(d, btf, h->name, err, errlen);
 	if (ret)
 		return ret;
-	tmpl = btf ? st->btf_skel->progs.tp_btf_hit : st->raw_skel->progs.raw_tp_hit;
+	skel = btf ? st->btf_skel : st->raw_skel;
+	tmpl = btf ? skel->progs.tp_btf_hit : skel->progs.raw_tp_hit;
 	fd = bpf_clone_prog(tmpl, h->slot, btf ? (__u32)h->btf_id : 0, h->btf_obj_fd, err, errlen);
 	if (fd < 0)
 		return fd;
@@ -103,54 +85,44 @@ static int tp_attach_one(struct tracerd *d, struct hook *h, bool btf, char *err,
 	}
 	h->link_fd[0] = fd;
 	h->via_raw_tp = !btf;
-	h->attached = true;
 	return 0;
 }
 
-static int tp_attach(struct tracerd *d, struct attachment *a)
+/* tp_btf when the tracepoint has a btf_trace_ type and tp_btf works, else raw_tp. */
+static int tp_attach_hook(struct tracerd *d, struct attachment *a, struct hook *h)
 {
-	int first = 0, ret, n = 0;
-	char err2[sizeof(a->hooks[0].err)];
-	size_t i;
+	char err2[sizeof(h->err)];
+	int ret = -ENOENT;
 
-	for (i = 0; i < a->nr_hooks; i++) {
-		struct hook *h = &a->hooks[i];
-
-		ret = -ENOENT;
-		h->err[0] = '\0';
-		if (h->btf_id > 0 && d->features[TRACERD_MODE_TP_BTF].available)
-			ret = tp_attach_one(d, h, true, h->err, sizeof(h->err));
-		if (ret && d->raw_tp.available) {
-			ret = tp_attach_one(d, h, false, err2, sizeof(err2));
-			if (ret && !h->err[0])
-				strcpy(h->err, err2);
-			else if (!ret) {
-				log_info("tracepoint '%s': using raw_tp (%s)", h->name,
-					 h->err[0] ? h->err : "no btf_trace_ type");
-				h->err[0] = '\0';
-			}
-		}
+	if (h->btf_id > 0 && d->features[TRACERD_MODE_TP_BTF].available)
+		ret = tp_attach_one(d, h, true, h->err, sizeof(h->err));
+	if (ret && d->raw_tp.available) {
+		ret = tp_attach_one(d, h, false, err2, sizeof(err2));
 		if (ret && !h->err[0])
-			set_err(h->err, sizeof(h->err), ret, "neither tp_btf nor raw_tp available");
-		if (ret && !first)
-			first = ret;
-		n += !ret;
+			strcpy(h->err, err2);
+		else if (!ret) {
+			log_info("tracepoint '%s': using raw_tp (%s)", h->name,
+				 h->err[0] ? h->err : "no btf_trace_ type");
+			h->err[0] = '\0';
+		}
 	}
-	return n ? 0 : (first ? first : -ENOENT);
+	if (ret && !h->err[0])
+		set_err(h->err, sizeof(h->err), ret, "neither tp_btf nor raw_tp available");
+	return ret;
 }
 
-static void tp_detach(struct tracerd *d, struct attachment *a)
+/* no hook at all is -ENOENT, as if none had attached */
+static int tp_attach(struct tracerd *d, struct attachment *a)
 {
-	size_t i;
+	int ret = bpf_hooks_attach(d, a, tp_attach_hook);
 
-	for (i = 0; i < a->nr_hooks; i++)
-		hook_close_fds(&a->hooks[i]);
+	return a->nr_hooks ? ret : -ENOENT;
 }
 
 static int tp_misses(struct tracerd *d, struct attachment *a, struct hook *h,
 		     __u64 *out, const char **why)
 {
-	if (h->prog_fd[0] < 0 || bpf_prog_misses(h->prog_fd[0], out)) {
+	if (hook_prog_misses(h, out) <= 0) {
 		*why = "program not loaded";
 		return -ENODATA;
 	}
@@ -160,22 +132,16 @@ static int tp_misses(struct tracerd *d, struct attachment *a, struct hook *h,
 /* Probe tp_btf and raw_tp separately: load and really attach, then detach. */
 static int tp_probe(struct tracerd *d, char *reason, size_t len)
 {
-	struct tp_state *st;
-	struct bpf_link *l;
-	char ebuf[96];
+	struct tp_bpf *skel;
 	int ret;
 
 	ret = tp_load(d, false, TP_PROBE_TARGET, d->raw_tp.reason, sizeof(d->raw_tp.reason));
 	if (!ret) {
-		st = tp_state(d);
-		l = bpf_program__attach_raw_tracepoint(st->raw_skel->progs.raw_tp_hit, TP_PROBE_TARGET);
-		if (!l) {
-			ret = -errno;
-			set_err(d->raw_tp.reason, sizeof(d->raw_tp.reason), ret,
-				"attach to tracepoint '%s' refused: %s", TP_PROBE_TARGET,
-				errno_str(ret, ebuf, sizeof(ebuf)));
-		}
-		bpf_link__destroy(l);
+		skel = tp_state(d)->raw_skel;
+		ret = bpf_probe_link(bpf_program__attach_raw_tracepoint(skel->progs.raw_tp_hit,
+									TP_PROBE_TARGET),
+				     "tracepoint ", TP_PROBE_TARGET, d->raw_tp.reason,
+				     sizeof(d->raw_tp.reason));
 	}
 	d->raw_tp.available = !ret;
 	if (!ret)
@@ -184,15 +150,9 @@ static int tp_probe(struct tracerd *d, char *reason, size_t len)
 	ret = tp_load(d, true, TP_PROBE_TARGET, reason, len);
 	if (ret)
 		return ret;
-	st = tp_state(d);
-	l = bpf_program__attach(st->btf_skel->progs.tp_btf_hit);
-	if (!l) {
-		ret = -errno;
-		return set_err(reason, len, ret, "attach to tracepoint '%s' refused: %s",
-			       TP_PROBE_TARGET, errno_str(ret, ebuf, sizeof(ebuf)));
-	}
-	bpf_link__destroy(l);
-	return 0;
+	skel = tp_state(d)->btf_skel;
+	return bpf_probe_link(bpf_program__attach(skel->progs.tp_btf_hit), "tracepoint ",
+			      TP_PROBE_TARGET, reason, len);
 }
 
 static void tp_fini(struct tracerd *d)
@@ -201,8 +161,8 @@ static void tp_fini(struct tracerd *d)
 
 	if (!st)
 		return;
-	tp_bpf__destroy(st->btf_skel);
-	tp_bpf__destroy(st->raw_skel);
+	bpf_skel_free(&tp_btf_skel, &st->btf_skel);
+	bpf_skel_free(&tp_raw_skel, &st->raw_skel);
 	free(st);
 	d->be_state[TRACERD_MODE_TP_BTF] = NULL;
 }
@@ -211,7 +171,7 @@ const struct backend backend_tp = {
 	.mode = TRACERD_MODE_TP_BTF,
 	.probe = tp_probe,
 	.attach = tp_attach,
-	.detach = tp_detach,
+	.detach = bpf_hooks_detach,
 	.misses = tp_misses,
 	.fini = tp_fini,
 };

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Helpers shared by the BPF backends: program clones, misses, logging. */
+/*
+ * Helpers shared by the BPF backends: skeleton loading, the per-hook
+ * attach/detach loops, program clones, misses, logging.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +13,7 @@
 #include <linux/filter.h>
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "backend.h"
+#include "bpfutil.h"
 
 static const char *const errno_names[] = {
 	[EPERM] = "EPERM", [ENOENT] = "ENOENT", [ESRCH] = "ESRCH", [EINVAL] = "EINVAL",
@@ -128,4 +131,132 @@ void hook_close_fds(struct hook *h)
 		h->link[i] = NULL;
 	}
 	h->attached = false;
+}
+
+int bpf_skel_load(struct tracerd *d, const struct bpf_skel *sk, const char *target,
+		  void **pskel, char *err, size_t errlen)
+{
+	const char *const *name;
+	struct bpf_program *prog;
+	char ebuf[96];
+	void *skel;
+	int ret;
+
+	if (*pskel)
+		return 0;
+	skel = sk->open();
+	if (!skel) {
+		ret = -errno;
+		return set_err(err, errlen, ret, "failed to open %s BPF object: %s", sk->name,
+			       errno_str(ret, ebuf, sizeof(ebuf)));
+	}
+	for (name = sk->progs; *name; name++) {
+		prog = bpf_object__find_program_by_name(sk->obj(skel), *name);
+		if (!prog) {
+			ret = set_err(err, errlen, -ENOENT, "no program %s in the %s BPF object",
+				      *name, sk->name);
+			goto cleanup;
+		}
+		bpf_program__set_autoload(prog, true);
+		if (!sk->aim)
+			continue;
+		ret = bpf_program__set_attach_target(prog, 0, target);
+		if (ret) {
+			set_err(err, errlen, ret, "no BTF for %s '%s': %s", sk->aim, target,
+				errno_str(ret, ebuf, sizeof(ebuf)));
+			goto cleanup;
+		}
+	}
+	ret = maps_reuse(d, sk->obj(skel));
+	if (ret && !sk->maps_err_is_load_err) {
+		set_err(err, errlen, ret, "failed to share maps: %s", errno_str(ret, ebuf, sizeof(ebuf)));
+		goto cleanup;
+	}
+	if (!ret)
+		ret = sk->load(skel);
+	if (ret) {
+		if (target)
+			set_err(err, errlen, ret, "failed to load %s for '%s': %s", sk->what, target,
+				errno_str(ret, ebuf, sizeof(ebuf)));
+		else
+			set_err(err, errlen, ret, "failed to load %s: %s", sk->what,
+				errno_str(ret, ebuf, sizeof(ebuf)));
+		goto cleanup;
+	}
+	*pskel = skel;
+	return 0;
+cleanup:
+	sk->destroy(skel);
+	return ret;
+}
+
+void bpf_skel_free(const struct bpf_skel *sk, void **pskel)
+{
+	if (*pskel)
+		sk->destroy(*pskel);
+	*pskel = NULL;
+}
+
+int bpf_hooks_attach(struct tracerd *d, struct attachment *a,
+		     int (*one)(struct tracerd *d, struct attachment *a, struct hook *h))
+{
+	int ret, first = 0, n = 0;
+	size_t i;
+
+	for (i = 0; i < a->nr_hooks; i++) {
+		struct hook *h = &a->hooks[i];
+
+		h->err[0] = '\0';
+		ret = one(d, a, h);
+		if (ret) {
+			hook_close_fds(h);
+			if (!first)
+				first = ret;
+			continue;
+		}
+		h->attached = true;
+		n++;
+	}
+	return n ? 0 : first;
+}
+
+void bpf_hooks_detach(struct tracerd *d, struct attachment *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr_hooks; i++)
+		hook_close_fds(&a->hooks[i]);
+}
+
+int bpf_probe_link(struct bpf_link *l, const char *kind, const char *target,
+		   char *reason, size_t len)
+{
+	char ebuf[96];
+	int ret;
+
+	if (!l) {
+		ret = -errno;
+		return set_err(reason, len, ret, "attach to %s'%s' refused: %s", kind, target,
+			       errno_str(ret, ebuf, sizeof(ebuf)));
+	}
+	bpf_link__destroy(l);
+	return 0;
+}
+
+int hook_prog_misses(const struct hook *h, __u64 *out)
+{
+	int i, n = 0, ret;
+	__u64 m;
+
+	*out = 0;
+	for (i = 0; i < 2; i++) {
+		if (h->prog_fd[i] < 0)
+			continue;
+		ret = bpf_prog_misses(h->prog_fd[i], &m);
+		if (ret)
+			return ret;
+		*out += m;
+		n++;
+	}
+	return n;
 }

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the per-hook BPF backends (be_fentry.c, be_kprobe.c, be_tp.c) share
+ * beyond backend.h: loading a skeleton once, the per-hook attach and
+ * detach loops, a probe's trial attach and a hook's program misses. The
+ * helpers declared in backend.h (bpf_clone_prog, hook_close_fds, ...) live
+ * in bpfutil.c as well.
+ */
+#ifndef TRACERD_BPFUTIL_H
+#define TRACERD_BPFUTIL_H
+
+#include "backend.h"
+
+struct bpf_object;
+struct bpf_link;
+
+/*
+ * A bpftool skeleton and how to load it. The four functions are the
+ * skeleton's own, seen through void pointers: BPF_SKEL_ADAPTERS(x_bpf)
+ * defines them once per skeleton, BPF_SKEL_FNS(x_bpf) fills them in.
+ */
+struct bpf_skel {
+	void *(*open)(void);
+	struct bpf_object *(*obj)(void *skel);
+	int (*load)(void *skel);
+	void (*destroy)(void *skel);
+	const char *name;		/* "failed to open <name> BPF object" */
+	const char *const *progs;	/* programs to load (NULL-terminated); the rest stay off */
+	const char *aim;		/* non-NULL: progs attach to the target, a <aim>
+					 * ("no BTF for <aim> '<target>'") */
+	const char *what;		/* "failed to load <what>[ for '<target>']" */
+	bool maps_err_is_load_err;	/* a failure to share maps reads as a load failure */
+};
+
+#define BPF_SKEL_ADAPTERS(sk)								\
+	static void *sk##_skel_open(void) { return sk##__open(); }			\
+	static struct bpf_object *sk##_skel_obj(void *s) { return ((struct sk *)s)->obj; } \
+	static int sk##_skel_load(void *s) { return sk##__load(s); }			\
+	static void sk##_skel_destroy(void *s) { sk##__destroy(s); }
+
+#define BPF_SKEL_FNS(sk)								\
+	.open = sk##_skel_open, .obj = sk##_skel_obj, .load = sk##_skel_load,		\
+	.destroy = sk##_skel_destroy
+
+/*
+ * Open sk, turn on its programs (aimed at target if sk->aim), share the
+ * daemon's maps and load it into *pskel; nothing to do when *pskel is set.
+ * target may be NULL when sk->aim is. 0, or -errno with err set and
+ * nothing left open.
+ */
+int bpf_skel_load(struct tracerd *d, const struct bpf_skel *sk, const char *target,
+		  void **pskel, char *err, size_t errlen);
+/* Destroy *pskel (NULL-safe) and clear it. */
+void bpf_skel_free(const struct bpf_skel *sk, void **pskel);
+
+/*
+ * The per-hook attach loop: one() hooks h (0, or -errno with h->err set).
+ * A hook that fails is closed and stays unattached (the registry skips
+ * it). 0 when at least one hook is attached, else the first -errno.
+ */
+int bpf_hooks_attach(struct tracerd *d, struct attachment *a,
+		     int (*one)(struct tracerd *d, struct attachment *a, struct hook *h));
+/* The per-hook detach: a backend's detach as it is. */
+void bpf_hooks_detach(struct tracerd *d, struct attachment *a);
+
+/*
+ * A probe's trial attach: l is what a bpf_program__attach*() returned
+ * (NULL: errno says why). Destroys l; 0, or -errno with reason set to
+ * "attach to <kind>'<target>' refused: ..." (kind "" or "tracepoint ").
+ */
+int bpf_probe_link(struct bpf_link *l, const char *kind, const char *target,
+		   char *reason, size_t len);
+
+/*
+ * The recursion misses of h's cloned programs, summed into *out: how many
+ * programs were read (0: none loaded), or -errno.
+ */
+int hook_prog_misses(const struct hook *h, __u64 *out);
+
+#endif
