@@ -68,11 +68,121 @@ static inline int tracerd_arch_int3_offset(unsigned long addr,
 	*off = site + 5;
 	return 0;
 }
+
+/*
+ * Decode the ftrace call site of the function at addr: *site gets the
+ * address of the 5-byte call/nop, *insn its first 4 bytes, and *target
+ * where a call goes. Returns 1 for a call, 0 for the nop, -ENOEXEC for
+ * anything else, -EADDRNOTAVAIL when the text cannot be read.
+ */
+static inline int tracerd_arch_site(unsigned long addr, unsigned long *site,
+				    u32 *insn, unsigned long *target)
+{
+	static const u8 nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	unsigned long off;
+	u8 code[5];
+	s32 rel;
+
+	if (tracerd_arch_int3_offset(addr, &off)) {
+		/* not a call/nop5: report what is there */
+		off = 5;
+	}
+	*site = addr + off - 5;
+	if (copy_from_kernel_nofault(code, (void *)*site, sizeof(code)))
+		return -EADDRNOTAVAIL;
+	memcpy(insn, code, sizeof(*insn));
+	if (!memcmp(code, nop5, 5))
+		return 0;
+	if (code[0] != 0xe8)
+		return -ENOEXEC;
+	memcpy(&rel, code + 1, sizeof(rel));
+	*target = *site + 5 + (long)rel;
+	return 1;
+}
+#elif defined(CONFIG_ARM64)
+#include <linux/uaccess.h>
+
+#define TRACERD_A64_NOP		0xd503201fU	/* nop */
+#define TRACERD_A64_MOV_X9_LR	0xaa1e03e9U	/* mov x9, x30 */
+#define TRACERD_A64_BL_MASK	0xfc000000U
+#define TRACERD_A64_BL		0x94000000U	/* bl imm26 */
+
+static inline int tracerd_arch_int3_offset(unsigned long addr,
+					   unsigned long *off)
+{
+	return -EOPNOTSUPP;
+}
+
+#define TRACERD_A64_BR_X16	0xd61f0200U	/* br x16 */
+
+/*
+ * A module's ftrace calls go through a PLT in the module (`adrp x16; add
+ * x16, x16, #lo12; br x16` to ftrace_caller): follow one, so the target
+ * reported is where the branch really ends up.
+ */
+static inline void tracerd_a64_plt(unsigned long *target)
+{
+	__le32 code[3];
+	u32 adrp, add;
+	long page;
+
+	if (copy_from_kernel_nofault(code, (void *)*target, sizeof(code)))
+		return;
+	adrp = le32_to_cpu(code[0]);
+	add = le32_to_cpu(code[1]);
+	if ((adrp & 0x9f00001fU) != 0x90000010U ||	/* adrp x16 */
+	    (add & 0xffc003ffU) != 0x91000210U ||	/* add x16, x16, #imm12 */
+	    le32_to_cpu(code[2]) != TRACERD_A64_BR_X16)
+		return;
+	/* immhi:immlo, 21 bits of 4 KiB pages, sign-extended */
+	page = (long)((s32)((((adrp >> 5) & 0x7ffffU) << 2 | ((adrp >> 29) & 3U)) << 11) >> 11);
+	*target = (*target & ~0xfffUL) + (page << 12) + ((add >> 10) & 0xfffU);
+}
+
+/*
+ * The arm64 site (-fpatchable-function-entry): `mov x9, x30` then a nop or
+ * `bl <caller or trampoline>`, possibly behind `bti c`. Same contract as the
+ * x86_64 version.
+ */
+static inline int tracerd_arch_site(unsigned long addr, unsigned long *site,
+				    u32 *insn, unsigned long *target)
+{
+	__le32 code[3];
+	u32 i, op;
+
+	if (copy_from_kernel_nofault(code, (void *)addr, sizeof(code)))
+		return -EADDRNOTAVAIL;
+	for (i = 0; i + 1 < ARRAY_SIZE(code); i++)
+		if (le32_to_cpu(code[i]) == TRACERD_A64_MOV_X9_LR)
+			break;
+	i++;
+	*site = addr + 4 * i;
+	op = le32_to_cpu(code[i < ARRAY_SIZE(code) ? i : 0]);
+	*insn = op;
+	if (i >= ARRAY_SIZE(code))
+		return -ENOEXEC;
+	if (op == TRACERD_A64_NOP)
+		return 0;
+	if ((op & TRACERD_A64_BL_MASK) != TRACERD_A64_BL)
+		return -ENOEXEC;
+	/* imm26, in instructions, sign-extended */
+	*target = *site + (long)((s32)((op & 0x03ffffffU) << 6) >> 4);
+	tracerd_a64_plt(target);
+	return 1;
+}
 #else
 static inline int tracerd_arch_int3_offset(unsigned long addr,
 					   unsigned long *off)
 {
 	return -EOPNOTSUPP;
+}
+
+static inline int tracerd_arch_site(unsigned long addr, unsigned long *site,
+				    u32 *insn, unsigned long *target)
+{
+	*site = addr;
+	*insn = 0;
+	return -ENOEXEC;
 }
 #endif
 

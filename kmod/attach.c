@@ -379,6 +379,52 @@ void tracerd_att_free(struct tracerd_att *a)
 	tracerd_free(a);
 }
 
+/* Fill s (all but s->id) with what a's function call site does now. */
+int tracerd_att_site(const struct tracerd_att *a, struct tracerd_site *s)
+{
+	unsigned long site = 0, target = 0;
+	u32 insn = 0;
+	int ret;
+
+	ret = tracerd_arch_site(a->addr, &site, &insn, &target);
+	if (ret == -EADDRNOTAVAIL)
+		return ret;
+	s->site = site;
+	s->insn = insn;
+	if (a->mode == TRACERD_KMOD_DIRECT)
+		s->tramp = tracerd_slot_tramp(a->slot);
+	if (ret < 0) {
+		s->path = TRACERD_SITE_UNKNOWN;
+	} else if (ret == 0) {
+		s->path = TRACERD_SITE_NOP;
+	} else {
+		s->target = target;
+		s->path = s->tramp && target == s->tramp ? TRACERD_SITE_DIRECT :
+							   TRACERD_SITE_CALLER;
+		snprintf(s->target_sym, sizeof(s->target_sym), "%ps",
+			 (void *)target);
+	}
+	return 0;
+}
+
+/*
+ * Arm a callops attachment with an empty filter, on every function ftrace
+ * can trace, with func as its callback (the bench's --all case).
+ */
+int tracerd_att_arm_all(struct tracerd_att *a, ftrace_func_t func)
+{
+	int ret;
+
+	if (a->mode != TRACERD_KMOD_CALLOPS || a->armed)
+		return -EINVAL;
+	a->ops.func = func;
+	ret = register_ftrace_function(&a->ops);
+	if (ret)
+		return ret;
+	a->armed = true;
+	return 0;
+}
+
 /* a's counters summed over every CPU. */
 void tracerd_att_sum(const struct tracerd_att *a, u64 *hits, u64 *filtered)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * In-kernel hook benchmarks (TRACERD_IOC_BENCH_OPS, _PATCH).
+ * In-kernel hook benchmarks (TRACERD_IOC_BENCH_OPS, _PATCH, _ALL).
  *
  * The tracees are this module's own functions, so the benchmarks need
  * nothing else loaded: tracerd_bench_tracee() is the relevant function of
@@ -23,6 +23,7 @@
 #include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/string.h>
 
 #include "tracerd_kmod.h"
 
@@ -340,5 +341,88 @@ out_free_ips:
 	tracerd_free(ips);
 out_free_atts:
 	tracerd_free(atts);
+	return ret;
+}
+
+/*
+ * all: one callops ops on every traceable function. Its callback counts
+ * every call, and the tracee's apart: ip is the tracee's call site, which
+ * lies within its first instructions (+0, +4 behind ENDBR/BTI, +8).
+ */
+static DEFINE_PER_CPU(u64, tracerd_all_hits);
+static DEFINE_PER_CPU(u64, tracerd_all_tracee_hits);
+static unsigned long tracerd_all_tracee;
+
+static void notrace tracerd_all_func(unsigned long ip, unsigned long parent_ip,
+				     struct ftrace_ops *op,
+				     struct ftrace_regs *fregs)
+{
+	this_cpu_inc(tracerd_all_hits);
+	if (ip - READ_ONCE(tracerd_all_tracee) < 16)
+		this_cpu_inc(tracerd_all_tracee_hits);
+}
+NOKPROBE_SYMBOL(tracerd_all_func);
+
+static void tracerd_all_sum(u64 *hits, u64 *tracee)
+{
+	int cpu;
+
+	*hits = 0;
+	*tracee = 0;
+	for_each_possible_cpu(cpu) {
+		*hits += per_cpu(tracerd_all_hits, cpu);
+		*tracee += per_cpu(tracerd_all_tracee_hits, cpu);
+	}
+}
+
+static void tracerd_all_reset(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		per_cpu(tracerd_all_hits, cpu) = 0;
+		per_cpu(tracerd_all_tracee_hits, cpu) = 0;
+	}
+}
+
+/* all: attach to every traceable function, call the tracee once, detach. */
+long tracerd_bench_all(struct tracerd_bench_all *b)
+{
+	struct tracerd_att *a;
+	long ret;
+	u64 t0;
+
+	ret = tracerd_att_check(b->mode, b->flags);
+	if (ret == -EINVAL || b->mode != TRACERD_KMOD_CALLOPS ||
+	    memchr_inv(b->reserved, 0, sizeof(b->reserved)))
+		return -EINVAL;
+	if (ret)
+		return ret;
+	if (mutex_lock_interruptible(&tracerd_bench_lock))
+		return -EINTR;
+	tracerd_all_reset();
+	WRITE_ONCE(tracerd_all_tracee, (unsigned long)tracerd_bench_tracee);
+	a = tracerd_att_new(b->mode, b->flags, 0,
+			    (unsigned long)tracerd_bench_tracee);
+	if (IS_ERR(a)) {
+		ret = PTR_ERR(a);
+		goto out_unlock;
+	}
+	t0 = ktime_get_ns();
+	ret = tracerd_att_arm_all(a, tracerd_all_func);
+	if (ret) {
+		tracerd_att_free(a);
+		goto out_unlock;
+	}
+	b->attach_ns = ktime_get_ns() - t0;
+	WRITE_ONCE(tracerd_bench_sink, tracerd_bench_tracee(1));
+	t0 = ktime_get_ns();
+	tracerd_att_free(a);
+	b->detach_ns = ktime_get_ns() - t0;
+	tracerd_all_sum(&b->hits, &b->tracee_hits);
+	if (b->tracee_hits != 1)
+		ret = -EPROTO;
+out_unlock:
+	mutex_unlock(&tracerd_bench_lock);
 	return ret;
 }

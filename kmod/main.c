@@ -271,6 +271,28 @@ static long tracerd_ioc_counters(struct tracerd_file *f, void __user *arg)
 	return 0;
 }
 
+static long tracerd_ioc_site(struct tracerd_file *f, void __user *arg)
+{
+	struct tracerd_site s;
+	struct tracerd_att *a;
+	u64 id;
+	int ret;
+
+	if (copy_from_user(&id, arg, sizeof(id)))
+		return -EFAULT;
+	a = (id == 0 || id > U32_MAX) ? NULL : xa_load(&f->atts, id);
+	if (!a)
+		return -ENOENT;
+	memset(&s, 0, sizeof(s));
+	s.id = id;
+	ret = tracerd_att_site(a, &s);
+	if (ret)
+		return ret;
+	if (copy_to_user(arg, &s, sizeof(s)))
+		return -EFAULT;
+	return 0;
+}
+
 static long tracerd_ioc_stats(void __user *arg)
 {
 	struct tracerd_stats s;
@@ -285,28 +307,29 @@ static long tracerd_ioc_stats(void __user *arg)
 	return 0;
 }
 
-static long tracerd_ioc_bench_ops(void __user *arg)
+/*
+ * The benchmarks: copy in, run, copy out (on -EPROTO too, so the caller
+ * sees the counts that disagreed). _IOC_SIZE(cmd) is the struct's size.
+ */
+static long tracerd_ioc_bench(unsigned int cmd, void __user *arg)
 {
-	struct tracerd_bench_ops b;
+	union {
+		struct tracerd_bench_ops ops;
+		struct tracerd_bench_patch patch;
+		struct tracerd_bench_all all;
+	} b;
+	size_t size = _IOC_SIZE(cmd);
 	long ret;
 
-	if (copy_from_user(&b, arg, sizeof(b)))
+	if (size > sizeof(b) || copy_from_user(&b, arg, size))
 		return -EFAULT;
-	ret = tracerd_bench_ops(&b);
-	if ((ret == 0 || ret == -EPROTO) && copy_to_user(arg, &b, sizeof(b)))
-		return -EFAULT;
-	return ret;
-}
-
-static long tracerd_ioc_bench_patch(void __user *arg)
-{
-	struct tracerd_bench_patch b;
-	long ret;
-
-	if (copy_from_user(&b, arg, sizeof(b)))
-		return -EFAULT;
-	ret = tracerd_bench_patch(&b);
-	if ((ret == 0 || ret == -EPROTO) && copy_to_user(arg, &b, sizeof(b)))
+	if (cmd == TRACERD_IOC_BENCH_OPS)
+		ret = tracerd_bench_ops(&b.ops);
+	else if (cmd == TRACERD_IOC_BENCH_PATCH)
+		ret = tracerd_bench_patch(&b.patch);
+	else
+		ret = tracerd_bench_all(&b.all);
+	if ((ret == 0 || ret == -EPROTO) && copy_to_user(arg, &b, size))
 		return -EFAULT;
 	return ret;
 }
@@ -333,12 +356,13 @@ static long tracerd_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	case TRACERD_IOC_STATS:
 		return tracerd_ioc_stats(uarg);
 	case TRACERD_IOC_BENCH_OPS:
-		return tracerd_ioc_bench_ops(uarg);
 	case TRACERD_IOC_BENCH_PATCH:
-		return tracerd_ioc_bench_patch(uarg);
+	case TRACERD_IOC_BENCH_ALL:
+		return tracerd_ioc_bench(cmd, uarg);
 	case TRACERD_IOC_ATTACH:
 	case TRACERD_IOC_DETACH:
 	case TRACERD_IOC_COUNTERS:
+	case TRACERD_IOC_SITE:
 		break;
 	default:
 		return -ENOTTY;
@@ -349,6 +373,8 @@ static long tracerd_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		ret = tracerd_ioc_attach(f, uarg);
 	else if (cmd == TRACERD_IOC_DETACH)
 		ret = tracerd_ioc_detach(f, uarg);
+	else if (cmd == TRACERD_IOC_SITE)
+		ret = tracerd_ioc_site(f, uarg);
 	else
 		ret = tracerd_ioc_counters(f, uarg);
 	mutex_unlock(&f->lock);

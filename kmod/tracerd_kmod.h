@@ -65,10 +65,13 @@ int tracerd_kprobes_arm(struct tracerd_att **atts, unsigned int n);
 void tracerd_kprobes_disarm(struct tracerd_att **atts, unsigned int n);
 void tracerd_att_free(struct tracerd_att *a);
 void tracerd_att_sum(const struct tracerd_att *a, u64 *hits, u64 *filtered);
+int tracerd_att_site(const struct tracerd_att *a, struct tracerd_site *s);
+int tracerd_att_arm_all(struct tracerd_att *a, ftrace_func_t func);
 void tracerd_direct_exit(void);
 
 /* bench.c */
 long tracerd_bench_ops(struct tracerd_bench_ops *b);
 long tracerd_bench_patch(struct tracerd_bench_patch *b);
+long tracerd_bench_all(struct tracerd_bench_all *b);
 
 #endif /* TRACERD_KMOD_H */

@@ -22,8 +22,8 @@
  *   all commands
  *     ENOTTY        unknown ioctl command
  *     EFAULT        the argument pointer cannot be read or written
- *     EINVAL        malformed request: unknown mode, unknown flag bit, a flag
- *                   the mode does not take, non-zero reserved field, address
+ *     EINVAL        malformed request: unknown mode, a mode the command does
+ *                   not take, unknown flag bit, a flag the mode does not take, non-zero reserved field, address
  *                   0, tgid above PID_MAX_LIMIT, N or K of 0
  *   TRACERD_IOC_ATTACH
  *     ENAMETOOLONG  name not NUL-terminated within TRACERD_NAME_LEN bytes
@@ -44,13 +44,16 @@
  *     ENOSPC        TRACERD_MAX_ATTACH attachments on this file, or every
  *                   direct trampoline slot is in use
  *     ENOMEM        out of memory
- *   TRACERD_IOC_DETACH, TRACERD_IOC_COUNTERS
+ *   TRACERD_IOC_DETACH, TRACERD_IOC_COUNTERS, TRACERD_IOC_SITE
  *     ENOENT        no attachment with that id on this file
- *   TRACERD_IOC_BENCH_OPS, TRACERD_IOC_BENCH_PATCH
+ *   TRACERD_IOC_SITE
+ *     EADDRNOTAVAIL the function's ftrace call site cannot be read
+ *   TRACERD_IOC_BENCH_OPS, TRACERD_IOC_BENCH_PATCH, TRACERD_IOC_BENCH_ALL
  *     E2BIG         N, R, I, K or reps above its limit (direct: R above 1)
  *     EINTR         a signal arrived while waiting for another benchmark,
  *                   or the caller was killed during the call loop
- *     EPROTO        the hook counts disagree with N x R x reps (ops) or K (patch):
+ *     EPROTO        the hook counts disagree with N x R x reps (ops), K (patch)
+ *                   or 1 (all: the module's tracee, called once):
  *                   the point is an error, not a number (results are still
  *                   copied out for diagnosis)
  *     and the attach errors above, for the module's own tracee functions
@@ -80,7 +83,7 @@
 #define TRACERD_IOC_MAGIC	'x'
 
 #define TRACERD_ABI_MAJOR	1
-#define TRACERD_ABI_MINOR	1
+#define TRACERD_ABI_MINOR	2	/* 1.2: SITE, BENCH_ALL */
 
 /* Attach modes (DESIGN.md, "The three attach paths"). 0 is never valid. */
 enum tracerd_kmod_mode {
@@ -235,6 +238,61 @@ struct tracerd_bench_patch {
 	__u64 sep_hits;		/* out: (b) hook calls, must equal K */
 };
 
+/*
+ * TRACERD_IOC_SITE: what the ftrace call site of an attachment's function
+ * branches to right now (it changes as other tracers come and go on the
+ * same function). The site is the patched call instruction: x86_64 the
+ * 5-byte call at +0 (+4 behind ENDBR), arm64 the BL after `mov x9, x30`.
+ *
+ *   TRACERD_SITE_NOP     no branch: the site is not patched (e.g. a kprobe
+ *                        mode that does not go through ftrace)
+ *   TRACERD_SITE_DIRECT  a branch straight to this attachment's own direct
+ *                        trampoline (kmod-direct only)
+ *   TRACERD_SITE_CALLER  a branch to code shared through ftrace: the common
+ *                        caller (ftrace_caller, ftrace_regs_caller) or an
+ *                        ftrace ops trampoline, which then reaches the hook;
+ *                        for kmod-direct this is the indirect direct-call
+ *                        path (arm64: the trampoline is out of BL range, or
+ *                        another tracer shares the function)
+ *   TRACERD_SITE_UNKNOWN an instruction this module does not decode
+ */
+enum tracerd_site_path {
+	TRACERD_SITE_NOP	= 0,
+	TRACERD_SITE_DIRECT	= 1,
+	TRACERD_SITE_CALLER	= 2,
+	TRACERD_SITE_UNKNOWN	= 3,
+};
+
+struct tracerd_site {
+	__u64 id;		/* in: id from TRACERD_IOC_ATTACH */
+	__u64 site;		/* out: address of the call instruction */
+	__u64 target;		/* out: where it branches, 0 for NOP/UNKNOWN */
+	__u64 tramp;		/* out: kmod-direct: this attachment's trampoline */
+	__u32 path;		/* out: enum tracerd_site_path */
+	__u32 insn;		/* out: first 4 bytes at site, little endian */
+	__u64 reserved[2];	/* out: 0 */
+	char target_sym[64];	/* out: "%ps" of target ("" when none) */
+};
+
+/*
+ * TRACERD_IOC_BENCH_ALL: attach one kmod-callops ftrace_ops with an empty
+ * filter (every function ftrace can trace, what `echo function >
+ * current_tracer` patches), call the module's tracee once, and detach; time
+ * both. `hits` counts every traced call made while attached (any task, any
+ * function); `tracee_hits` the tracee's, which must be 1. The number of
+ * functions patched is the length of tracing/available_filter_functions,
+ * read by the caller. Serialized with the other benchmarks.
+ */
+struct tracerd_bench_all {
+	__u32 mode;		/* in: TRACERD_KMOD_CALLOPS (the only one) */
+	__u32 flags;		/* in: TRACERD_ATTACH_* */
+	__u64 attach_ns;	/* out: register_ftrace_function() */
+	__u64 detach_ns;	/* out: unregister_ftrace_function() */
+	__u64 hits;		/* out: traced calls while attached */
+	__u64 tracee_hits;	/* out: of them the tracee's, must be 1 */
+	__u64 reserved[3];	/* in: must be 0 */
+};
+
 #define TRACERD_IOC_VERSION	_IOR(TRACERD_IOC_MAGIC, 1, struct tracerd_version)
 #define TRACERD_IOC_FEATURES	_IOR(TRACERD_IOC_MAGIC, 2, struct tracerd_features)
 #define TRACERD_IOC_ATTACH	_IOWR(TRACERD_IOC_MAGIC, 3, struct tracerd_attach)
@@ -243,6 +301,8 @@ struct tracerd_bench_patch {
 #define TRACERD_IOC_STATS	_IOR(TRACERD_IOC_MAGIC, 6, struct tracerd_stats)
 #define TRACERD_IOC_BENCH_OPS	_IOWR(TRACERD_IOC_MAGIC, 7, struct tracerd_bench_ops)
 #define TRACERD_IOC_BENCH_PATCH	_IOWR(TRACERD_IOC_MAGIC, 8, struct tracerd_bench_patch)
+#define TRACERD_IOC_SITE	_IOWR(TRACERD_IOC_MAGIC, 9, struct tracerd_site)
+#define TRACERD_IOC_BENCH_ALL	_IOWR(TRACERD_IOC_MAGIC, 10, struct tracerd_bench_all)
 
 #ifndef __cplusplus
 _Static_assert(sizeof(struct tracerd_version) == 40, "tracerd_version ABI size");
@@ -253,6 +313,8 @@ _Static_assert(sizeof(struct tracerd_counters) == 64, "tracerd_counters ABI size
 _Static_assert(sizeof(struct tracerd_stats) == 64, "tracerd_stats ABI size");
 _Static_assert(sizeof(struct tracerd_bench_ops) == 104, "tracerd_bench_ops ABI size");
 _Static_assert(sizeof(struct tracerd_bench_patch) == 64, "tracerd_bench_patch ABI size");
+_Static_assert(sizeof(struct tracerd_site) == 120, "tracerd_site ABI size");
+_Static_assert(sizeof(struct tracerd_bench_all) == 64, "tracerd_bench_all ABI size");
 #endif
 
 #endif /* TRACERD_KMOD_ABI_H */

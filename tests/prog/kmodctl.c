@@ -22,10 +22,17 @@
  *                                         attach each MODE:FUNC, touch FILE,
  *                                         sleep until killed
  *   kmodctl hot FUNC                      call FUNC forever (load generator)
- *   kmodctl detach ID | counters ID       on a fresh fd: ENOENT expected
+ *   kmodctl detach ID | counters ID | site ID
+ *                                         on a fresh fd: ENOENT expected
  *   kmodctl ioctl-nr NR                   an unknown ioctl number
  *   kmodctl bench-ops MODE N R I [--save-regs] [--reps K]
  *   kmodctl bench-patch MODE K
+ *   kmodctl bench-all MODE [--reserved N]  every traceable function at once
+ *   kmodctl site MODE FUNC [MODE2...]     attach MODE on FUNC and print its
+ *                                         call site ("site: path=.."), then
+ *                                         for each MODE2: attach it on FUNC
+ *                                         too, print the site of the first
+ *                                         again, detach it, print again
  *   kmodctl table MODE N [REPS]           the relevant x irrelevant table
  *                                         (fastest of REPS runs, default 5)
  *
@@ -504,6 +511,8 @@ static int cmd_hot(const char *func)
 	}
 }
 
+static int print_site(int fd, __u64 id, const char *when);
+
 static int cmd_id(const char *what, const char *id)
 {
 	int fd = dev_open();
@@ -511,6 +520,8 @@ static int cmd_id(const char *what, const char *id)
 
 	if (!strcmp(what, "detach"))
 		return detach(fd, strtoull(id, NULL, 0));
+	if (!strcmp(what, "site"))
+		return print_site(fd, strtoull(id, NULL, 0), "id");
 	return read_counters(fd, strtoull(id, NULL, 0), &c);
 }
 
@@ -599,6 +610,92 @@ static int cmd_bench_patch(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_bench_all(int argc, char **argv)
+{
+	struct tracerd_bench_all b;
+	struct opts o;
+
+	if (argc < 1)
+		return 2;
+	parse_opts(argc - 1, argv + 1, &o);
+	memset(&b, 0, sizeof(b));
+	b.flags = o.flags;
+	b.mode = parse_mode(argv[0], &b.flags);
+	b.reserved[1] = o.reserved;
+	if (ioctl(dev_open(), TRACERD_IOC_BENCH_ALL, &b)) {
+		int e = errno;
+
+		printf("bench-all: error %s (%d) hits=%llu tracee_hits=%llu\n", errname(e), e,
+		       (unsigned long long)b.hits, (unsigned long long)b.tracee_hits);
+		return e;
+	}
+	printf("attach_ns=%llu detach_ns=%llu hits=%llu tracee_hits=%llu\n",
+	       (unsigned long long)b.attach_ns, (unsigned long long)b.detach_ns,
+	       (unsigned long long)b.hits, (unsigned long long)b.tracee_hits);
+	return 0;
+}
+
+static const char *site_path_name(__u32 p)
+{
+	static const char *const names[] = { "nop", "direct", "caller", "unknown" };
+
+	return p < sizeof(names) / sizeof(names[0]) ? names[p] : "?";
+}
+
+/* Print the call site of attachment id: 0 or errno. */
+static int print_site(int fd, __u64 id, const char *when)
+{
+	struct tracerd_site s = { .id = id };
+
+	if (ioctl(fd, TRACERD_IOC_SITE, &s)) {
+		int e = errno;
+
+		printf("site %s: error %s (%d)\n", when, errname(e), e);
+		return e;
+	}
+	s.target_sym[sizeof(s.target_sym) - 1] = '\0';
+	/* tramp_mb: distance from the site to the trampoline, MiB */
+	printf("site %s: path=%s insn=%08x target=%s tramp=%s tramp_mb=%llu\n", when,
+	       site_path_name(s.path), s.insn, s.target_sym[0] ? s.target_sym : "-",
+	       !s.tramp ? "none" : s.target == s.tramp ? "same" : "other",
+	       !s.tramp ? 0ULL : (unsigned long long)(s.tramp > s.site ? s.tramp - s.site
+								: s.site - s.tramp) >> 20);
+	return 0;
+}
+
+static int cmd_site(int argc, char **argv)
+{
+	struct tracerd_attach req, req2;
+	struct opts o;
+	int fd, err, i;
+
+	if (argc < 2)
+		return 2;
+	parse_opts(0, NULL, &o);
+	fd = dev_open();
+	make_req(&req, argv[0], argv[1], &o, 0);
+	err = do_attach(fd, &req, 0);
+	if (err)
+		return err;
+	err = print_site(fd, req.id, argv[0]);
+	for (i = 2; !err && i < argc; i++) {
+		char when[64];
+
+		make_req(&req2, argv[i], argv[1], &o, 0);
+		err = do_attach(fd, &req2, 0);
+		if (err)
+			break;
+		snprintf(when, sizeof(when), "%s+%s", argv[0], argv[i]);
+		err = print_site(fd, req.id, when);
+		if (!err)
+			err = detach(fd, req2.id);
+		if (!err)
+			err = print_site(fd, req.id, argv[0]);
+	}
+	close(fd);
+	return err;
+}
+
 /* The table of seed 000: relevant x irrelevant, per-call and overhead. */
 static int cmd_table(int argc, char **argv)
 {
@@ -669,7 +766,8 @@ int main(int argc, char **argv)
 		return cmd_hold(rest, av);
 	if (!strcmp(cmd, "hot") && rest == 1)
 		return cmd_hot(av[0]);
-	if ((!strcmp(cmd, "detach") || !strcmp(cmd, "counters")) && rest == 1)
+	if ((!strcmp(cmd, "detach") || !strcmp(cmd, "counters") || !strcmp(cmd, "site")) &&
+	    rest == 1)
 		return cmd_id(cmd, av[0]);
 	if (!strcmp(cmd, "ioctl-nr") && rest == 1)
 		return cmd_ioctl_nr(av[0]);
@@ -677,6 +775,10 @@ int main(int argc, char **argv)
 		return cmd_bench_ops(rest, av);
 	if (!strcmp(cmd, "bench-patch"))
 		return cmd_bench_patch(rest, av);
+	if (!strcmp(cmd, "bench-all"))
+		return cmd_bench_all(rest, av);
+	if (!strcmp(cmd, "site"))
+		return cmd_site(rest, av);
 	if (!strcmp(cmd, "table"))
 		return cmd_table(rest, av);
 	fprintf(stderr, "usage: see the head of tests/prog/kmodctl.c\n");

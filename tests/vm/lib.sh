@@ -13,7 +13,7 @@ VM_KERNELS_ALL="6.1 6.12 6.12-arm64"
 # where call sites branch to the module's trampoline directly instead of
 # through ftrace_caller.
 VM_BOOTS_ALL="6.12-arm64 6.1 6.12 6.12-arm64@nokaslr 6.12@retbleed=stuff 6.12@systemd"
-VM_VARIANT_TESTS=${VM_VARIANT_TESTS:-"01-kmod-load 20-kmod-attach 24-kmod-bench"}
+VM_VARIANT_TESTS=${VM_VARIANT_TESTS:-"01-kmod-load 20-kmod-attach 24-kmod-bench 26-kmod-site"}
 # KERNEL@systemd boots real systemd as PID 1 (guest/systemd-run reports
 # like guest/init) and runs only these tests: the installed service.
 VM_SYSTEMD_TESTS=${VM_SYSTEMD_TESTS:-"70-systemd"}
