@@ -29,6 +29,7 @@ struct grid_opts {
 	long long rel[16], irr[16], ks[16];
 	int nrel, nirr, nks;
 	bool grid;
+	bool all;		/* attach --all: every traceable function, callops */
 	const char *modes[16];
 	int nmodes;
 };
@@ -129,9 +130,8 @@ static int grid_opts(struct bench *b, int argc, char **argv, struct grid_opts *o
 			o->grid = true;
 			break;
 		case 'A':
-			return cli_error(b->cli, EXIT_USAGE, "usage", "bench attach --all: not "
-					 "implemented yet (K is at most 1024, the module's bench "
-					 "functions)");
+			o->all = true;
+			break;
 		case 'm':
 			ret = pick_modes(b, optarg, known, nknown, o);
 			if (ret)
@@ -416,6 +416,52 @@ static void attach_point(struct bench *b, const char *mode, const char *how, lon
 	point_value(p, "detach_us", "us", &det);
 }
 
+/*
+ * attach --all: one kmod-callops ftrace_ops with an empty filter, on every
+ * function ftrace can trace (module time). The counts behind the point:
+ * the module's tracee, called once while attached, counted exactly once.
+ */
+static void attach_all_point(struct bench *b)
+{
+	struct series att = {}, det = {};
+	json_object *p, *args, *r;
+	char msg[512];
+	long long funcs = 0, runs = 0;
+	int i, ret;
+
+	p = bench_point(b, "kmod-callops/all");
+	point_label(p, "mode", "kmod-callops");
+	point_label(p, "how", "all");
+	for (i = -b->warmup; i < b->reps; i++) {
+		bench_progress(b, "kmod-callops/all: %s", i < 0 ? "warm-up" : "measuring");
+		args = mode_args("kmod-callops");
+		ret = bench_call(b, "patch_all", args, &r, msg, sizeof(msg));
+		if (ret) {
+			point_status(b, p, ret == -(int)PROTO_E_UNAVAILABLE ? "unavailable" : "error",
+				     "%s", msg);
+			return;
+		}
+		if (jint(r, "tracee_hits", -1) != 1) {
+			point_count(p, "tracee_hits", 1, jint(r, "tracee_hits", -1));
+			point_status(b, p, "error", "the tracee was counted %lld times, expected 1",
+				     jint(r, "tracee_hits", -1));
+			json_object_put(r);
+			return;
+		}
+		funcs = jint(r, "functions", 0);
+		if (i >= 0) {
+			series_add(&att, jint(r, "attach_ns", 0) / 1e3);
+			series_add(&det, jint(r, "detach_ns", 0) / 1e3);
+			runs++;
+		}
+		json_object_put(r);
+	}
+	point_label_int(p, "funcs", funcs);
+	point_count(p, "tracee_hits", runs, runs);
+	point_value(p, "attach_us", "us", &att);
+	point_value(p, "detach_us", "us", &det);
+}
+
 void attach_table(struct bench *b, FILE *f)
 {
 	size_t i, n = json_object_array_length(b->points);
@@ -442,6 +488,9 @@ void attach_table(struct bench *b, FILE *f)
 	}
 	fprintf(f, "one: one hook for all K (kmod: one ftrace_ops with K filter entries or one "
 		"register_kprobes batch; BPF: one attachment of a glob); separate: K hooks\n");
+	if (jget(b->options, "all") && json_object_get_boolean(jget(b->options, "all")))
+		fprintf(f, "all: one kmod-callops ftrace_ops with an empty filter, every function in "
+			"available_filter_functions (K)\n");
 }
 
 static int attach_svg(struct bench *b, FILE *f)
@@ -502,6 +551,7 @@ int bench_attach(struct bench *b, int argc, char **argv)
 		}
 	json_object_object_add(b->options, "funcs", int_array(o.ks, o.nks));
 	json_object_object_add(b->options, "modes", str_array(o.modes, o.nmodes));
+	json_object_object_add(b->options, "all", json_object_new_boolean(o.all));
 	for (m = 0; m < o.nmodes; m++) {
 		bool unavailable = false;
 
@@ -509,5 +559,7 @@ int bench_attach(struct bench *b, int argc, char **argv)
 			for (i = 0; i < o.nks; i++)
 				attach_point(b, o.modes[m], hows[h], o.ks[i], &unavailable);
 	}
+	if (o.all)
+		attach_all_point(b);
 	return bench_end(b, attach_table, attach_svg);
 }

@@ -53,7 +53,7 @@ static void usage(void)
 	       "  ops       kmod in-kernel benchmark: relevant x irrelevant tracers\n"
 	       "            [-n CALLS] [--relevant LIST] [--irrelevant LIST] [--grid] [--modes LIST]\n"
 	       "  attach    time to attach and detach K functions per mode\n"
-	       "            [-k LIST] [--modes LIST] [--all]\n"
+	       "            [-k LIST] [--modes LIST] [--all: + every traceable function, callops]\n"
 	       "  workload  dd-style writes and a hackbench-style load with a function traced\n"
 	       "            [-n WRITES] [--function F] [--groups G] [--loops L] [--modes LIST]\n"
 	       "  compare   A.json B.json [--force]: two runs side by side with ratios\n"

@@ -4,6 +4,26 @@
 #include <time.h>
 #include "tracectl.h"
 
+/*
+ * kmod attachments: where each function's ftrace call site branches now
+ * ("direct": straight to the kmod-direct trampoline; "caller": through
+ * ftrace_caller or an ops trampoline; "nop").
+ */
+static void print_sites(json_object *sites)
+{
+	size_t i, n = sites ? json_object_array_length(sites) : 0;
+
+	for (i = 0; i < n; i++) {
+		json_object *s = json_object_array_get_idx(sites, i);
+
+		if (jget(s, "path"))
+			printf("     site %s: %s%s%s\n", jstr(s, "function", "?"), jstr(s, "path", "?"),
+			       jget(s, "target") ? " -> " : "", jstr(s, "target", ""));
+		else
+			printf("     site %s: %s\n", jstr(s, "function", "?"), jstr(s, "error", "?"));
+	}
+}
+
 static void print_list(json_object *r)
 {
 	json_object *arr = jget(r, "attachments");
@@ -26,6 +46,7 @@ static void print_list(json_object *r)
 		       json_object_array_length(jget(a, "functions")),
 		       jbool(a, "latency") ? "yes" : "no", jint(a, "pid", 0) ? pid : "-", since,
 		       jstr(a, "mode_reason", ""));
+		print_sites(jget(a, "sites"));
 	}
 }
 
@@ -50,6 +71,6 @@ static int list_exec(struct cli *cli, int argc, char **argv)
 const struct cmd_entry cmd_list = {
 	.name = "list",
 	.args = "",
-	.summary = "attachments: id, target, mode, why that mode, since",
+	.summary = "attachments: id, target, mode, why that mode, since; kmod call sites",
 	.exec = list_exec,
 };

@@ -18,10 +18,21 @@ static void print_status(json_object *r)
 		printf("  %-13s %-3s %s\n", name, jbool(v, "available") ? "yes" : "no",
 		       jstr(v, "reason", ""));
 	}
-	if (jbool(k, "present"))
+	if (jbool(k, "present")) {
+		json_object *cfg = jget(k, "config");
+		const char *sep = "";
+
 		printf("kmod: present, ABI %lld.%lld, module %s\n", jint(k, "abi_major", 0),
 		       jint(k, "abi_minor", 0), jstr(k, "module_version", "?"));
-	else
+		printf("kernel config (as the module was built):");
+		json_object_object_foreach(cfg, cname, cv) {
+			if (json_object_get_boolean(cv)) {
+				printf("%s %s", sep, cname);
+				sep = ",";
+			}
+		}
+		printf("%s\n", *sep ? "" : " (none reported)");
+	} else
 		printf("%s\n", jstr(k, "reason", "kmod: absent"));
 }
 

@@ -20,6 +20,7 @@
 #include "../lib/modes.h"
 #include "../lib/util.h"
 #include "backend.h"
+#include "registry.h"
 
 static __u32 kmod_mode(enum tracerd_mode m)
 {
@@ -82,6 +83,7 @@ static int kmod_open(struct tracerd *d, __u32 *modes)
 		goto fail;
 	}
 	feat_modes = *modes = f.modes;
+	k->feat_flags = f.flags;
 	k->present = true;
 	k->reason[0] = '\0';
 	return 0;
@@ -305,3 +307,87 @@ static void kmod_fini(struct tracerd *d)
 KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, kmod_callops_probe, kmod_fini);
 KMOD_BACKEND(backend_kmod_direct, TRACERD_MODE_KMOD_DIRECT, kmod_direct_probe, NULL);
 KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, kmod_kprobe_probe, NULL);
+
+/* The kernel configuration that matters to the paths, as the module saw it. */
+json_object *kmod_config_json(const struct tracerd *d)
+{
+	static const struct { __u64 bit; const char *name; } cfg[] = {
+		{ TRACERD_FEAT_DYNAMIC_FTRACE, "CONFIG_DYNAMIC_FTRACE" },
+		{ TRACERD_FEAT_DIRECT_CALLS, "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS" },
+		{ TRACERD_FEAT_CALL_OPS, "CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS" },
+		{ TRACERD_FEAT_WITH_ARGS, "CONFIG_DYNAMIC_FTRACE_WITH_ARGS" },
+		{ TRACERD_FEAT_WITH_REGS, "CONFIG_DYNAMIC_FTRACE_WITH_REGS" },
+		{ TRACERD_FEAT_KPROBES, "CONFIG_KPROBES" },
+		{ TRACERD_FEAT_KPROBES_ON_FTRACE, "CONFIG_KPROBES_ON_FTRACE" },
+		{ TRACERD_FEAT_IBT, "CONFIG_X86_KERNEL_IBT" },
+		{ TRACERD_FEAT_CALL_DEPTH, "CONFIG_CALL_DEPTH_TRACKING" },
+		{ TRACERD_FEAT_FPROBE, "CONFIG_FPROBE" },
+	};
+	json_object *o;
+	size_t i;
+
+	if (!d->kmod.present)
+		return NULL;
+	o = json_object_new_object();
+	for (i = 0; i < ARRAY_SIZE(cfg); i++)
+		json_object_object_add(o, cfg[i].name,
+				       json_object_new_boolean(!!(d->kmod.feat_flags & cfg[i].bit)));
+	return o;
+}
+
+static const char *site_path_name(__u32 p)
+{
+	switch (p) {
+	case TRACERD_SITE_NOP:
+		return "nop";
+	case TRACERD_SITE_DIRECT:
+		return "direct";
+	case TRACERD_SITE_CALLER:
+		return "caller";
+	default:
+		return "unknown";
+	}
+}
+
+/*
+ * Per function of a kmod attachment: what its ftrace call site branches to
+ * now (TRACERD_IOC_SITE): "direct" (straight to the kmod-direct trampoline),
+ * "caller" (through ftrace_caller or an ops trampoline), "nop".
+ */
+json_object *kmod_sites_json(struct tracerd *d, const struct attachment *a)
+{
+	json_object *arr;
+	char ebuf[96];
+	size_t i;
+
+	if (a->mode != TRACERD_MODE_KMOD_CALLOPS && a->mode != TRACERD_MODE_KMOD_DIRECT &&
+	    a->mode != TRACERD_MODE_KMOD_KPROBE)
+		return NULL;
+	arr = json_object_new_array();
+	for (i = 0; i < a->nr_hooks; i++) {
+		const struct hook *h = &a->hooks[i];
+		struct tracerd_site s = { .id = h->kmod_id };
+		json_object *o;
+
+		if (!h->kmod_id)
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "function", json_object_new_string(h->name));
+		if (d->kmod.fd < 0 || ioctl(d->kmod.fd, TRACERD_IOC_SITE, &s)) {
+			int err = d->kmod.fd < 0 ? -ENODEV : -errno;
+
+			json_object_object_add(o, "path", NULL);
+			json_object_object_add(o, "error", json_object_new_string(
+				err == -ENOTTY ? "kmod: module older than ABI 1.2 (no SITE ioctl)" :
+				errno_str(err, ebuf, sizeof(ebuf))));
+		} else {
+			s.target_sym[sizeof(s.target_sym) - 1] = '\0';
+			json_object_object_add(o, "path",
+					       json_object_new_string(site_path_name(s.path)));
+			json_object_object_add(o, "target", s.target_sym[0] ?
+					       json_object_new_string(s.target_sym) : NULL);
+		}
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}

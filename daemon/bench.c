@@ -11,13 +11,15 @@
  *            "empty" BPF program (bpf/bench.bpf.c); returns a handle
  *   read     the exact count of a handle (and its latency samples)
  *   unhook   remove a handle, or every benchmark hook ("all")
- *   ops      TRACERD_IOC_BENCH_OPS, patch: TRACERD_IOC_BENCH_PATCH
+ *   ops      TRACERD_IOC_BENCH_OPS, patch: TRACERD_IOC_BENCH_PATCH,
+ *            patch_all: TRACERD_IOC_BENCH_ALL (every traceable function)
  *   store    keep a trigger result in state_dir (bench_store.c)
  *
  * A mode the kernel lacks is PROTO_E_UNAVAILABLE with the reason probed at
  * start (or the kernel's errno), never a silent skip.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -598,6 +600,67 @@ static enum proto_code op_patch(struct tracerd *d, json_object *args, json_objec
 	return PROTO_OK;
 }
 
+/* Lines of tracefs' available_filter_functions: what an all-ops patches. */
+static long long count_traceable(void)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/available_filter_functions",
+		"/sys/kernel/debug/tracing/available_filter_functions",
+	};
+	char buf[65536];
+	long long n = -1;
+	size_t i;
+	ssize_t r;
+	int fd = -1;
+
+	for (i = 0; fd < 0 && i < ARRAY_SIZE(paths); i++)
+		fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = 0;
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		for (i = 0; i < (size_t)r; i++)
+			n += buf[i] == '\n';
+	if (r < 0)
+		n = -1;
+	close(fd);
+	return n;
+}
+
+/* patch_all: one kmod-callops ops on every traceable function. */
+static enum proto_code op_patch_all(struct tracerd *d, json_object *args, json_object **result,
+				    char *msg, size_t msglen)
+{
+	struct tracerd_bench_all b = {};
+	enum proto_code code = kmod_bench_args(d, args, &b.mode, &b.flags, msg, msglen);
+	long long funcs;
+	json_object *o;
+
+	if (code)
+		return code;
+	if (b.mode != TRACERD_KMOD_CALLOPS) {
+		snprintf(msg, msglen, "bench patch_all: kmod-callops only (one ftrace_ops on every "
+			 "traceable function)");
+		return PROTO_E_BAD_REQUEST;
+	}
+	funcs = count_traceable();
+	if (funcs <= 0) {
+		snprintf(msg, msglen, "bench patch_all: cannot read tracefs "
+			 "available_filter_functions (is tracefs mounted?)");
+		return PROTO_E_UNAVAILABLE;
+	}
+	if (ioctl(d->kmod.fd, TRACERD_IOC_BENCH_ALL, &b))
+		return kmod_bench_error(-errno, "all-functions", msg, msglen);
+	o = json_object_new_object();
+	add_u64(o, "attach_ns", b.attach_ns);
+	add_u64(o, "detach_ns", b.detach_ns);
+	add_u64(o, "hits", b.hits);
+	add_u64(o, "tracee_hits", b.tracee_hits);
+	add_u64(o, "functions", (__u64)funcs);
+	*result = o;
+	return PROTO_OK;
+}
+
 /*
  * attach: time attaching and detaching K of the test module's functions
  * (tracerd_testmod_fn_000 .. _3ff: distinct functions with BTF; tracerd's
@@ -680,34 +743,6 @@ static enum proto_code op_attach_time(struct tracerd *d, json_object *args,
 	return PROTO_OK;
 }
 
-/* The kmod's view of the kernel configuration that matters to the paths. */
-static json_object *kmod_config_json(struct tracerd *d)
-{
-	static const struct { __u64 bit; const char *name; } cfg[] = {
-		{ TRACERD_FEAT_DYNAMIC_FTRACE, "CONFIG_DYNAMIC_FTRACE" },
-		{ TRACERD_FEAT_DIRECT_CALLS, "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS" },
-		{ TRACERD_FEAT_CALL_OPS, "CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS" },
-		{ TRACERD_FEAT_WITH_ARGS, "CONFIG_DYNAMIC_FTRACE_WITH_ARGS" },
-		{ TRACERD_FEAT_WITH_REGS, "CONFIG_DYNAMIC_FTRACE_WITH_REGS" },
-		{ TRACERD_FEAT_KPROBES, "CONFIG_KPROBES" },
-		{ TRACERD_FEAT_KPROBES_ON_FTRACE, "CONFIG_KPROBES_ON_FTRACE" },
-		{ TRACERD_FEAT_IBT, "CONFIG_X86_KERNEL_IBT" },
-		{ TRACERD_FEAT_CALL_DEPTH, "CONFIG_CALL_DEPTH_TRACKING" },
-		{ TRACERD_FEAT_FPROBE, "CONFIG_FPROBE" },
-	};
-	struct tracerd_features f = {};
-	json_object *o;
-	size_t i;
-
-	if (d->kmod.fd < 0 || ioctl(d->kmod.fd, TRACERD_IOC_FEATURES, &f))
-		return NULL;
-	o = json_object_new_object();
-	for (i = 0; i < ARRAY_SIZE(cfg); i++)
-		json_object_object_add(o, cfg[i].name,
-				       json_object_new_boolean(!!(f.flags & cfg[i].bit)));
-	return o;
-}
-
 static enum proto_code op_info(struct tracerd *d, json_object *args, json_object **result,
 			       char *msg, size_t msglen)
 {
@@ -761,7 +796,8 @@ enum proto_code cmd_bench(struct tracerd *d, json_object *args, json_object **re
 	} ops[] = {
 		{ "info", op_info }, { "hook", op_hook }, { "read", op_read },
 		{ "unhook", op_unhook }, { "ops", op_ops }, { "patch", op_patch },
-		{ "attach", op_attach_time }, { "store", bench_store },
+		{ "patch_all", op_patch_all }, { "attach", op_attach_time },
+		{ "store", bench_store },
 	};
 	bool bad = false;
 	const char *op = proto_arg_str(args, "op", &bad);
@@ -771,6 +807,6 @@ enum proto_code cmd_bench(struct tracerd *d, json_object *args, json_object **re
 		if (!strcmp(op, ops[i].op))
 			return ops[i].fn(d, args, result, msg, msglen);
 	snprintf(msg, msglen, "bench: \"op\" must be one of info, hook, read, unhook, ops, "
-		 "patch, attach, store");
+		 "patch, patch_all, attach, store");
 	return PROTO_E_BAD_REQUEST;
 }

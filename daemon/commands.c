@@ -24,8 +24,9 @@ static json_object *feature_json(const struct feature *f)
 	return o;
 }
 
-static json_object *kmod_json(const struct kmod_info *k)
+static json_object *kmod_json(const struct tracerd *d)
 {
+	const struct kmod_info *k = &d->kmod;
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "present", json_object_new_boolean(k->present));
@@ -34,6 +35,7 @@ static json_object *kmod_json(const struct kmod_info *k)
 	json_object_object_add(o, "module_version", k->present ?
 			       json_object_new_string(k->module_version) : NULL);
 	json_object_object_add(o, "reason", k->reason[0] ? json_object_new_string(k->reason) : NULL);
+	json_object_object_add(o, "config", kmod_config_json(d));
 	return o;
 }
 
@@ -59,7 +61,7 @@ static enum proto_code cmd_status(struct tracerd *d, json_object *args, json_obj
 			json_object_object_add(f, "raw_tp", feature_json(&d->raw_tp));
 	}
 	json_object_object_add(o, "features", f);
-	json_object_object_add(o, "kmod", kmod_json(&d->kmod));
+	json_object_object_add(o, "kmod", kmod_json(d));
 	json_object_object_add(o, "attachments", json_object_new_int(registry_count(d)));
 	json_object_object_add(o, "slots_used", json_object_new_int(d->nr_slots_used));
 	*result = o;
@@ -132,8 +134,13 @@ static enum proto_code cmd_list(struct tracerd *d, json_object *args, json_objec
 	json_object *arr = json_object_new_array();
 	struct attachment *a;
 
-	for (a = d->attachments; a; a = a->next)
-		json_object_array_add(arr, attachment_json(a));
+	for (a = d->attachments; a; a = a->next) {
+		json_object *o = attachment_json(a), *sites = kmod_sites_json(d, a);
+
+		if (sites)
+			json_object_object_add(o, "sites", sites);
+		json_object_array_add(arr, o);
+	}
 	*result = json_object_new_object();
 	json_object_object_add(*result, "attachments", arr);
 	return PROTO_OK;

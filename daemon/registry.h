@@ -32,6 +32,10 @@ int hook_stats(struct tracerd *d, struct attachment *a, struct hook *h, struct h
 /* JSON views (docs/protocol.md: list, stats). */
 json_object *attachment_json(const struct attachment *a);
 json_object *hook_stats_json(const struct hook_stats *hs, bool latency);
+/* be_kmod.c: the kernel config the module reports, and where the ftrace call
+ * site of each of a's functions branches now (kmod modes; NULL otherwise) */
+json_object *kmod_config_json(const struct tracerd *d);
+json_object *kmod_sites_json(struct tracerd *d, const struct attachment *a);
 /* stats filtered by id (0: any) and target (NULL: any); merged per function */
 enum proto_code registry_stats(struct tracerd *d, unsigned int id, const char *target,
 			       bool merge, json_object **result, char *msg, size_t msglen);

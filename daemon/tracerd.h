@@ -34,6 +34,7 @@ struct kmod_info {
 	int fd;			/* /dev/tracerd, -1 when absent */
 	__u32 abi_major, abi_minor;
 	char module_version[32];
+	__u64 feat_flags;	/* TRACERD_FEAT_*: the kernel config it was built for */
 	char reason[256];
 };
 

@@ -43,5 +43,30 @@ for m in $modes; do
 	echo "$m: misses $($C --json stats "$id" | jp '.stats[0].misses' '.stats[0].misses_reason' | tr '\n' ' ')"
 	$C detach "$id" > /dev/null || fail "detach $id"
 done
+# status: the kernel config the module reports; list: where the call site
+# of a kmod-direct attachment branches (x86_64: straight to its trampoline;
+# arm64: there when in bl range, else through ftrace_caller)
+st=$($C --json status)
+expect_eq "status: kmod config DYNAMIC_FTRACE" \
+	"$(jp '.kmod.config.CONFIG_DYNAMIC_FTRACE' <<< "$st")" true
+want=false; [ "$KERNEL_NAME" = 6.12-arm64 ] && want=true
+expect_eq "status: kmod config CALL_OPS" \
+	"$(jp '.kmod.config.CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS' <<< "$st")" "$want"
+$C status | grep -q '^kernel config (as the module was built): CONFIG_DYNAMIC_FTRACE' ||
+	fail "status does not print the kernel config"
+if [ "$(feature kmod-direct)" = true ]; then
+	id=$($C --json attach "$fn" --mode kmod-direct | jp '.attachment.id')
+	l=$($C --json list)
+	path=$(jp '.attachments[0].sites[0].path' <<< "$l")
+	target=$(jp '.attachments[0].sites[0].target' <<< "$l")
+	echo "kmod-direct on $fn: site path $path, target $target"
+	case "$(uname -m):$path:$target" in
+	x86_64:direct:tracerd_direct_tramp_*|aarch64:direct:tracerd_direct_tramp_*) ;;
+	aarch64:caller:ftrace_caller) ;;
+	*) fail "kmod-direct site: path '$path' target '$target'" ;;
+	esac
+	$C list | grep -q "^     site $fn: $path -> " || fail "list does not print the site"
+	$C detach "$id" > /dev/null || fail "detach $id"
+fi
 expect_eq "attachments left" "$($C --json list | jp '.attachments|length')" 0
 daemon_stop

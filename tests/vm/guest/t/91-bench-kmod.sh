@@ -2,9 +2,11 @@
 # tracectl bench ops and attach, small: the kmod's relevant x irrelevant
 # grid (N x R hits exactly, no irrelevant hit) for every native mode this
 # kernel has, and attach/detach of K functions per mode (K hits / K
-# functions hooked). An error point fails (tracectl exits 1); an
-# unavailable one needs a reason; the SVG charts are written. No timing
-# assertion.
+# functions hooked), and --all: one callops ops on every traceable function
+# (its tracee counted exactly once per run). An error point fails (tracectl
+# exits 1); an unavailable one needs a reason; the SVG charts are written.
+# No timing assertion. The JSON goes to the host (tests/vm/bench-check.sh).
+# timeout: 600 1800
 source ./t/40-daemon-lib.sh
 load_testmod
 [ -e /dev/tracerd ] || load_kmod
@@ -13,7 +15,7 @@ trap daemon_cleanup EXIT
 r="-r 2 -w 0"
 $C bench ops --ci -n "$(size 1000 100000)" $r -o "$TD/ops.json" --svg "$TD/ops.svg" ||
 	fail "bench ops failed (exit $?)"
-$C bench attach --ci $r -o "$TD/attach.json" --svg "$TD/attach.svg" ||
+$C bench attach --ci --all $r -o "$TD/attach.json" --svg "$TD/attach.svg" ||
 	fail "bench attach failed (exit $?)"
 grep -q '</svg>' "$TD/ops.svg" && grep -q '<polyline' "$TD/ops.svg" || fail "ops.svg"
 grep -q '</svg>' "$TD/attach.svg" && grep -q '<polyline' "$TD/attach.svg" || fail "attach.svg"
@@ -37,5 +39,15 @@ i=$(jpath '.points[*].key' < "$TD/ops.json" | grep -n '^kmod-callops/R2/I0$' | c
 expect_eq "ops kmod-callops/R2/I0: relevant hits over 2 runs" \
 	"$(jpath ".points[$((i - 1))].counts.relevant_hits.counted" < "$TD/ops.json")" \
 	$((2 * 2 * $(size 1000 100000)))
+expect_eq "attach kmod-callops/all" "$(status "$TD/attach.json" kmod-callops/all)" ok
+i=$(jpath '.points[*].key' < "$TD/attach.json" | grep -n '^kmod-callops/all$' | cut -d: -f1)
+expect_eq "attach kmod-callops/all: tracee counted once per run" \
+	"$(jpath ".points[$((i - 1))].counts.tracee_hits.counted" < "$TD/attach.json")" 2
+expect_eq "attach kmod-callops/all: functions" \
+	"$(jpath ".points[$((i - 1))].labels.funcs" < "$TD/attach.json")" \
+	"$(wc -l < /sys/kernel/tracing/available_filter_functions)"
+expect_eq "enabled_functions after --all" "$(wc -l < /sys/kernel/tracing/enabled_functions)" 0
 daemon_stop
 trap - EXIT
+emit_bench ops "$TD/ops.json"
+emit_bench attach "$TD/attach.json"
