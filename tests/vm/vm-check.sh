@@ -38,6 +38,12 @@ one() {
 	fi
 	k=$b
 	local out; out=$(tr -d '\r' < "$run/out.log" 2>/dev/null)
+	# bench results the guest handed over (t/9*-bench-*.sh: emit_bench)
+	mkdir -p "$O/results/bench"
+	printf '%s\n' "$out" | awk -v dir="$O/results/bench" -v name="$k" '
+		/^ *==BENCH-JSON / { f = dir "/" name "-" $2 ".json"; printf "" > f; next }
+		/^ *==BENCH-END/ { close(f); f = ""; next }
+		f != "" { sub(/^    /, ""); print > f }'
 	printf '%s\n' "$out" | sed -n '/^@@TEST /{s/^@@TEST \([^ ]*\) \([A-Z]*\) *\(.*\)$/vm-'"$k"'\/\1\t\2\t\3/;p}' >> "$res"
 	local why=""
 	if ! grep -q '^@@EXIT' <<< "$out"; then
@@ -56,7 +62,8 @@ one() {
 	{
 		echo "=== vm $k ==="
 		sed 's/^/  /' "$run/harness.log"
-		printf '%s\n' "$out" | sed -n '/^@@BOOTED/,/^@@EXIT/p' | sed 's/^/  /'
+		printf '%s\n' "$out" | sed -n '/^@@BOOTED/,/^@@EXIT/p' |
+			sed '/^ *==BENCH-JSON /,/^ *==BENCH-END/d; s/^/  /'
 		[ -n "$dm" ] && printf '%s\n' "$dm" | sed 's/^/  /'
 		[ -n "$why" ] && { echo "  $why; console tail:"; tail -n 30 "$run/console.log" | tr -d '\r' | sed 's/^/    /'; }
 	} > "$run/report.txt"
@@ -76,6 +83,19 @@ for k in $kernels; do
 		[ "$r" = FAIL ] && fail=1
 	done < "$O/results/vm-$k.tsv"
 done
+# bench compare of the 6.1 and 6.12 results (schema, ratios, refusals)
+if [[ " $kernels " == *" 6.1 "* && " $kernels " == *" 6.12 "* ]]; then
+	res=$O/results/vm-bench.tsv
+	if O=$O "$here/bench-check.sh" --from "$O/results/bench" > "$O/results/bench/check.log" 2>&1; then
+		printf 'vm-bench/compare-6.1-6.12\tPASS\t\n' > "$res"
+	else
+		printf 'vm-bench/compare-6.1-6.12\tFAIL\t%s\n' \
+			"$(grep -m1 -i 'fail\|error' "$O/results/bench/check.log")" > "$res"
+		fail=1
+	fi
+	echo "=== bench compare 6.1 / 6.12 ==="
+	sed 's/^/  /' "$O/results/bench/check.log"
+fi
 # keep only this invocation's run dirs of these boots
 for k in $kernels; do
 	for d in "$VM_DIR/run/check-$k".*; do

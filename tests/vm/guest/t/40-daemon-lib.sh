@@ -15,6 +15,9 @@ DPID=
 
 # jp PATH... < JSON: values at PATHs (tests/prog/jpath.c syntax)
 jp() { jpath "$@"; }
+# emit_bench SUITE FILE: hand a bench result to the host (vm-check.sh keeps
+# it as $O/results/bench/KERNEL-SUITE.json for the 6.1/6.12 compare)
+emit_bench() { echo "==BENCH-JSON $1"; cat "$2"; echo; echo "==BENCH-END"; }
 # sum of numbers on stdin
 sum() { awk '{ s += $1 } END { print s + 0 }'; }
 
