@@ -106,7 +106,7 @@ stop_daemon
 # the metrics take the stored overhead of an attachment's mode and variant,
 # for this kernel only (a stored tp-btf figure stands in: the host has no other mode)
 command -v curl > /dev/null || skip "curl not installed (metrics part)"
-port=$((20000 + RANDOM % 20000))
+port=$((20000 + RANDOM % 12000))	# below the ephemeral range (32768-)
 printf 'state_dir = %s/state\n' "$W" > "$W/m.conf"
 "$TRACERD" --config "$W/m.conf" --socket "$W/m.sock" --listen "127.0.0.1:$port" \
 	2> "$W/daemon.log" &

@@ -4,7 +4,7 @@
 #                                   exactly CONFIG_TEXT (these tests set
 #                                   their own 'listen' on a random port)
 #   PORT, U                         a random port and its base URL
-PORT=$((20000 + RANDOM % 20000))
+PORT=$((20000 + RANDOM % 12000))	# below the ephemeral range (32768-)
 U=http://127.0.0.1:$PORT
 
 start_daemon_conf() {
