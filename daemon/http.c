@@ -8,7 +8,8 @@
  * that do not: a whole request within HTTP_REQUEST_DEADLINE_S of the accept
  * (or of the end of the previous answer on a kept-alive connection), the
  * whole answer within HTTP_REPLY_DEADLINE_S of the request; past one, the
- * connection is closed. Connections are bounded by file descriptors: on
+ * connection is closed and counted (tracerd_http_deadline_closes_total,
+ * by deadline). Connections are bounded by file descriptors: on
  * each accept the daemon counts its open fds, and at RLIMIT_NOFILE -
  * HTTP_FD_RESERVE it stops accepting (new clients wait in the backlog) and
  * looks again every second; EMFILE/ENFILE pause it too. The reserve keeps
@@ -39,6 +40,12 @@
 #define HTTP_MAX_BODY		0
 #define HTTP_MAX_INPUT		(64 * 1024)	/* unparsed request bytes buffered per connection */
 
+/* the deadline a connection's timer is armed for, once set up */
+enum conn_deadline {
+	DEADLINE_REQUEST,	/* HTTP_REQUEST_DEADLINE_S */
+	DEADLINE_REPLY,		/* HTTP_REPLY_DEADLINE_S */
+};
+
 /*
  * One per accepted connection, for its deadline. Made in new_conn_bev,
  * before evhttp has its connection object; conn_setup, run from the loop
@@ -53,6 +60,7 @@ struct http_conn {
 	struct bufferevent *bev;		/* with our reference, until conn_setup */
 	struct evhttp_connection *evcon;	/* set by conn_setup */
 	struct event *timer;			/* conn_setup, then the deadline */
+	enum conn_deadline deadline;		/* the one the timer is armed for */
 	int fd;					/* index in by_fd once set up, else -1 */
 	struct http_conn *prev, *next;
 };
@@ -136,10 +144,13 @@ static void conn_free(struct http_conn *c)
 	free(c);
 }
 
-static void conn_arm(struct http_conn *c, int seconds)
+static void conn_arm(struct http_conn *c, enum conn_deadline deadline)
 {
-	struct timeval tv = { seconds, 0 };
+	struct timeval tv = {
+		deadline == DEADLINE_REPLY ? HTTP_REPLY_DEADLINE_S : HTTP_REQUEST_DEADLINE_S, 0
+	};
 
+	c->deadline = deadline;
 	event_add(c->timer, &tv);
 }
 
@@ -190,7 +201,7 @@ static void conn_setup(struct http_conn *c)
 	evhttp_connection_set_closecb(evcon, on_conn_close, c);
 	bufferevent_decref(c->bev);	/* evhttp holds it until on_conn_close */
 	c->bev = NULL;
-	conn_arm(c, HTTP_REQUEST_DEADLINE_S);
+	conn_arm(c, DEADLINE_REQUEST);
 }
 
 static void on_conn_timer(evutil_socket_t fd, short what, void *arg)
@@ -202,7 +213,12 @@ static void on_conn_timer(evutil_socket_t fd, short what, void *arg)
 		conn_setup(c);
 		return;
 	}
-	log_debug("http: closing connection (fd %d): past its deadline", c->fd);
+	if (c->deadline == DEADLINE_REPLY)
+		c->h->st.reply_deadline_closes++;
+	else
+		c->h->st.request_deadline_closes++;
+	log_debug("http: closing connection (fd %d): past its %s deadline", c->fd,
+		  c->deadline == DEADLINE_REPLY ? "reply" : "request");
 	evhttp_connection_set_closecb(evcon, NULL, NULL);
 	conn_free(c);
 	evhttp_connection_free(evcon);
@@ -211,7 +227,7 @@ static void on_conn_timer(evutil_socket_t fd, short what, void *arg)
 /* the answer to a request has been written: the next request's deadline */
 static void on_reply_sent(struct evhttp_request *req, void *arg)
 {
-	conn_arm(arg, HTTP_REQUEST_DEADLINE_S);
+	conn_arm(arg, DEADLINE_REQUEST);
 }
 
 /* A request is in: its answer gets HTTP_REPLY_DEADLINE_S, then (once
@@ -228,7 +244,7 @@ static void conn_request(struct http_server *h, struct evhttp_request *req)
 	c = h->by_fd[fd];
 	if (!c || c->evcon != evcon)
 		return;
-	conn_arm(c, HTTP_REPLY_DEADLINE_S);
+	conn_arm(c, DEADLINE_REPLY);
 	evhttp_request_set_on_complete_cb(req, on_reply_sent, c);
 }
 

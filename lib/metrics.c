@@ -198,7 +198,7 @@ static json_object *json_daemon(const struct metrics_snapshot *s)
 
 json_object *metrics_json(const struct metrics_snapshot *s)
 {
-	json_object *o = json_object_new_object(), *arr = json_object_new_array(), *h, *rb;
+	json_object *o = json_object_new_object(), *arr = json_object_new_array(), *h, *rb, *dl;
 	size_t i;
 
 	if (!o || !arr) {
@@ -223,6 +223,10 @@ json_object *metrics_json(const struct metrics_snapshot *s)
 		json_object_object_add(h, "not_found", ju64(s->http->not_found));
 		json_object_object_add(h, "bad_method", ju64(s->http->bad_method));
 		json_object_object_add(h, "accept_paused", ju64(s->http->accept_paused));
+		dl = json_object_new_object();
+		json_object_object_add(dl, "request", ju64(s->http->request_deadline_closes));
+		json_object_object_add(dl, "reply", ju64(s->http->reply_deadline_closes));
+		json_object_object_add(h, "deadline_closes", dl);
 		json_object_object_add(h, "open_fds", ju64(s->http->open_fds));
 	}
 	json_object_object_add(o, "http", h);
@@ -482,6 +486,12 @@ static void prom_http(FILE *f, const struct metrics_http *h)
 	put_header(f, "tracerd_http_accept_paused_total", "counter",
 		   "Times the HTTP server stopped accepting at its file descriptor limit.");
 	fprintf(f, "tracerd_http_accept_paused_total %" PRIu64 "\n", h->accept_paused);
+	put_header(f, "tracerd_http_deadline_closes_total", "counter",
+		   "HTTP connections closed past their request or reply deadline, by deadline.");
+	fprintf(f, "tracerd_http_deadline_closes_total{deadline=\"request\"} %" PRIu64 "\n",
+		h->request_deadline_closes);
+	fprintf(f, "tracerd_http_deadline_closes_total{deadline=\"reply\"} %" PRIu64 "\n",
+		h->reply_deadline_closes);
 	put_header(f, "tracerd_open_fds", "gauge", "Open file descriptors of the daemon.");
 	fprintf(f, "tracerd_open_fds %u\n", h->open_fds);
 }

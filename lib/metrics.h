@@ -71,6 +71,8 @@ struct metrics_feature {
 struct metrics_http {
 	uint64_t requests, bad_requests, not_found, bad_method;
 	uint64_t accept_paused;		/* times accepting paused (fd limit) */
+	/* connections closed past HTTP_REQUEST_DEADLINE_S / HTTP_REPLY_DEADLINE_S */
+	uint64_t request_deadline_closes, reply_deadline_closes;
 	unsigned int open_fds;		/* the daemon's open file descriptors */
 };
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Hostile HTTP clients on the metrics port (docs/limits.md): 5000
 # connections, 1 byte a second (answered while within the request deadline,
-# disconnected past it), 100 MB of headers or body, pipelined requests
+# disconnected past it, and counted in tracerd_http_deadline_closes_total
+# and /metrics.json), 100 MB of headers or body, pipelined requests
 # never read, hang-ups mid-reply. Meanwhile /healthz and the control socket
 # answer; memory and fds come back. Then the same flood against a daemon
 # with a small RLIMIT_NOFILE: HTTP stops accepting at its fd budget, the
@@ -20,6 +21,15 @@ code() { curl -s -o /dev/null -m 30 -w '%{http_code}' "$@"; }
 others_served() { # WHEN
 	expect_eq "healthz $1" "$(code "$U/healthz")" 200
 	$C status > /dev/null || fail "control: no status reply $1"
+}
+deadline_closes() { # PVAR JVAR: set to the request deadline closes in /metrics, /metrics.json
+	local p j
+	p=$(curl -sf -m 30 "$U/metrics" |
+		sed -n 's/^tracerd_http_deadline_closes_total{deadline="request"} //p')
+	j=$(curl -sf -m 30 "$U/metrics.json" | jq_get '.http.deadline_closes.request')
+	[ -n "$p" ] && [ -n "$j" ] || fail "no request deadline_closes in /metrics ('$p') or /metrics.json ('$j')"
+	printf -v "$1" %s "$p"
+	printf -v "$2" %s "$j"
 }
 cat > "$W/hostile.py" <<'PY'
 import os, socket, time
@@ -70,11 +80,11 @@ elif what == "slow":
     print(f"slow clients answered 200 after {sent} bytes at 1 byte/s")
 
 elif what == "trickle":
-    # 4 connections send a request's headers 1 byte a second and never end
+    # N connections send a request's headers 1 byte a second and never end
     # them (connection 0 after a whole first request, kept alive): each must
     # be closed, with no answer, within the deadline + margin
-    limit = float(extra[0])
-    cs = [conn() for _ in range(4)]
+    limit, n = float(extra[0]), int(extra[1])
+    cs = [conn() for _ in range(n)]
     cs[0].sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
     cs[0].settimeout(30)
     buf = b""
@@ -160,11 +170,20 @@ run_bg slow
 others_served "while 8 clients send 1 byte a second"
 finish_bg slow
 
-# past the request deadline: disconnected, whatever they still trickle
-run_bg trickle $((DEADLINE + 20))
-others_served "while 4 clients trickle headers past the deadline"
+# past the request deadline: disconnected, whatever they still trickle;
+# and each of those closes counted (the daemon counts, then closes)
+TRICKLE=4
+deadline_closes prom0 json0
+run_bg trickle $((DEADLINE + 20)) "$TRICKLE"
+others_served "while $TRICKLE clients trickle headers past the deadline"
 finish_bg trickle
 others_served "after the trickling clients were disconnected"
+deadline_closes prom1 json1
+[ $((prom1 - prom0)) -ge "$TRICKLE" ] ||
+	fail "tracerd_http_deadline_closes_total{deadline=\"request\"} went from $prom0 to $prom1 for $TRICKLE closes"
+[ $((json1 - json0)) -ge "$TRICKLE" ] ||
+	fail "/metrics.json http.deadline_closes.request went from $json0 to $json1 for $TRICKLE closes"
+ok "request deadline closes counted: /metrics $prom0 -> $prom1, /metrics.json $json0 -> $json1"
 
 rss_mark
 run_fg bighdr
