@@ -124,6 +124,22 @@ static void client_handle(struct client *c, const char *line, size_t len)
 	proto_request_free(&req);
 }
 
+/*
+ * A command may run long (a kmod benchmark ioctl: minutes under TCG), and
+ * libevent's idle timers count from the time cached before it: restart
+ * them from now, or the client would be dropped as idle just before its
+ * reply is sent.
+ */
+static void client_rearm(struct client *c)
+{
+	struct timeval idle = { CONTROL_IDLE_S, 0 };
+
+	if (c->closing)
+		return;
+	event_base_update_cache_time(bufferevent_get_base(c->bev));
+	bufferevent_set_timeouts(c->bev, &idle, &idle);
+}
+
 static void client_read(struct bufferevent *bev, void *arg)
 {
 	struct client *c = arg;
@@ -161,6 +177,7 @@ static void client_read(struct bufferevent *bev, void *arg)
 			return;
 		client_handle(c, line, len);
 		free(line);
+		client_rearm(c);
 	}
 }
 

@@ -6,7 +6,7 @@
 # (its tracee counted exactly once per run). An error point fails (tracectl
 # exits 1); an unavailable one needs a reason; the SVG charts are written.
 # No timing assertion. The JSON goes to the host (tests/vm/bench-check.sh).
-# timeout: 600 1800
+# timeout: 600 3600
 source ./t/40-daemon-lib.sh
 load_testmod
 [ -e /dev/tracerd ] || load_kmod
@@ -47,6 +47,14 @@ expect_eq "attach kmod-callops/all: functions" \
 	"$(jpath ".points[$((i - 1))].labels.funcs" < "$TD/attach.json")" \
 	"$(wc -l < /sys/kernel/tracing/available_filter_functions)"
 expect_eq "enabled_functions after --all" "$(wc -l < /sys/kernel/tracing/enabled_functions)" 0
+# full profile: K = 1024, one ioctl of minutes under TCG (the daemon's idle
+# timers must not drop the client waiting for it)
+if [ "${PROFILE:-ci}" = full ]; then
+	$C bench attach -k 1024 --modes kmod-callops -r 1 -w 0 -o "$TD/attach1024.json" ||
+		fail "bench attach K=1024 failed (exit $?)"
+	expect_eq "attach kmod-callops/separate/K1024" \
+		"$(status "$TD/attach1024.json" kmod-callops/separate/K1024)" ok
+fi
 daemon_stop
 trap - EXIT
 emit_bench ops "$TD/ops.json"
