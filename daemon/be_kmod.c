@@ -20,6 +20,7 @@
 #include "../lib/modes.h"
 #include "../lib/util.h"
 #include "backend.h"
+#include "bpfutil.h"
 #include "registry.h"
 
 static __u32 kmod_mode(enum tracerd_mode m)
@@ -160,8 +161,7 @@ static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook
 static int kmod_attach(struct tracerd *d, struct attachment *a)
 {
 	char *err = a->hooks[0].err;
-	size_t i, errlen = sizeof(a->hooks[0].err);
-	int ret, first = 0, n = 0;
+	size_t errlen = sizeof(a->hooks[0].err);
 	__u32 modes;
 
 	if (kmod_open(d, &modes))
@@ -170,20 +170,8 @@ static int kmod_attach(struct tracerd *d, struct attachment *a)
 		return set_err(err, errlen, -EOPNOTSUPP,
 			       "kmod modes count calls filtered by pid only (no latency, no comm)");
 	kallsyms_fill(a->hooks, a->nr_hooks);
-	for (i = 0; i < a->nr_hooks; i++) {
-		struct hook *h = &a->hooks[i];
-
-		h->err[0] = '\0';
-		ret = kmod_attach_hook(d, a, h);
-		if (ret) {
-			if (!first)
-				first = ret;
-			continue;
-		}
-		h->attached = true;
-		n++;
-	}
-	return n ? 0 : first;
+	/* the BPF backends' loop: a failed hook has no fds to close here */
+	return bpf_hooks_attach(d, a, kmod_attach_hook);
 }
 
 static void kmod_detach(struct tracerd *d, struct attachment *a)
