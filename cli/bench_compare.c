@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tracectl bench compare A.json B.json [--force]: two results side by side,
- * point by point and value by value (medians), with the ratio B/A — the
- * "without patch / with patch" tables of the seeds. Offline: no daemon.
- * Runs of different suites or options are refused unless --force.
+ * tracectl bench compare A.json B.json [--all] [--force]: two results side
+ * by side, point by point (medians), with the ratio B/A — the "without
+ * patch / with patch" tables of the seeds. Offline: no daemon. By default
+ * only the figures a reader compares (overhead, ns per call, attach and
+ * detach times); --all adds every other value. Runs of different suites or
+ * options are refused unless --force; a syscall handler is compared by the
+ * syscall it handles (__x64_sys_getpgid and __arm64_sys_getpgid are the
+ * same point on two architectures).
  */
 #include <errno.h>
 #include <math.h>
@@ -47,6 +51,50 @@ static json_object *find_point(json_object *doc, const char *key)
 	return NULL;
 }
 
+/* The values shown without --all: what the seeds' tables compare. */
+static bool primary_value(const char *name)
+{
+	static const char *const names[] = {
+		"overhead_ns", "ns_per_call", "ns_per_write", "ns_per_message",
+		"attach_us", "detach_us",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The syscall a handler name stands for: "__x64_sys_getpgid",
+ * "__arm64_sys_getpgid" and "__riscv_sys_getpgid" all give "sys_getpgid";
+ * any other name is itself.
+ */
+static const char *syscall_of(const char *fn)
+{
+	const char *p;
+
+	if (strncmp(fn, "__", 2))
+		return fn;
+	p = strstr(fn + 2, "_sys_");
+	if (!p || p == fn + 2 || strspn(fn + 2, "abcdefghijklmnopqrstuvwxyz0123456789") !=
+	    (size_t)(p - fn - 2))
+		return fn;
+	return p + 1;
+}
+
+static bool same_option(const char *k, json_object *va, json_object *vb)
+{
+	if (!vb)
+		return false;
+	if (!strcmp(k, "function") && json_object_is_type(va, json_type_string) &&
+	    json_object_is_type(vb, json_type_string))
+		return !strcmp(syscall_of(json_object_get_string(va)),
+			       syscall_of(json_object_get_string(vb)));
+	return json_object_equal(va, vb);
+}
+
 /* The options that must agree: everything but repetitions and warm-up. */
 static bool same_options(json_object *a, json_object *b, char *diff, size_t len)
 {
@@ -56,7 +104,7 @@ static bool same_options(json_object *a, json_object *b, char *diff, size_t len)
 		if (!strcmp(k, "repetitions") || !strcmp(k, "warmup"))
 			continue;
 		v = jget(ob, k);
-		if (!v || !json_object_equal(va, v)) {
+		if (!same_option(k, va, v)) {
 			snprintf(diff, len, "option '%s': %s vs %s", k, json_object_to_json_string(va),
 				 v ? json_object_to_json_string(v) : "(absent)");
 			return false;
@@ -83,8 +131,23 @@ static void add_side(json_object *o, const char *name, const char *path, json_ob
 	json_object_object_add(o, name, s);
 }
 
-/* Rows for every value of every point of A, matched in B. */
-static json_object *compare_rows(json_object *a, json_object *b, json_object *missing)
+/* The keys of the points of a that b lacks. */
+static json_object *only_in(json_object *a, json_object *b)
+{
+	json_object *keys = json_object_new_array(), *pa = jget(a, "points");
+	size_t i, n = json_object_array_length(pa);
+
+	for (i = 0; i < n; i++) {
+		const char *key = jstr(json_object_array_get_idx(pa, i), "key", "?");
+
+		if (!find_point(b, key))
+			json_object_array_add(keys, json_object_new_string(key));
+	}
+	return keys;
+}
+
+/* Rows for the values of every point of A that B has too (all: every value). */
+static json_object *compare_rows(json_object *a, json_object *b, bool all)
 {
 	json_object *rows = json_object_new_array(), *pa = jget(a, "points");
 	size_t i, n = json_object_array_length(pa);
@@ -94,10 +157,8 @@ static json_object *compare_rows(json_object *a, json_object *b, json_object *mi
 		const char *key = jstr(p, "key", "?");
 
 		q = find_point(b, key);
-		if (!q) {
-			json_object_array_add(missing, json_object_new_string(key));
+		if (!q)
 			continue;
-		}
 		if (strcmp(jstr(p, "status", ""), "ok") || strcmp(jstr(q, "status", ""), "ok")) {
 			json_object *r = json_object_new_object();
 
@@ -111,7 +172,11 @@ static json_object *compare_rows(json_object *a, json_object *b, json_object *mi
 		json_object_object_foreach(jget(p, "values"), name, va) {
 			double x = json_object_get_double(jget(va, "median"));
 			double y = point_stat(q, name, "median");
-			json_object *r = json_object_new_object();
+			json_object *r;
+
+			if (!all && !primary_value(name))
+				continue;
+			r = json_object_new_object();
 
 			json_object_object_add(r, "key", json_object_new_string(key));
 			json_object_object_add(r, "value", json_object_new_string(name));
@@ -124,6 +189,40 @@ static json_object *compare_rows(json_object *a, json_object *b, json_object *mi
 		}
 	}
 	return rows;
+}
+
+/*
+ * Points one side lacks, one line per mode (the key up to its first '/'):
+ * "fentry: 2 points only in A (fentry/count, fentry/latency)".
+ */
+static void print_only_in(json_object *keys, const char *side)
+{
+	size_t i, j, n = json_object_array_length(keys), len, cnt;
+	const char *k, *mode;
+
+	for (i = 0; i < n; i++) {
+		k = json_object_get_string(json_object_array_get_idx(keys, i));
+		len = strcspn(k, "/");
+		for (j = 0; j < i; j++) {	/* this mode printed already? */
+			mode = json_object_get_string(json_object_array_get_idx(keys, j));
+			if (strcspn(mode, "/") == len && !strncmp(mode, k, len))
+				break;
+		}
+		if (j < i)
+			continue;
+		for (cnt = 0, j = i; j < n; j++) {
+			mode = json_object_get_string(json_object_array_get_idx(keys, j));
+			cnt += strcspn(mode, "/") == len && !strncmp(mode, k, len);
+		}
+		printf("%.*s: %zu point%s only in %s (", (int)len, k, cnt, cnt == 1 ? "" : "s",
+		       side);
+		for (j = i; j < n; j++) {
+			mode = json_object_get_string(json_object_array_get_idx(keys, j));
+			if (strcspn(mode, "/") == len && !strncmp(mode, k, len))
+				printf("%s%s", j == i ? "" : ", ", mode);
+		}
+		printf(")\n");
+	}
 }
 
 static void print_compare(json_object *o)
@@ -154,23 +253,23 @@ static void print_compare(json_object *o)
 		else
 			printf("%8s\n", "-");
 	}
-	n = json_object_array_length(jget(o, "only_in_a"));
-	for (i = 0; i < n; i++)
-		printf("%-34s only in A\n",
-		       json_object_get_string(json_object_array_get_idx(jget(o, "only_in_a"), i)));
+	print_only_in(jget(o, "only_in_a"), "A");
+	print_only_in(jget(o, "only_in_b"), "B");
 }
 
 int bench_compare(struct cli *cli, int argc, char **argv)
 {
-	json_object *a = NULL, *b = NULL, *o, *missing;
+	json_object *a = NULL, *b = NULL, *o;
 	const char *files[2] = {};
 	char diff[512];
-	bool force = false;
+	bool force = false, all = false;
 	int i, nf = 0, exit = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--force") || !strcmp(argv[i], "-f"))
 			force = true;
+		else if (!strcmp(argv[i], "--all") || !strcmp(argv[i], "-a"))
+			all = true;
 		else if (argv[i][0] == '-' && argv[i][1])
 			return cli_error(cli, EXIT_USAGE, "usage", "bench compare: unknown option '%s'",
 					 argv[i]);
@@ -181,7 +280,7 @@ int bench_compare(struct cli *cli, int argc, char **argv)
 	}
 	if (nf != 2)
 		return cli_error(cli, EXIT_USAGE, "usage",
-				 "usage: tracectl bench compare A.json B.json [--force]");
+				 "usage: tracectl bench compare A.json B.json [--all] [--force]");
 	a = bench_load(cli, files[0], &exit);
 	if (a)
 		b = bench_load(cli, files[1], &exit);
@@ -199,14 +298,15 @@ int bench_compare(struct cli *cli, int argc, char **argv)
 		goto cleanup;
 	}
 	o = json_object_new_object();
-	missing = json_object_new_array();
 	json_object_object_add(o, "schema", json_object_new_string("tracerd-bench-compare/1"));
 	json_object_object_add(o, "suite", json_object_new_string(jstr(a, "suite", "?")));
 	add_side(o, "a", files[0], a);
 	add_side(o, "b", files[1], b);
 	json_object_object_add(o, "forced", json_object_new_boolean(force));
-	json_object_object_add(o, "rows", compare_rows(a, b, missing));
-	json_object_object_add(o, "only_in_a", missing);
+	json_object_object_add(o, "all", json_object_new_boolean(all));
+	json_object_object_add(o, "rows", compare_rows(a, b, all));
+	json_object_object_add(o, "only_in_a", only_in(a, b));
+	json_object_object_add(o, "only_in_b", only_in(b, a));
 	if (cli->json)
 		cli_print_json(o);
 	else

@@ -56,7 +56,7 @@ static void usage(void)
 	       "            [-k LIST] [--modes LIST] [--all: + every traceable function, callops]\n"
 	       "  workload  dd-style writes and a hackbench-style load with a function traced\n"
 	       "            [-n WRITES] [--function F] [--groups G] [--loops L] [--modes LIST]\n"
-	       "  compare   A.json B.json [--force]: two runs side by side with ratios\n"
+	       "  compare   A.json B.json [--all] [--force]: two runs side by side with ratios\n"
 	       "  show      FILE: the table of a saved result\n\n"
 	       "Options of every suite:\n"
 	       "  -r, --repetitions=N  measured repetitions per point (default 5)\n"

@@ -41,6 +41,31 @@ expect_eq "compare ratios of a run with itself" \
 	"$(jq '[.rows[] | select(.ratio != null) | .ratio] | unique' -c < "$W/cmp.json")" "[1]"
 $C bench compare "$W/trigger.json" "$W/trigger.json" | grep -q '^none  *ns_per_call' ||
 	fail "compare table"
+# by default only the compared figures; --all adds the rest
+$C bench compare "$W/trigger.json" "$W/trigger.json" | grep -q 'mcalls_per_s' &&
+	fail "compare shows mcalls_per_s without --all"
+$C bench compare --all "$W/trigger.json" "$W/trigger.json" | grep -q '^none  *mcalls_per_s' ||
+	fail "compare --all lacks mcalls_per_s"
+expect_eq "compare --json rows: only overhead and ns/call" "$($C --json bench compare \
+	"$W/trigger.json" "$W/trigger.json" | jq -c '[.rows[].value] | unique - [null] |
+	(length > 0 and (. - ["ns_per_call", "overhead_ns"] == []))')" true
+# the same syscall on another architecture is the same point; another one is not
+fn=$(jq -r .options.function < "$W/trigger.json")
+case $fn in __*_sys_*) ;; *) fail "trigger function '$fn' is not a syscall handler" ;; esac
+jq --arg f "__arm64_sys_${fn#__*_sys_}" '.options.function = $f | .machine.arch = "arm64"' \
+	< "$W/trigger.json" > "$W/arm.json"
+$C bench compare "$W/trigger.json" "$W/arm.json" > /dev/null ||
+	fail "compare across architectures needs --force"
+jq '.options.function = "__arm64_sys_getppid"' < "$W/trigger.json" > "$W/other-fn.json"
+# points only in one side: one line per mode
+jq '.points |= map(select(.labels.mode != "fentry"))' < "$W/trigger.json" > "$W/nofentry.json"
+n=$(jq '[.points[] | select(.labels.mode == "fentry")] | length' < "$W/trigger.json")
+[ "$n" -ge 2 ] || fail "trigger has $n fentry points, want >= 2"
+out=$($C bench compare "$W/trigger.json" "$W/nofentry.json")
+expect_eq "only-in-A lines" "$(echo "$out" | grep -c 'only in A')" 1
+echo "$out" | grep -q "^fentry: $n points only in A (fentry/" || fail "only-in line: $out"
+expect_eq "only_in_b (JSON)" "$($C --json bench compare "$W/nofentry.json" "$W/trigger.json" |
+	jq '.only_in_b | length')" "$n"
 refuse() {	# refuse WHAT EXIT PATTERN ARGS...
 	local what=$1 want=$2 pat=$3 out rc
 	shift 3
@@ -50,6 +75,7 @@ refuse() {	# refuse WHAT EXIT PATTERN ARGS...
 }
 refuse "different suites" 2 "different suites" "$W/trigger.json" "$W/ops.json"
 refuse "different options" 2 "different options: option 'modes'" "$W/trigger.json" "$W/tj.json"
+refuse "different syscall" 2 "option 'function'" "$W/trigger.json" "$W/other-fn.json"
 $C bench compare --force "$W/trigger.json" "$W/tj.json" > /dev/null || fail "compare --force"
 echo 'not json' > "$W/bad.json"
 refuse "non-JSON" 2 "cannot read it as JSON" "$W/bad.json" "$W/ops.json"
