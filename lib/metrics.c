@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <unistd.h>
+#include <sys/resource.h>
 #include "metrics.h"
 
 /* ---------------------------------------------------------------- shared */
@@ -377,7 +380,7 @@ static const struct {
 	[AM_MISSES] = { "tracerd_misses_total", "counter",
 			"Calls seen but not accounted; absent where the kernel does not report misses." },
 	[AM_LATENCY] = { "tracerd_latency_seconds", "histogram", "Entry to return time of traced calls." },
-	[AM_OVH_NS] = { "tracerd_overhead_ns_per_call", "gauge",
+	[AM_OVH_NS] = { "tracerd_call_overhead_seconds", "gauge",
 			"Measured cost of one traced call; absent until measured." },
 	[AM_OVH_CPU] = { "tracerd_overhead_cpu_seconds_total", "counter",
 			 "CPU time spent in tracing; absent until measured." },
@@ -425,7 +428,7 @@ static void prom_att_metric(FILE *f, const struct metrics_snapshot *s, enum att_
 			fputc('\n', f);
 			continue;
 		case AM_OVH_NS:
-			fprintf(f, "%.17g\n", a->overhead_ns_per_call);
+			fprintf(f, "%.9g\n", a->overhead_ns_per_call / 1e9);
 			continue;
 		case AM_OVH_CPU:
 			fprintf(f, "%.17g\n", a->overhead_cpu_seconds_total);
@@ -496,6 +499,66 @@ static void prom_http(FILE *f, const struct metrics_http *h)
 	fprintf(f, "tracerd_open_fds %u\n", h->open_fds);
 }
 
+int metrics_process_read(struct metrics_process *p)
+{
+	unsigned long long utime, stime, vsize;
+	long long rss;
+	long tck = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+	char buf[1024], *c;
+	struct rlimit rl;
+	struct dirent *e;
+	size_t n;
+	FILE *f;
+	DIR *dir;
+
+	memset(p, 0, sizeof(*p));
+	f = fopen("/proc/self/stat", "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	c = strrchr(buf, ')');	/* comm may hold spaces and parentheses */
+	/* after comm: state(3) ... utime(14) stime(15) ... vsize(23) rss(24) */
+	if (!c || tck <= 0 || page <= 0 ||
+	    sscanf(c + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d "
+		   "%*d %*d %*d %*d %*u %llu %lld", &utime, &stime, &vsize, &rss) != 4)
+		return -EINVAL;
+	p->cpu_seconds = (double)(utime + stime) / (double)tck;
+	p->virtual_bytes = vsize;
+	p->resident_bytes = rss > 0 ? (uint64_t)rss * (uint64_t)page : 0;
+	if (!getrlimit(RLIMIT_NOFILE, &rl))
+		p->max_fds = rl.rlim_cur;
+	dir = opendir("/proc/self/fd");
+	if (!dir)
+		return -errno;
+	while ((e = readdir(dir)))
+		p->open_fds += e->d_name[0] != '.';
+	closedir(dir);
+	p->open_fds -= p->open_fds > 0;	/* the directory's own fd */
+	return 0;
+}
+
+static void prom_process(FILE *f, const struct metrics_snapshot *s)
+{
+	const struct metrics_process *p = &s->process;
+
+	put_header(f, "process_cpu_seconds_total", "counter", "User and system CPU time spent, seconds.");
+	fprintf(f, "process_cpu_seconds_total %.9g\n", p->cpu_seconds);
+	put_header(f, "process_resident_memory_bytes", "gauge", "Resident memory size, bytes.");
+	fprintf(f, "process_resident_memory_bytes %" PRIu64 "\n", p->resident_bytes);
+	put_header(f, "process_virtual_memory_bytes", "gauge", "Virtual memory size, bytes.");
+	fprintf(f, "process_virtual_memory_bytes %" PRIu64 "\n", p->virtual_bytes);
+	put_header(f, "process_open_fds", "gauge", "Open file descriptors.");
+	fprintf(f, "process_open_fds %u\n", p->open_fds);
+	put_header(f, "process_max_fds", "gauge", "Limit of open file descriptors (RLIMIT_NOFILE).");
+	fprintf(f, "process_max_fds %" PRIu64 "\n", p->max_fds);
+	put_header(f, "process_start_time_seconds", "gauge", "Start time of the process, Unix seconds.");
+	fputs("process_start_time_seconds ", f);
+	put_seconds(f, s->start_real_ns);
+	fputc('\n', f);
+}
+
 char *metrics_prometheus(const struct metrics_snapshot *s, size_t *len)
 {
 	char *buf = NULL;
@@ -513,6 +576,8 @@ char *metrics_prometheus(const struct metrics_snapshot *s, size_t *len)
 	prom_functions(f, s, true);
 	if (s->http)
 		prom_http(f, s->http);
+	if (s->process_known)
+		prom_process(f, s);
 	if (fclose(f)) {
 		free(buf);
 		return NULL;

@@ -76,6 +76,14 @@ struct metrics_http {
 	unsigned int open_fds;		/* the daemon's open file descriptors */
 };
 
+/* The daemon process, as Prometheus' client libraries export it (process_*). */
+struct metrics_process {
+	double cpu_seconds;		/* user + system */
+	uint64_t resident_bytes, virtual_bytes;
+	unsigned int open_fds;
+	uint64_t max_fds;		/* RLIMIT_NOFILE soft limit */
+};
+
 struct metrics_snapshot {
 	const char *version, *kernel, *arch, *hostname;
 	int pid;
@@ -90,12 +98,16 @@ struct metrics_snapshot {
 	uint64_t ringbuf_drops;		/* events the BPF side could not queue */
 	const struct metrics_http *http;	/* NULL: not served over HTTP */
 	unsigned int function_series_max;	/* 0: METRICS_FUNCTION_SERIES_MAX */
+	bool process_known;		/* process filled (metrics_process_read) */
+	struct metrics_process process;
 };
 
 /* /metrics.json document (new object; caller puts), or NULL on ENOMEM. */
 json_object *metrics_json(const struct metrics_snapshot *s);
 /* Prometheus text exposition 0.0.4; malloc'd, *len set; NULL on ENOMEM. */
 char *metrics_prometheus(const struct metrics_snapshot *s, size_t *len);
+/* The calling process's CPU time, memory and fds (/proc/self); 0 or -errno. */
+int metrics_process_read(struct metrics_process *p);
 /* Escape a Prometheus label value into buf (\\, \", \n); -E2BIG if it does not fit. */
 int metrics_escape_label(const char *in, char *buf, size_t size);
 

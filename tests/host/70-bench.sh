@@ -150,6 +150,14 @@ $C attach tp:task/task_rename --pid $BASHPID > /dev/null || fail "attach for met
 for ((i = 0; i < 1000; i++)); do printf t70 > /proc/self/comm; done
 store "$(uname -r)"
 expect_eq "metrics overhead from the stored trigger result" "$(ovh)" "[250,0.00025]"
+curl -sf "http://127.0.0.1:$port/metrics" > "$W/ovh.prom" || fail "GET /metrics"
+line=$(grep '^tracerd_call_overhead_seconds{' "$W/ovh.prom")
+expect_eq "prometheus overhead in seconds" "${line##* }" 2.5e-07
+if command -v promtool > /dev/null; then	# promtool-clean with an overhead stored too
+	out=$(promtool check metrics < "$W/ovh.prom" 2>&1) || fail "promtool: $out"
+	[ -z "$out" ] || fail "promtool lint with an overhead stored: $out"
+	ok "promtool check metrics with an overhead stored"
+fi
 store "0.0.0-other"
 expect_eq "metrics overhead from another kernel's result" "$(ovh)" "[null,null]"
 stop_daemon

@@ -131,7 +131,7 @@ TEST(prometheus)
 	/* escaped label values */
 	ASSERT_TRUE(strstr(t, "target=\"tp:sched/\\\"we\\\\ird\\\"\\nname\"") != NULL, "escaping");
 	/* overhead unknown: absent, never 0 */
-	ASSERT_FALSE(strstr(t, "tracerd_overhead_ns_per_call{"), "overhead absent");
+	ASSERT_FALSE(strstr(t, "tracerd_call_overhead_seconds{"), "overhead absent");
 	ASSERT_TRUE(has_line(t, "tracerd_record_active{id=\"3\",target=\"tp:sched/\\\"we\\\\ird\\\"\\nname\",mode=\"tp-btf\"} 0"), "record stopped");
 	ASSERT_TRUE(has_line(t, "tracerd_ringbuf_drops_total 7"), "ringbuf drops");
 	ASSERT_TRUE(has_line(t, "tracerd_start_time_seconds 1700000000.123456789"), "start time");
@@ -185,6 +185,33 @@ TEST(empty)
 	ASSERT_OK_PTR(o, "json");
 	write_sample("empty.json", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
 	json_object_put(o);
+}
+
+/* the process_* family: this test's own process, read from /proc/self */
+TEST(process)
+{
+	struct metrics_snapshot s = snap;
+	size_t len;
+	char *t;
+
+	ASSERT_OK(metrics_process_read(&s.process), "read /proc/self");
+	ASSERT_TRUE(s.process.resident_bytes > 0 && s.process.virtual_bytes >= s.process.resident_bytes,
+		    "memory");
+	ASSERT_TRUE(s.process.open_fds >= 3 && s.process.max_fds >= s.process.open_fds, "fds");
+	t = metrics_prometheus(&s, &len);
+	ASSERT_OK_PTR(t, "prom");
+	ASSERT_FALSE(strstr(t, "process_"), "absent unless known");
+	free(t);
+	s.process_known = true;
+	s.process.open_fds = 9;
+	s.process.cpu_seconds = 1.25;
+	t = metrics_prometheus(&s, &len);
+	ASSERT_OK_PTR(t, "prom");
+	ASSERT_TRUE(has_line(t, "process_open_fds 9"), "open fds");
+	ASSERT_TRUE(has_line(t, "process_cpu_seconds_total 1.25"), "cpu");
+	ASSERT_TRUE(has_line(t, "process_start_time_seconds 1700000000.123456789"), "start");
+	write_sample("process.prom", t);
+	free(t);
 }
 
 TEST(escape_label)
