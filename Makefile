@@ -267,7 +267,8 @@ demo: deps
 
 # ---------------------------------------------------------------- install
 # make install [DESTDIR=...] [PREFIX=/usr/local]: binaries, systemd unit,
-# default config (kept if present), man pages, bash completion, docs and,
+# default config (kept if present), man pages, bash completion, docs, the
+# monitoring package (Prometheus rules, Grafana dashboard) and,
 # when it was built, the module (+ depmod when DESTDIR is empty).
 # make install-dkms: module sources + dkms.conf under $(PREFIX)/src.
 PREFIX ?= /usr/local
@@ -300,7 +301,10 @@ install-nobuild:
 		$(subst_paths) $$m > $(DESTDIR)$(MANDIR)/man$${m##*.}/$$(basename $$m); done
 	$(Q)install -m 0644 $(SRC)/cli/tracectl.bash $(DESTDIR)$(BASHCOMPDIR)/tracectl
 	$(Q)install -m 0644 $(SRC)/docs/metrics.md $(SRC)/docs/metrics.schema.json \
-		$(SRC)/docs/protocol.md $(SRC)/systemd/tracerd-modules-load.conf $(DESTDIR)$(DOCDIR)/
+		$(SRC)/docs/protocol.md $(SRC)/docs/fleet.md \
+		$(SRC)/systemd/tracerd-modules-load.conf $(DESTDIR)$(DOCDIR)/
+	$(Q)install -d $(DESTDIR)$(DOCDIR)/monitoring
+	$(Q)install -m 0644 $(SRC)/monitoring/*.yml $(SRC)/monitoring/*.json $(DESTDIR)$(DOCDIR)/monitoring/
 	$(Q)if [ -n "$(KMOD_KVER)" ]; then \
 		install -D -m 0644 $(KMOD_OUT)/tracerd_kmod.ko \
 			$(DESTDIR)/lib/modules/$(KMOD_KVER)/extra/tracerd_kmod.ko; \

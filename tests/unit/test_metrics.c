@@ -187,12 +187,21 @@ TEST(empty)
 	json_object_put(o);
 }
 
-/* the process_* family: this test's own process, read from /proc/self */
+/* the process_* family: this test's own process, read from /proc/self;
+ * process.prom also carries a measured overhead (promtool-clean too) */
 TEST(process)
 {
 	struct metrics_snapshot s = snap;
+	struct metrics_attachment a[3];
 	size_t len;
 	char *t;
+
+	fill();
+	memcpy(a, atts, sizeof(a));
+	a[0].overhead_known = true;
+	a[0].overhead_ns_per_call = 461.5;
+	a[0].overhead_cpu_seconds_total = 0.25;
+	s.attachments = a;
 
 	ASSERT_OK(metrics_process_read(&s.process), "read /proc/self");
 	ASSERT_TRUE(s.process.resident_bytes > 0 && s.process.virtual_bytes >= s.process.resident_bytes,
@@ -210,6 +219,8 @@ TEST(process)
 	ASSERT_TRUE(has_line(t, "process_open_fds 9"), "open fds");
 	ASSERT_TRUE(has_line(t, "process_cpu_seconds_total 1.25"), "cpu");
 	ASSERT_TRUE(has_line(t, "process_start_time_seconds 1700000000.123456789"), "start");
+	ASSERT_TRUE(strstr(t, "tracerd_call_overhead_seconds{id=") &&
+		    strstr(t, "\"} 4.615e-07\n"), "overhead in seconds");
 	write_sample("process.prom", t);
 	free(t);
 }
