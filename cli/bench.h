@@ -86,6 +86,11 @@ void trigger_table(struct bench *b, FILE *f);
 void ops_table(struct bench *b, FILE *f);
 void attach_table(struct bench *b, FILE *f);
 void wl_table(struct bench *b, FILE *f);
+/* the --svg chart of each suite (bench show --svg too) */
+int trigger_svg(struct bench *b, FILE *f);
+int ops_svg(struct bench *b, FILE *f);
+int attach_svg(struct bench *b, FILE *f);
+int wl_svg(struct bench *b, FILE *f);
 /* bench_compare.c: a result file, checked; NULL with the error printed */
 json_object *bench_load(struct cli *cli, const char *path, int *exit);
 
@@ -97,6 +102,19 @@ struct svg_line {
 };
 void svg_chart(FILE *f, const char *title, const char *xlabel, const char *ylabel, bool logx,
 	       bool logy, const struct svg_line *lines, int nlines, int xoff, int yoff);
+int svg_chart_height(int nlines);
+/* a horizontal bar chart: value NAN draws note (why there is no bar) */
+struct svg_bar {
+	const char *label, *note;
+	double value;
+	int color;
+};
+void svg_bars(FILE *f, const char *title, const char *unit, const struct svg_bar *bars, int n,
+	      int xoff, int yoff);
+int svg_bars_height(int n);
+/* a bar per point of b: the median of value (trigger, workload) */
+int svg_point_bars(struct bench *b, FILE *f, const char *title, const char *value,
+		   const char *unit);
 void svg_begin(FILE *f, int w, int h);
 void svg_end(FILE *f);
 

@@ -318,22 +318,29 @@ cleanup:
 	return exit;
 }
 
-/* tracectl bench show FILE: print the table of a stored result again. */
+/* tracectl bench show FILE [--svg OUT]: a stored result's table (and chart) again. */
 int bench_show(struct cli *cli, int argc, char **argv)
 {
 	static const struct {
 		const char *suite;
 		void (*table)(struct bench *b, FILE *f);
+		int (*svg)(struct bench *b, FILE *f);
 	} tables[] = {
-		{ "trigger", trigger_table }, { "ops", ops_table },
-		{ "attach", attach_table }, { "workload", wl_table },
+		{ "trigger", trigger_table, trigger_svg }, { "ops", ops_table, ops_svg },
+		{ "attach", attach_table, attach_svg }, { "workload", wl_table, wl_svg },
 	};
 	struct bench b = { .cli = cli };
+	const char *svg = NULL;
 	int exit = 0;
 	size_t i;
+	FILE *f;
 
-	if (argc != 2)
-		return cli_error(cli, EXIT_USAGE, "usage", "usage: tracectl bench show FILE");
+	if (argc == 4 && !strcmp(argv[2], "--svg"))
+		svg = argv[3];
+	else if (argc == 3 && !strncmp(argv[2], "--svg=", 6))
+		svg = argv[2] + 6;
+	else if (argc != 2)
+		return cli_error(cli, EXIT_USAGE, "usage", "usage: tracectl bench show FILE [--svg OUT]");
 	b.doc = bench_load(cli, argv[1], &exit);
 	if (!b.doc)
 		return exit;
@@ -342,16 +349,26 @@ int bench_show(struct cli *cli, int argc, char **argv)
 	b.reps = (int)jint(b.options, "repetitions", 0);
 	b.warmup = (int)jint(b.options, "warmup", 0);
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-		if (!strcmp(jstr(b.doc, "suite", ""), tables[i].suite)) {
-			if (cli->json)
-				cli_print_json(b.doc);
-			else
-				tables[i].table(&b, stdout);
+		if (!strcmp(jstr(b.doc, "suite", ""), tables[i].suite))
 			break;
-		}
-	if (i == sizeof(tables) / sizeof(tables[0]))
+	if (i == sizeof(tables) / sizeof(tables[0])) {
 		exit = cli_error(cli, EXIT_USAGE, "bad_input", "%s: unknown suite '%s'", argv[1],
 				 jstr(b.doc, "suite", "?"));
+		goto cleanup;
+	}
+	if (svg) {
+		f = fopen(svg, "we");
+		if (!f || tables[i].svg(&b, f) || fclose(f)) {
+			exit = cli_error(cli, EXIT_FAILURE_, "io", "cannot write %s: %s", svg,
+					 strerror(errno));
+			goto cleanup;
+		}
+	}
+	if (cli->json)
+		cli_print_json(b.doc);
+	else
+		tables[i].table(&b, stdout);
+cleanup:
 	json_object_put(b.doc);
 	return exit;
 }

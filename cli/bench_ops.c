@@ -273,7 +273,7 @@ void ops_table(struct bench *b, FILE *f)
 	fprintf(f, "kmod-direct: one relevant tracer at most (a function takes one direct call)\n");
 }
 
-static int ops_svg(struct bench *b, FILE *f)
+int ops_svg(struct bench *b, FILE *f)
 {
 	struct svg_line rel[8] = {}, irr[8] = {};
 	size_t i, n = json_object_array_length(b->points);
@@ -304,7 +304,7 @@ static int ops_svg(struct bench *b, FILE *f)
 			irr[k].y[irr[k].n++] = y;
 		}
 	}
-	svg_begin(f, 1200, 520);
+	svg_begin(f, 1200, svg_chart_height(nl));
 	svg_chart(f, "R relevant tracers, 0 irrelevant", "relevant tracers (R)",
 		  "overhead ns/call", true, false, rel, nl, 0, 0);
 	svg_chart(f, "1 relevant tracer, I irrelevant", "irrelevant tracers (I + 1)",
@@ -493,7 +493,7 @@ void attach_table(struct bench *b, FILE *f)
 			"available_filter_functions (K)\n");
 }
 
-static int attach_svg(struct bench *b, FILE *f)
+int attach_svg(struct bench *b, FILE *f)
 {
 	struct svg_line at[16] = {}, dt[16] = {};
 	size_t i, n = json_object_array_length(b->points);
@@ -521,7 +521,7 @@ static int attach_svg(struct bench *b, FILE *f)
 		at[k].y[at[k].n++] = ya;
 		dt[k].y[dt[k].n++] = yd;
 	}
-	svg_begin(f, 1200, 520);
+	svg_begin(f, 1200, svg_chart_height(nl));
 	svg_chart(f, "attach K functions", "K functions", "us", true, true, at, nl, 0, 0);
 	svg_chart(f, "detach K functions", "K functions", "us", true, true, dt, nl, 600, 0);
 	svg_end(f);

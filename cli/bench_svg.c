@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tracectl bench --svg: small self-contained line charts (no dependencies). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "bench.h"
 
@@ -62,6 +64,32 @@ static double pw10(double x)
 	return r;
 }
 
+static double ceil_div(double v, double step)
+{
+	double q = v / step;
+	long long k = (long long)q;
+
+	return (double)(k + (q > (double)k + 1e-9));
+}
+
+/* A number for a label: 1.5k, 20M, 642, 14.1, 0.25 */
+static const char *num(char *buf, size_t len, double v)
+{
+	double a = v < 0 ? -v : v;
+
+	if (a >= 1e9)
+		snprintf(buf, len, "%.3gG", v / 1e9);
+	else if (a >= 1e6)
+		snprintf(buf, len, "%.3gM", v / 1e6);
+	else if (a >= 1e4)
+		snprintf(buf, len, "%.3gk", v / 1e3);
+	else if (a >= 100)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.3g", v);
+	return buf;
+}
+
 static double tr(double v, bool lg)
 {
 	return lg ? lg10(v > 0 ? v : 1e-3) : v;
@@ -80,13 +108,76 @@ static void esc(FILE *f, const char *s)
 			fputc(*s, f);
 }
 
-/* One 600x520 chart at (xoff, yoff): axes with ticks, a line per series, legend. */
+/*
+ * Tick values for [lo, hi] (already log10 when lg): linear axes step by
+ * 1, 2 or 5 x 10^k (4 to 10 ticks); log axes put a tick on every 1, 2 and
+ * 5 x 10^k in range (only the decades when there are more than ten), so a
+ * log axis reads 1, 2, 5, 10, 20, 50, ...
+ */
+static int ticks(double lo, double hi, bool lg, double *out, int max)
+{
+	static const double steps[] = { 1, 2, 5 };
+	double span = hi - lo, step = 1, v;
+	int n = 0, k, d;
+
+	if (lg) {
+		for (k = 0; k < 2 && (n == 0 || n > 10); k++) {
+			n = 0;
+			for (d = (int)lo - 2; d <= (int)hi + 1 && n < max; d++)
+				for (int m = 0; m < 3 && n < max; m++) {
+					if (k == 1 && m)
+						continue;
+					v = d + lg10(steps[m]);
+					if (v >= lo - 1e-9 && v <= hi + 1e-9)
+						out[n++] = v;
+				}
+		}
+		return n;
+	}
+	while (span / step >= 10)
+		step *= 10;
+	while (span / step < 1)
+		step /= 10;
+	/* step <= span < 10 step: the largest of 5, 2, 1 x step giving >= 4 ticks */
+	for (k = 2; k > 0 && span / (step * steps[k]) < 4; k--)
+		;
+	if (span / (step * steps[k]) < 4)
+		step /= 2;	/* 1 x step still gives fewer than 4: halve it */
+	else
+		step *= steps[k];
+	for (v = ceil_div(lo, step) * step; v <= hi + step * 1e-9 && n < max; v += step)
+		out[n++] = fabs(v) < step * 1e-9 ? 0 : v;
+	return n;
+}
+
+#define LEGEND_COLS	2
+#define LEGEND_ROW	16
+
+/* Height of a chart of nlines lines: plot, axis labels, legend rows. */
+int svg_chart_height(int nlines)
+{
+	return 400 + 48 + (nlines + LEGEND_COLS - 1) / LEGEND_COLS * LEGEND_ROW + 8;
+}
+
+static void legend(FILE *f, int i, const char *name, const char *color, bool na, double x,
+		   double y)
+{
+	x += (i % LEGEND_COLS) * 255.0;
+	y += (i / LEGEND_COLS) * (double)LEGEND_ROW;
+	fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+		"<text x=\"%g\" y=\"%g\">", x, y, color, x + 16, y + 10);
+	esc(f, name);
+	fprintf(f, "%s</text>\n", na ? " (n/a)" : "");
+}
+
+/* One 600-wide chart at (xoff, yoff): axes with round ticks, a line per series, legend. */
 void svg_chart(FILE *f, const char *title, const char *xlabel, const char *ylabel, bool logx,
 	       bool logy, const struct svg_line *lines, int nlines, int xoff, int yoff)
 {
 	const double L = 70, R = 580, T = 40, B = 400;
-	double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY, t;
-	int i, j;
+	double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY, t, tk[64];
+	char nb[32];
+	int i, j, nt;
 
 	for (i = 0; i < nlines; i++)
 		for (j = 0; j < lines[i].n; j++) {
@@ -116,15 +207,17 @@ void svg_chart(FILE *f, const char *title, const char *xlabel, const char *ylabe
 	esc(f, title);
 	fprintf(f, "</text>\n<path d=\"M%g %g V%g H%g\" stroke=\"black\" fill=\"none\"/>\n",
 		xoff + L, yoff + T, yoff + B, xoff + R);
-	for (i = 0; i <= 4; i++) {
-		double xv = x0 + (x1 - x0) * i / 4, yv = y0 + (y1 - y0) * i / 4;
-
-		fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%.4g</text>\n", PX(xv),
-			yoff + B + 16, logx ? pw10(xv) : xv);
-		fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">%.4g</text>\n"
-			"<path d=\"M%g %g H%g\" stroke=\"#ddd\"/>\n", xoff + L - 4, PY(yv) + 4,
-			logy ? pw10(yv) : yv, xoff + L, PY(yv), xoff + R);
-	}
+	nt = ticks(x0, x1, logx, tk, 64);
+	for (i = 0; i < nt; i++)
+		fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%s</text>\n"
+			"<path d=\"M%g %g v4\" stroke=\"black\"/>\n", PX(tk[i]), yoff + B + 16,
+			num(nb, sizeof(nb), logx ? pw10(tk[i]) : tk[i]), PX(tk[i]), yoff + B);
+	nt = ticks(y0, y1, logy, tk, 64);
+	for (i = 0; i < nt; i++)
+		fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">%s</text>\n"
+			"<path d=\"M%g %g H%g\" stroke=\"#ddd\"/>\n", xoff + L - 4, PY(tk[i]) + 4,
+			num(nb, sizeof(nb), logy ? pw10(tk[i]) : tk[i]), xoff + L, PY(tk[i]),
+			xoff + R);
 	fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">", xoff + (L + R) / 2,
 		yoff + B + 34);
 	esc(f, xlabel);
@@ -136,22 +229,117 @@ void svg_chart(FILE *f, const char *title, const char *xlabel, const char *ylabe
 		const char *c = colors[i % 16];
 
 		if (lines[i].n) {
-			fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", c);
+			fprintf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" "
+				"stroke-width=\"2\" points=\"", c);
 			for (j = 0; j < lines[i].n; j++)
 				fprintf(f, "%.1f,%.1f ", PX(tr(lines[i].x[j], logx)),
 					PY(tr(lines[i].y[j], logy)));
 			fprintf(f, "\"/>\n");
 			for (j = 0; j < lines[i].n; j++)
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
-					PX(tr(lines[i].x[j], logx)), PY(tr(lines[i].y[j], logy)), c);
+				fprintf(f, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
+					"fill=\"%s\"><title>%.4g, %.4g</title></circle>\n",
+					PX(tr(lines[i].x[j], logx)), PY(tr(lines[i].y[j], logy)), c,
+					lines[i].x[j], lines[i].y[j]);
 		}
-		fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-			"<text x=\"%g\" y=\"%g\">", xoff + L + (i % 3) * 170.0,
-			yoff + B + 48 + (i / 3) * 16.0, c, xoff + L + (i % 3) * 170.0 + 16,
-			yoff + B + 58 + (i / 3) * 16.0);
-		esc(f, lines[i].name);
-		fprintf(f, "%s</text>\n", lines[i].n ? "" : " (n/a)");
+		legend(f, i, lines[i].name, c, !lines[i].n, xoff + L, yoff + B + 48);
 	}
 #undef PX
 #undef PY
+}
+
+/* Height of a bar chart of n bars. */
+int svg_bars_height(int n)
+{
+	return 40 + (n ? n : 1) * 22 + 40;
+}
+
+/*
+ * A horizontal bar chart, 600 wide, at (xoff, yoff): one labelled bar per
+ * entry, its value written beside it; an entry without a value (NAN) says
+ * why in place of its bar.
+ */
+void svg_bars(FILE *f, const char *title, const char *unit, const struct svg_bar *bars, int n,
+	      int xoff, int yoff)
+{
+	const double L = 200, R = 520, T = 40;
+	double max = 0, tk[64];
+	char nb[32], nv[32];
+	int i, nt;
+
+	for (i = 0; i < n; i++)
+		if (!isnan(bars[i].value) && bars[i].value > max)
+			max = bars[i].value;
+	if (max <= 0)
+		max = 1;
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"14\" font-weight=\"bold\">", xoff + 10,
+		yoff + 24);
+	esc(f, title);
+	fprintf(f, "</text>\n");
+	nt = ticks(0, max, false, tk, 64);
+	max = nt ? (tk[nt - 1] > max ? tk[nt - 1] : max) : max;
+	for (i = 0; i < nt; i++)
+		fprintf(f, "<path d=\"M%g %g V%g\" stroke=\"#ddd\"/><text x=\"%g\" y=\"%g\" "
+			"text-anchor=\"middle\">%s</text>\n", xoff + L + tk[i] / max * (R - L),
+			yoff + T, yoff + T + n * 22.0, xoff + L + tk[i] / max * (R - L),
+			yoff + T + n * 22.0 + 14, num(nb, sizeof(nb), tk[i]));
+	fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">", xoff + (L + R) / 2,
+		yoff + T + n * 22.0 + 30);
+	esc(f, unit);
+	fprintf(f, "</text>\n");
+	for (i = 0; i < n; i++) {
+		double y = yoff + T + i * 22.0;
+
+		fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">", xoff + L - 6, y + 15);
+		esc(f, bars[i].label);
+		fprintf(f, "</text>\n");
+		if (isnan(bars[i].value)) {
+			fprintf(f, "<text x=\"%g\" y=\"%g\" fill=\"#888\">", xoff + L + 4, y + 15);
+			esc(f, bars[i].note ? bars[i].note : "n/a");
+			fprintf(f, "</text>\n");
+			continue;
+		}
+		fprintf(f, "<rect class=\"bar\" x=\"%g\" y=\"%g\" width=\"%.1f\" height=\"16\" "
+			"fill=\"%s\"><title>%.4g</title></rect><text x=\"%.1f\" y=\"%g\">%s</text>\n",
+			xoff + L, y + 3, (bars[i].value > 0 ? bars[i].value : 0) / max * (R - L),
+			colors[bars[i].color % 16], bars[i].value,
+			xoff + L + (bars[i].value > 0 ? bars[i].value : 0) / max * (R - L) + 4, y + 15,
+			num(nv, sizeof(nv), bars[i].value));
+	}
+}
+
+/*
+ * A bar per point of b (the baseline "none" points excluded) with the
+ * median of value; points without it say why (their status). Colours
+ * follow the mode, so count and latency of one mode share a colour.
+ */
+int svg_point_bars(struct bench *b, FILE *f, const char *title, const char *value,
+		   const char *unit)
+{
+	size_t i, n = json_object_array_length(b->points);
+	const char *modes[16] = {};
+	struct svg_bar *bars = calloc(n + 1, sizeof(*bars));
+	int nb = 0, nm = 0, k;
+
+	if (!bars)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(b->points, i);
+		const char *mode = jstr(jget(p, "labels"), "mode", "?");
+
+		if (!strcmp(mode, "none"))
+			continue;
+		for (k = 0; k < nm && strcmp(modes[k], mode); k++)
+			;
+		if (k == nm && nm < 16)
+			modes[nm++] = mode;
+		bars[nb].label = jstr(p, "key", "?");
+		bars[nb].value = point_stat(p, value, "median");
+		bars[nb].note = jstr(p, "status", "?");
+		bars[nb++].color = k;
+	}
+	svg_begin(f, 600, svg_bars_height(nb));
+	svg_bars(f, title, unit, bars, nb, 0, 0);
+	svg_end(f);
+	free(bars);
+	return ferror(f) ? -EIO : 0;
 }

@@ -288,6 +288,12 @@ static void wl_mode(struct bench *b, const struct wl_opts *o, struct worker *w, 
 	json_object_put(r);
 }
 
+int wl_svg(struct bench *b, FILE *f)
+{
+	return svg_point_bars(b, f, "workload: overhead per operation, by mode",
+			      "overhead_ns", "overhead, ns per write or message (median)");
+}
+
 void wl_table(struct bench *b, FILE *f)
 {
 	size_t i, n = json_object_array_length(b->points);
@@ -436,5 +442,5 @@ int bench_workload(struct bench *b, int argc, char **argv)
 	for (i = 0; i < o.nmodes; i++)
 		wl_mode(b, &o, w, pid, o.modes[i], base);
 	worker_stop(w, pid);
-	return bench_end(b, wl_table, NULL);
+	return bench_end(b, wl_table, wl_svg);
 }

@@ -49,22 +49,46 @@ static void usage(void)
 	       "Measure every attach path on this kernel (docs/bench.md).\n\n"
 	       "Suites:\n"
 	       "  trigger   getpgid loop per mode and variant: M calls/s, overhead ns/call\n"
-	       "            [-n CALLS] [-p PRODUCERS] [--modes LIST] [--variants LIST]\n"
+	       "              -n, --calls=N          getpgid() calls per run\n"
+	       "              -p, --producers=P      threads making them (1..64)\n"
+	       "                  --modes=LIST       modes to measure (default: all)\n"
+	       "                  --variants=LIST    count, latency, empty\n"
 	       "  ops       kmod in-kernel benchmark: relevant x irrelevant tracers\n"
-	       "            [-n CALLS] [--relevant LIST] [--irrelevant LIST] [--grid] [--modes LIST]\n"
+	       "              -n, --calls=N          calls of the tracee per point\n"
+	       "                  --relevant=LIST    R values; --irrelevant=LIST: I values\n"
+	       "                  --grid             every R x I pair (default: R/0 and 1/I)\n"
+	       "                  --modes=LIST       kmod modes\n"
 	       "  attach    time to attach and detach K functions per mode\n"
-	       "            [-k LIST] [--modes LIST] [--all: + every traceable function, callops]\n"
+	       "              -k, --funcs=LIST       K values\n"
+	       "                  --modes=LIST       modes\n"
+	       "                  --all              + every traceable function (kmod-callops)\n"
 	       "  workload  dd-style writes and a hackbench-style load with a function traced\n"
-	       "            [-n WRITES] [--function F] [--groups G] [--loops L] [--modes LIST]\n"
+	       "              -n, --writes=N         writes of the dd job\n"
+	       "              -f, --function=F       the traced function (default vfs_write)\n"
+	       "              -g, --groups=G         message groups; --senders=S per group\n"
+	       "              -l, --loops=L          messages per sender and receiver\n"
+	       "                  --modes=LIST       modes\n"
 	       "  compare   A.json B.json [--all] [--force]: two runs side by side with ratios\n"
-	       "  show      FILE: the table of a saved result\n\n"
+	       "  show      FILE [--svg OUT]: the table (and chart) of a saved result\n\n"
 	       "Options of every suite:\n"
 	       "  -r, --repetitions=N  measured repetitions per point (default 5)\n"
 	       "  -w, --warmup=N       unmeasured repetitions first (default 1)\n"
 	       "  -o, --output=FILE    write the JSON result (docs/bench.schema.json)\n"
-	       "      --svg=FILE       chart (ops, attach)\n"
+	       "      --svg=FILE       write a chart of the result (SVG)\n"
 	       "      --ci             small sizes (the test profile)\n"
+	       "  -h, --help           this text (also after a suite: bench trigger --help)\n"
 	       "  --json (global)      the JSON result on stdout instead of the table\n");
+}
+
+/* --help or -h anywhere before "--": the usage, whatever else is there */
+static bool wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
 }
 
 static int bench_exec(struct cli *cli, int argc, char **argv)
@@ -81,7 +105,7 @@ static int bench_exec(struct cli *cli, int argc, char **argv)
 
 	if (argc < 2)
 		return cli_usage(cli, &cmd_bench, "which suite?");
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+	if (wants_help(argc, argv)) {
 		usage();
 		return 0;
 	}

@@ -88,6 +88,12 @@ $C bench show "$W/ops.json" | grep -q '^kmod-callops$' || fail "bench show ops"
 $C bench show "$W/trigger.json" | grep -q '^none ' || fail "bench show trigger"
 $C bench show "$W/bad.json" > /dev/null 2>&1; expect_eq "bench show non-JSON: exit" "$?" 2
 
+# --help after a suite prints the usage (exit 0) and runs nothing
+for sfx in trigger "ops -n 5" "attach --help -k 1" workload; do
+	# shellcheck disable=SC2086
+	out=$($C bench $sfx --help 2>&1) || fail "bench $sfx --help: exit $?"
+	echo "$out" | grep -q -- '--producers=P' || fail "bench $sfx --help: no usage: $out"
+done
 # bad command lines and a missing daemon
 for args in "nosuch" "trigger -r 0" "trigger -n x" "ops --relevant 1,x" "attach -k 3" \
 	"workload --bogus"; do
