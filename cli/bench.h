@@ -81,6 +81,7 @@ int bench_attach(struct bench *b, int argc, char **argv);
 int bench_workload(struct bench *b, int argc, char **argv);
 int bench_compare(struct cli *cli, int argc, char **argv);
 int bench_show(struct cli *cli, int argc, char **argv);
+int bench_report(struct cli *cli, int argc, char **argv);
 /* the tables, printed from b->doc (also by `show`) */
 void trigger_table(struct bench *b, FILE *f);
 void ops_table(struct bench *b, FILE *f);
@@ -116,6 +117,8 @@ int svg_bars_height(int n);
 int svg_point_bars(struct bench *b, FILE *f, const char *title, const char *value,
 		   const char *unit);
 void svg_begin(FILE *f, int w, int h);
+void svg_open(FILE *f, int w, int h, const char *attrs);
+void svg_esc(FILE *f, const char *s);
 void svg_end(FILE *f);
 
 #endif

@@ -15,10 +15,17 @@ static const char *const colors[] = {
 
 void svg_begin(FILE *f, int w, int h)
 {
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", w, h, w, h);
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	svg_open(f, w, h, "");
+}
+
+/* An <svg> element (inline in HTML: no XML declaration); attrs added as is. */
+void svg_open(FILE *f, int w, int h, const char *attrs)
+{
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\"%s%s>\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", w, h, w, h,
+		*attrs ? " " : "", attrs);
 }
 
 void svg_end(FILE *f)
@@ -95,7 +102,9 @@ static double tr(double v, bool lg)
 	return lg ? lg10(v > 0 ? v : 1e-3) : v;
 }
 
-static void esc(FILE *f, const char *s)
+/* Text for SVG or HTML, element content or attribute: markup and control
+ * characters escaped (a name from a result file is untrusted). */
+void svg_esc(FILE *f, const char *s)
 {
 	for (; *s; s++)
 		if (*s == '<')
@@ -104,6 +113,10 @@ static void esc(FILE *f, const char *s)
 			fputs("&gt;", f);
 		else if (*s == '&')
 			fputs("&amp;", f);
+		else if (*s == '"')
+			fputs("&quot;", f);
+		else if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
+			fputc('?', f);
 		else
 			fputc(*s, f);
 }
@@ -166,7 +179,7 @@ static void legend(FILE *f, int i, const char *name, const char *color, bool na,
 	y += (i / LEGEND_COLS) * (double)LEGEND_ROW;
 	fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 		"<text x=\"%g\" y=\"%g\">", x, y, color, x + 16, y + 10);
-	esc(f, name);
+	svg_esc(f, name);
 	fprintf(f, "%s</text>\n", na ? " (n/a)" : "");
 }
 
@@ -204,7 +217,7 @@ void svg_chart(FILE *f, const char *title, const char *xlabel, const char *ylabe
 #define PY(v) (yoff + B - ((v) - y0) / (y1 - y0) * (B - T))
 	fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"14\" font-weight=\"bold\">", xoff + L,
 		yoff + 24.0);
-	esc(f, title);
+	svg_esc(f, title);
 	fprintf(f, "</text>\n<path d=\"M%g %g V%g H%g\" stroke=\"black\" fill=\"none\"/>\n",
 		xoff + L, yoff + T, yoff + B, xoff + R);
 	nt = ticks(x0, x1, logx, tk, 64);
@@ -220,10 +233,10 @@ void svg_chart(FILE *f, const char *title, const char *xlabel, const char *ylabe
 			xoff + R);
 	fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">", xoff + (L + R) / 2,
 		yoff + B + 34);
-	esc(f, xlabel);
+	svg_esc(f, xlabel);
 	fprintf(f, "%s</text>\n<text transform=\"translate(%g %g) rotate(-90)\" "
 		"text-anchor=\"middle\">", logx ? " (log)" : "", xoff + 16.0, yoff + (T + B) / 2);
-	esc(f, ylabel);
+	svg_esc(f, ylabel);
 	fprintf(f, "%s</text>\n", logy ? " (log)" : "");
 	for (i = 0; i < nlines; i++) {
 		const char *c = colors[i % 16];
@@ -261,7 +274,7 @@ int svg_bars_height(int n)
 void svg_bars(FILE *f, const char *title, const char *unit, const struct svg_bar *bars, int n,
 	      int xoff, int yoff)
 {
-	const double L = 200, R = 520, T = 40;
+	const double L = 240, R = 540, T = 40;
 	double max = 0, tk[64];
 	char nb[32], nv[32];
 	int i, nt;
@@ -273,7 +286,7 @@ void svg_bars(FILE *f, const char *title, const char *unit, const struct svg_bar
 		max = 1;
 	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"14\" font-weight=\"bold\">", xoff + 10,
 		yoff + 24);
-	esc(f, title);
+	svg_esc(f, title);
 	fprintf(f, "</text>\n");
 	nt = ticks(0, max, false, tk, 64);
 	max = nt ? (tk[nt - 1] > max ? tk[nt - 1] : max) : max;
@@ -284,17 +297,17 @@ void svg_bars(FILE *f, const char *title, const char *unit, const struct svg_bar
 			yoff + T + n * 22.0 + 14, num(nb, sizeof(nb), tk[i]));
 	fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">", xoff + (L + R) / 2,
 		yoff + T + n * 22.0 + 30);
-	esc(f, unit);
+	svg_esc(f, unit);
 	fprintf(f, "</text>\n");
 	for (i = 0; i < n; i++) {
 		double y = yoff + T + i * 22.0;
 
 		fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">", xoff + L - 6, y + 15);
-		esc(f, bars[i].label);
+		svg_esc(f, bars[i].label);
 		fprintf(f, "</text>\n");
 		if (isnan(bars[i].value)) {
 			fprintf(f, "<text x=\"%g\" y=\"%g\" fill=\"#888\">", xoff + L + 4, y + 15);
-			esc(f, bars[i].note ? bars[i].note : "n/a");
+			svg_esc(f, bars[i].note ? bars[i].note : "n/a");
 			fprintf(f, "</text>\n");
 			continue;
 		}

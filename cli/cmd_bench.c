@@ -69,7 +69,9 @@ static void usage(void)
 	       "              -l, --loops=L          messages per sender and receiver\n"
 	       "                  --modes=LIST       modes\n"
 	       "  compare   A.json B.json [--all] [--force]: two runs side by side with ratios\n"
-	       "  show      FILE [--svg OUT]: the table (and chart) of a saved result\n\n"
+	       "  show      FILE [--svg OUT]: the table (and chart) of a saved result\n"
+	       "  report    [--html FILE] RESULT.json...: one screen of what a set of results\n"
+	       "            found per kernel (make demo ends with it), and a page with the plots\n\n"
 	       "Options of every suite:\n"
 	       "  -r, --repetitions=N  measured repetitions per point (default 5)\n"
 	       "  -w, --warmup=N       unmeasured repetitions first (default 1)\n"
@@ -113,6 +115,8 @@ static int bench_exec(struct cli *cli, int argc, char **argv)
 		return bench_compare(cli, argc - 1, argv + 1);
 	if (!strcmp(argv[1], "show"))
 		return bench_show(cli, argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return bench_report(cli, argc - 1, argv + 1);
 	for (i = 0; i < ARRAY_SIZE(suites); i++) {
 		if (strcmp(argv[1], suites[i].name))
 			continue;

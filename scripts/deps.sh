@@ -16,7 +16,8 @@ PKGS=(
 	# tests
 	python3 python3-jsonschema curl
 	libclang-rt-dev	# libFuzzer and the sanitizer runtimes for clang (make fuzz)
-	prometheus	# for promtool (check metrics): ~19 MB; also ships a prometheus.service
+	prometheus	# promtool (check metrics, rules) and the server tests/host/66 scrapes with
+	chromium	# renders the demo's report page in tests/host/72 (headless; ~120 MB)
 )
 missing=()
 for p in "${PKGS[@]}"; do

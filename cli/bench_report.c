@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tracectl bench report [--html FILE] RESULT.json...: what a set of bench
+ * results found, on one screen (make demo ends with it), and optionally a
+ * self-contained HTML page with the plots (inline SVG, no network).
+ *
+ * Results are grouped per kernel (machine.kernel's version and the arch).
+ * The screen answers, per kernel: the overhead per call of each hook path
+ * (trigger, count variant) as ns and as a ratio to the cheapest path; the
+ * entry+return (latency) variants; seed 000's two effects from ops (1
+ * relevant tracer with I irrelevant against none, and CALL_OPS against a
+ * kernel of the same arch without it); the attach and detach times of the
+ * largest K; and each mode a kernel lacks, with the reason. Offline.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench.h"
+
+enum { S_TRIGGER, S_OPS, S_ATTACH, S_WORKLOAD, S_NR };
+static const char *const suite_names[S_NR] = { "trigger", "ops", "attach", "workload" };
+
+#define MAX_KERNELS	12
+#define COL		16	/* width of a kernel's column */
+
+struct kern {
+	char label[64];		/* "6.12 x86_64" */
+	char arch[16];
+	bool call_ops;		/* CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS=y */
+	json_object *doc[S_NR];
+	const char *file[S_NR];
+};
+
+struct report {
+	struct kern k[MAX_KERNELS];
+	int nk;
+	json_object *docs[MAX_KERNELS * S_NR];
+	int nd;
+};
+
+/* The hook paths of DESIGN.md, in the order the screen shows them. */
+static const struct {
+	const char *path, *mode;
+} path_rows[] = {
+	{ "kprobe", "kprobe" },		{ "kprobe", "kmod-kprobe" },
+	{ "kprobe (int3)", "kprobe-int3" }, { "kprobe (int3)", "kmod-kprobe-int3" },
+	{ "indirect", "kprobe-multi" },	{ "indirect", "kmod-callops" },
+	{ "indirect", "kmod-callops+regs" },
+	{ "direct call", "fentry" },	{ "direct call", "kmod-direct" },
+};
+#define NR_PATH_ROWS	(sizeof(path_rows) / sizeof(path_rows[0]))
+
+/* Seed 000 (RISC-V, Spacemit K1): overhead ns of 1 relevant tracer, I irrelevant. */
+static const double seed_i[] = { 0, 1, 2, 10, 100, 200 };
+static const double seed_without[] = { 123, 172, 215, 575, 5038, 15791 };
+static const double seed_with[] = { 38, 38, 40, 38, 39, 39 };
+#define SEED_N	6
+
+/* "6.12.117+deb12-amd64" -> "6.12"; "6.1.0-57-amd64" -> "6.1" */
+static void short_release(const char *rel, char *out, size_t len)
+{
+	size_t n = strspn(rel, "0123456789"), m;
+
+	if (rel[n] == '.') {
+		m = strspn(rel + n + 1, "0123456789");
+		n += 1 + m;
+	}
+	snprintf(out, len, "%.*s", (int)n, rel);
+}
+
+static struct kern *kern_for(struct report *r, json_object *doc)
+{
+	json_object *m = jget(doc, "machine"), *cfg = jget(doc, "kernel_config");
+	const char *suite = jstr(doc, "suite", "");
+	char rel[16], label[40];
+	int i, s;
+
+	short_release(jstr(m, "kernel", "?"), rel, sizeof(rel));
+	snprintf(label, sizeof(label), "%s %s", rel, jstr(m, "arch", "?"));
+	for (s = 0; s < S_NR && strcmp(suite, suite_names[s]); s++)
+		;
+	for (i = 0; i < r->nk; i++)	/* the same kernel, this suite not seen yet */
+		if (!strncmp(r->k[i].label, label, strlen(label)) && s < S_NR && !r->k[i].doc[s])
+			return &r->k[i];
+	if (r->nk == MAX_KERNELS)
+		return NULL;
+	for (i = 0, s = 1; i < r->nk; i++)	/* booted twice: "6.12 x86_64 #2" */
+		s += !strncmp(r->k[i].label, label, strlen(label));
+	i = r->nk++;
+	memset(&r->k[i], 0, sizeof(r->k[i]));
+	if (s > 1)
+		snprintf(r->k[i].label, sizeof(r->k[i].label), "%s #%d", label, s);
+	else
+		snprintf(r->k[i].label, sizeof(r->k[i].label), "%s", label);
+	snprintf(r->k[i].arch, sizeof(r->k[i].arch), "%s", jstr(m, "arch", "?"));
+	r->k[i].call_ops = !strcmp(jstr(cfg, "CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS", "n"), "y");
+	return &r->k[i];
+}
+
+static int report_load(struct report *r, struct cli *cli, int n, char **files)
+{
+	struct kern *k;
+	int i, s, exit = 0;
+
+	for (i = 0; i < n; i++) {
+		json_object *doc = bench_load(cli, files[i], &exit);
+
+		if (!doc)
+			return exit;
+		r->docs[r->nd++] = doc;
+		for (s = 0; s < S_NR && strcmp(jstr(doc, "suite", ""), suite_names[s]); s++)
+			;
+		k = s < S_NR ? kern_for(r, doc) : NULL;
+		if (!k)
+			return cli_error(cli, EXIT_USAGE, "bad_input", "%s: %s", files[i], s < S_NR ?
+					 "more kernels than a report holds (12)" : "unknown suite");
+		k->doc[s] = doc;
+		k->file[s] = files[i];
+		if (r->nd == MAX_KERNELS * S_NR && i + 1 < n)
+			return cli_error(cli, EXIT_USAGE, "usage", "at most %d result files",
+					 MAX_KERNELS * S_NR);
+	}
+	return 0;
+}
+
+static json_object *point_by_key(json_object *doc, const char *key)
+{
+	json_object *pts = jget(doc, "points");
+	size_t i, n = pts ? json_object_array_length(pts) : 0;
+
+	for (i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(pts, i);
+
+		if (!strcmp(jstr(p, "key", ""), key))
+			return p;
+	}
+	return NULL;
+}
+
+/* The median of value of point key, NAN when absent or not ok. */
+static double median_of(json_object *doc, const char *key, const char *value)
+{
+	json_object *p = doc ? point_by_key(doc, key) : NULL;
+
+	if (!p || strcmp(jstr(p, "status", ""), "ok"))
+		return NAN;
+	return point_stat(p, value, "median");
+}
+
+static bool mode_in_trigger(const struct report *r, const char *mode)
+{
+	char key[96];
+	int i;
+
+	snprintf(key, sizeof(key), "%s/count", mode);
+	for (i = 0; i < r->nk; i++)
+		if (r->k[i].doc[S_TRIGGER] && point_by_key(r->k[i].doc[S_TRIGGER], key))
+			return true;
+	return false;
+}
+
+/* The cheapest count overhead of a kernel (> 0), and its mode. */
+static double cheapest(const struct kern *k, const char **mode)
+{
+	double best = NAN, v;
+	char key[96];
+	size_t i;
+
+	*mode = NULL;
+	for (i = 0; i < NR_PATH_ROWS; i++) {
+		snprintf(key, sizeof(key), "%s/count", path_rows[i].mode);
+		v = median_of(k->doc[S_TRIGGER], key, "overhead_ns");
+		if (v > 0 && (isnan(best) || v < best)) {
+			best = v;
+			*mode = path_rows[i].mode;
+		}
+	}
+	return best;
+}
+
+static void cell(FILE *f, json_object *doc, const char *key, double ref)
+{
+	json_object *p = doc ? point_by_key(doc, key) : NULL;
+	double v = p ? point_stat(p, "overhead_ns", "median") : NAN;
+	char buf[48];
+
+	if (!doc || !p)
+		snprintf(buf, sizeof(buf), "-");
+	else if (strcmp(jstr(p, "status", ""), "ok"))
+		snprintf(buf, sizeof(buf), "%s", !strcmp(jstr(p, "status", ""), "error") ?
+			 "error" : "n/a");
+	else if (isnan(v))
+		snprintf(buf, sizeof(buf), "?");
+	else if (ref > 0 && v > 0)
+		snprintf(buf, sizeof(buf), "%.0f (%.1fx)", v, v / ref);
+	else
+		snprintf(buf, sizeof(buf), "%.0f (noise)", v);
+	fprintf(f, "%*s", COL, buf);
+}
+
+static void header(FILE *f, const struct report *r, const char *first, int width)
+{
+	int i;
+
+	fprintf(f, "  %-*s", width, first);
+	for (i = 0; i < r->nk; i++)
+		fprintf(f, "%*s", COL, r->k[i].label);
+	fputc('\n', f);
+}
+
+static void screen_overhead(FILE *f, const struct report *r)
+{
+	double ref[MAX_KERNELS];
+	const char *best[MAX_KERNELS];
+	char key[96], name[48];
+	size_t i;
+	int k;
+
+	fprintf(f, "Overhead per traced call (getpgid loop, median ns; x = times the cheapest path)\n");
+	header(f, r, "path / mode", 30);
+	for (k = 0; k < r->nk; k++)
+		ref[k] = cheapest(&r->k[k], &best[k]);
+	for (i = 0; i < NR_PATH_ROWS; i++) {
+		if (!mode_in_trigger(r, path_rows[i].mode))
+			continue;
+		snprintf(name, sizeof(name), "%-13s %s", path_rows[i].path, path_rows[i].mode);
+		fprintf(f, "  %-30s", name);
+		snprintf(key, sizeof(key), "%s/count", path_rows[i].mode);
+		for (k = 0; k < r->nk; k++)
+			cell(f, r->k[k].doc[S_TRIGGER], key, ref[k]);
+		fputc('\n', f);
+	}
+	fprintf(f, "  %-30s", "cheapest");
+	for (k = 0; k < r->nk; k++)
+		fprintf(f, "%*s", COL, best[k] ? best[k] : "-");
+	fprintf(f, "\n  %-30s", "entry+return (latency variant)");
+	fputc('\n', f);
+	for (i = 0; i < NR_PATH_ROWS; i++) {
+		snprintf(key, sizeof(key), "%s/latency", path_rows[i].mode);
+		for (k = 0; k < r->nk; k++)
+			if (r->k[k].doc[S_TRIGGER] && point_by_key(r->k[k].doc[S_TRIGGER], key))
+				break;
+		if (k == r->nk)
+			continue;
+		fprintf(f, "  %-30s", path_rows[i].mode);
+		for (k = 0; k < r->nk; k++)
+			cell(f, r->k[k].doc[S_TRIGGER], key, ref[k]);
+		fputc('\n', f);
+	}
+}
+
+/* The largest I of the ops run with a 1/I point of mode measured, or -1. */
+static long long ops_max_i(json_object *doc, const char *mode)
+{
+	json_object *pts = jget(doc, "points");
+	size_t i, n = pts ? json_object_array_length(pts) : 0;
+	long long best = -1;
+
+	for (i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(pts, i), *l = jget(p, "labels");
+
+		if (!strcmp(jstr(l, "mode", ""), mode) && jint(l, "relevant", -1) == 1 &&
+		    !strcmp(jstr(p, "status", ""), "ok") && jint(l, "irrelevant", -1) > best)
+			best = jint(l, "irrelevant", -1);
+	}
+	return best;
+}
+
+static double ops_overhead(json_object *doc, const char *mode, long long rel, long long irr)
+{
+	char key[96];
+
+	snprintf(key, sizeof(key), "%s/R%lld/I%lld", mode, rel, irr);
+	return median_of(doc, key, "overhead_ns");
+}
+
+static void ratio_text(char *buf, size_t len, double num, double den)
+{
+	if (isnan(num) || isnan(den))
+		snprintf(buf, len, "n/a");
+	else if (den <= 0 || num <= 0)
+		snprintf(buf, len, "noise (%.0f / %.0f)", num, den);
+	else
+		snprintf(buf, len, "%.2fx", num / den);
+}
+
+static void screen_seed000(FILE *f, const struct report *r)
+{
+	const char *modes[] = { "kmod-callops", "kmod-direct" };
+	char rt[64], lbl[64];
+	long long imax;
+	double a, b;
+	int k, m, j;
+	bool any = false;
+
+	fprintf(f, "\nSeed 000: 1 relevant tracer as irrelevant ones are added (ops, overhead ns)\n");
+	fprintf(f, "  seed riscv64 K1: without CALL_OPS 1/0 123, 1/200 15791 (128x); with 38, 39 (1.0x)\n");
+	for (k = 0; k < r->nk; k++)
+		for (m = 0; m < 2; m++) {
+			json_object *doc = r->k[k].doc[S_OPS];
+
+			imax = doc ? ops_max_i(doc, modes[m]) : -1;
+			if (imax <= 0)
+				continue;
+			a = ops_overhead(doc, modes[m], 1, 0);
+			b = ops_overhead(doc, modes[m], 1, imax);
+			ratio_text(rt, sizeof(rt), b, a);
+			snprintf(lbl, sizeof(lbl), "%s %s%s", r->k[k].label, modes[m],
+				 m == 0 && r->k[k].call_ops ? " (CALL_OPS)" : "");
+			fprintf(f, "  %-38s 1/0 %6.0f  1/%-4lld %6.0f  1/%lld / 1/0: %s\n", lbl, a,
+				imax, b, imax, rt);
+			any = true;
+		}
+	if (!any)
+		fprintf(f, "  (no ops results)\n");
+	fprintf(f, "  CALL_OPS / without, 1/0 kmod-callops (seed: 38 / 122 = 0.31):");
+	any = false;
+	for (k = 0; k < r->nk; k++) {
+		if (!r->k[k].call_ops || !r->k[k].doc[S_OPS])
+			continue;
+		for (j = 0; j < r->nk; j++)
+			if (!r->k[j].call_ops && r->k[j].doc[S_OPS] && !strcmp(r->k[j].arch, r->k[k].arch))
+				break;
+		if (j == r->nk) {
+			fprintf(f, "%s %s: no %s kernel without CALL_OPS in these results", any ? ";" : "",
+				r->k[k].arch, r->k[k].arch);
+		} else {
+			ratio_text(rt, sizeof(rt), ops_overhead(r->k[k].doc[S_OPS], modes[0], 1, 0),
+				   ops_overhead(r->k[j].doc[S_OPS], modes[0], 1, 0));
+			fprintf(f, "%s %s (%s / %s): %s", any ? ";" : "", r->k[k].arch,
+				r->k[k].label, r->k[j].label, rt);
+		}
+		any = true;
+	}
+	fprintf(f, "%s\n", any ? "" : " no kernel with CALL_OPS in these results");
+}
+
+/* The attach point of mode with the largest K that was measured, or NULL. */
+static json_object *attach_point(json_object *doc, const char *mode, const char *how)
+{
+	json_object *pts = jget(doc, "points"), *best = NULL;
+	size_t i, n = pts ? json_object_array_length(pts) : 0;
+
+	for (i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(pts, i), *l = jget(p, "labels");
+
+		if (strcmp(jstr(l, "mode", ""), mode) || strcmp(jstr(l, "how", ""), how) ||
+		    strcmp(jstr(p, "status", ""), "ok"))
+			continue;
+		if (!best || jint(l, "funcs", 0) > jint(jget(best, "labels"), "funcs", 0))
+			best = p;
+	}
+	return best;
+}
+
+static void screen_attach(FILE *f, const struct report *r)
+{
+	static const char *const hows[] = { "one", "separate" };
+	char name[64], buf[48];
+	size_t i, h;
+	int k;
+	bool any = false;
+
+	for (k = 0; k < r->nk; k++)
+		any |= r->k[k].doc[S_ATTACH] != NULL;
+	if (!any)
+		return;
+	fprintf(f, "\nAttach / detach of K functions (median ms; one = one attachment of all K)\n");
+	header(f, r, "mode", 30);
+	for (i = 0; i < NR_PATH_ROWS; i++)
+		for (h = 0; h < 2; h++) {
+			bool row = false;
+
+			for (k = 0; k < r->nk; k++)
+				row |= r->k[k].doc[S_ATTACH] &&
+				       attach_point(r->k[k].doc[S_ATTACH], path_rows[i].mode, hows[h]);
+			if (!row)
+				continue;
+			snprintf(name, sizeof(name), "%s %s", path_rows[i].mode, hows[h]);
+			fprintf(f, "  %-30s", name);
+			for (k = 0; k < r->nk; k++) {
+				json_object *p = r->k[k].doc[S_ATTACH] ?
+					attach_point(r->k[k].doc[S_ATTACH], path_rows[i].mode, hows[h]) : NULL;
+
+				if (p)
+					snprintf(buf, sizeof(buf), "K%lld %.0f/%.0f",
+						 jint(jget(p, "labels"), "funcs", 0),
+						 point_stat(p, "attach_us", "median") / 1e3,
+						 point_stat(p, "detach_us", "median") / 1e3);
+				else
+					snprintf(buf, sizeof(buf), "n/a");
+				fprintf(f, "%*s", COL, buf);
+			}
+			fputc('\n', f);
+		}
+}
+
+/* One line per mode and reason a kernel lacks it (kernels sharing one joined). */
+static void screen_unavailable(FILE *f, const struct report *r)
+{
+	char kernels[256];
+	int k, j, shown = 0;
+
+	fprintf(f, "\nUnavailable here, and why\n");
+	for (k = 0; k < r->nk; k++) {
+		json_object *modes = jget(r->k[k].doc[S_TRIGGER] ? r->k[k].doc[S_TRIGGER] :
+					  r->k[k].doc[S_OPS], "modes");
+
+		if (!modes)
+			continue;
+		json_object_object_foreach(modes, mode, st) {
+			const char *why = jstr(st, "reason", "?");
+			size_t off;
+
+			if (jbool(st, "available"))
+				continue;
+			for (j = 0; j < k; j++) {	/* said for an earlier kernel already? */
+				json_object *m2 = jget(r->k[j].doc[S_TRIGGER] ? r->k[j].doc[S_TRIGGER] :
+						       r->k[j].doc[S_OPS], "modes"), *s2 = jget(m2, mode);
+
+				if (s2 && !jbool(s2, "available") && !strcmp(jstr(s2, "reason", ""), why))
+					break;
+			}
+			if (j < k)
+				continue;
+			off = (size_t)snprintf(kernels, sizeof(kernels), "%s", r->k[k].label);
+			for (j = k + 1; j < r->nk && off < sizeof(kernels); j++) {
+				json_object *m2 = jget(r->k[j].doc[S_TRIGGER] ? r->k[j].doc[S_TRIGGER] :
+						       r->k[j].doc[S_OPS], "modes"), *s2 = jget(m2, mode);
+
+				if (s2 && !jbool(s2, "available") && !strcmp(jstr(s2, "reason", ""), why))
+					off += (size_t)snprintf(kernels + off, sizeof(kernels) - off, ", %s",
+								r->k[j].label);
+			}
+			fprintf(f, "  %s (%s): %.150s\n", mode, kernels, why);
+			shown++;
+		}
+	}
+	if (!shown)
+		fprintf(f, "  every mode measured on every kernel\n");
+}
+
+static void screen(FILE *f, const struct report *r)
+{
+	fprintf(f, "tracerd: what each hook path costs, %d kernel%s (QEMU TCG when booted by the "
+		"harness: compare ratios, not ns)\n\n", r->nk, r->nk == 1 ? "" : "s");
+	screen_overhead(f, r);
+	screen_seed000(f, r);
+	screen_attach(f, r);
+	screen_unavailable(f, r);
+}
+
+/* ------------------------------------------------------------ the page */
+
+/* Bars: the count overhead of every path on every kernel (colour = kernel). */
+static int page_overhead(FILE *f, const struct report *r)
+{
+	struct svg_bar bars[NR_PATH_ROWS * MAX_KERNELS];
+	char labels[NR_PATH_ROWS * MAX_KERNELS][64], key[96], attrs[96];
+	int nb = 0, marks = 0, k;
+	size_t i;
+
+	for (i = 0; i < NR_PATH_ROWS; i++) {
+		if (!mode_in_trigger(r, path_rows[i].mode))
+			continue;
+		snprintf(key, sizeof(key), "%s/count", path_rows[i].mode);
+		for (k = 0; k < r->nk; k++) {
+			json_object *p = r->k[k].doc[S_TRIGGER] ?
+				point_by_key(r->k[k].doc[S_TRIGGER], key) : NULL;
+
+			if (!p)
+				continue;
+			snprintf(labels[nb], sizeof(labels[nb]), "%s, %s", path_rows[i].mode, r->k[k].label);
+			bars[nb].label = labels[nb];
+			bars[nb].value = median_of(r->k[k].doc[S_TRIGGER], key, "overhead_ns");
+			bars[nb].note = jstr(p, "status", "?");
+			bars[nb].color = k;
+			marks += !isnan(bars[nb].value);
+			nb++;
+		}
+	}
+	snprintf(attrs, sizeof(attrs), "data-plot=\"overhead\" data-marks=\"%d\"", marks);
+	svg_open(f, 600, svg_bars_height(nb), attrs);
+	svg_bars(f, "overhead per call, count variant (colour: kernel)", "ns per call (median)",
+		 bars, nb, 0, 0);
+	svg_end(f);
+	return marks;
+}
+
+static void seed_line(struct svg_line *l, const char *name, const double *y)
+{
+	int j;
+
+	l->name = name;
+	for (j = 0; j < SEED_N; j++) {
+		l->x[j] = seed_i[j] + 1;
+		l->y[j] = y[j];
+	}
+	l->n = SEED_N;
+}
+
+/* Lines: 1 relevant tracer, I irrelevant, per kernel and kmod mode, beside the seed's. */
+static int page_ops(FILE *f, const struct report *r)
+{
+	static const char *const modes[] = { "kmod-callops", "kmod-direct" };
+	struct svg_line lines[2 + 2 * MAX_KERNELS] = {};
+	char names[2 * MAX_KERNELS][80], attrs[96];
+	int nl = 2, marks = 0, k, m;
+
+	seed_line(&lines[0], "seed 000: riscv64 without CALL_OPS", seed_without);
+	seed_line(&lines[1], "seed 000: riscv64 with CALL_OPS", seed_with);
+	for (k = 0; k < r->nk; k++)
+		for (m = 0; m < 2; m++) {
+			json_object *pts = jget(r->k[k].doc[S_OPS], "points");
+			size_t i, n = pts ? json_object_array_length(pts) : 0;
+			struct svg_line *l = &lines[nl];
+
+			for (i = 0; i < n && l->n < 64; i++) {
+				json_object *p = json_object_array_get_idx(pts, i), *lb = jget(p, "labels");
+				double y = point_stat(p, "overhead_ns", "median");
+
+				if (strcmp(jstr(lb, "mode", ""), modes[m]) || jint(lb, "relevant", -1) != 1 ||
+				    strcmp(jstr(p, "status", ""), "ok") || !(y > 0))
+					continue;	/* a log axis: noise at or below 0 is left out */
+				l->x[l->n] = (double)jint(lb, "irrelevant", 0) + 1;
+				l->y[l->n++] = y;
+			}
+			if (!l->n)
+				continue;
+			snprintf(names[nl - 2], sizeof(names[0]), "%s %s%s", r->k[k].label, modes[m],
+				 m == 0 && r->k[k].call_ops ? " (CALL_OPS)" : "");
+			l->name = names[nl - 2];
+			marks += l->n;
+			nl++;
+		}
+	snprintf(attrs, sizeof(attrs), "data-plot=\"ops\" data-marks=\"%d\"", marks + 2 * SEED_N);
+	svg_open(f, 600, svg_chart_height(nl), attrs);
+	svg_chart(f, "1 relevant tracer, I irrelevant", "irrelevant tracers (I + 1)",
+		  "overhead ns/call", true, true, lines, nl, 0, 0);
+	svg_end(f);
+	return marks;
+}
+
+/* Lines per kernel: attach time of K functions per mode (one attachment of all K). */
+static int page_attach(FILE *f, const struct kern *k)
+{
+	struct svg_line lines[NR_PATH_ROWS] = {};
+	json_object *pts = jget(k->doc[S_ATTACH], "points");
+	size_t i, j, n = pts ? json_object_array_length(pts) : 0;
+	char attrs[128];
+	int nl = 0, marks = 0;
+
+	for (j = 0; j < NR_PATH_ROWS; j++) {
+		struct svg_line *l = &lines[nl];
+
+		for (i = 0; i < n && l->n < 64; i++) {
+			json_object *p = json_object_array_get_idx(pts, i), *lb = jget(p, "labels");
+			double y = point_stat(p, "attach_us", "median");
+
+			if (strcmp(jstr(lb, "mode", ""), path_rows[j].mode) ||
+			    strcmp(jstr(lb, "how", ""), "one") || strcmp(jstr(p, "status", ""), "ok") ||
+			    !(y > 0))
+				continue;
+			l->x[l->n] = (double)jint(lb, "funcs", 1);
+			l->y[l->n++] = y / 1e3;
+		}
+		if (!l->n)
+			continue;
+		l->name = path_rows[j].mode;
+		marks += l->n;
+		nl++;
+	}
+	snprintf(attrs, sizeof(attrs), "data-plot=\"attach %s\" data-marks=\"%d\"", k->label, marks);
+	svg_open(f, 600, svg_chart_height(nl), attrs);
+	svg_chart(f, k->label, "K functions (one attachment)", "attach ms", true, true, lines, nl,
+		  0, 0);
+	svg_end(f);
+	return marks;
+}
+
+/* href of a result file: relative to the page's directory when it lies under
+ * it, else a file: URL of its absolute path; NULL when it cannot be found. */
+static const char *href(const char *page, const char *file, char *buf, size_t len)
+{
+	char dir[4096], abs[4096];
+	const char *slash = strrchr(page, '/');
+	size_t n;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - page) : 1, slash ? page : ".");
+	if (!realpath(dir, buf) || !realpath(file, abs))
+		return NULL;
+	n = strlen(buf);
+	if (!strncmp(abs, buf, n) && abs[n] == '/')
+		snprintf(buf, len, "%s", abs + n + 1);
+	else
+		snprintf(buf, len, "file://%.*s", (int)(len > 8 ? len - 8 : 0), abs);
+	return buf;
+}
+
+static int write_page(const char *path, const struct report *r, const char *text)
+{
+	FILE *f = fopen(path, "we");
+	char link[4096];
+	int k, s;
+
+	if (!f)
+		return -errno;
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<title>tracerd: what each hook path costs</title>\n<style>\n"
+	      "body{font-family:sans-serif;margin:2em;max-width:1250px}\n"
+	      "pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:12px}\n"
+	      "svg{margin:0.5em 1em 0.5em 0;vertical-align:top;border:1px solid #eee}\n"
+	      ".row{display:flex;flex-wrap:wrap}\n"
+	      "</style></head><body>\n<h1>tracerd: what each hook path costs</h1>\n"
+	      "<p>Measured by <code>tracectl bench</code> on each kernel below. Under QEMU TCG "
+	      "(how the project's harness boots them) the counts are exact and the times are "
+	      "the emulator's: compare ratios, not nanoseconds.</p>\n<h2>Summary</h2>\n<pre>", f);
+	svg_esc(f, text);
+	fputs("</pre>\n<h2>Overhead per call, per path and kernel</h2>\n", f);
+	page_overhead(f, r);
+	fputs("\n<h2>Seed 000: one relevant tracer, I irrelevant ones</h2>\n", f);
+	page_ops(f, r);
+	fputs("\n<h2>Attach time against K</h2>\n<div class=\"row\">\n", f);
+	for (k = 0; k < r->nk; k++)
+		if (r->k[k].doc[S_ATTACH])
+			page_attach(f, &r->k[k]);
+	fputs("</div>\n<h2>Raw results</h2>\n<ul>\n", f);
+	for (k = 0; k < r->nk; k++)
+		for (s = 0; s < S_NR; s++) {
+			if (!r->k[k].file[s])
+				continue;
+			if (!href(path, r->k[k].file[s], link, sizeof(link)))
+				continue;
+			fputs("<li><a href=\"", f);
+			svg_esc(f, link);
+			fprintf(f, "\">%s %s</a></li>\n", r->k[k].label, suite_names[s]);
+		}
+	fputs("</ul>\n</body></html>\n", f);
+	if (ferror(f)) {
+		fclose(f);
+		return -EIO;
+	}
+	return fclose(f) ? -errno : 0;
+}
+
+int bench_report(struct cli *cli, int argc, char **argv)
+{
+	struct report r = {};
+	const char *html = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	int i, nf = 0, exit = 0, err;
+	char **files = calloc((size_t)argc + 1, sizeof(*files));
+	FILE *f;
+
+	if (!files)
+		return cli_error(cli, EXIT_FAILURE_, "internal", "out of memory");
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--html") && i + 1 < argc)
+			html = argv[++i];
+		else if (!strncmp(argv[i], "--html=", 7))
+			html = argv[i] + 7;
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			exit = cli_error(cli, EXIT_USAGE, "usage", "bench report: unknown option '%s'",
+					 argv[i]);
+			goto cleanup;
+		} else
+			files[nf++] = argv[i];
+	}
+	if (!nf) {
+		exit = cli_error(cli, EXIT_USAGE, "usage",
+				 "usage: tracectl bench report [--html FILE] RESULT.json...");
+		goto cleanup;
+	}
+	exit = report_load(&r, cli, nf, files);
+	if (exit)
+		goto cleanup;
+	f = open_memstream(&text, &len);
+	if (!f) {
+		exit = cli_error(cli, EXIT_FAILURE_, "internal", "out of memory");
+		goto cleanup;
+	}
+	screen(f, &r);
+	fclose(f);
+	fputs(text, stdout);
+	if (html) {
+		err = write_page(html, &r, text);
+		if (err)
+			exit = cli_error(cli, EXIT_FAILURE_, "io", "cannot write %s: %s", html,
+					 strerror(-err));
+		else
+			printf("\nreport page: %s\n", html);
+	}
+cleanup:
+	for (i = 0; i < r.nd; i++)
+		json_object_put(r.docs[i]);
+	free(text);
+	free(files);
+	return exit;
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tracectl bench report: the screen make demo ends with fits 60 lines and
+# names the cheapest path per kernel; the HTML page, rendered by a real
+# browser (Debian's headless Chromium), loads without a console message
+# (no script error, no resource it fails to load: it is self-contained),
+# and every plot carries one mark per data point of the results
+# (tests/host/report-check.py counts them from the JSON). Inputs: results
+# recorded in 6.1 x86_64 and 6.12 arm64 guests (tests/host/data/).
+source "$(dirname "$0")/lib/daemon.bash"
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+D=$SRC/tests/host/data
+files=("$D"/bench-6.1-{trigger,ops,attach}.json "$D"/bench-6.12-arm64-{trigger,ops,attach}.json)
+mkdir -p "$W/demo"
+cp "${files[@]}" "$W/demo/"
+local_files=("$W"/demo/*.json)
+$TRACECTL bench report --html "$W/demo/index.html" "${local_files[@]}" > "$W/screen.txt" ||
+	fail "bench report"
+n=$(grep -vc '^report page:' "$W/screen.txt")
+[ "$n" -le 60 ] || fail "the screen has $n lines (at most 60)"
+ok "summary screen: $n lines"
+for k in "6.1 x86_64" "6.12 aarch64"; do
+	head -n 5 "$W/screen.txt" | grep -q "$k" || fail "screen lacks a column for $k"
+done
+expect_eq "cheapest path per kernel" "$(grep -c '^  cheapest  *[a-z]' "$W/screen.txt")" 1
+grep -q 'Unavailable here, and why' "$W/screen.txt" || fail "no unavailable section"
+grep -q 'kprobe-multi (6.1 x86_64): .*CONFIG_FPROBE' "$W/screen.txt" ||
+	fail "6.1's missing kprobe-multi not explained"
+$TRACECTL bench report > /dev/null 2>&1
+expect_eq "report without files: exit" "$?" 2
+
+command -v chromium > /dev/null || skip "chromium not installed (Debian package chromium; make deps)"
+CH=(chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+    --disable-background-networking --disable-component-update --disable-sync
+    --user-data-dir="$W/profile" --enable-logging=stderr --v=0)
+timeout 120 "${CH[@]}" --dump-dom "file://$W/demo/index.html" > "$W/dom.html" 2> "$W/chromium.log" ||
+	fail "chromium --dump-dom: $(tail -n 3 "$W/chromium.log")"
+[ -s "$W/dom.html" ] || fail "chromium rendered nothing"
+if grep -E ':CONSOLE(:|\()' "$W/chromium.log" | grep -F "index.html" > "$W/console.txt"; then
+	fail "console messages on the page: $(head -n 5 "$W/console.txt")"
+fi
+ok "page loaded in chromium with no console message"
+python3 "$SRC/tests/host/report-check.py" "$W/dom.html" "${local_files[@]}" || fail "report page plots"
+if [ -n "${REPORT_SCREENSHOT:-}" ]; then
+	timeout 120 "${CH[@]}" --window-size=1300,3200 --screenshot="$REPORT_SCREENSHOT" \
+		"file://$W/demo/index.html" 2> /dev/null
+fi
+exit 0
