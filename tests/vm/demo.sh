@@ -1,24 +1,40 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# make demo: `tracectl bench trigger` and `ops` on each test kernel (QEMU
-# TCG: the counts are real, the times are emulator times), then the
-# comparison tables (6.1 -> 6.12, 6.12 -> 6.12-arm64). With DEMO_HOST=1 and
-# a host kernel that allows every path, the host kernel is used instead.
-# Results (tables, JSON) are kept under build/demo/.
-#   VM_KERNEL     kernels (default: 6.1 6.12 6.12-arm64)
+# make demo: `tracectl bench trigger`, `ops` and `attach` on each test
+# kernel (QEMU TCG: the counts are real, the times are emulator times), one
+# boot per suite with a progress line each, then `tracectl bench report`:
+# one screen of what the runs found, and build/demo/index.html with the
+# plots. The full tables and the compare tables (6.1 -> 6.12, 6.12 ->
+# 6.12-arm64) stay in build/demo/ files. With DEMO_HOST=1 and a host kernel
+# that allows every path, the host kernel is used instead.
+#   VM_KERNEL     kernels (default: 6.1 6.12 6.12-arm64; DEMO_QUICK=1: 6.12)
+#   DEMO_QUICK=1  small sizes on one kernel: a few minutes
 #   DEMO_TRIGGER  trigger options (default: -n 50000 -r 5 -w 1)
 #   DEMO_OPS      ops options (default: -n 5000 -r 3 -w 0 --relevant 0,1,2,10
 #                 --irrelevant 0,1,2,10,100: under TCG, attaching and detaching
 #                 hundreds of ftrace_ops dominates; tracectl's defaults are the seed's)
+#   DEMO_ATTACH   attach options (default: -k 1,10,100 -r 3 -w 1)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 O=${O:-$src/build}
 out=$O/demo
 mkdir -p "$out"
-trig="trigger ${DEMO_TRIGGER:--n 50000 -r 5 -w 1}"
-ops="ops ${DEMO_OPS:--n 5000 -r 3 -w 0 --relevant 0,1,2,10 --irrelevant 0,1,2,10,100}"
+if [ "${DEMO_QUICK:-0}" = 1 ]; then
+	trig="trigger ${DEMO_TRIGGER:--n 5000 -r 3 -w 1}"
+	ops="ops ${DEMO_OPS:--n 2000 -r 2 -w 0 --relevant 0,1,2 --irrelevant 0,1,10}"
+	att="attach ${DEMO_ATTACH:--k 1,10 -r 1 -w 0}"
+	kernels=${VM_KERNEL:-6.12}
+else
+	trig="trigger ${DEMO_TRIGGER:--n 50000 -r 5 -w 1}"
+	ops="ops ${DEMO_OPS:--n 5000 -r 3 -w 0 --relevant 0,1,2,10 --irrelevant 0,1,2,10,100}"
+	att="attach ${DEMO_ATTACH:--k 1,10,100 -r 3 -w 1}"
+	kernels=${VM_KERNEL:-6.1 6.12 6.12-arm64}
+fi
 rc=0
+t_start=$(date +%s)
+# mm:ss since the demo started
+elapsed() { local s=$(( $(date +%s) - t_start )); printf '%d:%02d' $((s / 60)) $((s % 60)); }
 
 # split LOG into the printed tables and NAME-SUITE.json files
 split_log() {
@@ -62,26 +78,52 @@ if [ "${DEMO_HOST:-0}" = 1 ] && host_demo; then
 	exit 0
 fi
 
-kernels=${VM_KERNEL:-6.1 6.12 6.12-arm64}
+# minutes per kernel and suite, measured warm on a 2-core TCG host (see README)
+estimate() {
+	local n=0 k
+	for k in $kernels; do
+		case ${DEMO_QUICK:-0}:$k in
+		1:*) n=$((n + 4)) ;;
+		*:*arm64*) n=$((n + 9)) ;;
+		*) n=$((n + 7)) ;;
+		esac
+	done
+	echo $n
+}
+echo "make demo: trigger, ops and attach on $(echo $kernels | wc -w) kernel(s) ($kernels), one QEMU boot per suite;"
+echo "  expected about $(estimate) minutes with a warm cache (a cold one first downloads the kernels and builds the roots)."
+echo "  results: $out/"
 for k in $kernels; do
-	echo "=== Debian $k under QEMU (TCG): $trig; $ops ==="
-	"$here/run" --kernel "$k" --timeout 3600 -- bash /opt/tracerd/tests/bench.sh "$trig" "$ops" \
-		> "$out/$k.log" 2> "$out/$k.err" || { rc=1; tail -n 20 "$out/$k.err"; }
-	split_log "$out/$k.log" "$k" | tee "$out/$k.txt"
-	echo
+	for run in "$trig" "$ops" "$att"; do
+		s=${run%% *}
+		t0=$(date +%s)
+		"$here/run" --kernel "$k" --timeout 3600 -- bash /opt/tracerd/tests/bench.sh "$run" \
+			> "$out/$k-$s.log" 2> "$out/$k-$s.err" || { rc=1; tail -n 20 "$out/$k-$s.err"; }
+		split_log "$out/$k-$s.log" "$k" > "$out/$k-$s.txt"
+		status=ok
+		[ -s "$out/$k-$s.json" ] || status="FAILED (see $out/$k-$s.err)"
+		printf '[%6s] %-12s %-9s %s in %ds\n' "$(elapsed)" "$k" "$s" "$status" $(( $(date +%s) - t0 ))
+	done
 done
 
-# side by side: the same options on two kernels
+# side by side: the same options on two kernels (files only; the screen has the summary)
 pair() {
 	local s
-	for s in trigger ops; do
+	for s in trigger ops attach; do
 		[ -s "$out/$1-$s.json" ] && [ -s "$out/$2-$s.json" ] || continue
-		echo "=== $s: $1 (A) vs $2 (B) ==="
-		"$O/tracectl" bench compare "$out/$1-$s.json" "$out/$2-$s.json" | tee "$out/compare-$1-$2-$s.txt"
-		echo
+		"$O/tracectl" bench compare "$out/$1-$s.json" "$out/$2-$s.json" \
+			> "$out/compare-$1-$2-$s.txt" 2>&1
 	done
 }
 pair 6.1 6.12
 pair 6.12 6.12-arm64
-echo "results: $out/ (tables *.txt, JSON *-trigger.json *-ops.json)"
+echo
+results=()
+for k in $kernels; do
+	for s in trigger ops attach; do [ -s "$out/$k-$s.json" ] && results+=("$out/$k-$s.json"); done
+done
+[ ${#results[@]} -gt 0 ] || { echo "demo: no results (see $out/*.err)"; exit 1; }
+"$O/tracectl" bench report --html "$out/index.html" "${results[@]}" | tee "$out/summary.txt" || rc=1
+echo "full tables: $out/KERNEL-SUITE.txt, side by side: $out/compare-*.txt, JSON: $out/*.json"
+echo "demo finished in $(elapsed)"
 exit $rc
