@@ -118,6 +118,11 @@ $(O)/tracectl: $(call obj,$(CLI_SRCS) $(LIB_SRCS))
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CLI_LIBS)
 
+# the reference programs `bench trigger --peers` measures tracerd against
+$(O)/tracerd-ref: $(O)/obj/ref/ref.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
 # test programs: tests/prog/NAME.c -> $(O)/tests/NAME (BPF loaders, helpers)
 TEST_PROG_SRCS := $(wildcard $(SRC)/tests/prog/*.c)
 TEST_PROGS := $(patsubst $(SRC)/tests/prog/%.c,$(O)/tests/%,$(TEST_PROG_SRCS))
@@ -191,7 +196,7 @@ $(KMOD_OUT)/tracerd_testmod.ko: FORCE | $(if $(filter $(O)/vm/k/6.12/kdir-link,$
 		{ cp $(KMOD_OUT)/tracerd_testmod/tracerd_testmod.ko $@ && printf '  %-8s %s\n' KBUILD $(notdir $@); }
 
 # ---------------------------------------------------------------- top-level
-USER_BINS := $(O)/tracerd $(O)/tracectl $(TEST_PROGS) $(UNIT_BINS)
+USER_BINS := $(O)/tracerd $(O)/tracectl $(O)/tracerd-ref $(TEST_PROGS) $(UNIT_BINS)
 KMODS := $(KMOD_OUT)/tracerd_kmod.ko $(KMOD_OUT)/tracerd_testmod.ko
 
 .PHONY: FORCE
@@ -293,6 +298,7 @@ install-nobuild:
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)
 	$(Q)install -m 0755 $(O)/tracerd $(DESTDIR)$(SBINDIR)/tracerd
 	$(Q)install -m 0755 $(O)/tracectl $(DESTDIR)$(BINDIR)/tracectl
+	$(Q)install -D -m 0755 $(O)/tracerd-ref $(DESTDIR)$(PREFIX)/lib/tracerd/tracerd-ref
 	$(Q)$(subst_paths) $(SRC)/systemd/tracerd.service.in > $(DESTDIR)$(UNITDIR)/tracerd.service
 	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/tracerd.service
 	$(Q)[ -e $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf ] || \

@@ -87,6 +87,20 @@ void trigger_table(struct bench *b, FILE *f);
 void ops_table(struct bench *b, FILE *f);
 void attach_table(struct bench *b, FILE *f);
 void wl_table(struct bench *b, FILE *f);
+/* bench_peers.c: bench trigger --peers, the loop as two callbacks of the suite */
+struct peer_loop {
+	const void *opts;
+	/* the untraced loop next to the point (its base_ns_per_call); median ns/call */
+	double (*base)(struct bench *b, const void *opts, json_object *p);
+	/* the measured loops (warm-up included) on point p; the calls made */
+	long long (*run)(struct bench *b, const void *opts, json_object *p, bool latency,
+			 double base_ns);
+};
+void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *const *variants,
+		   int nvariants);
+/* tracerd's overhead beside its peers' (trigger table, report screen) */
+void peers_table(json_object *points, FILE *f, const char *label);
+double peer_overhead(json_object *points, const char *mode, const char *variant);
 /* the --svg chart of each suite (bench show --svg too) */
 int trigger_svg(struct bench *b, FILE *f);
 int ops_svg(struct bench *b, FILE *f);

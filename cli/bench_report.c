@@ -252,6 +252,16 @@ static void screen_overhead(FILE *f, const struct report *r)
 	}
 }
 
+/* Kernels whose trigger run had peers: tracerd beside them. */
+static void screen_peers(FILE *f, const struct report *r)
+{
+	int k;
+
+	for (k = 0; k < r->nk; k++)
+		if (r->k[k].doc[S_TRIGGER])
+			peers_table(jget(r->k[k].doc[S_TRIGGER], "points"), f, r->k[k].label);
+}
+
 /* The largest I of the ops run with a 1/I point of mode measured, or -1. */
 static long long ops_max_i(json_object *doc, const char *mode)
 {
@@ -448,6 +458,7 @@ static void screen(FILE *f, const struct report *r)
 	fprintf(f, "tracerd: what each hook path costs, %d kernel%s (QEMU TCG when booted by the "
 		"harness: compare ratios, not ns)\n\n", r->nk, r->nk == 1 ? "" : "s");
 	screen_overhead(f, r);
+	screen_peers(f, r);
 	screen_seed000(f, r);
 	screen_attach(f, r);
 	screen_unavailable(f, r);

@@ -33,6 +33,7 @@ struct trig_opts {
 	int nmodes;
 	const char *variants[3];
 	int nvariants;
+	bool peers;		/* --peers: reference programs and bpftrace too */
 };
 
 struct producer {
@@ -172,6 +173,20 @@ static double local_base(struct bench *b, const struct trig_opts *o, json_object
 	return series_median(&s);
 }
 
+static double peer_base(struct bench *b, const void *opts, json_object *p)
+{
+	return local_base(b, opts, p);
+}
+
+static long long peer_run(struct bench *b, const void *opts, json_object *p, bool latency,
+			  double base_ns)
+{
+	const struct trig_opts *o = opts;
+
+	measure(b, o, p, 0, latency, base_ns);
+	return (long long)o->calls * (b->warmup + b->reps);
+}
+
 static void trigger_point(struct bench *b, const struct trig_opts *o, const char *mode,
 			  const char *variant, double base_ns, json_object *store)
 {
@@ -262,6 +277,7 @@ void trigger_table(struct bench *b, FILE *f)
 	}
 	fprintf(f, "overhead: median ns/call minus the median of the untraced loop measured "
 		"right before the point; (min-min): fastest run minus fastest untraced run\n");
+	peers_table(b->points, f, NULL);
 }
 
 static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts *o)
@@ -272,6 +288,7 @@ static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts
 		{ "producers", required_argument, NULL, 'p' },
 		{ "modes", required_argument, NULL, 'm' },
 		{ "variants", required_argument, NULL, 'V' },
+		{ "peers", no_argument, NULL, 'P' },
 		{ 0 }
 	};
 	static char mbuf[512], vbuf[64];
@@ -307,6 +324,9 @@ static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts
 							 "unknown trigger mode '%s'", tok);
 				o->modes[o->nmodes++] = all_modes[i];
 			}
+			break;
+		case 'P':
+			o->peers = true;
 			break;
 		case 'V':
 			str_copy(vbuf, optarg, sizeof(vbuf));
@@ -365,6 +385,7 @@ int bench_trigger(struct bench *b, int argc, char **argv)
 		jstr(b->info, "trigger_function", "?")));
 	json_object_object_add(b->options, "modes", modes);
 	json_object_object_add(b->options, "variants", vars);
+	json_object_object_add(b->options, "peers", json_object_new_boolean(o.peers));
 	args = json_object_new_object();
 	json_object_object_add(args, "all", json_object_new_boolean(1));
 	bench_call(b, "unhook", args, &r, msg, sizeof(msg));
@@ -383,6 +404,11 @@ int bench_trigger(struct bench *b, int argc, char **argv)
 				continue;
 			trigger_point(b, &o, o.modes[i], o.variants[j], base, store);
 		}
+	if (o.peers) {
+		struct peer_loop loop = { .opts = &o, .base = peer_base, .run = peer_run };
+
+		trigger_peers(b, &loop, o.variants, o.nvariants);
+	}
 	args = json_object_new_object();
 	json_object_object_add(args, "kernel", json_object_new_string(
 		jstr(jget(b->doc, "machine"), "kernel", "")));

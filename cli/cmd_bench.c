@@ -53,6 +53,8 @@ static void usage(void)
 	       "              -p, --producers=P      threads making them (1..64)\n"
 	       "                  --modes=LIST       modes to measure (default: all)\n"
 	       "                  --variants=LIST    count, latency, empty\n"
+	       "                  --peers            + the reference programs (tracerd-ref) and\n"
+	       "                                     bpftrace on the same loop, with ratios\n"
 	       "  ops       kmod in-kernel benchmark: relevant x irrelevant tracers\n"
 	       "              -n, --calls=N          calls of the tracee per point\n"
 	       "                  --relevant=LIST    R values; --irrelevant=LIST: I values\n"

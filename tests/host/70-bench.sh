@@ -35,6 +35,15 @@ $C --json bench trigger --ci -r 1 -w 0 --modes fentry --variants count > "$W/tj.
 	fail "bench --json"
 $V "$W/tj.json" > /dev/null || fail "--json output invalid"
 
+# --peers: the reference programs and bpftrace as points of their own; here
+# the kernel refuses them (or bpftrace is absent): each says why
+$C --json bench trigger --ci -r 1 -w 0 --modes fentry --variants count --peers > "$W/peers.json" ||
+	fail "bench trigger --peers"
+$V "$W/peers.json" > /dev/null || fail "--peers output invalid"
+expect_eq "peer points" "$(jq -c '[.points[] | select(.labels.peer) | .key]' < "$W/peers.json")" \
+	'["ref-fentry/count","ref-kprobe/count","ref-kprobe-multi/count","bpftrace-kfunc/count","bpftrace-kprobe/count"]'
+expect_eq "peers not measured here say why" "$(jq '[.points[] | select(.labels.peer) |
+	select(.status == "ok" or (.reason | test("tracerd-ref|bpftrace")))] | length' < "$W/peers.json")" 5
 # compare: same file -> ratios 1; mismatches refused; bad inputs clear
 $C --json bench compare "$W/trigger.json" "$W/trigger.json" > "$W/cmp.json" || fail "compare"
 expect_eq "compare ratios of a run with itself" \

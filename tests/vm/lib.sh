@@ -23,6 +23,9 @@ VM_SYSTEMD_CMDLINE="tracerd.init=/lib/systemd/systemd systemd.run=/opt/tracerd/t
 # the package list) changes, to rebuild the cached root.
 VM_ROOTFS_RECIPE=2
 VM_ROOT_PKGS="systemd,systemd-sysv,dbus,kmod,procps,iproute2,libbpf1,libelf1,libevent-2.1-7,libevent-core-2.1-7,libevent-pthreads-2.1-7,libjson-c5,zlib1g,libsystemd0,bpftool,curl,python3-minimal,busybox-static"
+# The native root also carries bpftrace, the peer `bench trigger --peers` measures
+# tracerd against (not on foreign roots: its LLVM under qemu-user costs minutes).
+VM_ROOT_PKGS_NATIVE="bpftrace"
 # A foreign-arch root doubles as the sysroot user space is cross-built against.
 VM_SYSROOT_PKGS="libc6-dev,libbpf-dev,libelf-dev,zlib1g-dev,libevent-dev,libjson-c-dev,libsystemd-dev"
 VM_MIRROR=${VM_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)\/*$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)}
@@ -56,7 +59,7 @@ vm_stage() {
 vm_rootfs() {
 	local arch=${1:-$(dpkg --print-architecture)} key pkgs=$VM_ROOT_PKGS
 	local tar=$VM_DIR/rootfs-$arch.tar stamp=$VM_DIR/rootfs-$arch.key
-	vm_native "$arch" || pkgs="$pkgs,$VM_SYSROOT_PKGS"
+	if vm_native "$arch"; then pkgs="$pkgs,$VM_ROOT_PKGS_NATIVE"; else pkgs="$pkgs,$VM_SYSROOT_PKGS"; fi
 	key=$(printf '%s %s %s %s' "$pkgs" "$VM_MIRROR" "$arch" "$VM_ROOTFS_RECIPE" | sha1sum | cut -c1-16)
 	if [ -f "$tar" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then return 0; fi
 	vm_native "$arch" || vm_binfmt "$arch" || return 1
@@ -193,7 +196,7 @@ vm_payload() {
 	local k=$1 dir=$2 kd=$VM_DIR/k/$1 ob
 	ob=$(vm_out "$k")
 	mkdir -p "$dir/bin" "$dir/kmod" "$dir/bpf" "$dir/tests"
-	cp "$ob/tracerd" "$ob/tracectl" "$dir/bin/" 2>/dev/null || true
+	cp "$ob/tracerd" "$ob/tracectl" "$ob/tracerd-ref" "$dir/bin/" 2>/dev/null || true
 	[ -d "$ob/tests" ] && find "$ob/tests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$dir/bin/" \;
 	cp "$kd"/kmod/*.ko "$dir/kmod/"
 	cp "$ob"/bpf/*.bpf.o "$dir/bpf/" 2>/dev/null || true

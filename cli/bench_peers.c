@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bench trigger --peers: the same getpgid loop with a peer tracer on the
+ * trigger function instead of tracerd, in the same run: the project's
+ * reference programs (tracerd-ref: the minimal libbpf program, labelled
+ * "reference") and bpftrace (Debian's, when installed). A peer runs as a
+ * child process filtered to this process; it says when it is attached, the
+ * loops run, and its own count at exit must equal the calls made, as
+ * tracerd's do. See docs/bench.md.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "bench.h"
+
+#define PEER_READY_MS	180000	/* bpftrace compiles its script first: slow under TCG */
+
+static const struct peer_def {
+	const char *mode, *variant, *kind;
+	const char *ref_mode;	/* tracerd-ref MODE, or NULL */
+	const char *bt_entry;	/* bpftrace entry probe type, or NULL */
+} peer_defs[] = {
+	{ "ref-fentry", "count", "reference", "fentry-count", NULL },
+	{ "ref-fentry", "latency", "reference", "fentry-latency", NULL },
+	{ "ref-kprobe", "count", "reference", "kprobe-count", NULL },
+	{ "ref-kprobe", "latency", "reference", "kprobe-latency", NULL },
+	{ "ref-kprobe-multi", "count", "reference", "kprobe-multi-count", NULL },
+	{ "bpftrace-kfunc", "count", "bpftrace", NULL, "kfunc" },
+	{ "bpftrace-kfunc", "latency", "bpftrace", NULL, "kfunc" },
+	{ "bpftrace-kprobe", "count", "bpftrace", NULL, "kprobe" },
+	{ "bpftrace-kprobe", "latency", "bpftrace", NULL, "kprobe" },
+};
+
+struct peer_proc {
+	pid_t pid;
+	int out, in, err;	/* its stdout, stdin, stderr (ours: read, write, read) */
+	char buf[16384];
+	size_t len;
+};
+
+/* tracerd-ref: $TRACERD_REF, beside tracectl, or the installed one. */
+static const char *ref_path(char *buf, size_t len)
+{
+	static const char *const installed[] = { "/usr/lib/tracerd/tracerd-ref",
+						 "/usr/local/lib/tracerd/tracerd-ref" };
+	char exe[PATH_MAX];
+	ssize_t n;
+	size_t i;
+
+	if (getenv("TRACERD_REF"))
+		return getenv("TRACERD_REF");
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		*strrchr(exe, '/') = '\0';
+		snprintf(buf, len, "%.*s/tracerd-ref", (int)(len > 13 ? len - 13 : 0), exe);
+		if (!access(buf, X_OK))
+			return buf;
+	}
+	for (i = 0; i < sizeof(installed) / sizeof(installed[0]); i++)
+		if (!access(installed[i], X_OK))
+			return installed[i];
+	return NULL;
+}
+
+static int spawn(char *const argv[], struct peer_proc *pp)
+{
+	int o[2], i[2], e[2];
+
+	if (pipe2(o, O_CLOEXEC))
+		return -errno;
+	if (pipe2(i, O_CLOEXEC) || pipe2(e, O_CLOEXEC)) {
+		close(o[0]);
+		close(o[1]);
+		return -errno;
+	}
+	pp->pid = fork();
+	if (pp->pid < 0)
+		return -errno;
+	if (!pp->pid) {
+		dup2(i[0], STDIN_FILENO);
+		dup2(o[1], STDOUT_FILENO);
+		dup2(e[1], STDERR_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(o[1]);
+	close(i[0]);
+	close(e[1]);
+	pp->out = o[0];
+	pp->in = i[1];
+	pp->err = e[0];
+	pp->len = 0;
+	return 0;
+}
+
+/* Read what the peer printed so far (or until EOF when wait_eof). */
+static void drain(struct peer_proc *pp, int timeout_ms)
+{
+	struct pollfd p = { .fd = pp->out, .events = POLLIN };
+	ssize_t n;
+
+	while (pp->len < sizeof(pp->buf) - 1 && poll(&p, 1, timeout_ms) > 0) {
+		n = read(pp->out, pp->buf + pp->len, sizeof(pp->buf) - 1 - pp->len);
+		if (n <= 0)
+			break;
+		pp->len += (size_t)n;
+		timeout_ms = 0;
+	}
+	pp->buf[pp->len] = '\0';
+}
+
+/* The peer's stderr, first line, for a message. */
+static void first_err(struct peer_proc *pp, char *msg, size_t len)
+{
+	char e[512];
+	ssize_t n = read(pp->err, e, sizeof(e) - 1);
+
+	e[n > 0 ? n : 0] = '\0';
+	e[strcspn(e, "\n")] = '\0';
+	snprintf(msg, len, "%s", e[0] ? e : "no message");
+}
+
+static int reap(struct peer_proc *pp)
+{
+	int st = 0;
+
+	close(pp->in);
+	waitpid(pp->pid, &st, 0);
+	close(pp->out);
+	close(pp->err);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Wait for "ready"; bpftrace's comes from a getppid probe we keep poking. */
+static int wait_ready(struct peer_proc *pp, bool poke, char *msg, size_t len)
+{
+	int waited, rc;
+
+	for (waited = 0; waited < PEER_READY_MS; waited += 20) {
+		if (poke)
+			syscall(SYS_getppid);
+		drain(pp, 20);
+		if (strstr(pp->buf, "ready\n"))
+			return 0;
+		if (waitpid(pp->pid, &rc, WNOHANG) == pp->pid) {
+			first_err(pp, msg, len);
+			close(pp->in);
+			close(pp->out);
+			close(pp->err);
+			return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+		}
+	}
+	snprintf(msg, len, "not attached after %d s", PEER_READY_MS / 1000);
+	kill(pp->pid, SIGKILL);
+	reap(pp);
+	return -ETIMEDOUT;
+}
+
+static long long field(const char *buf, const char *name)
+{
+	const char *p = strstr(buf, name);
+
+	return p ? strtoll(p + strlen(name), NULL, 10) : -1;
+}
+
+static int start_peer(const struct peer_def *d, const char *fn, struct peer_proc *pp,
+		      char *msg, size_t len)
+{
+	char pid[16], script[1024], rp[PATH_MAX], *argv[6];
+	const char *ref = NULL, *bt = d->bt_entry;
+	bool lat = !strcmp(d->variant, "latency");
+	int ret;
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (d->ref_mode) {
+		ref = ref_path(rp, sizeof(rp));
+		if (!ref) {
+			snprintf(msg, len, "tracerd-ref not found (beside tracectl, /usr/lib/tracerd, "
+				 "or $TRACERD_REF)");
+			return 3;
+		}
+		argv[0] = (char *)ref;
+		argv[1] = (char *)d->ref_mode;
+		argv[2] = (char *)fn;
+		argv[3] = pid;
+		argv[4] = NULL;
+	} else {
+		/* count: @c; latency: @c, and @r with the histogram at return */
+		int n = snprintf(script, sizeof(script),
+				 "%s:%s /pid == %s/ { @c = count();%s }\n"
+				 "tracepoint:syscalls:sys_enter_getppid /pid == %s/ "
+				 "{ if (@ready == 0) { printf(\"ready\\n\"); @ready = 1; } }\n",
+				 bt, fn, pid, lat ? " @s[tid] = nsecs;" : "", pid);
+
+		if (lat && n > 0 && (size_t)n < sizeof(script))
+			snprintf(script + n, sizeof(script) - (size_t)n,
+				 "%s:%s /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); "
+				 "@r = count(); }\n", !strcmp(bt, "kfunc") ? "kretfunc" : "kretprobe",
+				 fn);
+		argv[0] = "bpftrace";
+		argv[1] = "-B";
+		argv[2] = "line";
+		argv[3] = "-e";
+		argv[4] = script;
+		argv[5] = NULL;
+	}
+	ret = spawn(argv, pp);
+	if (ret) {
+		snprintf(msg, len, "cannot start %s: %s", argv[0], strerror(-ret));
+		return 1;
+	}
+	ret = wait_ready(pp, !d->ref_mode, msg, len);
+	if (ret == 127)
+		snprintf(msg, len, "%s not installed%s", argv[0], d->ref_mode ? "" :
+			 " (Debian package bpftrace)");
+	return ret;
+}
+
+/* Stop the peer and read its counts; 0 or -errno with msg. */
+static int stop_peer(const struct peer_def *d, struct peer_proc *pp, long long *calls,
+		     long long *returns, char *msg, size_t len)
+{
+	int rc;
+
+	if (!d->ref_mode)
+		kill(pp->pid, SIGINT);	/* bpftrace prints its maps on SIGINT */
+	close(pp->in);
+	pp->in = open("/dev/null", O_RDONLY | O_CLOEXEC);	/* reap closes it */
+	drain(pp, 60000);
+	while (pp->len < sizeof(pp->buf) - 1) {
+		size_t before = pp->len;
+
+		drain(pp, 2000);
+		if (pp->len == before)
+			break;
+	}
+	rc = reap(pp);
+	if (rc) {
+		snprintf(msg, len, "%s exited with status %d", d->ref_mode ? "tracerd-ref" : "bpftrace",
+			 rc);
+		return -EIO;
+	}
+	if (d->ref_mode) {
+		*calls = field(pp->buf, "calls ");
+		*returns = field(pp->buf, "returns ");
+	} else {
+		*calls = field(pp->buf, "\n@c: ");
+		*returns = field(pp->buf, "\n@r: ");
+	}
+	return 0;
+}
+
+void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *const *variants,
+		   int nvariants)
+{
+	const char *fn = jstr(b->info, "trigger_function", "?");
+	long long calls = -1, rets = -1, want;
+	struct peer_proc pp;
+	char key[64], msg[512];
+	double base_ns;
+	size_t i;
+	int v, ret;
+
+	for (i = 0; i < sizeof(peer_defs) / sizeof(peer_defs[0]); i++) {
+		const struct peer_def *d = &peer_defs[i];
+		bool lat = !strcmp(d->variant, "latency");
+		json_object *p;
+
+		for (v = 0; v < nvariants && strcmp(variants[v], d->variant); v++)
+			;
+		if (v == nvariants)
+			continue;
+		snprintf(key, sizeof(key), "%s/%s", d->mode, d->variant);
+		p = bench_point(b, key);
+		point_label(p, "mode", d->mode);
+		point_label(p, "variant", d->variant);
+		point_label(p, "peer", d->kind);
+		base_ns = loop->base(b, loop->opts, p);	/* before it attaches: it would count these */
+		bench_progress(b, "%s: starting the peer", key);
+		ret = start_peer(d, fn, &pp, msg, sizeof(msg));
+		if (ret) {
+			point_status(b, p, ret == 3 || ret == 127 || ret == 1 ? "unavailable" : "error",
+				     "%s", msg);
+			continue;
+		}
+		want = loop->run(b, loop->opts, p, lat, base_ns);
+		if (stop_peer(d, &pp, &calls, &rets, msg, sizeof(msg))) {
+			point_status(b, p, "error", "%s", msg);
+			continue;
+		}
+		if (calls != want || (lat && rets != want)) {
+			point_status(b, p, "error", "the peer counted %lld calls%s%lld returns of %lld "
+				     "made", calls, lat ? " and " : "", lat ? rets : 0, want);
+			point_count(p, "calls", want, calls);
+			continue;
+		}
+		point_count(p, "calls", want, calls);
+		if (lat)
+			point_count(p, "returns", want, rets);
+	}
+}
+
+/* Which peers hook the way a tracerd mode does. */
+static const struct {
+	const char *mode, *peers[2];
+} peer_of[] = {
+	{ "fentry", { "ref-fentry", "bpftrace-kfunc" } },
+	{ "kprobe", { "ref-kprobe", "bpftrace-kprobe" } },
+	{ "kprobe-multi", { "ref-kprobe-multi", NULL } },
+};
+
+static json_object *find_point(json_object *points, const char *key)
+{
+	size_t i, n = points ? json_object_array_length(points) : 0;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(jstr(json_object_array_get_idx(points, i), "key", ""), key))
+			return json_object_array_get_idx(points, i);
+	return NULL;
+}
+
+/* The median overhead of mode/variant in points, NAN unless measured. */
+double peer_overhead(json_object *points, const char *mode, const char *variant)
+{
+	char key[96];
+	json_object *p;
+
+	snprintf(key, sizeof(key), "%s/%s", mode, variant);
+	p = find_point(points, key);
+	if (!p || strcmp(jstr(p, "status", ""), "ok"))
+		return NAN;
+	return point_stat(p, "overhead_ns", "median");
+}
+
+/*
+ * tracerd against its peers: per tracerd mode and variant, its overhead
+ * and each peer's with the ratio tracerd / peer (< 1: tracerd is cheaper).
+ * Writes nothing when the run had no peers; label (a kernel) heads it.
+ */
+void peers_table(json_object *points, FILE *f, const char *label)
+{
+	static const char *const variants[] = { "count", "latency" };
+	char cell[64];
+	bool header = false;
+	size_t m, v, k;
+
+	for (m = 0; m < sizeof(peer_of) / sizeof(peer_of[0]); m++)
+		for (v = 0; v < 2; v++) {
+			double t = peer_overhead(points, peer_of[m].mode, variants[v]);
+			bool any = false;
+
+			for (k = 0; k < 2 && peer_of[m].peers[k]; k++)
+				any |= !isnan(peer_overhead(points, peer_of[m].peers[k], variants[v]));
+			if (!any)
+				continue;
+			if (!header)
+				fprintf(f, "%s%s%stracerd against its peers on the same loop (overhead "
+					"ns; tracerd / peer, < 1: tracerd cheaper)\n", label ? "\n" : "",
+					label ? label : "", label ? ": " : "");
+			header = true;
+			snprintf(cell, sizeof(cell), "%s %s", peer_of[m].mode, variants[v]);
+			fprintf(f, "  %-21s tracerd %6.0f", cell, t);
+			for (k = 0; k < 2 && peer_of[m].peers[k]; k++) {
+				double p = peer_overhead(points, peer_of[m].peers[k], variants[v]);
+
+				if (isnan(p))
+					fprintf(f, "   %s -", peer_of[m].peers[k]);
+				else if (isnan(t) || p <= 0 || t <= 0)
+					fprintf(f, "   %s %.0f", peer_of[m].peers[k], p);
+				else
+					fprintf(f, "   %s %.0f (%.2f)", peer_of[m].peers[k], p, t / p);
+			}
+			fputc('\n', f);
+		}
+}
