@@ -87,6 +87,14 @@ static int spawn(char *const argv[], struct peer_proc *pp)
 	if (pp->pid < 0)
 		return -errno;
 	if (!pp->pid) {
+		sigset_t none;
+
+		/* a shell's background job starts with SIGINT ignored, and exec keeps
+		 * that: bpftrace must see the SIGINT that makes it print its maps */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		dup2(i[0], STDIN_FILENO);
 		dup2(o[1], STDOUT_FILENO);
 		dup2(e[1], STDERR_FILENO);
@@ -130,12 +138,17 @@ static void first_err(struct peer_proc *pp, char *msg, size_t len)
 	snprintf(msg, len, "%s", e[0] ? e : "no message");
 }
 
+/* Wait for the peer's exit, SIGKILL past 60 s: a peer never hangs the run. */
 static int reap(struct peer_proc *pp)
 {
-	int st = 0;
+	int st = 0, ms;
 
 	close(pp->in);
-	waitpid(pp->pid, &st, 0);
+	for (ms = 0; waitpid(pp->pid, &st, WNOHANG) == 0; ms += 50) {
+		if (ms == 60000)
+			kill(pp->pid, SIGKILL);
+		poll(NULL, 0, 50);
+	}
 	close(pp->out);
 	close(pp->err);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
@@ -236,7 +249,7 @@ static int stop_peer(const struct peer_def *d, struct peer_proc *pp, long long *
 		kill(pp->pid, SIGINT);	/* bpftrace prints its maps on SIGINT */
 	close(pp->in);
 	pp->in = open("/dev/null", O_RDONLY | O_CLOEXEC);	/* reap closes it */
-	drain(pp, 60000);
+	drain(pp, 30000);
 	while (pp->len < sizeof(pp->buf) - 1) {
 		size_t before = pp->len;
 
@@ -369,7 +382,10 @@ void peers_table(json_object *points, FILE *f, const char *label)
 					label ? label : "", label ? ": " : "");
 			header = true;
 			snprintf(cell, sizeof(cell), "%s %s", peer_of[m].mode, variants[v]);
-			fprintf(f, "  %-21s tracerd %6.0f", cell, t);
+			if (isnan(t))
+				fprintf(f, "  %-21s tracerd      -", cell);
+			else
+				fprintf(f, "  %-21s tracerd %6.0f", cell, t);
 			for (k = 0; k < 2 && peer_of[m].peers[k]; k++) {
 				double p = peer_overhead(points, peer_of[m].peers[k], variants[v]);
 
