@@ -15,6 +15,19 @@
  * looks again every second; EMFILE/ENFILE pause it too. The reserve keeps
  * fds for the control socket and BPF objects. (libevent 2.1 has no
  * connection limit, so the fd count is the measure.)
+ *
+ * Scrapes share renders: /metrics and /metrics.json each keep their last
+ * rendered body (struct snap) for HTTP_SNAPSHOT_MS (or until an attachment
+ * comes or goes), and every request in that interval gets the same bytes, by reference (evbuffer_add_reference),
+ * not a copy. A body lives until the last reply carrying it is written or
+ * dropped; the bytes of all live bodies are the bytes held for clients
+ * (tracerd_http_held_bytes). When a new render is due and HTTP_HELD_MAX
+ * bytes are held already (clients that do not read), the request gets 503
+ * with Retry-After instead (tracerd_http_requests_total{code="503"}); the
+ * stalled connections keep their replies until their deadline.
+ *
+ * A reply is written with reading off: a client that half-closes after its
+ * request (HTTP/1.0 style) gets the whole reply before its EOF is seen.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -30,6 +43,8 @@
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
 #include "../lib/log.h"
+#include "../lib/util.h"
+#include "registry.h"
 #include "service.h"
 
 #define HTTP_FD_RESERVE		128
@@ -39,6 +54,28 @@
 #define HTTP_MAX_HEADERS	8192
 #define HTTP_MAX_BODY		0
 #define HTTP_MAX_INPUT		(64 * 1024)	/* unparsed request bytes buffered per connection */
+#define HTTP_SNAPSHOT_MS	250	/* a rendered body is reused this long */
+#define HTTP_HELD_MAX		(32u << 20)	/* bytes of rendered bodies held for clients */
+
+/* a rendered body, shared by the replies that carry it (refs: the cache's
+ * and one per evbuffer reference); freed with the last reference */
+struct snap {
+	unsigned int refs;
+	size_t len;
+	char *text;		/* malloc'd, or owned by obj */
+	json_object *obj;	/* /metrics.json: the rendered document */
+};
+
+/* the bodies a server can serve, one cache slot each */
+enum snap_kind {
+	SNAP_PROMETHEUS,
+	SNAP_JSON,
+	SNAP_NR,
+};
+
+/* bytes of live snaps: process-wide, since a reply may outlive its server
+ * (libevent finalizes bufferevents from the loop) */
+static size_t snap_held_bytes;
 
 /* the deadline a connection's timer is armed for, once set up */
 enum conn_deadline {
@@ -76,6 +113,9 @@ struct http_server {
 	struct http_conn *conns;		/* all of them */
 	struct http_conn **by_fd;		/* set-up ones, by fd */
 	size_t n_by_fd;
+	struct snap *cache[SNAP_NR];		/* the newest body of each kind */
+	uint64_t cache_ns[SNAP_NR];		/* when it was rendered (monotonic) */
+	uint64_t cache_set[SNAP_NR];		/* attachments_print() it was rendered with */
 };
 
 /* The listener's error callback gets evhttp's pointer, not ours: one server. */
@@ -97,7 +137,91 @@ static unsigned int open_fds(void)
 const struct metrics_http *http_stats(struct http_server *h)
 {
 	h->st.open_fds = open_fds();
+	h->st.held_bytes = snap_held_bytes;
 	return &h->st;
+}
+
+static void snap_put(struct snap *s)
+{
+	if (!s || --s->refs)
+		return;
+	snap_held_bytes -= s->len;
+	if (s->obj)
+		json_object_put(s->obj);
+	else
+		free(s->text);
+	free(s);
+}
+
+/* evbuffer_add_reference's cleanup: a reply's reference is gone */
+static void snap_unref(const void *data, size_t len, void *arg)
+{
+	snap_put(arg);
+}
+
+static struct snap *snap_render(struct http_server *h, enum snap_kind kind)
+{
+	struct snap *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (kind == SNAP_PROMETHEUS) {
+		s->text = metrics_render_prometheus(h->d, &s->len);
+	} else {
+		s->obj = metrics_render_json(h->d);
+		s->text = s->obj ? (char *)json_object_to_json_string_ext(s->obj,
+				JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
+		s->len = s->text ? strlen(s->text) : 0;
+	}
+	if (!s->text) {
+		json_object_put(s->obj);
+		free(s);
+		return NULL;
+	}
+	s->refs = 1;
+	snap_held_bytes += s->len;
+	h->st.renders[kind]++;
+	return s;
+}
+
+/* The set of attachments (ids are never reused): a body rendered for
+ * another set is stale however young, e.g. just after a detach. */
+static uint64_t attachments_print(const struct tracerd *d)
+{
+	const struct attachment *a;
+	uint64_t h = 14695981039346656037ull;	/* FNV-1a over the ids */
+
+	for (a = d->attachments; a; a = a->next)
+		h = (h ^ a->id) * 1099511628211ull;
+	return h;
+}
+
+/*
+ * The body to serve for kind: the cached one while it is fresh (younger
+ * than HTTP_SNAPSHOT_MS, same attachments), else a new render. -EBUSY when a render is due but HTTP_HELD_MAX bytes are held for
+ * clients already, -ENOMEM when rendering fails.
+ */
+static int snap_get(struct http_server *h, enum snap_kind kind, struct snap **out)
+{
+	uint64_t now = now_mono_ns(), set = attachments_print(h->d);
+
+	if (h->cache[kind] && now - h->cache_ns[kind] < HTTP_SNAPSHOT_MS * 1000000ull &&
+	    set == h->cache_set[kind]) {
+		*out = h->cache[kind];
+		return 0;
+	}
+	snap_put(h->cache[kind]);
+	h->cache[kind] = NULL;
+	if (snap_held_bytes >= HTTP_HELD_MAX)
+		return -EBUSY;
+	h->cache[kind] = snap_render(h, kind);
+	if (!h->cache[kind])
+		return -ENOMEM;
+	/* the render's own time counts: the interval starts when it is done */
+	h->cache_ns[kind] = now_mono_ns();
+	h->cache_set[kind] = set;
+	*out = h->cache[kind];
+	return 0;
 }
 
 static void pause_accept(struct http_server *h, const char *why)
@@ -297,18 +421,56 @@ static void on_accept_error(struct evconnlistener *lev, void *arg)
 		pause_accept(h, strerror(err));
 }
 
-static void reply(struct evhttp_request *req, int code, const char *reason, const char *type,
-		  const char *body, size_t len)
+/*
+ * Send a reply; the body is a snap (by reference) or a copy of body. Reading
+ * stays off until it is written: evhttp would take a half-close (EOF after
+ * the request) for a failed connection and drop the unsent tail. evhttp
+ * reads again (keep-alive) or closes once the reply is out.
+ */
+static void reply_with(struct evhttp_request *req, int code, const char *reason,
+		       const char *type, const char *body, size_t len, struct snap *snap)
 {
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
 	struct evkeyvalq *hdr = evhttp_request_get_output_headers(req);
 	struct evbuffer *buf = evbuffer_new();
 
 	evhttp_add_header(hdr, "Content-Type", type);
 	evhttp_add_header(hdr, "Cache-Control", "no-store");
-	if (buf && body)
+	if (buf && snap && !evbuffer_add_reference(buf, snap->text, snap->len, snap_unref, snap))
+		snap->refs++;
+	else if (buf && body)
 		evbuffer_add(buf, body, len);
 	evhttp_send_reply(req, code, reason, buf);
 	evbuffer_free(buf);
+	if (evcon)
+		bufferevent_disable(evhttp_connection_get_bufferevent(evcon), EV_READ);
+}
+
+static void reply(struct evhttp_request *req, int code, const char *reason, const char *type,
+		  const char *body, size_t len)
+{
+	reply_with(req, code, reason, type, body, len, NULL);
+}
+
+static void reply_snap(struct http_server *h, struct evhttp_request *req, enum snap_kind kind)
+{
+	static const char *const types[SNAP_NR] = {
+		[SNAP_PROMETHEUS] = "text/plain; version=0.0.4; charset=utf-8",
+		[SNAP_JSON] = "application/json",
+	};
+	struct snap *s;
+	int err = snap_get(h, kind, &s);
+
+	if (err == -EBUSY) {
+		h->st.unavailable++;
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", "1");
+		reply(req, 503, "Service Unavailable", "text/plain",
+		      "busy: too many unread replies held, retry\n", 42);
+	} else if (err) {
+		reply(req, 500, "Internal Server Error", "text/plain", "out of memory\n", 14);
+	} else {
+		reply_with(req, 200, "OK", types[kind], NULL, 0, s);
+	}
 }
 
 static void on_request(struct evhttp_request *req, void *arg)
@@ -317,9 +479,6 @@ static void on_request(struct evhttp_request *req, void *arg)
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
-	json_object *o;
-	size_t len;
-	char *text;
 
 	h->st.requests++;
 	conn_request(h, req);
@@ -333,21 +492,9 @@ static void on_request(struct evhttp_request *req, void *arg)
 		h->st.bad_requests++;
 		reply(req, 400, "Bad Request", "text/plain", "bad request\n", 12);
 	} else if (!strcmp(path, "/metrics")) {
-		text = metrics_render_prometheus(h->d, &len);
-		if (text)
-			reply(req, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", text, len);
-		else
-			reply(req, 500, "Internal Server Error", "text/plain", "out of memory\n", 14);
-		free(text);
+		reply_snap(h, req, SNAP_PROMETHEUS);
 	} else if (!strcmp(path, "/metrics.json")) {
-		o = metrics_render_json(h->d);
-		text = o ? (char *)json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-								   JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
-		if (text)
-			reply(req, 200, "OK", "application/json", text, strlen(text));
-		else
-			reply(req, 500, "Internal Server Error", "text/plain", "out of memory\n", 14);
-		json_object_put(o);
+		reply_snap(h, req, SNAP_JSON);
 	} else if (!strcmp(path, "/healthz")) {
 		reply(req, 200, "OK", "text/plain", "ok\n", 3);
 	} else {
@@ -448,6 +595,8 @@ cleanup:
 
 void http_stop(struct http_server *h)
 {
+	size_t i;
+
 	if (!h)
 		return;
 	if (http_current == h)
@@ -456,6 +605,8 @@ void http_stop(struct http_server *h)
 		evhttp_free(h->http);	/* on_conn_close frees the set-up conns */
 	while (h->conns)
 		conn_free(h->conns);
+	for (i = 0; i < SNAP_NR; i++)
+		snap_put(h->cache[i]);
 	free(h->by_fd);
 	if (h->resume)
 		event_free(h->resume);
