@@ -86,6 +86,8 @@ static int snap_fill(struct tracerd *d, struct snap_buf *b)
 	b->s.kmod_reason = d->kmod.reason;
 	b->s.http = d->http ? http_stats(d->http) : NULL;
 	b->s.ringbuf_drops = recorder_ringbuf_drops(d);
+	b->s.config_attach_lines = (unsigned int)d->cfg.nr_attach;
+	b->s.config_attach_failures = config_attach_failures();	/* reload.c */
 	snap_features(d, b);
 	for (a = d->attachments; a; a = a->next) {
 		na++;

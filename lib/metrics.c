@@ -215,6 +215,10 @@ json_object *metrics_json(const struct metrics_snapshot *s)
 	rb = json_object_new_object();
 	json_object_object_add(rb, "drops", ju64(s->ringbuf_drops));
 	json_object_object_add(o, "ringbuf", rb);
+	rb = json_object_new_object();
+	json_object_object_add(rb, "attach_lines", ju64(s->config_attach_lines));
+	json_object_object_add(rb, "attach_failures", ju64(s->config_attach_failures));
+	json_object_object_add(o, "config", rb);
 	h = NULL;
 	if (s->http) {
 		h = json_object_new_object();
@@ -338,6 +342,12 @@ static void prom_daemon(FILE *f, const struct metrics_snapshot *s)
 	put_header(f, "tracerd_ringbuf_drops_total", "counter",
 		   "Events the BPF programs could not queue to the ring buffer.");
 	fprintf(f, "tracerd_ringbuf_drops_total %" PRIu64 "\n", s->ringbuf_drops);
+	put_header(f, "tracerd_config_attach_lines", "gauge",
+		   "attach lines of the running configuration.");
+	fprintf(f, "tracerd_config_attach_lines %u\n", s->config_attach_lines);
+	put_header(f, "tracerd_config_attach_failures", "gauge",
+		   "Config attach lines whose attach failed at the last start-up or reload.");
+	fprintf(f, "tracerd_config_attach_failures %u\n", s->config_attach_failures);
 }
 
 static void prom_histogram(FILE *f, const char *name, const struct metrics_attachment *a,

@@ -91,6 +91,9 @@ struct metrics_snapshot {
 	const struct metrics_attachment *attachments;
 	size_t nr_attachments;
 	uint64_t ringbuf_drops;		/* events the BPF side could not queue */
+	/* the config's `attach =` lines, and those whose attach failed at the
+	 * last start-up or reload */
+	unsigned int config_attach_lines, config_attach_failures;
 	const struct metrics_http *http;	/* NULL: not served over HTTP */
 	unsigned int function_series_max;	/* 0: METRICS_FUNCTION_SERIES_MAX */
 };
