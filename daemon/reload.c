@@ -217,8 +217,8 @@ void config_state_free(const struct tracerd *d)
 
 /*
  * A changed listen address: bind the new one before letting go of the old
- * one. Where both cannot be bound at once (the same port on another
- * address), stop the old one, try the new, and take the old one back on
+ * one. Where both cannot be bound at once (EADDRINUSE: e.g. the same port
+ * on another address), stop the old one, try the new, and take the old one back on
  * failure. 0, or -errno with the running listener still in place.
  */
 static int move_listener(struct tracerd *d, const char *listen, char *err, size_t errlen)
@@ -226,7 +226,7 @@ static int move_listener(struct tracerd *d, const char *listen, char *err, size_
 	struct http_server *h = NULL;
 	int ret = http_start(d, listen, &h);
 
-	if (ret && d->http) {
+	if (ret == -EADDRINUSE && d->http) {
 		http_stop(d->http);
 		d->http = NULL;
 		ret = http_start(d, listen, &h);
