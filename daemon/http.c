@@ -436,10 +436,14 @@ static void reply_with(struct evhttp_request *req, int code, const char *reason,
 
 	evhttp_add_header(hdr, "Content-Type", type);
 	evhttp_add_header(hdr, "Cache-Control", "no-store");
-	if (buf && snap && !evbuffer_add_reference(buf, snap->text, snap->len, snap_unref, snap))
+	if (snap) {
+		body = snap->text;
+		len = snap->len;
+	}
+	if (buf && snap && !evbuffer_add_reference(buf, body, len, snap_unref, snap))
 		snap->refs++;
 	else if (buf && body)
-		evbuffer_add(buf, body, len);
+		evbuffer_add(buf, body, len);	/* a copy, when no reference could be made */
 	evhttp_send_reply(req, code, reason, buf);
 	evbuffer_free(buf);
 	if (evcon)

@@ -325,8 +325,9 @@ enum proto_code cmd_reload(struct tracerd *d, json_object *args, json_object **r
 	char err[512];
 	json_object *o;
 
-	if (args && json_object_object_length(args)) {
-		snprintf(msg, msglen, "reload: takes no arguments");
+	json_object_object_foreach(args, key, val) {
+		(void)val;
+		snprintf(msg, msglen, "reload: unknown argument '%s' (it takes none)", key);
 		return PROTO_E_BAD_REQUEST;
 	}
 	log_notice("reload requested over the control socket: %s", tracerd_reload_opts.path);
