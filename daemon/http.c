@@ -22,9 +22,12 @@
  * not a copy. A body lives until the last reply carrying it is written or
  * dropped; the bytes of all live bodies are the bytes held for clients
  * (tracerd_http_held_bytes). When a new render is due and HTTP_HELD_MAX
- * bytes are held already (clients that do not read), the request gets 503
- * with Retry-After instead (tracerd_http_requests_total{code="503"}); the
- * stalled connections keep their replies until their deadline.
+ * bytes are held already (clients that do not read), the oldest
+ * connections with reply bytes still queued are closed until the held
+ * bytes are under the cap (tracerd_http_held_closes_total): scrapers that
+ * do read are served, the ones that do not lose their answers. The kernel's
+ * share is bounded per connection: SO_SNDBUF HTTP_SNDBUF (the kernel
+ * doubles it), so a body larger than that waits in the shared snap.
  *
  * A reply is written with reading off: a client that half-closes after its
  * request (HTTP/1.0 style) gets the whole reply before its EOF is seen.
@@ -36,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
@@ -56,14 +60,14 @@
 #define HTTP_MAX_INPUT		(64 * 1024)	/* unparsed request bytes buffered per connection */
 #define HTTP_SNAPSHOT_MS	250	/* a rendered body is reused this long */
 #define HTTP_HELD_MAX		(32u << 20)	/* bytes of rendered bodies held for clients */
+#define HTTP_SNDBUF		(64 * 1024)	/* kernel send buffer per connection (no autotuning) */
 
 /* a rendered body, shared by the replies that carry it (refs: the cache's
  * and one per evbuffer reference); freed with the last reference */
 struct snap {
 	unsigned int refs;
 	size_t len;
-	char *text;		/* malloc'd, or owned by obj */
-	json_object *obj;	/* /metrics.json: the rendered document */
+	char *text;		/* malloc'd */
 };
 
 /* the bodies a server can serve, one cache slot each */
@@ -118,6 +122,8 @@ struct http_server {
 	uint64_t cache_set[SNAP_NR];		/* attachments_print() it was rendered with */
 };
 
+static void conn_free(struct http_conn *c);
+
 /* The listener's error callback gets evhttp's pointer, not ours: one server. */
 static struct http_server *http_current;
 
@@ -146,10 +152,7 @@ static void snap_put(struct snap *s)
 	if (!s || --s->refs)
 		return;
 	snap_held_bytes -= s->len;
-	if (s->obj)
-		json_object_put(s->obj);
-	else
-		free(s->text);
+	free(s->text);
 	free(s);
 }
 
@@ -159,22 +162,32 @@ static void snap_unref(const void *data, size_t len, void *arg)
 	snap_put(arg);
 }
 
+/* /metrics.json as a malloc'd string: the document itself (several times
+ * the text) is freed at once, so a snap holds its bytes and no more */
+static char *render_json(struct tracerd *d, size_t *len)
+{
+	json_object *o = metrics_render_json(d);
+	const char *t = o ? json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
+				JSON_C_TO_STRING_NOSLASHESCAPE, len) : NULL;
+	char *text = t ? malloc(*len + 1) : NULL;
+
+	if (text)
+		memcpy(text, t, *len + 1);
+	json_object_put(o);
+	return text;
+}
+
 static struct snap *snap_render(struct http_server *h, enum snap_kind kind)
 {
 	struct snap *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
-	if (kind == SNAP_PROMETHEUS) {
+	if (kind == SNAP_PROMETHEUS)
 		s->text = metrics_render_prometheus(h->d, &s->len);
-	} else {
-		s->obj = metrics_render_json(h->d);
-		s->text = s->obj ? (char *)json_object_to_json_string_ext(s->obj,
-				JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
-		s->len = s->text ? strlen(s->text) : 0;
-	}
+	else
+		s->text = render_json(h->d, &s->len);
 	if (!s->text) {
-		json_object_put(s->obj);
 		free(s);
 		return NULL;
 	}
@@ -196,10 +209,51 @@ static uint64_t attachments_print(const struct tracerd *d)
 	return h;
 }
 
+/* close a set-up connection now, without its close callback */
+static void conn_close(struct http_conn *c)
+{
+	struct evhttp_connection *evcon = c->evcon;
+
+	evhttp_connection_set_closecb(evcon, NULL, NULL);
+	conn_free(c);
+	evhttp_connection_free(evcon);
+}
+
+/*
+ * HTTP_HELD_MAX bytes held: close the oldest connections that still have
+ * reply bytes queued (clients that do not read) until under it. Their
+ * output is drained first, so the snaps they hold go now (libevent frees a
+ * closed connection's buffers later, from the loop). A snap shared by
+ * several connections goes with the last of them.
+ */
+static void shed_stalled(struct http_server *h)
+{
+	struct http_conn *c, *prev;
+	struct evbuffer *out;
+
+	for (c = h->conns; c && c->next; c = c->next)
+		;	/* the oldest: new ones go to the head */
+	for (; c && snap_held_bytes >= HTTP_HELD_MAX; c = prev) {
+		prev = c->prev;
+		out = c->evcon ? bufferevent_get_output(evhttp_connection_get_bufferevent(c->evcon)) :
+		      NULL;
+		if (!out || !evbuffer_get_length(out))
+			continue;
+		/* a bufferevent's output is frozen at its start for users, as
+		 * bufferevent_socket's own writer unfreezes it around a write */
+		evbuffer_unfreeze(out, 1);
+		evbuffer_drain(out, evbuffer_get_length(out));
+		evbuffer_freeze(out, 1);
+		h->st.held_closes++;
+		log_debug("http: closing connection (fd %d): its unread reply holds memory", c->fd);
+		conn_close(c);
+	}
+}
+
 /*
  * The body to serve for kind: the cached one while it is fresh (younger
- * than HTTP_SNAPSHOT_MS, same attachments), else a new render. -EBUSY when a render is due but HTTP_HELD_MAX bytes are held for
- * clients already, -ENOMEM when rendering fails.
+ * than HTTP_SNAPSHOT_MS, same attachments), else a new render, once the
+ * held bytes are under HTTP_HELD_MAX. -ENOMEM when rendering fails.
  */
 static int snap_get(struct http_server *h, enum snap_kind kind, struct snap **out)
 {
@@ -213,12 +267,11 @@ static int snap_get(struct http_server *h, enum snap_kind kind, struct snap **ou
 	snap_put(h->cache[kind]);
 	h->cache[kind] = NULL;
 	if (snap_held_bytes >= HTTP_HELD_MAX)
-		return -EBUSY;
+		shed_stalled(h);
 	h->cache[kind] = snap_render(h, kind);
 	if (!h->cache[kind])
 		return -ENOMEM;
-	/* the render's own time counts: the interval starts when it is done */
-	h->cache_ns[kind] = now_mono_ns();
+	h->cache_ns[kind] = now;	/* one render per interval, from its start */
 	h->cache_set[kind] = set;
 	*out = h->cache[kind];
 	return 0;
@@ -322,6 +375,10 @@ static void conn_setup(struct http_conn *c)
 	}
 	c->evcon = evcon;
 	c->fd = fd;
+	/* what the kernel holds for a client that does not read: without this,
+	 * autotuning lets every connection pin up to tcp_wmem's 4 MB */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &(int){ HTTP_SNDBUF }, sizeof(int)))
+		log_debug("http: SO_SNDBUF on fd %d: %s", fd, strerror(errno));
 	evhttp_connection_set_closecb(evcon, on_conn_close, c);
 	bufferevent_decref(c->bev);	/* evhttp holds it until on_conn_close */
 	c->bev = NULL;
@@ -343,9 +400,7 @@ static void on_conn_timer(evutil_socket_t fd, short what, void *arg)
 		c->h->st.request_deadline_closes++;
 	log_debug("http: closing connection (fd %d): past its %s deadline", c->fd,
 		  c->deadline == DEADLINE_REPLY ? "reply" : "request");
-	evhttp_connection_set_closecb(evcon, NULL, NULL);
-	conn_free(c);
-	evhttp_connection_free(evcon);
+	conn_close(c);
 }
 
 /* the answer to a request has been written: the next request's deadline */
@@ -465,12 +520,7 @@ static void reply_snap(struct http_server *h, struct evhttp_request *req, enum s
 	struct snap *s;
 	int err = snap_get(h, kind, &s);
 
-	if (err == -EBUSY) {
-		h->st.unavailable++;
-		evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", "1");
-		reply(req, 503, "Service Unavailable", "text/plain",
-		      "busy: too many unread replies held, retry\n", 42);
-	} else if (err) {
+	if (err) {
 		reply(req, 500, "Internal Server Error", "text/plain", "out of memory\n", 14);
 	} else {
 		reply_with(req, 200, "OK", types[kind], NULL, 0, s);

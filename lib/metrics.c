@@ -231,7 +231,7 @@ json_object *metrics_json(const struct metrics_snapshot *s)
 		json_object_object_add(dl, "request", ju64(s->http->request_deadline_closes));
 		json_object_object_add(dl, "reply", ju64(s->http->reply_deadline_closes));
 		json_object_object_add(h, "deadline_closes", dl);
-		json_object_object_add(h, "unavailable", ju64(s->http->unavailable));
+		json_object_object_add(h, "held_closes", ju64(s->http->held_closes));
 		dl = json_object_new_object();
 		json_object_object_add(dl, "prometheus", ju64(s->http->renders[0]));
 		json_object_object_add(dl, "json", ju64(s->http->renders[1]));
@@ -495,16 +495,19 @@ static void prom_http(FILE *f, const struct metrics_http *h)
 {
 	put_header(f, "tracerd_http_requests_total", "counter", "HTTP requests answered, by status code.");
 	fprintf(f, "tracerd_http_requests_total{code=\"200\"} %" PRIu64 "\n",
-		h->requests - h->bad_requests - h->not_found - h->bad_method - h->unavailable);
+		h->requests - h->bad_requests - h->not_found - h->bad_method);
 	fprintf(f, "tracerd_http_requests_total{code=\"400\"} %" PRIu64 "\n", h->bad_requests);
 	fprintf(f, "tracerd_http_requests_total{code=\"404\"} %" PRIu64 "\n", h->not_found);
 	fprintf(f, "tracerd_http_requests_total{code=\"405\"} %" PRIu64 "\n", h->bad_method);
-	fprintf(f, "tracerd_http_requests_total{code=\"503\"} %" PRIu64 "\n", h->unavailable);
 	put_header(f, "tracerd_http_renders_total", "counter",
 		   "Bodies rendered for /metrics and /metrics.json (scrapes within the "
 		   "snapshot interval share one), by format.");
 	fprintf(f, "tracerd_http_renders_total{format=\"prometheus\"} %" PRIu64 "\n", h->renders[0]);
 	fprintf(f, "tracerd_http_renders_total{format=\"json\"} %" PRIu64 "\n", h->renders[1]);
+	put_header(f, "tracerd_http_held_closes_total", "counter",
+		   "HTTP connections closed, oldest first, because their unread replies held the "
+		   "cap on rendered bytes.");
+	fprintf(f, "tracerd_http_held_closes_total %" PRIu64 "\n", h->held_closes);
 	put_header(f, "tracerd_http_held_bytes", "gauge",
 		   "Bytes of rendered bodies held for replies not yet written to their clients.");
 	fprintf(f, "tracerd_http_held_bytes %" PRIu64 "\n", h->held_bytes);

@@ -73,7 +73,7 @@ struct metrics_http {
 	uint64_t accept_paused;		/* times accepting paused (fd limit) */
 	/* connections closed past HTTP_REQUEST_DEADLINE_S / HTTP_REPLY_DEADLINE_S */
 	uint64_t request_deadline_closes, reply_deadline_closes;
-	uint64_t unavailable;		/* 503: a render due, too many bytes held */
+	uint64_t held_closes;		/* closed: their unread replies held the cap */
 	uint64_t renders[2];		/* bodies rendered: [0] /metrics, [1] /metrics.json */
 	uint64_t held_bytes;		/* rendered bytes held for unfinished replies */
 	unsigned int open_fds;		/* the daemon's open file descriptors */

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Scrapers against a large /metrics.json (NATT attachments, ~0.5 MB):
+# Scrapers against a large /metrics.json (NATT attachments, ~1.9 MB):
 #  - a burst of requests shares one render: identical bodies, and
 #    tracerd_http_renders_total / http.renders grow by at most 2;
 #  - NCLI clients that send GET /metrics.json and never read: the daemon's
 #    RSS grows by less than RSS_SLACK (one shared body, not NCLI copies),
 #    `tracectl status` and /healthz still answer, http.held_bytes stays
 #    under the cap (HTTP_HELD_MAX in daemon/http.c) plus one body;
+#  - clients that never read, one per snapshot interval, until more than
+#    HTTP_HELD_MAX is held: the oldest are closed (tracerd_http_held_closes_total),
+#    held_bytes stays under the cap plus a body, RSS bounded;
 #  - HTTP/1.0 clients that half-close (shutdown SHUT_WR) after the request
 #    get the whole reply (Content-Length bytes, the JSON parses).
 # Old code: NCLI renders and copies (hundreds of MB, the loop stalled for
@@ -16,7 +19,7 @@ source "$(dirname "$0")/lib/service.bash"
 source "$(dirname "$0")/lib/hostile.bash"
 [ "$(id -u)" = 0 ] || skip "needs root to load BPF"
 command -v curl >/dev/null || skip "curl not installed"
-NATT=1000
+NATT=4000
 NCLI=${NCLI:-600}
 HELD_MAX=$((32 << 20))	# HTTP_HELD_MAX
 need_fds $((NCLI + 4 * NATT + 1000))
@@ -35,7 +38,7 @@ ok "/metrics.json is $size bytes"
 
 hostile() { "$PY" "$W/hostile.py" "$1" "$PORT" "${@:2}"; }
 cat > "$W/hostile.py" <<'PY'
-import json, socket, sys
+import json, socket, sys, time
 from hostile_clients import what, target, extra, signal_ready, wait_stop, open_many
 
 def conn():
@@ -76,6 +79,19 @@ elif what == "noread":
     signal_ready(str(len(cs)))
     wait_stop()
     print(f"{len(cs)} clients never read")
+
+elif what == "waves":   # one client per snapshot interval, none reads
+    cs = []
+    for i in range(int(extra[0])):
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.connect(("127.0.0.1", int(target)))
+        s.sendall(b"GET /metrics.json HTTP/1.1\r\nHost: x\r\n\r\n")
+        cs.append(s)
+        time.sleep(0.3)
+    signal_ready(str(len(cs)))
+    wait_stop()
+    print(f"{len(cs)} clients, one per snapshot, never read")
 
 elif what == "halfclose":  # HTTP/1.0, shutdown(SHUT_WR) after the request
     path, n = extra[0], int(extra[1])
@@ -130,7 +146,22 @@ if [ -n "$held" ]; then
 fi
 finish_bg noread
 
-# 3. half-closed HTTP/1.0 clients get the whole reply
+# 3. clients that never read, one per snapshot: each holds its own body
+# (the kernel takes 128 KiB of it); past HELD_MAX the oldest are closed
+waves=$((HELD_MAX / size + 14))
+rss_mark
+run_bg waves $waves
+curl -sf -m 10 "$U/metrics" > "$W/w.prom" || fail "/metrics after $waves unread snapshots"
+closes=$(sed -n 's/^tracerd_http_held_closes_total //p' "$W/w.prom")
+held=$(sed -n 's/^tracerd_http_held_bytes //p' "$W/w.prom")
+[ -n "$closes" ] && [ "$closes" -ge 1 ] || fail "no connection closed past the held cap (held_closes '$closes', held $held)"
+[ "$held" -le $((HELD_MAX + 2 * size)) ] || fail "held_bytes $held past the cap"
+ok "$waves unread snapshots: $closes connections closed, $held bytes held"
+rss_bounded "with $waves unread snapshots"
+timeout 10 $C status > /dev/null || fail "control socket: no status with $waves unread snapshots"
+finish_bg waves
+
+# 4. half-closed HTTP/1.0 clients get the whole reply
 run_fg halfclose /metrics.json 5 $NATT
 run_fg halfclose /metrics 5 $NATT
 stop_daemon
