@@ -143,9 +143,8 @@ static int load_config(struct tracerd *d, const struct options *o)
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct tracerd *d = arg;
-
 	struct reload_result r;
-	char err[512];
+	char err[512];	/* logged by config_reload */
 
 	if (sig == SIGHUP) {
 		log_notice("SIGHUP: reloading %s", tracerd_reload_opts.path);
