@@ -2,6 +2,7 @@
 /* tracectl status: is the daemon up, which modes work here and why not. */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 #include "tracectl.h"
 
 static void print_status(json_object *r)
@@ -17,6 +18,9 @@ static void print_status(json_object *r)
 		printf("config: %lld of %lld attach lines failed at the last start-up or reload "
 		       "(tracectl --json status lists them)\n", jint(c, "attach_failed", 0),
 		       jint(c, "attach_lines", 0));
+	if (!strcmp(jstr(jget(c, "reloads"), "last", ""), "refused"))
+		printf("config: the last reload was refused, the running configuration stays "
+		       "(tracectl --json status says why)\n");
 	printf("modes (probed on %s):\n", jstr(r, "probe_function", "?"));
 	json_object_object_foreach(f, name, v) {
 		printf("  %-13s %-3s %s\n", name, jbool(v, "available") ? "yes" : "no",

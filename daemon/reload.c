@@ -41,6 +41,10 @@ struct line_state {
 /* one per d->cfg.attach[] line (the daemon has one config) */
 static struct line_state *cfg_lines;
 static unsigned int cfg_failed;
+/* reloads taken and refused; why the last refused one was */
+static unsigned int reloads_ok, reloads_refused;
+static bool last_refused;
+static char last_refusal[512];
 
 static bool spec_equal(const struct tracerd_spec *a, const struct tracerd_spec *b)
 {
@@ -186,6 +190,25 @@ unsigned int config_attach_failures(void)
 	return cfg_failed;
 }
 
+void config_reload_counts(unsigned int *ok, unsigned int *refused)
+{
+	*ok = reloads_ok;
+	*refused = reloads_refused;
+}
+
+static json_object *reloads_json(void)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "ok", json_object_new_int64(reloads_ok));
+	json_object_object_add(o, "refused", json_object_new_int64(reloads_refused));
+	json_object_object_add(o, "last", reloads_ok + reloads_refused ?
+			       json_object_new_string(last_refused ? "refused" : "ok") : NULL);
+	json_object_object_add(o, "last_error", last_refusal[0] ?
+			       json_object_new_string(last_refusal) : NULL);
+	return o;
+}
+
 json_object *config_state_json(const struct tracerd *d)
 {
 	json_object *o = json_object_new_object(), *arr = json_object_new_array(), *f;
@@ -205,6 +228,7 @@ json_object *config_state_json(const struct tracerd *d)
 	json_object_object_add(o, "attach_lines", json_object_new_int64((int64_t)d->cfg.nr_attach));
 	json_object_object_add(o, "attach_failed", json_object_new_int(cfg_failed));
 	json_object_object_add(o, "failures", arr);
+	json_object_object_add(o, "reloads", reloads_json());
 	return o;
 }
 
@@ -291,10 +315,14 @@ int config_reload(struct tracerd *d, const struct reload_opts *o, struct reload_
 	}
 	if (!ret && strcmp(new.listen, d->cfg.listen))
 		ret = move_listener(d, new.listen, err, errlen);
+	last_refused = ret != 0;
 	if (ret) {
 		log_err("reload refused, keeping the running configuration: %s", err);
+		reloads_refused++;
+		snprintf(last_refusal, sizeof(last_refusal), "%s", err);
 		goto cleanup;
 	}
+	reloads_ok++;
 	apply_keys(d, &new, o->verbose);
 	old = d->cfg;
 	d->cfg = new;		/* new recordings use the new record_* keys */

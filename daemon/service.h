@@ -47,6 +47,8 @@ int config_reload(struct tracerd *d, const struct reload_opts *o, struct reload_
 void config_attach_startup(struct tracerd *d);
 /* config attach lines whose attach failed at the last start-up or reload */
 unsigned int config_attach_failures(void);
+/* reloads taken (ok) and refused since start */
+void config_reload_counts(unsigned int *ok, unsigned int *refused);
 /* {"attach_lines", "attach_failed", "failures": [{"line", "target", "error"}]} */
 json_object *config_state_json(const struct tracerd *d);
 void config_state_free(const struct tracerd *d);

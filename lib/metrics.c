@@ -218,6 +218,10 @@ json_object *metrics_json(const struct metrics_snapshot *s)
 	rb = json_object_new_object();
 	json_object_object_add(rb, "attach_lines", ju64(s->config_attach_lines));
 	json_object_object_add(rb, "attach_failures", ju64(s->config_attach_failures));
+	dl = json_object_new_object();
+	json_object_object_add(dl, "ok", ju64(s->config_reloads_ok));
+	json_object_object_add(dl, "refused", ju64(s->config_reloads_refused));
+	json_object_object_add(rb, "reloads", dl);
 	json_object_object_add(o, "config", rb);
 	h = NULL;
 	if (s->http) {
@@ -348,6 +352,12 @@ static void prom_daemon(FILE *f, const struct metrics_snapshot *s)
 	put_header(f, "tracerd_config_attach_failures", "gauge",
 		   "Config attach lines whose attach failed at the last start-up or reload.");
 	fprintf(f, "tracerd_config_attach_failures %u\n", s->config_attach_failures);
+	put_header(f, "tracerd_config_reloads_total", "counter",
+		   "Configuration reloads since start, by result (ok: taken; refused: a bad "
+		   "file or a listen address that cannot be bound, nothing changed).");
+	fprintf(f, "tracerd_config_reloads_total{result=\"ok\"} %u\n", s->config_reloads_ok);
+	fprintf(f, "tracerd_config_reloads_total{result=\"refused\"} %u\n",
+		s->config_reloads_refused);
 }
 
 static void prom_histogram(FILE *f, const char *name, const struct metrics_attachment *a,

@@ -94,6 +94,7 @@ struct metrics_snapshot {
 	/* the config's `attach =` lines, and those whose attach failed at the
 	 * last start-up or reload */
 	unsigned int config_attach_lines, config_attach_failures;
+	unsigned int config_reloads_ok, config_reloads_refused;	/* since start */
 	const struct metrics_http *http;	/* NULL: not served over HTTP */
 	unsigned int function_series_max;	/* 0: METRICS_FUNCTION_SERIES_MAX */
 };

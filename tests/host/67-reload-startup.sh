@@ -91,10 +91,19 @@ kill -HUP "$DPID"
 for i in $(seq 100); do [ "$(grep -c 'reload refused' "$W/daemon.log")" -ge 3 ] && break; sleep 0.1; done
 expect_eq "SIGHUP onto a taken port refused" "$(grep -c 'reload refused' "$W/daemon.log")" 3
 expect_eq "old listener serves after SIGHUP" "$(code "http://127.0.0.1:$P1/healthz")" 200
+expect_eq "refused reloads counted" \
+	"$(prom $P1 'tracerd_config_reloads_total{result="refused"}')" 3
+expect_eq "status: last reload" "$($C --json status | jq_get .config.reloads.last)" refused
+$C --json status | jq_get .config.reloads.last_error | grep -q "cannot listen on '127.0.0.1:$P2'" ||
+	fail "status: last_error $($C --json status | jq_get .config.reloads.last_error)"
+$C status | grep -q '^config: the last reload was refused' || fail "tracectl status: $($C status)"
+ok "the refusal is in tracectl status"
 kill $BPID; wait $BPID 2>/dev/null
 $C reload > /dev/null || fail "reload onto the freed port"
 expect_eq "new listener" "$(code "http://127.0.0.1:$P2/healthz")" 200
 expect_eq "old listener closed" "$(code "http://127.0.0.1:$P1/healthz")" 000
+expect_eq "reloads taken" "$(prom $P2 'tracerd_config_reloads_total{result="ok"}')" 2
+expect_eq "status: last reload after a good one" "$($C --json status | jq_get .config.reloads.last)" ok
 
 # --- attachments made with tracectl survive every reload
 cp "$W/tracerd.conf" "$W/good.conf"
