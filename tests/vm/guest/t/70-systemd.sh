@@ -109,6 +109,8 @@ echo "listen = 192.0.2.1:9477" >> /tmp/l.conf	# TEST-NET: not an address of this
 cp /tmp/l.conf /etc/tracerd/tracerd.conf
 systemctl reload tracerd && fail "systemctl reload onto an unbindable listen succeeded"
 expect_eq "healthz after a refused listen" "$(curl -sf http://127.0.0.1:9477/healthz)" ok
+expect_eq "refused reloads counted" "$(curl -sf http://127.0.0.1:9477/metrics |
+	sed -n 's/^tracerd_config_reloads_total{result="refused"} //p')" 2
 cp /tmp/good.conf /etc/tracerd/tracerd.conf
 systemctl reload tracerd || fail "systemctl reload of the good config again"
 
