@@ -286,7 +286,8 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DKMSDIR ?= $(PREFIX)/src/tracerd-$(VERSION)
 KMOD_KVER = $(shell modinfo -F vermagic $(KMOD_OUT)/tracerd_kmod.ko 2>/dev/null | cut -d' ' -f1)
-subst_paths = sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+subst_paths = sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
+	-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 	-e 's|@VERSION@|$(VERSION)|g'
 
 install: user

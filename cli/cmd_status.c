@@ -2,17 +2,25 @@
 /* tracectl status: is the daemon up, which modes work here and why not. */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 #include "tracectl.h"
 
 static void print_status(json_object *r)
 {
-	json_object *f = jget(r, "features"), *k = jget(r, "kmod");
+	json_object *f = jget(r, "features"), *k = jget(r, "kmod"), *c = jget(r, "config");
 
 	printf("tracerd %s (pid %lld), up %.1f s, kernel %s %s, %lld attachment%s\n",
 	       jstr(r, "version", "?"), jint(r, "pid", 0),
 	       json_object_get_double(jget(r, "uptime_s")), jstr(r, "kernel", "?"),
 	       jstr(r, "arch", "?"), jint(r, "attachments", 0),
 	       jint(r, "attachments", 0) == 1 ? "" : "s");
+	if (jint(c, "attach_failed", 0))
+		printf("config: %lld of %lld attach lines failed at the last start-up or reload "
+		       "(tracectl --json status lists them)\n", jint(c, "attach_failed", 0),
+		       jint(c, "attach_lines", 0));
+	if (!strcmp(jstr(jget(c, "reloads"), "last", ""), "refused"))
+		printf("config: the last reload was refused, the running configuration stays "
+		       "(tracectl --json status says why)\n");
 	printf("modes (probed on %s):\n", jstr(r, "probe_function", "?"));
 	json_object_object_foreach(f, name, v) {
 		printf("  %-13s %-3s %s\n", name, jbool(v, "available") ? "yes" : "no",

@@ -12,7 +12,8 @@
 #include "tracectl.h"
 
 static const struct cmd_entry *const commands[] = {
-	&cmd_status, &cmd_attach, &cmd_list, &cmd_stats, &cmd_top, &cmd_detach, &cmd_bench, NULL,
+	&cmd_status, &cmd_attach, &cmd_list, &cmd_stats, &cmd_top, &cmd_detach, &cmd_bench,
+	&cmd_reload, NULL,
 };
 
 static void usage(FILE *f)

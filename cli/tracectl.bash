@@ -4,13 +4,14 @@
 # against `tracectl --help` and the man page by tests/host/62-docs-sync.sh.
 
 _tracectl_global="--json --socket --help --version"
-_tracectl_commands="status attach list stats top detach bench dump"
+_tracectl_commands="status attach list stats top detach bench reload dump"
 _tracectl_opts_status=""
 _tracectl_opts_attach="--mode --latency --pid --comm --record"
 _tracectl_opts_list=""
 _tracectl_opts_stats="--merge"
 _tracectl_opts_top="--interval --count --limit"
 _tracectl_opts_detach="--all"
+_tracectl_opts_reload=""
 _tracectl_opts_dump="--json --target --pid"
 _tracectl_opts_bench="--repetitions --warmup --output --svg --ci --help --calls --producers --modes --variants --relevant --irrelevant --grid --funcs --all --writes --function --groups --senders --loops --force --html --peers"
 _tracectl_modes="auto fentry kprobe kprobe-int3 kprobe-multi tp-btf kmod-callops kmod-direct kmod-kprobe"

@@ -28,6 +28,7 @@ struct cmd_entry {
 extern const struct cmd_entry cmd_status, cmd_attach, cmd_list, cmd_stats, cmd_detach;
 extern const struct cmd_entry cmd_bench;	/* cmd_bench.c */
 extern const struct cmd_entry cmd_top;		/* cmd_top.c */
+extern const struct cmd_entry cmd_reload;	/* cmd_reload.c */
 
 /*
  * Send cmd with args (consumed) to the daemon. On success *result is the

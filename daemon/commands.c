@@ -13,6 +13,7 @@
 #include "bench.h"
 #include "control.h"
 #include "registry.h"
+#include "service.h"
 
 static json_object *feature_json(const struct feature *f)
 {
@@ -64,6 +65,7 @@ static enum proto_code cmd_status(struct tracerd *d, json_object *args, json_obj
 	json_object_object_add(o, "kmod", kmod_json(d));
 	json_object_object_add(o, "attachments", json_object_new_int(registry_count(d)));
 	json_object_object_add(o, "slots_used", json_object_new_int(d->nr_slots_used));
+	json_object_object_add(o, "config", config_state_json(d));	/* reload.c */
 	*result = o;
 	return PROTO_OK;
 }
@@ -183,5 +185,6 @@ const struct command tracerd_commands[] = {
 	{ "attach", true, cmd_attach },
 	{ "detach", true, cmd_detach },
 	{ "bench", true, cmd_bench },
+	{ "reload", true, cmd_reload },	/* reload.c */
 	{ NULL, false, NULL },
 };

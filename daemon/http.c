@@ -15,6 +15,22 @@
  * looks again every second; EMFILE/ENFILE pause it too. The reserve keeps
  * fds for the control socket and BPF objects. (libevent 2.1 has no
  * connection limit, so the fd count is the measure.)
+ *
+ * Scrapes share renders: /metrics and /metrics.json each keep their last
+ * rendered body (struct snap) for HTTP_SNAPSHOT_MS (or until an attachment
+ * comes or goes), and every request in that interval gets the same bytes, by reference (evbuffer_add_reference),
+ * not a copy. A body lives until the last reply carrying it is written or
+ * dropped; the bytes of all live bodies are the bytes held for clients
+ * (tracerd_http_held_bytes). When a new render is due and HTTP_HELD_MAX
+ * bytes are held already (clients that do not read), the oldest
+ * connections with reply bytes still queued are closed until the held
+ * bytes are under the cap (tracerd_http_held_closes_total): scrapers that
+ * do read are served, the ones that do not lose their answers. The kernel's
+ * share is bounded per connection: SO_SNDBUF HTTP_SNDBUF (the kernel
+ * doubles it), so a body larger than that waits in the shared snap.
+ *
+ * A reply is written with reading off: a client that half-closes after its
+ * request (HTTP/1.0 style) gets the whole reply before its EOF is seen.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -23,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
@@ -30,6 +47,8 @@
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
 #include "../lib/log.h"
+#include "../lib/util.h"
+#include "registry.h"
 #include "service.h"
 
 #define HTTP_FD_RESERVE		128
@@ -39,6 +58,28 @@
 #define HTTP_MAX_HEADERS	8192
 #define HTTP_MAX_BODY		0
 #define HTTP_MAX_INPUT		(64 * 1024)	/* unparsed request bytes buffered per connection */
+#define HTTP_SNAPSHOT_MS	250	/* a rendered body is reused this long */
+#define HTTP_HELD_MAX		(32u << 20)	/* bytes of rendered bodies held for clients */
+#define HTTP_SNDBUF		(64 * 1024)	/* kernel send buffer per connection (no autotuning) */
+
+/* a rendered body, shared by the replies that carry it (refs: the cache's
+ * and one per evbuffer reference); freed with the last reference */
+struct snap {
+	unsigned int refs;
+	size_t len;
+	char *text;		/* malloc'd */
+};
+
+/* the bodies a server can serve, one cache slot each */
+enum snap_kind {
+	SNAP_PROMETHEUS,
+	SNAP_JSON,
+	SNAP_NR,
+};
+
+/* bytes of live snaps: process-wide, since a reply may outlive its server
+ * (libevent finalizes bufferevents from the loop) */
+static size_t snap_held_bytes;
 
 /* the deadline a connection's timer is armed for, once set up */
 enum conn_deadline {
@@ -76,7 +117,12 @@ struct http_server {
 	struct http_conn *conns;		/* all of them */
 	struct http_conn **by_fd;		/* set-up ones, by fd */
 	size_t n_by_fd;
+	struct snap *cache[SNAP_NR];		/* the newest body of each kind */
+	uint64_t cache_ns[SNAP_NR];		/* when it was rendered (monotonic) */
+	uint64_t cache_set[SNAP_NR];		/* attachments_print() it was rendered with */
 };
+
+static void conn_free(struct http_conn *c);
 
 /* The listener's error callback gets evhttp's pointer, not ours: one server. */
 static struct http_server *http_current;
@@ -97,7 +143,138 @@ static unsigned int open_fds(void)
 const struct metrics_http *http_stats(struct http_server *h)
 {
 	h->st.open_fds = open_fds();
+	h->st.held_bytes = snap_held_bytes;
 	return &h->st;
+}
+
+static void snap_put(struct snap *s)
+{
+	if (!s || --s->refs)
+		return;
+	snap_held_bytes -= s->len;
+	free(s->text);
+	free(s);
+}
+
+/* evbuffer_add_reference's cleanup: a reply's reference is gone */
+static void snap_unref(const void *data, size_t len, void *arg)
+{
+	snap_put(arg);
+}
+
+/* /metrics.json as a malloc'd string: the document itself (several times
+ * the text) is freed at once, so a snap holds its bytes and no more */
+static char *render_json(struct tracerd *d, size_t *len)
+{
+	json_object *o = metrics_render_json(d);
+	const char *t = o ? json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
+				JSON_C_TO_STRING_NOSLASHESCAPE, len) : NULL;
+	char *text = t ? malloc(*len + 1) : NULL;
+
+	if (text)
+		memcpy(text, t, *len + 1);
+	json_object_put(o);
+	return text;
+}
+
+static struct snap *snap_render(struct http_server *h, enum snap_kind kind)
+{
+	struct snap *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (kind == SNAP_PROMETHEUS)
+		s->text = metrics_render_prometheus(h->d, &s->len);
+	else
+		s->text = render_json(h->d, &s->len);
+	if (!s->text) {
+		free(s);
+		return NULL;
+	}
+	s->refs = 1;
+	snap_held_bytes += s->len;
+	h->st.renders[kind]++;
+	return s;
+}
+
+/* The set of attachments (ids are never reused): a body rendered for
+ * another set is stale however young, e.g. just after a detach. */
+static uint64_t attachments_print(const struct tracerd *d)
+{
+	const struct attachment *a;
+	uint64_t h = 14695981039346656037ull;	/* FNV-1a over the ids */
+
+	for (a = d->attachments; a; a = a->next)
+		h = (h ^ a->id) * 1099511628211ull;
+	return h;
+}
+
+/* close a set-up connection now, without its close callback */
+static void conn_close(struct http_conn *c)
+{
+	struct evhttp_connection *evcon = c->evcon;
+
+	evhttp_connection_set_closecb(evcon, NULL, NULL);
+	conn_free(c);
+	evhttp_connection_free(evcon);
+}
+
+/*
+ * HTTP_HELD_MAX bytes held: close the oldest connections that still have
+ * reply bytes queued (clients that do not read) until under it. Their
+ * output is drained first, so the snaps they hold go now (libevent frees a
+ * closed connection's buffers later, from the loop). A snap shared by
+ * several connections goes with the last of them.
+ */
+static void shed_stalled(struct http_server *h)
+{
+	struct http_conn *c, *prev;
+	struct evbuffer *out;
+
+	for (c = h->conns; c && c->next; c = c->next)
+		;	/* the oldest: new ones go to the head */
+	for (; c && snap_held_bytes >= HTTP_HELD_MAX; c = prev) {
+		prev = c->prev;
+		out = c->evcon ? bufferevent_get_output(evhttp_connection_get_bufferevent(c->evcon)) :
+		      NULL;
+		if (!out || !evbuffer_get_length(out))
+			continue;
+		/* a bufferevent's output is frozen at its start for users, as
+		 * bufferevent_socket's own writer unfreezes it around a write */
+		evbuffer_unfreeze(out, 1);
+		evbuffer_drain(out, evbuffer_get_length(out));
+		evbuffer_freeze(out, 1);
+		h->st.held_closes++;
+		log_debug("http: closing connection (fd %d): its unread reply holds memory", c->fd);
+		conn_close(c);
+	}
+}
+
+/*
+ * The body to serve for kind: the cached one while it is fresh (younger
+ * than HTTP_SNAPSHOT_MS, same attachments), else a new render, once the
+ * held bytes are under HTTP_HELD_MAX. -ENOMEM when rendering fails.
+ */
+static int snap_get(struct http_server *h, enum snap_kind kind, struct snap **out)
+{
+	uint64_t now = now_mono_ns(), set = attachments_print(h->d);
+
+	if (h->cache[kind] && now - h->cache_ns[kind] < HTTP_SNAPSHOT_MS * 1000000ull &&
+	    set == h->cache_set[kind]) {
+		*out = h->cache[kind];
+		return 0;
+	}
+	snap_put(h->cache[kind]);
+	h->cache[kind] = NULL;
+	if (snap_held_bytes >= HTTP_HELD_MAX)
+		shed_stalled(h);
+	h->cache[kind] = snap_render(h, kind);
+	if (!h->cache[kind])
+		return -ENOMEM;
+	h->cache_ns[kind] = now;	/* one render per interval, from its start */
+	h->cache_set[kind] = set;
+	*out = h->cache[kind];
+	return 0;
 }
 
 static void pause_accept(struct http_server *h, const char *why)
@@ -198,6 +375,10 @@ static void conn_setup(struct http_conn *c)
 	}
 	c->evcon = evcon;
 	c->fd = fd;
+	/* what the kernel holds for a client that does not read: without this,
+	 * autotuning lets every connection pin up to tcp_wmem's 4 MB */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &(int){ HTTP_SNDBUF }, sizeof(int)))
+		log_debug("http: SO_SNDBUF on fd %d: %s", fd, strerror(errno));
 	evhttp_connection_set_closecb(evcon, on_conn_close, c);
 	bufferevent_decref(c->bev);	/* evhttp holds it until on_conn_close */
 	c->bev = NULL;
@@ -219,9 +400,7 @@ static void on_conn_timer(evutil_socket_t fd, short what, void *arg)
 		c->h->st.request_deadline_closes++;
 	log_debug("http: closing connection (fd %d): past its %s deadline", c->fd,
 		  c->deadline == DEADLINE_REPLY ? "reply" : "request");
-	evhttp_connection_set_closecb(evcon, NULL, NULL);
-	conn_free(c);
-	evhttp_connection_free(evcon);
+	conn_close(c);
 }
 
 /* the answer to a request has been written: the next request's deadline */
@@ -297,18 +476,55 @@ static void on_accept_error(struct evconnlistener *lev, void *arg)
 		pause_accept(h, strerror(err));
 }
 
-static void reply(struct evhttp_request *req, int code, const char *reason, const char *type,
-		  const char *body, size_t len)
+/*
+ * Send a reply; the body is a snap (by reference) or a copy of body. Reading
+ * stays off until it is written: evhttp would take a half-close (EOF after
+ * the request) for a failed connection and drop the unsent tail. evhttp
+ * reads again (keep-alive) or closes once the reply is out.
+ */
+static void reply_with(struct evhttp_request *req, int code, const char *reason,
+		       const char *type, const char *body, size_t len, struct snap *snap)
 {
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
 	struct evkeyvalq *hdr = evhttp_request_get_output_headers(req);
 	struct evbuffer *buf = evbuffer_new();
 
 	evhttp_add_header(hdr, "Content-Type", type);
 	evhttp_add_header(hdr, "Cache-Control", "no-store");
-	if (buf && body)
-		evbuffer_add(buf, body, len);
+	if (snap) {
+		body = snap->text;
+		len = snap->len;
+	}
+	if (buf && snap && !evbuffer_add_reference(buf, body, len, snap_unref, snap))
+		snap->refs++;
+	else if (buf && body)
+		evbuffer_add(buf, body, len);	/* a copy, when no reference could be made */
 	evhttp_send_reply(req, code, reason, buf);
 	evbuffer_free(buf);
+	if (evcon)
+		bufferevent_disable(evhttp_connection_get_bufferevent(evcon), EV_READ);
+}
+
+static void reply(struct evhttp_request *req, int code, const char *reason, const char *type,
+		  const char *body, size_t len)
+{
+	reply_with(req, code, reason, type, body, len, NULL);
+}
+
+static void reply_snap(struct http_server *h, struct evhttp_request *req, enum snap_kind kind)
+{
+	static const char *const types[SNAP_NR] = {
+		[SNAP_PROMETHEUS] = "text/plain; version=0.0.4; charset=utf-8",
+		[SNAP_JSON] = "application/json",
+	};
+	struct snap *s;
+	int err = snap_get(h, kind, &s);
+
+	if (err) {
+		reply(req, 500, "Internal Server Error", "text/plain", "out of memory\n", 14);
+	} else {
+		reply_with(req, 200, "OK", types[kind], NULL, 0, s);
+	}
 }
 
 static void on_request(struct evhttp_request *req, void *arg)
@@ -317,9 +533,6 @@ static void on_request(struct evhttp_request *req, void *arg)
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
-	json_object *o;
-	size_t len;
-	char *text;
 
 	h->st.requests++;
 	conn_request(h, req);
@@ -333,21 +546,9 @@ static void on_request(struct evhttp_request *req, void *arg)
 		h->st.bad_requests++;
 		reply(req, 400, "Bad Request", "text/plain", "bad request\n", 12);
 	} else if (!strcmp(path, "/metrics")) {
-		text = metrics_render_prometheus(h->d, &len);
-		if (text)
-			reply(req, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", text, len);
-		else
-			reply(req, 500, "Internal Server Error", "text/plain", "out of memory\n", 14);
-		free(text);
+		reply_snap(h, req, SNAP_PROMETHEUS);
 	} else if (!strcmp(path, "/metrics.json")) {
-		o = metrics_render_json(h->d);
-		text = o ? (char *)json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-								   JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
-		if (text)
-			reply(req, 200, "OK", "application/json", text, strlen(text));
-		else
-			reply(req, 500, "Internal Server Error", "text/plain", "out of memory\n", 14);
-		json_object_put(o);
+		reply_snap(h, req, SNAP_JSON);
 	} else if (!strcmp(path, "/healthz")) {
 		reply(req, 200, "OK", "text/plain", "ok\n", 3);
 	} else {
@@ -448,6 +649,8 @@ cleanup:
 
 void http_stop(struct http_server *h)
 {
+	size_t i;
+
 	if (!h)
 		return;
 	if (http_current == h)
@@ -456,6 +659,8 @@ void http_stop(struct http_server *h)
 		evhttp_free(h->http);	/* on_conn_close frees the set-up conns */
 	while (h->conns)
 		conn_free(h->conns);
+	for (i = 0; i < SNAP_NR; i++)
+		snap_put(h->cache[i]);
 	free(h->by_fd);
 	if (h->resume)
 		event_free(h->resume);

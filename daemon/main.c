@@ -143,31 +143,17 @@ static int load_config(struct tracerd *d, const struct options *o)
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct tracerd *d = arg;
+	struct reload_result r;
+	char err[512];	/* logged by config_reload */
 
 	if (sig == SIGHUP) {
 		log_notice("SIGHUP: reloading %s", tracerd_reload_opts.path);
-		config_reload(d, &tracerd_reload_opts);
+		config_reload(d, &tracerd_reload_opts, &r, err, sizeof(err));
 		return;
 	}
 	log_notice("%s: shutting down", strsignal((int)sig));
 	notify_send("STOPPING=1");
 	event_base_loopexit(d->base, NULL);
-}
-
-/* The config's attach lines; failures are logged, the daemon runs on. */
-static void startup_attach(struct tracerd *d)
-{
-	json_object *res = NULL;
-	char msg[1024];
-	size_t i;
-
-	for (i = 0; i < d->cfg.nr_attach; i++) {
-		if (registry_attach(d, &d->cfg.attach[i].spec, &res, msg, sizeof(msg)))
-			log_err("config line %d: attach '%s' failed: %s", d->cfg.attach[i].line,
-				d->cfg.attach[i].spec.target, msg);
-		json_object_put(res);
-		res = NULL;
-	}
 }
 
 static int run(struct tracerd *d)
@@ -192,7 +178,7 @@ static int run(struct tracerd *d)
 		goto cleanup;
 	/* without metrics the daemon still traces: the error is logged */
 	http_start(d, d->cfg.listen, &d->http);
-	startup_attach(d);
+	config_attach_startup(d);	/* failures are logged and counted; it runs on */
 	log_notice("tracerd %s ready (pid %d)", TRACERD_VERSION, getpid());
 	notify_send("READY=1");
 	ret = event_base_dispatch(d->base) < 0 ? -EIO : 0;
@@ -245,6 +231,7 @@ int main(int argc, char **argv)
 	ret = run(&d);
 cleanup:
 	registry_detach_all(&d);
+	config_state_free(&d);
 	recorder_fini(&d);
 	backends_fini(&d);
 	resolve_fini(&d);

@@ -87,6 +87,9 @@ static int snap_fill(struct tracerd *d, struct snap_buf *b)
 	b->s.http = d->http ? http_stats(d->http) : NULL;
 	b->s.ringbuf_drops = recorder_ringbuf_drops(d);
 	b->s.process_known = !metrics_process_read(&b->s.process);
+	b->s.config_attach_lines = (unsigned int)d->cfg.nr_attach;
+	b->s.config_attach_failures = config_attach_failures();	/* reload.c */
+	config_reload_counts(&b->s.config_reloads_ok, &b->s.config_reloads_refused);
 	snap_features(d, b);
 	for (a = d->attachments; a; a = a->next) {
 		na++;

@@ -1,18 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Configuration reload (SIGHUP, `systemctl reload tracerd`). The new file
- * is parsed completely first; with an error the running configuration
- * stays. Attachments are reconciled with the `attach =` lines:
- *   - an attachment whose spec equals a line of the old file but of no
- *     line of the new one is detached;
- *   - a line of the new file that no attachment matches is attached (so a
- *     line that failed before is retried);
- *   - everything else keeps its id and counts (and its metric series).
- * Attachments made with tracectl match no config line and are left alone.
+ * The config's attachments, at start-up and on reload (SIGHUP, `tracectl
+ * reload`, `systemctl reload tracerd`).
+ *
+ * Each `attach =` line of the running config remembers the attachment it
+ * made (struct line_state). A reload parses the new file completely first,
+ * then binds a changed `listen` (the old listener stays until the new one
+ * is bound); with an error in either, nothing changes and the reload is
+ * refused. Then the attachments are reconciled:
+ *   - an attachment made by an old line equal to a new line is kept (its
+ *     id, counts and metric series), and now belongs to the new line;
+ *   - an attachment made by an old line equal to no new line is detached;
+ *   - a new line without an attachment is attached (so a line that failed
+ *     before is retried), unless an attachment made with tracectl is equal
+ *     to it: that one is left to tracectl, the line is satisfied.
+ * Attachments made with tracectl are never detached by a reload. A line
+ * whose attach fails is logged, counted (tracerd_config_attach_failures,
+ * `tracectl status`) and shown in systemd's STATUS=.
  * log_level, listen and the record_* keys apply at once (record_* to new
  * recordings); socket, read_group and admin_group need a restart.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "../lib/log.h"
 #include "../lib/util.h"
@@ -21,70 +31,78 @@
 
 struct reload_opts tracerd_reload_opts;
 
+/* what became of one `attach =` line of the running config */
+struct line_state {
+	unsigned int id;	/* the attachment it made and owns, 0: none */
+	bool failed;
+	char *error;		/* why it failed (malloc'd; NULL on ENOMEM) */
+};
+
+/* one per d->cfg.attach[] line (the daemon has one config) */
+static struct line_state *cfg_lines;
+static unsigned int cfg_failed;
+/* reloads taken and refused; why the last refused one was */
+static unsigned int reloads_ok, reloads_refused;
+static bool last_refused;
+static char last_refusal[512];
+
 static bool spec_equal(const struct tracerd_spec *a, const struct tracerd_spec *b)
 {
 	return !strcmp(a->target, b->target) && a->mode == b->mode && a->latency == b->latency &&
 	       a->tgid == b->tgid && !strcmp(a->comm, b->comm) && !strcmp(a->record, b->record);
 }
 
-static bool in_config(const struct tracerd_config *c, const struct tracerd_spec *s)
-{
-	size_t i;
-
-	for (i = 0; i < c->nr_attach; i++)
-		if (spec_equal(&c->attach[i].spec, s))
-			return true;
-	return false;
-}
-
-static unsigned int reconcile_detach(struct tracerd *d, const struct tracerd_config *old,
-				     const struct tracerd_config *new)
+static struct attachment *find_id(struct tracerd *d, unsigned int id)
 {
 	struct attachment *a;
-	json_object *res;
-	unsigned int n = 0;
-	char msg[256];
-	bool again = true;
 
-	while (again) {	/* registry_detach changes the list: restart the walk */
-		again = false;
-		for (a = d->attachments; a; a = a->next) {
-			if (!in_config(old, &a->spec) || in_config(new, &a->spec))
-				continue;
-			res = NULL;
-			registry_detach(d, a->id, NULL, false, &res, msg, sizeof(msg));
-			json_object_put(res);
-			n++;
-			again = true;
-			break;
-		}
-	}
-	return n;
+	for (a = d->attachments; a && id; a = a->next)
+		if (a->id == id)
+			return a;
+	return NULL;
 }
 
-static unsigned int reconcile_attach(struct tracerd *d, const struct tracerd_config *new,
-				     unsigned int *failed)
+static struct attachment *find_spec(struct tracerd *d, const struct tracerd_spec *s)
 {
-	const struct tracerd_config_attach *c;
+	struct attachment *a;
+
+	for (a = d->attachments; a; a = a->next)
+		if (spec_equal(&a->spec, s))
+			return a;
+	return NULL;
+}
+
+/* Attach the lines that own no attachment; returns how many attached. */
+static unsigned int attach_lines(struct tracerd *d, const struct tracerd_config *c,
+				 struct line_state *st, const char *why)
+{
+	const struct tracerd_config_attach *l;
 	struct attachment *a;
 	json_object *res;
 	unsigned int n = 0;
 	char msg[1024];
 	size_t i;
 
-	for (i = 0; i < new->nr_attach; i++) {
-		c = &new->attach[i];
-		for (a = d->attachments; a; a = a->next)
-			if (spec_equal(&a->spec, &c->spec))
-				break;
-		if (a)
+	for (i = 0; i < c->nr_attach; i++) {
+		l = &c->attach[i];
+		if (st[i].id)
 			continue;
+		a = find_spec(d, &l->spec);
+		if (a) {
+			log_info("%sconfig line %d: '%s' is attachment %u already, made with "
+				 "tracectl: left to it", why, l->line, l->spec.target, a->id);
+			continue;
+		}
 		res = NULL;
-		if (registry_attach(d, &c->spec, &res, msg, sizeof(msg))) {
-			log_err("reload: config line %d: attach '%s' failed: %s", c->line,
-				c->spec.target, msg);
-			(*failed)++;
+		if (registry_attach(d, &l->spec, &res, msg, sizeof(msg))) {
+			log_err("%sconfig line %d: attach '%s' failed: %s", why, l->line,
+				l->spec.target, msg);
+			st[i].failed = true;
+			free(st[i].error);
+			st[i].error = strdup(msg);
 		} else {
+			a = find_spec(d, &l->spec);
+			st[i].id = a ? a->id : 0;
 			n++;
 		}
 		json_object_put(res);
@@ -92,10 +110,183 @@ static unsigned int reconcile_attach(struct tracerd *d, const struct tracerd_con
 	return n;
 }
 
-static void apply_keys(struct tracerd *d, struct tracerd_config *new, int verbose)
+/* Hand the old lines' attachments to equal new lines; detach the rest. */
+static unsigned int carry_over(struct tracerd *d, const struct tracerd_config *old,
+			       const struct tracerd_config *new, struct line_state *st)
+{
+	char msg[256];
+	json_object *res;
+	unsigned int n = 0;
+	size_t i, j;
+
+	for (i = 0; cfg_lines && i < old->nr_attach; i++) {
+		if (!find_id(d, cfg_lines[i].id))
+			continue;	/* failed, or detached with tracectl since */
+		for (j = 0; j < new->nr_attach; j++)
+			if (!st[j].id && spec_equal(&old->attach[i].spec, &new->attach[j].spec))
+				break;
+		if (j < new->nr_attach) {
+			st[j].id = cfg_lines[i].id;
+			continue;
+		}
+		res = NULL;
+		if (!registry_detach(d, cfg_lines[i].id, NULL, false, &res, msg, sizeof(msg)))
+			n++;
+		json_object_put(res);
+	}
+	return n;
+}
+
+static void lines_free(struct line_state *st, size_t n)
+{
+	size_t i;
+
+	for (i = 0; st && i < n; i++)
+		free(st[i].error);
+	free(st);
+}
+
+static unsigned int count_failed(const struct line_state *st, size_t n)
+{
+	unsigned int f = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		f += st[i].failed;
+	return f;
+}
+
+/* systemd's STATUS= line: say it when config lines failed */
+static void notify_status(struct tracerd *d)
+{
+	char buf[256];
+
+	if (cfg_failed)
+		snprintf(buf, sizeof(buf), "STATUS=%u attachments; %u of %zu config attach lines "
+			 "failed (see the log, tracectl status)", registry_count(d), cfg_failed,
+			 d->cfg.nr_attach);
+	else
+		snprintf(buf, sizeof(buf), "STATUS=%u attachments", registry_count(d));
+	notify_send(buf);
+}
+
+void config_attach_startup(struct tracerd *d)
+{
+	lines_free(cfg_lines, 0);	/* none before start-up */
+	cfg_lines = calloc(d->cfg.nr_attach + 1, sizeof(*cfg_lines));
+	if (!cfg_lines) {
+		log_err("config: out of memory for the attach lines");
+		return;
+	}
+	attach_lines(d, &d->cfg, cfg_lines, "");
+	cfg_failed = count_failed(cfg_lines, d->cfg.nr_attach);
+	if (cfg_failed)
+		log_warn("config: %u of %zu attach lines failed", cfg_failed, d->cfg.nr_attach);
+	notify_status(d);
+}
+
+unsigned int config_attach_failures(void)
+{
+	return cfg_failed;
+}
+
+void config_reload_counts(unsigned int *ok, unsigned int *refused)
+{
+	*ok = reloads_ok;
+	*refused = reloads_refused;
+}
+
+static json_object *reloads_json(void)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "ok", json_object_new_int64(reloads_ok));
+	json_object_object_add(o, "refused", json_object_new_int64(reloads_refused));
+	json_object_object_add(o, "last", reloads_ok + reloads_refused ?
+			       json_object_new_string(last_refused ? "refused" : "ok") : NULL);
+	json_object_object_add(o, "last_error", last_refusal[0] ?
+			       json_object_new_string(last_refusal) : NULL);
+	return o;
+}
+
+json_object *config_state_json(const struct tracerd *d)
+{
+	json_object *o = json_object_new_object(), *arr = json_object_new_array(), *f;
+	size_t i;
+
+	for (i = 0; cfg_lines && i < d->cfg.nr_attach; i++) {
+		if (!cfg_lines[i].failed)
+			continue;
+		f = json_object_new_object();
+		json_object_object_add(f, "line", json_object_new_int(d->cfg.attach[i].line));
+		json_object_object_add(f, "target",
+				       json_object_new_string(d->cfg.attach[i].spec.target));
+		json_object_object_add(f, "error", json_object_new_string(cfg_lines[i].error ?
+						cfg_lines[i].error : "out of memory"));
+		json_object_array_add(arr, f);
+	}
+	json_object_object_add(o, "attach_lines", json_object_new_int64((int64_t)d->cfg.nr_attach));
+	json_object_object_add(o, "attach_failed", json_object_new_int(cfg_failed));
+	json_object_object_add(o, "failures", arr);
+	json_object_object_add(o, "reloads", reloads_json());
+	return o;
+}
+
+void config_state_free(const struct tracerd *d)
+{
+	lines_free(cfg_lines, d->cfg.nr_attach);
+	cfg_lines = NULL;
+	cfg_failed = 0;
+}
+
+/*
+ * A changed listen address: bind the new one before letting go of the old
+ * one. Where both cannot be bound at once (EADDRINUSE: e.g. the same port
+ * on another address), stop the old one, try the new, and take the old one back on
+ * failure. 0, or -errno with the running listener still in place.
+ */
+static int move_listener(struct tracerd *d, const char *listen, char *err, size_t errlen)
 {
 	struct http_server *h = NULL;
+	int ret = http_start(d, listen, &h);
 
+	if (ret == -EADDRINUSE && d->http) {
+		http_stop(d->http);
+		d->http = NULL;
+		ret = http_start(d, listen, &h);
+		if (ret && http_start(d, d->cfg.listen, &d->http))
+			log_err("reload: cannot listen on '%s' again: metrics off", d->cfg.listen);
+	}
+	if (ret) {
+		snprintf(err, errlen, "cannot listen on '%s': %s", listen, strerror(-ret));
+		return ret;
+	}
+	http_stop(d->http);
+	d->http = h;
+	log_notice("reload: listen %s -> %s", d->cfg.listen, listen);
+	return 0;
+}
+
+static int read_new(const struct reload_opts *o, struct tracerd_config *new, char *err,
+		    size_t errlen)
+{
+	int ret;
+
+	config_init(new);
+	ret = config_parse_file(new, o->path, err, errlen);
+	if (ret == -ENOENT && !o->path_given)
+		ret = 0;
+	if (!ret && o->listen && str_copy(new->listen, o->listen, sizeof(new->listen))) {
+		snprintf(err, errlen, "--listen '%s' too long", o->listen);
+		ret = -EINVAL;
+	}
+	if (!ret)
+		ret = config_check_system(new, err, errlen);
+	return ret;
+}
+
+static void apply_keys(struct tracerd *d, struct tracerd_config *new, int verbose)
+{
 	if (strcmp(new->socket, d->cfg.socket) || strcmp(new->read_group, d->cfg.read_group) ||
 	    strcmp(new->admin_group, d->cfg.admin_group))
 		log_warn("reload: socket, read_group and admin_group changes need a restart");
@@ -104,46 +295,80 @@ static void apply_keys(struct tracerd *d, struct tracerd_config *new, int verbos
 	strcpy(new->admin_group, d->cfg.admin_group);
 	if (!verbose)
 		tlog_set_level(new->log_level);
-	if (strcmp(new->listen, d->cfg.listen)) {
-		http_stop(d->http);
-		d->http = NULL;
-		if (http_start(d, new->listen, &h))
-			log_err("reload: metrics server not restarted on '%s'", new->listen);
-		d->http = h;
-		log_notice("reload: listen %s -> %s", d->cfg.listen, new->listen);
-	}
 }
 
-int config_reload(struct tracerd *d, const struct reload_opts *o)
+int config_reload(struct tracerd *d, const struct reload_opts *o, struct reload_result *r,
+		  char *err, size_t errlen)
 {
 	struct tracerd_config new, old;
-	unsigned int attached, detached, failed = 0;
-	char err[512];
+	struct line_state *st = NULL;
 	int ret;
 
+	memset(r, 0, sizeof(*r));
 	notify_send("RELOADING=1");
-	config_init(&new);
-	ret = config_parse_file(&new, o->path, err, sizeof(err));
-	if (ret == -ENOENT && !o->path_given)
-		ret = 0;
-	if (!ret && o->listen && str_copy(new.listen, o->listen, sizeof(new.listen)))
-		ret = -EINVAL;
-	if (!ret)
-		ret = config_check_system(&new, err, sizeof(err));
+	ret = read_new(o, &new, err, errlen);
+	if (!ret) {
+		st = calloc(new.nr_attach + 1, sizeof(*st));
+		ret = st ? 0 : -ENOMEM;
+		if (!st)
+			snprintf(err, errlen, "out of memory");
+	}
+	if (!ret && strcmp(new.listen, d->cfg.listen))
+		ret = move_listener(d, new.listen, err, errlen);
+	last_refused = ret != 0;
 	if (ret) {
 		log_err("reload refused, keeping the running configuration: %s", err);
-		config_free(&new);
-		notify_send("READY=1");
-		return ret;
+		reloads_refused++;
+		snprintf(last_refusal, sizeof(last_refusal), "%s", err);
+		goto cleanup;
 	}
+	reloads_ok++;
 	apply_keys(d, &new, o->verbose);
 	old = d->cfg;
 	d->cfg = new;		/* new recordings use the new record_* keys */
-	detached = reconcile_detach(d, &old, &new);
-	attached = reconcile_attach(d, &new, &failed);
+	r->detached = carry_over(d, &old, &new, st);
+	r->attached = attach_lines(d, &new, st, "reload: ");
+	lines_free(cfg_lines, old.nr_attach);
+	cfg_lines = st;
+	st = NULL;
+	cfg_failed = r->failed = count_failed(cfg_lines, new.nr_attach);
 	config_free(&old);
-	log_notice("reload: %u attached, %u detached, %u failed, %u attachments now", attached,
-		   detached, failed, registry_count(d));
+	log_notice("reload: %u attached, %u detached, %u failed, %u attachments now", r->attached,
+		   r->detached, r->failed, registry_count(d));
+cleanup:
+	if (ret) {
+		lines_free(st, new.nr_attach);
+		config_free(&new);
+	}
 	notify_send("READY=1");
-	return 0;
+	notify_status(d);
+	return ret;
+}
+
+/* The control command `reload`: the reload's outcome, or why it was refused. */
+enum proto_code cmd_reload(struct tracerd *d, json_object *args, json_object **result,
+			   char *msg, size_t msglen)
+{
+	struct reload_result r;
+	char err[512];
+	json_object *o;
+
+	json_object_object_foreach(args, key, val) {
+		(void)val;
+		snprintf(msg, msglen, "reload: unknown argument '%s' (it takes none)", key);
+		return PROTO_E_BAD_REQUEST;
+	}
+	log_notice("reload requested over the control socket: %s", tracerd_reload_opts.path);
+	if (config_reload(d, &tracerd_reload_opts, &r, err, sizeof(err))) {
+		snprintf(msg, msglen, "reload refused, the running configuration stays: %s", err);
+		return PROTO_E_BAD_REQUEST;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "attached", json_object_new_int(r.attached));
+	json_object_object_add(o, "detached", json_object_new_int(r.detached));
+	json_object_object_add(o, "failed", json_object_new_int(r.failed));
+	json_object_object_add(o, "attachments", json_object_new_int(registry_count(d)));
+	json_object_object_add(o, "config", config_state_json(d));
+	*result = o;
+	return PROTO_OK;
 }

@@ -28,7 +28,8 @@ int notify_send(const char *state);
 /* Raise RLIMIT_NOFILE's soft limit to the hard limit (many HTTP/control clients). */
 void raise_nofile_limit(void);
 
-/* reload.c: re-read the config and reconcile attachments (SIGHUP). */
+/* reload.c: the config's attachments at start-up; re-read the config and
+ * reconcile them (SIGHUP, the control command `reload`). */
 struct reload_opts {
 	const char *path;	/* config file */
 	bool path_given;	/* else a missing file means defaults */
@@ -36,6 +37,22 @@ struct reload_opts {
 	int verbose;		/* -v given: log_level does not apply */
 };
 extern struct reload_opts tracerd_reload_opts;	/* filled by main() */
-int config_reload(struct tracerd *d, const struct reload_opts *o);
+struct reload_result {
+	unsigned int attached, detached, failed;	/* failed: lines whose attach failed */
+};
+/* 0, or -errno when the new config was refused (err says why; nothing changed) */
+int config_reload(struct tracerd *d, const struct reload_opts *o, struct reload_result *r,
+		  char *err, size_t errlen);
+/* attach d->cfg's lines at start-up; failures are logged, counted, in STATUS= */
+void config_attach_startup(struct tracerd *d);
+/* config attach lines whose attach failed at the last start-up or reload */
+unsigned int config_attach_failures(void);
+/* reloads taken (ok) and refused since start */
+void config_reload_counts(unsigned int *ok, unsigned int *refused);
+/* {"attach_lines", "attach_failed", "failures": [{"line", "target", "error"}]} */
+json_object *config_state_json(const struct tracerd *d);
+void config_state_free(const struct tracerd *d);
+enum proto_code cmd_reload(struct tracerd *d, json_object *args, json_object **result,
+			   char *msg, size_t msglen);
 
 #endif

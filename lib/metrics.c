@@ -218,6 +218,14 @@ json_object *metrics_json(const struct metrics_snapshot *s)
 	rb = json_object_new_object();
 	json_object_object_add(rb, "drops", ju64(s->ringbuf_drops));
 	json_object_object_add(o, "ringbuf", rb);
+	rb = json_object_new_object();
+	json_object_object_add(rb, "attach_lines", ju64(s->config_attach_lines));
+	json_object_object_add(rb, "attach_failures", ju64(s->config_attach_failures));
+	dl = json_object_new_object();
+	json_object_object_add(dl, "ok", ju64(s->config_reloads_ok));
+	json_object_object_add(dl, "refused", ju64(s->config_reloads_refused));
+	json_object_object_add(rb, "reloads", dl);
+	json_object_object_add(o, "config", rb);
 	h = NULL;
 	if (s->http) {
 		h = json_object_new_object();
@@ -230,6 +238,12 @@ json_object *metrics_json(const struct metrics_snapshot *s)
 		json_object_object_add(dl, "request", ju64(s->http->request_deadline_closes));
 		json_object_object_add(dl, "reply", ju64(s->http->reply_deadline_closes));
 		json_object_object_add(h, "deadline_closes", dl);
+		json_object_object_add(h, "held_closes", ju64(s->http->held_closes));
+		dl = json_object_new_object();
+		json_object_object_add(dl, "prometheus", ju64(s->http->renders[0]));
+		json_object_object_add(dl, "json", ju64(s->http->renders[1]));
+		json_object_object_add(h, "renders", dl);
+		json_object_object_add(h, "held_bytes", ju64(s->http->held_bytes));
 		json_object_object_add(h, "open_fds", ju64(s->http->open_fds));
 	}
 	json_object_object_add(o, "http", h);
@@ -335,6 +349,18 @@ static void prom_daemon(FILE *f, const struct metrics_snapshot *s)
 	put_header(f, "tracerd_ringbuf_drops_total", "counter",
 		   "Events the BPF programs could not queue to the ring buffer.");
 	fprintf(f, "tracerd_ringbuf_drops_total %" PRIu64 "\n", s->ringbuf_drops);
+	put_header(f, "tracerd_config_attach_lines", "gauge",
+		   "attach lines of the running configuration.");
+	fprintf(f, "tracerd_config_attach_lines %u\n", s->config_attach_lines);
+	put_header(f, "tracerd_config_attach_failures", "gauge",
+		   "Config attach lines whose attach failed at the last start-up or reload.");
+	fprintf(f, "tracerd_config_attach_failures %u\n", s->config_attach_failures);
+	put_header(f, "tracerd_config_reloads_total", "counter",
+		   "Configuration reloads since start, by result (ok: taken; refused: a bad "
+		   "file or a listen address that cannot be bound, nothing changed).");
+	fprintf(f, "tracerd_config_reloads_total{result=\"ok\"} %u\n", s->config_reloads_ok);
+	fprintf(f, "tracerd_config_reloads_total{result=\"refused\"} %u\n",
+		s->config_reloads_refused);
 }
 
 static void prom_histogram(FILE *f, const char *name, const struct metrics_attachment *a,
@@ -486,6 +512,18 @@ static void prom_http(FILE *f, const struct metrics_http *h)
 	fprintf(f, "tracerd_http_requests_total{code=\"400\"} %" PRIu64 "\n", h->bad_requests);
 	fprintf(f, "tracerd_http_requests_total{code=\"404\"} %" PRIu64 "\n", h->not_found);
 	fprintf(f, "tracerd_http_requests_total{code=\"405\"} %" PRIu64 "\n", h->bad_method);
+	put_header(f, "tracerd_http_renders_total", "counter",
+		   "Bodies rendered for /metrics and /metrics.json (scrapes within the "
+		   "snapshot interval share one), by format.");
+	fprintf(f, "tracerd_http_renders_total{format=\"prometheus\"} %" PRIu64 "\n", h->renders[0]);
+	fprintf(f, "tracerd_http_renders_total{format=\"json\"} %" PRIu64 "\n", h->renders[1]);
+	put_header(f, "tracerd_http_held_closes_total", "counter",
+		   "HTTP connections closed, oldest first, because their unread replies held the "
+		   "cap on rendered bytes.");
+	fprintf(f, "tracerd_http_held_closes_total %" PRIu64 "\n", h->held_closes);
+	put_header(f, "tracerd_http_held_bytes", "gauge",
+		   "Bytes of rendered bodies held for replies not yet written to their clients.");
+	fprintf(f, "tracerd_http_held_bytes %" PRIu64 "\n", h->held_bytes);
 	put_header(f, "tracerd_http_accept_paused_total", "counter",
 		   "Times the HTTP server stopped accepting at its file descriptor limit.");
 	fprintf(f, "tracerd_http_accept_paused_total %" PRIu64 "\n", h->accept_paused);

@@ -73,6 +73,9 @@ struct metrics_http {
 	uint64_t accept_paused;		/* times accepting paused (fd limit) */
 	/* connections closed past HTTP_REQUEST_DEADLINE_S / HTTP_REPLY_DEADLINE_S */
 	uint64_t request_deadline_closes, reply_deadline_closes;
+	uint64_t held_closes;		/* closed: their unread replies held the cap */
+	uint64_t renders[2];		/* bodies rendered: [0] /metrics, [1] /metrics.json */
+	uint64_t held_bytes;		/* rendered bytes held for unfinished replies */
 	unsigned int open_fds;		/* the daemon's open file descriptors */
 };
 
@@ -96,6 +99,10 @@ struct metrics_snapshot {
 	const struct metrics_attachment *attachments;
 	size_t nr_attachments;
 	uint64_t ringbuf_drops;		/* events the BPF side could not queue */
+	/* the config's `attach =` lines, and those whose attach failed at the
+	 * last start-up or reload */
+	unsigned int config_attach_lines, config_attach_failures;
+	unsigned int config_reloads_ok, config_reloads_refused;	/* since start */
 	const struct metrics_http *http;	/* NULL: not served over HTTP */
 	unsigned int function_series_max;	/* 0: METRICS_FUNCTION_SERIES_MAX */
 	bool process_known;		/* process filled (metrics_process_read) */

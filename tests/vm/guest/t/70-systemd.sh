@@ -3,7 +3,10 @@
 # from `make install` (staged in /opt/tracerd/install); Type=notify: never
 # "active" before the configured start-up attachments are in place, and
 # they count exactly; journald gets priorities, not "<N>" text; `systemctl
-# reload` applies a config change; `systemctl stop` leaves no BPF program,
+# reload` waits for the reload (ExecReload=tracectl reload), applies a config
+# change and fails on a refused one (a bad file, an unbindable listen);
+# failed start-up attach lines show in StatusText (STATUS=), tracectl status
+# and the metrics; `systemctl stop` leaves no BPF program,
 # no ftrace hook and no kmod attachment. Prints the
 # `systemd-analyze security` exposure score.
 source ./lib.sh
@@ -75,21 +78,41 @@ journalctl -u tracerd -p notice --no-pager -o cat | grep -q 'ready' || fail "'re
 ok=$(journalctl -u tracerd -p err --no-pager -o cat | grep -c .)
 expect_eq "no error-priority lines" "$ok" 0
 
-# --- reload: drop the rename line, add sched_process_exec
+# --- reload: drop the rename line, add sched_process_exec. ExecReload is
+# `tracectl reload`: systemctl returns once the daemon has answered, so the
+# change is in place right after it, no polling
+expect_eq "status text after start" "$(systemctl show -p StatusText --value tracerd)" \
+	"$want attachments"
 sed -i '/task_rename/d' /etc/tracerd/tracerd.conf
 echo "attach = tp:sched/sched_process_exec comm=t70-g" >> /etc/tracerd/tracerd.conf
 systemctl reload tracerd || fail "systemctl reload"
-for i in $(seq 300); do
-	l=$(tracectl --json list)
-	grep -q sched_process_exec <<< "$l" && ! grep -q task_rename <<< "$l" && break
-	sleep 0.2
-done
-grep -q sched_process_exec <<< "$l" || fail "reload did not attach sched_process_exec"
-grep -q task_rename <<< "$l" && fail "reload did not detach task_rename"
+l=$(tracectl --json list)
+grep -q sched_process_exec <<< "$l" || fail "systemctl reload returned before sched_process_exec was attached"
+grep -q task_rename <<< "$l" && fail "systemctl reload returned before task_rename was detached"
 expect_eq "attachments after reload" "$(nattach)" "$want"
 expect_eq "same main pid after reload" "$(systemctl show -p MainPID --value tracerd)" "$pid"
 expect_eq "fentry attachment kept its count" "$(calls 2)" "$N"
+expect_eq "active after reload" "$(systemctl is-active tracerd)" active
 journalctl -u tracerd --no-pager -o cat | grep 'reload:' | tail -n 2
+
+# --- a refused config: systemctl reload fails, nothing changes
+cp /etc/tracerd/tracerd.conf /tmp/good.conf
+echo "attach = tp:sched/sched_process_exit mode=bogus" >> /etc/tracerd/tracerd.conf
+systemctl reload tracerd && fail "systemctl reload of a bad config succeeded"
+echo "ok: systemctl reload of a bad config failed"
+expect_eq "active after a refused reload" "$(systemctl is-active tracerd)" active
+expect_eq "same main pid after a refused reload" "$(systemctl show -p MainPID --value tracerd)" "$pid"
+expect_eq "attachments after a refused reload" "$(nattach)" "$want"
+# a listen address that cannot be bound is refused too; metrics stay
+sed -e '/bogus/d' /etc/tracerd/tracerd.conf > /tmp/l.conf
+echo "listen = 192.0.2.1:9477" >> /tmp/l.conf	# TEST-NET: not an address of this host
+cp /tmp/l.conf /etc/tracerd/tracerd.conf
+systemctl reload tracerd && fail "systemctl reload onto an unbindable listen succeeded"
+expect_eq "healthz after a refused listen" "$(curl -sf http://127.0.0.1:9477/healthz)" ok
+expect_eq "refused reloads counted" "$(curl -sf http://127.0.0.1:9477/metrics |
+	sed -n 's/^tracerd_config_reloads_total{result="refused"} //p')" 2
+cp /tmp/good.conf /etc/tracerd/tracerd.conf
+systemctl reload tracerd || fail "systemctl reload of the good config again"
 
 # --- stop: nothing left behind
 systemctl stop tracerd
@@ -111,6 +134,13 @@ printf '[Service]\nCapabilityBoundingSet=\nCapabilityBoundingSet=CAP_BPF CAP_PER
 systemctl daemon-reload
 systemctl start tracerd || fail "start without CAP_SYS_ADMIN"
 expect_eq "attachments without CAP_SYS_ADMIN" "$(nattach)" $((want - 2))
+# the two failed start-up lines are visible: STATUS=, tracectl status, metrics
+st=$(systemctl show -p StatusText --value tracerd)
+case $st in *"2 of $want config attach lines failed"*) echo "ok: status text: $st" ;;
+*) fail "status text without the failed lines: '$st'" ;; esac
+tracectl status | grep -q "^config: 2 of $want attach lines failed" || fail "tracectl status: $(tracectl status)"
+expect_eq "tracerd_config_attach_failures" \
+	"$(curl -sf http://127.0.0.1:9477/metrics | sed -n 's/^tracerd_config_attach_failures //p')" 2
 journalctl -u tracerd --no-pager -o cat > /tmp/j.txt
 grep -q '/dev/tracerd: Operation not permitted' /tmp/j.txt ||
 	fail "kmod failure without CAP_SYS_ADMIN not explained"
