@@ -12,7 +12,7 @@
 #include "tracectl.h"
 
 static const struct cmd_entry *const commands[] = {
-	&cmd_status, &cmd_attach, &cmd_list, &cmd_stats, &cmd_detach, &cmd_bench, NULL,
+	&cmd_status, &cmd_attach, &cmd_list, &cmd_stats, &cmd_detach, &cmd_bench, &cmd_sites, NULL,
 };
 
 static void usage(FILE *f)

@@ -4,12 +4,13 @@
 # against `tracectl --help` and the man page by tests/host/62-docs-sync.sh.
 
 _tracectl_global="--json --socket --help --version"
-_tracectl_commands="status attach list stats detach bench dump"
+_tracectl_commands="status attach list stats detach bench sites dump"
 _tracectl_opts_status=""
 _tracectl_opts_attach="--mode --latency --pid --comm --record"
 _tracectl_opts_list=""
 _tracectl_opts_stats="--merge"
 _tracectl_opts_detach="--all"
+_tracectl_opts_sites="--symbols --summary --json"
 _tracectl_opts_dump="--json --target --pid"
 _tracectl_opts_bench="--repetitions --warmup --output --svg --ci --modes --variants --relevant --irrelevant --grid --all --function --groups --loops --force"
 _tracectl_modes="auto fentry kprobe kprobe-int3 kprobe-multi tp-btf kmod-callops kmod-direct kmod-kprobe"
@@ -34,6 +35,8 @@ _tracectl()
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--mode)
 		COMPREPLY=($(compgen -W "$_tracectl_modes" -- "$cur")); return ;;
+	--symbols)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--pid|--comm|--record|--target)
 		return ;;
 	esac
@@ -45,7 +48,7 @@ _tracectl()
 	opts=_tracectl_opts_${cmd}
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "${!opts} --help" -- "$cur"))
-	elif [ "$cmd" = dump ]; then
+	elif [ "$cmd" = dump ] || [ "$cmd" = sites ]; then
 		COMPREPLY=($(compgen -f -- "$cur"))
 	fi
 }

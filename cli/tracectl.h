@@ -27,6 +27,7 @@ struct cmd_entry {
 
 extern const struct cmd_entry cmd_status, cmd_attach, cmd_list, cmd_stats, cmd_detach;
 extern const struct cmd_entry cmd_bench;	/* cmd_bench.c */
+extern const struct cmd_entry cmd_sites;	/* cmd_sites.c: offline, no daemon */
 
 /*
  * Send cmd with args (consumed) to the daemon. On success *result is the
