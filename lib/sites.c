@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "sites.h"
 
@@ -42,6 +44,11 @@ struct named {
 	const char *name;
 };
 
+/* file bytes [off, off + size) are at [addr, addr + size) */
+struct seg {
+	uint64_t addr, off, size;
+};
+
 /* loader state, freed by load_done */
 struct loader {
 	const char *path;
@@ -52,6 +59,9 @@ struct loader {
 	GElf_Ehdr eh;
 	size_t shstrndx, nsec;
 	uint64_t *base;		/* per section index: its address */
+	struct seg *segs;	/* where file bytes are, by address */
+	size_t nsegs;
+	bool image;		/* arm64 Image: no ELF headers, kallsyms addresses */
 	struct named *specials;	/* every named symbol, sorted by name */
 	size_t nspecials;
 	uint64_t *table;	/* table entries, file addresses */
@@ -372,20 +382,21 @@ static int sec_of(struct loader *l, uint64_t addr, bool bytes)
 /* Copy the bytes at [addr, addr+len) into buf, have[] per byte. */
 static void read_at(struct loader *l, uint64_t addr, uint8_t *buf, bool *have, size_t len)
 {
-	size_t i;
-	int idx = -1;
-	GElf_Shdr sh;
+	const struct seg *g = NULL;
+	size_t i, j;
 
 	for (i = 0; i < len; i++) {
 		uint64_t a = addr + i, off;
 
 		have[i] = false;
-		if (idx < 0 || a < l->base[idx] || a - l->base[idx] >= sh.sh_size) {
-			idx = sec_of(l, a, true);
-			if (idx < 0 || !gelf_getshdr(elf_getscn(l->elf, idx), &sh))
+		if (!g || a < g->addr || a - g->addr >= g->size) {
+			for (g = NULL, j = 0; j < l->nsegs && !g; j++)
+				if (a >= l->segs[j].addr && a - l->segs[j].addr < l->segs[j].size)
+					g = &l->segs[j];
+			if (!g)
 				continue;
 		}
-		off = sh.sh_offset + (a - l->base[idx]);
+		off = g->off + (a - g->addr);
 		if (off < l->rawsize) {
 			buf[i] = l->raw[off];
 			have[i] = true;
@@ -615,6 +626,37 @@ static int table_rel(struct loader *l, size_t idx, const char *tname)
 	return 0;
 }
 
+/* arm64 Image: the RELATIVE relocations the kernel applies to itself at boot. */
+static int image_relative(struct loader *l, uint64_t **out, size_t *nout)
+{
+	const struct named *b = special(l, "__rela_start"), *e = special(l, "__rela_end");
+	uint64_t *v, a;
+	size_t cnt = 0;
+	uint8_t r[24];
+	bool have[24];
+
+	*out = NULL;
+	*nout = 0;
+	if (!b || !e || e->addr < b->addr)
+		return 0;
+	v = malloc(((e->addr - b->addr) / 24 + 1) * 2 * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (a = b->addr; a + 24 <= e->addr; a += 24) {
+		read_at(l, a, r, have, sizeof(r));
+		if (!have[0] || !have[23] || le64(r + 8) != R_AARCH64_RELATIVE_)
+			continue;
+		v[2 * cnt] = le64(r);
+		v[2 * cnt + 1] = le64(r + 16);
+		cnt++;
+	}
+	if (cnt)
+		qsort(v, cnt, 2 * sizeof(*v), cmp_u64);
+	*out = v;
+	*nout = cnt;
+	return 0;
+}
+
 /* Linked image: RELATIVE relocations (.rela.dyn), sorted by offset, as pairs. */
 static int read_relative(struct loader *l, uint64_t **out, size_t *nout)
 {
@@ -623,6 +665,8 @@ static int read_relative(struct loader *l, uint64_t **out, size_t *nout)
 	uint64_t *v = NULL, *nv;
 	size_t i, n, cnt = 0;
 
+	if (l->image)
+		return image_relative(l, out, nout);
 	while ((scn = elf_nextscn(l->elf, scn))) {
 		Elf_Data *d;
 
@@ -654,16 +698,60 @@ static int read_relative(struct loader *l, uint64_t **out, size_t *nout)
 	return 0;
 }
 
+static bool has_rel(const uint64_t *rel, size_t nrel, uint64_t at)
+{
+	uint64_t key[2] = { at, 0 };
+
+	return bsearch(key, rel, nrel, 2 * sizeof(*rel), cmp_u64) != NULL;
+}
+
+/*
+ * arm64 Image named by kallsyms: the relocations are at link addresses,
+ * the table at run-time ones. The KASLR offset is the one that puts a
+ * relocation on the table's first, middle and last slot (0 first, for a
+ * System.map); -ENOENT when none does. The offset is a multiple of the
+ * page size (the image is mapped by pages; in practice of 2 MiB), which
+ * rules out shifting the table by a slot onto a neighbour's relocations.
+ */
+static int image_offset(const uint64_t *rel, size_t nrel, uint64_t addr, uint64_t size,
+			int64_t *d)
+{
+	uint64_t last = addr + (size / 8 - 1) * 8, mid = addr + (size / 16) * 8;
+	size_t j;
+
+	if (size < 8)
+		return -ENOENT;
+	for (j = 0; j <= nrel; j++) {
+		uint64_t k = j ? addr - rel[2 * (j - 1)] : 0;
+
+		if (k & 0xfff)
+			continue;
+		if (has_rel(rel, nrel, addr - k) && has_rel(rel, nrel, mid - k) &&
+		    has_rel(rel, nrel, last - k)) {
+			*d = (int64_t)k;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 /* Linked image: slots [addr, addr + size), each 8 bytes, else from .rela.dyn. */
 static int table_linked(struct loader *l, uint64_t addr, uint64_t size, const char *tname)
 {
 	uint64_t *rel = NULL, off, v;
+	int64_t d = 0;
 	size_t nrel = 0;
 	uint8_t b[8];
 	bool have[8];
 	int err;
 
 	err = read_relative(l, &rel, &nrel);
+	if (!err && l->image && nrel) {
+		err = image_offset(rel, nrel, addr, size, &d);
+		if (err)
+			err = fail(l, err, "no relocation offset fits %s", tname);
+		l->s->slide = d;
+	}
 	for (off = 0; !err && off + 8 <= size; off += 8) {
 		read_at(l, addr + off, b, have, 8);
 		if (!have[0] || !have[7]) {
@@ -673,11 +761,11 @@ static int table_linked(struct loader *l, uint64_t addr, uint64_t size, const ch
 		}
 		v = le64(b);
 		if (!v && nrel) {
-			uint64_t key[2] = { addr + off, 0 }, *hit;
+			uint64_t key[2] = { addr + off - d, 0 }, *hit;
 
 			hit = bsearch(key, rel, nrel, 2 * sizeof(*rel), cmp_u64);
 			if (hit)
-				v = hit[1];
+				v = hit[1] + d;
 		}
 		err = table_add(l, v);
 	}
@@ -695,7 +783,7 @@ static int read_table(struct loader *l)
 	GElf_Shdr sh;
 	int err = 0;
 
-	while (!err && (scn = elf_nextscn(l->elf, scn))) {
+	while (!err && l->elf && (scn = elf_nextscn(l->elf, scn))) {
 		const char *name;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
@@ -732,7 +820,8 @@ static int read_sections(struct loader *l)
 
 	l->base = calloc(l->nsec ? l->nsec : 1, sizeof(*l->base));
 	l->s->secs = calloc(l->nsec ? l->nsec : 1, sizeof(*l->s->secs));
-	if (!l->base || !l->s->secs)
+	l->segs = calloc(l->nsec ? l->nsec : 1, sizeof(*l->segs));
+	if (!l->base || !l->s->secs || !l->segs)
 		return fail(l, -ENOMEM, "%s", strerror(ENOMEM));
 	for (i = 1; i < l->nsec; i++) {
 		GElf_Shdr sh;
@@ -746,6 +835,8 @@ static int read_sections(struct loader *l)
 			next = (next + sh.sh_size + 0xfff) & ~0xfffULL;
 		} else if (!l->s->module)
 			l->base[i] = sh.sh_addr;
+		if ((sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NOBITS)
+			l->segs[l->nsegs++] = (struct seg){ l->base[i], sh.sh_offset, sh.sh_size };
 		name = elf_strptr(l->elf, l->shstrndx, sh.sh_name);
 		if (!(sh.sh_flags & SHF_EXECINSTR) || !(sh.sh_flags & SHF_ALLOC) || !name)
 			continue;
@@ -1061,6 +1152,70 @@ static int build_entries(struct loader *l)
 
 /* ------------------------------------------------------------ load, free */
 
+/* An arm64 Image ("ARMd" at 56): the kernel's bytes from _text, no headers. */
+static int open_image(struct loader *l)
+{
+	struct stat st;
+	void *p;
+
+	if (fstat(l->fd, &st) || st.st_size < 64)
+		return fail(l, -EINVAL, "cannot read the arm64 Image");
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, l->fd, 0);
+	if (p == MAP_FAILED)
+		return fail(l, -errno, "mmap: %s", strerror(errno));
+	l->raw = p;
+	l->rawsize = st.st_size;
+	l->image = true;
+	l->eh.e_machine = EM_AARCH64;
+	l->eh.e_type = ET_EXEC;
+	return 0;
+}
+
+/*
+ * arm64 Image: everything at the run-time addresses of the symbols
+ * (kallsyms), the file mapped at _text; sections from the text bounds.
+ */
+static int load_image(struct loader *l, const char *map)
+{
+	static const char *const bounds[][3] = {
+		{ ".text", "_stext", "_etext" },
+		{ ".init.text", "_sinittext", "_einittext" },
+	};
+	const struct named *t, *b, *e;
+	size_t i;
+	int err;
+
+	if (!map)
+		return fail(l, -EINVAL, "an arm64 Image has no symbols: pass --symbols "
+			    "/proc/kallsyms (or the System.map) of this kernel");
+	err = read_map(l, map);
+	if (err)
+		return err;
+	qsort(l->specials, l->nspecials, sizeof(*l->specials), cmp_named);
+	t = special(l, "_text");
+	l->segs = calloc(1, sizeof(*l->segs));
+	l->s->secs = calloc(2, sizeof(*l->s->secs));
+	if (!l->segs || !l->s->secs)
+		return fail(l, -ENOMEM, "%s", strerror(ENOMEM));
+	if (!t || !t->addr)
+		return fail(l, -EINVAL, "symbols '%s' have no _text address", map);
+	l->segs[l->nsegs++] = (struct seg){ t->addr, 0, l->rawsize };
+	for (i = 0; i < 2; i++) {
+		struct sites_section *sec = &l->s->secs[l->s->nsecs];
+
+		b = special(l, bounds[i][1]);
+		e = special(l, bounds[i][2]);
+		if (!b || !e || e->addr <= b->addr)
+			continue;
+		snprintf(sec->name, sizeof(sec->name), "%s", bounds[i][0]);
+		sec->addr = b->addr;
+		sec->size = e->addr - b->addr;
+		sec->init = i == 1;
+		l->s->nsecs++;
+	}
+	return 0;
+}
+
 static int open_elf(struct loader *l)
 {
 	char magic[4];
@@ -1070,8 +1225,11 @@ static int open_elf(struct loader *l)
 		return fail(l, -errno, "cannot open: %s", strerror(errno));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return fail(l, -EINVAL, "libelf: %s", elf_errmsg(-1));
+	if (pread(l->fd, magic, 4, 0) == 4 && memcmp(magic, ELFMAG, 4) &&
+	    pread(l->fd, magic, 4, 56) == 4 && !memcmp(magic, "ARMd", 4))
+		return open_image(l);
 	if (pread(l->fd, magic, 4, 0) != 4 || memcmp(magic, ELFMAG, 4))
-		return fail(l, -ENOEXEC, "not an ELF file (a compressed or raw kernel image? "
+		return fail(l, -ENOEXEC, "not an ELF file or arm64 Image (a compressed kernel? "
 			    "tests/vm/extract-vmlinux.sh extracts an ELF vmlinux)");
 	l->elf = elf_begin(l->fd, ELF_C_READ_MMAP, NULL);
 	if (!l->elf || !gelf_getehdr(l->elf, &l->eh))
@@ -1091,10 +1249,13 @@ static int open_elf(struct loader *l)
 static void load_done(struct loader *l)
 {
 	free(l->base);
+	free(l->segs);
 	free(l->specials);
 	free(l->table);
 	if (l->elf)
 		elf_end(l->elf);
+	if (l->image && l->raw)
+		munmap((void *)l->raw, l->rawsize);
 	if (l->fd >= 0)
 		close(l->fd);
 }
@@ -1114,10 +1275,13 @@ int sites_load(const char *path, const struct sites_opts *opts, struct sites **o
 		goto cleanup;
 	l.s->machine = l.eh.e_machine;
 	l.s->module = l.eh.e_type == ET_REL;
-	ret = read_sections(&l);
-	if (!ret)
+	if (l.image)
+		ret = load_image(&l, opts ? opts->symbols : NULL);
+	else
+		ret = read_sections(&l);
+	if (!ret && !l.image)
 		ret = read_elf_symbols(&l);
-	if (!ret && opts && opts->symbols && !l.s->module) {
+	if (!ret && !l.image && opts && opts->symbols && !l.s->module) {
 		l.s->nfuncs = 0;	/* the map replaces the file's own symbols */
 		l.nspecials = 0;
 		ret = read_symbols(&l, opts->symbols);

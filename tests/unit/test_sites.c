@@ -418,6 +418,81 @@ TEST(decode_riscv64)
 	ASSERT_EQ(s.kind, SITE_OTHER, "not a site");
 }
 
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+/*
+ * A tiny arm64 Image as Debian ships it: no ELF headers, the table slots 0
+ * (--no-apply-dynamic-relocs) and their values in the .rela.dyn the
+ * kernel applies to itself, at link addresses; the symbols at run-time
+ * addresses, KASLR-shifted.
+ */
+TEST(arm64_image_kaslr)
+{
+	const uint64_t link = 0xffff800080000000ULL, kaslr = 0x12340000ULL, run = link + kaslr;
+	static const struct { const char *name; uint64_t off; } syms[] = {
+		{ "_text", 0 }, { "_stext", 0x100 }, { "f1", 0x108 }, { "f2", 0x128 },
+		{ "_etext", 0x200 }, { "__start_mcount_loc", 0x200 },
+		{ "__stop_mcount_loc", 0x210 }, { "__rela_start", 0x300 },
+		{ "__rela_end", 0x300 + 3 * 24 },
+	};
+	static const uint64_t rela[3][3] = {	/* offset, type, addend (link) */
+		{ 0x1f8, 1027, 0x0 }, { 0x200, 1027, 0x100 }, { 0x208, 1027, 0x120 },
+	};
+	uint8_t img[0x400] = { 0 };
+	char path[128], map[128], err[512] = "";
+	struct sites_opts o = { .symbols = map };
+	struct sites *s = NULL;
+	const struct site *e;
+	size_t i;
+	FILE *f;
+
+	if (!setup_dir())
+		return;
+	memcpy(img + 56, "ARMd", 4);
+	for (i = 0x100; i < 0x140; i += 4)
+		put32(img + i, 0xd503201f);	/* literal slots and entries: nops */
+	for (i = 0; i < 3; i++) {
+		put64(img + 0x300 + 24 * i, link + rela[i][0]);
+		put64(img + 0x308 + 24 * i, rela[i][1]);
+		put64(img + 0x310 + 24 * i, link + rela[i][2]);
+	}
+	snprintf(path, sizeof(path), "%s/Image", dir);
+	snprintf(map, sizeof(map), "%s/kallsyms", dir);
+	f = fopen(path, "w");
+	if (!ASSERT_OK_PTR(f, path))
+		return;
+	fwrite(img, 1, sizeof(img), f);
+	fclose(f);
+	f = fopen(map, "w");
+	if (!ASSERT_OK_PTR(f, map))
+		return;
+	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
+		fprintf(f, "%016llx T %s\n", (unsigned long long)(run + syms[i].off), syms[i].name);
+	fprintf(f, "%016llx t mod_fn\t[some_mod]\n", (unsigned long long)run);
+	fclose(f);
+	o.symbols = NULL;
+	ASSERT_ERR(sites_load(path, &o, &s, err, sizeof(err)), "Image without symbols");
+	o.symbols = map;
+	if (!ASSERT_OK(sites_load(path, &o, &s, err, sizeof(err)), err))
+		return;
+	ASSERT_EQ(s->machine, EM_AARCH64, "machine");
+	ASSERT_EQ(s->n, 2, "entries");
+	ASSERT_EQ(s->slide, kaslr, "KASLR offset found from the relocations");
+	ASSERT_TRUE(s->callops, "literal");
+	e = entry(s, "f2");
+	if (e) {
+		ASSERT_EQ(e->rec, run + 0x120, "f2's record at run time");
+		ASSERT_EQ(e->flags, SITE_F_LITERAL | SITE_F_LIT_ALIGNED, "f2 flags");
+		ASSERT_STREQ(e->insn, "nop;nop", "f2 entry");
+		ASSERT_STREQ(secname(s, e), ".text", "f2 section");
+	}
+	sites_free(s);
+}
+
 TEST(errors_name_the_file)
 {
 	struct sites *s = NULL;
