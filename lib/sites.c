@@ -551,11 +551,6 @@ static int table_add(struct loader *l, uint64_t v)
 	return 0;
 }
 
-static bool table_name(const char *name)
-{
-	return !strcmp(name, "__mcount_loc") || !strcmp(name, "__patchable_function_entries");
-}
-
 static int64_t abs64_type(uint16_t machine)
 {
 	switch (machine) {
@@ -775,9 +770,30 @@ static int table_linked(struct loader *l, uint64_t addr, uint64_t size, const ch
 	return err;
 }
 
-/* Collect the table: its sections, else the __start/__stop_mcount_loc range. */
+/* Is there a PROGBITS section called name? */
+static bool has_section(struct loader *l, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *n;
+
+	while (l->elf && (scn = elf_nextscn(l->elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+		    (n = elf_strptr(l->elf, l->shstrndx, sh.sh_name)) && !strcmp(n, name))
+			return true;
+	return false;
+}
+
+/*
+ * Collect the table: its sections, else the __start/__stop_mcount_loc
+ * range. One kind only, as the kernel's FTRACE_CALLSITE_SECTION: with
+ * __mcount_loc present, __patchable_function_entries holds the x86
+ * CALL_PADDING areas (-fpatchable-function-entry=16,16), not call sites.
+ */
 static int read_table(struct loader *l)
 {
+	const char *want = has_section(l, "__mcount_loc") ? "__mcount_loc" :
+			   "__patchable_function_entries";
 	const struct named *start, *stop;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -789,7 +805,7 @@ static int read_table(struct loader *l)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
 			continue;
 		name = elf_strptr(l->elf, l->shstrndx, sh.sh_name);
-		if (!name || !table_name(name))
+		if (!name || strcmp(name, want))
 			continue;
 		snprintf(l->s->table, sizeof(l->s->table), "%s", name);
 		if (l->s->module)

@@ -166,6 +166,21 @@ TEST(x86_mcount_call)
 	sites_free(s);
 }
 
+/* x86 CALL_PADDING: the padding is in __patchable_function_entries too */
+TEST(x86_mcount_with_padding)
+{
+	struct sites *s = build("gcc", "-c -fno-pic -pg -mrecord-mcount -mfentry -mnop-mcount "
+				"-fcf-protection=branch -fpatchable-function-entry=16,16",
+				"x86_pad.o", NULL);
+
+	if (!s)
+		return;
+	ASSERT_STREQ(s->table, "__mcount_loc", "the call sites, not the padding");
+	/* gcc aligns the padding, so big lands 16 past a 64-byte boundary */
+	check_funcs(s, "nop5", SITE_NOP, 4, SITE_F_ENDBR, 4);
+	sites_free(s);
+}
+
 TEST(x86_patchable)
 {
 	struct sites *s = build("gcc", "-c -fno-pic -fpatchable-function-entry=5 "
