@@ -534,6 +534,8 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int exec_sec(const struct sites *s, uint64_t addr);
+
 /* ------------------------------------------------------------ the table */
 
 static int table_add(struct loader *l, uint64_t v)
@@ -621,25 +623,65 @@ static int table_rel(struct loader *l, size_t idx, const char *tname)
 	return 0;
 }
 
+/* Is there an R_AARCH64_RELATIVE record at run-time address a? */
+static bool image_rel_at(struct loader *l, uint64_t a, uint8_t r[24])
+{
+	bool have[24];
+
+	read_at(l, a, r, have, 24);
+	return have[0] && have[23] && le64(r + 8) == R_AARCH64_RELATIVE_ &&
+	       le64(r) >> 48 == 0xffff;
+}
+
+/*
+ * Where .rela.dyn is: [__rela_start, __rela_end) when the symbols have
+ * them; kallsyms does not, so else the first run of 4 RELATIVE records in
+ * init data (the linker script puts .rela.dyn there), to its end.
+ */
+static void image_rela_range(struct loader *l, uint64_t *from, uint64_t *to)
+{
+	const struct named *b = special(l, "__rela_start"), *e = special(l, "__rela_end");
+	const struct named *ib = special(l, "__init_begin"), *ie = special(l, "__init_end");
+	uint64_t a, end;
+	uint8_t r[24];
+
+	*from = *to = 0;
+	if (b && e && e->addr > b->addr) {
+		*from = b->addr;
+		*to = e->addr;
+		return;
+	}
+	a = ib ? ib->addr : l->segs[0].addr;
+	end = ie ? ie->addr : l->segs[0].addr + l->segs[0].size;
+	for (; a + 4 * 24 <= end; a += 8)
+		if (image_rel_at(l, a, r) && image_rel_at(l, a + 24, r) &&
+		    image_rel_at(l, a + 48, r) && image_rel_at(l, a + 72, r))
+			break;
+	if (a + 4 * 24 > end)
+		return;
+	*from = a;
+	while (a + 24 <= end && image_rel_at(l, a, r))
+		a += 24;
+	*to = a;
+}
+
 /* arm64 Image: the RELATIVE relocations the kernel applies to itself at boot. */
 static int image_relative(struct loader *l, uint64_t **out, size_t *nout)
 {
-	const struct named *b = special(l, "__rela_start"), *e = special(l, "__rela_end");
-	uint64_t *v, a;
+	uint64_t *v, a, from, to;
 	size_t cnt = 0;
 	uint8_t r[24];
-	bool have[24];
 
 	*out = NULL;
 	*nout = 0;
-	if (!b || !e || e->addr < b->addr)
+	image_rela_range(l, &from, &to);
+	if (to <= from)
 		return 0;
-	v = malloc(((e->addr - b->addr) / 24 + 1) * 2 * sizeof(*v));
+	v = malloc(((to - from) / 24 + 1) * 2 * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (a = b->addr; a + 24 <= e->addr; a += 24) {
-		read_at(l, a, r, have, sizeof(r));
-		if (!have[0] || !have[23] || le64(r + 8) != R_AARCH64_RELATIVE_)
+	for (a = from; a + 24 <= to; a += 24) {
+		if (!image_rel_at(l, a, r))
 			continue;
 		v[2 * cnt] = le64(r);
 		v[2 * cnt + 1] = le64(r + 16);
@@ -693,25 +735,46 @@ static int read_relative(struct loader *l, uint64_t **out, size_t *nout)
 	return 0;
 }
 
-static bool has_rel(const uint64_t *rel, size_t nrel, uint64_t at)
+/* The addend of the relocation at link address at, or false when none. */
+static bool rel_addend(const uint64_t *rel, size_t nrel, uint64_t at, uint64_t *addend)
 {
-	uint64_t key[2] = { at, 0 };
+	uint64_t key[2] = { at, 0 }, *hit;
 
-	return bsearch(key, rel, nrel, 2 * sizeof(*rel), cmp_u64) != NULL;
+	hit = bsearch(key, rel, nrel, 2 * sizeof(*rel), cmp_u64);
+	if (hit)
+		*addend = hit[1];
+	return hit != NULL;
+}
+
+/*
+ * Does offset k put a relocation on 64 slots spread over the table, each
+ * pointing into executable text (or 0: an entry dropped at build time)?
+ */
+static bool offset_fits(const struct sites *s, const uint64_t *rel, size_t nrel,
+			uint64_t addr, uint64_t n, uint64_t k)
+{
+	uint64_t i, step = n > 64 ? n / 64 : 1, a;
+
+	for (i = 0; i < n; i += step) {
+		if (!rel_addend(rel, nrel, addr + 8 * i - k, &a))
+			return false;
+		if (a && exec_sec(s, a + k) < 0)
+			return false;
+	}
+	return rel_addend(rel, nrel, addr + 8 * (n - 1) - k, &a);
 }
 
 /*
  * arm64 Image named by kallsyms: the relocations are at link addresses,
  * the table at run-time ones. The KASLR offset is the one that puts a
- * relocation on the table's first, middle and last slot (0 first, for a
- * System.map); -ENOENT when none does. The offset is a multiple of the
- * page size (the image is mapped by pages; in practice of 2 MiB), which
- * rules out shifting the table by a slot onto a neighbour's relocations.
+ * relocation on the table's slots, their values in text (0 first, for a
+ * System.map); -ENOENT when none does. Data around the table is dense
+ * with relocations too, hence the check of the values. The offset is a
+ * multiple of the page size (the image is mapped by pages).
  */
-static int image_offset(const uint64_t *rel, size_t nrel, uint64_t addr, uint64_t size,
-			int64_t *d)
+static int image_offset(const struct sites *s, const uint64_t *rel, size_t nrel,
+			uint64_t addr, uint64_t size, int64_t *d)
 {
-	uint64_t last = addr + (size / 8 - 1) * 8, mid = addr + (size / 16) * 8;
 	size_t j;
 
 	if (size < 8)
@@ -719,10 +782,7 @@ static int image_offset(const uint64_t *rel, size_t nrel, uint64_t addr, uint64_
 	for (j = 0; j <= nrel; j++) {
 		uint64_t k = j ? addr - rel[2 * (j - 1)] : 0;
 
-		if (k & 0xfff)
-			continue;
-		if (has_rel(rel, nrel, addr - k) && has_rel(rel, nrel, mid - k) &&
-		    has_rel(rel, nrel, last - k)) {
+		if (!(k & 0xfff) && offset_fits(s, rel, nrel, addr, size / 8, k)) {
 			*d = (int64_t)k;
 			return 0;
 		}
@@ -742,7 +802,7 @@ static int table_linked(struct loader *l, uint64_t addr, uint64_t size, const ch
 
 	err = read_relative(l, &rel, &nrel);
 	if (!err && l->image && nrel) {
-		err = image_offset(rel, nrel, addr, size, &d);
+		err = image_offset(l->s, rel, nrel, addr, size, &d);
 		if (err)
 			err = fail(l, err, "no relocation offset fits %s", tname);
 		l->s->slide = d;
@@ -759,7 +819,7 @@ static int table_linked(struct loader *l, uint64_t addr, uint64_t size, const ch
 			uint64_t key[2] = { addr + off - d, 0 }, *hit;
 
 			hit = bsearch(key, rel, nrel, 2 * sizeof(*rel), cmp_u64);
-			if (hit)
+			if (hit && hit[1])	/* addend 0: dropped at build time */
 				v = hit[1] + d;
 		}
 		err = table_add(l, v);
