@@ -96,7 +96,8 @@ static void print_summary(const struct sites *s, const char *file, const char *g
 	       s->callops ? "CALL_OPS literal slots" : "no pre-function literal",
 	       glob ? ", functions matching the glob" : "");
 	if (s->slide)
-		printf("  symbols slid by %+lld (KASLR)\n", (long long)s->slide);
+		printf("  KASLR offset %s0x%llx (symbols against the file)\n", s->slide < 0 ? "-" : "",
+		       (unsigned long long)(s->slide < 0 ? -s->slide : s->slide));
 	printf("  entries %u: nop %u, mov-nop %u, call %u, other %u, zero %u\n", sum.entries,
 	       sum.kinds[SITE_NOP], sum.kinds[SITE_MOV_NOP], sum.kinds[SITE_CALL],
 	       sum.kinds[SITE_OTHER], sum.kinds[SITE_ZERO]);
