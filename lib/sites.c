@@ -418,12 +418,24 @@ static const struct named *special(struct loader *l, const char *name)
 	return bsearch(&key, l->specials, l->nspecials, sizeof(key), cmp_named);
 }
 
+/* __start_X, __stop_X, __end_X, __X_start, __X_end: section bounds, not functions */
+static bool linker_provided(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len < 8 || name[0] != '_' || name[1] != '_')
+		return false;
+	return !strncmp(name + 2, "start_", 6) || !strncmp(name + 2, "stop_", 5) ||
+	       !strncmp(name + 2, "end_", 4) || !strcmp(name + len - 6, "_start") ||
+	       !strcmp(name + len - 4, "_end");
+}
+
 static bool padding_sym(const char *name)
 {
 	return !strncmp(name, "__pfx_", 6) || !strncmp(name, "__cfi_", 6);
 }
 
-static int add_func(struct loader *l, uint64_t addr, const char *name, int sec)
+static int add_func(struct loader *l, uint64_t addr, const char *name, int sec, bool weak)
 {
 	struct sites *s = l->s;
 	struct sites_func *f;
@@ -439,6 +451,8 @@ static int add_func(struct loader *l, uint64_t addr, const char *name, int sec)
 	f->name = own(s, name);
 	f->section = sec;
 	f->has_entry = false;
+	f->weak = weak;
+	f->seq = (uint32_t)s->nfuncs;
 	if (!f->name)
 		return -ENOMEM;
 	s->nfuncs++;
@@ -482,8 +496,10 @@ static int read_symtab(struct loader *l, Elf_Scn *scn, GElf_Shdr *sh)
 		if (!name || !*name)
 			continue;
 		addr = sym.st_value + (l->s->module ? l->base[sym.st_shndx] : 0);
-		if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && !padding_sym(name))
-			err = add_func(l, addr, name, sym.st_shndx);
+		if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && !padding_sym(name) &&
+		    !linker_provided(name))
+			err = add_func(l, addr, name, sym.st_shndx,
+				       GELF_ST_BIND(sym.st_info) == STB_WEAK);
 		else
 			err = GELF_ST_TYPE(sym.st_info) == STT_SECTION ? 0 : add_special(l, addr, name);
 		if (err)
@@ -508,8 +524,8 @@ static int read_map(struct loader *l, const char *path)
 		    line[rest] == '[')
 			continue;
 		if ((type == 't' || type == 'T' || type == 'w' || type == 'W') &&
-		    !padding_sym(name))
-			err = add_func(l, addr, name, -1);
+		    !padding_sym(name) && !linker_provided(name))
+			err = add_func(l, addr, name, -1, type == 'w' || type == 'W');
 		/* _text, _stext, __init_begin ... are text symbols too */
 		if (!err && (name[0] == '_' || !strchr("tTwW", type)))
 			err = add_special(l, addr, name);
@@ -997,8 +1013,9 @@ static int read_elf_symbols(struct loader *l)
 }
 
 /*
- * Sort functions by address; of aliases keep one: the fewest leading
- * underscores (foo over _text at the same address), then the first by name.
+ * Sort functions by address; of aliases keep the one kallsyms_lookup()
+ * reports (scripts/kallsyms.c compare_symbols): not weak, not a linker
+ * section bound, fewest leading underscores, then first in the source.
  */
 static int cmp_func_name(const void *a, const void *b)
 {
@@ -1008,7 +1025,13 @@ static int cmp_func_name(const void *a, const void *b)
 
 	if (c)
 		return c;
-	return ux != uy ? (ux < uy ? -1 : 1) : strcmp(x->name, y->name);
+	if (x->weak != y->weak)
+		return x->weak - y->weak;
+	if (linker_provided(x->name) != linker_provided(y->name))
+		return linker_provided(x->name) - linker_provided(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static void sort_funcs(struct sites *s)
@@ -1100,16 +1123,17 @@ static const char *reloc_name(struct loader *l, uint64_t addr)
 	return NULL;
 }
 
-/* Which function an entry belongs to: at rec, 8 bytes past it (CALL_OPS), or below. */
+/* Which function an entry belongs to: 8 bytes past rec (CALL_OPS), at rec, or below. */
 static ssize_t entry_func(const struct sites *s, uint64_t rec)
 {
 	ssize_t i = func_at_or_below(s, rec);
 
-	if (i >= 0 && s->funcs[i].addr == rec)
-		return i;
+	/* CALL_OPS first: a symbol at rec itself is then a label (_stext, __X_start) */
 	if (s->machine != EM_X86_64 && (size_t)(i + 1) < s->nfuncs &&
 	    s->funcs[i + 1].addr == rec + 8)
 		return i + 1;
+	if (i >= 0 && s->funcs[i].addr == rec)
+		return i;
 	if (i >= 0 && s->funcs[i].section == exec_sec(s, rec))
 		return i;
 	return -1;

@@ -63,6 +63,8 @@ struct sites_func {
 	const char *name;
 	int section;
 	bool has_entry;
+	bool weak;		/* STB_WEAK, or 'w'/'W' in a map */
+	uint32_t seq;		/* order in the symbol source */
 };
 
 struct sites {

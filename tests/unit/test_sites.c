@@ -488,6 +488,9 @@ TEST(arm64_image_kaslr)
 	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
 		fprintf(f, "%016llx T %s\n", (unsigned long long)(run + syms[i].off), syms[i].name);
 	fprintf(f, "%016llx t mod_fn\t[some_mod]\n", (unsigned long long)run);
+	/* aliases kallsyms_lookup() does not report: a section bound, a weak alias */
+	fprintf(f, "%016llx T __f2_text_start\n", (unsigned long long)(run + 0x120));
+	fprintf(f, "%016llx W f2_alias\n", (unsigned long long)(run + 0x128));
 	fclose(f);
 	o.symbols = NULL;
 	ASSERT_ERR(sites_load(path, &o, &s, err, sizeof(err)), "Image without symbols");
