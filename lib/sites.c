@@ -496,8 +496,7 @@ static int read_symtab(struct loader *l, Elf_Scn *scn, GElf_Shdr *sh)
 		if (!name || !*name)
 			continue;
 		addr = sym.st_value + (l->s->module ? l->base[sym.st_shndx] : 0);
-		if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && !padding_sym(name) &&
-		    !linker_provided(name))
+		if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && !padding_sym(name))
 			err = add_func(l, addr, name, sym.st_shndx,
 				       GELF_ST_BIND(sym.st_info) == STB_WEAK);
 		else
@@ -524,7 +523,7 @@ static int read_map(struct loader *l, const char *path)
 		    line[rest] == '[')
 			continue;
 		if ((type == 't' || type == 'T' || type == 'w' || type == 'W') &&
-		    !padding_sym(name) && !linker_provided(name))
+		    !padding_sym(name))
 			err = add_func(l, addr, name, -1, type == 'w' || type == 'W');
 		/* _text, _stext, __init_begin ... are text symbols too */
 		if (!err && (name[0] == '_' || !strchr("tTwW", type)))
