@@ -67,7 +67,7 @@ static uint64_t shown_addr(const struct sites *s, const struct site *e)
 
 static void print_row(const struct sites *s, const struct site *e)
 {
-	char name[160], fl[80], tgt[160], fn[200];
+	char name[160], fl[80], tgt[160], fn[200], sec[64];
 
 	if (e->name)
 		snprintf(fn, sizeof(fn), "%s%+lld", esc(name, sizeof(name), e->name),
@@ -79,20 +79,29 @@ static void print_row(const struct sites *s, const struct site *e)
 		esc(tgt, sizeof(tgt), e->target_name);
 	flags_str(fl, sizeof(fl), e->flags);
 	printf("%016llx  %-40s %-14s %5u  %-16s %-18s %s\n", (unsigned long long)shown_addr(s, e), fn,
-	       section_name(s, e->section), 1U << e->align_log2,
+	       esc(sec, sizeof(sec), section_name(s, e->section)), 1U << e->align_log2,
 	       e->kind == SITE_ZERO ? "(zero)" : e->insn, tgt, fl);
+}
+
+/* A section's sh_addralign, "-" when unknown (arm64 Image) */
+static const char *align_str(char *buf, size_t len, uint64_t align)
+{
+	if (!align)
+		return "-";
+	snprintf(buf, len, "%llu", (unsigned long long)align);
+	return buf;
 }
 
 static void print_summary(const struct sites *s, const char *file, const char *glob)
 {
 	struct sites_summary sum;
-	char buf[160];
+	char buf[160], mod[80], sec[64], al[24];
 	size_t i;
 
 	sites_summarize(s, glob, &sum);
 	printf("%s: %s %s%s%s, table %s, %s%s\n", esc(buf, sizeof(buf), file),
 	       sites_machine_name(s->machine), s->module ? "module" : "image",
-	       s->modname[0] ? " " : "", s->modname, s->table,
+	       s->modname[0] ? " " : "", esc(mod, sizeof(mod), s->modname), s->table,
 	       s->callops ? "CALL_OPS literal slots" : "no pre-function literal",
 	       glob ? ", functions matching the glob" : "");
 	if (s->slide)
@@ -118,8 +127,8 @@ static void print_summary(const struct sites *s, const char *file, const char *g
 	       "without");
 	for (i = 0; i < s->nsecs; i++)
 		if (s->secs[i].entries || s->secs[i].funcs)
-			printf("  %-22s %6llu %8u %9u %8u%s\n", s->secs[i].name,
-			       (unsigned long long)s->secs[i].align, s->secs[i].entries,
+			printf("  %-22s %6s %8u %9u %8u%s\n", esc(sec, sizeof(sec), s->secs[i].name),
+			       align_str(al, sizeof(al), s->secs[i].align), s->secs[i].entries,
 			       s->secs[i].funcs, s->secs[i].funcs_without,
 			       s->secs[i].init ? "  (init)" : "");
 }
