@@ -50,3 +50,9 @@ fi
 expect_eq "entries outside init text, not zero = available_filter_functions (vmlinux)" \
 	"$((total - init - zero))" "$live"
 expect_eq "stale entries = __ftrace_invalid_address lines" "$stale" "$invalid"
+# CALL_OPS reads and writes the literal as one 8-byte word: it must be aligned
+if grep -q 'CALL_OPS literal slots' "$tmp/table"; then
+	lit=$(sed -n 's/.*CALL_OPS literal \([0-9]*\) (8-byte aligned \([0-9]*\), misaligned \([0-9]*\)).*/\1 \3/p' "$tmp/table")
+	expect_eq "CALL_OPS literals misaligned (of ${lit% *})" "${lit#* }" 0
+	[ "${lit% *}" -gt 0 ] || fail "CALL_OPS kernel without literal slots"
+fi
