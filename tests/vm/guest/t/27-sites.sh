@@ -56,3 +56,19 @@ if grep -q 'CALL_OPS literal slots' "$tmp/table"; then
 	expect_eq "CALL_OPS literals misaligned (of ${lit% *})" "${lit#* }" 0
 	[ "${lit% *}" -gt 0 ] || fail "CALL_OPS kernel without literal slots"
 fi
+
+# a module: its relocations give the entries; init text is gone after load
+load_testmod
+ko=$KMOD_DIR/tracerd_testmod.ko
+tracectl sites "$ko" > "$tmp/ko" 2> "$tmp/err" || fail "tracectl sites $ko: $(cat "$tmp/err")"
+sed -n "\\|^$ko: |,\$p" "$tmp/ko"
+awk 'NR > 1 && $1 ~ /^[0-9a-f]+$/ && NF >= 5' "$tmp/ko" | grep -vE '(^| |,)init(,|$)' |
+	awk '{ sub(/[-+][0-9]+$/, "", $2); print $2 }' | sort > "$tmp/ko-offline"
+grep ' \[tracerd_testmod\]$' "$aff" | sed 's/ .*//' | sort > "$tmp/ko-online"
+[ -s "$tmp/ko-online" ] || fail "no tracerd_testmod functions in available_filter_functions"
+if ! cmp -s "$tmp/ko-offline" "$tmp/ko-online"; then
+	diff "$tmp/ko-offline" "$tmp/ko-online" | head -n 20
+	fail "tracerd_testmod.ko entries differ from available_filter_functions"
+fi
+expect_eq "tracerd_testmod.ko entries outside init = its available_filter_functions" \
+	"$(wc -l < "$tmp/ko-offline")" "$(wc -l < "$tmp/ko-online")"
