@@ -4,7 +4,9 @@
 # the entries outside init text (ftrace drops those after boot) are
 # exactly the vmlinux records of available_filter_functions, count for
 # count and name for name; x86 entries not at a function entry are the
-# kernel's __ftrace_invalid_address___N lines. Prints the findings
+# kernel's __ftrace_invalid_address___N lines; CALL_OPS literals are all
+# 8-byte aligned; tracerd_testmod.ko's entries (from its relocations) are
+# its available_filter_functions lines once loaded. Prints the findings
 # (ENDBR/BTI, alignment, CALL_OPS literal alignment) for the notes.
 # timeout: 600 900
 source ./lib.sh
