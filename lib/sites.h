@@ -3,7 +3,8 @@
  * Offline call sites: every patchable function entry a kernel image or
  * module records (__mcount_loc, __patchable_function_entries), mapped to
  * its function and decoded per architecture (x86_64, arm64, riscv64).
- * Pure: reads the file with libelf, prints nothing (tracectl sites).
+ * Pure: reads the file with libelf, prints nothing (tracectl sites);
+ * lib/sites.c loads, lib/sites_decode.c decodes.
  *
  * An entry's record ("rec") is what the table holds: the call site on
  * x86_64, the first patchable nop elsewhere. With pre-function nops
