@@ -68,7 +68,7 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
 	-Wmissing-prototypes -Wstrict-prototypes -D_GNU_SOURCE \
 	-DTRACERD_VERSION='"$(VERSION)"' -I$(SRC)/include -I$(O)/bpf
 DEPFLAGS = -MMD -MP
-LIBS := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf 2>/dev/null || echo -lbpf -lelf -lz)
 
 # ---------------------------------------------------------------- BPF
 VMLINUX_BTF ?= $(firstword $(wildcard /sys/kernel/btf/vmlinux) $(O)/vm/k/6.12/vmlinux)
@@ -103,7 +103,7 @@ LIB_SRCS := $(wildcard $(SRC)/lib/*.c)
 obj = $(patsubst $(SRC)/%.c,$(O)/obj/%.o,$(1))
 
 DAEMON_LIBS := $(LIBS) $(shell $(PKG_CONFIG) --libs libevent json-c zlib 2>/dev/null || echo -levent -ljson-c -lz)
-CLI_LIBS := $(shell $(PKG_CONFIG) --libs json-c zlib 2>/dev/null || echo -ljson-c -lz)
+CLI_LIBS := $(shell $(PKG_CONFIG) --libs json-c zlib libelf 2>/dev/null || echo -ljson-c -lz -lelf)
 
 $(O)/obj/%.o: $(SRC)/%.c | $(BPF_SKELS)
 	$(call msg,CC,$@)

@@ -4,7 +4,7 @@
 # against `tracectl --help` and the man page by tests/host/62-docs-sync.sh.
 
 _tracectl_global="--json --socket --help --version"
-_tracectl_commands="status attach list stats top detach bench reload dump"
+_tracectl_commands="status attach list stats top detach bench reload sites dump"
 _tracectl_opts_status=""
 _tracectl_opts_attach="--mode --latency --pid --comm --record"
 _tracectl_opts_list=""
@@ -12,6 +12,7 @@ _tracectl_opts_stats="--merge"
 _tracectl_opts_top="--interval --count --limit"
 _tracectl_opts_detach="--all"
 _tracectl_opts_reload=""
+_tracectl_opts_sites="--symbols --summary --json"
 _tracectl_opts_dump="--json --target --pid"
 _tracectl_opts_bench="--repetitions --warmup --output --svg --ci --help --calls --producers --modes --variants --relevant --irrelevant --grid --funcs --all --writes --function --groups --senders --loops --force --html --peers"
 _tracectl_modes="auto fentry kprobe kprobe-int3 kprobe-multi tp-btf kmod-callops kmod-direct kmod-kprobe"
@@ -36,6 +37,8 @@ _tracectl()
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--mode)
 		COMPREPLY=($(compgen -W "$_tracectl_modes" -- "$cur")); return ;;
+	--symbols)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--pid|--comm|--record|--target)
 		return ;;
 	esac
@@ -47,7 +50,7 @@ _tracectl()
 	opts=_tracectl_opts_${cmd}
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "${!opts} --help" -- "$cur"))
-	elif [ "$cmd" = dump ]; then
+	elif [ "$cmd" = dump ] || [ "$cmd" = sites ]; then
 		COMPREPLY=($(compgen -f -- "$cur"))
 	fi
 }

@@ -29,6 +29,7 @@ extern const struct cmd_entry cmd_status, cmd_attach, cmd_list, cmd_stats, cmd_d
 extern const struct cmd_entry cmd_bench;	/* cmd_bench.c */
 extern const struct cmd_entry cmd_top;		/* cmd_top.c */
 extern const struct cmd_entry cmd_reload;	/* cmd_reload.c */
+extern const struct cmd_entry cmd_sites;	/* cmd_sites.c: offline, no daemon */
 
 /*
  * Send cmd with args (consumed) to the daemon. On success *result is the

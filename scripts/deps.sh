@@ -13,6 +13,8 @@ PKGS=(
 	qemu-system-x86 debootstrap busybox-static e2fsprogs cpio xz-utils zstd
 	# arm64 guest: cross compiler, emulator, qemu-user for debootstrap's 2nd stage
 	gcc-aarch64-linux-gnu qemu-system-arm qemu-user-static
+	# riscv64 cross compiler: tests/unit/test_sites.c builds riscv64 objects
+	gcc-riscv64-linux-gnu
 	# tests
 	python3 python3-jsonschema curl
 	libclang-rt-dev	# libFuzzer and the sanitizer runtimes for clang (make fuzz)

@@ -201,6 +201,8 @@ vm_payload() {
 	cp "$kd"/kmod/*.ko "$dir/kmod/"
 	cp "$ob"/bpf/*.bpf.o "$dir/bpf/" 2>/dev/null || true
 	cp -r "$VM_SRC/tests/vm/guest/." "$dir/tests/"
+	# the booted image itself, for 27-sites (tracectl sites against ftrace)
+	ln -f "$kd/vmlinux" "$dir/vmlinux" 2>/dev/null || cp "$kd/vmlinux" "$dir/vmlinux"
 	echo "$k" > "$dir/kernel-name"
 	echo "${PROFILE:-ci}" > "$dir/profile"
 	# `make install` staged for the service tests (native builds only)
