@@ -12,10 +12,13 @@
 #include <json-c/json.h>
 #include "../lib/proto.h"
 
+#define CLI_TIMEOUT_DEFAULT_S	5	/* non-bench commands, without --timeout */
+
 struct cli {
 	const char *socket;
 	bool json;
 	const char *prog;
+	double timeout;		/* --timeout S; 0: none; < 0: the default */
 };
 
 struct cmd_entry {
@@ -34,6 +37,15 @@ extern const struct cmd_entry cmd_bench;	/* cmd_bench.c */
  * been printed and the exit status is returned.
  */
 int client_call(struct cli *cli, const char *cmd, json_object *args, json_object **result);
+/* Seconds a command may wait for the daemon (0: forever): --timeout, else
+ * CLI_TIMEOUT_DEFAULT_S, or none for bench commands. */
+double client_timeout(const struct cli *cli, bool bench);
+/*
+ * Connect to cli->socket (connect() bounded by timeout_s, 0: none) and check
+ * with SO_PEERCRED that root (or $TRACERD_UID) serves it: the fd, or -errno
+ * with msg set (-EPERM: an untrusted peer, -ETIMEDOUT, -ENOENT, ...).
+ */
+int client_connect(struct cli *cli, double timeout_s, char *msg, size_t msglen);
 /* Print an error (JSON object on stdout with --json, else stderr); returns exit. */
 int cli_error(struct cli *cli, int exit, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
