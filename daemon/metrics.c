@@ -86,6 +86,7 @@ static int snap_fill(struct tracerd *d, struct snap_buf *b)
 	b->s.kmod_reason = d->kmod.reason;
 	b->s.http = d->http ? http_stats(d->http) : NULL;
 	b->s.ringbuf_drops = recorder_ringbuf_drops(d);
+	b->s.ringbuf_yields = recorder_ringbuf_yields(d);
 	snap_features(d, b);
 	for (a = d->attachments; a; a = a->next) {
 		na++;

@@ -478,6 +478,11 @@ json_object *recorder_json(struct tracerd *d, struct attachment *a)
 	return o;
 }
 
+uint64_t recorder_ringbuf_yields(struct tracerd *d)
+{
+	return d->rec ? d->rec->yields : 0;
+}
+
 uint64_t recorder_ringbuf_drops(struct tracerd *d)
 {
 	struct rec_att *ra;

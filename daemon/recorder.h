@@ -29,5 +29,7 @@ int recorder_stats(struct tracerd *d, struct attachment *a, struct metrics_recor
 /* `list`'s "recording": name, file, active, error, events, dropped; NULL if a does not record. */
 json_object *recorder_json(struct tracerd *d, struct attachment *a);
 uint64_t recorder_ringbuf_drops(struct tracerd *d);
+/* Drains that yielded with events left (the per-callback budget). */
+uint64_t recorder_ringbuf_yields(struct tracerd *d);
 
 #endif

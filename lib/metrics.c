@@ -214,6 +214,7 @@ json_object *metrics_json(const struct metrics_snapshot *s)
 	json_object_object_add(o, "attachments", arr);
 	rb = json_object_new_object();
 	json_object_object_add(rb, "drops", ju64(s->ringbuf_drops));
+	json_object_object_add(rb, "yields", ju64(s->ringbuf_yields));
 	json_object_object_add(o, "ringbuf", rb);
 	h = NULL;
 	if (s->http) {
@@ -332,6 +333,9 @@ static void prom_daemon(FILE *f, const struct metrics_snapshot *s)
 	put_header(f, "tracerd_ringbuf_drops_total", "counter",
 		   "Events the BPF programs could not queue to the ring buffer.");
 	fprintf(f, "tracerd_ringbuf_drops_total %" PRIu64 "\n", s->ringbuf_drops);
+	put_header(f, "tracerd_ringbuf_drain_yields_total", "counter",
+		   "Ring-buffer drains that yielded to the event loop with events left (budget spent).");
+	fprintf(f, "tracerd_ringbuf_drain_yields_total %" PRIu64 "\n", s->ringbuf_yields);
 }
 
 static void prom_histogram(FILE *f, const char *name, const struct metrics_attachment *a,

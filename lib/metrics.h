@@ -88,6 +88,7 @@ struct metrics_snapshot {
 	const struct metrics_attachment *attachments;
 	size_t nr_attachments;
 	uint64_t ringbuf_drops;		/* events the BPF side could not queue */
+	uint64_t ringbuf_yields;	/* drains cut short by the per-callback budget */
 	const struct metrics_http *http;	/* NULL: not served over HTTP */
 	unsigned int function_series_max;	/* 0: METRICS_FUNCTION_SERIES_MAX */
 };
