@@ -487,10 +487,15 @@ static gid_t group_id(const char *name)
 	return g ? g->gr_gid : (gid_t)-1;
 }
 
-/* mkdir -p of the socket's directory (mode 0755) */
+/*
+ * mkdir -p of the socket's directory (mode 0755). A directory others may
+ * write (without the sticky bit) lets them rename or remove the socket:
+ * warned about, since the file checks here cannot make that safe.
+ */
 static void make_parent(const char *path)
 {
 	char dir[TRACERD_SOCKET_PATH_MAX], *p;
+	struct stat sb;
 
 	str_copy(dir, path, sizeof(dir));
 	for (p = dir + 1; (p = strchr(p, '/')); p++) {
@@ -498,6 +503,12 @@ static void make_parent(const char *path)
 		mkdir(dir, 0755);
 		*p = '/';
 	}
+	p = strrchr(dir, '/');
+	if (p && p != dir)
+		*p = '\0';
+	if (p && !stat(dir, &sb) && (sb.st_mode & 022) && !(sb.st_mode & S_ISVTX))
+		log_warn("socket directory '%s' is writable by others (mode %04o): they can "
+			 "replace the socket", dir, (unsigned int)(sb.st_mode & 07777));
 }
 
 int control_start(struct tracerd *d)

@@ -18,6 +18,7 @@
  * the next loop iteration, after the loop has polled its other fds.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,9 @@ int recorder_init(struct tracerd *d)
 
 	if (!r)
 		return -ENOMEM;
+	/* RLIMIT_FSIZE reached: write() fails with EFBIG (the recording stops,
+	 * saying so) instead of SIGXFSZ killing the daemon */
+	signal(SIGXFSZ, SIG_IGN);
 	r->d = d;
 	r->drops_fd = -1;
 	r->events_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "events", 0, 0, TRACERD_RINGBUF_BYTES, NULL);
@@ -118,7 +122,8 @@ int recorder_reuse_maps(struct tracerd *d, struct bpf_object *obj)
 static void stop_reason(struct rec_file *f, const struct record_writer_stats *st)
 {
 	if (st->error == -ENOENT)
-		snprintf(f->error, sizeof(f->error), "record file deleted (or its record_dir)");
+		snprintf(f->error, sizeof(f->error),
+			 "record file deleted or moved (or its record_dir)");
 	else
 		snprintf(f->error, sizeof(f->error), "write failed: %s", strerror(-st->error));
 }

@@ -235,6 +235,7 @@ static int file_open(struct record_writer *w)
 {
 	struct tracerd_file_header h = { .version = TRACERD_FILE_VERSION };
 	json_object *meta;
+	unsigned char *hbuf;
 	const char *js;
 	size_t i, jlen;
 	int err;
@@ -249,9 +250,15 @@ static int file_open(struct record_writer *w)
 	jlen = strlen(js);
 	memcpy(h.magic, TRACERD_FILE_MAGIC, sizeof(h.magic));
 	h.meta_len = (uint32_t)jlen;
-	err = jlen > TRACERD_FILE_META_MAX ? -E2BIG : write_all(w, &h, sizeof(h));
-	if (!err)
-		err = write_all(w, js, jlen);
+	/* one write: a reader never finds the header without its meta */
+	hbuf = jlen > TRACERD_FILE_META_MAX ? NULL : malloc(sizeof(h) + jlen);
+	err = hbuf ? 0 : jlen > TRACERD_FILE_META_MAX ? -E2BIG : -ENOMEM;
+	if (!err) {
+		memcpy(hbuf, &h, sizeof(h));
+		memcpy(hbuf + sizeof(h), js, jlen);
+		err = write_all(w, hbuf, sizeof(h) + jlen);
+	}
+	free(hbuf);
 	json_object_put(meta);
 	if (err)
 		return err;
@@ -508,20 +515,22 @@ int record_writer__lost(struct record_writer *w, uint64_t count)
 }
 
 /*
- * Writes into a file that was deleted (or whose record_dir was) succeed and
- * go nowhere: stop the writer, so that nothing claims to record.
+ * Writes into a file that was deleted, or whose record_dir was deleted,
+ * replaced or moved, succeed and go nowhere anyone looks: when the path
+ * no longer names the open file, stop the writer, so that nothing claims
+ * to record to it.
  */
 static int writer_check_file(struct record_writer *w)
 {
-	struct stat sb;
+	struct stat fsb, psb;
 
-	if (fstat(w->fd, &sb))
+	if (fstat(w->fd, &fsb))
 		return -errno;
-	if (sb.st_nlink == 0) {
-		writer_stop(w, -ENOENT);
-		return -ENOENT;
-	}
-	return 0;
+	if (fsb.st_nlink && !stat(w->path, &psb) && psb.st_dev == fsb.st_dev &&
+	    psb.st_ino == fsb.st_ino)
+		return 0;
+	writer_stop(w, -ENOENT);
+	return -ENOENT;
 }
 
 int record_writer__tick(struct record_writer *w, uint64_t now_ns)

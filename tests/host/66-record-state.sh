@@ -4,6 +4,8 @@
 #  - record_dir deleted under a live recording: `list`, /metrics.json,
 #    /metrics and the log say it stopped; a new attachment to that record
 #    starts a new file (record_dir made again) and records into it;
+#  - record_dir moved away: stopped too (the file is not where it says);
+#  - RLIMIT_FSIZE reached: the recording stops (EFBIG), the daemon lives;
 #  - a full filesystem: the recording stops; a new attachment to it is
 #    refused with the reason (the disk is still full) or restarts it, never
 #    accepted onto a stopped recording;
@@ -61,6 +63,14 @@ got=$($O/tracectl dump --json --target tp:task/task_rename "$W/rd/del.trec" | wc
 expect_eq "events recorded after the restart" "$got" 100
 grep -q "recording 'del' restarted" "$W/daemon.log" || fail "no restart log line"
 
+# ---- record_dir moved away: the file is no longer where the state says
+$C --json attach tp:task/task_rename --pid "$me" --record mv > "$W/a.json" || fail "attach mv"
+id=$(jq_get '.attachment.id' < "$W/a.json")
+mv "$W/rd" "$W/rd.moved"
+wait_state "$id" active false || fail "record_dir moved: list still says recording"
+ok "record_dir moved: list says stopped: $(rec_state "$id" error)"
+$C --json detach "$id" > /dev/null || fail "detach mv"
+
 # ---- attach/detach cycles: declarations per rotated file
 $C --json attach tp:task/task_rename --pid "$me" --record cyc > "$W/a.json" || fail "attach cyc"
 keep=$(jq_get '.attachment.id' < "$W/a.json")
@@ -104,6 +114,20 @@ done
 [ "$max" = 1 ] || fail "a file started after $CYCLES cycles declares $max targets (live: 1)"
 ok "$((nfiles - 1)) files started after $CYCLES attach/detach cycles each declare $max target"
 $C --json detach "$keep" > /dev/null || fail "detach cyc"
+stop_daemon
+
+# ---- RLIMIT_FSIZE: the recording stops (EFBIG), the daemon lives on
+printf 'listen = off\nrecord_dir = %s\n' "$W/rd" > "$W/tracerd.conf"
+(ulimit -f 64; exec "$TRACERD" --config "$W/tracerd.conf" --socket "$W/s.sock") 2> "$W/daemon.log" &
+DPID=$!
+for i in $(seq 100); do [ -S "$W/s.sock" ] && break; sleep 0.1; done
+$C --json attach tp:task/task_rename --pid "$me" --record fsz > "$W/a.json" || fail "attach (RLIMIT_FSIZE)"
+id=$(jq_get '.attachment.id' < "$W/a.json")
+for ((i = 0; i < 40000; i++)); do printf "z$i" > /proc/self/comm; done
+wait_state "$id" active false || fail "RLIMIT_FSIZE: list still says recording"
+kill -0 "$DPID" || fail "RLIMIT_FSIZE killed the daemon"
+rec_state "$id" error | grep -q 'too large' || fail "error: $(rec_state "$id" error)"
+ok "RLIMIT_FSIZE: daemon alive, list says stopped: $(rec_state "$id" error)"
 stop_daemon
 
 # ---- full filesystem: a new attachment to the stopped recording
