@@ -42,7 +42,7 @@ int bench_call(struct bench *b, const char *op, json_object *args, json_object *
 	out = proto_serialize(req, &len);
 	json_object_put(req);
 	/* checks the peer (SO_PEERCRED); --timeout bounds each read (cli/client.c) */
-	fd = out ? client_connect(b->cli, client_timeout(b->cli, true), msg, msglen) : -ENOMEM;
+	fd = out ? client_connect(b->cli, client_timeout(b->cli, "bench"), msg, msglen) : -ENOMEM;
 	if (fd < 0) {
 		if (fd == -ENOMEM)
 			snprintf(msg, msglen, "out of memory");

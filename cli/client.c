@@ -95,11 +95,15 @@ json_object *jget(json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
-double client_timeout(const struct cli *cli, bool bench)
+double client_timeout(const struct cli *cli, const char *cmd)
 {
 	if (cli->timeout >= 0)
 		return cli->timeout;
-	return bench ? 0 : CLI_TIMEOUT_DEFAULT_S;
+	if (!strcmp(cmd, "bench"))
+		return 0;
+	if (!strcmp(cmd, "attach") || !strcmp(cmd, "detach"))
+		return CLI_TIMEOUT_MUTATE_S;
+	return CLI_TIMEOUT_DEFAULT_S;
 }
 
 /* Deadline (monotonic ns) timeout_s from now; 0: none. */
@@ -301,7 +305,7 @@ static int handle_reply(struct cli *cli, const char *line, json_object **result)
 int client_call(struct cli *cli, const char *cmd, json_object *args, json_object **result)
 {
 	json_object *req = proto_request_new(cmd, args);
-	double timeout_s = client_timeout(cli, !strcmp(cmd, "bench"));
+	double timeout_s = client_timeout(cli, cmd);
 	uint64_t deadline = deadline_after(timeout_s);
 	char *out = NULL, *line = NULL;
 	size_t len;

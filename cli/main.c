@@ -29,13 +29,14 @@ static void usage(FILE *f)
 	fprintf(f, "\nOptions:\n"
 		   "  -s, --socket=PATH  daemon socket (default %s, or $TRACERD_SOCKET)\n"
 		   "  -j, --json         machine output: JSON on stdout, errors as {\"error\": ...}\n"
-		   "  -T, --timeout=S    wait at most S seconds for the daemon (default %d;\n"
-		   "                     bench: no limit; 0: no limit)\n"
+		   "  -T, --timeout=S    wait at most S seconds for the daemon (default %d,\n"
+		   "                     attach and detach %d, bench no limit; 0: no limit)\n"
 		   "  -h, --help         show this help and exit\n"
 		   "  -V, --version      show version and exit\n\n"
 		   "Exit status: 0 ok, 1 daemon error, 2 usage, 3 daemon not running,\n"
 		   "4 permission denied, 5 not found, 6 mode unavailable or attach refused,\n"
-		   "7 protocol error or timeout.\n", TRACERD_DEFAULT_SOCKET, CLI_TIMEOUT_DEFAULT_S);
+		   "7 protocol error or timeout.\n", TRACERD_DEFAULT_SOCKET, CLI_TIMEOUT_DEFAULT_S,
+		CLI_TIMEOUT_MUTATE_S);
 }
 
 /*

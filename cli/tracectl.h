@@ -12,7 +12,8 @@
 #include <json-c/json.h>
 #include "../lib/proto.h"
 
-#define CLI_TIMEOUT_DEFAULT_S	5	/* non-bench commands, without --timeout */
+#define CLI_TIMEOUT_DEFAULT_S	5	/* read commands, without --timeout */
+#define CLI_TIMEOUT_MUTATE_S	30	/* attach, detach: many functions take long */
 
 struct cli {
 	const char *socket;
@@ -37,9 +38,10 @@ extern const struct cmd_entry cmd_bench;	/* cmd_bench.c */
  * been printed and the exit status is returned.
  */
 int client_call(struct cli *cli, const char *cmd, json_object *args, json_object **result);
-/* Seconds a command may wait for the daemon (0: forever): --timeout, else
- * CLI_TIMEOUT_DEFAULT_S, or none for bench commands. */
-double client_timeout(const struct cli *cli, bool bench);
+/* Seconds command cmd may wait for the daemon (0: forever): --timeout, else
+ * CLI_TIMEOUT_DEFAULT_S, CLI_TIMEOUT_MUTATE_S for attach and detach, none
+ * for bench. */
+double client_timeout(const struct cli *cli, const char *cmd);
 /*
  * Connect to cli->socket (connect() bounded by timeout_s, 0: none) and check
  * with SO_PEERCRED that root (or $TRACERD_UID) serves it: the fd, or -errno
