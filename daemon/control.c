@@ -398,23 +398,34 @@ static int path_clear(const char *path)
  * gives the mode (0660 with a group, else 0600) and the effective gid,
  * switched around bind(), the group. fchown/fchmod on an AF_UNIX socket fd
  * would only change the socket's sockfs inode, not the file bind() makes,
- * and chown/chmod by path after bind() leave a window (and follow whatever
- * the path is by then).
+ * and chown/chmod of the final path after bind() leave a window (and
+ * follow whatever the path is by then). Without CAP_SETGID (a unit that
+ * gives the group as SupplementaryGroups=) the file is made 0600 and
+ * given its group and mode while still at the temporary name, where no
+ * client looks and only the daemon may write.
  */
 static int bind_as(int fd, const char *tmp, gid_t g)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	bool grp = g != (gid_t)-1, switched = false;
 	gid_t egid = getegid();
 	mode_t old;
 	int err;
 
 	str_copy(sa.sun_path, tmp, sizeof(sa.sun_path));
-	if (g != (gid_t)-1 && g != egid && setegid(g))
-		return -errno;
-	old = umask(g != (gid_t)-1 ? 0117 : 0177);
+	if (grp && g != egid) {
+		if (setegid(g) && errno != EPERM)
+			return -errno;
+		switched = getegid() == g;
+	}
+	old = umask(grp && (switched || g == egid) ? 0117 : 0177);
 	err = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
 	umask(old);
-	if (getegid() != egid && setegid(egid) && !err)
+	if (switched && setegid(egid) && !err)
+		err = -errno;
+	if (!err && grp && !switched && g != egid &&
+	    (fchownat(AT_FDCWD, tmp, (uid_t)-1, g, AT_SYMLINK_NOFOLLOW) ||
+	     fchmodat(AT_FDCWD, tmp, 0660, 0)))
 		err = -errno;
 	return err;
 }
