@@ -294,11 +294,14 @@ static int file_restart(struct tracerd *d, struct rec_file *f, char *msg, size_t
 	f->w = w;
 	f->error[0] = '\0';
 	f->error_logged = false;
-	for (ra = d->rec->atts; ra; ra = ra->next)
-		for (i = 0; ra->f == f && i < ra->a->nr_hooks; i++)
+	for (ra = d->rec->atts; ra; ra = ra->next) {
+		if (ra->f != f)
+			continue;
+		for (i = 0; i < ra->a->nr_hooks; i++)
 			record_writer__define_target(w, ra->a->hooks[i].slot, ra->a->mode, ra->a->id,
 						     spec_is_tracepoint(ra->a->spec.target) ?
 						     ra->a->spec.target : ra->a->hooks[i].name);
+	}
 	return 0;
 }
 
