@@ -390,6 +390,39 @@ TEST(rotation_forgets_gone_targets)
 	rm_tmp();
 }
 
+/* A file deleted or moved under the writer: the tick stops it, nothing claims to record. */
+TEST(deleted_file_stops)
+{
+	static const char *const how[] = { "rm", "mv" };
+	struct record_writer_stats st;
+	struct tracerd_event ev;
+	struct record_writer *w;
+	char path[300], moved[310];
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(how); k++) {
+		w = open_writer(how[k], 0, 0, 10);
+		if (!w)
+			return;
+		make_event(&ev, 0);
+		record_writer__write(w, &ev, 0);
+		ASSERT_OK(record_writer__tick(w, 0), "tick while the file is there");
+		snprintf(path, sizeof(path), "%s", record_writer__path(w));
+		snprintf(moved, sizeof(moved), "%s.moved", path);
+		if (k)
+			ASSERT_OK(rename(path, moved), "mv");
+		else
+			ASSERT_OK(unlink(path), "rm");
+		ASSERT_EQ(record_writer__tick(w, 0), -ENOENT, how[k]);
+		record_writer__stats(w, &st);
+		ASSERT_TRUE(st.stopped, "stopped");
+		ASSERT_EQ(st.error, -ENOENT, "error kept");
+		ASSERT_EQ(record_writer__write(w, &ev, 0), -ENOENT, "later events refused");
+		record_writer__free(w);
+	}
+	rm_tmp();
+}
+
 TEST(rotation)
 {
 	struct tracerd_event ev;
