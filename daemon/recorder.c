@@ -123,7 +123,8 @@ static void stop_reason(struct rec_file *f, const struct record_writer_stats *st
 {
 	if (st->error == -ENOENT)
 		snprintf(f->error, sizeof(f->error),
-			 "record file deleted or moved (or its record_dir)");
+			 "record file no longer at its path (deleted or moved, or record_dir "
+			 "removed or replaced)");
 	else
 		snprintf(f->error, sizeof(f->error), "write failed: %s", strerror(-st->error));
 }

@@ -4,7 +4,9 @@
 #  - record_dir deleted under a live recording: `list`, /metrics.json,
 #    /metrics and the log say it stopped; a new attachment to that record
 #    starts a new file (record_dir made again) and records into it;
-#  - record_dir moved away: stopped too (the file is not where it says);
+#  - record_dir moved away, or a read-only filesystem mounted over it:
+#    stopped too (the file is not where it says); attaching to it then is
+#    refused with the reasons;
 #  - RLIMIT_FSIZE reached: the recording stops (EFBIG), the daemon lives;
 #  - a full filesystem: the recording stops; a new attachment to it is
 #    refused with the reason (the disk is still full) or restarts it, never
@@ -133,10 +135,32 @@ rec_state "$id" error | grep -q 'too large' || fail "error: $(rec_state "$id" er
 ok "RLIMIT_FSIZE: daemon alive, list says stopped: $(rec_state "$id" error)"
 stop_daemon
 
+# ---- record_dir made read-only (a read-only filesystem mounted over it)
+mkdir -p "$W/ro" "$W/full"
+trap '[ -n "$DPID" ] && kill -TERM "$DPID" 2>/dev/null && wait "$DPID"; DPID=;
+      umount "$W/full" 2>/dev/null; umount "$W/ro" 2>/dev/null; cleanup' EXIT
+start_daemon_conf "listen = off
+record_dir = $W/ro"
+$C --json attach tp:task/task_rename --pid "$me" --record ro > "$W/a.json" || fail "attach (ro)"
+id=$(jq_get '.attachment.id' < "$W/a.json")
+for ((i = 0; i < 100; i++)); do printf "r$i" > /proc/self/comm; done
+mount -t tmpfs -o ro,size=64k tmpfs "$W/ro" 2>/dev/null || skip "cannot mount tmpfs (read-only part)"
+for ((i = 0; i < 100; i++)); do printf "s$i" > /proc/self/comm; done
+wait_state "$id" active false || fail "read-only record_dir: list still says recording"
+ok "record_dir replaced by a read-only filesystem: list says stopped: $(rec_state "$id" error)"
+$C --json attach tp:task/task_newtask --pid "$me" --record ro > "$W/b.json" &&
+	fail "attach to a stopped recording on a read-only record_dir accepted"
+jq_get '.error.message' < "$W/b.json" | grep -q "stopped.*cannot restart.*Read-only" ||
+	fail "refusal without the reasons: $(cat "$W/b.json")"
+$C --json attach tp:task/task_newtask --pid "$me" --record other > "$W/b.json" &&
+	fail "new recording on a read-only record_dir accepted"
+jq_get '.error.message' < "$W/b.json" | grep -q "Read-only" || fail "no reason: $(cat "$W/b.json")"
+ok "attach to it refused: $(jq_get '.error.message' < "$W/b.json")"
+stop_daemon
+umount "$W/ro"
+
 # ---- full filesystem: a new attachment to the stopped recording
-mkdir -p "$W/full"
 mount -t tmpfs -o size=64k tmpfs "$W/full" 2>/dev/null || skip "cannot mount tmpfs (full-disk part)"
-trap '[ -n "$DPID" ] && kill -TERM "$DPID" 2>/dev/null && wait "$DPID"; DPID=; umount "$W/full"; cleanup' EXIT
 start_daemon_conf "listen = off
 record_dir = $W/full"
 $C --json attach tp:task/task_rename --pid "$me" --record full > "$W/a.json" || fail "attach (tmpfs)"
