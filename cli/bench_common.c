@@ -28,7 +28,6 @@ double now_s(void)
 int bench_call(struct bench *b, const char *op, json_object *args, json_object **result,
 	       char *msg, size_t msglen)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	json_object *req, *rep = NULL, *err;
 	char *out = NULL, buf[65536];
 	size_t len, n = 0;
@@ -42,11 +41,11 @@ int bench_call(struct bench *b, const char *op, json_object *args, json_object *
 	req = proto_request_new("bench", args);
 	out = proto_serialize(req, &len);
 	json_object_put(req);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (!out || fd < 0 || str_copy(sa.sun_path, b->cli->socket, sizeof(sa.sun_path)) ||
-	    connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		snprintf(msg, msglen, "cannot connect to tracerd at %s: %s", b->cli->socket,
-			 strerror(errno));
+	/* checks the peer (SO_PEERCRED); --timeout bounds each read (cli/client.c) */
+	fd = out ? client_connect(b->cli, client_timeout(b->cli, "bench"), msg, msglen) : -ENOMEM;
+	if (fd < 0) {
+		if (fd == -ENOMEM)
+			snprintf(msg, msglen, "out of memory");
 		ret = -ENOTCONN;
 		goto cleanup;
 	}

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tracectl's side of the control protocol; see tracectl.h. */
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include "../lib/util.h"
 #include "tracectl.h"
@@ -93,55 +95,156 @@ json_object *jget(json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
-static int connect_daemon(struct cli *cli)
+double client_timeout(const struct cli *cli, const char *cmd)
+{
+	if (cli->timeout >= 0)
+		return cli->timeout;
+	if (!strcmp(cmd, "bench"))
+		return 0;
+	if (!strcmp(cmd, "attach") || !strcmp(cmd, "detach") || !strcmp(cmd, "reload"))
+		return CLI_TIMEOUT_MUTATE_S;
+	return CLI_TIMEOUT_DEFAULT_S;
+}
+
+/* Deadline (monotonic ns) timeout_s from now; 0: none. */
+static uint64_t deadline_after(double timeout_s)
+{
+	return timeout_s > 0 ? now_mono_ns() + (uint64_t)(timeout_s * 1e9) : 0;
+}
+
+/*
+ * The peer must be root, or the uid in $TRACERD_UID (a tracerd run as
+ * another user): a socket anyone else made (a path in /tmp, a stale
+ * --socket) is not a daemon to send requests to or believe.
+ */
+static int check_peer(int fd, const char *path, char *msg, size_t msglen)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	const char *env = getenv("TRACERD_UID");
+	unsigned long long want = 0;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len))
+		return set_err(msg, msglen, -errno, "cannot read the peer of %s: %s", path,
+			       strerror(errno));
+	if (env && env[0] && parse_u64(env, &want))
+		return set_err(msg, msglen, -EINVAL, "TRACERD_UID '%s' is not a uid", env);
+	if (cr.uid == 0 || cr.uid == want)
+		return 0;
+	return set_err(msg, msglen, -EPERM, "refusing to talk to %s: it is served by uid %u "
+		       "(pid %d), not root%s: not tracerd's socket", path, (unsigned int)cr.uid,
+		       (int)cr.pid, env && env[0] ? " or $TRACERD_UID" : "");
+}
+
+int client_connect(struct cli *cli, double timeout_s, char *msg, size_t msglen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { (time_t)timeout_s, (long)((timeout_s - (time_t)timeout_s) * 1e6) };
 	int fd, err;
 
-	if (str_copy(sa.sun_path, cli->socket, sizeof(sa.sun_path))) {
-		cli_error(cli, EXIT_USAGE, "usage", "socket path '%s' is too long", cli->socket);
-		return -EXIT_USAGE;
-	}
+	if (str_copy(sa.sun_path, cli->socket, sizeof(sa.sun_path)))
+		return set_err(msg, msglen, -ENAMETOOLONG, "socket path '%s' is too long", cli->socket);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return -cli_error(cli, EXIT_FAILURE_, "internal", "socket: %s", strerror(errno));
-	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return set_err(msg, msglen, -errno, "socket: %s", strerror(errno));
+	/* a daemon whose backlog is full: connect() waits at most this long,
+	 * and so does each blocking read or write on the fd */
+	if (timeout_s > 0 && (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
+			      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))) {
+		err = -errno;
+		close(fd);
+		return set_err(msg, msglen, err, "setsockopt: %s", strerror(-err));
+	}
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		err = errno == EAGAIN ? -ETIMEDOUT : -errno;
+		close(fd);
+		return set_err(msg, msglen, err, "cannot connect to %s: %s", cli->socket,
+			       strerror(-err));
+	}
+	err = check_peer(fd, cli->socket, msg, msglen);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int connect_daemon(struct cli *cli, double timeout_s)
+{
+	char msg[512];
+	int fd = client_connect(cli, timeout_s, msg, sizeof(msg));
+
+	if (fd >= 0)
 		return fd;
-	err = errno;
-	close(fd);
-	if (err == EACCES || err == EPERM)
+	if (fd == -ENAMETOOLONG)
+		return -cli_error(cli, EXIT_USAGE, "usage", "%s", msg);
+	if (fd == -EPERM && strstr(msg, "refusing"))
+		return -cli_error(cli, EXIT_PERMISSION, "untrusted_daemon", "%s", msg);
+	if (fd == -EACCES || fd == -EPERM)
 		return -cli_error(cli, EXIT_PERMISSION, "permission_denied",
 				  "permission denied on socket %s: tracerd's read_group or "
 				  "admin_group grants access", cli->socket);
+	if (fd == -ETIMEDOUT)
+		return -cli_error(cli, EXIT_PROTOCOL, "timeout", "%s (--timeout S to wait longer)",
+				  msg);
+	if (fd != -ECONNREFUSED && fd != -ENOENT && fd != -ENOTSOCK)
+		return -cli_error(cli, EXIT_FAILURE_, "internal", "%s", msg);
 	return -cli_error(cli, EXIT_NO_DAEMON, "no_daemon",
-			  "daemon not running (cannot connect to %s: %s): start it with "
+			  "daemon not running (%s): start it with "
 			  "'systemctl start tracerd' or 'tracerd --socket %s'",
-			  cli->socket, strerror(err), cli->socket);
+			  msg, cli->socket);
 }
 
-static int write_all(int fd, const char *buf, size_t len)
+/* Wait until fd is ready for ev or the deadline (0: none) passes. */
+static int wait_fd(int fd, short ev, uint64_t deadline)
+{
+	struct pollfd p = { .fd = fd, .events = ev };
+	uint64_t now;
+	int n, ms;
+
+	do {
+		ms = -1;
+		if (deadline) {
+			now = now_mono_ns();
+			if (now >= deadline)
+				return -ETIMEDOUT;
+			ms = (int)((deadline - now + 999999) / 1000000);
+		}
+		n = poll(&p, 1, ms);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n ? 0 : -ETIMEDOUT;
+}
+
+static int write_all(int fd, const char *buf, size_t len, uint64_t deadline)
 {
 	ssize_t n;
+	int err;
 
 	while (len) {
-		n = send(fd, buf, len, MSG_NOSIGNAL);	/* daemon gone: an error, not SIGPIPE */
-		if (n < 0 && errno == EINTR)
+		err = wait_fd(fd, POLLOUT, deadline);
+		if (err)
+			return err;
+		n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);	/* daemon gone: an error, not SIGPIPE */
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)
-			return -errno;
+			return n < 0 ? -errno : -EPIPE;
 		buf += n;
 		len -= n;
 	}
 	return 0;
 }
 
-/* Read one reply line (bounded); NULL on error. */
-static char *read_line(int fd, size_t *len)
+/* Read one reply line (bounded); NULL on error (*err: -errno, -ETIMEDOUT). */
+static char *read_line(int fd, size_t *len, uint64_t deadline, int *err)
 {
 	size_t cap = 65536, n = 0;
 	char *buf = malloc(cap), *nl;
 	ssize_t r;
 
+	*err = -EPROTO;
 	while (buf) {
 		if (n + 1 >= cap) {
 			char *b;
@@ -154,9 +257,13 @@ static char *read_line(int fd, size_t *len)
 			buf = b;
 			cap *= 2;
 		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
+		*err = wait_fd(fd, POLLIN, deadline);
+		if (*err)
+			break;
+		r = recv(fd, buf + n, cap - n - 1, MSG_DONTWAIT);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
+		*err = r < 0 ? -errno : -EPROTO;
 		if (r <= 0)
 			break;
 		n += r;
@@ -198,12 +305,14 @@ static int handle_reply(struct cli *cli, const char *line, json_object **result)
 int client_call(struct cli *cli, const char *cmd, json_object *args, json_object **result)
 {
 	json_object *req = proto_request_new(cmd, args);
+	double timeout_s = client_timeout(cli, cmd);
+	uint64_t deadline = deadline_after(timeout_s);
 	char *out = NULL, *line = NULL;
 	size_t len;
-	int fd, ret;
+	int fd, ret, err;
 
 	*result = NULL;
-	fd = connect_daemon(cli);
+	fd = connect_daemon(cli, timeout_s);
 	if (fd < 0) {
 		json_object_put(req);
 		return -fd;
@@ -213,17 +322,22 @@ int client_call(struct cli *cli, const char *cmd, json_object *args, json_object
 		ret = cli_error(cli, EXIT_PROTOCOL, "too_large", "request too large");
 		goto cleanup;
 	}
-	if (write_all(fd, out, len)) {
-		ret = cli_error(cli, EXIT_PROTOCOL, "protocol", "cannot send to the daemon: %s",
-				strerror(errno));
-		goto cleanup;
+	err = write_all(fd, out, len, deadline);
+	if (!err) {
+		line = read_line(fd, &len, deadline, &err);
+		err = line ? 0 : err;
 	}
-	line = read_line(fd, &len);
-	if (!line) {
+	if (err == -ETIMEDOUT)
+		ret = cli_error(cli, EXIT_PROTOCOL, "timeout", "no reply from the daemon at %s "
+				"within %g s (--timeout S to wait longer, 0: forever)", cli->socket,
+				timeout_s);
+	else if (err && !line && out && err != -EPROTO)
+		ret = cli_error(cli, EXIT_PROTOCOL, "protocol", "cannot talk to the daemon: %s",
+				strerror(-err));
+	else if (err)
 		ret = cli_error(cli, EXIT_PROTOCOL, "protocol", "no reply from the daemon");
-		goto cleanup;
-	}
-	ret = handle_reply(cli, line, result);
+	else
+		ret = handle_reply(cli, line, result);
 cleanup:
 	free(line);
 	free(out);

@@ -24,6 +24,17 @@ static void print_sites(json_object *sites)
 	}
 }
 
+/* record=NAME: whether it records now, or why it stopped. */
+static void print_recording(json_object *rec)
+{
+	if (!rec)
+		return;
+	if (jbool(rec, "active"))
+		printf("     record %s: recording to %s\n", jstr(rec, "name", "?"), jstr(rec, "file", "?"));
+	else
+		printf("     record %s: STOPPED: %s\n", jstr(rec, "name", "?"), jstr(rec, "error", "?"));
+}
+
 static void print_list(json_object *r)
 {
 	json_object *arr = jget(r, "attachments");
@@ -47,6 +58,7 @@ static void print_list(json_object *r)
 		       jbool(a, "latency") ? "yes" : "no", jint(a, "pid", 0) ? pid : "-", since,
 		       jstr(a, "mode_reason", ""));
 		print_sites(jget(a, "sites"));
+		print_recording(jget(a, "recording"));
 	}
 }
 

@@ -6,9 +6,13 @@
  *
  * Text: one line per event (time, cpu, pid/tid, comm, target, duration,
  * return value); --json: one JSON object per event per line and nothing
- * else on stdout. A file cut short (crash, full disk) is read up to its
- * last whole record and a note goes to stderr; exit 0. Corrupt data after
- * good records: the good ones are printed, exit 1.
+ * else on stdout. Only records of verified blocks are printed (format 2,
+ * include/tracerd/record.h). A file without an end of stream that stops
+ * at a flush point (still being written) reads without a warning (text:
+ * a "#" note); exit 0. A file cut short inside a block, or with corrupt
+ * data (zero-filled, bit-flipped): the records before the bad block are
+ * printed, then an error saying where (record, event, offsets) and why;
+ * exit 1.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -115,7 +119,7 @@ static void dump_error(const struct dump_opts *o, const char *msg)
 	json_object_put(e);
 }
 
-/* One file: 0 (clean or cut short), 1 (unreadable or corrupt). */
+/* One file: 0 (clean or open end), 1 (unreadable, cut short or corrupt). */
 static int dump_file(const struct dump_opts *o, const char *path)
 {
 	struct record_reader *r;
@@ -123,7 +127,7 @@ static int dump_file(const struct dump_opts *o, const char *path)
 	enum record_end end;
 	const char *why;
 	uint64_t events = 0;
-	char msg[512], why_copy[256];
+	char msg[1024], why_copy[512];
 	int ret;
 
 	if (record_reader__open(path, &r, msg, sizeof(msg))) {
@@ -155,11 +159,11 @@ static int dump_file(const struct dump_opts *o, const char *path)
 		dump_error(o, msg);
 		return 1;
 	}
-	if (end == RECORD_END_TRUNCATED)
-		fprintf(stderr, "tracectl: dump: %s: %s; read %" PRIu64 " whole events\n",
-			path, why, events);
-	if (end == RECORD_END_CORRUPT) {
-		snprintf(msg, sizeof(msg), "%s: %s after %" PRIu64 " events", path, why, events);
+	if (end == RECORD_END_OPEN && !o->json)
+		printf("# %s: %s\n", path, why);
+	if (end == RECORD_END_TRUNCATED || end == RECORD_END_CORRUPT) {
+		snprintf(msg, sizeof(msg), "%s: %s: %s; %" PRIu64 " events read",
+			 path, end == RECORD_END_CORRUPT ? "corrupt" : "cut short", why, events);
 		dump_error(o, msg);
 		return 1;
 	}

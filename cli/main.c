@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include "../lib/config.h"
 #include "dump.h"
 #include "tracectl.h"
@@ -20,7 +21,7 @@ static void usage(FILE *f)
 {
 	const struct cmd_entry *const *c;
 
-	fprintf(f, "Usage: tracectl [--socket PATH] [--json] COMMAND [ARGS]...\n"
+	fprintf(f, "Usage: tracectl [--socket PATH] [--json] [--timeout S] COMMAND [ARGS]...\n"
 		   "Control the tracerd kernel tracing daemon.\n\nCommands:\n");
 	for (c = commands; *c; c++)
 		fprintf(f, "  %-8s %-42s %s\n", (*c)->name, (*c)->args, (*c)->summary);
@@ -29,14 +30,43 @@ static void usage(FILE *f)
 	fprintf(f, "\nOptions:\n"
 		   "  -s, --socket=PATH  daemon socket (default %s, or $TRACERD_SOCKET)\n"
 		   "  -j, --json         machine output: JSON on stdout, errors as {\"error\": ...}\n"
+		   "  -T, --timeout=S    wait at most S seconds for the daemon (default %d,\n"
+		   "                     attach, detach and reload %d, bench no limit; 0: no limit)\n"
 		   "  -h, --help         show this help and exit\n"
 		   "  -V, --version      show version and exit\n\n"
 		   "Exit status: 0 ok, 1 daemon error, 2 usage, 3 daemon not running,\n"
 		   "4 permission denied, 5 not found, 6 mode unavailable or attach refused,\n"
-		   "7 protocol error.\n", TRACERD_DEFAULT_SOCKET);
+		   "7 protocol error or timeout.\n", TRACERD_DEFAULT_SOCKET, CLI_TIMEOUT_DEFAULT_S,
+		CLI_TIMEOUT_MUTATE_S);
 }
 
-/* Remove global options from argv (anywhere); returns new argc or -1. */
+/*
+ * --timeout S: a plain decimal, seconds with an optional fraction, no sign,
+ * no leading zero but for "0" and "0.x", at most a year (0: no limit).
+ */
+static int parse_timeout(const char *s, double *out)
+{
+	const char *p = s;
+	char *end;
+
+	if (!*p || (p[0] == '0' && p[1] && p[1] != '.'))
+		return -1;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p == s || (*p == '.' && !(p[1] >= '0' && p[1] <= '9')))
+		return -1;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			;
+	if (*p)
+		return -1;
+	*out = strtod(s, &end);
+	if (*end || !isfinite(*out) || *out < 0 || *out > 365.0 * 86400)
+		return -1;
+	return 0;
+}
+
+/* Remove global options from argv (anywhere); returns new argc, -1 or -2 (bad timeout). */
 static int global_options(struct cli *cli, int argc, char **argv, bool *help, bool *version)
 {
 	int i, j = 1;
@@ -52,6 +82,14 @@ static int global_options(struct cli *cli, int argc, char **argv, bool *help, bo
 			cli->socket = argv[i];
 		} else if (!strncmp(a, "--socket=", 9)) {
 			cli->socket = a + 9;
+		} else if (!strcmp(a, "--timeout") || !strcmp(a, "-T") ||
+			   !strncmp(a, "--timeout=", 10)) {
+			const char *v = a[2] == 't' && a[9] == '=' ? a + 10 : NULL;
+
+			if (!v && ++i >= argc)
+				return -2;
+			if (parse_timeout(v ? v : argv[i], &cli->timeout))
+				return -2;
 		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
 			*version = true;
 		} else if (j == 1 && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
@@ -97,7 +135,7 @@ static const struct cmd_entry *find_command(struct cli *cli, const char *name, i
 
 int main(int argc, char **argv)
 {
-	struct cli cli = { .socket = getenv("TRACERD_SOCKET"), .prog = "tracectl" };
+	struct cli cli = { .socket = getenv("TRACERD_SOCKET"), .prog = "tracectl", .timeout = -1 };
 	const struct cmd_entry *cmd;
 	bool help = false, version = false;
 	int exit = EXIT_USAGE;
@@ -108,6 +146,9 @@ int main(int argc, char **argv)
 	if (!cli.socket || !cli.socket[0])
 		cli.socket = TRACERD_DEFAULT_SOCKET;
 	argc = global_options(&cli, argc, argv, &help, &version);
+	if (argc == -2)
+		return cli_error(&cli, EXIT_USAGE, "usage",
+				 "--timeout needs seconds: a decimal number such as 5 or 0.5");
 	if (argc < 0)
 		return cli_error(&cli, EXIT_USAGE, "usage", "--socket needs a path");
 	if (help) {

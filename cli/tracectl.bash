@@ -3,7 +3,7 @@
 # share/bash-completion/completions/tracectl). The lists below are checked
 # against `tracectl --help` and the man page by tests/host/62-docs-sync.sh.
 
-_tracectl_global="--json --socket --help --version"
+_tracectl_global="--json --socket --timeout --help --version"
 _tracectl_commands="status attach list stats top detach bench reload sites dump"
 _tracectl_opts_status=""
 _tracectl_opts_attach="--mode --latency --pid --comm --record"
@@ -26,7 +26,7 @@ _tracectl()
 
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		--socket|-s) ((i++)) ;;
+		--socket|-s|--timeout|-T) ((i++)) ;;
 		-*) ;;
 		*) cmd=${COMP_WORDS[i]}; break ;;
 		esac
@@ -39,7 +39,7 @@ _tracectl()
 		COMPREPLY=($(compgen -W "$_tracectl_modes" -- "$cur")); return ;;
 	--symbols)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--pid|--comm|--record|--target)
+	--pid|--comm|--record|--target|--timeout|-T)
 		return ;;
 	esac
 

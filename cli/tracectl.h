@@ -12,10 +12,15 @@
 #include <json-c/json.h>
 #include "../lib/proto.h"
 
+#define CLI_TIMEOUT_DEFAULT_S	5	/* read commands, without --timeout */
+/* attach, detach, reload: a glob of 1000 fentry functions takes ~1 min under emulation */
+#define CLI_TIMEOUT_MUTATE_S	120
+
 struct cli {
 	const char *socket;
 	bool json;
 	const char *prog;
+	double timeout;		/* --timeout S; 0: none; < 0: the default */
 };
 
 struct cmd_entry {
@@ -37,6 +42,16 @@ extern const struct cmd_entry cmd_sites;	/* cmd_sites.c: offline, no daemon */
  * been printed and the exit status is returned.
  */
 int client_call(struct cli *cli, const char *cmd, json_object *args, json_object **result);
+/* Seconds command cmd may wait for the daemon (0: forever): --timeout, else
+ * CLI_TIMEOUT_DEFAULT_S, CLI_TIMEOUT_MUTATE_S for attach, detach and reload, none
+ * for bench. */
+double client_timeout(const struct cli *cli, const char *cmd);
+/*
+ * Connect to cli->socket (connect() bounded by timeout_s, 0: none) and check
+ * with SO_PEERCRED that root (or $TRACERD_UID) serves it: the fd, or -errno
+ * with msg set (-EPERM: an untrusted peer, -ETIMEDOUT, -ENOENT, ...).
+ */
+int client_connect(struct cli *cli, double timeout_s, char *msg, size_t msglen);
 /* Print an error (JSON object on stdout with --json, else stderr); returns exit. */
 int cli_error(struct cli *cli, int exit, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -12,6 +12,7 @@
 #include "../lib/util.h"
 #include "bench.h"
 #include "control.h"
+#include "recorder.h"
 #include "registry.h"
 #include "service.h"
 
@@ -141,6 +142,7 @@ static enum proto_code cmd_list(struct tracerd *d, json_object *args, json_objec
 
 		if (sites)
 			json_object_object_add(o, "sites", sites);
+		json_object_object_add(o, "recording", recorder_json(d, a));
 		json_object_array_add(arr, o);
 	}
 	*result = json_object_new_object();

@@ -2,10 +2,13 @@
 /*
  * Control socket server; see control.h and docs/protocol.md.
  * Hygiene as in tmux's server.c: refuse to start over a live socket,
- * unlink a stale one, umask around bind, non-blocking fds, back off on
- * EMFILE, bounded clients and request sizes, idle timeouts.
+ * unlink a stale one (and nothing else), the socket file made with its
+ * final owner and mode (control_bind), non-blocking fds, back off on
+ * EMFILE, bounded clients and request sizes, idle timeouts. A client that
+ * half-closes after its requests still gets every reply in full.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +39,7 @@ struct client {
 	pid_t pid;
 	bool can_read, can_admin;
 	bool closing;	/* close once the output is flushed */
+	bool eof;	/* the peer shut down its side: answer what it sent, then close */
 };
 
 struct control {
@@ -47,6 +51,8 @@ struct control {
 	bool refusing;	/* a refusal was logged; quiet until a client leaves */
 	gid_t read_gid, admin_gid;	/* (gid_t)-1: not configured */
 	char path[TRACERD_SOCKET_PATH_MAX];
+	dev_t dev;	/* the socket file we made: unlinked at stop only if */
+	ino_t ino;	/* the path still names it */
 };
 
 static void client_free(struct client *c)
@@ -140,6 +146,19 @@ static void client_rearm(struct client *c)
 	bufferevent_set_timeouts(c->bev, &idle, &idle);
 }
 
+/* After the peer's EOF: a last request without its newline, then close. */
+static void client_last_line(struct client *c, struct evbuffer *in, size_t len)
+{
+	char *line = len ? malloc(len + 1) : NULL;
+
+	if (line && evbuffer_remove(in, line, len) == (int)len) {
+		line[len] = '\0';
+		client_handle(c, line, len);
+	}
+	free(line);
+	c->closing = true;
+}
+
 static void client_read(struct bufferevent *bev, void *arg)
 {
 	struct client *c = arg;
@@ -158,8 +177,11 @@ static void client_read(struct bufferevent *bev, void *arg)
 		eol = evbuffer_search_eol(in, NULL, NULL, EVBUFFER_EOL_LF);
 		if (eol.pos < 0) {
 			len = evbuffer_get_length(in);
-			if (len < TRACERD_PROTO_MAX_REQUEST)
+			if (len < TRACERD_PROTO_MAX_REQUEST) {
+				if (c->eof)
+					client_last_line(c, in, len);
 				return;
+			}
 		} else {
 			len = (size_t)eol.pos;
 		}
@@ -185,12 +207,13 @@ static void client_write(struct bufferevent *bev, void *arg)
 {
 	struct client *c = arg;
 
-	if (c->closing && !evbuffer_get_length(bufferevent_get_output(bev))) {
-		client_free(c);
-	} else if (!c->closing && !(bufferevent_get_enabled(bev) & EV_READ)) {
-		bufferevent_enable(bev, EV_READ);
+	if (!c->closing && !(bufferevent_get_enabled(bev) & EV_READ)) {
+		if (!c->eof)
+			bufferevent_enable(bev, EV_READ);
 		client_read(bev, c);	/* lines already buffered */
 	}
+	if (c->closing && !evbuffer_get_length(bufferevent_get_output(bev)))
+		client_free(c);
 }
 
 static unsigned int uid_clients(struct control *ctl, uid_t uid)
@@ -214,10 +237,23 @@ static void control_refuse(struct control *ctl, struct client *c, int fd, const 
 	close(fd);
 }
 
+/*
+ * EOF is the peer's shutdown(SHUT_WR) as much as a hang-up: answer the
+ * requests it sent (a last one may lack its newline) and close once the
+ * replies are flushed; a peer that is really gone makes the write fail.
+ */
 static void client_event(struct bufferevent *bev, short what, void *arg)
 {
 	struct client *c = arg;
 
+	if ((what & BEV_EVENT_EOF) && !(what & (BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))) {
+		c->eof = true;
+		bufferevent_disable(bev, EV_READ);
+		client_read(bev, c);
+		if (c->closing && !evbuffer_get_length(bufferevent_get_output(bev)))
+			client_free(c);
+		return;
+	}
 	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
 		client_free(c);
 }
@@ -316,49 +352,140 @@ static void control_accept_error(struct evconnlistener *l, void *arg)
 	evtimer_add(ctl->backoff, &tv);
 }
 
-/* Group that owns the socket file: read_group, else admin_group, else none. */
-static int socket_perms(struct control *ctl)
+static const char *file_kind(mode_t m)
 {
-	gid_t g = ctl->read_gid != (gid_t)-1 ? ctl->read_gid : ctl->admin_gid;
-
-	if (g == (gid_t)-1)
-		return chmod(ctl->path, 0600) ? -errno : 0;
-	if (chown(ctl->path, 0, g) || chmod(ctl->path, 0660))
-		return -errno;
-	return 0;
+	return S_ISREG(m) ? "a regular file" : S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symlink" :
+	       S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "a device";
 }
 
-/* Create, bind and listen; refuses to take over a live daemon's socket. */
-static int control_bind(struct control *ctl)
+/*
+ * Make the path free for our socket: nothing there, or a stale socket (one
+ * nobody listens on: connect() gets ECONNREFUSED), which is removed.
+ * Anything else (a file, FIFO, directory, symlink, a socket a daemon
+ * listens on, or one we cannot tell) is an error and left untouched.
+ */
+static int path_clear(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	mode_t old;
+	struct stat sb;
 	int fd, err;
 
-	str_copy(sa.sun_path, ctl->path, sizeof(sa.sun_path));
+	if (lstat(path, &sb))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(sb.st_mode)) {
+		log_err("'%s' is %s, not a socket: leaving it alone", path, file_kind(sb.st_mode));
+		return -EEXIST;
+	}
+	str_copy(sa.sun_path, path, sizeof(sa.sun_path));
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		close(fd);
-		log_err("another tracerd is listening on '%s'", ctl->path);
+	err = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ? errno : 0;
+	close(fd);
+	if (err != ECONNREFUSED) {
+		log_err("another tracerd is listening on '%s'%s%s", path, err ? ": " : "",
+			err ? strerror(err) : "");
 		return -EADDRINUSE;
 	}
-	if (errno == ECONNREFUSED || errno == ENOTSOCK)	/* stale */
-		unlink(ctl->path);
-	old = umask(0177);
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	log_notice("removed stale socket '%s'", path);
+	return 0;
+}
+
+/*
+ * bind() at tmp with the final owner and mode from the start: the umask
+ * gives the mode (0660 with a group, else 0600) and the effective gid,
+ * switched around bind(), the group. fchown/fchmod on an AF_UNIX socket fd
+ * would only change the socket's sockfs inode, not the file bind() makes,
+ * and chown/chmod of the final path after bind() leave a window (and
+ * follow whatever the path is by then). Without CAP_SETGID (a unit that
+ * gives the group as SupplementaryGroups=) the file is made 0600 and
+ * given its group and mode while still at the temporary name, where no
+ * client looks and only the daemon may write.
+ */
+static int bind_as(int fd, const char *tmp, gid_t g)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	bool grp = g != (gid_t)-1, switched = false;
+	gid_t egid = getegid();
+	mode_t old;
+	int err;
+
+	str_copy(sa.sun_path, tmp, sizeof(sa.sun_path));
+	if (grp && g != egid) {
+		if (setegid(g) && errno != EPERM)
+			return -errno;
+		switched = getegid() == g;
+	}
+	old = umask(grp && (switched || g == egid) ? 0117 : 0177);
 	err = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
 	umask(old);
-	if (!err && listen(fd, 64))
+	if (switched && setegid(egid) && !err)
 		err = -errno;
-	if (!err)
-		err = socket_perms(ctl);
+	if (!err && grp && !switched && g != egid &&
+	    (fchownat(AT_FDCWD, tmp, (uid_t)-1, g, AT_SYMLINK_NOFOLLOW) ||
+	     fchmodat(AT_FDCWD, tmp, 0660, 0)))
+		err = -errno;
+	return err;
+}
+
+/*
+ * Create, bind and listen. The socket is bound at a temporary name next to
+ * the path (same directory: the daemon made it, mode 0755) and renamed into
+ * place with RENAME_NOREPLACE, so it appears whole, and only where nothing
+ * is (path_clear removed a stale socket just before; anything that shows up
+ * meanwhile is not replaced: EEXIST). Its dev/ino are kept for control_stop.
+ */
+static int control_bind(struct control *ctl)
+{
+	gid_t g = ctl->read_gid != (gid_t)-1 ? ctl->read_gid : ctl->admin_gid;
+	char tmp[TRACERD_SOCKET_PATH_MAX + 32];
+	struct stat sb;
+	bool bound;
+	int fd, err;
+
+	snprintf(tmp, sizeof(tmp), "%s.%d.new", ctl->path, (int)getpid());
+	if (strlen(tmp) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		log_err("socket path '%s' is too long (a temporary name is made next to it)",
+			ctl->path);
+		return -ENAMETOOLONG;
+	}
+	err = path_clear(ctl->path);
+	if (!err && !lstat(tmp, &sb))	/* ours, from a daemon of this pid that crashed */
+		err = S_ISSOCK(sb.st_mode) ? (unlink(tmp) ? -errno : 0) : -EEXIST;
+	if (err) {
+		log_err("cannot listen on '%s': %s", ctl->path, strerror(-err));
+		return err;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	err = bind_as(fd, tmp, g);
+	bound = !err;
+	if (!err && (listen(fd, 64) || lstat(tmp, &sb)))
+		err = -errno;
+	if (!err && renameat2(AT_FDCWD, tmp, AT_FDCWD, ctl->path, RENAME_NOREPLACE))
+		err = -errno;
 	if (err) {
 		log_err("failed to listen on '%s': %s", ctl->path, strerror(-err));
+		if (bound)
+			unlink(tmp);
 		close(fd);
 		return err;
 	}
+	ctl->dev = sb.st_dev;
+	ctl->ino = sb.st_ino;
 	return fd;
+}
+
+/* The path still names the socket this daemon made (not a newer daemon's). */
+static bool socket_is_ours(const struct control *ctl)
+{
+	struct stat sb;
+
+	return !lstat(ctl->path, &sb) && S_ISSOCK(sb.st_mode) && sb.st_dev == ctl->dev &&
+	       sb.st_ino == ctl->ino;
 }
 
 static gid_t group_id(const char *name)
@@ -371,10 +498,15 @@ static gid_t group_id(const char *name)
 	return g ? g->gr_gid : (gid_t)-1;
 }
 
-/* mkdir -p of the socket's directory (mode 0755) */
+/*
+ * mkdir -p of the socket's directory (mode 0755). A directory others may
+ * write (without the sticky bit) lets them rename or remove the socket:
+ * warned about, since the file checks here cannot make that safe.
+ */
 static void make_parent(const char *path)
 {
 	char dir[TRACERD_SOCKET_PATH_MAX], *p;
+	struct stat sb;
 
 	str_copy(dir, path, sizeof(dir));
 	for (p = dir + 1; (p = strchr(p, '/')); p++) {
@@ -382,6 +514,12 @@ static void make_parent(const char *path)
 		mkdir(dir, 0755);
 		*p = '/';
 	}
+	p = strrchr(dir, '/');
+	if (p && p != dir)
+		*p = '\0';
+	if (p && !stat(dir, &sb) && (sb.st_mode & 022) && !(sb.st_mode & S_ISVTX))
+		log_warn("socket directory '%s' is writable by others (mode %04o): they can "
+			 "replace the socket", dir, (unsigned int)(sb.st_mode & 07777));
 }
 
 int control_start(struct tracerd *d)
@@ -423,7 +561,10 @@ void control_stop(struct tracerd *d)
 		client_free(ctl->clients);
 	if (ctl->listener) {
 		evconnlistener_free(ctl->listener);
-		unlink(ctl->path);
+		if (socket_is_ours(ctl))
+			unlink(ctl->path);
+		else
+			log_notice("'%s' is no longer this daemon's socket: leaving it", ctl->path);
 	}
 	if (ctl->backoff)
 		event_free(ctl->backoff);

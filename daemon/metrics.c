@@ -90,6 +90,7 @@ static int snap_fill(struct tracerd *d, struct snap_buf *b)
 	b->s.config_attach_lines = (unsigned int)d->cfg.nr_attach;
 	b->s.config_attach_failures = config_attach_failures();	/* reload.c */
 	config_reload_counts(&b->s.config_reloads_ok, &b->s.config_reloads_refused);
+	b->s.ringbuf_yields = recorder_ringbuf_yields(d);
 	snap_features(d, b);
 	for (a = d->attachments; a; a = a->next) {
 		na++;

@@ -4,10 +4,21 @@
  * One record_writer per record NAME, shared by the attachments recording
  * to it; a slot -> writer table routes each ring-buffer event. The ring
  * buffer's epoll fd is an EV_READ|EV_PERSIST event of the daemon's loop,
- * and a 1 s timer drives the time-based flush. A writer stopped by an error
- * (full disk) is logged once and counted; tracing goes on.
+ * and a 1 s timer drives the time-based flush and notices a deleted file.
+ * A writer stopped by an error (full disk, file or record_dir deleted) is
+ * logged once and counted, tracing goes on, and the next attachment that
+ * joins the recording starts a new file (or is refused with the reason).
+ *
+ * The drain is budgeted: libbpf's ring_buffer__consume() runs until the
+ * ring is empty, which under a flood kept the loop from control and HTTP
+ * for seconds. on_event() returns RINGBUF_YIELD once a callback has spent
+ * its budget; libbpf 1.1 (src/ringbuf.c, ringbuf_process_ring) then stores
+ * the consumer position past that sample, which was handled, and returns
+ * the error, so nothing is lost. A zero-delay timer resumes the drain on
+ * the next loop iteration, after the loop has polled its other fds.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,11 +50,19 @@ struct rec_att {
 	uint64_t drops_written;		/* ring-buffer drops already in the file */
 };
 
+#define RINGBUF_YIELD		(-EAGAIN)	/* on_event: budget spent */
+#define RINGBUF_BUDGET_EVENTS	4096		/* per callback */
+#define RINGBUF_BUDGET_NS	(5ULL * 1000 * 1000)
+#define RINGBUF_DRAIN_EVENTS	65536		/* at detach: > what the ring holds */
+
 struct recorder {
 	struct tracerd *d;
 	int events_fd, drops_fd;
 	struct ring_buffer *rb;
-	struct event *rb_ev, *tick;
+	struct event *rb_ev, *tick, *more;
+	unsigned int budget;		/* events this callback may still take */
+	uint64_t deadline_ns;		/* ... until this time (0: none) */
+	uint64_t yields;		/* drains cut short by the budget */
 	struct rec_file *files;
 	struct rec_att *atts;
 	struct rec_file *by_slot[TRACERD_MAX_SLOTS];
@@ -57,6 +76,9 @@ int recorder_init(struct tracerd *d)
 
 	if (!r)
 		return -ENOMEM;
+	/* RLIMIT_FSIZE reached: write() fails with EFBIG (the recording stops,
+	 * saying so) instead of SIGXFSZ killing the daemon */
+	signal(SIGXFSZ, SIG_IGN);
 	r->d = d;
 	r->drops_fd = -1;
 	r->events_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "events", 0, 0, TRACERD_RINGBUF_BYTES, NULL);
@@ -97,6 +119,16 @@ int recorder_reuse_maps(struct tracerd *d, struct bpf_object *obj)
 	return 0;
 }
 
+static void stop_reason(struct rec_file *f, const struct record_writer_stats *st)
+{
+	if (st->error == -ENOENT)
+		snprintf(f->error, sizeof(f->error),
+			 "record file no longer at its path (deleted or moved, or record_dir "
+			 "removed or replaced)");
+	else
+		snprintf(f->error, sizeof(f->error), "write failed: %s", strerror(-st->error));
+}
+
 static void file_check(struct rec_file *f)
 {
 	struct record_writer_stats st;
@@ -104,7 +136,7 @@ static void file_check(struct rec_file *f)
 	record_writer__stats(f->w, &st);
 	if (!st.stopped || f->error_logged)
 		return;
-	snprintf(f->error, sizeof(f->error), "write failed: %s", strerror(-st.error));
+	stop_reason(f, &st);
 	log_err("recording '%s' stopped (%s): %s; tracing goes on", f->name,
 		record_writer__path(f->w), f->error);
 	f->error_logged = true;
@@ -114,24 +146,43 @@ static int on_event(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
 	const struct tracerd_event *ev = data;
+	uint64_t now = now_mono_ns();
 	struct rec_file *f;
 
-	if (size < sizeof(*ev) || ev->slot >= TRACERD_MAX_SLOTS || !(f = r->by_slot[ev->slot])) {
+	if (size < sizeof(*ev) || ev->slot >= TRACERD_MAX_SLOTS || !(f = r->by_slot[ev->slot]))
 		r->unrouted++;
-		return 0;
-	}
-	if (record_writer__write(f->w, ev, now_mono_ns()))
+	else if (record_writer__write(f->w, ev, now))
 		file_check(f);
+	/* this sample is consumed either way: libbpf stores the position past it */
+	if (!--r->budget || (r->deadline_ns && now >= r->deadline_ns))
+		return RINGBUF_YIELD;
 	return 0;
+}
+
+/* Drain up to events (and until deadline_ns, if not 0); true if events remain. */
+static bool drain(struct recorder *r, unsigned int events, uint64_t deadline_ns)
+{
+	int n;
+
+	r->budget = events;
+	r->deadline_ns = deadline_ns;
+	n = ring_buffer__consume(r->rb);
+	if (n == RINGBUF_YIELD)
+		return true;
+	if (n < 0)
+		log_warn("ring buffer: %s", strerror(-n));
+	return false;
 }
 
 static void on_ringbuf(evutil_socket_t fd, short what, void *arg)
 {
 	struct recorder *r = arg;
-	int n = ring_buffer__consume(r->rb);
+	struct timeval now = { 0, 0 };
 
-	if (n < 0)
-		log_warn("ring buffer: %s", strerror(-n));
+	if (drain(r, RINGBUF_BUDGET_EVENTS, now_mono_ns() + RINGBUF_BUDGET_NS)) {
+		r->yields++;
+		evtimer_add(r->more, &now);	/* after the loop polled the others */
+	}
 }
 
 static uint64_t slot_drops(struct tracerd *d, __u32 slot, bool zero);
@@ -176,7 +227,9 @@ static int loop_start(struct tracerd *d)
 		return -errno;
 	r->rb_ev = event_new(d->base, ring_buffer__epoll_fd(r->rb), EV_READ | EV_PERSIST, on_ringbuf, r);
 	r->tick = event_new(d->base, -1, EV_PERSIST, on_tick, r);
-	if (!r->rb_ev || !r->tick || event_add(r->rb_ev, NULL) || event_add(r->tick, &sec)) {
+	r->more = evtimer_new(d->base, on_ringbuf, r);
+	if (!r->rb_ev || !r->tick || !r->more || event_add(r->rb_ev, NULL) ||
+	    event_add(r->tick, &sec)) {
 		err = -ENOMEM;
 		recorder_loop_stop(d);
 		return err;
@@ -194,33 +247,83 @@ void recorder_loop_stop(struct tracerd *d)
 		event_free(r->rb_ev);
 	if (r->tick)
 		event_free(r->tick);
-	r->rb_ev = r->tick = NULL;
+	if (r->more)
+		event_free(r->more);
+	r->rb_ev = r->tick = r->more = NULL;
+}
+
+/* A writer for record NAME under record_dir (made if missing, mode 0750). */
+static int writer_new(struct tracerd *d, const char *name, struct record_writer **w,
+		      char *msg, size_t msglen)
+{
+	struct record_opts o = {
+		.dir = d->cfg.record_dir, .name = name, .max_bytes = d->cfg.record_max_bytes,
+		.keep = d->cfg.record_keep,
+	};
+
+	if (mkdir(d->cfg.record_dir, 0750) && errno != EEXIST)
+		return set_err(msg, msglen, -errno, "record_dir '%s': %s", d->cfg.record_dir,
+			       strerror(errno));
+	return record_writer__new(&o, w, msg, msglen);
+}
+
+/*
+ * A new attachment joins a stopped recording: start a new file (the old one
+ * is kept as NAME.trec.1) declaring the attachments still on it, or refuse
+ * the attachment with both reasons.
+ */
+static int file_restart(struct tracerd *d, struct rec_file *f, char *msg, size_t msglen)
+{
+	struct record_writer_stats st;
+	struct record_writer *w;
+	struct rec_att *ra;
+	char why[256];
+	size_t i;
+	int err;
+
+	record_writer__stats(f->w, &st);
+	if (!st.stopped)
+		return 0;
+	file_check(f);
+	err = writer_new(d, f->name, &w, why, sizeof(why));
+	if (err)
+		return set_err(msg, msglen, err, "recording '%s' stopped (%s) and cannot restart: %s",
+			       f->name, f->error, why);
+	log_notice("recording '%s' restarted in %s (it had stopped: %s)", f->name,
+		   record_writer__path(w), f->error);
+	record_writer__free(f->w);
+	f->w = w;
+	f->error[0] = '\0';
+	f->error_logged = false;
+	for (ra = d->rec->atts; ra; ra = ra->next) {
+		if (ra->f != f)
+			continue;
+		for (i = 0; i < ra->a->nr_hooks; i++)
+			record_writer__define_target(w, ra->a->hooks[i].slot, ra->a->mode, ra->a->id,
+						     spec_is_tracepoint(ra->a->spec.target) ?
+						     ra->a->spec.target : ra->a->hooks[i].name);
+	}
+	return 0;
 }
 
 static struct rec_file *file_get(struct tracerd *d, const char *name, char *msg, size_t msglen)
 {
 	struct recorder *r = d->rec;
-	struct record_opts o = {
-		.dir = d->cfg.record_dir, .name = name, .max_bytes = d->cfg.record_max_bytes,
-		.keep = d->cfg.record_keep,
-	};
 	struct rec_file *f;
 
 	for (f = r->files; f; f = f->next)
 		if (!strcmp(f->name, name)) {
+			if (file_restart(d, f, msg, msglen))
+				return NULL;
 			f->refs++;
 			return f;
 		}
-	if (mkdir(d->cfg.record_dir, 0750) && errno != EEXIST) {
-		set_err(msg, msglen, 0, "record_dir '%s': %s", d->cfg.record_dir, strerror(errno));
-		return NULL;
-	}
 	f = calloc(1, sizeof(*f));
 	if (!f) {
 		set_err(msg, msglen, 0, "out of memory");
 		return NULL;
 	}
-	if (record_writer__new(&o, &f->w, msg, msglen)) {
+	if (writer_new(d, name, &f->w, msg, msglen)) {
 		free(f);
 		return NULL;
 	}
@@ -321,13 +424,17 @@ void recorder_detach(struct tracerd *d, struct attachment *a)
 	if (!ra)
 		return;
 	*pp = ra->next;
-	if (r->rb)
-		ring_buffer__consume(r->rb);	/* what is queued still goes to the file */
+	if (r->rb)	/* what is queued still goes to the file: all of it fits the budget */
+		drain(r, RINGBUF_DRAIN_EVENTS, 0);
 	lost_sync(d, ra);
 	for (i = 0; i < a->nr_hooks; i++) {
-		r->retired_drops += slot_drops(d, a->hooks[i].slot, true);
-		if (a->hooks[i].slot < TRACERD_MAX_SLOTS)
-			r->by_slot[a->hooks[i].slot] = NULL;
+		__u32 slot = a->hooks[i].slot;
+
+		r->retired_drops += slot_drops(d, slot, true);
+		/* later files do not declare it (#12: 3000 cycles filled them) */
+		record_writer__forget_target(ra->f->w, slot);
+		if (slot < TRACERD_MAX_SLOTS)
+			r->by_slot[slot] = NULL;
 	}
 	file_put(r, ra->f);
 	free(ra);
@@ -352,7 +459,7 @@ int recorder_stats(struct tracerd *d, struct attachment *a, struct metrics_recor
 	out->active = !st.stopped;
 	out->error = st.stopped ? ra->f->error : NULL;
 	if (st.stopped && !ra->f->error[0])
-		snprintf(ra->f->error, sizeof(ra->f->error), "write failed: %s", strerror(-st.error));
+		stop_reason(ra->f, &st);
 	out->events = st.events;
 	out->dropped = st.dropped;
 	for (i = 0; i < a->nr_hooks; i++)
@@ -361,6 +468,28 @@ int recorder_stats(struct tracerd *d, struct attachment *a, struct metrics_recor
 	out->errors = st.write_errors;
 	out->rotations = st.rotations;
 	return 0;
+}
+
+json_object *recorder_json(struct tracerd *d, struct attachment *a)
+{
+	struct metrics_record m;
+	json_object *o;
+
+	if (recorder_stats(d, a, &m))
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "name", json_object_new_string(m.name));
+	json_object_object_add(o, "file", json_object_new_string(m.file));
+	json_object_object_add(o, "active", json_object_new_boolean(m.active));
+	json_object_object_add(o, "error", m.error ? json_object_new_string(m.error) : NULL);
+	json_object_object_add(o, "events", json_object_new_uint64(m.events));
+	json_object_object_add(o, "dropped", json_object_new_uint64(m.dropped));
+	return o;
+}
+
+uint64_t recorder_ringbuf_yields(struct tracerd *d)
+{
+	return d->rec ? d->rec->yields : 0;
 }
 
 uint64_t recorder_ringbuf_drops(struct tracerd *d)

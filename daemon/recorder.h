@@ -8,6 +8,7 @@
 #define TRACERD_RECORDER_H
 
 #include <stdint.h>
+#include <json-c/json.h>
 #include "../lib/metrics.h"
 #include "tracerd.h"
 
@@ -25,6 +26,10 @@ int recorder_attach(struct tracerd *d, struct attachment *a, char *msg, size_t m
 void recorder_detach(struct tracerd *d, struct attachment *a);
 /* 0 and *out filled when a records, -ENOENT otherwise (strings owned by the recorder). */
 int recorder_stats(struct tracerd *d, struct attachment *a, struct metrics_record *out);
+/* `list`'s "recording": name, file, active, error, events, dropped; NULL if a does not record. */
+json_object *recorder_json(struct tracerd *d, struct attachment *a);
 uint64_t recorder_ringbuf_drops(struct tracerd *d);
+/* Drains that yielded with events left (the per-callback budget). */
+uint64_t recorder_ringbuf_yields(struct tracerd *d);
 
 #endif

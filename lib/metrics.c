@@ -217,6 +217,7 @@ json_object *metrics_json(const struct metrics_snapshot *s)
 	json_object_object_add(o, "attachments", arr);
 	rb = json_object_new_object();
 	json_object_object_add(rb, "drops", ju64(s->ringbuf_drops));
+	json_object_object_add(rb, "yields", ju64(s->ringbuf_yields));
 	json_object_object_add(o, "ringbuf", rb);
 	rb = json_object_new_object();
 	json_object_object_add(rb, "attach_lines", ju64(s->config_attach_lines));
@@ -361,6 +362,9 @@ static void prom_daemon(FILE *f, const struct metrics_snapshot *s)
 	fprintf(f, "tracerd_config_reloads_total{result=\"ok\"} %u\n", s->config_reloads_ok);
 	fprintf(f, "tracerd_config_reloads_total{result=\"refused\"} %u\n",
 		s->config_reloads_refused);
+	put_header(f, "tracerd_ringbuf_drain_yields_total", "counter",
+		   "Ring-buffer drains that yielded to the event loop with events left (budget spent).");
+	fprintf(f, "tracerd_ringbuf_drain_yields_total %" PRIu64 "\n", s->ringbuf_yields);
 }
 
 static void prom_histogram(FILE *f, const char *name, const struct metrics_attachment *a,

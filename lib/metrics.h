@@ -103,6 +103,7 @@ struct metrics_snapshot {
 	 * last start-up or reload */
 	unsigned int config_attach_lines, config_attach_failures;
 	unsigned int config_reloads_ok, config_reloads_refused;	/* since start */
+	uint64_t ringbuf_yields;	/* drains cut short by the per-callback budget */
 	const struct metrics_http *http;	/* NULL: not served over HTTP */
 	unsigned int function_series_max;	/* 0: METRICS_FUNCTION_SERIES_MAX */
 	bool process_known;		/* process filled (metrics_process_read) */

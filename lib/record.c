@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Record file writer and reader; see record.h and include/tracerd/record.h. */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,7 +14,8 @@
 #include "record.h"
 #include "util.h"
 
-#define OUT_BUF_SIZE	(16 * 1024)
+/* holds a whole compressed block: bytes reach the file only at flush points */
+#define OUT_BUF_SIZE	(2 * TRACERD_BLOCK_MAX)
 #define IN_BUF_SIZE	(64 * 1024)
 #define DEC_BUF_SIZE	(256 * 1024)	/* > largest record (4 + 65535) */
 #define MAX_SLOT	(1U << 20)	/* reader: slot table bound */
@@ -39,6 +41,9 @@ struct record_writer {
 	unsigned int pending;		/* events since the last flush */
 	uint64_t last_flush_ns;
 	unsigned int nflush;
+	uint32_t block, blk_records;	/* current block: number, records so far */
+	uint32_t blk_crc;		/* crc32 of its record bytes */
+	size_t blk_bytes;
 	uint64_t seq;			/* files started by this writer */
 	struct wtarget *targets;
 	size_t nr_targets;
@@ -124,21 +129,62 @@ static int deflate_run(struct record_writer *w, int flush)
 	return flush == Z_NO_FLUSH ? 0 : out_drain(w);
 }
 
+static int zput(struct record_writer *w, const void *buf, size_t len)
+{
+	w->zs.next_in = (unsigned char *)buf;
+	w->zs.avail_in = (uInt)len;
+	return deflate_run(w, Z_NO_FLUSH);
+}
+
+/* Close the current block (CHECK record), then flush the stream with zflush. */
+static int block_flush(struct record_writer *w, int zflush)
+{
+	struct {
+		struct tracerd_rec_hdr h;
+		struct tracerd_rec_check c;
+	} chk = {
+		.h = { .type = TRACERD_REC_CHECK, .len = sizeof(chk.c) },
+		.c = { .block = w->block, .records = w->blk_records, .crc = w->blk_crc },
+	};
+	int err = 0;
+
+	if (w->blk_records) {
+		err = zput(w, &chk, sizeof(chk));
+		w->block++;
+		w->blk_records = 0;
+		w->blk_bytes = 0;
+		w->blk_crc = (uint32_t)crc32(0, Z_NULL, 0);
+	}
+	if (!err) {
+		w->zs.next_in = NULL;
+		w->zs.avail_in = 0;
+		err = deflate_run(w, zflush);
+	}
+	return err;
+}
+
 static int put_record(struct record_writer *w, uint16_t type, const void *a, size_t alen,
 		      const void *b, size_t blen)
 {
 	unsigned char buf[sizeof(struct tracerd_rec_hdr) + 512];
 	struct tracerd_rec_hdr h = { .type = type, .len = (uint16_t)(alen + blen) };
+	size_t len = sizeof(h) + alen + blen;
+	int err;
 
-	if (sizeof(h) + alen + blen > sizeof(buf))
+	if (len > sizeof(buf))
 		return -E2BIG;
 	memcpy(buf, &h, sizeof(h));
 	memcpy(buf + sizeof(h), a, alen);
 	if (blen)
 		memcpy(buf + sizeof(h) + alen, b, blen);
-	w->zs.next_in = buf;
-	w->zs.avail_in = (uInt)(sizeof(h) + alen + blen);
-	return deflate_run(w, Z_NO_FLUSH);
+	err = zput(w, buf, len);
+	if (err)
+		return err;
+	w->blk_crc = (uint32_t)crc32(w->blk_crc, buf, (uInt)len);
+	w->blk_records++;
+	w->blk_bytes += len;
+	/* a block stays small enough for the output buffer and the reader */
+	return w->blk_bytes >= TRACERD_BLOCK_MAX ? block_flush(w, Z_SYNC_FLUSH) : 0;
 }
 
 static int put_target(struct record_writer *w, const struct wtarget *t)
@@ -189,6 +235,7 @@ static int file_open(struct record_writer *w)
 {
 	struct tracerd_file_header h = { .version = TRACERD_FILE_VERSION };
 	json_object *meta;
+	unsigned char *hbuf;
 	const char *js;
 	size_t i, jlen;
 	int err;
@@ -203,9 +250,15 @@ static int file_open(struct record_writer *w)
 	jlen = strlen(js);
 	memcpy(h.magic, TRACERD_FILE_MAGIC, sizeof(h.magic));
 	h.meta_len = (uint32_t)jlen;
-	err = jlen > TRACERD_FILE_META_MAX ? -E2BIG : write_all(w, &h, sizeof(h));
-	if (!err)
-		err = write_all(w, js, jlen);
+	/* one write: a reader never finds the header without its meta */
+	hbuf = jlen > TRACERD_FILE_META_MAX ? NULL : malloc(sizeof(h) + jlen);
+	err = hbuf ? 0 : jlen > TRACERD_FILE_META_MAX ? -E2BIG : -ENOMEM;
+	if (!err) {
+		memcpy(hbuf, &h, sizeof(h));
+		memcpy(hbuf + sizeof(h), js, jlen);
+		err = write_all(w, hbuf, sizeof(h) + jlen);
+	}
+	free(hbuf);
 	json_object_put(meta);
 	if (err)
 		return err;
@@ -216,6 +269,9 @@ static int file_open(struct record_writer *w)
 	w->zs_init = true;
 	w->zs.next_out = w->out;
 	w->zs.avail_out = sizeof(w->out);
+	w->block = w->blk_records = 0;
+	w->blk_bytes = 0;
+	w->blk_crc = (uint32_t)crc32(0, Z_NULL, 0);
 	for (i = 0; i < w->nr_targets; i++) {
 		err = put_target(w, &w->targets[i]);
 		if (err)
@@ -252,9 +308,7 @@ static int file_finish(struct record_writer *w)
 	int err = 0;
 
 	if (w->zs_init) {
-		w->zs.next_in = NULL;
-		w->zs.avail_in = 0;
-		err = deflate_run(w, Z_FINISH);
+		err = block_flush(w, Z_FINISH);
 		if (w->zs_init)
 			deflateEnd(&w->zs);
 		w->zs_init = false;
@@ -352,26 +406,58 @@ void record_writer__free(struct record_writer *w)
 	free(w);
 }
 
+static struct wtarget *target_find(struct record_writer *w, uint32_t slot)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_targets; i++)
+		if (w->targets[i].slot == slot)
+			return &w->targets[i];
+	return NULL;
+}
+
 int record_writer__define_target(struct record_writer *w, uint32_t slot, uint32_t mode,
 				 uint32_t attachment, const char *name)
 {
 	struct wtarget *t;
+	char *dup;
 
 	if (strlen(name) > 480)
 		return -E2BIG;
-	t = realloc(w->targets, (w->nr_targets + 1) * sizeof(*t));
-	if (!t)
+	dup = strdup(name);
+	if (!dup)
 		return -ENOMEM;
-	w->targets = t;
-	t = &w->targets[w->nr_targets];
-	*t = (struct wtarget){ .slot = slot, .mode = mode, .attachment = attachment };
-	t->name = strdup(name);
-	if (!t->name)
-		return -ENOMEM;
-	w->nr_targets++;
+	t = target_find(w, slot);	/* a slot used again: the new name wins */
+	if (!t) {
+		t = realloc(w->targets, (w->nr_targets + 1) * sizeof(*t));
+		if (!t) {
+			free(dup);
+			return -ENOMEM;
+		}
+		w->targets = t;
+		t = &w->targets[w->nr_targets++];
+		t->name = NULL;
+	}
+	free(t->name);
+	*t = (struct wtarget){ .slot = slot, .mode = mode, .attachment = attachment, .name = dup };
 	if (w->st.stopped)
 		return w->st.error;
 	return put_target(w, t);
+}
+
+void record_writer__forget_target(struct record_writer *w, uint32_t slot)
+{
+	struct wtarget *t = target_find(w, slot);
+
+	if (!t)
+		return;
+	free(t->name);
+	*t = w->targets[--w->nr_targets];
+}
+
+size_t record_writer__nr_targets(const struct record_writer *w)
+{
+	return w->nr_targets;
 }
 
 int record_writer__flush(struct record_writer *w, bool full)
@@ -380,9 +466,7 @@ int record_writer__flush(struct record_writer *w, bool full)
 
 	if (w->st.stopped)
 		return w->st.error;
-	w->zs.next_in = NULL;
-	w->zs.avail_in = 0;
-	err = deflate_run(w, full ? Z_FULL_FLUSH : Z_SYNC_FLUSH);
+	err = block_flush(w, full ? Z_FULL_FLUSH : Z_SYNC_FLUSH);
 	if (err)
 		return err;
 	w->pending = 0;
@@ -430,11 +514,33 @@ int record_writer__lost(struct record_writer *w, uint64_t count)
 	return put_record(w, TRACERD_REC_LOST, &l, sizeof(l), NULL, 0);
 }
 
+/*
+ * Writes into a file that was deleted, or whose record_dir was deleted,
+ * replaced or moved, succeed and go nowhere anyone looks: when the path
+ * no longer names the open file, stop the writer, so that nothing claims
+ * to record to it.
+ */
+static int writer_check_file(struct record_writer *w)
+{
+	struct stat fsb, psb;
+
+	if (fstat(w->fd, &fsb))
+		return -errno;
+	if (fsb.st_nlink && !stat(w->path, &psb) && psb.st_dev == fsb.st_dev &&
+	    psb.st_ino == fsb.st_ino)
+		return 0;
+	writer_stop(w, -ENOENT);
+	return -ENOENT;
+}
+
 int record_writer__tick(struct record_writer *w, uint64_t now_ns)
 {
+	int err;
+
 	if (w->st.stopped)
 		return w->st.error;
-	return writer_maybe_flush(w, now_ns);
+	err = writer_check_file(w);
+	return err ? err : writer_maybe_flush(w, now_ns);
 }
 
 void record_writer__stats(const struct record_writer *w, struct record_writer_stats *st)
@@ -451,15 +557,22 @@ const char *record_writer__path(const struct record_writer *w)
 
 struct record_reader {
 	int fd;
+	uint32_t version;		/* of the file: 1 has no CHECK records */
 	json_object *meta;
 	z_stream zs;
-	bool zs_init, in_eof, z_end;
+	bool zs_init, in_eof, z_end, out_full;
+	bool done;			/* v2: the end is final (reader_bad, reader_tail) */
 	unsigned char in[IN_BUF_SIZE];
 	unsigned char *buf;		/* decompressed, [pos, len) unread */
 	size_t pos, len;
+	size_t vend;			/* v2: [pos, vend) is verified */
+	uint64_t base;			/* stream offset of buf[0] */
+	uint64_t data_off;		/* file offset of the zlib stream */
+	uint32_t block;			/* v2: the next block's number */
+	uint64_t records, events;	/* handed out */
 	enum record_end end;
 	const char *why;
-	char why_buf[256];
+	char why_buf[512];
 	char **names;			/* slot -> target name */
 	size_t nr_names;
 	struct tracerd_event ev;	/* aligned copy of the current event */
@@ -484,9 +597,11 @@ static int reader_header(struct record_reader *r, const char *path, char *msg, s
 	n = read(r->fd, &h, sizeof(h));
 	if (n != (ssize_t)sizeof(h) || memcmp(h.magic, TRACERD_FILE_MAGIC, sizeof(h.magic)))
 		return set_err(msg, msglen, -EINVAL, "%s: not a tracerd record file", path);
-	if (h.version != TRACERD_FILE_VERSION)
-		return set_err(msg, msglen, -EPROTO, "%s: record format version %u not supported (this reader: %d)",
-			       path, h.version, TRACERD_FILE_VERSION);
+	if (h.version < TRACERD_FILE_VERSION_MIN || h.version > TRACERD_FILE_VERSION)
+		return set_err(msg, msglen, -EPROTO, "%s: record format version %u not supported (this reader: %d to %d)",
+			       path, h.version, TRACERD_FILE_VERSION_MIN, TRACERD_FILE_VERSION);
+	r->version = h.version;
+	r->data_off = sizeof(h) + h.meta_len;
 	if (h.meta_len > TRACERD_FILE_META_MAX)
 		return set_err(msg, msglen, -EINVAL, "%s: bad header (meta length %u)", path, h.meta_len);
 	js = calloc(1, h.meta_len + 1);
@@ -563,11 +678,29 @@ json_object *record_reader__meta(const struct record_reader *r)
 	return r->meta;
 }
 
-static void reader_end(struct record_reader *r, enum record_end end, const char *fmt, const char *arg)
+__attribute__((format(printf, 3, 4)))
+static void reader_end(struct record_reader *r, enum record_end end, const char *fmt, ...)
 {
+	va_list ap;
+
 	r->end = end;
-	snprintf(r->why_buf, sizeof(r->why_buf), fmt, arg ? arg : "");
+	va_start(ap, fmt);
+	vsnprintf(r->why_buf, sizeof(r->why_buf), fmt, ap);
+	va_end(ap);
 	r->why = r->why_buf;
+}
+
+/* Where the reader stands, for messages: records and events handed out, offsets. */
+static void reader_bad(struct record_reader *r, enum record_end end, size_t off, const char *what)
+{
+	char w[256];
+
+	snprintf(w, sizeof(w), "%s", what);	/* what may be r->why_buf */
+	r->done = true;
+	reader_end(r, end, "%s, after record %llu (event %llu): stream offset %llu, "
+		   "file offset <= %llu", w, (unsigned long long)r->records,
+		   (unsigned long long)r->events, (unsigned long long)(r->base + r->pos + off),
+		   (unsigned long long)(r->data_off + r->zs.total_in));
 }
 
 /* Decompress more into buf; 0 with r->end set when nothing more comes. */
@@ -580,6 +713,8 @@ static int reader_fill(struct record_reader *r)
 	if (r->pos) {
 		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
 		r->len -= r->pos;
+		r->vend -= r->vend >= r->pos ? r->pos : r->vend;
+		r->base += r->pos;
 		r->pos = 0;
 	}
 	before = r->len;
@@ -592,14 +727,15 @@ static int reader_fill(struct record_reader *r)
 			r->zs.next_in = r->in;
 			r->zs.avail_in = (uInt)n;
 		}
-		if (!r->zs.avail_in && r->in_eof) {
-			reader_end(r, RECORD_END_TRUNCATED, "file cut short (no end of stream)%s", NULL);
+		if (!r->zs.avail_in && r->in_eof && !r->out_full) {
+			reader_end(r, RECORD_END_TRUNCATED, "file cut short (no end of stream)");
 			return 0;
 		}
 		r->zs.next_out = r->buf + r->len;
 		r->zs.avail_out = (uInt)(DEC_BUF_SIZE - r->len);
 		zr = inflate(&r->zs, Z_SYNC_FLUSH);
 		r->len = DEC_BUF_SIZE - r->zs.avail_out;
+		r->out_full = !r->zs.avail_out;
 		if (zr == Z_STREAM_END) {
 			r->z_end = true;
 		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
@@ -667,11 +803,136 @@ static int reader_record(struct record_reader *r, struct record_item *it, size_t
 		it->lost = l.count;
 		return 1;
 	default:
-		return 0;	/* a newer record type: skip it */
+		return 0;	/* a CHECK, or a newer record type: skip it */
 	}
 }
 
-int record_reader__next(struct record_reader *r, struct record_item *it)
+/* The block's CHECK record at pos + off: [pos, pos + off + rl) verified, or the end. */
+static void reader_check(struct record_reader *r, size_t off, size_t rl, uint32_t crc,
+			 uint32_t n)
+{
+	struct tracerd_rec_check c;
+	char what[128];
+
+	if (rl < sizeof(struct tracerd_rec_hdr) + sizeof(c)) {
+		reader_bad(r, RECORD_END_CORRUPT, off, "malformed check record");
+		return;
+	}
+	memcpy(&c, r->buf + r->pos + off + sizeof(struct tracerd_rec_hdr), sizeof(c));
+	if (c.block != r->block) {
+		snprintf(what, sizeof(what), "block %u found where block %u was due "
+			 "(repeated or misplaced data)", c.block, r->block);
+		reader_bad(r, RECORD_END_CORRUPT, 0, what);
+		return;
+	}
+	if (c.records != n || c.crc != crc) {
+		snprintf(what, sizeof(what), "checksum mismatch in block %u (%u records)",
+			 r->block, n);
+		reader_bad(r, RECORD_END_CORRUPT, 0, what);
+		return;
+	}
+	r->vend = r->pos + off + rl;
+	r->block++;
+}
+
+/*
+ * No more data after pos + off: the end is clean (Z_STREAM_END right after a
+ * block), open (a file still being written: no end of stream, but it stops
+ * at a flush point of the writer with nothing unverified), or cut short.
+ */
+static void reader_tail(struct record_reader *r, size_t off)
+{
+	size_t avail = r->len - r->pos;
+	bool at_flush = !r->zs.total_in || r->zs.data_type == 128;
+
+	if (r->end == RECORD_END_CORRUPT) {
+		reader_bad(r, RECORD_END_CORRUPT, off, r->why_buf);
+	} else if (r->z_end) {
+		if (avail)
+			reader_bad(r, RECORD_END_CORRUPT, 0, "records without a check at end of stream");
+		else if (r->zs.avail_in || read(r->fd, r->in, 1) > 0)
+			reader_bad(r, RECORD_END_CORRUPT, 0, "data after the end of stream");
+		else
+			reader_end(r, RECORD_END_CLEAN, "end of stream");
+	} else if (!avail && at_flush) {
+		reader_end(r, RECORD_END_OPEN, "no end of stream: the file ends at a flush point "
+			   "(still being written, or its writer stopped)");
+	} else {
+		reader_bad(r, RECORD_END_TRUNCATED, 0, "file cut short inside a block "
+			   "(its records are not shown)");
+	}
+	r->done = true;
+}
+
+/* v2: check the block that starts at pos; sets vend, or the end. */
+static int reader_verify(struct record_reader *r)
+{
+	uint32_t crc = (uint32_t)crc32(0, Z_NULL, 0), n = 0;
+	struct tracerd_rec_hdr h;
+	size_t off = 0, avail, rl;
+	int err;
+
+	for (;;) {
+		avail = r->len - r->pos;
+		if (avail - off >= sizeof(h)) {
+			memcpy(&h, r->buf + r->pos + off, sizeof(h));
+			rl = sizeof(h) + h.len;
+			if (avail - off >= rl) {
+				if (h.type == TRACERD_REC_CHECK) {
+					reader_check(r, off, rl, crc, n);
+					return 0;
+				}
+				crc = (uint32_t)crc32(crc, r->buf + r->pos + off, (uInt)rl);
+				n++;
+				off += rl;
+				if (off > TRACERD_BLOCK_LIMIT) {
+					reader_bad(r, RECORD_END_CORRUPT, 0, "block without a check record");
+					return 0;
+				}
+				continue;
+			}
+		}
+		if (r->end || r->z_end) {
+			reader_tail(r, off);
+			return 0;
+		}
+		err = reader_fill(r);
+		if (err)
+			return err;
+	}
+}
+
+/* v2: hand out records of verified blocks only. */
+static int next_checked(struct record_reader *r, struct record_item *it)
+{
+	size_t used;
+	int ret;
+
+	for (;;) {
+		if (r->pos < r->vend) {
+			ret = reader_record(r, it, &used);
+			if (ret == -EBADMSG) {
+				reader_bad(r, RECORD_END_CORRUPT, 0, "malformed record");
+				r->vend = r->pos;
+				return 0;
+			}
+			if (ret < 0)
+				return ret;
+			r->pos += used;
+			if (ret)
+				return 1;
+			continue;
+		}
+		if (r->done)
+			return 0;
+		ret = reader_verify(r);
+		if (ret)
+			return ret;
+	}
+}
+
+/* v1: no checks; records as they decompress. */
+static int next_unchecked(struct record_reader *r, struct record_item *it)
 {
 	struct tracerd_rec_hdr h;
 	size_t avail, used;
@@ -684,7 +945,7 @@ int record_reader__next(struct record_reader *r, struct record_item *it)
 			if (avail >= sizeof(h) + h.len) {
 				ret = reader_record(r, it, &used);
 				if (ret == -EBADMSG) {
-					reader_end(r, RECORD_END_CORRUPT, "malformed record%s", NULL);
+					reader_end(r, RECORD_END_CORRUPT, "malformed record");
 					return 0;
 				}
 				if (ret < 0)
@@ -699,15 +960,31 @@ int record_reader__next(struct record_reader *r, struct record_item *it)
 			return 0;
 		if (r->z_end) {
 			if (avail)
-				reader_end(r, RECORD_END_CORRUPT, "partial record at end of stream%s", NULL);
+				reader_end(r, RECORD_END_CORRUPT, "partial record at end of stream");
 			else
-				reader_end(r, RECORD_END_CLEAN, "end of stream%s", NULL);
+				reader_end(r, RECORD_END_CLEAN, "end of stream");
 			return 0;
 		}
 		ret = reader_fill(r);
 		if (ret)
 			return ret;
 	}
+}
+
+int record_reader__next(struct record_reader *r, struct record_item *it)
+{
+	int ret = r->version >= 2 ? next_checked(r, it) : next_unchecked(r, it);
+
+	if (ret == 1) {
+		r->records++;
+		r->events += it->type == TRACERD_REC_EVENT;
+	}
+	return ret;
+}
+
+uint32_t record_reader__version(const struct record_reader *r)
+{
+	return r->version;
 }
 
 enum record_end record_reader__end(const struct record_reader *r, const char **why)

@@ -9,8 +9,11 @@
  * Flush policy: Z_SYNC_FLUSH after flush_events events or when flush_ns has
  * passed since the last flush (checked on each event and by
  * record_writer__tick), every full_flush_every-th flush a Z_FULL_FLUSH.
- * A write error (ENOSPC, EDQUOT, EIO, ...) stops the writer: it keeps the
- * error, counts what it drops, and never fails the caller's tracing.
+ * Every flush closes an integrity block (include/tracerd/record.h), and
+ * compressed bytes reach the file only at flush points.
+ * A write error (ENOSPC, EDQUOT, EIO, ...), or the file found deleted by
+ * record_writer__tick (-ENOENT), stops the writer: it keeps the error,
+ * counts what it drops, and never fails the caller's tracing.
  */
 #ifndef TRACERD_LIB_RECORD_H
 #define TRACERD_LIB_RECORD_H
@@ -55,14 +58,19 @@ int record_writer__new(const struct record_opts *o, struct record_writer **out,
 		       char *msg, size_t msglen);
 /* Finish the stream (Z_FINISH) and close; NULL-safe. */
 void record_writer__free(struct record_writer *w);
-/* Name a slot in the current and every later file. */
+/* Name a slot in the current and every later file (a slot named again: the new name). */
 int record_writer__define_target(struct record_writer *w, uint32_t slot, uint32_t mode,
 				 uint32_t attachment, const char *name);
+/* The slot is gone (detached): files started later do not declare it. */
+void record_writer__forget_target(struct record_writer *w, uint32_t slot);
+/* Targets a new file would declare. */
+size_t record_writer__nr_targets(const struct record_writer *w);
 /* Record one event; now_ns: monotonic clock (flush by time). 0 or -errno. */
 int record_writer__write(struct record_writer *w, const struct tracerd_event *ev, uint64_t now_ns);
 /* Count events lost before they reached the writer (ring-buffer drops). */
 int record_writer__lost(struct record_writer *w, uint64_t count);
-/* Time-based flush; call periodically. */
+/* Time-based flush and a check that the file still exists (a deleted file
+ * or record_dir stops the writer with -ENOENT); call periodically. */
 int record_writer__tick(struct record_writer *w, uint64_t now_ns);
 int record_writer__flush(struct record_writer *w, bool full);
 void record_writer__stats(const struct record_writer *w, struct record_writer_stats *st);
@@ -76,8 +84,11 @@ struct record_reader;
 enum record_end {
 	RECORD_END_NONE = 0,	/* not at the end yet */
 	RECORD_END_CLEAN,	/* stream finished by the writer */
-	RECORD_END_TRUNCATED,	/* file cut short: read up to the last whole record */
-	RECORD_END_CORRUPT,	/* bad data: read up to the last good record */
+	RECORD_END_TRUNCATED,	/* file cut short: read up to the last whole block
+				 * (version 1: the last whole record) */
+	RECORD_END_CORRUPT,	/* bad data: read up to the last good block */
+	RECORD_END_OPEN,	/* no end of stream, but it stops at a flush point:
+				 * being written (or its writer stopped); nothing lost */
 };
 
 struct record_item {
@@ -93,7 +104,10 @@ void record_reader__free(struct record_reader *r);
 json_object *record_reader__meta(const struct record_reader *r);
 /* 1: *it filled (valid until the next call), 0: end (see __end), -errno. */
 int record_reader__next(struct record_reader *r, struct record_item *it);
+/* How the read ended; why: what and where (record, event, offsets). */
 enum record_end record_reader__end(const struct record_reader *r, const char **why);
+/* The file's format version (1: no integrity checks). */
+uint32_t record_reader__version(const struct record_reader *r);
 /* Event ts (monotonic ns) -> realtime ns, from the header's clock pair. */
 uint64_t record_reader__realtime(const struct record_reader *r, uint64_t ts_ns);
 

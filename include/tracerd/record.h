@@ -18,6 +18,19 @@
  * flush; a clean close ends the stream (Z_FINISH). Readers skip record types
  * they do not know (the length says how far).
  *
+ * Integrity (version 2): records come in blocks, each closed by a
+ * TRACERD_REC_CHECK record holding the block's number in the file, its
+ * record count and the CRC-32 of its bytes (headers and payloads of the
+ * records since the previous CHECK). Every flush point ends a block, and
+ * the writer writes compressed bytes to the file only at flush points, so
+ * a file that is still being written ends at a block boundary. A reader
+ * hands out a block's records only once its CHECK matched: a file cut
+ * short, zero-filled (a power loss) or bit-flipped stops at the last whole
+ * verified block, never with invented or repeated events (deflate
+ * back-references into zeros repeat earlier data; the block number catches
+ * a repeated block, the CRC anything else). Version 1 files (no CHECK
+ * records) are still read, without these checks.
+ *
  * Fixed-width types only, natural alignment; sizes pinned below.
  */
 #ifndef TRACERD_RECORD_H
@@ -49,7 +62,10 @@ struct tracerd_event {
 
 /* File header: "TRACERDR", then the version and the JSON meta length. */
 #define TRACERD_FILE_MAGIC	"TRACERDR"
-#define TRACERD_FILE_VERSION	1
+#define TRACERD_FILE_VERSION	2
+#define TRACERD_FILE_VERSION_MIN	1	/* oldest version readers accept */
+#define TRACERD_BLOCK_MAX	(32U * 1024)	/* writer: record bytes per block */
+#define TRACERD_BLOCK_LIMIT	(160U * 1024)	/* reader: larger is corrupt */
 #define TRACERD_FILE_META_MAX	65536
 
 struct tracerd_file_header {
@@ -63,6 +79,7 @@ enum tracerd_rec_type {
 	TRACERD_REC_TARGET = 1,	/* struct tracerd_rec_target + name */
 	TRACERD_REC_EVENT = 2,	/* struct tracerd_event */
 	TRACERD_REC_LOST = 3,	/* struct tracerd_rec_lost */
+	TRACERD_REC_CHECK = 4,	/* struct tracerd_rec_check (version >= 2) */
 };
 
 struct tracerd_rec_hdr {
@@ -83,10 +100,19 @@ struct tracerd_rec_lost {
 	__u64 count;
 };
 
+/* Closes a block: the records since the previous CHECK (or the stream start). */
+struct tracerd_rec_check {
+	__u32 block;		/* 0, 1, ... in this file */
+	__u32 records;		/* records in the block, this one excluded */
+	__u32 crc;		/* zlib crc32() of the block's record bytes */
+	__u32 reserved;
+};
+
 _Static_assert(sizeof(struct tracerd_event) == 64, "tracerd_event size");
 _Static_assert(sizeof(struct tracerd_file_header) == 16, "tracerd_file_header size");
 _Static_assert(sizeof(struct tracerd_rec_hdr) == 4, "tracerd_rec_hdr size");
 _Static_assert(sizeof(struct tracerd_rec_target) == 16, "tracerd_rec_target size");
 _Static_assert(sizeof(struct tracerd_rec_lost) == 8, "tracerd_rec_lost size");
+_Static_assert(sizeof(struct tracerd_rec_check) == 16, "tracerd_rec_check size");
 
 #endif /* TRACERD_RECORD_H */

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Record files through lib/record.c (tests/prog/record_gen) read back by
-# `tracectl dump`: N in = N out (text and --json), filters, a file cut by a
-# crash reads up to the last flush, any truncation reads whole records only,
-# and a full filesystem stops the writer cleanly.
+# `tracectl dump`: N in = N out (text and --json), filters, a file left by a
+# crash (it ends at a flush point) reads up to the last flush without a
+# warning, any truncation, zero-filled tail or flipped bit prints only a
+# prefix of the events written and whole blocks of them, an error says
+# where and why (exit 1), and a full filesystem stops the writer cleanly.
 set -u
 gen=$O/tests/record_gen
 ctl=$O/tracectl
@@ -37,25 +39,59 @@ got=$("$ctl" dump --json --target 'tp:*' --pid 1002 "$d/n1000.trec" | wc -l)
 [ "$got" = 333 ] || fail "--target glob --pid: $got, want 333"
 echo "ok: filters"
 
-# crash: 1000 events, flush every 64, no end of stream -> the 960 flushed
+# crash: 1000 events, flush every 64, no end of stream -> the 960 flushed,
+# no warning (the file ends at a flush point, as a live file does)
 "$gen" "$d" crash 1000 64 crash >/dev/null || fail "record_gen crash"
 got=$("$ctl" dump --json "$d/crash.trec" 2>"$d/err" | wc -l); rc=${PIPESTATUS[0]}
-[ "$rc" = 0 ] || fail "dump of a cut file: exit $rc"
+[ "$rc" = 0 ] || fail "dump of a crash-cut file: exit $rc: $(cat "$d/err")"
 [ "$got" = 960 ] || fail "crash: $got events, want 960"
-grep -q 'cut short' "$d/err" || fail "no 'cut short' note: $(cat "$d/err")"
-echo "ok: crash-cut file reads up to the last flush ($got)"
+[ ! -s "$d/err" ] || fail "false warning on a file ending at a flush point: $(cat "$d/err")"
+"$ctl" dump "$d/crash.trec" | grep -q '^# .*ends at a flush point' || fail "no text note"
+echo "ok: crash-cut file reads up to the last flush ($got), no warning"
 
-# truncation at many offsets: whole records only, never an error exit
+# bad files: the events printed are a prefix of those written (none invented
+# or repeated), whole blocks of 256 (record_gen flushes every 256), and any
+# error exit names the offset and why
+"$ctl" dump --json "$d/n1000.trec" > "$d/all.json"
+check_prefix() {	# FILE WHAT
+	local got rc
+	"$ctl" dump --json "$1" > "$d/out.json" 2>"$d/err"; rc=$?
+	grep -v '^{"error":' "$d/out.json" > "$d/got.json"
+	got=$(wc -l < "$d/got.json")
+	cmp -s "$d/got.json" <(head -n "$got" "$d/all.json") || fail "$2: events not a prefix of those written"
+	case $got in 0|256|512|768|1000) ;; *) fail "$2: $got events: not whole blocks" ;; esac
+	if [ "$rc" != 0 ]; then
+		[ "$rc" = 1 ] || fail "$2: exit $rc"
+		grep -q '^{"error":.*"message":".*\(cut short\|corrupt\).*offset' "$d/out.json" ||
+			fail "$2: error without where/why: $(tail -n1 "$d/out.json")"
+	fi
+	echo "$rc"
+}
 size=$(stat -c %s "$d/n1000.trec")
 prev=0
 for len in $(seq 400 173 "$size"); do
 	head -c "$len" "$d/n1000.trec" > "$d/t.trec"
-	got=$("$ctl" dump --json "$d/t.trec" 2>/dev/null | wc -l); rc=${PIPESTATUS[0]}
-	[ "$rc" = 0 ] || fail "truncated at $len: exit $rc"
+	rc=$(check_prefix "$d/t.trec" "truncated at $len") || fail "$rc"
+	got=$(wc -l < "$d/got.json")
 	[ "$got" -ge "$prev" ] || fail "truncated at $len: $got < $prev"
 	prev=$got
 done
-echo "ok: truncations read whole records ($prev at the longest)"
+echo "ok: truncations read whole blocks ($prev at the longest)"
+errs=0
+for len in $(seq 400 211 "$size"); do
+	{ head -c "$len" "$d/n1000.trec"; head -c $((size - len + 4096)) /dev/zero; } > "$d/z.trec"
+	rc=$(check_prefix "$d/z.trec" "zero tail at $len") || fail "$rc"
+	[ "$rc" = 1 ] || fail "zero tail at $len: exit $rc"
+	errs=$((errs + 1))
+done
+echo "ok: zero-filled tails: $errs files, each a prefix of the events and exit 1"
+for off in $(seq 400 97 "$size"); do
+	python3 -c 'import sys; p, o = sys.argv[1], int(sys.argv[2]); d = bytearray(open(p, "rb").read()); d[o] ^= 1 << (o % 8); open(sys.argv[3], "wb").write(d)' \
+		"$d/n1000.trec" "$off" "$d/f.trec"
+	rc=$(check_prefix "$d/f.trec" "bit flipped at $off") || fail "$rc"
+	[ "$rc" = 1 ] || fail "bit flipped at $off: exit 0"
+done
+echo "ok: flipped bits: a prefix of the events, exit 1"
 
 # not a record file: error, exit 1, JSON error object in --json mode
 echo junk > "$d/junk"

@@ -26,7 +26,7 @@ static struct metrics_snapshot snap = {
 	.version = "0.1.0", .kernel = "6.1.0-28-amd64", .arch = "x86_64", .hostname = "h",
 	.pid = 42, .start_real_ns = 1700000000123456789ULL, .uptime_ns = 1500000000,
 	.features = feats, .nr_features = 2, .kmod_present = false, .kmod_reason = "no /dev/tracerd",
-	.attachments = atts, .nr_attachments = 3, .ringbuf_drops = 7, .http = &http,
+	.attachments = atts, .nr_attachments = 3, .ringbuf_drops = 7, .ringbuf_yields = 3, .http = &http,
 };
 
 static void fill(void)
@@ -134,6 +134,7 @@ TEST(prometheus)
 	ASSERT_FALSE(strstr(t, "tracerd_call_overhead_seconds{"), "overhead absent");
 	ASSERT_TRUE(has_line(t, "tracerd_record_active{id=\"3\",target=\"tp:sched/\\\"we\\\\ird\\\"\\nname\",mode=\"tp-btf\"} 0"), "record stopped");
 	ASSERT_TRUE(has_line(t, "tracerd_ringbuf_drops_total 7"), "ringbuf drops");
+	ASSERT_TRUE(has_line(t, "tracerd_ringbuf_drain_yields_total 3"), "ringbuf yields");
 	ASSERT_TRUE(has_line(t, "tracerd_start_time_seconds 1700000000.123456789"), "start time");
 	write_sample("sample.prom", t);
 	free(t);
