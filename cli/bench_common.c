@@ -60,7 +60,7 @@ int bench_call(struct bench *b, const char *op, json_object *args, json_object *
 		buf[n] = '\0';
 	}
 	buf[n] = '\0';
-	rep = json_tokener_parse(buf);
+	rep = json_parse_strict(buf, strcspn(buf, "\n"), NULL, 0);
 	if (!rep) {
 		snprintf(msg, msglen, "no or malformed reply from tracerd");
 		goto cleanup;
@@ -70,7 +70,7 @@ int bench_call(struct bench *b, const char *op, json_object *args, json_object *
 		ret = 0;
 	} else {
 		err = jget(rep, "error");
-		snprintf(msg, msglen, "%s", jstr(err, "message", "unknown error"));
+		str_fmt(msg, msglen, "%s", jstr(err, "message", "unknown error"));
 		ret = -(int)proto_code_parse(jstr(err, "code", "internal"));
 	}
 cleanup:
@@ -388,14 +388,15 @@ int parse_list(const char *s, long long *out, int max)
 int bench_end(struct bench *b, void (*table)(struct bench *b, FILE *f),
 	      int (*svg)(struct bench *b, FILE *f))
 {
-	const char *text;
+	char *text;
 	FILE *f;
 	int ret = 0;
 
 	if (b->progress)
 		fprintf(stderr, "\r\033[K");
-	text = json_object_to_json_string_ext(b->doc, JSON_C_TO_STRING_PRETTY |
-					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = json_line(b->doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, NULL);
+	if (!text)
+		return cli_error(b->cli, EXIT_FAILURE_, "internal", "out of memory");
 	if (b->out) {
 		f = fopen(b->out, "we");
 		if (!f || fprintf(f, "%s\n", text) < 0 || fclose(f)) {
@@ -424,6 +425,7 @@ int bench_end(struct bench *b, void (*table)(struct bench *b, FILE *f),
 		ret = EXIT_FAILURE_;
 	}
 cleanup:
+	free(text);
 	json_object_put(b->doc);
 	json_object_put(b->info);
 	return ret;

@@ -13,11 +13,12 @@
 
 json_object *bench_load(struct cli *cli, const char *path, int *exit)
 {
-	json_object *o = json_object_from_file(path);
+	char err[256];
+	json_object *o = json_parse_file(path, 64 << 20, err, sizeof(err));
 
 	if (!o) {
 		*exit = cli_error(cli, EXIT_USAGE, "bad_input", "%s: cannot read it as JSON (%s)",
-				  path, json_util_get_last_err() ? json_util_get_last_err() : "?");
+				  path, err);
 		return NULL;
 	}
 	if (!json_object_is_type(o, json_type_object) ||
@@ -133,21 +134,21 @@ static void print_compare(json_object *o)
 	char ca[48], cb[48];
 
 	printf("compare %s: A = %s (%s, %s)\n                B = %s (%s, %s)\n",
-	       jstr(o, "suite", "?"), jstr(sa, "file", "?"), jstr(sa, "kernel", "?"),
-	       jstr(sa, "arch", "?"), jstr(sb, "file", "?"), jstr(sb, "kernel", "?"),
-	       jstr(sb, "arch", "?"));
+	       jtty(o, "suite", "?"), jtty(sa, "file", "?"), jtty(sa, "kernel", "?"),
+	       jtty(sa, "arch", "?"), jtty(sb, "file", "?"), jtty(sb, "kernel", "?"),
+	       jtty(sb, "arch", "?"));
 	printf("%-34s %-20s %14s %14s %8s\n", "POINT", "VALUE (median)", "A", "B", "B/A");
 	for (i = 0; i < n; i++) {
 		json_object *r = json_object_array_get_idx(rows, i);
 
 		if (!jget(r, "value")) {
-			printf("%-34s %-20s %14s %14s %8s\n", jstr(r, "key", "?"), "-",
-			       jstr(r, "a_status", "?"), jstr(r, "b_status", "?"), "-");
+			printf("%-34s %-20s %14s %14s %8s\n", jtty(r, "key", "?"), "-",
+			       jtty(r, "a_status", "?"), jtty(r, "b_status", "?"), "-");
 			continue;
 		}
 		snprintf(ca, sizeof(ca), "%.2f", json_object_get_double(jget(r, "a")));
 		snprintf(cb, sizeof(cb), "%.2f", json_object_get_double(jget(r, "b")));
-		printf("%-34s %-20s %14s %14s ", jstr(r, "key", "?"), jstr(r, "value", "?"), ca,
+		printf("%-34s %-20s %14s %14s ", jtty(r, "key", "?"), jtty(r, "value", "?"), ca,
 		       jget(r, "b") ? cb : "-");
 		if (jget(r, "ratio"))
 			printf("%8.3f\n", json_object_get_double(jget(r, "ratio")));
@@ -157,7 +158,7 @@ static void print_compare(json_object *o)
 	n = json_object_array_length(jget(o, "only_in_a"));
 	for (i = 0; i < n; i++)
 		printf("%-34s only in A\n",
-		       json_object_get_string(json_object_array_get_idx(jget(o, "only_in_a"), i)));
+		       tty_str(json_object_get_string(json_object_array_get_idx(jget(o, "only_in_a"), i))));
 }
 
 int bench_compare(struct cli *cli, int argc, char **argv)

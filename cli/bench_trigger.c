@@ -214,7 +214,7 @@ void trigger_table(struct bench *b, FILE *f)
 
 	fprintf(f, "trigger: %lld x getpgid() (%s) per run, %lld producer%s, %d runs after %d "
 		"warm-up; median [min - max]\n", jint(o, "calls", 0),
-		jstr(o, "function", "?"), jint(o, "producers", 1),
+		jtty(o, "function", "?"), jint(o, "producers", 1),
 		jint(o, "producers", 1) == 1 ? "" : "s", b->reps, b->warmup);
 	fprintf(f, "%-18s %-8s %-26s %-26s %-9s %s\n", "MODE", "VARIANT", "M calls/s", "ns/call",
 		"overhead", "(min-min)");
@@ -223,9 +223,9 @@ void trigger_table(struct bench *b, FILE *f)
 	for (i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(b->points, i), *l = jget(p, "labels");
 
-		fprintf(f, "%-18s %-8s ", jstr(l, "mode", "?"), jstr(l, "variant", "-"));
+		fprintf(f, "%-18s %-8s ", jtty(l, "mode", "?"), jtty(l, "variant", "-"));
 		if (strcmp(jstr(p, "status", ""), "ok")) {
-			fprintf(f, "%s: %s\n", jstr(p, "status", "?"), jstr(p, "reason", ""));
+			fprintf(f, "%s: %s\n", jtty(p, "status", "?"), jtty(p, "reason", ""));
 			continue;
 		}
 		snprintf(cell, sizeof(cell), "%.3f [%.3f - %.3f]",
@@ -267,13 +267,13 @@ static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts
 	while ((c = getopt_long(argc, argv, BENCH_COMMON_SHORT "n:p:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			if (parse_u64(optarg, &v) || !v || v > 1000000000ULL)
-				return cli_error(b->cli, EXIT_USAGE, "usage", "-n: 1..1e9 calls");
+			if (cli_number(b->cli, "-n (calls)", optarg, 1, 1000000000ULL, &v))
+				return EXIT_USAGE;
 			o->calls = v;
 			break;
 		case 'p':
-			if (parse_u64(optarg, &v) || !v || v > 64)
-				return cli_error(b->cli, EXIT_USAGE, "usage", "-p: 1..64 producers");
+			if (cli_number(b->cli, "-p (producers)", optarg, 1, 64, &v))
+				return EXIT_USAGE;
 			o->producers = (int)v;
 			break;
 		case 'm':

@@ -8,13 +8,14 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include "../lib/jsonutil.h"
+#include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "tracectl.h"
 
 void cli_print_json(json_object *o)
 {
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-					    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_print(stdout, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
 static int cli_verror(struct cli *cli, int exit, const char *code, const char *fmt, va_list ap)
@@ -22,7 +23,7 @@ static int cli_verror(struct cli *cli, int exit, const char *code, const char *f
 	json_object *o, *e;
 	char buf[4096];
 
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	str_vfmt(buf, sizeof(buf), fmt, ap);
 	if (cli->json) {
 		o = json_object_new_object();
 		e = json_object_new_object();
@@ -33,7 +34,7 @@ static int cli_verror(struct cli *cli, int exit, const char *code, const char *f
 		cli_print_json(o);
 		json_object_put(o);
 	} else {
-		fprintf(stderr, "%s: %s\n", cli->prog, buf);
+		fprintf(stderr, "%s: %s\n", cli->prog, tty_str(buf));
 	}
 	return exit;
 }
@@ -55,7 +56,7 @@ int cli_usage(struct cli *cli, const struct cmd_entry *cmd, const char *fmt, ...
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	str_vfmt(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	return cli_error(cli, EXIT_USAGE, "usage", "%s (usage: tracectl %s %s)", buf,
 			 cmd->name, cmd->args);
@@ -174,7 +175,7 @@ static char *read_line(int fd, size_t *len)
 
 static int handle_reply(struct cli *cli, const char *line, json_object **result)
 {
-	json_object *rep = json_tokener_parse(line), *err;
+	json_object *rep = json_parse_strict(line, strlen(line), NULL, 0), *err;
 	const char *code;
 	int ret;
 

@@ -17,10 +17,10 @@ static void print_sites(json_object *sites)
 		json_object *s = json_object_array_get_idx(sites, i);
 
 		if (jget(s, "path"))
-			printf("     site %s: %s%s%s\n", jstr(s, "function", "?"), jstr(s, "path", "?"),
-			       jget(s, "target") ? " -> " : "", jstr(s, "target", ""));
+			printf("     site %s: %s%s%s\n", jtty(s, "function", "?"), jtty(s, "path", "?"),
+			       jget(s, "target") ? " -> " : "", jtty(s, "target", ""));
 		else
-			printf("     site %s: %s\n", jstr(s, "function", "?"), jstr(s, "error", "?"));
+			printf("     site %s: %s\n", jtty(s, "function", "?"), jtty(s, "error", "?"));
 	}
 }
 
@@ -42,10 +42,10 @@ static void print_list(json_object *r)
 		strftime(since, sizeof(since), "%H:%M:%S", &tm);
 		snprintf(pid, sizeof(pid), "%lld", jint(a, "pid", 0));
 		printf("%-4lld %-28s %-13s %5zu %-3s %-8s %-8s %s\n", jint(a, "id", 0),
-		       jstr(a, "target", "?"), jstr(a, "mode", "?"),
+		       jtty(a, "target", "?"), jtty(a, "mode", "?"),
 		       json_object_array_length(jget(a, "functions")),
 		       jbool(a, "latency") ? "yes" : "no", jint(a, "pid", 0) ? pid : "-", since,
-		       jstr(a, "mode_reason", ""));
+		       jtty(a, "mode_reason", ""));
 		print_sites(jget(a, "sites"));
 	}
 }

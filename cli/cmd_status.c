@@ -9,31 +9,31 @@ static void print_status(json_object *r)
 	json_object *f = jget(r, "features"), *k = jget(r, "kmod");
 
 	printf("tracerd %s (pid %lld), up %.1f s, kernel %s %s, %lld attachment%s\n",
-	       jstr(r, "version", "?"), jint(r, "pid", 0),
-	       json_object_get_double(jget(r, "uptime_s")), jstr(r, "kernel", "?"),
-	       jstr(r, "arch", "?"), jint(r, "attachments", 0),
+	       jtty(r, "version", "?"), jint(r, "pid", 0),
+	       json_object_get_double(jget(r, "uptime_s")), jtty(r, "kernel", "?"),
+	       jtty(r, "arch", "?"), jint(r, "attachments", 0),
 	       jint(r, "attachments", 0) == 1 ? "" : "s");
-	printf("modes (probed on %s):\n", jstr(r, "probe_function", "?"));
+	printf("modes (probed on %s):\n", jtty(r, "probe_function", "?"));
 	json_object_object_foreach(f, name, v) {
-		printf("  %-13s %-3s %s\n", name, jbool(v, "available") ? "yes" : "no",
-		       jstr(v, "reason", ""));
+		printf("  %-13s %-3s %s\n", tty_str(name), jbool(v, "available") ? "yes" : "no",
+		       jtty(v, "reason", ""));
 	}
 	if (jbool(k, "present")) {
 		json_object *cfg = jget(k, "config");
 		const char *sep = "";
 
 		printf("kmod: present, ABI %lld.%lld, module %s\n", jint(k, "abi_major", 0),
-		       jint(k, "abi_minor", 0), jstr(k, "module_version", "?"));
+		       jint(k, "abi_minor", 0), jtty(k, "module_version", "?"));
 		printf("kernel config (as the module was built):");
 		json_object_object_foreach(cfg, cname, cv) {
 			if (json_object_get_boolean(cv)) {
-				printf("%s %s", sep, cname);
+				printf("%s %s", sep, tty_str(cname));
 				sep = ",";
 			}
 		}
 		printf("%s\n", *sep ? "" : " (none reported)");
 	} else
-		printf("%s\n", jstr(k, "reason", "kmod: absent"));
+		printf("%s\n", jtty(k, "reason", "kmod: absent"));
 }
 
 static int status_exec(struct cli *cli, int argc, char **argv)

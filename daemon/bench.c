@@ -789,23 +789,46 @@ static enum proto_code op_info(struct tracerd *d, json_object *args, json_object
 enum proto_code cmd_bench(struct tracerd *d, json_object *args, json_object **result,
 			  char *msg, size_t msglen)
 {
+#define F(n, t) { n, json_type_##t }
+	static const struct proto_field f_info[] = { F("op", string), {} },
+		f_hook[] = { F("op", string), F("mode", string), F("variant", string),
+			     F("target", string), F("save_regs", boolean), F("pid", int), {} },
+		f_handle[] = { F("op", string), F("handle", int), {} },
+		f_unhook[] = { F("op", string), F("handle", int), F("all", boolean), {} },
+		f_ops[] = { F("op", string), F("mode", string), F("save_regs", boolean),
+			    F("calls", int), F("relevant", int), F("irrelevant", int), {} },
+		f_patch[] = { F("op", string), F("mode", string), F("save_regs", boolean),
+			      F("funcs", int), {} },
+		f_all[] = { F("op", string), F("mode", string), F("save_regs", boolean), {} },
+		f_attach[] = { F("op", string), F("mode", string), F("save_regs", boolean),
+			       F("how", string), F("funcs", int), {} },
+		f_store[] = { F("op", string), F("kernel", string), F("overhead_ns", object), {} };
+#undef F
 	static const struct {
 		const char *op;
 		enum proto_code (*fn)(struct tracerd *, json_object *, json_object **, char *,
 				      size_t);
+		const struct proto_field *fields;
 	} ops[] = {
-		{ "info", op_info }, { "hook", op_hook }, { "read", op_read },
-		{ "unhook", op_unhook }, { "ops", op_ops }, { "patch", op_patch },
-		{ "patch_all", op_patch_all }, { "attach", op_attach_time },
-		{ "store", bench_store },
+		{ "info", op_info, f_info }, { "hook", op_hook, f_hook },
+		{ "read", op_read, f_handle }, { "unhook", op_unhook, f_unhook },
+		{ "ops", op_ops, f_ops }, { "patch", op_patch, f_patch },
+		{ "patch_all", op_patch_all, f_all }, { "attach", op_attach_time, f_attach },
+		{ "store", bench_store, f_store },
 	};
 	bool bad = false;
 	const char *op = proto_arg_str(args, "op", &bad);
+	enum proto_code code;
+	char what[32];
 	size_t i;
 
-	for (i = 0; op && i < ARRAY_SIZE(ops); i++)
-		if (!strcmp(op, ops[i].op))
-			return ops[i].fn(d, args, result, msg, msglen);
+	for (i = 0; op && i < ARRAY_SIZE(ops); i++) {
+		if (strcmp(op, ops[i].op))
+			continue;
+		snprintf(what, sizeof(what), "bench %s", ops[i].op);
+		code = proto_args_check(args, what, ops[i].fields, msg, msglen);
+		return code ? code : ops[i].fn(d, args, result, msg, msglen);
+	}
 	snprintf(msg, msglen, "bench: \"op\" must be one of info, hook, read, unhook, ops, "
 		 "patch, patch_all, attach, store");
 	return PROTO_E_BAD_REQUEST;

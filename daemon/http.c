@@ -30,6 +30,7 @@
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
 #include "../lib/log.h"
+#include "../lib/util.h"
 #include "service.h"
 
 #define HTTP_FD_RESERVE		128
@@ -363,9 +364,10 @@ static int parse_listen(const char *listen, char *host, size_t hostlen, unsigned
 	const char *h = listen;
 	size_t n;
 	unsigned char a[16];
+	unsigned long long p;
 	bool loop = false;
 
-	if (!colon)
+	if (!colon || parse_dec(colon + 1, 1, 65535, &p, NULL, 0))
 		return -EINVAL;
 	n = (size_t)(colon - listen);
 	if (listen[0] == '[') {
@@ -376,7 +378,7 @@ static int parse_listen(const char *listen, char *host, size_t hostlen, unsigned
 		return -EINVAL;
 	memcpy(host, h, n);
 	host[n] = '\0';
-	*port = (unsigned short)atoi(colon + 1);
+	*port = (unsigned short)p;
 	if (inet_pton(AF_INET, host, a) == 1)
 		loop = a[0] == 127;
 	else if (inet_pton(AF_INET6, host, a) == 1)

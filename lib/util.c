@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "strutil.h"
 #include "util.h"
 
 int set_err(char *err, size_t errlen, int ret, const char *fmt, ...)
@@ -14,23 +15,57 @@ int set_err(char *err, size_t errlen, int ret, const char *fmt, ...)
 
 	if (err && errlen) {
 		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
+		str_vfmt(err, errlen, fmt, ap);
 		va_end(ap);
 	}
 	return ret;
 }
 
+/* What is wrong with s as a decimal number, or NULL when it is one. */
+static const char *dec_syntax_error(const char *s)
+{
+	const char *p;
+
+	if (!s[0])
+		return "empty number";
+	if (s[0] == '-' || s[0] == '+')
+		return "a sign is not allowed";
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return "hexadecimal is not allowed (decimal only)";
+	if (s[0] == '0' && s[1])
+		return "a leading 0 is not allowed (decimal only, never octal)";
+	for (p = s; *p; p++) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\v' || *p == '\f')
+			return "whitespace is not allowed";
+		if (*p < '0' || *p > '9')
+			return "not a decimal number";
+	}
+	return NULL;
+}
+
+int parse_dec(const char *s, unsigned long long min, unsigned long long max,
+	      unsigned long long *out, char *err, size_t errlen)
+{
+	const char *why = dec_syntax_error(s);
+	unsigned long long v = 0;
+	const char *p;
+
+	if (why)
+		return set_err(err, errlen, -EINVAL, "%s", why);
+	for (p = s; *p; p++) {
+		if (v > (UINT64_MAX - (unsigned int)(*p - '0')) / 10)
+			return set_err(err, errlen, -ERANGE, "out of range %llu..%llu", min, max);
+		v = v * 10 + (unsigned int)(*p - '0');
+	}
+	if (v < min || v > max)
+		return set_err(err, errlen, -ERANGE, "out of range %llu..%llu", min, max);
+	*out = v;
+	return 0;
+}
+
 int parse_u64(const char *s, unsigned long long *out)
 {
-	char *end;
-
-	if (!s[0] || s[0] == '-' || s[0] == '+' || s[0] == ' ')
-		return -EINVAL;
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	if (errno || *end)
-		return -EINVAL;
-	return 0;
+	return parse_dec(s, 0, UINT64_MAX, out, NULL, 0);
 }
 
 int parse_size(const char *s, unsigned long long *out)

@@ -11,7 +11,15 @@
 /* Format a message into err (if non-NULL) and return ret (a -errno). */
 int set_err(char *err, size_t errlen, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* Strict decimal (or 0x hex) unsigned parse of the whole string. */
+/*
+ * The one number parser (config, CLI, protocol, listen addresses): the
+ * whole string is a decimal in min..max. No sign, whitespace, 0x or
+ * leading 0 (but "0"): -EINVAL; overflow or out of range: -ERANGE; err
+ * (if non-NULL) says which, e.g. "a leading 0 is not allowed ...".
+ */
+int parse_dec(const char *s, unsigned long long min, unsigned long long max,
+	      unsigned long long *out, char *err, size_t errlen);
+/* parse_dec over 0..UINT64_MAX, without a message. */
 int parse_u64(const char *s, unsigned long long *out);
 /* Size with optional K/M/G suffix (powers of 1024). */
 int parse_size(const char *s, unsigned long long *out);
