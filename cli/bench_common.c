@@ -199,9 +199,12 @@ static json_object *config_from_kmod(json_object *kc)
 {
 	json_object *o = json_object_new_object();
 
+	if (!json_object_is_type(kc, json_type_object))
+		return o;
 	json_object_object_foreach(kc, k, v)
 		json_object_object_add(o, k, json_object_new_string(
-			json_object_get_boolean(v) ? "y" : "n"));
+			json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v) ?
+			"y" : "n"));
 	return o;
 }
 
@@ -366,7 +369,7 @@ double point_stat(json_object *p, const char *value, const char *stat)
 {
 	json_object *v = jget(jget(p, "values"), value), *s = v ? jget(v, stat) : NULL;
 
-	return s ? json_object_get_double(s) : NAN;
+	return s ? jnum(v, stat, NAN) : NAN;
 }
 
 int parse_list(const char *s, long long *out, int max)

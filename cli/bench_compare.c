@@ -37,7 +37,7 @@ json_object *bench_load(struct cli *cli, const char *path, int *exit)
 static json_object *find_point(json_object *doc, const char *key)
 {
 	json_object *pts = jget(doc, "points");
-	size_t i, n = json_object_array_length(pts);
+	size_t i, n = jlen(pts);
 
 	for (i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(pts, i);
@@ -88,7 +88,7 @@ static void add_side(json_object *o, const char *name, const char *path, json_ob
 static json_object *compare_rows(json_object *a, json_object *b, json_object *missing)
 {
 	json_object *rows = json_object_new_array(), *pa = jget(a, "points");
-	size_t i, n = json_object_array_length(pa);
+	size_t i, n = jlen(pa);
 
 	for (i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(pa, i), *q;
@@ -109,8 +109,10 @@ static json_object *compare_rows(json_object *a, json_object *b, json_object *mi
 			json_object_array_add(rows, r);
 			continue;
 		}
-		json_object_object_foreach(jget(p, "values"), name, va) {
-			double x = json_object_get_double(jget(va, "median"));
+		if (!jobj(p, "values"))
+			continue;
+		json_object_object_foreach(jobj(p, "values"), name, va) {
+			double x = jnum(va, "median", NAN);
 			double y = point_stat(q, name, "median");
 			json_object *r = json_object_new_object();
 
@@ -130,7 +132,7 @@ static json_object *compare_rows(json_object *a, json_object *b, json_object *mi
 static void print_compare(json_object *o)
 {
 	json_object *rows = jget(o, "rows"), *sa = jget(o, "a"), *sb = jget(o, "b");
-	size_t i, n = json_object_array_length(rows);
+	size_t i, n = jlen(rows);
 	char ca[48], cb[48];
 
 	printf("compare %s: A = %s (%s, %s)\n                B = %s (%s, %s)\n",
@@ -146,16 +148,16 @@ static void print_compare(json_object *o)
 			       jtty(r, "a_status", "?"), jtty(r, "b_status", "?"), "-");
 			continue;
 		}
-		snprintf(ca, sizeof(ca), "%.2f", json_object_get_double(jget(r, "a")));
-		snprintf(cb, sizeof(cb), "%.2f", json_object_get_double(jget(r, "b")));
+		snprintf(ca, sizeof(ca), "%.2f", jnum(r, "a", NAN));
+		snprintf(cb, sizeof(cb), "%.2f", jnum(r, "b", NAN));
 		printf("%-34s %-20s %14s %14s ", jtty(r, "key", "?"), jtty(r, "value", "?"), ca,
 		       jget(r, "b") ? cb : "-");
 		if (jget(r, "ratio"))
-			printf("%8.3f\n", json_object_get_double(jget(r, "ratio")));
+			printf("%8.3f\n", jnum(r, "ratio", NAN));
 		else
 			printf("%8s\n", "-");
 	}
-	n = json_object_array_length(jget(o, "only_in_a"));
+	n = jlen(jget(o, "only_in_a"));
 	for (i = 0; i < n; i++)
 		printf("%-34s only in A\n",
 		       tty_str(json_object_get_string(json_object_array_get_idx(jget(o, "only_in_a"), i))));

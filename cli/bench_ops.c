@@ -232,7 +232,7 @@ static bool ops_want(const struct grid_opts *o, long long r, long long i)
 
 void ops_table(struct bench *b, FILE *f)
 {
-	size_t i, n = json_object_array_length(b->points);
+	size_t i, n = jlen(b->points);
 	const char *last = "";
 	long long lastr = -1;
 	const char *sep = "+----------+------------+-----------------+------------+---------------+\n";
@@ -276,7 +276,7 @@ void ops_table(struct bench *b, FILE *f)
 static int ops_svg(struct bench *b, FILE *f)
 {
 	struct svg_line rel[8] = {}, irr[8] = {};
-	size_t i, n = json_object_array_length(b->points);
+	size_t i, n = jlen(b->points);
 	int nl = 0, k;
 
 	for (i = 0; i < n; i++) {
@@ -464,7 +464,7 @@ static void attach_all_point(struct bench *b)
 
 void attach_table(struct bench *b, FILE *f)
 {
-	size_t i, n = json_object_array_length(b->points);
+	size_t i, n = jlen(b->points);
 
 	fprintf(f, "attach: attach then detach K functions (kmod: tracerd_kmod's "
 		"tracerd_bench_fn_*, module time; BPF: tracerd_testmod_fn_*, daemon time), %d runs "
@@ -496,7 +496,7 @@ void attach_table(struct bench *b, FILE *f)
 static int attach_svg(struct bench *b, FILE *f)
 {
 	struct svg_line at[16] = {}, dt[16] = {};
-	size_t i, n = json_object_array_length(b->points);
+	size_t i, n = jlen(b->points);
 	int nl = 0, k;
 	char *names[16] = {};
 

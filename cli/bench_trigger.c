@@ -208,7 +208,7 @@ static void trigger_point(struct bench *b, const struct trig_opts *o, const char
 void trigger_table(struct bench *b, FILE *f)
 {
 	json_object *o = b->options;
-	size_t i, n = json_object_array_length(b->points);
+	size_t i, n = jlen(b->points);
 	double base_min;
 	char cell[64];
 

@@ -290,7 +290,7 @@ static void wl_mode(struct bench *b, const struct wl_opts *o, struct worker *w, 
 
 void wl_table(struct bench *b, FILE *f)
 {
-	size_t i, n = json_object_array_length(b->points);
+	size_t i, n = jlen(b->points);
 	json_object *o = b->options;
 	char c1[64], c2[64];
 

@@ -64,34 +64,31 @@ int cli_usage(struct cli *cli, const struct cmd_entry *cmd, const char *fmt, ...
 
 const char *jstr(json_object *o, const char *key, const char *def)
 {
-	json_object *v;
+	const char *s;
 
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return def;
-	return json_object_get_string(v);
+	return json_get_str(o, key, &s) ? def : s;
 }
 
 long long jint(json_object *o, const char *key, long long def)
 {
-	json_object *v;
+	long long v;
 
-	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
-		return def;
-	return json_object_get_int64(v);
+	return json_get_int(o, key, &v) ? def : v;
 }
 
 bool jbool(json_object *o, const char *key)
 {
-	json_object *v;
+	bool v;
 
-	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+	return !json_get_bool(o, key, &v) && v;
 }
 
 json_object *jget(json_object *o, const char *key)
 {
 	json_object *v;
 
-	return json_object_object_get_ex(o, key, &v) ? v : NULL;
+	return json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, &v) ?
+	       v : NULL;
 }
 
 static int connect_daemon(struct cli *cli)
@@ -179,7 +176,8 @@ static int handle_reply(struct cli *cli, const char *line, json_object **result)
 	const char *code;
 	int ret;
 
-	if (!rep || !json_object_is_type(rep, json_type_object)) {
+	if (!rep || !json_object_is_type(rep, json_type_object) ||
+	    (jbool(rep, "ok") && !jobj(rep, "result"))) {
 		json_object_put(rep);
 		return cli_error(cli, EXIT_PROTOCOL, "protocol", "malformed reply from the daemon");
 	}

@@ -10,8 +10,8 @@
 static void print_attach(json_object *r)
 {
 	json_object *a = jget(r, "attachment"), *sk = jget(r, "skipped");
-	size_t i, n = sk ? json_object_array_length(sk) : 0;
-	size_t nf = json_object_array_length(jget(a, "functions"));
+	size_t i, n = jlen(sk);
+	size_t nf = jlen(jget(a, "functions"));
 
 	printf("attached %lld: %s, mode %s, %zu function%s\n  why: %s\n", jint(a, "id", 0),
 	       jtty(a, "target", "?"), jtty(a, "mode", "?"), nf, nf == 1 ? "" : "s",

@@ -31,7 +31,7 @@ static int detach_exec(struct cli *cli, int argc, char **argv)
 		cli_print_json(r);
 	} else {
 		ids = jget(r, "detached");
-		n = ids ? json_object_array_length(ids) : 0;
+		n = jlen(ids);
 		printf("detached %zu attachment%s", n, n == 1 ? "" : "s");
 		for (i = 0; i < n; i++)
 			printf("%s%s", i ? " " : ": ",

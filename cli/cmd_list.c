@@ -11,7 +11,7 @@
  */
 static void print_sites(json_object *sites)
 {
-	size_t i, n = sites ? json_object_array_length(sites) : 0;
+	size_t i, n = jlen(sites);
 
 	for (i = 0; i < n; i++) {
 		json_object *s = json_object_array_get_idx(sites, i);
@@ -27,7 +27,7 @@ static void print_sites(json_object *sites)
 static void print_list(json_object *r)
 {
 	json_object *arr = jget(r, "attachments");
-	size_t i, n = arr ? json_object_array_length(arr) : 0;
+	size_t i, n = jlen(arr);
 	char since[32], pid[16];
 	struct tm tm;
 	time_t t;
@@ -37,13 +37,13 @@ static void print_list(json_object *r)
 	for (i = 0; i < n; i++) {
 		json_object *a = json_object_array_get_idx(arr, i);
 
-		t = (time_t)json_object_get_double(jget(a, "since"));
+		t = (time_t)jnum(a, "since", 0);
 		localtime_r(&t, &tm);
 		strftime(since, sizeof(since), "%H:%M:%S", &tm);
 		snprintf(pid, sizeof(pid), "%lld", jint(a, "pid", 0));
 		printf("%-4lld %-28s %-13s %5zu %-3s %-8s %-8s %s\n", jint(a, "id", 0),
 		       jtty(a, "target", "?"), jtty(a, "mode", "?"),
-		       json_object_array_length(jget(a, "functions")),
+		       jlen(jget(a, "functions")),
 		       jbool(a, "latency") ? "yes" : "no", jint(a, "pid", 0) ? pid : "-", since,
 		       jtty(a, "mode_reason", ""));
 		print_sites(jget(a, "sites"));

@@ -10,7 +10,7 @@
 static void print_hist(json_object *lat)
 {
 	json_object *b = jget(lat, "buckets");
-	size_t i, n = b ? json_object_array_length(b) : 0;
+	size_t i, n = jlen(b);
 	long long max = 1, c;
 	int w;
 
@@ -33,7 +33,7 @@ static void print_hist(json_object *lat)
 static void print_stats(json_object *r)
 {
 	json_object *arr = jget(r, "stats");
-	size_t i, n = arr ? json_object_array_length(arr) : 0;
+	size_t i, n = jlen(arr);
 	char misses[32];
 
 	printf("%-4s %-36s %-13s %12s %8s\n", "ID", "FUNCTION", "MODE", "CALLS", "MISSES");

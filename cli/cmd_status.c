@@ -6,29 +6,37 @@
 
 static void print_status(json_object *r)
 {
-	json_object *f = jget(r, "features"), *k = jget(r, "kmod");
+	json_object *f = jobj(r, "features"), *k = jobj(r, "kmod");
 
 	printf("tracerd %s (pid %lld), up %.1f s, kernel %s %s, %lld attachment%s\n",
 	       jtty(r, "version", "?"), jint(r, "pid", 0),
-	       json_object_get_double(jget(r, "uptime_s")), jtty(r, "kernel", "?"),
+	       jnum(r, "uptime_s", 0), jtty(r, "kernel", "?"),
 	       jtty(r, "arch", "?"), jint(r, "attachments", 0),
 	       jint(r, "attachments", 0) == 1 ? "" : "s");
 	printf("modes (probed on %s):\n", jtty(r, "probe_function", "?"));
+	if (!f)
+		f = json_object_new_object();	/* absent or mistyped: no modes */
+	else
+		json_object_get(f);
 	json_object_object_foreach(f, name, v) {
 		printf("  %-13s %-3s %s\n", tty_str(name), jbool(v, "available") ? "yes" : "no",
 		       jtty(v, "reason", ""));
 	}
+	json_object_put(f);
 	if (jbool(k, "present")) {
-		json_object *cfg = jget(k, "config");
+		json_object *cfg = jobj(k, "config");
 		const char *sep = "";
 
 		printf("kmod: present, ABI %lld.%lld, module %s\n", jint(k, "abi_major", 0),
 		       jint(k, "abi_minor", 0), jtty(k, "module_version", "?"));
 		printf("kernel config (as the module was built):");
-		json_object_object_foreach(cfg, cname, cv) {
-			if (json_object_get_boolean(cv)) {
-				printf("%s %s", sep, tty_str(cname));
-				sep = ",";
+		if (cfg) {
+			json_object_object_foreach(cfg, cname, cv) {
+				if (json_object_is_type(cv, json_type_boolean) &&
+				    json_object_get_boolean(cv)) {
+					printf("%s %s", sep, tty_str(cname));
+					sep = ",";
+				}
 			}
 		}
 		printf("%s\n", *sep ? "" : " (none reported)");

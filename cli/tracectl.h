@@ -49,7 +49,8 @@ int cli_usage(struct cli *cli, const struct cmd_entry *cmd, const char *fmt, ...
 int cli_number(struct cli *cli, const char *what, const char *s, unsigned long long min,
 	       unsigned long long max, unsigned long long *out);
 /*
- * An argument that starts with a digit or a sign is an attachment id and
+ * An argument that starts with a digit or a sign (after any blanks) is an
+ * attachment id and
  * must be one: 0 (*id set); else -EXIT_USAGE (printed). 1: not an id (a
  * target).
  */
@@ -61,6 +62,16 @@ const char *jstr(json_object *o, const char *key, const char *def);
 long long jint(json_object *o, const char *key, long long def);
 bool jbool(json_object *o, const char *key);
 json_object *jget(json_object *o, const char *key);
+/*
+ * Replies and result files are untrusted: these never hand a NULL or a
+ * wrongly typed object to json-c (whose array and object walkers crash on
+ * one). jobj/jarr: o[key] when an object/array, else NULL; jlen: the
+ * length of an array, 0 for anything else; jnum: an int or double, else def.
+ */
+json_object *jobj(json_object *o, const char *key);
+json_object *jarr(json_object *o, const char *key);
+size_t jlen(json_object *arr);
+double jnum(json_object *o, const char *key, double def);
 /* jstr escaped for a terminal (lib/strutil.h tty_str): what tables print. */
 static inline const char *jtty(json_object *o, const char *key, const char *def)
 {
