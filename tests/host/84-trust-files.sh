@@ -9,11 +9,12 @@ source "$(dirname "$0")/lib/daemon.bash"
 source "$(dirname "$0")/lib/service.bash"
 command -v curl >/dev/null || skip "curl not installed"
 [ "$(id -u)" = 0 ] || skip "needs root (tp-btf attachments)"
-mkdir -p "$W/st#1"
+mkdir -p "$W/st" "$W/rec#1"
 start_daemon_conf "listen = 127.0.0.1:$PORT
-state_dir = $W/st#1   # '#' after a blank starts a comment
+state_dir = $W/st   # '#' after a blank starts a comment
+record_dir = $W/rec#1
 attach = tp:sched/sched_switch"
-F="$W/st#1/bench-trigger.json"
+F="$W/st/bench-trigger.json"
 kernel=$(uname -r)
 good='{"schema":"tracerd-bench-trigger-state/1","kernel":"K","kernel_build":"B","overhead_ns":{"tp-btf":{"count":1}}}'
 i=0
@@ -46,6 +47,10 @@ PY
 curl -sf "$U/metrics.json" | jq -e '.attachments[0].overhead_ns_per_call == 12.5' > /dev/null ||
 	fail "a valid stored result is not used: $(curl -sf "$U/metrics.json" | jq -c '.attachments[0]')"
 ok "a valid stored result is used"
+# '#' inside a value is part of it
+$C attach tp:task/task_rename --record r > /dev/null || fail "attach --record"
+[ -e "$W/rec#1/r.trec" ] || fail "record_dir with '#' not used: $(ls "$W")"
+ok "record_dir keeps its '#'"
 stop_daemon
 
 # the config file: FIFO, directory, device refused without blocking
