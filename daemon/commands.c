@@ -20,8 +20,8 @@ static json_object *feature_json(const struct feature *f)
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "available", json_object_new_boolean(f->available));
-	json_object_object_add(o, "reason", f->available || !f->reason[0] ? NULL :
-			       json_object_new_string(f->reason));
+	/* why not; for an available mode, the fallback it runs on (tp-btf via raw_tp) */
+	json_object_object_add(o, "reason", !f->reason[0] ? NULL : json_object_new_string(f->reason));
 	return o;
 }
 

@@ -5,7 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <stdbool.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include "strutil.h"
 #include "util.h"
 
@@ -104,6 +108,65 @@ int str_copy(char *dst, const char *src, size_t size)
 		return -E2BIG;
 	}
 	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+/* Fewer than a handful of fds left under RLIMIT_NOFILE. */
+static bool fds_exhausted(const struct rlimit *rl)
+{
+	unsigned long long used = 0;
+	struct dirent *e;
+	DIR *dir;
+
+	if (rl->rlim_cur == RLIM_INFINITY)
+		return false;
+	dir = opendir("/proc/self/fd");
+	if (!dir)
+		return errno == EMFILE;
+	while ((e = readdir(dir)))
+		used += e->d_name[0] != '.';
+	closedir(dir);
+	return used + 4 > (unsigned long long)rl->rlim_cur;	/* the dir's own fd counted */
+}
+
+/* Under RLIMIT_AS, no room left for the 64 MiB a BTF load may take. */
+static bool as_exhausted(const struct rlimit *rl)
+{
+	void *p;
+
+	if (rl->rlim_cur == RLIM_INFINITY)
+		return false;
+	p = mmap(NULL, 64 << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return true;
+	munmap(p, 64 << 20);
+	return false;
+}
+
+int limit_explain(int err, char *buf, size_t len)
+{
+	struct rlimit nofile, as;
+	int e = err < 0 ? -err : err;
+
+	if (getrlimit(RLIMIT_NOFILE, &nofile) || getrlimit(RLIMIT_AS, &as))
+		return 0;
+	if (e == EMFILE || (e != ENOMEM && fds_exhausted(&nofile))) {
+		if (nofile.rlim_cur == RLIM_INFINITY)
+			str_fmt(buf, len, "too many open files (RLIMIT_NOFILE unlimited)");
+		else
+			str_fmt(buf, len, "too many open files (RLIMIT_NOFILE %llu)",
+				(unsigned long long)nofile.rlim_cur);
+		return 1;
+	}
+	if (e == ENFILE) {
+		str_fmt(buf, len, "too many open files in the system (fs.file-max)");
+		return 1;
+	}
+	if (as_exhausted(&as)) {
+		str_fmt(buf, len, "out of address space (RLIMIT_AS %llu MiB)",
+			(unsigned long long)as.rlim_cur >> 20);
+		return 1;
+	}
 	return 0;
 }
 

@@ -25,6 +25,15 @@ int parse_u64(const char *s, unsigned long long *out);
 int parse_size(const char *s, unsigned long long *out);
 /* strscpy-like: copy with truncation check; -E2BIG when truncated. */
 int str_copy(char *dst, const char *src, size_t size);
+/*
+ * When a resource limit of this process explains err, describe it in buf
+ * ("too many open files (RLIMIT_NOFILE 64)", "out of address space
+ * (RLIMIT_AS 20 MiB)") and return 1; else 0. EMFILE always names
+ * RLIMIT_NOFILE; for other errors (libbpf turns a failed BTF load into
+ * ESRCH or ENOENT) it checks whether the fds or the address space are
+ * nearly used up right now.
+ */
+int limit_explain(int err, char *buf, size_t len);
 /* Monotonic and realtime clocks in ns. */
 uint64_t now_mono_ns(void);
 uint64_t now_real_ns(void);
