@@ -62,3 +62,23 @@ for cfg in "$W/fifo" "$W" /dev/null; do
 	grep -q "not a regular file" "$W/err" || fail "config $cfg: message: $(cat "$W/err")"
 	ok "config $cfg refused: $(head -n1 "$W/err")"
 done
+
+# record headers (tracectl dump): null or mistyped fields, \u0000, not JSON
+i=0
+for meta in '{"byte_order":null}' '{"byte_order":7}' '{"byte_order":"little","created_realtime_ns":null}' \
+	    '{"byte_order":"lit\u0000tle"}' 'null' '[]' '{"byte_order":' $'{"byte_order":"\xff"}'; do
+	i=$((i + 1))
+	python3 - "$W/h$i.trec" "$meta" <<'PY'
+import struct, sys, zlib
+meta = sys.argv[2].encode("utf-8", "surrogateescape")
+with open(sys.argv[1], "wb") as f:
+    f.write(b"TRACERDR" + struct.pack("=II", 1, len(meta)) + meta + zlib.compress(b""))
+PY
+	"$TRACECTL" dump "$W/h$i.trec" > "$W/out" 2>&1; rc=$?
+	[ "$rc" -ge 128 ] && fail "dump of header $meta: killed by signal $((rc - 128))"
+	case $meta in
+	*created_realtime_ns*) ;;	# an optional field: null reads as absent
+	*) [ "$rc" = 0 ] && fail "dump of header $meta: accepted" ;;
+	esac
+done
+ok "$i bad record headers: dump refused them without a crash"
