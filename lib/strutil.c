@@ -162,7 +162,11 @@ char *json_sanitize(const char *s, size_t len, size_t *outlen)
 		return NULL;
 	while (i < len) {
 		l = utf8_seq(u + i, len - i, &cp);
-		if (l) {
+		if (l && (cp == 0x7f || is_format_char(cp))) {
+			/* the same string, but no terminal acts on it */
+			o += sprintf(out + o, "\\u%04x", (unsigned int)cp & 0xffff);
+			i += l;
+		} else if (l) {
 			memcpy(out + o, u + i, l);
 			o += l;
 			i += l;

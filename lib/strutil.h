@@ -43,8 +43,10 @@ char *str_escape(const char *s);
 const char *tty_str(const char *s);
 /*
  * JSON text (as json-c writes it) made valid UTF-8: every byte that is not
- * part of a well-formed UTF-8 sequence becomes the six characters \\xNN
- * (inside a JSON string: a literal backslash, x and two hex digits).
+ * part of a well-formed UTF-8 sequence becomes the five characters \\xNN
+ * (inside a JSON string: a literal backslash, x and two hex digits); DEL,
+ * C1 controls and bidi/line-separator characters become \uNNNN escapes
+ * (the same string, nothing a terminal acts on).
  * Returns a malloc'd copy and its length, NULL on ENOMEM.
  */
 char *json_sanitize(const char *s, size_t len, size_t *outlen);

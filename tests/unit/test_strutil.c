@@ -111,11 +111,12 @@ TEST(json_line_valid_utf8)
 
 	json_object_object_add(o, "comm", json_object_new_string("a\xff" "b\xe2\x82"));
 	json_object_object_add(o, "ok", json_object_new_string("caf\xc3\xa9\x01"));
+	json_object_object_add(o, "c1", json_object_new_string("\xc2\x9b" "1m\xe2\x80\xae\x7f"));
 	line = json_line(o, JSON_C_TO_STRING_PLAIN, NULL);
 	ASSERT_OK_PTR(line, "line");
 	ASSERT_TRUE(utf8_valid(line), line);
-	ASSERT_STREQ(line, "{\"comm\":\"a\\\\xffb\\\\xe2\\\\x82\",\"ok\":\"caf\xc3\xa9\\u0001\"}",
-		     "escaped");
+	ASSERT_STREQ(line, "{\"comm\":\"a\\\\xffb\\\\xe2\\\\x82\",\"ok\":\"caf\xc3\xa9\\u0001\","
+		     "\"c1\":\"\\u009b1m\\u202e\\u007f\"}", "escaped");
 	back = json_parse_strict(line, strlen(line), NULL, 0);
 	ASSERT_OK_PTR(back, "reparses strictly");
 	json_object_put(back);
