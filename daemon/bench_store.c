@@ -106,13 +106,13 @@ enum proto_code bench_store(struct tracerd *d, json_object *args, json_object **
 	ovh = json_object_object_get(args, "overhead_ns");
 	if (bad || !kernel || !overhead_valid(ovh)) {
 		str_fmt(msg, msglen, "bench store: needs kernel (string) and overhead_ns "
-			 "({mode: {count|latency|empty: ns}})");
+			"({mode: {count|latency|empty: ns}})");
 		return PROTO_E_BAD_REQUEST;
 	}
 	uname(&u);
 	if (strcmp(kernel, u.release)) {
 		str_fmt(msg, msglen, "bench store: result from kernel %s, this is %s", kernel,
-			 u.release);
+			u.release);
 		return PROTO_E_BAD_REQUEST;
 	}
 	ret = store_path(d, path, sizeof(path));
@@ -131,7 +131,7 @@ enum proto_code bench_store(struct tracerd *d, json_object *args, json_object **
 	if (ret) {
 		json_object_put(o);
 		str_fmt(msg, msglen, "bench store: cannot write %s/%s: %s", d->cfg.state_dir,
-			 BENCH_TRIGGER_FILE, strerror(-ret));
+			BENCH_TRIGGER_FILE, strerror(-ret));
 		return PROTO_E_INTERNAL;
 	}
 	log_notice("bench: trigger results stored in %s", path);

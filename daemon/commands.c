@@ -114,7 +114,7 @@ static enum proto_code attach_args(json_object *args, struct tracerd_spec *s, ch
 	}
 	if (!target || str_copy(s->target, target, sizeof(s->target))) {
 		str_fmt(msg, msglen, "attach: \"target\" missing or longer than %d bytes",
-			 TRACERD_TARGET_MAX - 1);
+			TRACERD_TARGET_MAX - 1);
 		return PROTO_E_BAD_REQUEST;
 	}
 	if (mode) {
@@ -184,7 +184,7 @@ static enum proto_code cmd_stats(struct tracerd *d, json_object *args, json_obje
 		return PROTO_E_BAD_REQUEST;
 	if (bad || id < 0 || id > 0xffffffffLL) {
 		str_fmt(msg, msglen, "stats: invalid arguments (id: integer, target: string, "
-			 "merge: bool)");
+			"merge: bool)");
 		return PROTO_E_BAD_REQUEST;
 	}
 	return registry_stats(d, (unsigned int)id, target, merge, result, msg, msglen);
@@ -201,7 +201,7 @@ static enum proto_code cmd_detach(struct tracerd *d, json_object *args, json_obj
 		return PROTO_E_BAD_REQUEST;
 	if (bad || id < 0 || id > 0xffffffffLL || (!!id + !!target + all) != 1) {
 		str_fmt(msg, msglen, "detach: give exactly one of id (integer), target (string), "
-			 "all (true)");
+			"all (true)");
 		return PROTO_E_BAD_REQUEST;
 	}
 	return registry_detach(d, (unsigned int)id, target, all, result, msg, msglen);

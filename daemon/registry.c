@@ -11,6 +11,7 @@
 #include "../lib/autosel.h"
 #include "../lib/log.h"
 #include "../lib/modes.h"
+#include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "backend.h"
 #include "recorder.h"
@@ -199,7 +200,7 @@ static int attach_modes(struct tracerd *d, struct attachment *a, const enum trac
 		err = be->attach(d, a);
 		if (!err)
 			return 0;
-		snprintf(msg, msglen, "%s", a->hooks[0].err[0] ? a->hooks[0].err : strerror(-err));
+		str_fmt(msg, msglen, "%s", a->hooks[0].err[0] ? a->hooks[0].err : strerror(-err));
 		be->detach(d, a);
 		for (k = 0; k < a->nr_hooks; k++)
 			hook_close_fds(&a->hooks[k]);
@@ -240,8 +241,8 @@ static enum proto_code attach_prepare(struct tracerd *d, const struct tracerd_sp
 		return PROTO_E_BAD_REQUEST;
 	for (o = d->attachments; o; o = o->next) {
 		if (same_request(&o->spec, spec)) {
-			snprintf(msg, msglen, "'%s' is already attached the same way (attachment %u)",
-				 spec->target, o->id);
+			str_fmt(msg, msglen, "'%s' is already attached the same way (attachment %u)",
+				spec->target, o->id);
 			return PROTO_E_EXISTS;
 		}
 	}
@@ -251,8 +252,8 @@ static enum proto_code attach_prepare(struct tracerd *d, const struct tracerd_sp
 	}
 	f = &d->features[spec->mode];
 	if (!f->available) {
-		snprintf(msg, msglen, "mode %s is not available on this kernel: %s",
-			 tracerd_mode_name(spec->mode), f->reason);
+		str_fmt(msg, msglen, "mode %s is not available on this kernel: %s",
+			tracerd_mode_name(spec->mode), f->reason);
 		return PROTO_E_UNAVAILABLE;
 	}
 	cand[0] = spec->mode;
@@ -290,7 +291,7 @@ enum proto_code registry_attach(struct tracerd *d, const struct tracerd_spec *sp
 	a = calloc(1, sizeof(*a));
 	r = resolver_new(d);
 	if (!a || !r) {
-		snprintf(msg, msglen, "out of memory");
+		str_fmt(msg, msglen, "out of memory");
 		goto cleanup;
 	}
 	a->spec = *spec;
@@ -303,14 +304,14 @@ enum proto_code registry_attach(struct tracerd *d, const struct tracerd_spec *sp
 	if (spec->mode == TRACERD_MODE_AUTO) {
 		nc = auto_candidates(d, spec, a->hooks, nr, cand, why, sizeof(why));
 		if (!nc) {
-			snprintf(msg, msglen, "no mode can hook '%s' on this kernel%s", spec->target, why);
+			str_fmt(msg, msglen, "no mode can hook '%s' on this kernel%s", spec->target, why);
 			code = PROTO_E_UNAVAILABLE;
 			goto cleanup;
 		}
 	}
 	err = hooks_slots(d, a);
 	if (err) {
-		snprintf(msg, msglen, "out of slots: %u hooked functions at most", TRACERD_MAX_SLOTS);
+		str_fmt(msg, msglen, "out of slots: %u hooked functions at most", TRACERD_MAX_SLOTS);
 		code = PROTO_E_LIMIT;
 		goto cleanup;
 	}
@@ -318,7 +319,7 @@ enum proto_code registry_attach(struct tracerd *d, const struct tracerd_spec *sp
 	if (err) {
 		code = errno_code(err);
 		if (spec->mode == TRACERD_MODE_AUTO)
-			snprintf(msg, msglen, "no mode could hook '%s'%s", spec->target, why);
+			str_fmt(msg, msglen, "no mode could hook '%s'%s", spec->target, why);
 		goto cleanup;
 	}
 	hooks_compact(d, a, skipped);
@@ -378,9 +379,9 @@ enum proto_code registry_detach(struct tracerd *d, unsigned int id, const char *
 	if (!all && !json_object_array_length(ids)) {
 		json_object_put(ids);
 		if (target)
-			snprintf(msg, msglen, "no attachment with target '%s'", target);
+			str_fmt(msg, msglen, "no attachment with target '%s'", target);
 		else
-			snprintf(msg, msglen, "no attachment %u", id);
+			str_fmt(msg, msglen, "no attachment %u", id);
 		return PROTO_E_NOT_FOUND;
 	}
 	*result = json_object_new_object();
@@ -583,8 +584,8 @@ enum proto_code registry_stats(struct tracerd *d, unsigned int id, const char *t
 	free(lat);
 	if ((id || target) && !json_object_array_length(arr)) {
 		json_object_put(arr);
-		snprintf(msg, msglen, "no attachment or function matches '%s'",
-			 target ? target : "the id");
+		str_fmt(msg, msglen, "no attachment or function matches '%s'",
+			target ? target : "the id");
 		return PROTO_E_NOT_FOUND;
 	}
 	*result = json_object_new_object();
