@@ -7,7 +7,6 @@
 source "$(dirname "$0")/lib/daemon.bash"
 [ "$(id -u)" = 0 ] || skip "needs root (tp-btf attachments)"
 command -v prlimit >/dev/null || skip "prlimit not installed"
-[ -z "${ASAN_OPTIONS:-}" ] || skip "address-space limits do not fit ASan"
 printf 'listen = off\n' > "$W/tracerd.conf"
 C="$TRACECTL --socket $W/s.sock"
 
