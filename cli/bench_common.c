@@ -91,9 +91,9 @@ void bench_progress(struct bench *b, const char *fmt, ...)
 	if (!b->progress)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	str_vfmt(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\r\033[K[bench %s] %s", b->suite, line);
+	fprintf(stderr, "\r\033[K[bench %s] %s", b->suite, tty_str(line));
 	fflush(stderr);
 }
 

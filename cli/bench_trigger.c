@@ -371,7 +371,8 @@ int bench_trigger(struct bench *b, int argc, char **argv)
 		jstr(jget(b->doc, "machine"), "kernel", "")));
 	json_object_object_add(args, "overhead_ns", store);
 	if (bench_call(b, "store", args, &r, msg, sizeof(msg)))
-		fprintf(stderr, "tracectl: the results were not kept for the metrics: %s\n", msg);
+		fprintf(stderr, "tracectl: the results were not kept for the metrics: %s\n",
+			tty_str(msg));
 	else
 		json_object_object_add(b->doc, "stored", json_object_new_string(
 			jstr(r, "path", "")));

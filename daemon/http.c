@@ -29,6 +29,7 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
+#include "../lib/jsonutil.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "service.h"
@@ -342,13 +343,15 @@ static void on_request(struct evhttp_request *req, void *arg)
 		free(text);
 	} else if (!strcmp(path, "/metrics.json")) {
 		o = metrics_render_json(h->d);
-		text = o ? (char *)json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-								   JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
+		/* valid UTF-8 whatever the strings hold (lib/jsonutil.h) */
+		text = o ? json_line(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+				     &len) : NULL;
 		if (text)
-			reply(req, 200, "OK", "application/json", text, strlen(text));
+			reply(req, 200, "OK", "application/json", text, len);
 		else
 			reply(req, 500, "Internal Server Error", "text/plain", "out of memory\n", 14);
 		json_object_put(o);
+		free(text);
 	} else if (!strcmp(path, "/healthz")) {
 		reply(req, 200, "OK", "text/plain", "ok\n", 3);
 	} else {
