@@ -183,6 +183,7 @@ int tracectl_dump(int argc, char **argv)
 	};
 	struct dump_opts o = { .pid = -1 };
 	unsigned long long v;
+	char why[96];
 	int c, i, ret = 0;
 
 	optind = 1;
@@ -195,8 +196,9 @@ int tracectl_dump(int argc, char **argv)
 			o.target = optarg;
 			break;
 		case 'p':
-			if (parse_u64(optarg, &v) || v > UINT32_MAX) {
-				fprintf(stderr, "tracectl: dump: invalid pid '%s'\n", tty_str(optarg));
+			if (parse_dec(optarg, 0, UINT32_MAX, &v, why, sizeof(why))) {
+				fprintf(stderr, "tracectl: dump: invalid pid '%s': %s\n", tty_str(optarg),
+					why);
 				return 2;
 			}
 			o.pid = (long long)v;
