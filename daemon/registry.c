@@ -87,9 +87,9 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 			reason = d->features[order[i]].reason;
 			break;
 		case AUTO_SKIP_DIRECT_CALL:
-			snprintf(buf, sizeof(buf), "'%s' carries the direct call of kmod-direct "
-				 "attachment %u (one direct call per function)",
-				 hooks[0].name, owner->id);
+			str_fmt(buf, sizeof(buf), "'%s' carries the direct call of kmod-direct "
+				"attachment %u (one direct call per function)",
+				hooks[0].name, owner->id);
 			reason = buf;
 			break;
 		case AUTO_SKIP_KMOD_OPTIONS:
@@ -98,8 +98,7 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 		default:
 			continue;
 		}
-		off += snprintf(why + off, off < whylen ? whylen - off : 0, "; not %s: %s",
-				tracerd_mode_name(order[i]), reason);
+		off = str_cat(why, whylen, off, "; not %s: %s", tracerd_mode_name(order[i]), reason);
 	}
 	return n;
 }
@@ -204,8 +203,7 @@ static int attach_modes(struct tracerd *d, struct attachment *a, const enum trac
 		be->detach(d, a);
 		for (k = 0; k < a->nr_hooks; k++)
 			hook_close_fds(&a->hooks[k]);
-		off += snprintf(why + off, off < whylen ? whylen - off : 0, "; not %s: %s",
-				tracerd_mode_name(cand[i]), msg);
+		off = str_cat(why, whylen, off, "; not %s: %s", tracerd_mode_name(cand[i]), msg);
 	}
 	return err;
 }
@@ -228,7 +226,7 @@ static void set_mode_reason(struct attachment *a, size_t nr_resolved, const char
 					 "one function: fentry is the cheapest BPF hook per call";
 	else
 		what = "the cheapest mode available for this target";
-	snprintf(a->mode_reason, sizeof(a->mode_reason), "auto: %s%s", what, why);
+	str_fmt(a->mode_reason, sizeof(a->mode_reason), "auto: %s%s", what, why);
 }
 
 static enum proto_code attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,

@@ -407,15 +407,15 @@ static enum proto_code explain_missing(struct resolver *r, const char *name, cha
 	bool in_btf = btf_index_find(&r->c->vmlinux, name) > 0;
 
 	if (k && r->c->ftrace) {
-		snprintf(msg, len, "function '%s' is not traceable (notrace or not in "
-			 "available_filter_functions)", name);
+		str_fmt(msg, len, "function '%s' is not traceable (notrace or not in "
+			"available_filter_functions)", name);
 		return PROTO_E_NOT_FOUND;
 	}
 	if (!k && in_btf) {
-		snprintf(msg, len, "function '%s' is inlined (in BTF, but no symbol in kallsyms)", name);
+		str_fmt(msg, len, "function '%s' is inlined (in BTF, but no symbol in kallsyms)", name);
 		return PROTO_E_NOT_FOUND;
 	}
-	snprintf(msg, len, "unknown function '%s' (no such symbol in the kernel)", name);
+	str_fmt(msg, len, "unknown function '%s' (no such symbol in the kernel)", name);
 	return PROTO_E_NOT_FOUND;
 }
 
@@ -465,7 +465,7 @@ static const char *glob_skip_reason(const struct sym *s, char *buf, size_t len)
 	const char *pat = sym_denied(s->name);
 
 	if (pat) {
-		snprintf(buf, len, "denylisted ('%s'): tracerd's own hooks run through it", pat);
+		str_fmt(buf, len, "denylisted ('%s'): tracerd's own hooks run through it", pat);
 		return buf;
 	}
 	if (sym_module_denied(s->module))

@@ -86,6 +86,18 @@ int str_fmt(char *buf, size_t size, const char *fmt, ...)
 	return ret;
 }
 
+size_t str_cat(char *buf, size_t size, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!size || off >= size - 1)
+		return off;
+	va_start(ap, fmt);
+	str_vfmt(buf + off, size - off, fmt, ap);
+	va_end(ap);
+	return off + strlen(buf + off);
+}
+
 /* Format characters that reorder or split what a terminal shows. */
 static bool is_format_char(uint32_t c)
 {

@@ -29,6 +29,12 @@ int str_vfmt(char *buf, size_t size, const char *fmt, va_list ap)
 int str_fmt(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /*
+ * Append to the string of length off in buf (size bytes) the same way;
+ * returns the new length (stays below size), for loops that build a message.
+ */
+size_t str_cat(char *buf, size_t size, size_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/*
  * Terminal-safe copy of s (malloc'd, NULL on ENOMEM): C0 controls, DEL,
  * backslash and bytes that are not UTF-8 become \n \t \\ \xNN; C1
  * controls and Unicode bidi/line-separator format characters become

@@ -99,6 +99,20 @@ TEST(truncate_on_boundary)
 	ASSERT_EQ(utf8_boundary("a\xf0\x9f\x98\x80", 3), 1, "after 2");
 	ASSERT_EQ(utf8_boundary("a\xf0\x9f\x98\x80", 4), 1, "after 3");
 	ASSERT_EQ(utf8_boundary("a\xf0\x9f\x98\x80", 5), 5, "whole");
+	/* str_cat builds messages in loops: same rule, length returned */
+	{
+		char why[10] = "";
+		size_t off = 0;
+
+		off = str_cat(why, sizeof(why), off, "; %s", "ab");
+		ASSERT_EQ(off, 4, "first piece");
+		off = str_cat(why, sizeof(why), off, "; %s", "\xc3\xa9\xc3\xa9\xc3\xa9");
+		ASSERT_STREQ(why, "; ab; \xc3\xa9", "cut after a whole character");
+		ASSERT_EQ(off, strlen(why), "length");
+		off = str_cat(why, sizeof(why), off, "more");
+		ASSERT_EQ(off, 9, "the last byte of room");
+		ASSERT_EQ(str_cat(why, sizeof(why), off, "more"), 9, "full: unchanged");
+	}
 	/* set_err is the daemon's message formatter: same rule */
 	set_err(buf, sizeof(buf), -EINVAL, "%s", "x\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
 	ASSERT_STREQ(buf, "x\xc3\xa9\xc3\xa9\xc3\xa9", "set_err");
