@@ -59,7 +59,7 @@ int bench_call(struct bench *b, const char *op, json_object *args, json_object *
 		buf[n] = '\0';
 	}
 	buf[n] = '\0';
-	rep = json_tokener_parse(buf);
+	rep = json_parse_strict(buf, strcspn(buf, "\n"), NULL, 0);
 	if (!rep) {
 		snprintf(msg, msglen, "no or malformed reply from tracerd");
 		goto cleanup;
@@ -69,7 +69,7 @@ int bench_call(struct bench *b, const char *op, json_object *args, json_object *
 		ret = 0;
 	} else {
 		err = jget(rep, "error");
-		snprintf(msg, msglen, "%s", jstr(err, "message", "unknown error"));
+		str_fmt(msg, msglen, "%s", jstr(err, "message", "unknown error"));
 		ret = -(int)proto_code_parse(jstr(err, "code", "internal"));
 	}
 cleanup:
@@ -90,9 +90,9 @@ void bench_progress(struct bench *b, const char *fmt, ...)
 	if (!b->progress)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	str_vfmt(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\r\033[K[bench %s] %s", b->suite, line);
+	fprintf(stderr, "\r\033[K[bench %s] %s", b->suite, tty_str(line));
 	fflush(stderr);
 }
 
@@ -198,9 +198,12 @@ static json_object *config_from_kmod(json_object *kc)
 {
 	json_object *o = json_object_new_object();
 
+	if (!json_object_is_type(kc, json_type_object))
+		return o;
 	json_object_object_foreach(kc, k, v)
 		json_object_object_add(o, k, json_object_new_string(
-			json_object_get_boolean(v) ? "y" : "n"));
+			json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v) ?
+			"y" : "n"));
 	return o;
 }
 
@@ -365,7 +368,7 @@ double point_stat(json_object *p, const char *value, const char *stat)
 {
 	json_object *v = jget(jget(p, "values"), value), *s = v ? jget(v, stat) : NULL;
 
-	return s ? json_object_get_double(s) : NAN;
+	return s ? jnum(v, stat, NAN) : NAN;
 }
 
 int parse_list(const char *s, long long *out, int max)
@@ -387,14 +390,15 @@ int parse_list(const char *s, long long *out, int max)
 int bench_end(struct bench *b, void (*table)(struct bench *b, FILE *f),
 	      int (*svg)(struct bench *b, FILE *f))
 {
-	const char *text;
+	char *text;
 	FILE *f;
 	int ret = 0;
 
 	if (b->progress)
 		fprintf(stderr, "\r\033[K");
-	text = json_object_to_json_string_ext(b->doc, JSON_C_TO_STRING_PRETTY |
-					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = json_line(b->doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, NULL);
+	if (!text)
+		return cli_error(b->cli, EXIT_FAILURE_, "internal", "out of memory");
 	if (b->out) {
 		f = fopen(b->out, "we");
 		if (!f || fprintf(f, "%s\n", text) < 0 || fclose(f)) {
@@ -423,6 +427,7 @@ int bench_end(struct bench *b, void (*table)(struct bench *b, FILE *f),
 		ret = EXIT_FAILURE_;
 	}
 cleanup:
+	free(text);
 	json_object_put(b->doc);
 	json_object_put(b->info);
 	return ret;

@@ -17,11 +17,12 @@
 
 json_object *bench_load(struct cli *cli, const char *path, int *exit)
 {
-	json_object *o = json_object_from_file(path);
+	char err[256];
+	json_object *o = json_parse_file(path, 64 << 20, err, sizeof(err));
 
 	if (!o) {
 		*exit = cli_error(cli, EXIT_USAGE, "bad_input", "%s: cannot read it as JSON (%s)",
-				  path, json_util_get_last_err() ? json_util_get_last_err() : "?");
+				  path, err);
 		return NULL;
 	}
 	if (!json_object_is_type(o, json_type_object) ||
@@ -40,7 +41,7 @@ json_object *bench_load(struct cli *cli, const char *path, int *exit)
 static json_object *find_point(json_object *doc, const char *key)
 {
 	json_object *pts = jget(doc, "points");
-	size_t i, n = json_object_array_length(pts);
+	size_t i, n = jlen(pts);
 
 	for (i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(pts, i);
@@ -150,7 +151,7 @@ static json_object *only_in(json_object *a, json_object *b)
 static json_object *compare_rows(json_object *a, json_object *b, bool all)
 {
 	json_object *rows = json_object_new_array(), *pa = jget(a, "points");
-	size_t i, n = json_object_array_length(pa);
+	size_t i, n = jlen(pa);
 
 	for (i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(pa, i), *q;
@@ -169,8 +170,10 @@ static json_object *compare_rows(json_object *a, json_object *b, bool all)
 			json_object_array_add(rows, r);
 			continue;
 		}
-		json_object_object_foreach(jget(p, "values"), name, va) {
-			double x = json_object_get_double(jget(va, "median"));
+		if (!jobj(p, "values"))
+			continue;
+		json_object_object_foreach(jobj(p, "values"), name, va) {
+			double x = jnum(va, "median", NAN);
 			double y = point_stat(q, name, "median");
 			json_object *r;
 
@@ -199,6 +202,7 @@ static void print_only_in(json_object *keys, const char *side)
 {
 	size_t i, j, n = json_object_array_length(keys), len, cnt;
 	const char *k, *mode;
+	char prefix[128];
 
 	for (i = 0; i < n; i++) {
 		k = json_object_get_string(json_object_array_get_idx(keys, i));
@@ -214,12 +218,13 @@ static void print_only_in(json_object *keys, const char *side)
 			mode = json_object_get_string(json_object_array_get_idx(keys, j));
 			cnt += strcspn(mode, "/") == len && !strncmp(mode, k, len);
 		}
-		printf("%.*s: %zu point%s only in %s (", (int)len, k, cnt, cnt == 1 ? "" : "s",
+		snprintf(prefix, sizeof(prefix), "%.*s", (int)len, k);
+		printf("%s: %zu point%s only in %s (", tty_str(prefix), cnt, cnt == 1 ? "" : "s",
 		       side);
 		for (j = i; j < n; j++) {
 			mode = json_object_get_string(json_object_array_get_idx(keys, j));
 			if (strcspn(mode, "/") == len && !strncmp(mode, k, len))
-				printf("%s%s", j == i ? "" : ", ", mode);
+				printf("%s%s", j == i ? "" : ", ", tty_str(mode));
 		}
 		printf(")\n");
 	}
@@ -228,28 +233,28 @@ static void print_only_in(json_object *keys, const char *side)
 static void print_compare(json_object *o)
 {
 	json_object *rows = jget(o, "rows"), *sa = jget(o, "a"), *sb = jget(o, "b");
-	size_t i, n = json_object_array_length(rows);
+	size_t i, n = jlen(rows);
 	char ca[48], cb[48];
 
 	printf("compare %s: A = %s (%s, %s)\n                B = %s (%s, %s)\n",
-	       jstr(o, "suite", "?"), jstr(sa, "file", "?"), jstr(sa, "kernel", "?"),
-	       jstr(sa, "arch", "?"), jstr(sb, "file", "?"), jstr(sb, "kernel", "?"),
-	       jstr(sb, "arch", "?"));
+	       jtty(o, "suite", "?"), jtty(sa, "file", "?"), jtty(sa, "kernel", "?"),
+	       jtty(sa, "arch", "?"), jtty(sb, "file", "?"), jtty(sb, "kernel", "?"),
+	       jtty(sb, "arch", "?"));
 	printf("%-34s %-20s %14s %14s %8s\n", "POINT", "VALUE (median)", "A", "B", "B/A");
 	for (i = 0; i < n; i++) {
 		json_object *r = json_object_array_get_idx(rows, i);
 
 		if (!jget(r, "value")) {
-			printf("%-34s %-20s %14s %14s %8s\n", jstr(r, "key", "?"), "-",
-			       jstr(r, "a_status", "?"), jstr(r, "b_status", "?"), "-");
+			printf("%-34s %-20s %14s %14s %8s\n", jtty(r, "key", "?"), "-",
+			       jtty(r, "a_status", "?"), jtty(r, "b_status", "?"), "-");
 			continue;
 		}
-		snprintf(ca, sizeof(ca), "%.2f", json_object_get_double(jget(r, "a")));
-		snprintf(cb, sizeof(cb), "%.2f", json_object_get_double(jget(r, "b")));
-		printf("%-34s %-20s %14s %14s ", jstr(r, "key", "?"), jstr(r, "value", "?"), ca,
+		snprintf(ca, sizeof(ca), "%.2f", jnum(r, "a", NAN));
+		snprintf(cb, sizeof(cb), "%.2f", jnum(r, "b", NAN));
+		printf("%-34s %-20s %14s %14s ", jtty(r, "key", "?"), jtty(r, "value", "?"), ca,
 		       jget(r, "b") ? cb : "-");
 		if (jget(r, "ratio"))
-			printf("%8.3f\n", json_object_get_double(jget(r, "ratio")));
+			printf("%8.3f\n", jnum(r, "ratio", NAN));
 		else
 			printf("%8s\n", "-");
 	}

@@ -113,8 +113,8 @@ static int grid_opts(struct bench *b, int argc, char **argv, struct grid_opts *o
 	while ((c = getopt_long(argc, argv, BENCH_COMMON_SHORT "n:k:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			if (parse_u64(optarg, &v) || !v || v > 100000000ULL)
-				return cli_error(b->cli, EXIT_USAGE, "usage", "-n: 1..1e8 calls");
+			if (cli_number(b->cli, "-n (calls)", optarg, 1, 100000000ULL, &v))
+				return EXIT_USAGE;
 			o->calls = v;
 			break;
 		case 'R':
@@ -232,7 +232,7 @@ static bool ops_want(const struct grid_opts *o, long long r, long long i)
 
 void ops_table(struct bench *b, FILE *f)
 {
-	size_t i, n = json_object_array_length(b->points);
+	size_t i, n = jlen(b->points);
 	const char *last = "";
 	long long lastr = -1;
 	const char *sep = "+----------+------------+-----------------+------------+---------------+\n";
@@ -248,7 +248,7 @@ void ops_table(struct bench *b, FILE *f)
 		if (strcmp(mode, last)) {
 			if (*last)
 				fprintf(f, "%s", sep);
-			fprintf(f, "\n%s\n%s", mode, sep);
+			fprintf(f, "\n%s\n%s", tty_str(mode), sep);
 			fprintf(f, "| Relevant | Irrelevant | Total (ns)      | Per-call   | "
 				"Overhead (ns) |\n%s", sep);
 			last = mode;
@@ -258,7 +258,7 @@ void ops_table(struct bench *b, FILE *f)
 		}
 		lastr = r;
 		if (strcmp(jstr(p, "status", ""), "ok")) {
-			fprintf(f, "| %s: %s\n", jstr(p, "status", "?"), jstr(p, "reason", ""));
+			fprintf(f, "| %s: %s\n", jtty(p, "status", "?"), jtty(p, "reason", ""));
 			continue;
 		}
 		fprintf(f, "| %8lld | %10lld | %15.0f | %10.1f | ", r, jint(l, "irrelevant", 0),
@@ -276,7 +276,7 @@ void ops_table(struct bench *b, FILE *f)
 int ops_svg(struct bench *b, FILE *f)
 {
 	struct svg_line rel[8] = {}, irr[8] = {};
-	size_t i, n = json_object_array_length(b->points);
+	size_t i, n = jlen(b->points);
 	int nl = 0, k;
 
 	for (i = 0; i < n; i++) {
@@ -464,7 +464,7 @@ static void attach_all_point(struct bench *b)
 
 void attach_table(struct bench *b, FILE *f)
 {
-	size_t i, n = json_object_array_length(b->points);
+	size_t i, n = jlen(b->points);
 
 	fprintf(f, "attach: attach then detach K functions (kmod: tracerd_kmod's "
 		"tracerd_bench_fn_*, module time; BPF: tracerd_testmod_fn_*, daemon time), %d runs "
@@ -474,10 +474,10 @@ void attach_table(struct bench *b, FILE *f)
 		json_object *p = json_object_array_get_idx(b->points, i), *l = jget(p, "labels");
 		char a[64], d[64];
 
-		fprintf(f, "%-18s %-9s %5lld  ", jstr(l, "mode", "?"), jstr(l, "how", "?"),
+		fprintf(f, "%-18s %-9s %5lld  ", jtty(l, "mode", "?"), jtty(l, "how", "?"),
 			jint(l, "funcs", 0));
 		if (strcmp(jstr(p, "status", ""), "ok")) {
-			fprintf(f, "%s: %s\n", jstr(p, "status", "?"), jstr(p, "reason", ""));
+			fprintf(f, "%s: %s\n", jtty(p, "status", "?"), jtty(p, "reason", ""));
 			continue;
 		}
 		snprintf(a, sizeof(a), "%.1f [%.1f - %.1f]", point_stat(p, "attach_us", "median"),
@@ -496,7 +496,7 @@ void attach_table(struct bench *b, FILE *f)
 int attach_svg(struct bench *b, FILE *f)
 {
 	struct svg_line at[16] = {}, dt[16] = {};
-	size_t i, n = json_object_array_length(b->points);
+	size_t i, n = jlen(b->points);
 	int nl = 0, k;
 	char *names[16] = {};
 

@@ -240,13 +240,13 @@ int trigger_svg(struct bench *b, FILE *f)
 void trigger_table(struct bench *b, FILE *f)
 {
 	json_object *o = b->options;
-	size_t i, n = json_object_array_length(b->points);
+	size_t i, n = jlen(b->points);
 	double base_min;
 	char cell[64];
 
 	fprintf(f, "trigger: %lld x getpgid() (%s) per run, %lld producer%s, %d runs after %d "
 		"warm-up; median [min - max]\n", jint(o, "calls", 0),
-		jstr(o, "function", "?"), jint(o, "producers", 1),
+		jtty(o, "function", "?"), jint(o, "producers", 1),
 		jint(o, "producers", 1) == 1 ? "" : "s", b->reps, b->warmup);
 	fprintf(f, "%-18s %-8s %-26s %-26s %-9s %s\n", "MODE", "VARIANT", "M calls/s", "ns/call",
 		"overhead", "(min-min)");
@@ -255,9 +255,9 @@ void trigger_table(struct bench *b, FILE *f)
 	for (i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(b->points, i), *l = jget(p, "labels");
 
-		fprintf(f, "%-18s %-8s ", jstr(l, "mode", "?"), jstr(l, "variant", "-"));
+		fprintf(f, "%-18s %-8s ", jtty(l, "mode", "?"), jtty(l, "variant", "-"));
 		if (strcmp(jstr(p, "status", ""), "ok")) {
-			fprintf(f, "%s: %s\n", jstr(p, "status", "?"), jstr(p, "reason", ""));
+			fprintf(f, "%s: %s\n", jtty(p, "status", "?"), jtty(p, "reason", ""));
 			continue;
 		}
 		snprintf(cell, sizeof(cell), "%.3f [%.3f - %.3f]",
@@ -301,13 +301,13 @@ static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts
 	while ((c = getopt_long(argc, argv, BENCH_COMMON_SHORT "n:p:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			if (parse_u64(optarg, &v) || !v || v > 1000000000ULL)
-				return cli_error(b->cli, EXIT_USAGE, "usage", "-n: 1..1e9 calls");
+			if (cli_number(b->cli, "-n (calls)", optarg, 1, 1000000000ULL, &v))
+				return EXIT_USAGE;
 			o->calls = v;
 			break;
 		case 'p':
-			if (parse_u64(optarg, &v) || !v || v > 64)
-				return cli_error(b->cli, EXIT_USAGE, "usage", "-p: 1..64 producers");
+			if (cli_number(b->cli, "-p (producers)", optarg, 1, 64, &v))
+				return EXIT_USAGE;
 			o->producers = (int)v;
 			break;
 		case 'm':
@@ -414,7 +414,8 @@ int bench_trigger(struct bench *b, int argc, char **argv)
 		jstr(jget(b->doc, "machine"), "kernel", "")));
 	json_object_object_add(args, "overhead_ns", store);
 	if (bench_call(b, "store", args, &r, msg, sizeof(msg)))
-		fprintf(stderr, "tracectl: the results were not kept for the metrics: %s\n", msg);
+		fprintf(stderr, "tracectl: the results were not kept for the metrics: %s\n",
+			tty_str(msg));
 	else
 		json_object_object_add(b->doc, "stored", json_object_new_string(
 			jstr(r, "path", "")));

@@ -296,13 +296,13 @@ int wl_svg(struct bench *b, FILE *f)
 
 void wl_table(struct bench *b, FILE *f)
 {
-	size_t i, n = json_object_array_length(b->points);
+	size_t i, n = jlen(b->points);
 	json_object *o = b->options;
 	char c1[64], c2[64];
 
 	fprintf(f, "workload: %s traced; dd: %lld x write(512 B) to /dev/null; hackbench: %lld "
 		"group(s) x %lld senders x %lld receivers x %lld loops (threads, pipes); %d runs "
-		"after %d warm-up, median [min - max]\n", jstr(o, "function", "?"),
+		"after %d warm-up, median [min - max]\n", jtty(o, "function", "?"),
 		jint(o, "writes", 0), jint(o, "groups", 0), jint(o, "senders", 0),
 		jint(o, "senders", 0), jint(o, "loops", 0), b->reps, b->warmup);
 	fprintf(f, "%-18s %-10s %-28s %-28s %s\n", "MODE", "LOAD", "MB/s | seconds", "ns/write",
@@ -312,9 +312,9 @@ void wl_table(struct bench *b, FILE *f)
 		bool dd = !strcmp(jstr(l, "load", ""), "dd");
 		const char *v = dd ? "mb_per_s" : "seconds", *w = dd ? "ns_per_write" : "ns_per_message";
 
-		fprintf(f, "%-18s %-10s ", jstr(l, "mode", "?"), jstr(l, "load", "?"));
+		fprintf(f, "%-18s %-10s ", jtty(l, "mode", "?"), jtty(l, "load", "?"));
 		if (strcmp(jstr(p, "status", ""), "ok")) {
-			fprintf(f, "%s: %s\n", jstr(p, "status", "?"), jstr(p, "reason", ""));
+			fprintf(f, "%s: %s\n", jtty(p, "status", "?"), jtty(p, "reason", ""));
 			continue;
 		}
 		snprintf(c1, sizeof(c1), dd ? "%.1f [%.1f - %.1f]" : "%.4f [%.4f - %.4f]",
@@ -352,8 +352,8 @@ static int wl_opts(struct bench *b, int argc, char **argv, struct wl_opts *o)
 	while ((c = getopt_long(argc, argv, BENCH_COMMON_SHORT "n:f:g:l:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			if (parse_u64(optarg, &v) || !v || v > 1000000000ULL)
-				return cli_error(b->cli, EXIT_USAGE, "usage", "-n: 1..1e9 writes");
+			if (cli_number(b->cli, "-n (writes)", optarg, 1, 1000000000ULL, &v))
+				return EXIT_USAGE;
 			o->writes = v;
 			break;
 		case 'f':
@@ -363,9 +363,9 @@ static int wl_opts(struct bench *b, int argc, char **argv, struct wl_opts *o)
 		case 's':
 		case 'l':
 			iv = c == 'g' ? &o->groups : c == 's' ? &o->senders : &o->loops;
-			if (parse_u64(optarg, &v) || !v || v > (c == 'l' ? 100000 : 64))
-				return cli_error(b->cli, EXIT_USAGE, "usage", "--%s: out of range",
-						 c == 'g' ? "groups" : c == 's' ? "senders" : "loops");
+			if (cli_number(b->cli, c == 'g' ? "--groups" : c == 's' ? "--senders" :
+				       "--loops", optarg, 1, c == 'l' ? 100000 : 64, &v))
+				return EXIT_USAGE;
 			*iv = (int)v;
 			break;
 		case 'm':

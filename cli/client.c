@@ -10,13 +10,14 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include "../lib/jsonutil.h"
+#include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "tracectl.h"
 
 void cli_print_json(json_object *o)
 {
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-					    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_print(stdout, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
 static int cli_verror(struct cli *cli, int exit, const char *code, const char *fmt, va_list ap)
@@ -24,7 +25,7 @@ static int cli_verror(struct cli *cli, int exit, const char *code, const char *f
 	json_object *o, *e;
 	char buf[4096];
 
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	str_vfmt(buf, sizeof(buf), fmt, ap);
 	if (cli->json) {
 		o = json_object_new_object();
 		e = json_object_new_object();
@@ -35,7 +36,7 @@ static int cli_verror(struct cli *cli, int exit, const char *code, const char *f
 		cli_print_json(o);
 		json_object_put(o);
 	} else {
-		fprintf(stderr, "%s: %s\n", cli->prog, buf);
+		fprintf(stderr, "%s: %s\n", cli->prog, tty_str(buf));
 	}
 	return exit;
 }
@@ -57,7 +58,7 @@ int cli_usage(struct cli *cli, const struct cmd_entry *cmd, const char *fmt, ...
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	str_vfmt(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	return cli_error(cli, EXIT_USAGE, "usage", "%s (usage: tracectl %s %s)", buf,
 			 cmd->name, cmd->args);
@@ -65,34 +66,31 @@ int cli_usage(struct cli *cli, const struct cmd_entry *cmd, const char *fmt, ...
 
 const char *jstr(json_object *o, const char *key, const char *def)
 {
-	json_object *v;
+	const char *s;
 
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return def;
-	return json_object_get_string(v);
+	return json_get_str(o, key, &s) ? def : s;
 }
 
 long long jint(json_object *o, const char *key, long long def)
 {
-	json_object *v;
+	long long v;
 
-	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
-		return def;
-	return json_object_get_int64(v);
+	return json_get_int(o, key, &v) ? def : v;
 }
 
 bool jbool(json_object *o, const char *key)
 {
-	json_object *v;
+	bool v;
 
-	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+	return !json_get_bool(o, key, &v) && v;
 }
 
 json_object *jget(json_object *o, const char *key)
 {
 	json_object *v;
 
-	return json_object_object_get_ex(o, key, &v) ? v : NULL;
+	return json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, &v) ?
+	       v : NULL;
 }
 
 double client_timeout(const struct cli *cli, const char *cmd)
@@ -281,11 +279,12 @@ static char *read_line(int fd, size_t *len, uint64_t deadline, int *err)
 
 static int handle_reply(struct cli *cli, const char *line, json_object **result)
 {
-	json_object *rep = json_tokener_parse(line), *err;
+	json_object *rep = json_parse_strict(line, strlen(line), NULL, 0), *err;
 	const char *code;
 	int ret;
 
-	if (!rep || !json_object_is_type(rep, json_type_object)) {
+	if (!rep || !json_object_is_type(rep, json_type_object) ||
+	    (jbool(rep, "ok") && !jobj(rep, "result"))) {
 		json_object_put(rep);
 		return cli_error(cli, EXIT_PROTOCOL, "protocol", "malformed reply from the daemon");
 	}

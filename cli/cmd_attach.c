@@ -10,18 +10,18 @@
 static void print_attach(json_object *r)
 {
 	json_object *a = jget(r, "attachment"), *sk = jget(r, "skipped");
-	size_t i, n = sk ? json_object_array_length(sk) : 0;
-	size_t nf = json_object_array_length(jget(a, "functions"));
+	size_t i, n = jlen(sk);
+	size_t nf = jlen(jget(a, "functions"));
 
 	printf("attached %lld: %s, mode %s, %zu function%s\n  why: %s\n", jint(a, "id", 0),
-	       jstr(a, "target", "?"), jstr(a, "mode", "?"), nf, nf == 1 ? "" : "s",
-	       jstr(a, "mode_reason", ""));
+	       jtty(a, "target", "?"), jtty(a, "mode", "?"), nf, nf == 1 ? "" : "s",
+	       jtty(a, "mode_reason", ""));
 	if (n)
 		printf("skipped %zu:\n", n);
 	for (i = 0; i < n && i < 20; i++) {
 		json_object *s = json_object_array_get_idx(sk, i);
 
-		printf("  %s: %s\n", jstr(s, "function", "?"), jstr(s, "reason", "?"));
+		printf("  %s: %s\n", jtty(s, "function", "?"), jtty(s, "reason", "?"));
 	}
 	if (n > 20)
 		printf("  ... %zu more (--json lists them)\n", n - 20);
@@ -52,9 +52,9 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 			json_object_object_add(args, "latency", json_object_new_boolean(1));
 			break;
 		case 'p':
-			if (parse_u64(optarg, &pid) || !pid || pid > 0x3fffffff) {
+			if (cli_number(cli, "--pid", optarg, 1, 0x3fffffff, &pid)) {
 				json_object_put(args);
-				return cli_usage(cli, &cmd_attach, "invalid pid '%s'", optarg);
+				return EXIT_USAGE;
 			}
 			json_object_object_add(args, "pid", json_object_new_int64((long long)pid));
 			break;

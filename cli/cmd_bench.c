@@ -17,15 +17,13 @@ int bench_common_opt(struct bench *b, int c, const char *arg, const char *bad)
 
 	switch (c) {
 	case 'r':
-		if (parse_u64(arg, &v) || v < 1 || v > 60)
-			return cli_error(b->cli, EXIT_USAGE, "usage",
-					 "-r: repetitions must be 1..60, not '%s'", arg);
+		if (cli_number(b->cli, "-r (repetitions)", arg, 1, 60, &v))
+			return EXIT_USAGE;
 		b->reps = (int)v;
 		return 0;
 	case 'w':
-		if (parse_u64(arg, &v) || v > 10)
-			return cli_error(b->cli, EXIT_USAGE, "usage",
-					 "-w: warm-up repetitions must be 0..10, not '%s'", arg);
+		if (cli_number(b->cli, "-w (warm-up repetitions)", arg, 0, 10, &v))
+			return EXIT_USAGE;
 		b->warmup = (int)v;
 		return 0;
 	case 'o':

@@ -17,9 +17,12 @@ static int detach_exec(struct cli *cli, int argc, char **argv)
 	args = json_object_new_object();
 	if (!strcmp(argv[1], "--all"))
 		json_object_object_add(args, "all", json_object_new_boolean(1));
-	else if (!parse_u64(argv[1], &id) && id && id <= 0xffffffffULL)
+	else if (!(ret = cli_attachment_id(cli, argv[1], &id)))
 		json_object_object_add(args, "id", json_object_new_int64((long long)id));
-	else
+	else if (ret < 0) {
+		json_object_put(args);
+		return -ret;
+	} else
 		json_object_object_add(args, "target", json_object_new_string(argv[1]));
 	ret = client_call(cli, "detach", args, &r);
 	if (ret)
@@ -28,11 +31,11 @@ static int detach_exec(struct cli *cli, int argc, char **argv)
 		cli_print_json(r);
 	} else {
 		ids = jget(r, "detached");
-		n = ids ? json_object_array_length(ids) : 0;
+		n = jlen(ids);
 		printf("detached %zu attachment%s", n, n == 1 ? "" : "s");
 		for (i = 0; i < n; i++)
 			printf("%s%s", i ? " " : ": ",
-			       json_object_get_string(json_object_array_get_idx(ids, i)));
+			       tty_str(json_object_get_string(json_object_array_get_idx(ids, i))));
 		printf("\n");
 	}
 	json_object_put(r);

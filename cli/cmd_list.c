@@ -11,16 +11,16 @@
  */
 static void print_sites(json_object *sites)
 {
-	size_t i, n = sites ? json_object_array_length(sites) : 0;
+	size_t i, n = jlen(sites);
 
 	for (i = 0; i < n; i++) {
 		json_object *s = json_object_array_get_idx(sites, i);
 
 		if (jget(s, "path"))
-			printf("     site %s: %s%s%s\n", jstr(s, "function", "?"), jstr(s, "path", "?"),
-			       jget(s, "target") ? " -> " : "", jstr(s, "target", ""));
+			printf("     site %s: %s%s%s\n", jtty(s, "function", "?"), jtty(s, "path", "?"),
+			       jget(s, "target") ? " -> " : "", jtty(s, "target", ""));
 		else
-			printf("     site %s: %s\n", jstr(s, "function", "?"), jstr(s, "error", "?"));
+			printf("     site %s: %s\n", jtty(s, "function", "?"), jtty(s, "error", "?"));
 	}
 }
 
@@ -38,7 +38,7 @@ static void print_recording(json_object *rec)
 static void print_list(json_object *r)
 {
 	json_object *arr = jget(r, "attachments");
-	size_t i, n = arr ? json_object_array_length(arr) : 0;
+	size_t i, n = jlen(arr);
 	char since[32], pid[16];
 	struct tm tm;
 	time_t t;
@@ -48,15 +48,15 @@ static void print_list(json_object *r)
 	for (i = 0; i < n; i++) {
 		json_object *a = json_object_array_get_idx(arr, i);
 
-		t = (time_t)json_object_get_double(jget(a, "since"));
+		t = (time_t)jnum(a, "since", 0);
 		localtime_r(&t, &tm);
 		strftime(since, sizeof(since), "%H:%M:%S", &tm);
 		snprintf(pid, sizeof(pid), "%lld", jint(a, "pid", 0));
 		printf("%-4lld %-28s %-13s %5zu %-3s %-8s %-8s %s\n", jint(a, "id", 0),
-		       jstr(a, "target", "?"), jstr(a, "mode", "?"),
-		       json_object_array_length(jget(a, "functions")),
+		       jtty(a, "target", "?"), jtty(a, "mode", "?"),
+		       jlen(jget(a, "functions")),
 		       jbool(a, "latency") ? "yes" : "no", jint(a, "pid", 0) ? pid : "-", since,
-		       jstr(a, "mode_reason", ""));
+		       jtty(a, "mode_reason", ""));
 		print_sites(jget(a, "sites"));
 		print_recording(jget(a, "recording"));
 	}

@@ -10,27 +10,13 @@
 #include <stdio.h>
 #include <string.h>
 #include "../lib/sites.h"
+#include "../lib/strutil.h"
 #include "tracectl.h"
 
-/*
- * Names come from the file: escape what is not printable ASCII.
- * TODO(#18): switch to trust-a's shared escaping helper in lib/ when it lands.
- */
+/* Names come from the file: escaped (lib/strutil.h) into buf, for one row. */
 static const char *esc(char *buf, size_t len, const char *s)
 {
-	size_t o = 0;
-
-	if (!s)
-		return "?";
-	for (; *s && o + 5 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c >= 0x20 && c < 0x7f && c != '\\')
-			buf[o++] = (char)c;
-		else
-			o += snprintf(buf + o, len - o, "\\x%02x", c);
-	}
-	buf[o] = '\0';
+	snprintf(buf, len, "%s", s ? tty_str(s) : "?");
 	return buf;
 }
 

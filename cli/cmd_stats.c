@@ -10,7 +10,7 @@
 static void print_hist(json_object *lat)
 {
 	json_object *b = jget(lat, "buckets");
-	size_t i, n = b ? json_object_array_length(b) : 0;
+	size_t i, n = jlen(b);
 	long long max = 1, c;
 	int w;
 
@@ -33,7 +33,7 @@ static void print_hist(json_object *lat)
 static void print_stats(json_object *r)
 {
 	json_object *arr = jget(r, "stats");
-	size_t i, n = arr ? json_object_array_length(arr) : 0;
+	size_t i, n = jlen(arr);
 	char misses[32];
 
 	printf("%-4s %-36s %-13s %12s %8s\n", "ID", "FUNCTION", "MODE", "CALLS", "MISSES");
@@ -45,8 +45,8 @@ static void print_stats(json_object *r)
 		else
 			snprintf(misses, sizeof(misses), "-");
 		printf("%-4s %-36s %-13s %12lld %8s\n",
-		       jget(s, "id") ? json_object_get_string(jget(s, "id")) : "*",
-		       jstr(s, "function", "?"), jstr(s, "mode", "(merged)"), jint(s, "calls", 0),
+		       jget(s, "id") ? tty_str(json_object_get_string(jget(s, "id"))) : "*",
+		       jtty(s, "function", "?"), jtty(s, "mode", "(merged)"), jint(s, "calls", 0),
 		       misses);
 		if (lat)
 			print_hist(lat);
@@ -77,7 +77,12 @@ static int stats_exec(struct cli *cli, int argc, char **argv)
 		return cli_usage(cli, &cmd_stats, "at most one ID or TARGET");
 	}
 	if (optind < argc) {
-		if (!parse_u64(argv[optind], &id) && id && id <= 0xffffffffULL)
+		ret = cli_attachment_id(cli, argv[optind], &id);
+		if (ret < 0) {
+			json_object_put(args);
+			return -ret;
+		}
+		if (!ret)
 			json_object_object_add(args, "id", json_object_new_int64((long long)id));
 		else
 			json_object_object_add(args, "target", json_object_new_string(argv[optind]));

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <tracerd/trace.h>
 #include "../lib/quantile.h"
+#include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "tracectl.h"
 
@@ -49,14 +50,10 @@ static void on_signal(int sig)
 	top_stop = 1;
 }
 
-/* Control characters of a name from the daemon replaced, for the terminal. */
+/* A name from the daemon, escaped for the terminal (lib/strutil.h). */
 static void clean(char *dst, size_t len, const char *src)
 {
-	size_t i;
-
-	for (i = 0; src[i] && i + 1 < len; i++)
-		dst[i] = (unsigned char)src[i] < 0x20 || src[i] == 0x7f ? '?' : src[i];
-	dst[i] = '\0';
+	snprintf(dst, len, "%s", tty_str(src));
 }
 
 static struct top_row *row_for(struct top_snap *s, json_object *st)

@@ -23,7 +23,9 @@
 #include <string.h>
 #include <time.h>
 #include <json-c/json.h>
+#include "../lib/jsonutil.h"
 #include "../lib/record.h"
+#include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "dump.h"
 
@@ -75,22 +77,24 @@ static void print_json_event(const struct record_item *it, uint64_t real_ns)
 			       json_object_new_uint64(ev->duration_ns) : NULL);
 	json_object_object_add(o, "ret", ev->flags & TRACERD_EV_RET ?
 			       json_object_new_int64(ev->ret) : NULL);
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_print(stdout, o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	json_object_put(o);
 }
 
 static void print_text_event(const struct record_item *it, uint64_t real_ns)
 {
 	const struct tracerd_event *ev = it->ev;
-	char when[64], dur[32] = "-", ret[32] = "-";
+	char when[64], dur[32] = "-", ret[32] = "-", comm[sizeof(ev->comm) + 1];
 
 	fmt_time(when, sizeof(when), real_ns);
+	memcpy(comm, ev->comm, sizeof(ev->comm));
+	comm[sizeof(ev->comm)] = '\0';
 	if (ev->flags & TRACERD_EV_DURATION)
 		snprintf(dur, sizeof(dur), "%" PRIu64, (uint64_t)ev->duration_ns);
 	if (ev->flags & TRACERD_EV_RET)
 		snprintf(ret, sizeof(ret), "%" PRId64, (int64_t)ev->ret);
-	printf("%s %3u %7u %7u %-16.16s %-28s %12s %s\n", when, ev->cpu, ev->pid, ev->tid,
-	       ev->comm, it->target ? it->target : "?", dur, ret);
+	printf("%s %3u %7u %7u %-16s %-28s %12s %s\n", when, ev->cpu, ev->pid, ev->tid,
+	       tty_str(comm), tty_str(it->target ? it->target : "?"), dur, ret);
 }
 
 static bool dump_match(const struct dump_opts *o, const struct record_item *it)
@@ -107,7 +111,7 @@ static void dump_error(const struct dump_opts *o, const char *msg)
 	json_object *e, *err;
 
 	if (!o->json) {
-		fprintf(stderr, "tracectl: dump: %s\n", msg);
+		fprintf(stderr, "tracectl: dump: %s\n", tty_str(msg));
 		return;
 	}
 	e = json_object_new_object();
@@ -115,7 +119,7 @@ static void dump_error(const struct dump_opts *o, const char *msg)
 	json_object_object_add(err, "code", json_object_new_string("dump_failed"));
 	json_object_object_add(err, "message", json_object_new_string(msg));
 	json_object_object_add(e, "error", err);
-	puts(json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_print(stdout, e, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	json_object_put(e);
 }
 
@@ -134,9 +138,11 @@ static int dump_file(const struct dump_opts *o, const char *path)
 		dump_error(o, msg);
 		return 1;
 	}
-	if (!o->json)
-		printf("# %s: %s\n", path,
-		       json_object_to_json_string_ext(record_reader__meta(r), JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (!o->json) {
+		printf("# %s: ", tty_str(path));
+		json_print(stdout, record_reader__meta(r), JSON_C_TO_STRING_PLAIN |
+			   JSON_C_TO_STRING_NOSLASHESCAPE);
+	}
 	while ((ret = record_reader__next(r, &it)) == 1) {
 		if (it.type == TRACERD_REC_LOST && !o->json)
 			printf("# lost %" PRIu64 " events\n", it.lost);
@@ -155,14 +161,14 @@ static int dump_file(const struct dump_opts *o, const char *path)
 	why = why_copy;	/* why points into r */
 	record_reader__free(r);
 	if (ret < 0) {
-		snprintf(msg, sizeof(msg), "%s: read error: %s", path, strerror(-ret));
+		str_fmt(msg, sizeof(msg), "%s: read error: %s", path, strerror(-ret));
 		dump_error(o, msg);
 		return 1;
 	}
 	if (end == RECORD_END_OPEN && !o->json)
-		printf("# %s: %s\n", path, why);
+		printf("# %s: %s\n", tty_str(path), tty_str(why));
 	if (end == RECORD_END_TRUNCATED || end == RECORD_END_CORRUPT) {
-		snprintf(msg, sizeof(msg), "%s: %s: %s; %" PRIu64 " events read",
+		str_fmt(msg, sizeof(msg), "%s: %s: %s; %" PRIu64 " events read",
 			 path, end == RECORD_END_CORRUPT ? "corrupt" : "cut short", why, events);
 		dump_error(o, msg);
 		return 1;
@@ -181,6 +187,7 @@ int tracectl_dump(int argc, char **argv)
 	};
 	struct dump_opts o = { .pid = -1 };
 	unsigned long long v;
+	char why[96];
 	int c, i, ret = 0;
 
 	optind = 1;
@@ -193,8 +200,9 @@ int tracectl_dump(int argc, char **argv)
 			o.target = optarg;
 			break;
 		case 'p':
-			if (parse_u64(optarg, &v) || v > UINT32_MAX) {
-				fprintf(stderr, "tracectl: dump: invalid pid '%s'\n", optarg);
+			if (parse_dec(optarg, 0, UINT32_MAX, &v, why, sizeof(why))) {
+				fprintf(stderr, "tracectl: dump: invalid pid '%s': %s\n", tty_str(optarg),
+					why);
 				return 2;
 			}
 			o.pid = (long long)v;

@@ -10,7 +10,9 @@
 
 #include <stdbool.h>
 #include <json-c/json.h>
+#include "../lib/jsonutil.h"
 #include "../lib/proto.h"
+#include "../lib/strutil.h"
 
 #define CLI_TIMEOUT_DEFAULT_S	5	/* read commands, without --timeout */
 /* attach, detach, reload: a glob of 1000 fentry functions takes ~1 min under emulation */
@@ -58,6 +60,19 @@ int cli_error(struct cli *cli, int exit, const char *code, const char *fmt, ...)
 /* Usage error for a command: message + its usage line; returns EXIT_USAGE. */
 int cli_usage(struct cli *cli, const struct cmd_entry *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * A decimal in min..max (parse_dec: no sign, 0x or leading 0): 0, else the
+ * usage error "WHAT 'S': why" has been printed and EXIT_USAGE is returned.
+ */
+int cli_number(struct cli *cli, const char *what, const char *s, unsigned long long min,
+	       unsigned long long max, unsigned long long *out);
+/*
+ * An argument that starts with a digit or a sign (after any blanks) is an
+ * attachment id and
+ * must be one: 0 (*id set); else -EXIT_USAGE (printed). 1: not an id (a
+ * target).
+ */
+int cli_attachment_id(struct cli *cli, const char *s, unsigned long long *id);
 /* Print a JSON object on stdout (the --json output). */
 void cli_print_json(json_object *o);
 /* Accessors that tolerate missing keys. */
@@ -65,5 +80,20 @@ const char *jstr(json_object *o, const char *key, const char *def);
 long long jint(json_object *o, const char *key, long long def);
 bool jbool(json_object *o, const char *key);
 json_object *jget(json_object *o, const char *key);
+/*
+ * Replies and result files are untrusted: these never hand a NULL or a
+ * wrongly typed object to json-c (whose array and object walkers crash on
+ * one). jobj/jarr: o[key] when an object/array, else NULL; jlen: the
+ * length of an array, 0 for anything else; jnum: an int or double, else def.
+ */
+json_object *jobj(json_object *o, const char *key);
+json_object *jarr(json_object *o, const char *key);
+size_t jlen(json_object *arr);
+double jnum(json_object *o, const char *key, double def);
+/* jstr escaped for a terminal (lib/strutil.h tty_str): what tables print. */
+static inline const char *jtty(json_object *o, const char *key, const char *def)
+{
+	return tty_str(jstr(o, key, def));
+}
 
 #endif

@@ -21,6 +21,7 @@
 struct tp_state {
 	void *btf_skel;		/* struct tp_bpf, tp_btf_hit loaded */
 	void *raw_skel;		/* struct tp_bpf, raw_tp_hit loaded */
+	bool btf_refused;	/* the probe's tp_btf failed: raw_tp only */
 };
 
 BPF_SKEL_ADAPTERS(tp_bpf)
@@ -94,7 +95,7 @@ static int tp_attach_hook(struct tracerd *d, struct attachment *a, struct hook *
 	char err2[sizeof(h->err)];
 	int ret = -ENOENT;
 
-	if (h->btf_id > 0 && d->features[TRACERD_MODE_TP_BTF].available)
+	if (h->btf_id > 0 && !tp_state(d)->btf_refused)
 		ret = tp_attach_one(d, h, true, h->err, sizeof(h->err));
 	if (ret && d->raw_tp.available) {
 		ret = tp_attach_one(d, h, false, err2, sizeof(err2));
@@ -129,12 +130,32 @@ static int tp_misses(struct tracerd *d, struct attachment *a, struct hook *h,
 	return 0;
 }
 
-/* Probe tp_btf and raw_tp separately: load and really attach, then detach. */
+/* Really load and attach (then detach) a tp_btf program. */
+static int tp_probe_btf(struct tracerd *d, char *reason, size_t len)
+{
+	struct tp_bpf *skel;
+	int ret;
+
+	ret = tp_load(d, true, TP_PROBE_TARGET, reason, len);
+	if (ret)
+		return ret;
+	skel = tp_state(d)->btf_skel;
+	return bpf_probe_link(bpf_program__attach(skel->progs.tp_btf_hit), "tracepoint ",
+			      TP_PROBE_TARGET, reason, len);
+}
+
+/*
+ * Probe tp_btf and raw_tp separately. The mode is available when either
+ * works: tp_btf refused (no BTF, or a limit hit while loading it) leaves
+ * raw_tp for every tracepoint, and the reason stays as the note why.
+ */
 static int tp_probe(struct tracerd *d, char *reason, size_t len)
 {
 	struct tp_bpf *skel;
 	int ret;
 
+	if (!tp_state(d))
+		return set_err(reason, len, -ENOMEM, "out of memory");
 	ret = tp_load(d, false, TP_PROBE_TARGET, d->raw_tp.reason, sizeof(d->raw_tp.reason));
 	if (!ret) {
 		skel = tp_state(d)->raw_skel;
@@ -147,12 +168,12 @@ static int tp_probe(struct tracerd *d, char *reason, size_t len)
 	if (!ret)
 		d->raw_tp.reason[0] = '\0';
 
-	ret = tp_load(d, true, TP_PROBE_TARGET, reason, len);
-	if (ret)
+	ret = tp_probe_btf(d, reason, len);
+	tp_state(d)->btf_refused = ret != 0;
+	if (!ret || !d->raw_tp.available)
 		return ret;
-	skel = tp_state(d)->btf_skel;
-	return bpf_probe_link(bpf_program__attach(skel->progs.tp_btf_hit), "tracepoint ",
-			      TP_PROBE_TARGET, reason, len);
+	log_notice("tp-btf: tp_btf refused (%s): tracepoints attach through raw_tp", reason);
+	return 0;
 }
 
 static void tp_fini(struct tracerd *d)

@@ -31,6 +31,7 @@
 #include <tracerd/kmod_abi.h>
 #include "../lib/log.h"
 #include "../lib/modes.h"
+#include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "backend.h"
 #include "bench.h"
@@ -167,25 +168,25 @@ static enum proto_code hook_kmod(struct tracerd *d, const struct bench_req *q, i
 	int ret;
 
 	if (d->kmod.fd < 0) {
-		snprintf(msg, msglen, "%s", d->kmod.reason[0] ? d->kmod.reason :
-			 "kmod: /dev/tracerd not open (tracerd_kmod.ko not loaded)");
+		str_fmt(msg, msglen, "%s", d->kmod.reason[0] ? d->kmod.reason :
+			"kmod: /dev/tracerd not open (tracerd_kmod.ko not loaded)");
 		return PROTO_E_UNAVAILABLE;
 	}
 	at.flags = q->save_regs ? TRACERD_ATTACH_SAVE_REGS : 0;
 	at.addr = kallsyms_lookup(q->target);
 	if (!at.addr) {
-		snprintf(msg, msglen, "no kallsyms address for '%s'", q->target);
+		str_fmt(msg, msglen, "no kallsyms address for '%s'", q->target);
 		return PROTO_E_NOT_FOUND;
 	}
 	if (str_copy(at.name, q->target, sizeof(at.name))) {
-		snprintf(msg, msglen, "function name too long");
+		str_fmt(msg, msglen, "function name too long");
 		return PROTO_E_BAD_REQUEST;
 	}
 	if (ioctl(d->kmod.fd, TRACERD_IOC_ATTACH, &at)) {
 		ret = -errno;
-		snprintf(msg, msglen, "kmod: failed to attach %s%s to '%s': %s", q->mode_name,
-			 q->save_regs ? " (SAVE_REGS)" : "", q->target,
-			 errno_str(ret, ebuf, sizeof(ebuf)));
+		str_fmt(msg, msglen, "kmod: failed to attach %s%s to '%s': %s", q->mode_name,
+			q->save_regs ? " (SAVE_REGS)" : "", q->target,
+			errno_str(ret, ebuf, sizeof(ebuf)));
 		return errno_proto(ret);
 	}
 	h->kind = BK_KMOD;
@@ -241,8 +242,8 @@ static enum proto_code hook_empty(struct tracerd *d, const struct bench_req *q,
 	skel = bench_bpf__open();
 	if (!skel) {
 		ret = -errno;
-		snprintf(msg, msglen, "cannot open the bench BPF object: %s",
-			 errno_str(ret, ebuf, sizeof(ebuf)));
+		str_fmt(msg, msglen, "cannot open the bench BPF object: %s",
+			errno_str(ret, ebuf, sizeof(ebuf)));
 		return PROTO_E_INTERNAL;
 	}
 	skel->rodata->bench_tgid = q->pid;
@@ -254,7 +255,7 @@ static enum proto_code hook_empty(struct tracerd *d, const struct bench_req *q,
 	if (q->mode == TRACERD_MODE_FENTRY) {
 		ret = bpf_program__set_attach_target(skel->progs.bench_fentry, 0, q->target);
 		if (ret) {
-			snprintf(msg, msglen, "no BTF function '%s'", q->target);
+			str_fmt(msg, msglen, "no BTF function '%s'", q->target);
 			bench_bpf__destroy(skel);
 			return PROTO_E_NOT_FOUND;
 		}
@@ -263,8 +264,8 @@ static enum proto_code hook_empty(struct tracerd *d, const struct bench_req *q,
 	if (!ret)
 		ret = empty_attach(skel, q->mode, q->target, msg, msglen, &h->link);
 	else
-		snprintf(msg, msglen, "failed to load the empty %s program: %s", q->mode_name,
-			 errno_str(ret, ebuf, sizeof(ebuf)));
+		str_fmt(msg, msglen, "failed to load the empty %s program: %s", q->mode_name,
+			errno_str(ret, ebuf, sizeof(ebuf)));
 	if (ret) {
 		bench_bpf__destroy(skel);
 		return errno_proto(ret);
@@ -283,7 +284,7 @@ static enum proto_code hook_registry(struct tracerd *d, const struct bench_req *
 
 	spec.latency = !strcmp(q->variant, "latency");
 	if (str_copy(spec.target, q->target, sizeof(spec.target))) {
-		snprintf(msg, msglen, "target too long");
+		str_fmt(msg, msglen, "target too long");
 		return PROTO_E_BAD_REQUEST;
 	}
 	code = registry_attach(d, &spec, &r, msg, msglen);
@@ -292,7 +293,7 @@ static enum proto_code hook_registry(struct tracerd *d, const struct bench_req *
 	if (!json_object_object_get_ex(r, "attachment", &att) ||
 	    !json_object_object_get_ex(att, "id", &id)) {
 		json_object_put(r);
-		snprintf(msg, msglen, "attach gave no id");
+		str_fmt(msg, msglen, "attach gave no id");
 		return PROTO_E_INTERNAL;
 	}
 	h->kind = BK_REGISTRY;
@@ -320,8 +321,8 @@ static enum proto_code hook_decode(struct tracerd *d, json_object *args, struct 
 	if (bad || !q->mode_name || pid <= 0 || pid > 0x3fffffff ||
 	    (strcmp(q->variant, "count") && strcmp(q->variant, "latency") &&
 	     strcmp(q->variant, "empty"))) {
-		snprintf(msg, msglen, "bench hook: needs mode (string), pid (> 0), variant "
-			 "count|latency|empty, optional target (string), save_regs (bool)");
+		str_fmt(msg, msglen, "bench hook: needs mode (string), pid (> 0), variant "
+			"count|latency|empty, optional target (string), save_regs (bool)");
 		return PROTO_E_BAD_REQUEST;
 	}
 	q->pid = (__u32)pid;
@@ -329,11 +330,11 @@ static enum proto_code hook_decode(struct tracerd *d, json_object *args, struct 
 	if (q->mode < 0 && kmod_mode_parse(q->mode_name) == TRACERD_KMOD_KPROBE_INT3)
 		q->mode = -1;
 	else if (q->mode <= 0 || q->mode == TRACERD_MODE_TP_BTF) {
-		snprintf(msg, msglen, "bench hook: unknown or unsupported mode '%s'", q->mode_name);
+		str_fmt(msg, msglen, "bench hook: unknown or unsupported mode '%s'", q->mode_name);
 		return PROTO_E_BAD_REQUEST;
 	}
 	if (q->save_regs && q->mode != TRACERD_MODE_KMOD_CALLOPS) {
-		snprintf(msg, msglen, "bench hook: save_regs is a kmod-callops flag");
+		str_fmt(msg, msglen, "bench hook: save_regs is a kmod-callops flag");
 		return PROTO_E_BAD_REQUEST;
 	}
 	return PROTO_OK;
@@ -369,14 +370,14 @@ static enum proto_code op_hook(struct tracerd *d, json_object *args, json_object
 		return code;
 	why = hook_unavailable(d, &q);
 	if (why) {
-		snprintf(msg, msglen, "%s %s: %s", q.mode_name, q.variant, why);
+		str_fmt(msg, msglen, "%s %s: %s", q.mode_name, q.variant, why);
 		return PROTO_E_UNAVAILABLE;
 	}
 	for (i = 0; i < BENCH_HOOKS_MAX && !h; i++)
 		if (bench_hooks[i].kind == BK_NONE)
 			h = &bench_hooks[i];
 	if (!h) {
-		snprintf(msg, msglen, "bench: %d hooks at most at once", BENCH_HOOKS_MAX);
+		str_fmt(msg, msglen, "bench: %d hooks at most at once", BENCH_HOOKS_MAX);
 		return PROTO_E_LIMIT;
 	}
 	if (q.mode < 0)
@@ -450,7 +451,7 @@ static struct bench_hook *handle_arg(json_object *args, char *msg, size_t msglen
 	struct bench_hook *h = bad || handle <= 0 ? NULL : hook_find((unsigned int)handle);
 
 	if (!h)
-		snprintf(msg, msglen, "bench: no hook with handle %lld", handle);
+		str_fmt(msg, msglen, "bench: no hook with handle %lld", handle);
 	return h;
 }
 
@@ -465,7 +466,7 @@ static enum proto_code op_read(struct tracerd *d, json_object *args, json_object
 		return PROTO_E_NOT_FOUND;
 	ret = hook_read(d, h, &calls, &lat);
 	if (ret) {
-		snprintf(msg, msglen, "bench: cannot read handle %u: %s", h->handle, strerror(-ret));
+		str_fmt(msg, msglen, "bench: cannot read handle %u: %s", h->handle, strerror(-ret));
 		return PROTO_E_INTERNAL;
 	}
 	*result = json_object_new_object();
@@ -509,13 +510,13 @@ static enum proto_code kmod_bench_args(struct tracerd *d, json_object *args, __u
 	int m = kmod_mode_parse(name);
 
 	if (bad || m < 0 || (regs && m != TRACERD_KMOD_CALLOPS)) {
-		snprintf(msg, msglen, "bench: mode must be kmod-callops, kmod-direct, kmod-kprobe "
-			 "or kmod-kprobe-int3 (save_regs: kmod-callops only)");
+		str_fmt(msg, msglen, "bench: mode must be kmod-callops, kmod-direct, kmod-kprobe "
+			"or kmod-kprobe-int3 (save_regs: kmod-callops only)");
 		return PROTO_E_BAD_REQUEST;
 	}
 	if (d->kmod.fd < 0) {
-		snprintf(msg, msglen, "%s", d->kmod.reason[0] ? d->kmod.reason :
-			 "kmod: tracerd_kmod.ko not loaded");
+		str_fmt(msg, msglen, "%s", d->kmod.reason[0] ? d->kmod.reason :
+			"kmod: tracerd_kmod.ko not loaded");
 		return PROTO_E_UNAVAILABLE;
 	}
 	*mode = (__u32)m;
@@ -532,9 +533,9 @@ static enum proto_code kmod_bench_error(int err, const char *what, char *msg, si
 {
 	char ebuf[96];
 
-	snprintf(msg, msglen, "kmod %s benchmark: %s%s", what, errno_str(err, ebuf, sizeof(ebuf)),
-		 err == -EPROTO ? " (hook counts disagree with the calls made: the point is an "
-		 "error, not a number)" : err == -E2BIG ? " (above the module's limits)" : "");
+	str_fmt(msg, msglen, "kmod %s benchmark: %s%s", what, errno_str(err, ebuf, sizeof(ebuf)),
+		err == -EPROTO ? " (hook counts disagree with the calls made: the point is an "
+		"error, not a number)" : err == -E2BIG ? " (above the module's limits)" : "");
 	return err == -EPROTO ? PROTO_E_INTERNAL : errno_proto(err);
 }
 
@@ -552,7 +553,7 @@ static enum proto_code op_ops(struct tracerd *d, json_object *args, json_object 
 	if (code)
 		return code;
 	if (bad || n <= 0 || r < 0 || i < 0 || r > 0xffff || i > 0xffff) {
-		snprintf(msg, msglen, "bench ops: calls (> 0), relevant, irrelevant (>= 0) integers");
+		str_fmt(msg, msglen, "bench ops: calls (> 0), relevant, irrelevant (>= 0) integers");
 		return PROTO_E_BAD_REQUEST;
 	}
 	b.calls = (__u64)n;
@@ -583,7 +584,7 @@ static enum proto_code op_patch(struct tracerd *d, json_object *args, json_objec
 	if (code)
 		return code;
 	if (bad || k <= 0 || k > 0xffff) {
-		snprintf(msg, msglen, "bench patch: funcs must be a positive integer");
+		str_fmt(msg, msglen, "bench patch: funcs must be a positive integer");
 		return PROTO_E_BAD_REQUEST;
 	}
 	b.funcs = (__u32)k;
@@ -639,14 +640,14 @@ static enum proto_code op_patch_all(struct tracerd *d, json_object *args, json_o
 	if (code)
 		return code;
 	if (b.mode != TRACERD_KMOD_CALLOPS) {
-		snprintf(msg, msglen, "bench patch_all: kmod-callops only (one ftrace_ops on every "
-			 "traceable function)");
+		str_fmt(msg, msglen, "bench patch_all: kmod-callops only (one ftrace_ops on every "
+			"traceable function)");
 		return PROTO_E_BAD_REQUEST;
 	}
 	funcs = count_traceable();
 	if (funcs <= 0) {
-		snprintf(msg, msglen, "bench patch_all: cannot read tracefs "
-			 "available_filter_functions (is tracefs mounted?)");
+		str_fmt(msg, msglen, "bench patch_all: cannot read tracefs "
+			"available_filter_functions (is tracefs mounted?)");
 		return PROTO_E_UNAVAILABLE;
 	}
 	if (ioctl(d->kmod.fd, TRACERD_IOC_BENCH_ALL, &b))
@@ -687,17 +688,17 @@ static enum proto_code op_attach_time(struct tracerd *d, json_object *args,
 
 	if (bad || m <= 0 || m == TRACERD_MODE_TP_BTF || k < 1 || k > 1024 || !how ||
 	    (strcmp(how, "one") && strcmp(how, "separate")) || (one && g < 0)) {
-		snprintf(msg, msglen, "bench attach: mode, how (one: funcs 1|16|256|1024, "
-			 "separate: funcs 1..1024)");
+		str_fmt(msg, msglen, "bench attach: mode, how (one: funcs 1|16|256|1024, "
+			"separate: funcs 1..1024)");
 		return PROTO_E_BAD_REQUEST;
 	}
 	if (!d->features[m].available) {
-		snprintf(msg, msglen, "%s: %s", mode, d->features[m].reason);
+		str_fmt(msg, msglen, "%s: %s", mode, d->features[m].reason);
 		return PROTO_E_UNAVAILABLE;
 	}
 	if (access("/sys/module/tracerd_testmod", F_OK)) {
-		snprintf(msg, msglen, "bench attach: BPF modes attach to tracerd_testmod's 1024 "
-			 "functions: load tracerd_testmod.ko (tests/kmod)");
+		str_fmt(msg, msglen, "bench attach: BPF modes attach to tracerd_testmod's 1024 "
+			"functions: load tracerd_testmod.ko (tests/kmod)");
 		return PROTO_E_UNAVAILABLE;
 	}
 	ids = calloc((size_t)k, sizeof(*ids));
@@ -789,24 +790,47 @@ static enum proto_code op_info(struct tracerd *d, json_object *args, json_object
 enum proto_code cmd_bench(struct tracerd *d, json_object *args, json_object **result,
 			  char *msg, size_t msglen)
 {
+#define F(n, t) { n, json_type_##t }
+	static const struct proto_field f_info[] = { F("op", string), {} },
+		f_hook[] = { F("op", string), F("mode", string), F("variant", string),
+			     F("target", string), F("save_regs", boolean), F("pid", int), {} },
+		f_handle[] = { F("op", string), F("handle", int), {} },
+		f_unhook[] = { F("op", string), F("handle", int), F("all", boolean), {} },
+		f_ops[] = { F("op", string), F("mode", string), F("save_regs", boolean),
+			    F("calls", int), F("relevant", int), F("irrelevant", int), {} },
+		f_patch[] = { F("op", string), F("mode", string), F("save_regs", boolean),
+			      F("funcs", int), {} },
+		f_all[] = { F("op", string), F("mode", string), F("save_regs", boolean), {} },
+		f_attach[] = { F("op", string), F("mode", string), F("save_regs", boolean),
+			       F("how", string), F("funcs", int), {} },
+		f_store[] = { F("op", string), F("kernel", string), F("overhead_ns", object), {} };
+#undef F
 	static const struct {
 		const char *op;
 		enum proto_code (*fn)(struct tracerd *, json_object *, json_object **, char *,
 				      size_t);
+		const struct proto_field *fields;
 	} ops[] = {
-		{ "info", op_info }, { "hook", op_hook }, { "read", op_read },
-		{ "unhook", op_unhook }, { "ops", op_ops }, { "patch", op_patch },
-		{ "patch_all", op_patch_all }, { "attach", op_attach_time },
-		{ "store", bench_store },
+		{ "info", op_info, f_info }, { "hook", op_hook, f_hook },
+		{ "read", op_read, f_handle }, { "unhook", op_unhook, f_unhook },
+		{ "ops", op_ops, f_ops }, { "patch", op_patch, f_patch },
+		{ "patch_all", op_patch_all, f_all }, { "attach", op_attach_time, f_attach },
+		{ "store", bench_store, f_store },
 	};
 	bool bad = false;
 	const char *op = proto_arg_str(args, "op", &bad);
+	enum proto_code code;
+	char what[32];
 	size_t i;
 
-	for (i = 0; op && i < ARRAY_SIZE(ops); i++)
-		if (!strcmp(op, ops[i].op))
-			return ops[i].fn(d, args, result, msg, msglen);
-	snprintf(msg, msglen, "bench: \"op\" must be one of info, hook, read, unhook, ops, "
-		 "patch, patch_all, attach, store");
+	for (i = 0; op && i < ARRAY_SIZE(ops); i++) {
+		if (strcmp(op, ops[i].op))
+			continue;
+		snprintf(what, sizeof(what), "bench %s", ops[i].op);
+		code = proto_args_check(args, what, ops[i].fields, msg, msglen);
+		return code ? code : ops[i].fn(d, args, result, msg, msglen);
+	}
+	str_fmt(msg, msglen, "bench: \"op\" must be one of info, hook, read, unhook, ops, "
+		"patch, patch_all, attach, store");
 	return PROTO_E_BAD_REQUEST;
 }

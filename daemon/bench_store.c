@@ -15,9 +15,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include "../lib/jsonutil.h"
 #include "../lib/log.h"
 #include "../lib/metrics.h"
 #include "../lib/modes.h"
+#include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "bench.h"
 
@@ -27,6 +29,7 @@
 static struct {
 	json_object *root;
 	struct timespec mtime;
+	bool checked;	/* root is what the file at mtime gave (maybe NULL) */
 	char path[PATH_MAX];
 } store_cache;
 
@@ -39,7 +42,7 @@ static int store_path(struct tracerd *d, char *buf, size_t len)
 	return 0;
 }
 
-/* Validate the client's overhead object: {mode: {variant: number}}. */
+/* Validate the client's (or the file's) overhead object: {mode: {variant: number}}. */
 static bool overhead_valid(json_object *ovh)
 {
 	if (!json_object_is_type(ovh, json_type_object))
@@ -79,6 +82,15 @@ static int write_file(const char *path, const char *text)
 	return ret;
 }
 
+static int write_json(const char *path, json_object *o)
+{
+	char *text = json_line(o, JSON_C_TO_STRING_PRETTY, NULL);
+	int ret = text ? write_file(path, text) : -ENOMEM;
+
+	free(text);
+	return ret;
+}
+
 enum proto_code bench_store(struct tracerd *d, json_object *args, json_object **result,
 			    char *msg, size_t msglen)
 {
@@ -91,16 +103,16 @@ enum proto_code bench_store(struct tracerd *d, json_object *args, json_object **
 	struct tm tm;
 	int ret;
 
-	json_object_object_get_ex(args, "overhead_ns", &ovh);
+	ovh = json_object_object_get(args, "overhead_ns");
 	if (bad || !kernel || !overhead_valid(ovh)) {
-		snprintf(msg, msglen, "bench store: needs kernel (string) and overhead_ns "
-			 "({mode: {count|latency|empty: ns}})");
+		str_fmt(msg, msglen, "bench store: needs kernel (string) and overhead_ns "
+			"({mode: {count|latency|empty: ns}})");
 		return PROTO_E_BAD_REQUEST;
 	}
 	uname(&u);
 	if (strcmp(kernel, u.release)) {
-		snprintf(msg, msglen, "bench store: result from kernel %s, this is %s", kernel,
-			 u.release);
+		str_fmt(msg, msglen, "bench store: result from kernel %s, this is %s", kernel,
+			u.release);
 		return PROTO_E_BAD_REQUEST;
 	}
 	ret = store_path(d, path, sizeof(path));
@@ -115,11 +127,11 @@ enum proto_code bench_store(struct tracerd *d, json_object *args, json_object **
 	json_object_object_add(o, "kernel_build", json_object_new_string(u.version));
 	json_object_object_add(o, "overhead_ns", json_object_get(ovh));
 	if (!ret)
-		ret = write_file(path, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+		ret = write_json(path, o);
 	if (ret) {
 		json_object_put(o);
-		snprintf(msg, msglen, "bench store: cannot write %s/%s: %s", d->cfg.state_dir,
-			 BENCH_TRIGGER_FILE, strerror(-ret));
+		str_fmt(msg, msglen, "bench store: cannot write %s/%s: %s", d->cfg.state_dir,
+			BENCH_TRIGGER_FILE, strerror(-ret));
 		return PROTO_E_INTERNAL;
 	}
 	log_notice("bench: trigger results stored in %s", path);
@@ -128,46 +140,68 @@ enum proto_code bench_store(struct tracerd *d, json_object *args, json_object **
 	return PROTO_OK;
 }
 
-/* The stored results, NULL when absent, unreadable or from another kernel. */
+/* The parsed file's kernel is this one; else why not, in why. */
+static bool store_matches(json_object *root, const char **why)
+{
+	const char *schema, *kernel, *build;
+	struct utsname u;
+
+	uname(&u);
+	if (json_get_str(root, "schema", &schema) || strcmp(schema, STORE_SCHEMA))
+		*why = "no \"schema\": \"" STORE_SCHEMA "\"";
+	else if (json_get_str(root, "kernel", &kernel) || json_get_str(root, "kernel_build", &build))
+		*why = "\"kernel\" and \"kernel_build\" must be strings";
+	else if (!overhead_valid(json_object_object_get(root, "overhead_ns")))
+		*why = "\"overhead_ns\" must be {mode: {count|latency|empty: ns}}";
+	else if (strcmp(kernel, u.release) || strcmp(build, u.version))
+		*why = NULL;	/* another kernel's results: ignored quietly */
+	else
+		return true;
+	return false;
+}
+
+/* The stored results, NULL when absent, invalid or from another kernel. */
 static json_object *store_load(struct tracerd *d)
 {
-	char path[PATH_MAX];
-	struct utsname u;
+	char path[PATH_MAX], err[256];
+	const char *why = NULL;
 	struct stat st;
-	json_object *k;
 
 	if (store_path(d, path, sizeof(path)) || stat(path, &st))
 		goto none;
-	if (store_cache.root && !strcmp(store_cache.path, path) &&
+	if (store_cache.checked && !strcmp(store_cache.path, path) &&
 	    store_cache.mtime.tv_sec == st.st_mtim.tv_sec &&
 	    store_cache.mtime.tv_nsec == st.st_mtim.tv_nsec)
 		return store_cache.root;
 	json_object_put(store_cache.root);
-	store_cache.root = json_object_from_file(path);
+	store_cache.root = json_parse_file(path, 1 << 20, err, sizeof(err));
 	store_cache.mtime = st.st_mtim;
+	store_cache.checked = true;
 	str_copy(store_cache.path, path, sizeof(store_cache.path));
-	uname(&u);
-	if (!store_cache.root || !json_object_object_get_ex(store_cache.root, "kernel", &k) ||
-	    strcmp(json_object_get_string(k), u.release) ||
-	    !json_object_object_get_ex(store_cache.root, "kernel_build", &k) ||
-	    strcmp(json_object_get_string(k), u.version))
-		goto none;
-	return store_cache.root;
+	if (!store_cache.root)
+		why = err;
+	else if (store_matches(store_cache.root, &why))
+		return store_cache.root;
+	if (why)
+		log_warn("bench: ignoring %s: %s", path, why);
+	json_object_put(store_cache.root);
+	store_cache.root = NULL;
+	return NULL;
 none:
 	json_object_put(store_cache.root);
 	store_cache.root = NULL;
+	store_cache.checked = false;
 	return NULL;
 }
 
 int bench_overhead(struct tracerd *d, enum tracerd_mode mode, bool latency, double *ns)
 {
-	json_object *root = store_load(d), *ovh, *m, *v;
+	json_object *root = store_load(d), *ovh, *m;
 
-	if (!root || !json_object_object_get_ex(root, "overhead_ns", &ovh) ||
-	    !json_object_object_get_ex(ovh, tracerd_mode_name(mode), &m) ||
-	    !json_object_object_get_ex(m, latency ? "latency" : "count", &v))
+	if (!root || json_get(root, "overhead_ns", json_type_object, &ovh) ||
+	    json_get(ovh, tracerd_mode_name(mode), json_type_object, &m) ||
+	    json_get_num(m, latency ? "latency" : "count", ns))
 		return -ENOENT;
-	*ns = json_object_get_double(v);
 	return 0;
 }
 

@@ -21,15 +21,20 @@ static const char *const errno_names[] = {
 	[ENOSPC] = "ENOSPC", [E2BIG] = "E2BIG", [EOPNOTSUPP] = "EOPNOTSUPP",
 	[EILSEQ] = "EILSEQ", [EFAULT] = "EFAULT",
 	[ENOMEM] = "ENOMEM", [ENOTTY] = "ENOTTY", [ENXIO] = "ENXIO",
-	[EPROTO] = "EPROTO",
+	[EPROTO] = "EPROTO", [EMFILE] = "EMFILE", [ENFILE] = "ENFILE",
 };
 
 const char *errno_str(int err, char *buf, size_t len)
 {
 	int e = err < 0 ? -err : err;
 	const char *n = (size_t)e < ARRAY_SIZE(errno_names) ? errno_names[e] : NULL;
+	char lim[96];
 
-	if (e == 524)	/* kernel-internal ENOTSUPP leaks out of some paths */
+	/* a resource limit named, not just the errno it caused */
+	if ((e == EMFILE || e == ENFILE || e == ENOMEM) && limit_explain(e, lim, sizeof(lim)))
+		snprintf(buf, len, "%s%s%s", e == ENOMEM ? "Cannot allocate memory (ENOMEM): " : "",
+			 lim, e == ENOMEM ? "" : e == EMFILE ? " (EMFILE)" : " (ENFILE)");
+	else if (e == 524)	/* kernel-internal ENOTSUPP leaks out of some paths */
 		snprintf(buf, len, "Operation not supported (ENOTSUPP)");
 	else if (n)
 		snprintf(buf, len, "%s (%s)", strerror(e), n);
@@ -161,6 +166,12 @@ int bpf_skel_load(struct tracerd *d, const struct bpf_skel *sk, const char *targ
 		if (!sk->aim)
 			continue;
 		ret = bpf_program__set_attach_target(prog, 0, target);
+		if (ret && limit_explain(ret, ebuf, sizeof(ebuf))) {
+			/* libbpf says ESRCH when it could not load the kernel's BTF at all */
+			set_err(err, errlen, ret, "cannot load the kernel's BTF for %s '%s': %s",
+				sk->aim, target, ebuf);
+			goto cleanup;
+		}
 		if (ret) {
 			set_err(err, errlen, ret, "no BTF for %s '%s': %s", sk->aim, target,
 				errno_str(ret, ebuf, sizeof(ebuf)));

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 #include "../lib/modes.h"
+#include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "bench.h"
 #include "control.h"
@@ -21,8 +22,8 @@ static json_object *feature_json(const struct feature *f)
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "available", json_object_new_boolean(f->available));
-	json_object_object_add(o, "reason", f->available || !f->reason[0] ? NULL :
-			       json_object_new_string(f->reason));
+	/* why not; for an available mode, the fallback it runs on (tp-btf via raw_tp) */
+	json_object_object_add(o, "reason", !f->reason[0] ? NULL : json_object_new_string(f->reason));
 	return o;
 }
 
@@ -41,13 +42,34 @@ static json_object *kmod_json(const struct tracerd *d)
 	return o;
 }
 
+#define F(n, t) { n, json_type_##t }
+/* The arguments each command accepts (docs/protocol.md): anything else is refused. */
+static const struct proto_field no_fields[] = { {} };
+static const struct proto_field attach_fields[] = {
+	F("target", string), F("mode", string), F("latency", boolean), F("pid", int),
+	F("comm", string), F("record", string), {}
+};
+static const struct proto_field stats_fields[] = {
+	F("id", int), F("target", string), F("merge", boolean), {}
+};
+static const struct proto_field detach_fields[] = {
+	F("id", int), F("target", string), F("all", boolean), {}
+};
+#undef F
+
 static enum proto_code cmd_status(struct tracerd *d, json_object *args, json_object **result,
 				  char *msg, size_t msglen)
 {
 	json_object *o = json_object_new_object(), *f = json_object_new_object();
+	enum proto_code code = proto_args_check(args, "status", no_fields, msg, msglen);
 	struct utsname u;
 	int m;
 
+	if (code) {
+		json_object_put(o);
+		json_object_put(f);
+		return code;
+	}
 	uname(&u);
 	json_object_object_add(o, "version", json_object_new_string(TRACERD_VERSION));
 	json_object_object_add(o, "protocol", json_object_new_int(TRACERD_PROTO_VERSION));
@@ -81,6 +103,8 @@ static enum proto_code attach_args(json_object *args, struct tracerd_spec *s, ch
 	int m;
 
 	memset(s, 0, sizeof(*s));
+	if (proto_args_check(args, "attach", attach_fields, msg, msglen))
+		return PROTO_E_BAD_REQUEST;
 	target = proto_arg_str(args, "target", &bad);
 	mode = proto_arg_str(args, "mode", &bad);
 	comm = proto_arg_str(args, "comm", &bad);
@@ -88,33 +112,33 @@ static enum proto_code attach_args(json_object *args, struct tracerd_spec *s, ch
 	s->latency = proto_arg_bool(args, "latency", &bad);
 	pid = proto_arg_int(args, "pid", 0, &bad);
 	if (bad) {
-		snprintf(msg, msglen, "attach: an argument has the wrong JSON type");
+		str_fmt(msg, msglen, "attach: an argument has the wrong JSON type");
 		return PROTO_E_BAD_REQUEST;
 	}
 	if (!target || str_copy(s->target, target, sizeof(s->target))) {
-		snprintf(msg, msglen, "attach: \"target\" missing or longer than %d bytes",
-			 TRACERD_TARGET_MAX - 1);
+		str_fmt(msg, msglen, "attach: \"target\" missing or longer than %d bytes",
+			TRACERD_TARGET_MAX - 1);
 		return PROTO_E_BAD_REQUEST;
 	}
 	if (mode) {
 		m = tracerd_mode_parse(mode);
 		if (m < 0) {
-			snprintf(msg, msglen, "unknown mode '%s'", mode);
+			str_fmt(msg, msglen, "unknown mode '%s'", mode);
 			return PROTO_E_BAD_REQUEST;
 		}
 		s->mode = m;
 	}
 	if (pid < 0 || pid > 0x3fffffff) {
-		snprintf(msg, msglen, "invalid pid %lld", pid);
+		str_fmt(msg, msglen, "invalid pid %lld", pid);
 		return PROTO_E_BAD_REQUEST;
 	}
 	s->tgid = (__u32)pid;
 	if (comm && (!comm[0] || str_copy(s->comm, comm, sizeof(s->comm)))) {
-		snprintf(msg, msglen, "invalid comm '%s' (1-15 bytes)", comm);
+		str_fmt(msg, msglen, "invalid comm '%s' (1-15 bytes)", comm);
 		return PROTO_E_BAD_REQUEST;
 	}
 	if (record && str_copy(s->record, record, sizeof(s->record))) {
-		snprintf(msg, msglen, "record name too long");
+		str_fmt(msg, msglen, "record name too long");
 		return PROTO_E_BAD_REQUEST;
 	}
 	return PROTO_OK;
@@ -134,9 +158,12 @@ static enum proto_code cmd_attach(struct tracerd *d, json_object *args, json_obj
 static enum proto_code cmd_list(struct tracerd *d, json_object *args, json_object **result,
 				char *msg, size_t msglen)
 {
-	json_object *arr = json_object_new_array();
+	json_object *arr;
 	struct attachment *a;
 
+	if (proto_args_check(args, "list", no_fields, msg, msglen))
+		return PROTO_E_BAD_REQUEST;
+	arr = json_object_new_array();
 	for (a = d->attachments; a; a = a->next) {
 		json_object *o = attachment_json(a), *sites = kmod_sites_json(d, a);
 
@@ -157,9 +184,11 @@ static enum proto_code cmd_stats(struct tracerd *d, json_object *args, json_obje
 	const char *target = proto_arg_str(args, "target", &bad);
 	long long id = proto_arg_int(args, "id", 0, &bad);
 
+	if (proto_args_check(args, "stats", stats_fields, msg, msglen))
+		return PROTO_E_BAD_REQUEST;
 	if (bad || id < 0 || id > 0xffffffffLL) {
-		snprintf(msg, msglen, "stats: invalid arguments (id: integer, target: string, "
-			 "merge: bool)");
+		str_fmt(msg, msglen, "stats: invalid arguments (id: integer, target: string, "
+			"merge: bool)");
 		return PROTO_E_BAD_REQUEST;
 	}
 	return registry_stats(d, (unsigned int)id, target, merge, result, msg, msglen);
@@ -172,9 +201,11 @@ static enum proto_code cmd_detach(struct tracerd *d, json_object *args, json_obj
 	const char *target = proto_arg_str(args, "target", &bad);
 	long long id = proto_arg_int(args, "id", 0, &bad);
 
+	if (proto_args_check(args, "detach", detach_fields, msg, msglen))
+		return PROTO_E_BAD_REQUEST;
 	if (bad || id < 0 || id > 0xffffffffLL || (!!id + !!target + all) != 1) {
-		snprintf(msg, msglen, "detach: give exactly one of id (integer), target (string), "
-			 "all (true)");
+		str_fmt(msg, msglen, "detach: give exactly one of id (integer), target (string), "
+			"all (true)");
 		return PROTO_E_BAD_REQUEST;
 	}
 	return registry_detach(d, (unsigned int)id, target, all, result, msg, msglen);

@@ -46,6 +46,7 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
+#include "../lib/jsonutil.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "registry.h"
@@ -167,12 +168,10 @@ static void snap_unref(const void *data, size_t len, void *arg)
 static char *render_json(struct tracerd *d, size_t *len)
 {
 	json_object *o = metrics_render_json(d);
-	const char *t = o ? json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
-				JSON_C_TO_STRING_NOSLASHESCAPE, len) : NULL;
-	char *text = t ? malloc(*len + 1) : NULL;
+	/* valid UTF-8 whatever the strings hold (lib/jsonutil.h) */
+	char *text = o ? json_line(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+				   len) : NULL;
 
-	if (text)
-		memcpy(text, t, *len + 1);
 	json_object_put(o);
 	return text;
 }
@@ -564,9 +563,10 @@ static int parse_listen(const char *listen, char *host, size_t hostlen, unsigned
 	const char *h = listen;
 	size_t n;
 	unsigned char a[16];
+	unsigned long long p;
 	bool loop = false;
 
-	if (!colon)
+	if (!colon || parse_dec(colon + 1, 1, 65535, &p, NULL, 0))
 		return -EINVAL;
 	n = (size_t)(colon - listen);
 	if (listen[0] == '[') {
@@ -577,7 +577,7 @@ static int parse_listen(const char *listen, char *host, size_t hostlen, unsigned
 		return -EINVAL;
 	memcpy(host, h, n);
 	host[n] = '\0';
-	*port = (unsigned short)atoi(colon + 1);
+	*port = (unsigned short)p;
 	if (inet_pton(AF_INET, host, a) == 1)
 		loop = a[0] == 127;
 	else if (inet_pton(AF_INET6, host, a) == 1)

@@ -14,6 +14,7 @@
 #include <event2/event.h>
 #include "../lib/log.h"
 #include "../lib/modes.h"
+#include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "backend.h"
 #include "control.h"
@@ -92,7 +93,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "tracerd: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "tracerd: unexpected argument '%s'\n", tty_str(argv[optind]));
 		usage(stderr);
 		return -1;
 	}
@@ -209,7 +210,7 @@ int main(int argc, char **argv)
 	if (ret)
 		return 1;
 	if (o.check_config) {
-		printf("%s: OK (%zu attach line%s)\n", o.config, d.cfg.nr_attach,
+		printf("%s: OK (%zu attach line%s)\n", tty_str(o.config), d.cfg.nr_attach,
 		       d.cfg.nr_attach == 1 ? "" : "s");
 		config_free(&d.cfg);
 		return 0;

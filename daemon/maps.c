@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "../lib/log.h"
+#include "bpfutil.h"
 #include "recorder.h"
 #include "tracerd.h"
 
@@ -61,6 +62,7 @@ int maps_reuse(struct tracerd *d, struct bpf_object *obj)
 	static const char *const names[] = { "slot_stats", "slot_cfg", "entry_ts" };
 	int fds[] = { d->stats_fd, d->cfg_fd, d->ts_fd };
 	struct bpf_map *m;
+	char ebuf[96];
 	size_t i;
 	int err;
 
@@ -70,7 +72,8 @@ int maps_reuse(struct tracerd *d, struct bpf_object *obj)
 			return -ENOENT;
 		err = bpf_map__reuse_fd(m, fds[i]);
 		if (err) {
-			log_err("failed to reuse map '%s': %s", names[i], strerror(-err));
+			log_err("failed to reuse map '%s': %s", names[i],
+				errno_str(err, ebuf, sizeof(ebuf)));
 			return err;
 		}
 	}

@@ -11,6 +11,7 @@
 #include "../lib/autosel.h"
 #include "../lib/log.h"
 #include "../lib/modes.h"
+#include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "backend.h"
 #include "recorder.h"
@@ -86,9 +87,9 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 			reason = d->features[order[i]].reason;
 			break;
 		case AUTO_SKIP_DIRECT_CALL:
-			snprintf(buf, sizeof(buf), "'%s' carries the direct call of kmod-direct "
-				 "attachment %u (one direct call per function)",
-				 hooks[0].name, owner->id);
+			str_fmt(buf, sizeof(buf), "'%s' carries the direct call of kmod-direct "
+				"attachment %u (one direct call per function)",
+				hooks[0].name, owner->id);
 			reason = buf;
 			break;
 		case AUTO_SKIP_KMOD_OPTIONS:
@@ -97,8 +98,7 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 		default:
 			continue;
 		}
-		off += snprintf(why + off, off < whylen ? whylen - off : 0, "; not %s: %s",
-				tracerd_mode_name(order[i]), reason);
+		off = str_cat(why, whylen, off, "; not %s: %s", tracerd_mode_name(order[i]), reason);
 	}
 	return n;
 }
@@ -199,12 +199,11 @@ static int attach_modes(struct tracerd *d, struct attachment *a, const enum trac
 		err = be->attach(d, a);
 		if (!err)
 			return 0;
-		snprintf(msg, msglen, "%s", a->hooks[0].err[0] ? a->hooks[0].err : strerror(-err));
+		str_fmt(msg, msglen, "%s", a->hooks[0].err[0] ? a->hooks[0].err : strerror(-err));
 		be->detach(d, a);
 		for (k = 0; k < a->nr_hooks; k++)
 			hook_close_fds(&a->hooks[k]);
-		off += snprintf(why + off, off < whylen ? whylen - off : 0, "; not %s: %s",
-				tracerd_mode_name(cand[i]), msg);
+		off = str_cat(why, whylen, off, "; not %s: %s", tracerd_mode_name(cand[i]), msg);
 	}
 	return err;
 }
@@ -227,7 +226,7 @@ static void set_mode_reason(struct attachment *a, size_t nr_resolved, const char
 					 "one function: fentry is the cheapest BPF hook per call";
 	else
 		what = "the cheapest mode available for this target";
-	snprintf(a->mode_reason, sizeof(a->mode_reason), "auto: %s%s", what, why);
+	str_fmt(a->mode_reason, sizeof(a->mode_reason), "auto: %s%s", what, why);
 }
 
 static enum proto_code attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
@@ -240,8 +239,8 @@ static enum proto_code attach_prepare(struct tracerd *d, const struct tracerd_sp
 		return PROTO_E_BAD_REQUEST;
 	for (o = d->attachments; o; o = o->next) {
 		if (same_request(&o->spec, spec)) {
-			snprintf(msg, msglen, "'%s' is already attached the same way (attachment %u)",
-				 spec->target, o->id);
+			str_fmt(msg, msglen, "'%s' is already attached the same way (attachment %u)",
+				spec->target, o->id);
 			return PROTO_E_EXISTS;
 		}
 	}
@@ -251,8 +250,8 @@ static enum proto_code attach_prepare(struct tracerd *d, const struct tracerd_sp
 	}
 	f = &d->features[spec->mode];
 	if (!f->available) {
-		snprintf(msg, msglen, "mode %s is not available on this kernel: %s",
-			 tracerd_mode_name(spec->mode), f->reason);
+		str_fmt(msg, msglen, "mode %s is not available on this kernel: %s",
+			tracerd_mode_name(spec->mode), f->reason);
 		return PROTO_E_UNAVAILABLE;
 	}
 	cand[0] = spec->mode;
@@ -290,7 +289,7 @@ enum proto_code registry_attach(struct tracerd *d, const struct tracerd_spec *sp
 	a = calloc(1, sizeof(*a));
 	r = resolver_new(d);
 	if (!a || !r) {
-		snprintf(msg, msglen, "out of memory");
+		str_fmt(msg, msglen, "out of memory");
 		goto cleanup;
 	}
 	a->spec = *spec;
@@ -303,14 +302,14 @@ enum proto_code registry_attach(struct tracerd *d, const struct tracerd_spec *sp
 	if (spec->mode == TRACERD_MODE_AUTO) {
 		nc = auto_candidates(d, spec, a->hooks, nr, cand, why, sizeof(why));
 		if (!nc) {
-			snprintf(msg, msglen, "no mode can hook '%s' on this kernel%s", spec->target, why);
+			str_fmt(msg, msglen, "no mode can hook '%s' on this kernel%s", spec->target, why);
 			code = PROTO_E_UNAVAILABLE;
 			goto cleanup;
 		}
 	}
 	err = hooks_slots(d, a);
 	if (err) {
-		snprintf(msg, msglen, "out of slots: %u hooked functions at most", TRACERD_MAX_SLOTS);
+		str_fmt(msg, msglen, "out of slots: %u hooked functions at most", TRACERD_MAX_SLOTS);
 		code = PROTO_E_LIMIT;
 		goto cleanup;
 	}
@@ -318,7 +317,7 @@ enum proto_code registry_attach(struct tracerd *d, const struct tracerd_spec *sp
 	if (err) {
 		code = errno_code(err);
 		if (spec->mode == TRACERD_MODE_AUTO)
-			snprintf(msg, msglen, "no mode could hook '%s'%s", spec->target, why);
+			str_fmt(msg, msglen, "no mode could hook '%s'%s", spec->target, why);
 		goto cleanup;
 	}
 	hooks_compact(d, a, skipped);
@@ -378,9 +377,9 @@ enum proto_code registry_detach(struct tracerd *d, unsigned int id, const char *
 	if (!all && !json_object_array_length(ids)) {
 		json_object_put(ids);
 		if (target)
-			snprintf(msg, msglen, "no attachment with target '%s'", target);
+			str_fmt(msg, msglen, "no attachment with target '%s'", target);
 		else
-			snprintf(msg, msglen, "no attachment %u", id);
+			str_fmt(msg, msglen, "no attachment %u", id);
 		return PROTO_E_NOT_FOUND;
 	}
 	*result = json_object_new_object();
@@ -583,8 +582,8 @@ enum proto_code registry_stats(struct tracerd *d, unsigned int id, const char *t
 	free(lat);
 	if ((id || target) && !json_object_array_length(arr)) {
 		json_object_put(arr);
-		snprintf(msg, msglen, "no attachment or function matches '%s'",
-			 target ? target : "the id");
+		str_fmt(msg, msglen, "no attachment or function matches '%s'",
+			target ? target : "the id");
 		return PROTO_E_NOT_FOUND;
 	}
 	*result = json_object_new_object();

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include "../lib/log.h"
 #include "../lib/symfilter.h"
+#include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "resolve.h"
 
@@ -406,15 +407,15 @@ static enum proto_code explain_missing(struct resolver *r, const char *name, cha
 	bool in_btf = btf_index_find(&r->c->vmlinux, name) > 0;
 
 	if (k && r->c->ftrace) {
-		snprintf(msg, len, "function '%s' is not traceable (notrace or not in "
-			 "available_filter_functions)", name);
+		str_fmt(msg, len, "function '%s' is not traceable (notrace or not in "
+			"available_filter_functions)", name);
 		return PROTO_E_NOT_FOUND;
 	}
 	if (!k && in_btf) {
-		snprintf(msg, len, "function '%s' is inlined (in BTF, but no symbol in kallsyms)", name);
+		str_fmt(msg, len, "function '%s' is inlined (in BTF, but no symbol in kallsyms)", name);
 		return PROTO_E_NOT_FOUND;
 	}
-	snprintf(msg, len, "unknown function '%s' (no such symbol in the kernel)", name);
+	str_fmt(msg, len, "unknown function '%s' (no such symbol in the kernel)", name);
 	return PROTO_E_NOT_FOUND;
 }
 
@@ -464,7 +465,7 @@ static const char *glob_skip_reason(const struct sym *s, char *buf, size_t len)
 	const char *pat = sym_denied(s->name);
 
 	if (pat) {
-		snprintf(buf, len, "denylisted ('%s'): tracerd's own hooks run through it", pat);
+		str_fmt(buf, len, "denylisted ('%s'): tracerd's own hooks run through it", pat);
 		return buf;
 	}
 	if (sym_module_denied(s->module))
@@ -487,8 +488,8 @@ static enum proto_code resolve_glob(struct resolver *r, const struct tracerd_spe
 	char buf[160];
 
 	if (!t) {
-		snprintf(msg, msglen, "cannot list kernel functions (no available_filter_functions, "
-			 "no /proc/kallsyms)");
+		str_fmt(msg, msglen, "cannot list kernel functions (no available_filter_functions, "
+			"no /proc/kallsyms)");
 		return PROTO_E_INTERNAL;
 	}
 	for (i = 0; i < t->n; i++)
@@ -496,17 +497,17 @@ static enum proto_code resolve_glob(struct resolver *r, const struct tracerd_spe
 		    !glob_skip_reason(&t->syms[i], buf, sizeof(buf)))
 			matched++;
 	if (!matched) {
-		snprintf(msg, msglen, "glob '%s' matches no traceable function", spec->target);
+		str_fmt(msg, msglen, "glob '%s' matches no traceable function", spec->target);
 		return PROTO_E_NOT_FOUND;
 	}
 	if (matched > max) {
-		snprintf(msg, msglen, "glob '%s' matches %zu functions, more than max_glob_matches (%u)",
-			 spec->target, matched, max);
+		str_fmt(msg, msglen, "glob '%s' matches %zu functions, more than max_glob_matches (%u)",
+			spec->target, matched, max);
 		return PROTO_E_LIMIT;
 	}
 	hs = calloc(matched, sizeof(*hs));
 	if (!hs) {
-		snprintf(msg, msglen, "out of memory");
+		str_fmt(msg, msglen, "out of memory");
 		return PROTO_E_INTERNAL;
 	}
 	for (i = 0; i < t->n; i++) {
@@ -536,20 +537,20 @@ static enum proto_code resolve_function(struct resolver *r, const struct tracerd
 	struct hook *h;
 
 	if (pat) {
-		snprintf(msg, msglen, "function '%s' is denylisted ('%s'): tracerd's own hooks run "
-			 "through it", name, pat);
+		str_fmt(msg, msglen, "function '%s' is denylisted ('%s'): tracerd's own hooks run "
+			"through it", name, pat);
 		return PROTO_E_BAD_REQUEST;
 	}
 	s = symtab_find(r->c->ftrace ? r->c->ftrace : kallsyms(r), name);
 	if (!s)
 		return explain_missing(r, name, msg, msglen);
 	if (sym_module_denied(s->module)) {
-		snprintf(msg, msglen, "function '%s' belongs to tracerd's own module", name);
+		str_fmt(msg, msglen, "function '%s' belongs to tracerd's own module", name);
 		return PROTO_E_BAD_REQUEST;
 	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
-		snprintf(msg, msglen, "out of memory");
+		str_fmt(msg, msglen, "out of memory");
 		return PROTO_E_INTERNAL;
 	}
 	fill_hook(r, h, name, s->module, need_addr);
@@ -576,18 +577,18 @@ static enum proto_code resolve_tracepoint(struct resolver *r, const struct trace
 	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%.*s/%s",
 		 (int)(name - 1 - cat), cat, name);
 	if (tracefs && access(path, F_OK)) {
-		snprintf(msg, msglen, "unknown tracepoint '%s' (not in /sys/kernel/tracing/events)",
-			 spec->target);
+		str_fmt(msg, msglen, "unknown tracepoint '%s' (not in /sys/kernel/tracing/events)",
+			spec->target);
 		return PROTO_E_NOT_FOUND;
 	}
 	if (!tracefs && !id) {
-		snprintf(msg, msglen, "unknown tracepoint '%s' (no btf_trace_%s in the kernel's BTF)",
-			 spec->target, name);
+		str_fmt(msg, msglen, "unknown tracepoint '%s' (no btf_trace_%s in the kernel's BTF)",
+			spec->target, name);
 		return PROTO_E_NOT_FOUND;
 	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
-		snprintf(msg, msglen, "out of memory");
+		str_fmt(msg, msglen, "out of memory");
 		return PROTO_E_INTERNAL;
 	}
 	h->prog_fd[0] = h->prog_fd[1] = h->link_fd[0] = h->link_fd[1] = -1;

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "config.h"
 #include "log.h"
 #include "util.h"
@@ -53,11 +56,14 @@ static int set_listen(struct tracerd_config *c, const char *val, char *err, size
 {
 	const char *colon = strrchr(val, ':');
 	unsigned long long port;
+	char why[96];
 
 	if (!strcmp(val, "off"))
 		return str_copy(c->listen, val, sizeof(c->listen));
-	if (!colon || colon == val || parse_u64(colon + 1, &port) || !port || port > 65535)
+	if (!colon || colon == val)
 		return set_err(err, errlen, -EINVAL, "listen '%s' is not 'off' or ADDR:PORT", val);
+	if (parse_dec(colon + 1, 1, 65535, &port, why, sizeof(why)))
+		return set_err(err, errlen, -EINVAL, "listen '%s': port '%s': %s", val, colon + 1, why);
 	if (val[0] == '[' && colon[-1] != ']')
 		return set_err(err, errlen, -EINVAL, "listen '%s': unterminated [IPv6] address", val);
 	if (str_copy(c->listen, val, sizeof(c->listen)))
@@ -86,9 +92,10 @@ static int set_record_max_bytes(struct tracerd_config *c, const char *val, char 
 static int set_record_keep(struct tracerd_config *c, const char *val, char *err, size_t errlen)
 {
 	unsigned long long v;
+	char why[96];
 
-	if (parse_u64(val, &v) || v < 1 || v > 10000)
-		return set_err(err, errlen, -EINVAL, "record_keep '%s' is not 1..10000", val);
+	if (parse_dec(val, 1, 10000, &v, why, sizeof(why)))
+		return set_err(err, errlen, -EINVAL, "record_keep '%s': %s", val, why);
 	c->record_keep = (unsigned int)v;
 	return 0;
 }
@@ -107,10 +114,10 @@ static int set_log_level(struct tracerd_config *c, const char *val, char *err, s
 static int set_max_glob_matches(struct tracerd_config *c, const char *val, char *err, size_t errlen)
 {
 	unsigned long long v;
+	char why[96];
 
-	if (parse_u64(val, &v) || v < 1 || v > TRACERD_MAX_SLOTS)
-		return set_err(err, errlen, -EINVAL, "max_glob_matches '%s' is not 1..%d",
-			       val, TRACERD_MAX_SLOTS);
+	if (parse_dec(val, 1, TRACERD_MAX_SLOTS, &v, why, sizeof(why)))
+		return set_err(err, errlen, -EINVAL, "max_glob_matches '%s': %s", val, why);
 	c->max_glob_matches = (unsigned int)v;
 	return 0;
 }
@@ -181,6 +188,20 @@ static char *trim(char *s)
 	return s;
 }
 
+/*
+ * Where a comment starts: a '#' first on the line (after blanks) or after
+ * a blank; a '#' inside a value ("/srv/trace#1") is part of it.
+ */
+static char *comment_start(char *line)
+{
+	char *p;
+
+	for (p = line; *p; p++)
+		if (*p == '#' && (p == line || p[-1] == ' ' || p[-1] == '\t'))
+			return p;
+	return NULL;
+}
+
 /* One line: 0 (also for blank/comment), or -EINVAL with err filled. */
 static int parse_line(struct tracerd_config *c, char *line, unsigned int *seen,
 		      char *err, size_t errlen)
@@ -188,7 +209,7 @@ static int parse_line(struct tracerd_config *c, char *line, unsigned int *seen,
 	char *key, *val, *eq, *hash;
 	size_t i;
 
-	hash = strchr(line, '#');
+	hash = comment_start(line);
 	if (hash)
 		*hash = '\0';
 	key = trim(line);
@@ -242,6 +263,36 @@ cleanup:
 	return ret;
 }
 
+/* A regular file only: a FIFO, device or directory is refused without blocking. */
+static int config_open(const char *path, FILE **out, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return set_err(err, errlen, -errno, "cannot open config '%s': %s", path,
+			       strerror(errno));
+	if (fstat(fd, &st)) {
+		ret = set_err(err, errlen, -errno, "cannot stat config '%s': %s", path,
+			      strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = set_err(err, errlen, -EINVAL, "config '%s' is %s, not a regular file", path,
+			      S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+			      S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+		goto fail;
+	}
+	*out = fdopen(fd, "r");
+	if (*out)
+		return 0;
+	ret = set_err(err, errlen, -errno, "cannot read config '%s': %s", path, strerror(errno));
+fail:
+	close(fd);
+	return ret;
+}
+
 int config_parse_file(struct tracerd_config *c, const char *path, char *err, size_t errlen)
 {
 	FILE *f;
@@ -249,9 +300,9 @@ int config_parse_file(struct tracerd_config *c, const char *path, char *err, siz
 	size_t cap = 0, len = 0, n;
 	int ret;
 
-	f = fopen(path, "re");
-	if (!f)
-		return set_err(err, errlen, -errno, "cannot open config '%s': %s", path, strerror(errno));
+	ret = config_open(path, &f, err, errlen);
+	if (ret)
+		return ret;
 	for (;;) {
 		if (cap - len < 4096) {
 			char *t;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <errno.h>
 #include "log.h"
+#include "strutil.h"
 
 static const char *log_prog = "tracerd";
 static int log_level = TLOG_NOTICE;
@@ -55,19 +56,22 @@ const char *tlog_level_name(int level)
 
 void tlogv(int level, const char *fmt, va_list ap)
 {
-	char buf[2048];
+	char buf[2048], *esc;
 	size_t n;
 
 	if (level > log_level)
 		return;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	str_vfmt(buf, sizeof(buf), fmt, ap);
 	n = strlen(buf);
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
+	/* names from users and the kernel: one line, no terminal escapes */
+	esc = str_escape(buf);
 	if (log_journal == 1)
-		fprintf(stderr, "<%d>%s\n", level, buf);
+		fprintf(stderr, "<%d>%s\n", level, esc ? esc : buf);
 	else
-		fprintf(stderr, "%s: %s: %s\n", log_prog, tlog_level_name(level), buf);
+		fprintf(stderr, "%s: %s: %s\n", log_prog, tlog_level_name(level), esc ? esc : buf);
+	free(esc);
 }
 
 void tlog(int level, const char *fmt, ...)

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "jsonutil.h"
 #include "proto.h"
+#include "strutil.h"
 
 static const struct {
 	const char *name;
@@ -49,80 +51,121 @@ int proto_code_exit(enum proto_code code)
 	return proto_codes[code].exit;
 }
 
+/* Top-level request members: anything else is refused. */
+static const struct proto_field request_fields[] = {
+	{ "v", json_type_int },
+	{ "cmd", json_type_string },
+	{ "args", json_type_object },
+	{ "id", json_type_int },	/* or a string: checked apart */
+	{ NULL, json_type_null },
+};
+
+static enum proto_code request_check(json_object *root, struct proto_request *req,
+				     char *msg, size_t msglen)
+{
+	json_object *v;
+	long long ver;
+
+	if (json_object_object_get_ex(root, "id", &v) &&
+	    (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_string)))
+		req->id = v;
+	else if (json_object_object_get_ex(root, "id", &v)) {
+		str_fmt(msg, msglen, "request member \"id\" must be an integer or a string");
+		return PROTO_E_BAD_REQUEST;
+	}
+	json_object_object_foreach(root, k, val) {
+		const struct proto_field *f;
+
+		(void)val;
+		for (f = request_fields; f->name && strcmp(f->name, k); f++)
+			;
+		if (!f->name) {
+			str_fmt(msg, msglen, "unknown request member '%s' (v, cmd, args, id)", tty_str(k));
+			return PROTO_E_BAD_REQUEST;
+		}
+	}
+	if (json_get_int(root, "v", &ver)) {
+		str_fmt(msg, msglen, "missing integer protocol version \"v\"");
+		return PROTO_E_BAD_REQUEST;
+	}
+	if (ver != TRACERD_PROTO_VERSION) {
+		str_fmt(msg, msglen, "protocol version %lld is not supported (this daemon speaks %d)",
+			ver, TRACERD_PROTO_VERSION);
+		return PROTO_E_VERSION;
+	}
+	if (json_get_str(root, "cmd", &req->cmd)) {
+		str_fmt(msg, msglen, "missing string \"cmd\"");
+		return PROTO_E_BAD_REQUEST;
+	}
+	switch (json_get(root, "args", json_type_object, &req->args)) {
+	case -ENOENT:
+		req->args = json_object_new_object();
+		json_object_object_add(root, "args", req->args);
+		break;
+	case -EINVAL:
+		str_fmt(msg, msglen, "\"args\" is not an object");
+		return PROTO_E_BAD_REQUEST;
+	}
+	return PROTO_OK;
+}
+
 enum proto_code proto_parse_request(const char *line, size_t len, struct proto_request *req,
 				    char *msg, size_t msglen)
 {
-	struct json_tokener *tok;
-	json_object *root = NULL, *v, *cmd;
+	json_object *root;
 	enum proto_code code = PROTO_E_BAD_REQUEST;
 
 	memset(req, 0, sizeof(*req));
 	if (len >= TRACERD_PROTO_MAX_REQUEST) {
-		snprintf(msg, msglen, "request of %zu bytes exceeds the limit of %d",
-			 len, TRACERD_PROTO_MAX_REQUEST - 1);
+		str_fmt(msg, msglen, "request of %zu bytes exceeds the limit of %d",
+			len, TRACERD_PROTO_MAX_REQUEST - 1);
 		return PROTO_E_TOO_LARGE;
 	}
 	if (memchr(line, '\0', len)) {
-		snprintf(msg, msglen, "request contains a NUL byte");
+		str_fmt(msg, msglen, "request contains a NUL byte");
 		return code;
 	}
-	tok = json_tokener_new_ex(32);
-	if (!tok) {
-		snprintf(msg, msglen, "out of memory");
-		return PROTO_E_INTERNAL;
-	}
-	root = json_tokener_parse_ex(tok, line, (int)len);
-	if (!root || json_tokener_get_error(tok) != json_tokener_success ||
-	    tok->char_offset != (int)len) {
-		snprintf(msg, msglen, "malformed JSON: %s",
-			 root ? "trailing data after the object" :
-			 json_tokener_error_desc(json_tokener_get_error(tok) == json_tokener_continue ?
-						 json_tokener_error_parse_eof :
-						 json_tokener_get_error(tok)));
-		goto cleanup;
-	}
+	root = json_parse_strict(line, len, msg, msglen);
+	if (!root)
+		return code;
 	if (!json_object_is_type(root, json_type_object)) {
-		snprintf(msg, msglen, "request is not a JSON object");
+		str_fmt(msg, msglen, "request is not a JSON object");
 		goto cleanup;
 	}
-	if (json_object_object_get_ex(root, "id", &req->id) &&
-	    !json_object_is_type(req->id, json_type_int) &&
-	    !json_object_is_type(req->id, json_type_string))
-		req->id = NULL;
-	if (!json_object_object_get_ex(root, "v", &v) || !json_object_is_type(v, json_type_int)) {
-		snprintf(msg, msglen, "missing integer protocol version \"v\"");
+	code = request_check(root, req, msg, msglen);
+	if (code)
 		goto cleanup;
-	}
-	if (json_object_get_int64(v) != TRACERD_PROTO_VERSION) {
-		snprintf(msg, msglen, "protocol version %lld is not supported (this daemon speaks %d)",
-			 (long long)json_object_get_int64(v), TRACERD_PROTO_VERSION);
-		code = PROTO_E_VERSION;
-		goto cleanup;
-	}
-	if (!json_object_object_get_ex(root, "cmd", &cmd) ||
-	    !json_object_is_type(cmd, json_type_string)) {
-		snprintf(msg, msglen, "missing string \"cmd\"");
-		goto cleanup;
-	}
-	if (!json_object_object_get_ex(root, "args", &req->args)) {
-		req->args = json_object_new_object();
-		json_object_object_add(root, "args", req->args);
-	} else if (!json_object_is_type(req->args, json_type_object)) {
-		snprintf(msg, msglen, "\"args\" is not an object");
-		goto cleanup;
-	}
-	req->cmd = json_object_get_string(cmd);
 	req->root = root;
 	root = NULL;
-	code = PROTO_OK;
 cleanup:
 	if (code != PROTO_OK && req->id)
 		json_object_get(req->id);	/* survives root: caller puts */
-	else if (code != PROTO_OK)
-		req->id = NULL;
+	if (code != PROTO_OK)
+		req->cmd = NULL, req->args = NULL;
 	json_object_put(root);
-	json_tokener_free(tok);
 	return code;
+}
+
+enum proto_code proto_args_check(json_object *args, const char *cmd,
+				 const struct proto_field *fields, char *msg, size_t msglen)
+{
+	const struct proto_field *f;
+
+	json_object_object_foreach(args, k, v) {
+		for (f = fields; f->name && strcmp(f->name, k); f++)
+			;
+		if (!f->name) {
+			str_fmt(msg, msglen, "%s: unknown argument '%s'", cmd, tty_str(k));
+			return PROTO_E_BAD_REQUEST;
+		}
+		if (!json_object_is_type(v, f->type)) {
+			str_fmt(msg, msglen, "%s: argument '%s' must be %s, not %s", cmd, k,
+				json_type_article(f->type),
+				json_type_article(json_object_get_type(v)));
+			return PROTO_E_BAD_REQUEST;
+		}
+	}
+	return PROTO_OK;
 }
 
 void proto_request_free(struct proto_request *req)
@@ -167,7 +210,7 @@ json_object *proto_reply_error(json_object *id, enum proto_code code, const char
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	str_vfmt(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	json_object_object_add(e, "code", json_object_new_string(proto_code_name(code)));
 	json_object_object_add(e, "message", json_object_new_string(buf));
@@ -177,14 +220,14 @@ json_object *proto_reply_error(json_object *id, enum proto_code code, const char
 
 char *proto_serialize(json_object *obj, size_t *len)
 {
-	const char *s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
-						      JSON_C_TO_STRING_NOSLASHESCAPE);
-	size_t n = strlen(s);
-	char *out = malloc(n + 2);
+	size_t n;
+	char *s = json_line(obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+	char *out = s ? realloc(s, n + 2) : NULL;
 
-	if (!out)
+	if (!out) {
+		free(s);
 		return NULL;
-	memcpy(out, s, n);
+	}
 	out[n] = '\n';
 	out[n + 1] = '\0';
 	if (len)
@@ -196,7 +239,7 @@ const char *proto_arg_str(json_object *args, const char *key, bool *bad)
 {
 	json_object *v;
 
-	if (!json_object_object_get_ex(args, key, &v) || json_object_is_type(v, json_type_null))
+	if (!json_object_object_get_ex(args, key, &v))
 		return NULL;
 	if (!json_object_is_type(v, json_type_string)) {
 		*bad = true;
@@ -209,7 +252,7 @@ bool proto_arg_bool(json_object *args, const char *key, bool *bad)
 {
 	json_object *v;
 
-	if (!json_object_object_get_ex(args, key, &v) || json_object_is_type(v, json_type_null))
+	if (!json_object_object_get_ex(args, key, &v))
 		return false;
 	if (!json_object_is_type(v, json_type_boolean)) {
 		*bad = true;
@@ -222,7 +265,7 @@ long long proto_arg_int(json_object *args, const char *key, long long def, bool 
 {
 	json_object *v;
 
-	if (!json_object_object_get_ex(args, key, &v) || json_object_is_type(v, json_type_null))
+	if (!json_object_object_get_ex(args, key, &v))
 		return def;
 	if (!json_object_is_type(v, json_type_int)) {
 		*bad = true;

@@ -79,7 +79,21 @@ json_object *proto_reply_error(json_object *id, enum proto_code code, const char
 /* Serialize as one line, newline-terminated; caller frees. */
 char *proto_serialize(json_object *obj, size_t *len);
 
-/* Argument accessors: false when missing; -EINVAL-ish via *bad when wrong type. */
+/* One argument a command accepts, and its JSON type. */
+struct proto_field {
+	const char *name;
+	enum json_type type;
+};
+
+/*
+ * Every member of args must be one of fields (a {NULL} terminated table)
+ * with its type: else bad_request naming the member ("attach: unknown
+ * argument 'pdi'", "... must be an integer, not null").
+ */
+enum proto_code proto_args_check(json_object *args, const char *cmd,
+				 const struct proto_field *fields, char *msg, size_t msglen);
+
+/* Argument accessors: the default when missing; *bad set when null or another type. */
 const char *proto_arg_str(json_object *args, const char *key, bool *bad);
 bool proto_arg_bool(json_object *args, const char *key, bool *bad);
 long long proto_arg_int(json_object *args, const char *key, long long def, bool *bad);

@@ -11,6 +11,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "jsonutil.h"
 #include "record.h"
 #include "util.h"
 
@@ -581,15 +582,15 @@ struct record_reader {
 
 static int64_t meta_int(json_object *m, const char *key)
 {
-	json_object *v;
+	long long v;
 
-	return json_object_object_get_ex(m, key, &v) ? json_object_get_int64(v) : 0;
+	return json_get_int(m, key, &v) ? 0 : v;
 }
 
 static int reader_header(struct record_reader *r, const char *path, char *msg, size_t msglen)
 {
 	struct tracerd_file_header h;
-	json_object *bo;
+	const char *bo;
 	uint16_t probe = 1;
 	char *js;
 	ssize_t n;
@@ -609,12 +610,14 @@ static int reader_header(struct record_reader *r, const char *path, char *msg, s
 		return set_err(msg, msglen, -ENOMEM, "out of memory");
 	n = read(r->fd, js, h.meta_len);
 	if (n == (ssize_t)h.meta_len)
-		r->meta = json_tokener_parse(js);
+		r->meta = json_parse_strict(js, strlen(js), NULL, 0);
 	free(js);
 	if (!r->meta || !json_object_is_type(r->meta, json_type_object))
 		return set_err(msg, msglen, -EINVAL, "%s: bad header (meta is not a JSON object)", path);
-	if (!json_object_object_get_ex(r->meta, "byte_order", &bo) ||
-	    strcmp(json_object_get_string(bo), *(uint8_t *)&probe ? "little" : "big"))
+	if (json_get_str(r->meta, "byte_order", &bo))
+		return set_err(msg, msglen, -EINVAL, "%s: bad header (\"byte_order\" is not a string)",
+			       path);
+	if (strcmp(bo, *(uint8_t *)&probe ? "little" : "big"))
 		return set_err(msg, msglen, -EPROTO, "%s: written with another byte order", path);
 	r->real0 = (uint64_t)meta_int(r->meta, "created_realtime_ns");
 	r->mono0 = (uint64_t)meta_int(r->meta, "created_monotonic_ns");

@@ -102,6 +102,7 @@ static int parse_option(const char *opt, struct tracerd_spec *spec, char *err, s
 {
 	const char *val = strchr(opt, '=');
 	unsigned long long v;
+	char why[96];
 	int m;
 
 	if (!strcmp(opt, "latency")) {
@@ -117,8 +118,8 @@ static int parse_option(const char *opt, struct tracerd_spec *spec, char *err, s
 			return set_err(err, errlen, -EINVAL, "unknown mode '%s'", val);
 		spec->mode = m;
 	} else if (!strncmp(opt, "pid=", 4)) {
-		if (parse_u64(val, &v) || v == 0 || v > 0x3fffffff)
-			return set_err(err, errlen, -EINVAL, "invalid pid '%s'", val);
+		if (parse_dec(val, 1, 0x3fffffff, &v, why, sizeof(why)))
+			return set_err(err, errlen, -EINVAL, "invalid pid '%s': %s", val, why);
 		spec->tgid = (__u32)v;
 	} else if (!strncmp(opt, "comm=", 5)) {
 		if (!val[0] || strlen(val) >= TRACERD_COMM_LEN)

@@ -5,7 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <stdbool.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include "strutil.h"
 #include "util.h"
 
 int set_err(char *err, size_t errlen, int ret, const char *fmt, ...)
@@ -14,23 +19,57 @@ int set_err(char *err, size_t errlen, int ret, const char *fmt, ...)
 
 	if (err && errlen) {
 		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
+		str_vfmt(err, errlen, fmt, ap);
 		va_end(ap);
 	}
 	return ret;
 }
 
+/* What is wrong with s as a decimal number, or NULL when it is one. */
+static const char *dec_syntax_error(const char *s)
+{
+	const char *p;
+
+	if (!s[0])
+		return "empty number";
+	if (s[0] == '-' || s[0] == '+')
+		return "a sign is not allowed";
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return "hexadecimal is not allowed (decimal only)";
+	if (s[0] == '0' && s[1])
+		return "a leading 0 is not allowed (decimal only, never octal)";
+	for (p = s; *p; p++) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\v' || *p == '\f')
+			return "whitespace is not allowed";
+		if (*p < '0' || *p > '9')
+			return "not a decimal number";
+	}
+	return NULL;
+}
+
+int parse_dec(const char *s, unsigned long long min, unsigned long long max,
+	      unsigned long long *out, char *err, size_t errlen)
+{
+	const char *why = dec_syntax_error(s);
+	unsigned long long v = 0;
+	const char *p;
+
+	if (why)
+		return set_err(err, errlen, -EINVAL, "%s", why);
+	for (p = s; *p; p++) {
+		if (v > (UINT64_MAX - (unsigned int)(*p - '0')) / 10)
+			return set_err(err, errlen, -ERANGE, "out of range %llu..%llu", min, max);
+		v = v * 10 + (unsigned int)(*p - '0');
+	}
+	if (v < min || v > max)
+		return set_err(err, errlen, -ERANGE, "out of range %llu..%llu", min, max);
+	*out = v;
+	return 0;
+}
+
 int parse_u64(const char *s, unsigned long long *out)
 {
-	char *end;
-
-	if (!s[0] || s[0] == '-' || s[0] == '+' || s[0] == ' ')
-		return -EINVAL;
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	if (errno || *end)
-		return -EINVAL;
-	return 0;
+	return parse_dec(s, 0, UINT64_MAX, out, NULL, 0);
 }
 
 int parse_size(const char *s, unsigned long long *out)
@@ -69,6 +108,65 @@ int str_copy(char *dst, const char *src, size_t size)
 		return -E2BIG;
 	}
 	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+/* Fewer than a handful of fds left under RLIMIT_NOFILE. */
+static bool fds_exhausted(const struct rlimit *rl)
+{
+	unsigned long long used = 0;
+	struct dirent *e;
+	DIR *dir;
+
+	if (rl->rlim_cur == RLIM_INFINITY)
+		return false;
+	dir = opendir("/proc/self/fd");
+	if (!dir)
+		return errno == EMFILE;
+	while ((e = readdir(dir)))
+		used += e->d_name[0] != '.';
+	closedir(dir);
+	return used + 4 > (unsigned long long)rl->rlim_cur;	/* the dir's own fd counted */
+}
+
+/* Under RLIMIT_AS, no room left for the 64 MiB a BTF load may take. */
+static bool as_exhausted(const struct rlimit *rl)
+{
+	void *p;
+
+	if (rl->rlim_cur == RLIM_INFINITY)
+		return false;
+	p = mmap(NULL, 64 << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return true;
+	munmap(p, 64 << 20);
+	return false;
+}
+
+int limit_explain(int err, char *buf, size_t len)
+{
+	struct rlimit nofile, as;
+	int e = err < 0 ? -err : err;
+
+	if (getrlimit(RLIMIT_NOFILE, &nofile) || getrlimit(RLIMIT_AS, &as))
+		return 0;
+	if (e == EMFILE || (e != ENOMEM && fds_exhausted(&nofile))) {
+		if (nofile.rlim_cur == RLIM_INFINITY)
+			str_fmt(buf, len, "too many open files (RLIMIT_NOFILE unlimited)");
+		else
+			str_fmt(buf, len, "too many open files (RLIMIT_NOFILE %llu)",
+				(unsigned long long)nofile.rlim_cur);
+		return 1;
+	}
+	if (e == ENFILE) {
+		str_fmt(buf, len, "too many open files in the system (fs.file-max)");
+		return 1;
+	}
+	if (as_exhausted(&as)) {
+		str_fmt(buf, len, "out of address space (RLIMIT_AS %llu MiB)",
+			(unsigned long long)as.rlim_cur >> 20);
+		return 1;
+	}
 	return 0;
 }
 

@@ -11,12 +11,29 @@
 /* Format a message into err (if non-NULL) and return ret (a -errno). */
 int set_err(char *err, size_t errlen, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* Strict decimal (or 0x hex) unsigned parse of the whole string. */
+/*
+ * The one number parser (config, CLI, protocol, listen addresses): the
+ * whole string is a decimal in min..max. No sign, whitespace, 0x or
+ * leading 0 (but "0"): -EINVAL; overflow or out of range: -ERANGE; err
+ * (if non-NULL) says which, e.g. "a leading 0 is not allowed ...".
+ */
+int parse_dec(const char *s, unsigned long long min, unsigned long long max,
+	      unsigned long long *out, char *err, size_t errlen);
+/* parse_dec over 0..UINT64_MAX, without a message. */
 int parse_u64(const char *s, unsigned long long *out);
 /* Size with optional K/M/G suffix (powers of 1024). */
 int parse_size(const char *s, unsigned long long *out);
 /* strscpy-like: copy with truncation check; -E2BIG when truncated. */
 int str_copy(char *dst, const char *src, size_t size);
+/*
+ * When a resource limit of this process explains err, describe it in buf
+ * ("too many open files (RLIMIT_NOFILE 64)", "out of address space
+ * (RLIMIT_AS 20 MiB)") and return 1; else 0. EMFILE always names
+ * RLIMIT_NOFILE; for other errors (libbpf turns a failed BTF load into
+ * ESRCH or ENOENT) it checks whether the fds or the address space are
+ * nearly used up right now.
+ */
+int limit_explain(int err, char *buf, size_t len);
 /* Monotonic and realtime clocks in ns. */
 uint64_t now_mono_ns(void);
 uint64_t now_real_ns(void);

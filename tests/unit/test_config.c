@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tracerd.conf parser: every key, line-numbered errors, attach lines. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "../../lib/config.h"
 #include "../../lib/log.h"
 #include "test.h"
@@ -75,15 +80,22 @@ static const struct {
 	{ "socket = relative.sock\n", "t.conf:1: 'relative.sock' is not an absolute path" },
 	{ "socket = /a\nsocket = /b\n", "t.conf:2: key 'socket' given twice" },
 	{ "listen = 127.0.0.1\n", "t.conf:1: listen '127.0.0.1' is not 'off' or ADDR:PORT" },
-	{ "listen = 127.0.0.1:70000\n", "t.conf:1: listen '127.0.0.1:70000' is not 'off' or ADDR:PORT" },
+	{ "listen = 127.0.0.1:70000\n", "t.conf:1: listen '127.0.0.1:70000': port '70000': out of range 1..65535" },
+	{ "listen = 127.0.0.1:09477\n", "t.conf:1: listen '127.0.0.1:09477': port '09477': a leading 0 is not allowed (decimal only, never octal)" },
+	{ "listen = 127.0.0.1:0x2505\n", "t.conf:1: listen '127.0.0.1:0x2505': port '0x2505': hexadecimal is not allowed (decimal only)" },
+	{ "listen = 127.0.0.1:\n", "t.conf:1: listen '127.0.0.1:': port '': empty number" },
+	{ "record_keep = 010\n", "t.conf:1: record_keep '010': a leading 0 is not allowed (decimal only, never octal)" },
+	{ "max_glob_matches = 99999999999999999999\n", "t.conf:1: max_glob_matches '99999999999999999999': out of range 1..4096" },
+	{ "attach = vfs_read pid=010\n", "t.conf:1: invalid pid '010': a leading 0 is not allowed (decimal only, never octal)" },
+	{ "socket = /a/b #c\nsocket = /x\n", "t.conf:2: key 'socket' given twice" },
 	{ "log_level = loud\n", "t.conf:1: log_level 'loud' is not one of err, warning, notice, info, debug" },
-	{ "max_glob_matches = 0\n", "t.conf:1: max_glob_matches '0' is not 1..4096" },
+	{ "max_glob_matches = 0\n", "t.conf:1: max_glob_matches '0': out of range 1..4096" },
 	{ "record_max_bytes = 12X\n", "t.conf:1: record_max_bytes '12X' is not a size >= 4096 (K/M/G suffixes allowed)" },
-	{ "record_keep = -1\n", "t.conf:1: record_keep '-1' is not 1..10000" },
+	{ "record_keep = -1\n", "t.conf:1: record_keep '-1': a sign is not allowed" },
 	{ "read_group = a b\n", "t.conf:1: invalid group name 'a b'" },
 	{ "attach =\n", "t.conf:1: key 'attach' has an empty value" },
 	{ "attach = vfs_read mode=bogus\n", "t.conf:1: unknown mode 'bogus'" },
-	{ "attach = vfs_read pid=0\n", "t.conf:1: invalid pid '0'" },
+	{ "attach = vfs_read pid=0\n", "t.conf:1: invalid pid '0': out of range 1..1073741823" },
 	{ "attach = vfs_read fast\n", "t.conf:1: unknown attach option 'fast'" },
 	{ "attach = vfs_read record=../x\n", "t.conf:1: invalid record name '../x'" },
 	{ "attach = vfs_read record=a/b\n", "t.conf:1: invalid record name 'a/b': only [A-Za-z0-9._-] allowed" },
@@ -106,6 +118,47 @@ TEST(bad_lines)
 		ASSERT_STREQ(err, bad[i].err, bad[i].text);
 		config_free(&c);
 	}
+}
+
+/* '#' starts a comment first on a line or after a blank, not inside a value. */
+TEST(hash_in_values)
+{
+	struct tracerd_config c;
+	char err[256] = "";
+
+	ASSERT_OK(parse(&c, "  # indented comment\n"
+			    "record_dir = /srv/trace#1\n"
+			    "state_dir = /srv/st#2 # a comment\n"
+			    "socket = /run/t.sock\t# after a tab\n"
+			    "attach = tp:sched/sched_switch comm=a#b\n", err, sizeof(err)), err);
+	ASSERT_STREQ(c.record_dir, "/srv/trace#1", "record_dir keeps #");
+	ASSERT_STREQ(c.state_dir, "/srv/st#2", "state_dir: comment after a blank");
+	ASSERT_STREQ(c.socket, "/run/t.sock", "socket: comment after a tab");
+	if (ASSERT_EQ(c.nr_attach, 1, "attach"))
+		ASSERT_STREQ(c.attach[0].spec.comm, "a#b", "comm keeps #");
+	config_free(&c);
+}
+
+/* Not a regular file: refused at once, never read (a FIFO would block). */
+TEST(not_regular_file)
+{
+	char dir[] = "/tmp/tracerd-conf.XXXXXX", fifo[64], err[256];
+	struct tracerd_config c;
+
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp"))
+		return;
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	ASSERT_OK(mkfifo(fifo, 0600), "mkfifo");
+	config_init(&c);
+	ASSERT_EQ(config_parse_file(&c, fifo, err, sizeof(err)), -EINVAL, "FIFO");
+	ASSERT_TRUE(strstr(err, "a FIFO, not a regular file") != NULL, err);
+	ASSERT_EQ(config_parse_file(&c, dir, err, sizeof(err)), -EINVAL, "directory");
+	ASSERT_TRUE(strstr(err, "a directory") != NULL, err);
+	ASSERT_EQ(config_parse_file(&c, "/dev/null", err, sizeof(err)), -EINVAL, "device");
+	ASSERT_TRUE(strstr(err, "a device") != NULL, err);
+	config_free(&c);
+	unlink(fifo);
+	rmdir(dir);
 }
 
 TEST(missing_file)

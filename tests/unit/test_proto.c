@@ -35,6 +35,18 @@ static const struct {
 	{ "{\"v\":1,\"cmd\":5}", PROTO_E_BAD_REQUEST },
 	{ "{\"v\":1,\"cmd\":\"list\",\"args\":[]}", PROTO_E_BAD_REQUEST },
 	{ "{\"v\":1,\"cmd\":\"list\"} {}", PROTO_E_BAD_REQUEST },
+	/* issue #12: strict JSON, no \u0000, no unknown members, no null */
+	{ "{\"v\":1,\"cmd\":\"li\\u0000st\"}", PROTO_E_BAD_REQUEST },
+	{ "{\"v\":1,\"cmd\":\"attach\",\"args\":{\"target\":\"tp:a/b\\u0000x\"}}", PROTO_E_BAD_REQUEST },
+	{ "{\"v\":1,\"cmd\":\"list\",\"args\":{\"k\":[{\"x\":\"\\u0000\"}]}}", PROTO_E_BAD_REQUEST },
+	{ "{\"v\":1,\"cmd\":\"list\",\"arg\":{}}", PROTO_E_BAD_REQUEST },
+	{ "{\"v\":1,\"cmd\":\"list\",\"args\":null}", PROTO_E_BAD_REQUEST },
+	{ "{\"v\":null,\"cmd\":\"list\"}", PROTO_E_BAD_REQUEST },
+	{ "{\"v\":1,\"cmd\":null}", PROTO_E_BAD_REQUEST },
+	{ "{\"v\":1,\"cmd\":\"list\",\"id\":null}", PROTO_E_BAD_REQUEST },
+	{ "{\"v\":1,\"cmd\":\"list\",\"id\":[1]}", PROTO_E_BAD_REQUEST },
+	{ "{\"v\":01,\"cmd\":\"list\"}", PROTO_E_BAD_REQUEST },
+	{ "{\"v\":1,\"cmd\":\"l\xffist\"}", PROTO_E_BAD_REQUEST },
 };
 
 TEST(bad_requests)
@@ -65,6 +77,70 @@ TEST(error_keeps_id)
 		     "reply");
 	json_object_put(rep);
 	json_object_put(r.id);
+}
+
+/* Each command declares its arguments: unknown, null or mistyped ones are refused by name. */
+TEST(args_checked)
+{
+	static const struct proto_field fields[] = {
+		{ "id", json_type_int }, { "target", json_type_string }, { "all", json_type_boolean },
+		{ NULL, json_type_null },
+	};
+	static const struct {
+		const char *args, *msg;
+	} cases[] = {
+		{ "{\"id\":3,\"target\":\"x\",\"all\":true}", NULL },
+		{ "{}", NULL },
+		{ "{\"idd\":3}", "detach: unknown argument 'idd'" },
+		{ "{\"\\u001b[2J\":3}", NULL },	/* rejected at parse time: see below */
+		{ "{\"id\":null}", "detach: argument 'id' must be an integer, not null" },
+		{ "{\"id\":\"3\"}", "detach: argument 'id' must be an integer, not a string" },
+		{ "{\"all\":1}", "detach: argument 'all' must be a boolean, not an integer" },
+		{ "{\"target\":{}}", "detach: argument 'target' must be a string, not an object" },
+		{ "{\"id\":1.5}", "detach: argument 'id' must be an integer, not a number" },
+	};
+	char msg[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_object *a = json_tokener_parse(cases[i].args);
+		enum proto_code c = proto_args_check(a, "detach", fields, msg, sizeof(msg));
+
+		if (i == 3) {	/* an escape in a member name is escaped in the message */
+			ASSERT_EQ(c, PROTO_E_BAD_REQUEST, cases[i].args);
+			ASSERT_STREQ(msg, "detach: unknown argument '\\x1b[2J'", cases[i].args);
+		} else if (!cases[i].msg) {
+			ASSERT_EQ(c, PROTO_OK, cases[i].args);
+		} else {
+			ASSERT_EQ(c, PROTO_E_BAD_REQUEST, cases[i].args);
+			ASSERT_STREQ(msg, cases[i].msg, cases[i].args);
+		}
+		json_object_put(a);
+	}
+}
+
+/* Replies are valid UTF-8 and cut on a character boundary. */
+TEST(reply_utf8)
+{
+	char big[2000], *line;
+	json_object *rep;
+	size_t i, len;
+
+	for (i = 0; i + 2 < sizeof(big); i += 2)
+		memcpy(big + i, "\xc3\xa9", 2);
+	big[i] = '\0';
+	rep = proto_reply_error(NULL, PROTO_E_NOT_FOUND, "x%s\xff", big);
+	line = proto_serialize(rep, &len);
+	ASSERT_OK_PTR(line, "serialized");
+	ASSERT_TRUE(strstr(line, "\xc3\"") == NULL, "message not cut inside a character");
+	ASSERT_TRUE(strstr(line, "\xc3\xa9\"}}") != NULL, line + len - 20);
+	free(line);
+	json_object_put(rep);
+	rep = proto_reply_error(NULL, PROTO_E_NOT_FOUND, "no '%s'", "a\xff\xfe");
+	line = proto_serialize(rep, &len);
+	ASSERT_TRUE(strstr(line, "\"no 'a\\\\xff\\\\xfe'\"") != NULL, line);
+	free(line);
+	json_object_put(rep);
 }
 
 TEST(too_large)
