@@ -95,10 +95,15 @@ ensure() {
 			grep -q '^install ok installed$' || missing+=("$p")
 	done
 	if [ ${#missing[@]} -gt 0 ]; then
+		# the host's view of the archive's dates (a mirror snapshot may carry
+		# an expired Valid-Until, which this host's apt is told to accept)
+		local vu=true cd=true
+		eval "$(apt-config shell vu Acquire::Check-Valid-Until cd Acquire::Check-Date)"
 		vm_log "build root $suite: installing ${missing[*]}"
-		run "$root" sh -c 'apt-get update -q && DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -q --no-install-recommends "$@" && apt-get clean' \
-			sh "${missing[@]}" > "$VM_DIR/buildroot-$suite-$arch.apt.log" 2>&1 ||
+		run "$root" sh -c 'o="-o Acquire::Check-Valid-Until=$1 -o Acquire::Check-Date=$2"; shift 2
+			apt-get $o update -q && DEBIAN_FRONTEND=noninteractive \
+			apt-get $o install -y -q --no-install-recommends "$@" && apt-get clean' \
+			sh "${vu:-true}" "${cd:-true}" "${missing[@]}" > "$VM_DIR/buildroot-$suite-$arch.apt.log" 2>&1 ||
 			{ tail -n 20 "$VM_DIR/buildroot-$suite-$arch.apt.log" >&2
 			  vm_die "cannot install ${missing[*]} into the $suite build root"; }
 	fi

@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # make demo: `tracectl bench trigger` and `ops` on each test kernel (QEMU
 # TCG: the counts are real, the times are emulator times), then the
-# comparison tables (6.1 -> 6.12, 6.12 -> 6.12-arm64). With DEMO_HOST=1 and
+# comparison tables (6.1 -> 6.12, 6.12 -> 7.2, 6.12 -> 6.12-arm64). With DEMO_HOST=1 and
 # a host kernel that allows every path, the host kernel is used instead.
 # Results (tables, JSON) are kept under build/demo/.
-#   VM_KERNEL     kernels (default: 6.1 6.12 6.12-arm64)
+#   VM_KERNEL     kernels (default: 6.1 6.12 7.2 6.12-arm64)
 #   DEMO_TRIGGER  trigger options (default: -n 50000 -r 5 -w 1)
 #   DEMO_OPS      ops options (default: -n 5000 -r 3 -w 0 --relevant 0,1,2,10
 #                 --irrelevant 0,1,2,10,100: under TCG, attaching and detaching
@@ -62,7 +62,7 @@ if [ "${DEMO_HOST:-0}" = 1 ] && host_demo; then
 	exit 0
 fi
 
-kernels=${VM_KERNEL:-6.1 6.12 6.12-arm64}
+kernels=${VM_KERNEL:-6.1 6.12 7.2 6.12-arm64}
 for k in $kernels; do
 	echo "=== Debian $k under QEMU (TCG): $trig; $ops ==="
 	"$here/run" --kernel "$k" --timeout 3600 -- bash /opt/tracerd/tests/bench.sh "$trig" "$ops" \
@@ -82,6 +82,7 @@ pair() {
 	done
 }
 pair 6.1 6.12
+pair 6.12 7.2
 pair 6.12 6.12-arm64
 echo "results: $out/ (tables *.txt, JSON *-trigger.json *-ops.json)"
 exit $rc
