@@ -183,7 +183,8 @@ vm_disk() {
 # gcc (and CROSS_COMPILE-gcc), so kbuild and `make user` both use it
 vm_buildroot() {
 	local k=$1 kd=$VM_DIR/k/$1 br cc
-	set -- $("$VM_SRC/tests/vm/buildroot.sh" cc-pkg "$kd/config") || return 1
+	cc=$("$VM_SRC/tests/vm/buildroot.sh" cc-pkg "$kd/config") || return 1
+	set -- $cc
 	cc=$2
 	br=$("$VM_SRC/tests/vm/buildroot.sh" ensure "$(vm_suite "$k")" "$1") || return 1
 	mkdir -p "$br/usr/local/bin"
