@@ -5,7 +5,7 @@
 #   make check           deps + build + unit + host + VM tests (CI profile)
 #   make check-full      the same with the full sizes
 #   make demo            boot the test VM and show what tracerd sees
-#   make vm-check        VM tests only (VM_KERNEL=6.1|6.12 picks one)
+#   make vm-check        VM tests only (VM_KERNEL=6.1|6.12|7.2|... picks one)
 #   make deps            install build/test dependencies (apt, idempotent)
 #   O=DIR  output dir (default build/)   V=1  show full commands
 #   KDIR=  kernel build tree for the kmods (default: running kernel's, else

@@ -45,8 +45,12 @@ void tracerd_direct_hit(unsigned long slot);
 /*
  * Offset of the first instruction past the ftrace call site of the
  * function at addr: the site is a 5-byte nop or call at +0, or at +4
- * behind ENDBR (or the 4-byte nop that replaces a sealed ENDBR), so the
- * answer is 5 or 9. -EADDRNOTAVAIL when there is no such site.
+ * behind ENDBR (or the 4-byte nop that replaces a sealed ENDBR, the
+ * kernel's gen_endbr_poison(): `osp nopl (%rax)` up to 6.x, `nopl
+ * -42(%rax)` from 7.x), so the answer is 5 or 9. From 7.x the site may
+ * also be a 5-byte jmp (CONFIG_DYNAMIC_FTRACE_WITH_JMP: a BPF fexit
+ * trampoline there).
+ * -EADDRNOTAVAIL when there is no such site.
  */
 static inline int tracerd_arch_int3_offset(unsigned long addr,
 					   unsigned long *off)
@@ -54,6 +58,7 @@ static inline int tracerd_arch_int3_offset(unsigned long addr,
 	static const u8 endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 	static const u8 endbr32[4] = { 0xf3, 0x0f, 0x1e, 0xfb };
 	static const u8 sealed[4] = { 0x66, 0x0f, 0x1f, 0x00 };
+	static const u8 sealed7[4] = { 0x0f, 0x1f, 0x40, 0xd6 };
 	static const u8 nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 	u8 insn[9];
 	unsigned int site = 0;
@@ -61,9 +66,10 @@ static inline int tracerd_arch_int3_offset(unsigned long addr,
 	if (copy_from_kernel_nofault(insn, (void *)addr, sizeof(insn)))
 		return -EADDRNOTAVAIL;
 	if (!memcmp(insn, endbr64, 4) || !memcmp(insn, endbr32, 4) ||
-	    !memcmp(insn, sealed, 4))
+	    !memcmp(insn, sealed, 4) || !memcmp(insn, sealed7, 4))
 		site = 4;
-	if (insn[site] != 0xe8 && memcmp(insn + site, nop5, 5))
+	if (insn[site] != 0xe8 && insn[site] != 0xe9 &&
+	    memcmp(insn + site, nop5, 5))
 		return -EADDRNOTAVAIL;
 	*off = site + 5;
 	return 0;
@@ -71,9 +77,9 @@ static inline int tracerd_arch_int3_offset(unsigned long addr,
 
 /*
  * Decode the ftrace call site of the function at addr: *site gets the
- * address of the 5-byte call/nop, *insn its first 4 bytes, and *target
- * where a call goes. Returns 1 for a call, 0 for the nop, -ENOEXEC for
- * anything else, -EADDRNOTAVAIL when the text cannot be read.
+ * address of the 5-byte call/jmp/nop, *insn its first 4 bytes, and *target
+ * where a call or jmp goes. Returns 1 for a call or jmp, 0 for the nop,
+ * -ENOEXEC for anything else, -EADDRNOTAVAIL when the text cannot be read.
  */
 static inline int tracerd_arch_site(unsigned long addr, unsigned long *site,
 				    u32 *insn, unsigned long *target)
@@ -93,7 +99,7 @@ static inline int tracerd_arch_site(unsigned long addr, unsigned long *site,
 	memcpy(insn, code, sizeof(*insn));
 	if (!memcmp(code, nop5, 5))
 		return 0;
-	if (code[0] != 0xe8)
+	if (code[0] != 0xe8 && code[0] != 0xe9)
 		return -ENOEXEC;
 	memcpy(&rel, code + 1, sizeof(rel));
 	*target = *site + 5 + (long)rel;

@@ -16,6 +16,18 @@
  * - x86 call depth tracking (v6.2+): a direct trampoline must account for
  *   the call that reached it (CALL_DEPTH_ACCOUNT); older kernels have no
  *   such macro, so an empty one stands in.
+ * - Jump-entered direct calls (CONFIG_DYNAMIC_FTRACE_WITH_JMP, 7.x): a
+ *   direct address with bit 0 set (ftrace_jmp_set()) is reached by a jmp,
+ *   with the traced function's return address already popped; BPF uses it
+ *   for fexit trampolines, which call the function themselves. Our
+ *   trampolines return into the function, so they must be entered by a
+ *   call: tracerd_register_direct() refuses a jump-entered address
+ *   (-EINVAL) where the kernel has the notion, and the trampolines are
+ *   aligned so that bit 0 is never set.
+ * - 7.x also has update_ftrace_direct_add/del/mod(ops, hash): direct
+ *   calls of one ops added and removed in batches, each entry with its own
+ *   address. Not used yet: kmod-direct gives each attachment an ops of its
+ *   own, registered with the (ops, addr) calls above, which 7.x keeps.
  */
 #ifndef TRACERD_FTRACE_COMPAT_H
 #define TRACERD_FTRACE_COMPAT_H
@@ -45,10 +57,21 @@
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #define TRACERD_HAVE_DIRECT 1
 
-/* Route every address in ops' filter to the trampoline at addr. */
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_JMP
+#define tracerd_direct_is_jmp(addr)	ftrace_is_jmp(addr)
+#else
+#define tracerd_direct_is_jmp(addr)	false
+#endif
+
+/*
+ * Route every address in ops' filter to the trampoline at addr, which is
+ * entered by a call (see jump-entered direct calls above).
+ */
 static inline int tracerd_register_direct(struct ftrace_ops *ops,
 					  unsigned long addr)
 {
+	if (tracerd_direct_is_jmp(addr))
+		return -EINVAL;
 #if TRACERD_DIRECT_API_OPS
 	return register_ftrace_direct(ops, addr);
 #else

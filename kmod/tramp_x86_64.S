@@ -13,8 +13,19 @@
  * one C function can find the attachment without a lookup. %r10 and %r11
  * are free at a call site (ftrace_caller clobbers them too).
  *
- * IBT: every stub starts with ENDBR (SYM_FUNC_START_* adds it), since
- * ftrace_regs_caller reaches it by an indirect jump. Call depth tracking
+ * IBT: every stub starts with an explicit ENDBR: ftrace_regs_caller enters
+ * it by a tail call, and its address is taken (tracerd_direct_tramps[]).
+ * SYM_FUNC_START_* added ENDBR up to 6.x and no longer does in 7.x, so the
+ * stubs open with SYM_START, which never adds one, and ENDBR by hand: one
+ * ENDBR on every kernel. The common body is reached by a direct jump only.
+ *
+ * Jump-entered direct calls (CONFIG_DYNAMIC_FTRACE_WITH_JMP, 7.x): an
+ * address with bit 0 set makes the site (or ftrace_regs_caller) *jump* to
+ * the trampoline, which then finds the caller's return address at (%rsp)
+ * and must call the function itself, as BPF fexit trampolines do. These
+ * stubs return into the function, so they are always entered by a call:
+ * they are 16-byte aligned (bit 0 clear) and tracerd_register_direct()
+ * refuses an address that would be jump-entered. Call depth tracking
  * (retbleed=stuff): the call into the trampoline went through no call
  * thunk, so the common body accounts for it before its RET, as the
  * kernel's samples/ftrace do.
@@ -55,7 +66,8 @@ SYM_FUNC_END(tracerd_direct_common)
 /* Stub for slot \n: its number in %r11, then the common body. */
 .macro tracerd_stub n
 	.p2align 4, 0x90
-SYM_FUNC_START_LOCAL_NOALIGN(tracerd_direct_tramp_\n)
+SYM_START(tracerd_direct_tramp_\n, SYM_L_LOCAL, SYM_A_NONE)
+	ENDBR
 	movl	$\n, %r11d
 	jmp	tracerd_direct_common
 SYM_FUNC_END(tracerd_direct_tramp_\n)

@@ -21,13 +21,17 @@ elif ! env -u O -u SRC -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS make "${args[@]}"
 	cat "$out/build.log" >&2; exit 1
 fi
 grep -E 'warning:|error:' "$out/build.log" 2>/dev/null >&2 || true
+# has_section KO NAME: KO has section NAME (readelf's whole output is read:
+# `readelf | grep -q` fails under pipefail when grep exits before readelf
+# has written everything, which a loaded machine makes likely)
+has_section() { [[ $'\n'$(readelf -S "$1") == *" $2 "* ]]; }
 # kbuild links a .ko again when only its command line changed, but adds
 # BTF only when a prerequisite is newer (6.1's Makefile.modfinal): such a
 # .ko has no .BTF. Rebuild those from their objects once.
 missing_btf() {
 	local ko
 	for ko in "$out"/*.ko; do
-		readelf -S "$ko" | grep -q ' \.BTF ' || echo "$ko"
+		has_section "$ko" .BTF || echo "$ko"
 	done
 }
 if [ -n "$(missing_btf)" ]; then
@@ -36,11 +40,11 @@ if [ -n "$(missing_btf)" ]; then
 		{ cat "$out/build.log" >&2; exit 1; }
 fi
 for ko in "$out"/*.ko; do
-	if ! readelf -S "$ko" | grep -q ' \.BTF '; then
+	if ! has_section "$ko" .BTF; then
 		echo "$ko: no .BTF section (is pahole/dwarves installed? does KDIR hold vmlinux?)" >&2
 		exit 1
 	fi
-	if [ $no_rb = 1 ] && readelf -S "$ko" | grep -q ' \.BTF_ids '; then
+	if [ $no_rb = 1 ] && has_section "$ko" .BTF_ids; then
 		echo "$ko: has .BTF_ids but $kdir has no resolve_btfids" >&2
 		exit 1
 	fi

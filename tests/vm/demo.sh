@@ -4,10 +4,10 @@
 # kernel (QEMU TCG: the counts are real, the times are emulator times), one
 # boot per suite with a progress line each, then `tracectl bench report`:
 # one screen of what the runs found, and build/demo/index.html with the
-# plots. The full tables and the compare tables (6.1 -> 6.12, 6.12 ->
-# 6.12-arm64) stay in build/demo/ files. With DEMO_HOST=1 and a host kernel
+# plots. The full tables and the compare tables (6.1 -> 6.12, 6.12 -> 7.2,
+# 6.12 -> 6.12-arm64) stay in build/demo/ files. With DEMO_HOST=1 and a host kernel
 # that allows every path, the host kernel is used instead.
-#   VM_KERNEL     kernels (default: 6.1 6.12 6.12-arm64; DEMO_QUICK=1: 6.12)
+#   VM_KERNEL     kernels (default: 6.1 6.12 7.2 6.12-arm64; DEMO_QUICK=1: 6.12)
 #   DEMO_QUICK=1  small sizes on one kernel: a few minutes
 #   DEMO_TRIGGER  trigger options (default: -n 50000 -r 5 -w 1 --peers: bpftrace and
 #                 the reference programs on the same loop)
@@ -31,7 +31,7 @@ else
 	trig="trigger ${DEMO_TRIGGER:--n 50000 -r 5 -w 1 --peers}"
 	ops="ops ${DEMO_OPS:--n 5000 -r 3 -w 0 --relevant 0,1,2,10 --irrelevant 0,1,2,10,100}"
 	att="attach ${DEMO_ATTACH:--k 1,16 -r 3 -w 1}"
-	kernels=${VM_KERNEL:-6.1 6.12 6.12-arm64}
+	kernels=${VM_KERNEL:-6.1 6.12 7.2 6.12-arm64}
 fi
 rc=0
 t_start=$(date +%s)
@@ -119,6 +119,7 @@ pair() {
 	done
 }
 pair 6.1 6.12
+pair 6.12 7.2
 pair 6.12 6.12-arm64
 echo
 results=()

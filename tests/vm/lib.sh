@@ -5,14 +5,17 @@
 VM_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${O:=$VM_SRC/build}"
 VM_DIR=$O/vm
-VM_KERNELS_ALL="6.1 6.12 6.12-arm64"
+VM_KERNELS_ALL="6.1 6.12 6.12-arm64 7.2 7.2-arm64"
 # Boots of `make vm-check` (longest first: VM_JOBS run side by side): every
 # kernel, plus variants (KERNEL@ARGS) that
 # rerun the trampoline tests where TCG would otherwise hide a difference:
 # call-depth tracking (retbleed=stuff) on x86, and on arm64 without KASLR,
 # where call sites branch to the module's trampoline directly instead of
 # through ftrace_caller.
-VM_BOOTS_ALL="6.12-arm64 6.1 6.12 6.12-arm64@nokaslr 6.12@retbleed=stuff 6.12@systemd"
+VM_BOOTS_ALL="6.12-arm64 7.2 6.1 6.12 6.12-arm64@nokaslr 6.12@retbleed=stuff 6.12@systemd"
+# check-full (PROFILE=full) also boots sid's arm64 7.2
+VM_BOOTS_FULL="7.2-arm64"
+[ "${PROFILE:-ci}" = full ] && VM_BOOTS_ALL="$VM_BOOTS_FULL $VM_BOOTS_ALL"
 VM_VARIANT_TESTS=${VM_VARIANT_TESTS:-"01-kmod-load 20-kmod-attach 24-kmod-bench 26-kmod-site"}
 # KERNEL@systemd boots real systemd as PID 1 (guest/systemd-run reports
 # like guest/init) and runs only these tests: the installed service.
@@ -26,6 +29,9 @@ VM_ROOT_PKGS="systemd,systemd-sysv,dbus,kmod,procps,iproute2,libbpf1,libelf1,lib
 # The native root also carries bpftrace, the peer `bench trigger --peers` measures
 # tracerd against (not on foreign roots: its LLVM under qemu-user costs minutes).
 VM_ROOT_PKGS_NATIVE="bpftrace"
+# The same for sid (7.x kernels): the t64 library names, and bpftrace for
+# the peer benchmarks.
+VM_ROOT_PKGS_sid="systemd,systemd-sysv,dbus,kmod,procps,iproute2,libbpf1,libelf1t64,libevent-2.1-7t64,libevent-core-2.1-7t64,libevent-pthreads-2.1-7t64,libjson-c5,zlib1g,libsystemd0,bpftool,curl,python3-minimal,busybox-static,bpftrace"
 # A foreign-arch root doubles as the sysroot user space is cross-built against.
 VM_SYSROOT_PKGS="libc6-dev,libbpf-dev,libelf-dev,zlib1g-dev,libevent-dev,libjson-c-dev,libsystemd-dev"
 VM_MIRROR=${VM_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)\/*$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)}
@@ -34,8 +40,21 @@ VM_MIRROR=${VM_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)\/*$/\1/p' /etc/ap
 # vm_arch NAME — Debian architecture of test kernel NAME
 vm_arch() { case $1 in *-arm64) echo arm64 ;; *) dpkg --print-architecture ;; esac; }
 vm_native() { [ "$1" = "$(dpkg --print-architecture)" ]; }
+# vm_suite NAME — Debian suite of test kernel NAME and of its guest root:
+# bookworm (the host's own) for 6.x, sid for 7.x
+vm_suite() { case $1 in 7.*) echo sid ;; *) echo bookworm ;; esac; }
+# vm_rootname ARCH SUITE — name of that guest root's cache files
+# (rootfs-NAME.tar, sysroot-NAME): ARCH for bookworm, SUITE-ARCH otherwise
+vm_rootname() { if [ "${2:-bookworm}" = bookworm ]; then echo "$1"; else echo "$2-$1"; fi; }
+# vm_rootof NAME — vm_rootname of kernel NAME's guest root
+vm_rootof() { vm_rootname "$(vm_arch "$1")" "$(vm_suite "$1")"; }
+# vm_host_built NAME — user space and kmods of NAME are built on this host
+# (bookworm); other suites' are built in that suite's build root
+vm_host_built() { [ "$(vm_suite "$1")" = bookworm ]; }
 # vm_out NAME — build dir of the user-space binaries for kernel NAME
-vm_out() { if vm_native "$(vm_arch "$1")"; then echo "$O"; else echo "$O/$(vm_arch "$1")"; fi; }
+vm_out() {
+	if vm_host_built "$1" && vm_native "$(vm_arch "$1")"; then echo "$O"; else echo "$O/$(vm_rootof "$1")"; fi
+}
 
 vm_log() { printf 'vm: %s\n' "$*" >&2; }
 vm_die() { printf 'vm: error: %s\n' "$*" >&2; exit 1; }
@@ -56,19 +75,28 @@ vm_stage() {
 # debootstrapped once, cached as a tarball. A foreign ARCH runs the second
 # stage under qemu-user (binfmt_misc), and its root is kept unpacked too,
 # as the sysroot for cross-building user space.
+# vm_rootfs ARCH [SUITE] — the same for SUITE (default bookworm): sid's
+# root (7.x kernels) is cached as rootfs-sid-ARCH.tar.
 vm_rootfs() {
-	local arch=${1:-$(dpkg --print-architecture)} key pkgs=$VM_ROOT_PKGS
-	local tar=$VM_DIR/rootfs-$arch.tar stamp=$VM_DIR/rootfs-$arch.key
-	if vm_native "$arch"; then pkgs="$pkgs,$VM_ROOT_PKGS_NATIVE"; else pkgs="$pkgs,$VM_SYSROOT_PKGS"; fi
+	local arch=${1:-$(dpkg --print-architecture)} suite=${2:-bookworm} key pkgs=$VM_ROOT_PKGS
+	[ "$suite" = bookworm ] || eval "pkgs=\$VM_ROOT_PKGS_$suite"
+	local name; name=$(vm_rootname "$arch" "$suite")
+	local tar=$VM_DIR/rootfs-$name.tar stamp=$VM_DIR/rootfs-$name.key
+	if ! vm_native "$arch"; then
+		pkgs="$pkgs,$VM_SYSROOT_PKGS"
+	elif [ "$suite" = bookworm ]; then
+		pkgs="$pkgs,$VM_ROOT_PKGS_NATIVE"	# sid's list has bpftrace already
+	fi
 	key=$(printf '%s %s %s %s' "$pkgs" "$VM_MIRROR" "$arch" "$VM_ROOTFS_RECIPE" | sha1sum | cut -c1-16)
+	[ "$suite" = bookworm ] || key=$(printf '%s %s' "$key" "$suite" | sha1sum | cut -c1-16)
 	if [ -f "$tar" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then return 0; fi
 	vm_native "$arch" || vm_binfmt "$arch" || return 1
-	vm_log "debootstrap bookworm $arch ($VM_MIRROR)"
-	local r=$VM_DIR/rootfs-$arch.tmp
+	vm_log "debootstrap $suite $arch ($VM_MIRROR)"
+	local r=$VM_DIR/rootfs-$name.tmp
 	rm -rf "$r"; mkdir -p "$VM_DIR"
-	debootstrap --arch="$arch" --variant=minbase --include="$pkgs" bookworm \
-		"$r" "$VM_MIRROR" > "$VM_DIR/debootstrap-$arch.log" 2>&1 ||
-		{ tail -n 20 "$VM_DIR/debootstrap-$arch.log" >&2; vm_die "debootstrap $arch failed"; }
+	debootstrap --arch="$arch" --variant=minbase --include="$pkgs" "$suite" \
+		"$r" "$VM_MIRROR" > "$VM_DIR/debootstrap-$name.log" 2>&1 ||
+		{ tail -n 20 "$VM_DIR/debootstrap-$name.log" >&2; vm_die "debootstrap $suite $arch failed"; }
 	echo tracerd-vm > "$r/etc/hostname"
 	printf '/dev/vda / ext4 rw 0 1\n' > "$r/etc/fstab"
 	passwd -R "$r" -d root >/dev/null 2>&1 || true
@@ -77,7 +105,7 @@ vm_rootfs() {
 	if vm_native "$arch"; then
 		rm -rf "$r"
 	else
-		rm -rf "$VM_DIR/sysroot-$arch"; mv "$r" "$VM_DIR/sysroot-$arch"
+		rm -rf "$VM_DIR/sysroot-$name"; mv "$r" "$VM_DIR/sysroot-$name"
 	fi
 	echo "$key" > "$stamp"
 }
@@ -107,12 +135,12 @@ vm_initramfs() {
 	local k=$1 kd=$VM_DIR/k/$1 rel out key
 	rel=$(cat "$kd/release")
 	out=$kd/initramfs.cpio.gz
-	key=$(cat "$kd/.done" "$VM_SRC/tests/vm/initramfs-init" "$VM_DIR/rootfs-$(vm_arch "$k").key" | sha1sum | cut -c1-16)
+	key=$(cat "$kd/.done" "$VM_SRC/tests/vm/initramfs-init" "$VM_DIR/rootfs-$(vm_rootof "$k").key" | sha1sum | cut -c1-16)
 	if [ -f "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ]; then return 0; fi
 	local d=$kd/initramfs.tmp m list=""
 	rm -rf "$d"; mkdir -p "$d"/{bin,dev,proc,sys,newroot,lib/modules}
 	local arch; arch=$(vm_arch "$k")
-	tar -xOf "$VM_DIR/rootfs-$arch.tar" ./usr/bin/busybox > "$d/bin/busybox" || return 1
+	tar -xOf "$VM_DIR/rootfs-$(vm_rootof "$k").tar" ./usr/bin/busybox > "$d/bin/busybox" || return 1
 	chmod +x "$d/bin/busybox"
 	for m in virtio_pci virtio_blk ext4 crc32c_generic crc32c-intel; do
 		list="$list $(modprobe -d "$kd/root" -S "$rel" --show-depends "$m" 2>/dev/null |
@@ -144,11 +172,11 @@ vm_disk() {
 	local k=$1 kd=$VM_DIR/k/$1 rel img key
 	rel=$(cat "$kd/release")
 	img=$kd/root.img
-	key=$(cat "$VM_DIR/rootfs-$(vm_arch "$k").key" "$kd/.done" | sha1sum | cut -c1-16)
+	key=$(cat "$VM_DIR/rootfs-$(vm_rootof "$k").key" "$kd/.done" | sha1sum | cut -c1-16)
 	if [ -f "$img" ] && [ "$(cat "$img.key" 2>/dev/null)" = "$key" ]; then return 0; fi
 	local d=$kd/rootdir.tmp
 	rm -rf "$d"; mkdir -p "$d"
-	tar -C "$d" -xf "$VM_DIR/rootfs-$(vm_arch "$k").tar" || return 1
+	tar -C "$d" -xf "$VM_DIR/rootfs-$(vm_rootof "$k").tar" || return 1
 	mkdir -p "$d/lib/modules"
 	cp -a "$kd/root/lib/modules/$rel" "$d/lib/modules/"
 	rm -f "$img.tmp"
@@ -157,22 +185,61 @@ vm_disk() {
 	rm -rf "$d"
 }
 
+# vm_buildroot NAME — the build root of NAME's suite (tests/vm/buildroot.sh)
+# with the compiler NAME's config names; that compiler is also the root's
+# gcc (and CROSS_COMPILE-gcc), so kbuild and `make user` both use it
+vm_buildroot() {
+	local k=$1 kd=$VM_DIR/k/$1 br cc
+	cc=$("$VM_SRC/tests/vm/buildroot.sh" cc-pkg "$kd/config") || return 1
+	set -- $cc
+	cc=$2
+	br=$("$VM_SRC/tests/vm/buildroot.sh" ensure "$(vm_suite "$k")" "$1") || return 1
+	mkdir -p "$br/usr/local/bin"
+	if [ "$3" = native ]; then
+		# make's default $(CC) is cc, which Debian points at clang when no gcc is the default
+		ln -sfn "/usr/bin/$cc" "$br/usr/local/bin/gcc"
+		ln -sfn "/usr/bin/$cc" "$br/usr/local/bin/cc"
+	else
+		# aarch64-linux-gnu-gcc-16 -> aarch64-linux-gnu-gcc ($(CROSS_COMPILE)gcc)
+		ln -sfn "/usr/bin/$cc" "$br/usr/local/bin/${cc%-[0-9]*}"
+	fi
+	echo "$br" > "$kd/buildroot"
+}
+
+# vm_make NAME ARGS... — make in the source tree for kernel NAME: here for
+# bookworm kernels, in the suite's build root for the others
+vm_make() {
+	local k=$1
+	shift
+	if vm_host_built "$k"; then
+		make -s --no-print-directory -C "$VM_SRC" "$@"
+	else
+		"$VM_SRC/tests/vm/buildroot.sh" run "$(cat "$VM_DIR/k/$k/buildroot")" \
+			make -s --no-print-directory -C "$VM_SRC" "$@"
+	fi
+}
+
 # vm_kmods NAME — tracerd_kmod.ko and tracerd_testmod.ko for this kernel
 vm_kmods() {
 	local k=$1 kd=$VM_DIR/k/$1 arch
 	arch=$(vm_arch "$k")
-	make -s --no-print-directory -C "$VM_SRC" O="$(vm_out "$k")" kmod \
+	vm_make "$k" O="$(vm_out "$k")" kmod \
 		ARCH="${arch/amd64/x86_64}" KDIR="$(cat "$kd/kdir")" KMOD_OUT="$kd/kmod"
 }
 
-# vm_user NAME — cross-build user space and BPF for a foreign-arch kernel
-# (native binaries are built by the caller's `make user`)
+# vm_user NAME — build user space and BPF for a foreign-arch or other-suite
+# kernel (bookworm's native binaries are built by the caller's `make user`)
 vm_user() {
-	local k=$1 arch
+	local k=$1 arch btf=$VM_DIR/k/$1/vmlinux
 	arch=$(vm_arch "$k")
-	vm_native "$arch" && return 0
-	make -s --no-print-directory -C "$VM_SRC" O="$(vm_out "$k")" user ARCH="$arch" \
-		SYSROOT="$VM_DIR/sysroot-$arch" VMLINUX_BTF="$VM_DIR/k/$k/vmlinux.btf"
+	vm_native "$arch" && vm_host_built "$k" && return 0
+	[ -f "$btf.btf" ] && btf=$btf.btf
+	if vm_native "$arch"; then
+		vm_make "$k" O="$(vm_out "$k")" user VMLINUX_BTF="$btf"
+	else
+		vm_make "$k" O="$(vm_out "$k")" user ARCH="$arch" \
+			SYSROOT="$VM_DIR/sysroot-$(vm_rootof "$k")" VMLINUX_BTF="$btf"
+	fi
 }
 
 # vm_prepare NAME — everything a boot of kernel NAME needs, with budgets
@@ -180,10 +247,14 @@ vm_prepare() {
 	local k=$1
 	mkdir -p "$VM_DIR"
 	# the root is shared by all kernels: the first to get the lock builds it
-	local arch; arch=$(vm_arch "$k")
-	vm_stage "rootfs $arch" "${VM_BUDGET_ROOTFS:-1200}" flock "$VM_DIR/rootfs-$arch.lock" \
-		bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_rootfs $arch" || return 1
+	local arch suite; arch=$(vm_arch "$k") suite=$(vm_suite "$k")
+	vm_stage "rootfs $suite $arch" "${VM_BUDGET_ROOTFS:-1200}" flock "$VM_DIR/rootfs-$(vm_rootof "$k").lock" \
+		bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_rootfs $arch $suite" || return 1
 	vm_stage "kernel $k" "${VM_BUDGET_FETCH:-900}" bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_kernel $k" || return 1
+	if ! vm_host_built "$k"; then
+		vm_stage "buildroot $suite" "${VM_BUDGET_ROOTFS:-1200}" \
+			bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_buildroot $k" || return 1
+	fi
 	vm_stage "kmods $k" "${VM_BUDGET_BUILD:-600}" bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_kmods $k" || return 1
 	vm_stage "user $k" "${VM_BUDGET_BUILD:-600}" bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_user $k" || return 1
 	vm_stage "initramfs $k" 300 bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_initramfs $k" || return 1

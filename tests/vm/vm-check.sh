@@ -83,19 +83,25 @@ for k in $kernels; do
 		[ "$r" = FAIL ] && fail=1
 	done < "$O/results/vm-$k.tsv"
 done
-# bench compare of the 6.1 and 6.12 results (schema, ratios, refusals)
-if [[ " $kernels " == *" 6.1 "* && " $kernels " == *" 6.12 "* ]]; then
-	res=$O/results/vm-bench.tsv
-	if O=$O "$here/bench-check.sh" --from "$O/results/bench" > "$O/results/bench/check.log" 2>&1; then
-		printf 'vm-bench/compare-6.1-6.12\tPASS\t\n' > "$res"
+# bench compare of 6.1 with 6.12 and of 6.12 with 7.2 (schema, ratios,
+# refusals), for the pairs this run booted
+res=$O/results/vm-bench.tsv
+: > "$res"
+for pair in "6.1 6.12" "6.12 7.2"; do
+	set -- $pair
+	[[ " $kernels " == *" $1 "* && " $kernels " == *" $2 "* ]] || continue
+	log=$O/results/bench/check-$1-$2.log
+	if O=$O "$here/bench-check.sh" --from "$O/results/bench" "$1" "$2" > "$log" 2>&1; then
+		printf 'vm-bench/compare-%s-%s\tPASS\t\n' "$1" "$2" >> "$res"
 	else
-		printf 'vm-bench/compare-6.1-6.12\tFAIL\t%s\n' \
-			"$(grep -m1 -i 'fail\|error' "$O/results/bench/check.log")" > "$res"
+		printf 'vm-bench/compare-%s-%s\tFAIL\t%s\n' "$1" "$2" \
+			"$(grep -m1 -i 'fail\|error' "$log")" >> "$res"
 		fail=1
 	fi
-	echo "=== bench compare 6.1 / 6.12 ==="
-	sed 's/^/  /' "$O/results/bench/check.log"
-fi
+	echo "=== bench compare $1 / $2 ==="
+	sed 's/^/  /' "$log"
+done
+[ -s "$res" ] || rm -f "$res"
 # keep only this invocation's run dirs of these boots
 for k in $kernels; do
 	for d in "$VM_DIR/run/check-$k".*; do

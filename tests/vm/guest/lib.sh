@@ -23,6 +23,20 @@ load_kmod() {
 }
 unload_mod() { ! grep -q "^$1 " /proc/modules || rmmod "$1" || fail "rmmod $1"; }
 
+# kernel_has FACT — FACT holds for this test kernel ($KERNEL_NAME), as its
+# Debian config says; tests use it to tell "this kernel lacks it" from
+# "broken". fprobe: CONFIG_FPROBE (kprobe.multi); call_ops:
+# CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS; jmp_direct:
+# CONFIG_DYNAMIC_FTRACE_WITH_JMP (jump-entered direct calls, BPF fexit).
+kernel_has() {
+	case "$1:$KERNEL_NAME" in
+	fprobe:6.12|fprobe:7.2|fprobe:7.2-arm64) return 0 ;;
+	call_ops:6.12-arm64|call_ops:7.2-arm64) return 0 ;;
+	jmp_direct:7.2) return 0 ;;
+	esac
+	return 1
+}
+
 # syscall function name of getpgid on this arch
 sys_getpgid() {
 	case $(uname -m) in x86_64) echo __x64_sys_getpgid ;; aarch64) echo __arm64_sys_getpgid ;; esac

@@ -16,7 +16,7 @@ status() {	# status KEY: the status of that point ("" when absent)
 	paste "$TD/keys" "$TD/sts" | awk -v k="$1" '$1 == k { print $2 }'
 }
 must=(ref-fentry/count ref-fentry/latency ref-kprobe/count ref-kprobe/latency)
-[ "$KERNEL_NAME" = 6.12 ] && must+=(ref-kprobe-multi/count)
+kernel_has fprobe && must+=(ref-kprobe-multi/count)
 if command -v bpftrace > /dev/null; then
 	must+=(bpftrace-kfunc/count bpftrace-kfunc/latency bpftrace-kprobe/count bpftrace-kprobe/latency)
 else
@@ -34,7 +34,7 @@ for ((i = 0; i < n; i++)); do
 	got=$(jpath ".points[$i].counts.calls.counted" < "$TD/peers.json")
 	expect_eq "$(jpath ".points[$i].key" < "$TD/peers.json") counted" "$got" "$want"
 done
-[ "$KERNEL_NAME" = 6.1 ] && expect_eq "ref kprobe-multi on 6.1" "$(status ref-kprobe-multi/count)" unavailable
+kernel_has fprobe || expect_eq "ref kprobe-multi without fprobe" "$(status ref-kprobe-multi/count)" unavailable
 $C bench show "$TD/peers.json" | grep -E '^(ref-|bpftrace-)' || true
 daemon_stop
 trap - EXIT
