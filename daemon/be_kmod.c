@@ -22,6 +22,7 @@
 #include "backend.h"
 #include "bpfutil.h"
 #include "registry.h"
+#include "resolve.h"
 
 static __u32 kmod_mode(enum tracerd_mode m)
 {
@@ -94,43 +95,6 @@ fail:
 	return ret;
 }
 
-static int hook_name_cmp(const void *a, const void *b)
-{
-	return strcmp((*(struct hook *const *)a)->name, (*(struct hook *const *)b)->name);
-}
-
-/* Fill the kallsyms address of every hook that has none: one pass. */
-static void kallsyms_fill(struct hook *hooks, size_t n)
-{
-	char line[512], sym[256], type;
-	struct hook **sorted, key, *kp = &key, **hit;
-	unsigned long long addr;
-	size_t i, k = 0;
-	FILE *f;
-
-	sorted = calloc(n, sizeof(*sorted));
-	f = fopen("/proc/kallsyms", "re");
-	if (!sorted || !f)
-		goto cleanup;
-	for (i = 0; i < n; i++)
-		if (!hooks[i].addr)
-			sorted[k++] = &hooks[i];
-	qsort(sorted, k, sizeof(*sorted), hook_name_cmp);
-	while (k && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) != 3 ||
-		    (type != 't' && type != 'T'))
-			continue;
-		str_copy(key.name, sym, sizeof(key.name));
-		hit = bsearch(&kp, sorted, k, sizeof(*sorted), hook_name_cmp);
-		if (hit && !(*hit)->addr)
-			(*hit)->addr = addr;
-	}
-cleanup:
-	if (f)
-		fclose(f);
-	free(sorted);
-}
-
 static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook *h)
 {
 	struct tracerd_attach at = {
@@ -169,7 +133,6 @@ static int kmod_attach(struct tracerd *d, struct attachment *a)
 	if (a->spec.latency || a->spec.comm[0])
 		return set_err(err, errlen, -EOPNOTSUPP,
 			       "kmod modes count calls filtered by pid only (no latency, no comm)");
-	kallsyms_fill(a->hooks, a->nr_hooks);
 	/* the BPF backends' loop: a failed hook has no fds to close here */
 	return bpf_hooks_attach(d, a, kmod_attach_hook);
 }
@@ -249,7 +212,7 @@ static int kmod_probe_mode(struct tracerd *d, enum tracerd_mode m, char *reason,
 			       "kmod: the module cannot do %s on this kernel (TRACERD_IOC_FEATURES)",
 			       tracerd_mode_name(m));
 	str_copy(h.name, d->probe_fn, sizeof(h.name));
-	kallsyms_fill(&h, 1);
+	h.addr = resolve_addr(d, h.name);
 	a.hooks = &h;
 	a.nr_hooks = 1;
 	ret = kmod_attach_hook(d, &a, &h);

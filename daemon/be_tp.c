@@ -71,7 +71,7 @@ static int tp_attach_one(struct tracerd *d, struct hook *h, bool btf, char *err,
 		return ret;
 	skel = btf ? st->btf_skel : st->raw_skel;
 	tmpl = btf ? skel->progs.tp_btf_hit : skel->progs.raw_tp_hit;
-	fd = bpf_clone_prog(tmpl, h->slot, btf ? (__u32)h->btf_id : 0, h->btf_obj_fd, err, errlen);
+	fd = bpf_clone_prog(tmpl, h->slot, btf ? (__u32)h->btf_id : 0, 0, err, errlen);
 	if (fd < 0)
 		return fd;
 	h->prog_fd[0] = fd;

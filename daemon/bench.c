@@ -35,6 +35,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "registry.h"
+#include "resolve.h"
 #include "bench.skel.h"
 
 #define BENCH_HOOKS_MAX	16
@@ -80,25 +81,6 @@ static int kmod_mode_parse(const char *name)
 		if (name && !strcmp(name, kmod_mode_names[i]))
 			return (int)i;
 	return -EINVAL;
-}
-
-static __u64 kallsyms_lookup(const char *name)
-{
-	unsigned long long addr = 0, a;
-	char line[512], sym[256], type;
-	FILE *f = fopen("/proc/kallsyms", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 &&
-		    (type == 't' || type == 'T') && !strcmp(sym, name)) {
-			addr = a;
-			break;
-		}
-	}
-	fclose(f);
-	return addr;
 }
 
 static struct bench_hook *hook_find(unsigned int handle)
@@ -172,7 +154,7 @@ static enum proto_code hook_kmod(struct tracerd *d, const struct bench_req *q, i
 		return PROTO_E_UNAVAILABLE;
 	}
 	at.flags = q->save_regs ? TRACERD_ATTACH_SAVE_REGS : 0;
-	at.addr = kallsyms_lookup(q->target);
+	at.addr = resolve_addr(d, q->target);
 	if (!at.addr) {
 		snprintf(msg, msglen, "no kallsyms address for '%s'", q->target);
 		return PROTO_E_NOT_FOUND;
@@ -600,33 +582,6 @@ static enum proto_code op_patch(struct tracerd *d, json_object *args, json_objec
 	return PROTO_OK;
 }
 
-/* Lines of tracefs' available_filter_functions: what an all-ops patches. */
-static long long count_traceable(void)
-{
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/available_filter_functions",
-		"/sys/kernel/debug/tracing/available_filter_functions",
-	};
-	char buf[65536];
-	long long n = -1;
-	size_t i;
-	ssize_t r;
-	int fd = -1;
-
-	for (i = 0; fd < 0 && i < ARRAY_SIZE(paths); i++)
-		fd = open(paths[i], O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = 0;
-	while ((r = read(fd, buf, sizeof(buf))) > 0)
-		for (i = 0; i < (size_t)r; i++)
-			n += buf[i] == '\n';
-	if (r < 0)
-		n = -1;
-	close(fd);
-	return n;
-}
-
 /* patch_all: one kmod-callops ops on every traceable function. */
 static enum proto_code op_patch_all(struct tracerd *d, json_object *args, json_object **result,
 				    char *msg, size_t msglen)
@@ -643,7 +598,7 @@ static enum proto_code op_patch_all(struct tracerd *d, json_object *args, json_o
 			 "traceable function)");
 		return PROTO_E_BAD_REQUEST;
 	}
-	funcs = count_traceable();
+	funcs = resolve_nr_traceable(d);	/* what an all-ops patches */
 	if (funcs <= 0) {
 		snprintf(msg, msglen, "bench patch_all: cannot read tracefs "
 			 "available_filter_functions (is tracefs mounted?)");

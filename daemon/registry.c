@@ -277,7 +277,6 @@ enum proto_code registry_attach(struct tracerd *d, const struct tracerd_spec *sp
 	enum tracerd_mode cand[TRACERD_MODE_NR];
 	json_object *skipped = json_object_new_array();
 	struct attachment *a = NULL;
-	struct resolver *r = NULL;
 	enum proto_code code;
 	char why[1024] = "";
 	size_t nc = 0, nr;
@@ -288,14 +287,14 @@ enum proto_code registry_attach(struct tracerd *d, const struct tracerd_spec *sp
 		goto cleanup;
 	code = PROTO_E_INTERNAL;
 	a = calloc(1, sizeof(*a));
-	r = resolver_new(d);
-	if (!a || !r) {
+	if (!a) {
 		snprintf(msg, msglen, "out of memory");
 		goto cleanup;
 	}
 	a->spec = *spec;
-	/* auto falling back to a kmod mode: be_kmod.c looks addresses up itself */
-	code = resolve_target(r, spec, tracerd_mode_is_kmod(spec->mode), &a->hooks, &a->nr_hooks,
+	/* kallsyms addresses for the kmod modes, auto's last resort among them */
+	code = resolve_target(d, spec, tracerd_mode_is_kmod(spec->mode) ||
+			      spec->mode == TRACERD_MODE_AUTO, &a->hooks, &a->nr_hooks,
 			      skipped, msg, msglen);
 	if (code)
 		goto cleanup;
@@ -342,7 +341,6 @@ enum proto_code registry_attach(struct tracerd *d, const struct tracerd_spec *sp
 cleanup:
 	if (a)
 		attachment_free(d, a);
-	resolver_free(r);
 	json_object_put(skipped);
 	return code;
 }

@@ -45,7 +45,6 @@ struct hook {
 	__u32 slot;
 	__u64 addr;		/* kallsyms address (0 unknown) */
 	__s32 btf_id;		/* FUNC (or btf_trace_ typedef) id, 0 unknown */
-	int btf_obj_fd;		/* module BTF fd during attach, 0 for vmlinux */
 	int prog_fd[2];		/* cloned programs: entry, return (-1: none) */
 	int link_fd[2];		/* raw links of those programs (-1: none) */
 	struct bpf_link *link[2];	/* libbpf links (kprobe) */
