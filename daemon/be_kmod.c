@@ -21,7 +21,7 @@
 #include "../lib/util.h"
 #include "backend.h"
 #include "bpfutil.h"
-#include "registry.h"
+#include "commands.h"
 #include "resolve.h"
 
 static __u32 kmod_mode(enum tracerd_mode m)

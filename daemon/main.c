@@ -157,17 +157,14 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 /* The config's attach lines; failures are logged, the daemon runs on. */
 static void startup_attach(struct tracerd *d)
 {
-	json_object *res = NULL;
+	struct attachment *a;
 	char msg[1024];
 	size_t i;
 
-	for (i = 0; i < d->cfg.nr_attach; i++) {
-		if (registry_attach(d, &d->cfg.attach[i].spec, &res, msg, sizeof(msg)))
+	for (i = 0; i < d->cfg.nr_attach; i++)
+		if (registry_attach(d, &d->cfg.attach[i].spec, &a, NULL, msg, sizeof(msg)))
 			log_err("config line %d: attach '%s' failed: %s", d->cfg.attach[i].line,
 				d->cfg.attach[i].spec.target, msg);
-		json_object_put(res);
-		res = NULL;
-	}
 }
 
 static int run(struct tracerd *d)

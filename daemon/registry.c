@@ -2,7 +2,7 @@
 /*
  * Attachments: resolve a spec into hooks, pick the mode (auto: the table
  * in docs/auto.md), attach through the backend, keep the result; detach;
- * read statistics. See registry.h.
+ * read statistics. Objects and -errno, no JSON: see registry.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,10 +27,37 @@ unsigned int registry_count(const struct tracerd *d)
 	return n;
 }
 
-static bool same_request(const struct tracerd_spec *a, const struct tracerd_spec *b)
+struct attachment *registry_find(struct tracerd *d, unsigned int id)
 {
-	return !strcmp(a->target, b->target) && a->mode == b->mode &&
-	       a->latency == b->latency && a->tgid == b->tgid && !strcmp(a->comm, b->comm);
+	struct attachment *a;
+
+	for (a = d->attachments; a && a->id != id; a = a->next)
+		;
+	return a;
+}
+
+void skip_list_add(struct skip_list *l, const char *function, const char *reason)
+{
+	struct skipped *v;
+
+	if (!l || l->n >= SKIP_LIST_MAX)
+		return;
+	if (l->n == l->cap) {
+		v = realloc(l->v, (l->cap ? l->cap * 2 : 16) * sizeof(*v));
+		if (!v)
+			return;
+		l->v = v;
+		l->cap = l->cap ? l->cap * 2 : 16;
+	}
+	str_copy(l->v[l->n].function, function, sizeof(l->v[l->n].function));
+	str_copy(l->v[l->n].reason, reason, sizeof(l->v[l->n].reason));
+	l->n++;
+}
+
+void skip_list_free(struct skip_list *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
 }
 
 /* Is function name hooked by a kmod-direct attachment (its one direct call)? */
@@ -103,18 +130,14 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 	return n;
 }
 
-static enum proto_code errno_code(int err)
+/*
+ * A backend's failure is the kernel's refusal (-EREMOTEIO, the kernel's
+ * own errno is in the message), unless it says no such function (or BTF),
+ * out of room or out of memory.
+ */
+static int kernel_refusal(int err)
 {
-	switch (err) {
-	case -ENOENT:
-		return PROTO_E_NOT_FOUND;
-	case -ENOSPC:
-		return PROTO_E_LIMIT;
-	case -ENOMEM:
-		return PROTO_E_INTERNAL;
-	default:
-		return PROTO_E_ATTACH_FAILED;
-	}
+	return err == -ENOENT || err == -ENOSPC || err == -ENOMEM ? err : -EREMOTEIO;
 }
 
 static void hooks_release(struct tracerd *d, struct hook *hooks, size_t nr)
@@ -158,7 +181,7 @@ static int hooks_slots(struct tracerd *d, struct attachment *a)
 }
 
 /* Drop hooks that did not attach (reported in skipped); keep the rest. */
-static void hooks_compact(struct tracerd *d, struct attachment *a, json_object *skipped)
+static void hooks_compact(struct tracerd *d, struct attachment *a, struct skip_list *skipped)
 {
 	size_t i, j = 0;
 
@@ -169,14 +192,7 @@ static void hooks_compact(struct tracerd *d, struct attachment *a, json_object *
 			a->hooks[j++] = *h;
 			continue;
 		}
-		if (skipped) {
-			json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "function", json_object_new_string(h->name));
-			json_object_object_add(o, "reason", json_object_new_string(
-				h->err[0] ? h->err : "not attached"));
-			json_object_array_add(skipped, o);
-		}
+		skip_list_add(skipped, h->name, h->err[0] ? h->err : "not attached");
 		hook_close_fds(h);
 		maps_slot_free(d, h->slot);
 	}
@@ -230,34 +246,30 @@ static void set_mode_reason(struct attachment *a, size_t nr_resolved, const char
 	snprintf(a->mode_reason, sizeof(a->mode_reason), "auto: %s%s", what, why);
 }
 
-static enum proto_code attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
-				      enum tracerd_mode *cand, size_t *nc, char *msg, size_t msglen)
+static int attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
+			  enum tracerd_mode *cand, size_t *nc, char *msg, size_t msglen)
 {
 	const struct attachment *o;
 	const struct feature *f;
+	int err;
 
-	if (spec_validate(spec, msg, msglen))
-		return PROTO_E_BAD_REQUEST;
-	for (o = d->attachments; o; o = o->next) {
-		if (same_request(&o->spec, spec)) {
-			snprintf(msg, msglen, "'%s' is already attached the same way (attachment %u)",
-				 spec->target, o->id);
-			return PROTO_E_EXISTS;
-		}
-	}
-	if (spec->mode == TRACERD_MODE_AUTO) {
-		*nc = 0;
-		return PROTO_OK;
-	}
+	err = spec_validate(spec, msg, msglen);
+	if (err)
+		return err;
+	for (o = d->attachments; o; o = o->next)
+		if (spec_same_hooks(&o->spec, spec))
+			return set_err(msg, msglen, -EEXIST, "'%s' is already attached the same way "
+				       "(attachment %u)", spec->target, o->id);
+	*nc = 0;
+	if (spec->mode == TRACERD_MODE_AUTO)
+		return 0;
 	f = &d->features[spec->mode];
-	if (!f->available) {
-		snprintf(msg, msglen, "mode %s is not available on this kernel: %s",
-			 tracerd_mode_name(spec->mode), f->reason);
-		return PROTO_E_UNAVAILABLE;
-	}
+	if (!f->available)
+		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s is not available on this kernel: %s",
+			       tracerd_mode_name(spec->mode), f->reason);
 	cand[0] = spec->mode;
 	*nc = 1;
-	return PROTO_OK;
+	return 0;
 }
 
 static void attachment_link(struct tracerd *d, struct attachment *a)
@@ -271,51 +283,57 @@ static void attachment_link(struct tracerd *d, struct attachment *a)
 	*pp = a;
 }
 
-enum proto_code registry_attach(struct tracerd *d, const struct tracerd_spec *spec,
-				json_object **result, char *msg, size_t msglen)
+/* Resolve a's target into hooks with slots; auto: its candidates into cand. */
+static int attach_resolve(struct tracerd *d, struct attachment *a, enum tracerd_mode *cand,
+			  size_t *nc, struct skip_list *skipped, char *why, size_t whylen,
+			  char *msg, size_t msglen)
+{
+	const struct tracerd_spec *spec = &a->spec;
+	int err;
+
+	/* kallsyms addresses for the kmod modes, auto's last resort among them */
+	err = resolve_target(d, spec, tracerd_mode_is_kmod(spec->mode) ||
+			     spec->mode == TRACERD_MODE_AUTO, &a->hooks, &a->nr_hooks,
+			     skipped, msg, msglen);
+	if (err)
+		return err;
+	if (spec->mode == TRACERD_MODE_AUTO) {
+		*nc = auto_candidates(d, spec, a->hooks, a->nr_hooks, cand, why, whylen);
+		if (!*nc)
+			return set_err(msg, msglen, -EOPNOTSUPP, "no mode can hook '%s' on this "
+				       "kernel%s", spec->target, why);
+	}
+	if (hooks_slots(d, a))
+		return set_err(msg, msglen, -ENOSPC, "out of slots: %u hooked functions at most",
+			       TRACERD_MAX_SLOTS);
+	return 0;
+}
+
+int registry_attach(struct tracerd *d, const struct tracerd_spec *spec, struct attachment **out,
+		    struct skip_list *skipped, char *msg, size_t msglen)
 {
 	enum tracerd_mode cand[TRACERD_MODE_NR];
-	json_object *skipped = json_object_new_array();
 	struct attachment *a = NULL;
-	enum proto_code code;
 	char why[1024] = "";
 	size_t nc = 0, nr;
 	int err;
 
-	code = attach_prepare(d, spec, cand, &nc, msg, msglen);
-	if (code)
+	err = attach_prepare(d, spec, cand, &nc, msg, msglen);
+	if (err)
 		goto cleanup;
-	code = PROTO_E_INTERNAL;
 	a = calloc(1, sizeof(*a));
 	if (!a) {
-		snprintf(msg, msglen, "out of memory");
+		err = set_err(msg, msglen, -ENOMEM, "out of memory");
 		goto cleanup;
 	}
 	a->spec = *spec;
-	/* kallsyms addresses for the kmod modes, auto's last resort among them */
-	code = resolve_target(d, spec, tracerd_mode_is_kmod(spec->mode) ||
-			      spec->mode == TRACERD_MODE_AUTO, &a->hooks, &a->nr_hooks,
-			      skipped, msg, msglen);
-	if (code)
+	err = attach_resolve(d, a, cand, &nc, skipped, why, sizeof(why), msg, msglen);
+	if (err)
 		goto cleanup;
 	nr = a->nr_hooks;
-	if (spec->mode == TRACERD_MODE_AUTO) {
-		nc = auto_candidates(d, spec, a->hooks, nr, cand, why, sizeof(why));
-		if (!nc) {
-			snprintf(msg, msglen, "no mode can hook '%s' on this kernel%s", spec->target, why);
-			code = PROTO_E_UNAVAILABLE;
-			goto cleanup;
-		}
-	}
-	err = hooks_slots(d, a);
-	if (err) {
-		snprintf(msg, msglen, "out of slots: %u hooked functions at most", TRACERD_MAX_SLOTS);
-		code = PROTO_E_LIMIT;
-		goto cleanup;
-	}
 	err = attach_modes(d, a, cand, nc, why, sizeof(why), msg, msglen);
 	if (err) {
-		code = errno_code(err);
+		err = kernel_refusal(err);
 		if (spec->mode == TRACERD_MODE_AUTO)
 			snprintf(msg, msglen, "no mode could hook '%s'%s", spec->target, why);
 		goto cleanup;
@@ -325,24 +343,19 @@ enum proto_code registry_attach(struct tracerd *d, const struct tracerd_spec *sp
 	err = recorder_attach(d, a, msg, msglen);	/* record=NAME: daemon/recorder.c */
 	if (err) {
 		/* a bad name, or a mode without a ring buffer: the request's fault */
-		code = err == -EINVAL || err == -EOPNOTSUPP ? PROTO_E_BAD_REQUEST : PROTO_E_INTERNAL;
+		err = err == -EINVAL || err == -EOPNOTSUPP ? -EINVAL : err;
 		goto cleanup;
 	}
 	attachment_link(d, a);
 	log_notice("attached %u: '%s' mode %s, %zu function%s (%s)", a->id, spec->target,
 		   tracerd_mode_name(a->mode), a->nr_hooks, a->nr_hooks == 1 ? "" : "s",
 		   a->mode_reason);
-	*result = json_object_new_object();
-	json_object_object_add(*result, "attachment", attachment_json(a));
-	json_object_object_add(*result, "skipped", skipped);
-	skipped = NULL;
-	a = NULL;
-	code = PROTO_OK;
+	*out = a;
+	return 0;
 cleanup:
 	if (a)
 		attachment_free(d, a);
-	json_object_put(skipped);
-	return code;
+	return err;
 }
 
 static void attachment_unlink(struct tracerd *d, struct attachment *a)
@@ -357,33 +370,11 @@ static void attachment_unlink(struct tracerd *d, struct attachment *a)
 	}
 }
 
-enum proto_code registry_detach(struct tracerd *d, unsigned int id, const char *target,
-				bool all, json_object **result, char *msg, size_t msglen)
+void registry_detach(struct tracerd *d, struct attachment *a)
 {
-	json_object *ids = json_object_new_array();
-	struct attachment *a, *next;
-
-	for (a = d->attachments; a; a = next) {
-		next = a->next;
-		if (!all && a->id != id && !(target && !strcmp(a->spec.target, target)))
-			continue;
-		json_object_array_add(ids, json_object_new_int64(a->id));
-		log_notice("detached %u: '%s' mode %s", a->id, a->spec.target,
-			   tracerd_mode_name(a->mode));
-		attachment_unlink(d, a);
-		attachment_free(d, a);
-	}
-	if (!all && !json_object_array_length(ids)) {
-		json_object_put(ids);
-		if (target)
-			snprintf(msg, msglen, "no attachment with target '%s'", target);
-		else
-			snprintf(msg, msglen, "no attachment %u", id);
-		return PROTO_E_NOT_FOUND;
-	}
-	*result = json_object_new_object();
-	json_object_object_add(*result, "detached", ids);
-	return PROTO_OK;
+	log_notice("detached %u: '%s' mode %s", a->id, a->spec.target, tracerd_mode_name(a->mode));
+	attachment_unlink(d, a);
+	attachment_free(d, a);
 }
 
 void registry_detach_all(struct tracerd *d)
@@ -415,74 +406,7 @@ int hook_stats(struct tracerd *d, struct attachment *a, struct hook *h, struct h
 	return 0;
 }
 
-/* ---------------------------------------------------------------- JSON */
-
-json_object *attachment_json(const struct attachment *a)
-{
-	json_object *o = json_object_new_object(), *fns = json_object_new_array();
-	size_t i;
-
-	json_object_object_add(o, "id", json_object_new_int64(a->id));
-	json_object_object_add(o, "target", json_object_new_string(a->spec.target));
-	json_object_object_add(o, "mode", json_object_new_string(tracerd_mode_name(a->mode)));
-	json_object_object_add(o, "requested_mode",
-			       json_object_new_string(tracerd_mode_name(a->spec.mode)));
-	json_object_object_add(o, "mode_reason", json_object_new_string(a->mode_reason));
-	json_object_object_add(o, "latency", json_object_new_boolean(a->spec.latency));
-	json_object_object_add(o, "pid", json_object_new_int64(a->spec.tgid));
-	json_object_object_add(o, "comm", a->spec.comm[0] ?
-			       json_object_new_string(a->spec.comm) : NULL);
-	json_object_object_add(o, "record", a->spec.record[0] ?
-			       json_object_new_string(a->spec.record) : NULL);
-	json_object_object_add(o, "since", json_object_new_double(a->since_real_ns / 1e9));
-	for (i = 0; i < a->nr_hooks; i++)
-		json_object_array_add(fns, json_object_new_string(a->hooks[i].name));
-	json_object_object_add(o, "functions", fns);
-	return o;
-}
-
-static json_object *latency_json(const struct tracerd_slot_stats *s)
-{
-	json_object *o = json_object_new_object(), *b = json_object_new_array(), *e;
-	int i;
-
-	json_object_object_add(o, "count", json_object_new_int64(s->lat_count));
-	json_object_object_add(o, "sum_ns", json_object_new_int64(s->lat_sum));
-	json_object_object_add(o, "min_ns", s->lat_count ? json_object_new_int64(s->lat_min) : NULL);
-	json_object_object_add(o, "max_ns", s->lat_count ? json_object_new_int64(s->lat_max) : NULL);
-	for (i = 0; i < TRACERD_HIST_BUCKETS; i++) {
-		if (!s->hist[i])
-			continue;
-		e = json_object_new_object();
-		json_object_object_add(e, "lo_ns", json_object_new_int64(i ? 1ULL << (i - 1) : 0));
-		json_object_object_add(e, "hi_ns", i == TRACERD_HIST_BUCKETS - 1 ? NULL :
-				       json_object_new_int64(i ? (1ULL << i) - 1 : 0));
-		json_object_object_add(e, "count", json_object_new_int64(s->hist[i]));
-		json_object_array_add(b, e);
-	}
-	json_object_object_add(o, "buckets", b);
-	return o;
-}
-
-json_object *hook_stats_json(const struct hook_stats *hs, bool latency)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "calls", json_object_new_int64(hs->s.calls));
-	if (hs->kernel_misses_known) {
-		json_object_object_add(o, "misses",
-				       json_object_new_int64(hs->kernel_misses + hs->s.misses));
-		json_object_object_add(o, "misses_reason", NULL);
-	} else {
-		json_object_object_add(o, "misses", NULL);
-		json_object_object_add(o, "misses_reason", json_object_new_string(hs->misses_why));
-	}
-	json_object_object_add(o, "bpf_misses", json_object_new_int64(hs->s.misses));
-	json_object_object_add(o, "latency", latency ? latency_json(&hs->s) : NULL);
-	return o;
-}
-
-static void stats_merge(struct hook_stats *into, const struct hook_stats *from)
+void hook_stats_merge(struct hook_stats *into, const struct hook_stats *from)
 {
 	int i;
 
@@ -501,91 +425,4 @@ static void stats_merge(struct hook_stats *into, const struct hook_stats *from)
 		into->misses_why = from->misses_why;
 	}
 	into->kernel_misses += from->kernel_misses;
-}
-
-static bool stats_match(const struct attachment *a, const struct hook *h, unsigned int id,
-			const char *target)
-{
-	if (id && a->id != id)
-		return false;
-	if (target && strcmp(a->spec.target, target) && strcmp(h->name, target))
-		return false;
-	return true;
-}
-
-/* merge: one entry per function name; entries are found by a linear scan */
-static void stats_add_merged(json_object *arr, struct hook_stats *acc, bool *lat, char **names,
-			     size_t *n, const char *name, const struct hook_stats *hs, bool latency)
-{
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (!strcmp(names[i], name))
-			break;
-	if (i == *n) {
-		names[i] = (char *)name;
-		acc[i] = *hs;
-		lat[i] = latency;
-		(*n)++;
-		return;
-	}
-	stats_merge(&acc[i], hs);
-	lat[i] |= latency;
-}
-
-enum proto_code registry_stats(struct tracerd *d, unsigned int id, const char *target,
-			       bool merge, json_object **result, char *msg, size_t msglen)
-{
-	json_object *arr = json_object_new_array(), *o;
-	struct hook_stats hs, *acc = NULL;
-	struct attachment *a;
-	char **names = NULL;
-	bool *lat = NULL;
-	size_t i, n = 0, total = 0;
-
-	for (a = d->attachments; a; a = a->next)
-		total += a->nr_hooks;
-	if (merge) {
-		acc = calloc(total + 1, sizeof(*acc));
-		names = calloc(total + 1, sizeof(*names));
-		lat = calloc(total + 1, sizeof(*lat));
-	}
-	for (a = d->attachments; a; a = a->next) {
-		for (i = 0; i < a->nr_hooks; i++) {
-			struct hook *h = &a->hooks[i];
-
-			if (!stats_match(a, h, id, target) || hook_stats(d, a, h, &hs))
-				continue;
-			if (merge && acc && names && lat) {
-				stats_add_merged(arr, acc, lat, names, &n, h->name, &hs, a->spec.latency);
-				continue;
-			}
-			o = hook_stats_json(&hs, a->spec.latency);
-			json_object_object_add(o, "id", json_object_new_int64(a->id));
-			json_object_object_add(o, "target", json_object_new_string(a->spec.target));
-			json_object_object_add(o, "function", json_object_new_string(h->name));
-			json_object_object_add(o, "mode", json_object_new_string(tracerd_mode_name(a->mode)));
-			if (a->mode == TRACERD_MODE_TP_BTF)
-				json_object_object_add(o, "via", json_object_new_string(
-					h->via_raw_tp ? "raw_tp" : "tp_btf"));
-			json_object_array_add(arr, o);
-		}
-	}
-	for (i = 0; i < n; i++) {
-		o = hook_stats_json(&acc[i], lat[i]);
-		json_object_object_add(o, "function", json_object_new_string(names[i]));
-		json_object_array_add(arr, o);
-	}
-	free(acc);
-	free(names);
-	free(lat);
-	if ((id || target) && !json_object_array_length(arr)) {
-		json_object_put(arr);
-		snprintf(msg, msglen, "no attachment or function matches '%s'",
-			 target ? target : "the id");
-		return PROTO_E_NOT_FOUND;
-	}
-	*result = json_object_new_object();
-	json_object_object_add(*result, "stats", arr);
-	return PROTO_OK;
 }

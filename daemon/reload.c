@@ -21,12 +21,6 @@
 
 struct reload_opts tracerd_reload_opts;
 
-static bool spec_equal(const struct tracerd_spec *a, const struct tracerd_spec *b)
-{
-	return !strcmp(a->target, b->target) && a->mode == b->mode && a->latency == b->latency &&
-	       a->tgid == b->tgid && !strcmp(a->comm, b->comm) && !strcmp(a->record, b->record);
-}
-
 static bool in_config(const struct tracerd_config *c, const struct tracerd_spec *s)
 {
 	size_t i;
@@ -41,9 +35,7 @@ static unsigned int reconcile_detach(struct tracerd *d, const struct tracerd_con
 				     const struct tracerd_config *new)
 {
 	struct attachment *a;
-	json_object *res;
 	unsigned int n = 0;
-	char msg[256];
 	bool again = true;
 
 	while (again) {	/* registry_detach changes the list: restart the walk */
@@ -51,9 +43,7 @@ static unsigned int reconcile_detach(struct tracerd *d, const struct tracerd_con
 		for (a = d->attachments; a; a = a->next) {
 			if (!in_config(old, &a->spec) || in_config(new, &a->spec))
 				continue;
-			res = NULL;
-			registry_detach(d, a->id, NULL, false, &res, msg, sizeof(msg));
-			json_object_put(res);
+			registry_detach(d, a);
 			n++;
 			again = true;
 			break;
@@ -67,7 +57,6 @@ static unsigned int reconcile_attach(struct tracerd *d, const struct tracerd_con
 {
 	const struct tracerd_config_attach *c;
 	struct attachment *a;
-	json_object *res;
 	unsigned int n = 0;
 	char msg[1024];
 	size_t i;
@@ -79,15 +68,13 @@ static unsigned int reconcile_attach(struct tracerd *d, const struct tracerd_con
 				break;
 		if (a)
 			continue;
-		res = NULL;
-		if (registry_attach(d, &c->spec, &res, msg, sizeof(msg))) {
+		if (registry_attach(d, &c->spec, &a, NULL, msg, sizeof(msg))) {
 			log_err("reload: config line %d: attach '%s' failed: %s", c->line,
 				c->spec.target, msg);
 			(*failed)++;
 		} else {
 			n++;
 		}
-		json_object_put(res);
 	}
 	return n;
 }

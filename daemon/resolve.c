@@ -11,6 +11,7 @@
 #include "../lib/log.h"
 #include "../lib/symfilter.h"
 #include "../lib/util.h"
+#include "registry.h"
 #include "resolve.h"
 
 struct sym {
@@ -440,7 +441,7 @@ long long resolve_nr_traceable(struct tracerd *d)
 /* ---------------------------------------------------------------- functions */
 
 /* Why name cannot be hooked (message), for an exact name not in the list. */
-static enum proto_code explain_missing(struct symsrc *c, const char *name, char *msg, size_t len)
+static int explain_missing(struct symsrc *c, const char *name, char *msg, size_t len)
 {
 	const struct sym *k = symtab_find(kallsyms(c), name);
 	bool in_btf = btf_index_find(&c->vmlinux, name) > 0;
@@ -448,14 +449,14 @@ static enum proto_code explain_missing(struct symsrc *c, const char *name, char 
 	if (k && c->ftrace) {
 		snprintf(msg, len, "function '%s' is not traceable (notrace or not in "
 			 "available_filter_functions)", name);
-		return PROTO_E_NOT_FOUND;
+		return -ENOENT;
 	}
 	if (!k && in_btf) {
 		snprintf(msg, len, "function '%s' is inlined (in BTF, but no symbol in kallsyms)", name);
-		return PROTO_E_NOT_FOUND;
+		return -ENOENT;
 	}
 	snprintf(msg, len, "unknown function '%s' (no such symbol in the kernel)", name);
-	return PROTO_E_NOT_FOUND;
+	return -ENOENT;
 }
 
 /* Fill hook h for function s (from the ftrace list or kallsyms). */
@@ -484,18 +485,6 @@ static void fill_hook(struct tracerd *d, struct symsrc *c, struct hook *h, const
 	}
 }
 
-static void add_skipped(json_object *skipped, const char *name, const char *why)
-{
-	json_object *o;
-
-	if (!skipped || json_object_array_length(skipped) >= 1000)
-		return;
-	o = json_object_new_object();
-	json_object_object_add(o, "function", json_object_new_string(name));
-	json_object_object_add(o, "reason", json_object_new_string(why));
-	json_object_array_add(skipped, o);
-}
-
 /* Can s be hooked? NULL when yes, else the reason. */
 static const char *glob_skip_reason(const struct sym *s, char *buf, size_t len)
 {
@@ -514,9 +503,9 @@ static const char *glob_skip_reason(const struct sym *s, char *buf, size_t len)
 	return NULL;
 }
 
-static enum proto_code resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracerd_spec *spec,
+static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracerd_spec *spec,
 				    bool need_addr, struct hook **hooks, size_t *nr,
-				    json_object *skipped, char *msg, size_t msglen)
+				    struct skip_list *skipped, char *msg, size_t msglen)
 {
 	const struct symtab *t = c->ftrace ? c->ftrace : kallsyms(c);
 	unsigned int max = d->cfg.max_glob_matches;
@@ -527,7 +516,7 @@ static enum proto_code resolve_glob(struct tracerd *d, struct symsrc *c, const s
 	if (!t) {
 		snprintf(msg, msglen, "cannot list kernel functions (no available_filter_functions, "
 			 "no /proc/kallsyms)");
-		return PROTO_E_INTERNAL;
+		return -EIO;
 	}
 	for (i = 0; i < t->n; i++)
 		if (sym_glob_match(spec->target, t->syms[i].name) &&
@@ -535,17 +524,17 @@ static enum proto_code resolve_glob(struct tracerd *d, struct symsrc *c, const s
 			matched++;
 	if (!matched) {
 		snprintf(msg, msglen, "glob '%s' matches no traceable function", spec->target);
-		return PROTO_E_NOT_FOUND;
+		return -ENOENT;
 	}
 	if (matched > max) {
 		snprintf(msg, msglen, "glob '%s' matches %zu functions, more than max_glob_matches (%u)",
 			 spec->target, matched, max);
-		return PROTO_E_LIMIT;
+		return -E2BIG;
 	}
 	hs = calloc(matched, sizeof(*hs));
 	if (!hs) {
 		snprintf(msg, msglen, "out of memory");
-		return PROTO_E_INTERNAL;
+		return -ENOMEM;
 	}
 	for (i = 0; i < t->n; i++) {
 		const struct sym *s = &t->syms[i];
@@ -555,17 +544,17 @@ static enum proto_code resolve_glob(struct tracerd *d, struct symsrc *c, const s
 			continue;
 		why = glob_skip_reason(s, buf, sizeof(buf));
 		if (why) {
-			add_skipped(skipped, s->name, why);
+			skip_list_add(skipped, s->name, why);
 			continue;
 		}
 		fill_hook(d, c, &hs[n++], s->name, s->module, need_addr);
 	}
 	*hooks = hs;
 	*nr = n;
-	return PROTO_OK;
+	return 0;
 }
 
-static enum proto_code resolve_function(struct tracerd *d, struct symsrc *c, const struct tracerd_spec *spec,
+static int resolve_function(struct tracerd *d, struct symsrc *c, const struct tracerd_spec *spec,
 					bool need_addr, struct hook **hooks, size_t *nr,
 					char *msg, size_t msglen)
 {
@@ -576,27 +565,27 @@ static enum proto_code resolve_function(struct tracerd *d, struct symsrc *c, con
 	if (pat) {
 		snprintf(msg, msglen, "function '%s' is denylisted ('%s'): tracerd's own hooks run "
 			 "through it", name, pat);
-		return PROTO_E_BAD_REQUEST;
+		return -EINVAL;
 	}
 	s = symtab_find(c->ftrace ? c->ftrace : kallsyms(c), name);
 	if (!s)
 		return explain_missing(c, name, msg, msglen);
 	if (sym_module_denied(s->module)) {
 		snprintf(msg, msglen, "function '%s' belongs to tracerd's own module", name);
-		return PROTO_E_BAD_REQUEST;
+		return -EINVAL;
 	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		snprintf(msg, msglen, "out of memory");
-		return PROTO_E_INTERNAL;
+		return -ENOMEM;
 	}
 	fill_hook(d, c, h, name, s->module, need_addr);
 	*hooks = h;
 	*nr = 1;
-	return PROTO_OK;
+	return 0;
 }
 
-static enum proto_code resolve_tracepoint(struct tracerd *d, struct symsrc *c, const struct tracerd_spec *spec,
+static int resolve_tracepoint(struct tracerd *d, struct symsrc *c, const struct tracerd_spec *spec,
 					  struct hook **hooks, size_t *nr, char *msg, size_t msglen)
 {
 	const char *cat = spec->target + 3, *name = strchr(cat, '/') + 1;
@@ -616,17 +605,17 @@ static enum proto_code resolve_tracepoint(struct tracerd *d, struct symsrc *c, c
 	if (tracefs && access(path, F_OK)) {
 		snprintf(msg, msglen, "unknown tracepoint '%s' (not in /sys/kernel/tracing/events)",
 			 spec->target);
-		return PROTO_E_NOT_FOUND;
+		return -ENOENT;
 	}
 	if (!tracefs && !id) {
 		snprintf(msg, msglen, "unknown tracepoint '%s' (no btf_trace_%s in the kernel's BTF)",
 			 spec->target, name);
-		return PROTO_E_NOT_FOUND;
+		return -ENOENT;
 	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		snprintf(msg, msglen, "out of memory");
-		return PROTO_E_INTERNAL;
+		return -ENOMEM;
 	}
 	h->prog_fd[0] = h->prog_fd[1] = h->link_fd[0] = h->link_fd[1] = -1;
 	h->slot = TRACERD_MAX_SLOTS;	/* none yet */
@@ -634,12 +623,12 @@ static enum proto_code resolve_tracepoint(struct tracerd *d, struct symsrc *c, c
 	h->btf_id = id;
 	*hooks = h;
 	*nr = 1;
-	return PROTO_OK;
+	return 0;
 }
 
-enum proto_code resolve_target(struct tracerd *d, const struct tracerd_spec *spec,
+int resolve_target(struct tracerd *d, const struct tracerd_spec *spec,
 			       bool need_addr, struct hook **hooks, size_t *nr,
-			       json_object *skipped, char *msg, size_t msglen)
+			       struct skip_list *skipped, char *msg, size_t msglen)
 {
 	struct symsrc *c = symsrc(d);
 

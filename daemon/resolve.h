@@ -11,19 +11,18 @@
 #ifndef TRACERD_RESOLVE_H
 #define TRACERD_RESOLVE_H
 
-#include <json-c/json.h>
-#include "../lib/proto.h"
 #include "tracerd.h"
 
 /*
  * Resolve spec->target into *hooks (calloc'ed, n in *nr). Glob matches
- * that are not hooked are appended to skipped as {"function","reason"}.
+ * that are not hooked are appended to skipped (may be NULL).
  * need_addr: kallsyms addresses are needed (kmod modes).
- * Returns PROTO_OK or an error code with msg filled.
+ * 0, or -errno with msg filled: -ENOENT no such target, -EINVAL denied,
+ * -E2BIG more than max_glob_matches, -ENOMEM, -EIO no function list.
  */
-enum proto_code resolve_target(struct tracerd *d, const struct tracerd_spec *spec,
-			       bool need_addr, struct hook **hooks, size_t *nr,
-			       json_object *skipped, char *msg, size_t msglen);
+int resolve_target(struct tracerd *d, const struct tracerd_spec *spec, bool need_addr,
+		   struct hook **hooks, size_t *nr, struct skip_list *skipped, char *msg,
+		   size_t msglen);
 
 /* The kallsyms address of function name, 0 when unknown. */
 __u64 resolve_addr(struct tracerd *d, const char *name);

@@ -54,6 +54,17 @@ struct hook {
 	char err[224];		/* why it could not be attached */
 };
 
+/* Functions of a request that were not hooked, and why. */
+struct skipped {
+	char function[128];
+	char reason[224];
+};
+
+struct skip_list {
+	struct skipped *v;
+	size_t n, cap;
+};
+
 struct attachment {
 	struct attachment *next;
 	unsigned int id;

@@ -157,3 +157,14 @@ int spec_parse_line(const char *line, struct tracerd_spec *spec, char *err, size
 	}
 	return spec_validate(spec, err, errlen);
 }
+
+bool spec_same_hooks(const struct tracerd_spec *a, const struct tracerd_spec *b)
+{
+	return !strcmp(a->target, b->target) && a->mode == b->mode &&
+	       a->latency == b->latency && a->tgid == b->tgid && !strcmp(a->comm, b->comm);
+}
+
+bool spec_equal(const struct tracerd_spec *a, const struct tracerd_spec *b)
+{
+	return spec_same_hooks(a, b) && !strcmp(a->record, b->record);
+}
