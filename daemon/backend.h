@@ -4,6 +4,14 @@
  * registry resolves targets into hooks (name, module, address, BTF id) and
  * allocates a slot per hook before calling attach; a backend only hooks.
  *
+ * caps: what the mode supports (MODE_CAP_*, lib/modes.h). The registry
+ *   checks a request against them before anything touches the kernel
+ *   (registry.c:request_check) and hands them to auto (lib/autosel.c);
+ *   hooks lacking what NEEDS_BTF / NEEDS_ADDR ask for are skipped before
+ *   attach is called. A backend never re-checks the options.
+ * auto_why: why auto picks this mode, for one function and for many
+ *   (NULL: a generic sentence).
+ *
  * attach: hook every entry of a->hooks. A hook that cannot be attached
  *   keeps attached == false and says why in hook->err (the registry reports
  *   it as skipped); return 0 when at least one hook is attached, else the
@@ -17,10 +25,13 @@
 #ifndef TRACERD_BACKEND_H
 #define TRACERD_BACKEND_H
 
+#include "../lib/modes.h"
 #include "tracerd.h"
 
 struct backend {
 	enum tracerd_mode mode;
+	unsigned int caps;
+	const char *auto_why[2];
 	int (*probe)(struct tracerd *d, char *reason, size_t len);
 	int (*attach)(struct tracerd *d, struct attachment *a);
 	void (*detach)(struct tracerd *d, struct attachment *a);
@@ -30,6 +41,10 @@ struct backend {
 		      __u64 *out, const char **why);
 	void (*fini)(struct tracerd *d);
 };
+
+/* what every BPF function mode does: the shared maps and the ring buffer */
+#define BE_CAPS_BPF_FUNCTION	(MODE_CAP_FUNCTION | MODE_CAP_LATENCY | MODE_CAP_COMM | \
+				 MODE_CAP_PID | MODE_CAP_RECORD)
 
 extern const struct backend backend_fentry;
 extern const struct backend backend_kprobe;

@@ -62,9 +62,6 @@ static int fentry_attach_hook(struct tracerd *d, struct attachment *a, struct ho
 	struct fentry_bpf *skel = d->be_state[TRACERD_MODE_FENTRY];
 	int ret;
 
-	if (h->btf_id <= 0)
-		return set_err(h->err, sizeof(h->err), -ENOENT,
-			       "no BTF for function '%s' (fentry needs it)", h->name);
 	ret = fentry_attach_prog(d, h, 0, skel->progs.fentry_entry);
 	if (!ret && a->spec.latency)
 		ret = fentry_attach_prog(d, h, 1, skel->progs.fexit_return);
@@ -112,6 +109,9 @@ static void fentry_fini(struct tracerd *d)
 
 const struct backend backend_fentry = {
 	.mode = TRACERD_MODE_FENTRY,
+	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
+	.auto_why = { "one function: fentry is the cheapest BPF hook per call",
+		      "many functions, kprobe.multi unavailable: fentry is the cheapest per call" },
 	.probe = fentry_probe,
 	.attach = fentry_attach,
 	.detach = bpf_hooks_detach,

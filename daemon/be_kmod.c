@@ -105,9 +105,6 @@ static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook
 	char ebuf[96];
 	int ret;
 
-	if (!h->addr)
-		return set_err(h->err, sizeof(h->err), -ENOENT,
-			       "no kallsyms address for '%s' (kmod modes need one)", h->name);
 	if (str_copy(at.name, h->name, sizeof(at.name)))
 		return set_err(h->err, sizeof(h->err), -ENAMETOOLONG, "name '%s' too long", h->name);
 	if (ioctl(d->kmod.fd, TRACERD_IOC_ATTACH, &at)) {
@@ -130,9 +127,6 @@ static int kmod_attach(struct tracerd *d, struct attachment *a)
 
 	if (kmod_open(d, &modes))
 		return set_err(err, errlen, -ENODEV, "%s", d->kmod.reason);
-	if (a->spec.latency || a->spec.comm[0])
-		return set_err(err, errlen, -EOPNOTSUPP,
-			       "kmod modes count calls filtered by pid only (no latency, no comm)");
 	/* the BPF backends' loop: a failed hook has no fds to close here */
 	return bpf_hooks_attach(d, a, kmod_attach_hook);
 }
@@ -179,15 +173,18 @@ static int kmod_read(struct tracerd *d, struct attachment *a, struct hook *h,
 	return 0;
 }
 
-static int kmod_misses(struct tracerd *d, struct attachment *a, struct hook *h,
-		       __u64 *out, const char **why)
+static int kmod_ftrace_misses(struct tracerd *d, struct attachment *a, struct hook *h,
+			      __u64 *out, const char **why)
+{
+	*why = "the module's ftrace callbacks do not count misses";
+	return -ENODATA;
+}
+
+static int kmod_kprobe_misses(struct tracerd *d, struct attachment *a, struct hook *h,
+			      __u64 *out, const char **why)
 {
 	struct tracerd_counters c;
 
-	if (a->mode != TRACERD_MODE_KMOD_KPROBE) {
-		*why = "the module's ftrace callbacks do not count misses";
-		return -ENODATA;
-	}
 	if (kmod_counters(d, h, &c)) {
 		*why = "cannot read the module's counters";
 		return -ENODATA;
@@ -213,6 +210,8 @@ static int kmod_probe_mode(struct tracerd *d, enum tracerd_mode m, char *reason,
 			       tracerd_mode_name(m));
 	str_copy(h.name, d->probe_fn, sizeof(h.name));
 	h.addr = resolve_addr(d, h.name);
+	if (!h.addr)
+		return set_err(reason, len, -ENOENT, "no kallsyms address for '%s'", h.name);
 	a.hooks = &h;
 	a.nr_hooks = 1;
 	ret = kmod_attach_hook(d, &a, &h);
@@ -244,20 +243,28 @@ static void kmod_fini(struct tracerd *d)
 	d->kmod.fd = -1;
 }
 
-#define KMOD_BACKEND(var, m, probe_fn, fini_fn)	\
+/* the module counts calls filtered by tgid: no latency, comm or ring buffer */
+#define KMOD_CAPS	(MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_NEEDS_ADDR)
+
+#define KMOD_BACKEND(var, m, caps_, probe_fn, misses_fn, fini_fn)	\
 	const struct backend var = {		\
 		.mode = m,			\
+		.caps = caps_,			\
 		.probe = probe_fn,		\
 		.attach = kmod_attach,		\
 		.detach = kmod_detach,		\
 		.read = kmod_read,		\
-		.misses = kmod_misses,		\
+		.misses = misses_fn,		\
 		.fini = fini_fn,		\
 	}
 
-KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, kmod_callops_probe, kmod_fini);
-KMOD_BACKEND(backend_kmod_direct, TRACERD_MODE_KMOD_DIRECT, kmod_direct_probe, NULL);
-KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, kmod_kprobe_probe, NULL);
+KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS, kmod_callops_probe,
+	     kmod_ftrace_misses, kmod_fini);
+KMOD_BACKEND(backend_kmod_direct, TRACERD_MODE_KMOD_DIRECT,
+	     KMOD_CAPS | MODE_CAP_DIRECT_CALL | MODE_CAP_DIRECT_EXCL, kmod_direct_probe,
+	     kmod_ftrace_misses, NULL);
+KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS, kmod_kprobe_probe,
+	     kmod_kprobe_misses, NULL);
 
 /* The kernel configuration that matters to the paths, as the module saw it. */
 json_object *kmod_config_json(const struct tracerd *d)
@@ -311,9 +318,10 @@ json_object *kmod_sites_json(struct tracerd *d, const struct attachment *a)
 	char ebuf[96];
 	size_t i;
 
-	if (a->mode != TRACERD_MODE_KMOD_CALLOPS && a->mode != TRACERD_MODE_KMOD_DIRECT &&
-	    a->mode != TRACERD_MODE_KMOD_KPROBE)
-		return NULL;
+	for (i = 0; i < a->nr_hooks && !a->hooks[i].kmod_id; i++)
+		;
+	if (i == a->nr_hooks)
+		return NULL;	/* not a kmod attachment */
 	arr = json_object_new_array();
 	for (i = 0; i < a->nr_hooks; i++) {
 		const struct hook *h = &a->hooks[i];

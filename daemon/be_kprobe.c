@@ -200,6 +200,7 @@ static void kprobe_fini(struct tracerd *d)
 
 const struct backend backend_kprobe = {
 	.mode = TRACERD_MODE_KPROBE,
+	.caps = BE_CAPS_BPF_FUNCTION,
 	.probe = kprobe_probe,
 	.attach = kprobe_attach,
 	.detach = bpf_hooks_detach,
@@ -209,6 +210,7 @@ const struct backend backend_kprobe = {
 
 const struct backend backend_kprobe_int3 = {
 	.mode = TRACERD_MODE_KPROBE_INT3,
+	.caps = BE_CAPS_BPF_FUNCTION,
 	.probe = kprobe_int3_probe,
 	.attach = kprobe_int3_attach,
 	.detach = bpf_hooks_detach,

@@ -156,6 +156,8 @@ static void multi_fini(struct tracerd *d)
 
 const struct backend backend_kprobe_multi = {
 	.mode = TRACERD_MODE_KPROBE_MULTI,
+	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_MULTI,
+	.auto_why = { NULL, "many functions: one kprobe.multi link attaches them all at once" },
 	.probe = multi_probe,
 	.attach = multi_attach,
 	.detach = multi_detach,

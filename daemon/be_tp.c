@@ -169,6 +169,9 @@ static void tp_fini(struct tracerd *d)
 
 const struct backend backend_tp = {
 	.mode = TRACERD_MODE_TP_BTF,
+	.caps = MODE_CAP_TRACEPOINT | MODE_CAP_COMM | MODE_CAP_PID | MODE_CAP_RECORD,
+	.auto_why = { "tracepoints are hooked by tp_btf (raw_tp fallback)",
+		      "tracepoints are hooked by tp_btf (raw_tp fallback)" },
 	.probe = tp_probe,
 	.attach = tp_attach,
 	.detach = bpf_hooks_detach,

@@ -206,7 +206,11 @@ int bpf_hooks_attach(struct tracerd *d, struct attachment *a,
 	for (i = 0; i < a->nr_hooks; i++) {
 		struct hook *h = &a->hooks[i];
 
-		h->err[0] = '\0';
+		if (h->err[0]) {	/* the registry found it lacks what the mode needs */
+			if (!first)
+				first = -ENOENT;
+			continue;
+		}
 		ret = one(d, a, h);
 		if (ret) {
 			hook_close_fds(h);

@@ -56,7 +56,8 @@ void bpf_skel_free(const struct bpf_skel *sk, void **pskel);
 /*
  * The per-hook attach loop: one() hooks h (0, or -errno with h->err set).
  * A hook that fails is closed and stays unattached (the registry skips
- * it). 0 when at least one hook is attached, else the first -errno.
+ * it), as does one that comes with h->err set (the registry's needs
+ * check). 0 when at least one hook is attached, else the first -errno.
  */
 int bpf_hooks_attach(struct tracerd *d, struct attachment *a,
 		     int (*one)(struct tracerd *d, struct attachment *a, struct hook *h));

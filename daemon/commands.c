@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 #include "../lib/modes.h"
 #include "../lib/util.h"
+#include "backend.h"
 #include "bench.h"
 #include "commands.h"
 #include "control.h"
@@ -322,7 +323,7 @@ static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char
 			json_object_object_add(o, "target", json_object_new_string(a->spec.target));
 			json_object_object_add(o, "function", json_object_new_string(h->name));
 			json_object_object_add(o, "mode", json_object_new_string(tracerd_mode_name(a->mode)));
-			if (a->mode == TRACERD_MODE_TP_BTF)
+			if (backend_get(a->mode)->caps & MODE_CAP_TRACEPOINT)
 				json_object_object_add(o, "via", json_object_new_string(
 					h->via_raw_tp ? "raw_tp" : "tp_btf"));
 			json_object_array_add(arr, o);

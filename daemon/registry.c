@@ -60,14 +60,21 @@ void skip_list_free(struct skip_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Is function name hooked by a kmod-direct attachment (its one direct call)? */
+static unsigned int mode_caps(enum tracerd_mode m)
+{
+	const struct backend *be = backend_get(m);
+
+	return be ? be->caps : 0;
+}
+
+/* Does an attachment own function name's one direct call (MODE_CAP_DIRECT_EXCL)? */
 static const struct attachment *direct_call_owner(struct tracerd *d, const char *name)
 {
 	const struct attachment *a;
 	size_t i;
 
 	for (a = d->attachments; a; a = a->next) {
-		if (a->mode != TRACERD_MODE_KMOD_DIRECT)
+		if (!(mode_caps(a->mode) & MODE_CAP_DIRECT_EXCL))
 			continue;
 		for (i = 0; i < a->nr_hooks; i++)
 			if (!strcmp(a->hooks[i].name, name))
@@ -86,6 +93,7 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 			      char *why, size_t whylen)
 {
 	const struct attachment *owner = nr == 1 ? direct_call_owner(d, hooks[0].name) : NULL;
+	unsigned int caps[TRACERD_MODE_NR];
 	bool avail[TRACERD_MODE_NR];
 	struct auto_request r = {
 		.tracepoint = spec_is_tracepoint(spec->target),
@@ -93,16 +101,20 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 		.direct_call_taken = owner != NULL,
 		.latency = spec->latency,
 		.comm = spec->comm[0] != '\0',
+		.record = spec->record[0] != '\0',
 		.available = avail,
+		.caps = caps,
 	};
 	enum auto_skip skip[TRACERD_MODE_NR];
 	enum tracerd_mode order[TRACERD_MODE_NR];
 	size_t i, n, len, off = 0;
-	char buf[256];
+	char buf[256], miss[64];
 	int m;
 
-	for (m = 0; m < TRACERD_MODE_NR; m++)
+	for (m = 0; m < TRACERD_MODE_NR; m++) {
 		avail[m] = d->features[m].available;
+		caps[m] = mode_caps(m);
+	}
 	n = auto_select(&r, out, skip, order, &len);
 	why[0] = '\0';
 	for (i = 0; i < len && (!n || order[i] != out[0]); i++) {
@@ -113,13 +125,15 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 			reason = d->features[order[i]].reason;
 			break;
 		case AUTO_SKIP_DIRECT_CALL:
-			snprintf(buf, sizeof(buf), "'%s' carries the direct call of kmod-direct "
+			snprintf(buf, sizeof(buf), "'%s' carries the direct call of %s "
 				 "attachment %u (one direct call per function)",
-				 hooks[0].name, owner->id);
+				 hooks[0].name, tracerd_mode_name(owner->mode), owner->id);
 			reason = buf;
 			break;
-		case AUTO_SKIP_KMOD_OPTIONS:
-			reason = "kmod modes have no latency and no comm filter";
+		case AUTO_SKIP_OPTIONS:
+			snprintf(buf, sizeof(buf), "the mode has no %s", mode_caps_missing(
+				caps[order[i]], r.latency, r.comm, r.record, miss, sizeof(miss)));
+			reason = buf;
 			break;
 		default:
 			continue;
@@ -199,6 +213,31 @@ static void hooks_compact(struct tracerd *d, struct attachment *a, struct skip_l
 	a->nr_hooks = j;
 }
 
+/*
+ * What be needs of a hook (MODE_CAP_NEEDS_*): a hook without it is marked
+ * failed (err set: the backend leaves it alone, the registry skips it).
+ * 0 when some hook can be attached, else -ENOENT.
+ */
+static int hooks_needs(const struct backend *be, struct attachment *a)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < a->nr_hooks; k++) {
+		struct hook *h = &a->hooks[k];
+
+		h->err[0] = '\0';
+		if ((be->caps & MODE_CAP_NEEDS_BTF) && h->btf_id <= 0)
+			snprintf(h->err, sizeof(h->err), "no BTF for function '%s' (%s needs it)",
+				 h->name, tracerd_mode_name(be->mode));
+		else if ((be->caps & MODE_CAP_NEEDS_ADDR) && !h->addr)
+			snprintf(h->err, sizeof(h->err), "no kallsyms address for '%s' (%s needs one)",
+				 h->name, tracerd_mode_name(be->mode));
+		else
+			n++;
+	}
+	return n ? 0 : -ENOENT;
+}
+
 /* Try each candidate mode in turn; 0 with a->mode set, or the last -errno. */
 static int attach_modes(struct tracerd *d, struct attachment *a, const enum tracerd_mode *cand,
 			size_t nc, char *why, size_t whylen, char *msg, size_t msglen)
@@ -210,9 +249,9 @@ static int attach_modes(struct tracerd *d, struct attachment *a, const enum trac
 	for (i = 0; i < nc; i++) {
 		be = backend_get(cand[i]);
 		a->mode = cand[i];
-		for (k = 0; k < a->nr_hooks; k++)
-			a->hooks[k].err[0] = '\0';
-		err = be->attach(d, a);
+		err = hooks_needs(be, a);
+		if (!err)
+			err = be->attach(d, a);
 		if (!err)
 			return 0;
 		snprintf(msg, msglen, "%s", a->hooks[0].err[0] ? a->hooks[0].err : strerror(-err));
@@ -227,23 +266,41 @@ static int attach_modes(struct tracerd *d, struct attachment *a, const enum trac
 
 static void set_mode_reason(struct attachment *a, size_t nr_resolved, const char *why)
 {
-	const char *what;
+	const char *what = backend_get(a->mode)->auto_why[nr_resolved > 1];
 
 	if (a->spec.mode != TRACERD_MODE_AUTO) {
 		snprintf(a->mode_reason, sizeof(a->mode_reason), "requested");
 		return;
 	}
-	if (a->mode == TRACERD_MODE_TP_BTF)
-		what = "tracepoints are hooked by tp_btf (raw_tp fallback)";
-	else if (a->mode == TRACERD_MODE_KPROBE_MULTI && nr_resolved > 1)
-		what = "many functions: one kprobe.multi link attaches them all at once";
-	else if (a->mode == TRACERD_MODE_FENTRY)
-		what = nr_resolved > 1 ? "many functions, kprobe.multi unavailable: fentry is the "
-					 "cheapest per call" :
-					 "one function: fentry is the cheapest BPF hook per call";
-	else
+	if (!what)
 		what = "the cheapest mode available for this target";
 	snprintf(a->mode_reason, sizeof(a->mode_reason), "auto: %s%s", what, why);
+}
+
+/*
+ * The one check of a request against what its mode supports (struct
+ * backend's caps), before anything touches the kernel: -EINVAL naming the
+ * options the mode cannot honour.
+ */
+static int request_check(const struct backend *be, const struct tracerd_spec *spec,
+			 char *msg, size_t msglen)
+{
+	char miss[64];
+	bool tp = spec_is_tracepoint(spec->target);
+
+	if (!(be->caps & (tp ? MODE_CAP_TRACEPOINT : MODE_CAP_FUNCTION)))
+		return set_err(msg, msglen, -EINVAL, "mode %s cannot hook %s '%s'",
+			       tracerd_mode_name(be->mode), tp ? "tracepoint" : "function",
+			       spec->target);
+	if (spec->tgid && !(be->caps & MODE_CAP_PID))
+		return set_err(msg, msglen, -EINVAL, "mode %s has no pid filter",
+			       tracerd_mode_name(be->mode));
+	if (mode_caps_missing(be->caps, spec->latency, spec->comm[0], spec->record[0], miss,
+			      sizeof(miss))[0])
+		return set_err(msg, msglen, -EINVAL, "mode %s has no %s (the module counts calls "
+			       "by pid only; latency, comm and recording need a BPF mode)",
+			       tracerd_mode_name(be->mode), miss);
+	return 0;
 }
 
 static int attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
@@ -263,6 +320,10 @@ static int attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
 	*nc = 0;
 	if (spec->mode == TRACERD_MODE_AUTO)
 		return 0;
+	/* what the mode cannot do first: the answer does not depend on the kernel */
+	err = request_check(backend_get(spec->mode), spec, msg, msglen);
+	if (err)
+		return err;
 	f = &d->features[spec->mode];
 	if (!f->available)
 		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s is not available on this kernel: %s",
@@ -292,9 +353,9 @@ static int attach_resolve(struct tracerd *d, struct attachment *a, enum tracerd_
 	int err;
 
 	/* kallsyms addresses for the kmod modes, auto's last resort among them */
-	err = resolve_target(d, spec, tracerd_mode_is_kmod(spec->mode) ||
-			     spec->mode == TRACERD_MODE_AUTO, &a->hooks, &a->nr_hooks,
-			     skipped, msg, msglen);
+	err = resolve_target(d, spec, spec->mode == TRACERD_MODE_AUTO ||
+			     (mode_caps(spec->mode) & MODE_CAP_NEEDS_ADDR), &a->hooks,
+			     &a->nr_hooks, skipped, msg, msglen);
 	if (err)
 		return err;
 	if (spec->mode == TRACERD_MODE_AUTO) {
@@ -340,10 +401,10 @@ int registry_attach(struct tracerd *d, const struct tracerd_spec *spec, struct a
 	}
 	hooks_compact(d, a, skipped);
 	set_mode_reason(a, nr, why);
-	err = recorder_attach(d, a, msg, msglen);	/* record=NAME: daemon/recorder.c */
+	/* record=NAME (daemon/recorder.c): a bad name is the request's fault */
+	err = recorder_attach(d, a, msg, msglen);
 	if (err) {
-		/* a bad name, or a mode without a ring buffer: the request's fault */
-		err = err == -EINVAL || err == -EOPNOTSUPP ? -EINVAL : err;
+		err = err == -EINVAL ? err : -EIO;
 		goto cleanup;
 	}
 	attachment_link(d, a);
