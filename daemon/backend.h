@@ -16,7 +16,8 @@
  *   keeps attached == false and says why in hook->err (the registry reports
  *   it as skipped); return 0 when at least one hook is attached, else the
  *   first -errno. All-or-nothing backends (kprobe-multi) fail as a whole.
- * detach: undo attach (NULL-safe on partially attached attachments).
+ * detach: undo attach and free what attach put in hook->priv and
+ *   attachment->priv (NULL-safe on partially attached attachments).
  * read: optional; a hook's statistics when they do not live in the BPF
  *   slot maps (kmod modes: the module's counters).
  * misses: the kernel's own miss count for a hook, or -ENODATA with *why.
@@ -39,6 +40,8 @@ struct backend {
 		    struct tracerd_slot_stats *s);
 	int (*misses)(struct tracerd *d, struct attachment *a, struct hook *h,
 		      __u64 *out, const char **why);
+	/* optional: the kernel path a hook took when the mode has two ("via") */
+	const char *(*path)(const struct hook *h);
 	void (*fini)(struct tracerd *d);
 };
 
@@ -69,7 +72,6 @@ int bpf_clone_prog(const struct bpf_program *tmpl, __u32 slot, __u32 attach_btf_
 		   int attach_btf_obj_fd, char *err, size_t errlen);
 /* The kernel's recursion-miss count of a program. */
 int bpf_prog_misses(int prog_fd, __u64 *out);
-void hook_close_fds(struct hook *h);
 /* "Operation not permitted (EPERM)" */
 const char *errno_str(int err, char *buf, size_t len);
 /* route libbpf's log through ours: warnings at -v, debug at -vv */

@@ -46,14 +46,14 @@ static int fentry_attach_prog(struct tracerd *d, struct hook *h, int which,
 	fd = bpf_clone_prog(tmpl, h->slot, (__u32)h->btf_id, btf_fd, h->err, sizeof(h->err));
 	if (fd < 0)
 		return fd;
-	h->prog_fd[which] = fd;
+	bpf_hook(h)->prog_fd[which] = fd;
 	fd = bpf_raw_tracepoint_open(NULL, fd);
 	if (fd < 0) {
 		ret = -errno;
 		return set_err(h->err, sizeof(h->err), ret, "failed to attach %s to '%s': %s",
 			       which ? "fexit" : "fentry", h->name, errno_str(ret, ebuf, sizeof(ebuf)));
 	}
-	h->link_fd[which] = fd;
+	bpf_hook(h)->link_fd[which] = fd;
 	return 0;
 }
 
@@ -62,6 +62,8 @@ static int fentry_attach_hook(struct tracerd *d, struct attachment *a, struct ho
 	struct fentry_bpf *skel = d->be_state[TRACERD_MODE_FENTRY];
 	int ret;
 
+	if (!bpf_hook_new(h))
+		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
 	ret = fentry_attach_prog(d, h, 0, skel->progs.fentry_entry);
 	if (!ret && a->spec.latency)
 		ret = fentry_attach_prog(d, h, 1, skel->progs.fexit_return);

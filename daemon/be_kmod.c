@@ -95,8 +95,34 @@ fail:
 	return ret;
 }
 
+/* What a kmod hook holds (hook->priv): the module's attachment id. */
+struct kmod_hook {
+	__u64 id;
+};
+
+static __u64 kmod_id(const struct hook *h)
+{
+	const struct kmod_hook *k = h->priv;
+
+	return k ? k->id : 0;
+}
+
+/* Undo one hook: detach it from the module, free its part. */
+static void kmod_hook_free(struct tracerd *d, struct attachment *a, struct hook *h)
+{
+	struct tracerd_detach det = { .id = kmod_id(h) };
+
+	if (det.id && d->kmod.fd >= 0 && ioctl(d->kmod.fd, TRACERD_IOC_DETACH, &det))
+		log_warn("kmod: failed to detach '%s' (id %llu): %s", h->name,
+			 (unsigned long long)det.id, strerror(errno));
+	free(h->priv);
+	h->priv = NULL;
+	h->attached = false;
+}
+
 static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook *h)
 {
+	struct kmod_hook *k = calloc(1, sizeof(*k));
 	struct tracerd_attach at = {
 		.addr = h->addr,
 		.mode = kmod_mode(a->mode),
@@ -105,6 +131,9 @@ static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook
 	char ebuf[96];
 	int ret;
 
+	if (!k)
+		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
+	h->priv = k;
 	if (str_copy(at.name, h->name, sizeof(at.name)))
 		return set_err(h->err, sizeof(h->err), -ENAMETOOLONG, "name '%s' too long", h->name);
 	if (ioctl(d->kmod.fd, TRACERD_IOC_ATTACH, &at)) {
@@ -115,7 +144,7 @@ static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook
 			       ret == -EBUSY ? "; the function already carries a direct call" :
 			       ret == -EADDRNOTAVAIL ? "; the mode cannot hook there" : "");
 	}
-	h->kmod_id = (__u32)at.id;
+	k->id = at.id;
 	return 0;
 }
 
@@ -127,34 +156,22 @@ static int kmod_attach(struct tracerd *d, struct attachment *a)
 
 	if (kmod_open(d, &modes))
 		return set_err(err, errlen, -ENODEV, "%s", d->kmod.reason);
-	/* the BPF backends' loop: a failed hook has no fds to close here */
-	return bpf_hooks_attach(d, a, kmod_attach_hook);
+	return hooks_attach(d, a, kmod_attach_hook, kmod_hook_free);
 }
 
 static void kmod_detach(struct tracerd *d, struct attachment *a)
 {
-	struct tracerd_detach det;
 	size_t i;
 
-	for (i = 0; i < a->nr_hooks; i++) {
-		struct hook *h = &a->hooks[i];
-
-		if (!h->kmod_id || d->kmod.fd < 0)
-			continue;
-		det.id = h->kmod_id;
-		if (ioctl(d->kmod.fd, TRACERD_IOC_DETACH, &det))
-			log_warn("kmod: failed to detach '%s' (id %u): %s", h->name, h->kmod_id,
-				 strerror(errno));
-		h->kmod_id = 0;
-		h->attached = false;
-	}
+	for (i = 0; i < a->nr_hooks; i++)
+		kmod_hook_free(d, a, &a->hooks[i]);
 }
 
 static int kmod_counters(struct tracerd *d, struct hook *h, struct tracerd_counters *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->id = h->kmod_id;
-	if (!h->kmod_id || d->kmod.fd < 0)
+	c->id = kmod_id(h);
+	if (!c->id || d->kmod.fd < 0)
 		return -ENOENT;
 	return ioctl(d->kmod.fd, TRACERD_IOC_COUNTERS, c) ? -errno : 0;
 }
@@ -197,7 +214,7 @@ static int kmod_kprobe_misses(struct tracerd *d, struct attachment *a, struct ho
 static int kmod_probe_mode(struct tracerd *d, enum tracerd_mode m, char *reason, size_t len)
 {
 	struct attachment a = { .mode = m };
-	struct hook h = { .prog_fd = { -1, -1 }, .link_fd = { -1, -1 } };
+	struct hook h = {};
 	__u32 modes;
 	int ret;
 
@@ -216,9 +233,9 @@ static int kmod_probe_mode(struct tracerd *d, enum tracerd_mode m, char *reason,
 	a.nr_hooks = 1;
 	ret = kmod_attach_hook(d, &a, &h);
 	if (ret)
-		return set_err(reason, len, ret, "%s", h.err);
+		set_err(reason, len, ret, "%s", h.err);
 	kmod_detach(d, &a);
-	return 0;
+	return ret;
 }
 
 static int kmod_callops_probe(struct tracerd *d, char *reason, size_t len)
@@ -318,17 +335,15 @@ json_object *kmod_sites_json(struct tracerd *d, const struct attachment *a)
 	char ebuf[96];
 	size_t i;
 
-	for (i = 0; i < a->nr_hooks && !a->hooks[i].kmod_id; i++)
-		;
-	if (i == a->nr_hooks)
+	if (backend_get(a->mode)->detach != kmod_detach)
 		return NULL;	/* not a kmod attachment */
 	arr = json_object_new_array();
 	for (i = 0; i < a->nr_hooks; i++) {
 		const struct hook *h = &a->hooks[i];
-		struct tracerd_site s = { .id = h->kmod_id };
+		struct tracerd_site s = { .id = kmod_id(h) };
 		json_object *o;
 
-		if (!h->kmod_id)
+		if (!s.id)
 			continue;
 		o = json_object_new_object();
 		json_object_object_add(o, "function", json_object_new_string(h->name));

@@ -323,9 +323,9 @@ static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char
 			json_object_object_add(o, "target", json_object_new_string(a->spec.target));
 			json_object_object_add(o, "function", json_object_new_string(h->name));
 			json_object_object_add(o, "mode", json_object_new_string(tracerd_mode_name(a->mode)));
-			if (backend_get(a->mode)->caps & MODE_CAP_TRACEPOINT)
+			if (backend_get(a->mode)->path)
 				json_object_object_add(o, "via", json_object_new_string(
-					h->via_raw_tp ? "raw_tp" : "tp_btf"));
+					backend_get(a->mode)->path(h)));
 			json_object_array_add(arr, o);
 		}
 	}

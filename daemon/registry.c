@@ -158,10 +158,8 @@ static void hooks_release(struct tracerd *d, struct hook *hooks, size_t nr)
 {
 	size_t i;
 
-	for (i = 0; i < nr; i++) {
-		hook_close_fds(&hooks[i]);
+	for (i = 0; i < nr; i++)
 		maps_slot_free(d, hooks[i].slot);
-	}
 }
 
 static void attachment_free(struct tracerd *d, struct attachment *a)
@@ -206,8 +204,8 @@ static void hooks_compact(struct tracerd *d, struct attachment *a, struct skip_l
 			a->hooks[j++] = *h;
 			continue;
 		}
+		/* the backend freed what it held of a hook it could not attach */
 		skip_list_add(skipped, h->name, h->err[0] ? h->err : "not attached");
-		hook_close_fds(h);
 		maps_slot_free(d, h->slot);
 	}
 	a->nr_hooks = j;
@@ -243,7 +241,7 @@ static int attach_modes(struct tracerd *d, struct attachment *a, const enum trac
 			size_t nc, char *why, size_t whylen, char *msg, size_t msglen)
 {
 	const struct backend *be;
-	size_t i, k, off = strlen(why);
+	size_t i, off = strlen(why);
 	int err = -EOPNOTSUPP;
 
 	for (i = 0; i < nc; i++) {
@@ -256,8 +254,6 @@ static int attach_modes(struct tracerd *d, struct attachment *a, const enum trac
 			return 0;
 		snprintf(msg, msglen, "%s", a->hooks[0].err[0] ? a->hooks[0].err : strerror(-err));
 		be->detach(d, a);
-		for (k = 0; k < a->nr_hooks; k++)
-			hook_close_fds(&a->hooks[k]);
 		off += snprintf(why + off, off < whylen ? whylen - off : 0, "; not %s: %s",
 				tracerd_mode_name(cand[i]), msg);
 	}

@@ -467,7 +467,6 @@ static void fill_hook(struct tracerd *d, struct symsrc *c, struct hook *h, const
 	struct mod_btf *m;
 
 	memset(h, 0, sizeof(*h));
-	h->prog_fd[0] = h->prog_fd[1] = h->link_fd[0] = h->link_fd[1] = -1;
 	h->slot = TRACERD_MAX_SLOTS;	/* none yet */
 	str_copy(h->name, name, sizeof(h->name));
 	if (module)
@@ -617,7 +616,6 @@ static int resolve_tracepoint(struct tracerd *d, struct symsrc *c, const struct 
 		snprintf(msg, msglen, "out of memory");
 		return -ENOMEM;
 	}
-	h->prog_fd[0] = h->prog_fd[1] = h->link_fd[0] = h->link_fd[1] = -1;
 	h->slot = TRACERD_MAX_SLOTS;	/* none yet */
 	str_copy(h->name, name, sizeof(h->name));
 	h->btf_id = id;
