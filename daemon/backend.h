@@ -49,14 +49,10 @@ struct backend {
 #define BE_CAPS_BPF_FUNCTION	(MODE_CAP_FUNCTION | MODE_CAP_LATENCY | MODE_CAP_COMM | \
 				 MODE_CAP_PID | MODE_CAP_RECORD)
 
-extern const struct backend backend_fentry;
-extern const struct backend backend_kprobe;
-extern const struct backend backend_kprobe_int3;
-extern const struct backend backend_kprobe_multi;
-extern const struct backend backend_tp;
-extern const struct backend backend_kmod_callops;
-extern const struct backend backend_kmod_direct;
-extern const struct backend backend_kmod_kprobe;
+/* backend_<backend> of every row of TRACERD_MODES (include/tracerd/modes.h) */
+#define BACKEND_DECLARE(e, name, be)	extern const struct backend backend_##be;
+TRACERD_MODES(BACKEND_DECLARE)
+#undef BACKEND_DECLARE
 
 /* NULL for auto or an unknown mode */
 const struct backend *backend_get(enum tracerd_mode m);

@@ -5,16 +5,11 @@
 #include <string.h>
 #include "modes.h"
 
+#define MODE_NAME(e, name, backend)	[TRACERD_MODE_##e] = name,
+
 static const char *const mode_names[TRACERD_MODE_NR] = {
 	[TRACERD_MODE_AUTO] = "auto",
-	[TRACERD_MODE_FENTRY] = "fentry",
-	[TRACERD_MODE_KPROBE] = "kprobe",
-	[TRACERD_MODE_KPROBE_INT3] = "kprobe-int3",
-	[TRACERD_MODE_KPROBE_MULTI] = "kprobe-multi",
-	[TRACERD_MODE_TP_BTF] = "tp-btf",
-	[TRACERD_MODE_KMOD_CALLOPS] = "kmod-callops",
-	[TRACERD_MODE_KMOD_DIRECT] = "kmod-direct",
-	[TRACERD_MODE_KMOD_KPROBE] = "kmod-kprobe",
+	TRACERD_MODES(MODE_NAME)
 };
 
 const char *tracerd_mode_name(enum tracerd_mode m)
