@@ -24,8 +24,9 @@ struct hook_stats {
  * skipped (may be NULL) holding the glob matches not hooked, or -errno
  * with msg saying why: -EINVAL bad request, -ENOENT no such target,
  * -EEXIST the same attachment exists, -EOPNOTSUPP mode unavailable here,
- * -ENOSPC a limit, -ENOMEM, -EREMOTEIO the kernel refused (its errno is
- * in msg).
+ * -ENOSPC out of slots, -E2BIG more matches than max_glob_matches,
+ * -ENOMEM, -EIO (no function list, a recording that cannot start),
+ * -EREMOTEIO the kernel refused (its errno is in msg).
  */
 int registry_attach(struct tracerd *d, const struct tracerd_spec *spec, struct attachment **out,
 		    struct skip_list *skipped, char *msg, size_t msglen);
