@@ -26,6 +26,7 @@ struct symtab {
 	char *text;
 	struct sym *syms;
 	size_t n, cap;
+	size_t lines;		/* non-empty lines read, kept or not */
 };
 
 struct btf_index {
@@ -172,6 +173,7 @@ static struct symtab *symtab_load(const char *path,
 		next = line + strcspn(line, "\n");
 		if (*next)
 			*next++ = '\0';
+		t->lines += *line != '\0';
 		if (parse(line, &addr, &name, &mod) && symtab_add(t, name, mod, addr))
 			goto fail;
 	}
@@ -428,14 +430,9 @@ __u64 resolve_addr(struct tracerd *d, const char *name)
 long long resolve_nr_traceable(struct tracerd *d)
 {
 	const struct symtab *t = symsrc(d)->ftrace;
-	long long n = 0;
-	size_t i;
 
-	if (!t)
-		return -1;
-	for (i = 0; i < t->n; i++)
-		n += t->syms[i].count;
-	return n;
+	/* every line: ftrace's records, __ftrace_invalid_address ones included */
+	return t ? (long long)t->lines : -1;
 }
 
 /* ---------------------------------------------------------------- functions */

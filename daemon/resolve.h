@@ -29,7 +29,7 @@ __u64 resolve_addr(struct tracerd *d, const char *name);
 /* The BTF object fd of module ("" : 0, vmlinux), owned by the symbol
  * source: valid until the next resolve_* call; -ENOENT without one. */
 int resolve_module_btf_fd(struct tracerd *d, const char *module);
-/* How many functions ftrace can hook (available_filter_functions), or -1. */
+/* How many records ftrace has (lines of available_filter_functions), or -1. */
 long long resolve_nr_traceable(struct tracerd *d);
 
 /* vmlinux FUNC name index, built once at start. */
