@@ -4,11 +4,20 @@
  * registry resolves targets into hooks (name, module, address, BTF id) and
  * allocates a slot per hook before calling attach; a backend only hooks.
  *
+ * caps: what the mode supports (MODE_CAP_*, lib/modes.h). The registry
+ *   checks a request against them before anything touches the kernel
+ *   (registry.c:request_check) and hands them to auto (lib/autosel.c);
+ *   hooks lacking what NEEDS_BTF / NEEDS_ADDR ask for are skipped before
+ *   attach is called. A backend never re-checks the options.
+ * auto_why: why auto picks this mode, for one function and for many
+ *   (NULL: a generic sentence).
+ *
  * attach: hook every entry of a->hooks. A hook that cannot be attached
  *   keeps attached == false and says why in hook->err (the registry reports
  *   it as skipped); return 0 when at least one hook is attached, else the
  *   first -errno. All-or-nothing backends (kprobe-multi) fail as a whole.
- * detach: undo attach (NULL-safe on partially attached attachments).
+ * detach: undo attach and free what attach put in hook->priv and
+ *   attachment->priv (NULL-safe on partially attached attachments).
  * read: optional; a hook's statistics when they do not live in the BPF
  *   slot maps (kmod modes: the module's counters).
  * misses: the kernel's own miss count for a hook, or -ENODATA with *why.
@@ -17,10 +26,13 @@
 #ifndef TRACERD_BACKEND_H
 #define TRACERD_BACKEND_H
 
+#include "../lib/modes.h"
 #include "tracerd.h"
 
 struct backend {
 	enum tracerd_mode mode;
+	unsigned int caps;
+	const char *auto_why[2];
 	int (*probe)(struct tracerd *d, char *reason, size_t len);
 	int (*attach)(struct tracerd *d, struct attachment *a);
 	void (*detach)(struct tracerd *d, struct attachment *a);
@@ -28,17 +40,19 @@ struct backend {
 		    struct tracerd_slot_stats *s);
 	int (*misses)(struct tracerd *d, struct attachment *a, struct hook *h,
 		      __u64 *out, const char **why);
+	/* optional: the kernel path a hook took when the mode has two ("via") */
+	const char *(*path)(const struct hook *h);
 	void (*fini)(struct tracerd *d);
 };
 
-extern const struct backend backend_fentry;
-extern const struct backend backend_kprobe;
-extern const struct backend backend_kprobe_int3;
-extern const struct backend backend_kprobe_multi;
-extern const struct backend backend_tp;
-extern const struct backend backend_kmod_callops;
-extern const struct backend backend_kmod_direct;
-extern const struct backend backend_kmod_kprobe;
+/* what every BPF function mode does: the shared maps and the ring buffer */
+#define BE_CAPS_BPF_FUNCTION	(MODE_CAP_FUNCTION | MODE_CAP_LATENCY | MODE_CAP_COMM | \
+				 MODE_CAP_PID | MODE_CAP_RECORD)
+
+/* backend_<backend> of every row of TRACERD_MODES (include/tracerd/modes.h) */
+#define BACKEND_DECLARE(e, name, be)	extern const struct backend backend_##be;
+TRACERD_MODES(BACKEND_DECLARE)
+#undef BACKEND_DECLARE
 
 /* NULL for auto or an unknown mode */
 const struct backend *backend_get(enum tracerd_mode m);
@@ -54,7 +68,6 @@ int bpf_clone_prog(const struct bpf_program *tmpl, __u32 slot, __u32 attach_btf_
 		   int attach_btf_obj_fd, char *err, size_t errlen);
 /* The kernel's recursion-miss count of a program. */
 int bpf_prog_misses(int prog_fd, __u64 *out);
-void hook_close_fds(struct hook *h);
 /* "Operation not permitted (EPERM)" */
 const char *errno_str(int err, char *buf, size_t len);
 /* route libbpf's log through ours: warnings at -v, debug at -vv */

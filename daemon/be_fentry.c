@@ -15,6 +15,7 @@
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "bpfutil.h"
+#include "resolve.h"
 #include "fentry.skel.h"
 
 BPF_SKEL_ADAPTERS(fentry_bpf)
@@ -33,22 +34,26 @@ static int fentry_load(struct tracerd *d, const char *target, char *err, size_t 
 }
 
 /* Clone prog (entry or return) for hook h and attach it. */
-static int fentry_attach_prog(struct hook *h, int which, const struct bpf_program *tmpl)
+static int fentry_attach_prog(struct tracerd *d, struct hook *h, int which,
+			      const struct bpf_program *tmpl)
 {
+	int fd, ret, btf_fd = resolve_module_btf_fd(d, h->module);
 	char ebuf[96];
-	int fd, ret;
 
-	fd = bpf_clone_prog(tmpl, h->slot, (__u32)h->btf_id, h->btf_obj_fd, h->err, sizeof(h->err));
+	if (btf_fd < 0)
+		return set_err(h->err, sizeof(h->err), btf_fd, "no BTF for module '%s' of '%s'",
+			       h->module, h->name);
+	fd = bpf_clone_prog(tmpl, h->slot, (__u32)h->btf_id, btf_fd, h->err, sizeof(h->err));
 	if (fd < 0)
 		return fd;
-	h->prog_fd[which] = fd;
+	bpf_hook(h)->prog_fd[which] = fd;
 	fd = bpf_raw_tracepoint_open(NULL, fd);
 	if (fd < 0) {
 		ret = -errno;
 		return set_err(h->err, sizeof(h->err), ret, "failed to attach %s to '%s': %s",
 			       which ? "fexit" : "fentry", h->name, errno_str(ret, ebuf, sizeof(ebuf)));
 	}
-	h->link_fd[which] = fd;
+	bpf_hook(h)->link_fd[which] = fd;
 	return 0;
 }
 
@@ -57,12 +62,11 @@ static int fentry_attach_hook(struct tracerd *d, struct attachment *a, struct ho
 	struct fentry_bpf *skel = d->be_state[TRACERD_MODE_FENTRY];
 	int ret;
 
-	if (h->btf_id <= 0)
-		return set_err(h->err, sizeof(h->err), -ENOENT,
-			       "no BTF for function '%s' (fentry needs it)", h->name);
-	ret = fentry_attach_prog(h, 0, skel->progs.fentry_entry);
+	if (!bpf_hook_new(h))
+		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
+	ret = fentry_attach_prog(d, h, 0, skel->progs.fentry_entry);
 	if (!ret && a->spec.latency)
-		ret = fentry_attach_prog(h, 1, skel->progs.fexit_return);
+		ret = fentry_attach_prog(d, h, 1, skel->progs.fexit_return);
 	return ret;
 }
 
@@ -107,6 +111,9 @@ static void fentry_fini(struct tracerd *d)
 
 const struct backend backend_fentry = {
 	.mode = TRACERD_MODE_FENTRY,
+	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
+	.auto_why = { "one function: fentry is the cheapest BPF hook per call",
+		      "many functions, kprobe.multi unavailable: fentry is the cheapest per call" },
 	.probe = fentry_probe,
 	.attach = fentry_attach,
 	.detach = bpf_hooks_detach,

@@ -21,7 +21,8 @@
 #include "../lib/util.h"
 #include "backend.h"
 #include "bpfutil.h"
-#include "registry.h"
+#include "commands.h"
+#include "resolve.h"
 
 static __u32 kmod_mode(enum tracerd_mode m)
 {
@@ -94,45 +95,34 @@ fail:
 	return ret;
 }
 
-static int hook_name_cmp(const void *a, const void *b)
+/* What a kmod hook holds (hook->priv): the module's attachment id. */
+struct kmod_hook {
+	__u64 id;
+};
+
+static __u64 kmod_id(const struct hook *h)
 {
-	return strcmp((*(struct hook *const *)a)->name, (*(struct hook *const *)b)->name);
+	const struct kmod_hook *k = h->priv;
+
+	return k ? k->id : 0;
 }
 
-/* Fill the kallsyms address of every hook that has none: one pass. */
-static void kallsyms_fill(struct hook *hooks, size_t n)
+/* Undo one hook: detach it from the module, free its part. */
+static void kmod_hook_free(struct tracerd *d, struct attachment *a, struct hook *h)
 {
-	char line[512], sym[256], type;
-	struct hook **sorted, key, *kp = &key, **hit;
-	unsigned long long addr;
-	size_t i, k = 0;
-	FILE *f;
+	struct tracerd_detach det = { .id = kmod_id(h) };
 
-	sorted = calloc(n, sizeof(*sorted));
-	f = fopen("/proc/kallsyms", "re");
-	if (!sorted || !f)
-		goto cleanup;
-	for (i = 0; i < n; i++)
-		if (!hooks[i].addr)
-			sorted[k++] = &hooks[i];
-	qsort(sorted, k, sizeof(*sorted), hook_name_cmp);
-	while (k && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) != 3 ||
-		    (type != 't' && type != 'T'))
-			continue;
-		str_copy(key.name, sym, sizeof(key.name));
-		hit = bsearch(&kp, sorted, k, sizeof(*sorted), hook_name_cmp);
-		if (hit && !(*hit)->addr)
-			(*hit)->addr = addr;
-	}
-cleanup:
-	if (f)
-		fclose(f);
-	free(sorted);
+	if (det.id && d->kmod.fd >= 0 && ioctl(d->kmod.fd, TRACERD_IOC_DETACH, &det))
+		log_warn("kmod: failed to detach '%s' (id %llu): %s", h->name,
+			 (unsigned long long)det.id, strerror(errno));
+	free(h->priv);
+	h->priv = NULL;
+	h->attached = false;
 }
 
 static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook *h)
 {
+	struct kmod_hook *k = calloc(1, sizeof(*k));
 	struct tracerd_attach at = {
 		.addr = h->addr,
 		.mode = kmod_mode(a->mode),
@@ -141,9 +131,9 @@ static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook
 	char ebuf[96];
 	int ret;
 
-	if (!h->addr)
-		return set_err(h->err, sizeof(h->err), -ENOENT,
-			       "no kallsyms address for '%s' (kmod modes need one)", h->name);
+	if (!k)
+		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
+	h->priv = k;
 	if (str_copy(at.name, h->name, sizeof(at.name)))
 		return set_err(h->err, sizeof(h->err), -ENAMETOOLONG, "name '%s' too long", h->name);
 	if (ioctl(d->kmod.fd, TRACERD_IOC_ATTACH, &at)) {
@@ -154,7 +144,7 @@ static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook
 			       ret == -EBUSY ? "; the function already carries a direct call" :
 			       ret == -EADDRNOTAVAIL ? "; the mode cannot hook there" : "");
 	}
-	h->kmod_id = (__u32)at.id;
+	k->id = at.id;
 	return 0;
 }
 
@@ -166,38 +156,22 @@ static int kmod_attach(struct tracerd *d, struct attachment *a)
 
 	if (kmod_open(d, &modes))
 		return set_err(err, errlen, -ENODEV, "%s", d->kmod.reason);
-	if (a->spec.latency || a->spec.comm[0])
-		return set_err(err, errlen, -EOPNOTSUPP,
-			       "kmod modes count calls filtered by pid only (no latency, no comm)");
-	kallsyms_fill(a->hooks, a->nr_hooks);
-	/* the BPF backends' loop: a failed hook has no fds to close here */
-	return bpf_hooks_attach(d, a, kmod_attach_hook);
+	return hooks_attach(d, a, kmod_attach_hook, kmod_hook_free);
 }
 
 static void kmod_detach(struct tracerd *d, struct attachment *a)
 {
-	struct tracerd_detach det;
 	size_t i;
 
-	for (i = 0; i < a->nr_hooks; i++) {
-		struct hook *h = &a->hooks[i];
-
-		if (!h->kmod_id || d->kmod.fd < 0)
-			continue;
-		det.id = h->kmod_id;
-		if (ioctl(d->kmod.fd, TRACERD_IOC_DETACH, &det))
-			log_warn("kmod: failed to detach '%s' (id %u): %s", h->name, h->kmod_id,
-				 strerror(errno));
-		h->kmod_id = 0;
-		h->attached = false;
-	}
+	for (i = 0; i < a->nr_hooks; i++)
+		kmod_hook_free(d, a, &a->hooks[i]);
 }
 
 static int kmod_counters(struct tracerd *d, struct hook *h, struct tracerd_counters *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->id = h->kmod_id;
-	if (!h->kmod_id || d->kmod.fd < 0)
+	c->id = kmod_id(h);
+	if (!c->id || d->kmod.fd < 0)
 		return -ENOENT;
 	return ioctl(d->kmod.fd, TRACERD_IOC_COUNTERS, c) ? -errno : 0;
 }
@@ -216,15 +190,18 @@ static int kmod_read(struct tracerd *d, struct attachment *a, struct hook *h,
 	return 0;
 }
 
-static int kmod_misses(struct tracerd *d, struct attachment *a, struct hook *h,
-		       __u64 *out, const char **why)
+static int kmod_ftrace_misses(struct tracerd *d, struct attachment *a, struct hook *h,
+			      __u64 *out, const char **why)
+{
+	*why = "the module's ftrace callbacks do not count misses";
+	return -ENODATA;
+}
+
+static int kmod_kprobe_misses(struct tracerd *d, struct attachment *a, struct hook *h,
+			      __u64 *out, const char **why)
 {
 	struct tracerd_counters c;
 
-	if (a->mode != TRACERD_MODE_KMOD_KPROBE) {
-		*why = "the module's ftrace callbacks do not count misses";
-		return -ENODATA;
-	}
 	if (kmod_counters(d, h, &c)) {
 		*why = "cannot read the module's counters";
 		return -ENODATA;
@@ -237,7 +214,7 @@ static int kmod_misses(struct tracerd *d, struct attachment *a, struct hook *h,
 static int kmod_probe_mode(struct tracerd *d, enum tracerd_mode m, char *reason, size_t len)
 {
 	struct attachment a = { .mode = m };
-	struct hook h = { .prog_fd = { -1, -1 }, .link_fd = { -1, -1 } };
+	struct hook h = {};
 	__u32 modes;
 	int ret;
 
@@ -249,14 +226,16 @@ static int kmod_probe_mode(struct tracerd *d, enum tracerd_mode m, char *reason,
 			       "kmod: the module cannot do %s on this kernel (TRACERD_IOC_FEATURES)",
 			       tracerd_mode_name(m));
 	str_copy(h.name, d->probe_fn, sizeof(h.name));
-	kallsyms_fill(&h, 1);
+	h.addr = resolve_addr(d, h.name);
+	if (!h.addr)
+		return set_err(reason, len, -ENOENT, "no kallsyms address for '%s'", h.name);
 	a.hooks = &h;
 	a.nr_hooks = 1;
 	ret = kmod_attach_hook(d, &a, &h);
 	if (ret)
-		return set_err(reason, len, ret, "%s", h.err);
+		set_err(reason, len, ret, "%s", h.err);
 	kmod_detach(d, &a);
-	return 0;
+	return ret;
 }
 
 static int kmod_callops_probe(struct tracerd *d, char *reason, size_t len)
@@ -281,20 +260,28 @@ static void kmod_fini(struct tracerd *d)
 	d->kmod.fd = -1;
 }
 
-#define KMOD_BACKEND(var, m, probe_fn, fini_fn)	\
+/* the module counts calls filtered by tgid: no latency, comm or ring buffer */
+#define KMOD_CAPS	(MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_NEEDS_ADDR)
+
+#define KMOD_BACKEND(var, m, caps_, probe_fn, misses_fn, fini_fn)	\
 	const struct backend var = {		\
 		.mode = m,			\
+		.caps = caps_,			\
 		.probe = probe_fn,		\
 		.attach = kmod_attach,		\
 		.detach = kmod_detach,		\
 		.read = kmod_read,		\
-		.misses = kmod_misses,		\
+		.misses = misses_fn,		\
 		.fini = fini_fn,		\
 	}
 
-KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, kmod_callops_probe, kmod_fini);
-KMOD_BACKEND(backend_kmod_direct, TRACERD_MODE_KMOD_DIRECT, kmod_direct_probe, NULL);
-KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, kmod_kprobe_probe, NULL);
+KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS, kmod_callops_probe,
+	     kmod_ftrace_misses, kmod_fini);
+KMOD_BACKEND(backend_kmod_direct, TRACERD_MODE_KMOD_DIRECT,
+	     KMOD_CAPS | MODE_CAP_DIRECT_CALL | MODE_CAP_DIRECT_EXCL, kmod_direct_probe,
+	     kmod_ftrace_misses, NULL);
+KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS, kmod_kprobe_probe,
+	     kmod_kprobe_misses, NULL);
 
 /* The kernel configuration that matters to the paths, as the module saw it. */
 json_object *kmod_config_json(const struct tracerd *d)
@@ -348,16 +335,15 @@ json_object *kmod_sites_json(struct tracerd *d, const struct attachment *a)
 	char ebuf[96];
 	size_t i;
 
-	if (a->mode != TRACERD_MODE_KMOD_CALLOPS && a->mode != TRACERD_MODE_KMOD_DIRECT &&
-	    a->mode != TRACERD_MODE_KMOD_KPROBE)
-		return NULL;
+	if (backend_get(a->mode)->detach != kmod_detach)
+		return NULL;	/* not a kmod attachment */
 	arr = json_object_new_array();
 	for (i = 0; i < a->nr_hooks; i++) {
 		const struct hook *h = &a->hooks[i];
-		struct tracerd_site s = { .id = h->kmod_id };
+		struct tracerd_site s = { .id = kmod_id(h) };
 		json_object *o;
 
-		if (!h->kmod_id)
+		if (!s.id)
 			continue;
 		o = json_object_new_object();
 		json_object_object_add(o, "function", json_object_new_string(h->name));

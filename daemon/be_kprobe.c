@@ -42,8 +42,10 @@ static int kprobe_attach_prog(struct hook *h, int which, const struct bpf_progra
 	char ebuf[96];
 	int ret;
 
-	h->link[which] = bpf_program__attach_kprobe_opts(prog, h->name, &opts);
-	if (h->link[which])
+	struct bpf_hook *b = bpf_hook(h);
+
+	b->link[which] = bpf_program__attach_kprobe_opts(prog, h->name, &opts);
+	if (b->link[which])
 		return 0;
 	ret = -errno;
 	return set_err(h->err, sizeof(h->err), ret, "failed to attach %s to '%s%s': %s",
@@ -66,6 +68,8 @@ static int kprobe_attach_hook(struct tracerd *d, struct attachment *a, struct ho
 	struct kprobe_bpf *skel = d->be_state[TRACERD_MODE_KPROBE];
 	int ret;
 
+	if (!bpf_hook_new(h))
+		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
 	if (int3)
 		ret = kprobe_attach_int3(h, skel->progs.kprobe_entry);
 	else
@@ -143,7 +147,7 @@ static int kprobe_misses(struct tracerd *d, struct attachment *a, struct hook *h
 		return -ENODATA;
 	}
 	*out = 0;
-	if (link_missed(h->link[0], out) || link_missed(h->link[1], out)) {
+	if (link_missed(bpf_hook(h)->link[0], out) || link_missed(bpf_hook(h)->link[1], out)) {
 		*why = "cannot read link info";
 		return -ENODATA;
 	}
@@ -152,7 +156,8 @@ static int kprobe_misses(struct tracerd *d, struct attachment *a, struct hook *h
 
 static int kprobe_probe_mode(struct tracerd *d, bool int3, char *reason, size_t len)
 {
-	struct hook h = { .prog_fd = { -1, -1 }, .link_fd = { -1, -1 } };
+	struct bpf_hook b = { .prog_fd = { -1, -1 }, .link_fd = { -1, -1 } };
+	struct hook h = { .priv = &b };
 	struct kprobe_bpf *skel;
 	int ret;
 
@@ -170,7 +175,7 @@ static int kprobe_probe_mode(struct tracerd *d, bool int3, char *reason, size_t 
 		else
 			snprintf(reason, len, "%s", h.err);
 	}
-	hook_close_fds(&h);
+	bpf_hook_close(&b);
 	return ret;
 }
 
@@ -200,6 +205,7 @@ static void kprobe_fini(struct tracerd *d)
 
 const struct backend backend_kprobe = {
 	.mode = TRACERD_MODE_KPROBE,
+	.caps = BE_CAPS_BPF_FUNCTION,
 	.probe = kprobe_probe,
 	.attach = kprobe_attach,
 	.detach = bpf_hooks_detach,
@@ -209,6 +215,7 @@ const struct backend backend_kprobe = {
 
 const struct backend backend_kprobe_int3 = {
 	.mode = TRACERD_MODE_KPROBE_INT3,
+	.caps = BE_CAPS_BPF_FUNCTION,
 	.probe = kprobe_int3_probe,
 	.attach = kprobe_int3_attach,
 	.detach = bpf_hooks_detach,

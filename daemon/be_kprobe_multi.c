@@ -55,8 +55,14 @@ static struct bpf_link *multi_link(const struct bpf_program *prog, const char **
 	return bpf_program__attach_kprobe_multi_opts(prog, NULL, &opts);
 }
 
+/* a->priv: the attachment's links, entry and return */
+struct multi_links {
+	struct bpf_link *l[2];
+};
+
 static int multi_attach(struct tracerd *d, struct attachment *a)
 {
+	struct multi_links *ml = calloc(1, sizeof(*ml));
 	struct kprobe_multi_bpf *skel;
 	const char **syms = NULL;
 	__u64 *cookies = NULL;
@@ -64,6 +70,9 @@ static int multi_attach(struct tracerd *d, struct attachment *a)
 	size_t i, errlen = sizeof(a->hooks[0].err);
 	int ret;
 
+	if (!ml)
+		return set_err(err, errlen, -ENOMEM, "out of memory");
+	a->priv = ml;
 	ret = multi_load(d, err, errlen);
 	if (ret)
 		return ret;
@@ -78,8 +87,8 @@ static int multi_attach(struct tracerd *d, struct attachment *a)
 		syms[i] = a->hooks[i].name;
 		cookies[i] = a->hooks[i].slot;
 	}
-	a->multi[0] = multi_link(skel->progs.multi_entry, syms, cookies, a->nr_hooks, false);
-	if (!a->multi[0]) {
+	ml->l[0] = multi_link(skel->progs.multi_entry, syms, cookies, a->nr_hooks, false);
+	if (!ml->l[0]) {
 		ret = -errno;
 		set_err(err, errlen, ret, "failed to attach kprobe.multi to %zu function%s ('%s'...): %s",
 			a->nr_hooks, a->nr_hooks == 1 ? "" : "s", syms[0],
@@ -87,13 +96,11 @@ static int multi_attach(struct tracerd *d, struct attachment *a)
 		goto cleanup;
 	}
 	if (a->spec.latency) {
-		a->multi[1] = multi_link(skel->progs.multi_return, syms, cookies, a->nr_hooks, true);
-		if (!a->multi[1]) {
+		ml->l[1] = multi_link(skel->progs.multi_return, syms, cookies, a->nr_hooks, true);
+		if (!ml->l[1]) {
 			ret = -errno;
 			set_err(err, errlen, ret, "failed to attach kretprobe.multi to '%s'...: %s",
 				syms[0], errno_str(ret, ebuf, sizeof(ebuf)));
-			bpf_link__destroy(a->multi[0]);
-			a->multi[0] = NULL;
 			goto cleanup;
 		}
 	}
@@ -108,11 +115,15 @@ cleanup:
 
 static void multi_detach(struct tracerd *d, struct attachment *a)
 {
+	struct multi_links *ml = a->priv;
 	size_t i;
 
-	bpf_link__destroy(a->multi[0]);
-	bpf_link__destroy(a->multi[1]);
-	a->multi[0] = a->multi[1] = NULL;
+	if (ml) {
+		bpf_link__destroy(ml->l[0]);
+		bpf_link__destroy(ml->l[1]);
+		free(ml);
+	}
+	a->priv = NULL;
 	for (i = 0; i < a->nr_hooks; i++)
 		a->hooks[i].attached = false;
 }
@@ -156,6 +167,8 @@ static void multi_fini(struct tracerd *d)
 
 const struct backend backend_kprobe_multi = {
 	.mode = TRACERD_MODE_KPROBE_MULTI,
+	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_MULTI,
+	.auto_why = { NULL, "many functions: one kprobe.multi link attaches them all at once" },
 	.probe = multi_probe,
 	.attach = multi_attach,
 	.detach = multi_detach,

@@ -62,6 +62,7 @@ static int tp_load(struct tracerd *d, bool btf, const char *target, char *err, s
 static int tp_attach_one(struct tracerd *d, struct hook *h, bool btf, char *err, size_t errlen)
 {
 	struct tp_state *st = tp_state(d);
+	struct bpf_hook *b = bpf_hook(h);
 	struct bpf_program *tmpl;
 	struct tp_bpf *skel;
 	char ebuf[96];
@@ -72,20 +73,20 @@ static int tp_attach_one(struct tracerd *d, struct hook *h, bool btf, char *err,
 		return ret;
 	skel = btf ? st->btf_skel : st->raw_skel;
 	tmpl = btf ? skel->progs.tp_btf_hit : skel->progs.raw_tp_hit;
-	fd = bpf_clone_prog(tmpl, h->slot, btf ? (__u32)h->btf_id : 0, h->btf_obj_fd, err, errlen);
+	fd = bpf_clone_prog(tmpl, h->slot, btf ? (__u32)h->btf_id : 0, 0, err, errlen);
 	if (fd < 0)
 		return fd;
-	h->prog_fd[0] = fd;
+	b->prog_fd[0] = fd;
 	fd = bpf_raw_tracepoint_open(btf ? NULL : h->name, fd);
 	if (fd < 0) {
 		ret = -errno;
-		close(h->prog_fd[0]);
-		h->prog_fd[0] = -1;
+		close(b->prog_fd[0]);
+		b->prog_fd[0] = -1;
 		return set_err(err, errlen, ret, "failed to attach %s to tracepoint '%s': %s",
 			       btf ? "tp_btf" : "raw_tp", h->name, errno_str(ret, ebuf, sizeof(ebuf)));
 	}
-	h->link_fd[0] = fd;
-	h->via_raw_tp = !btf;
+	b->link_fd[0] = fd;
+	b->via_raw_tp = !btf;
 	return 0;
 }
 
@@ -95,6 +96,8 @@ static int tp_attach_hook(struct tracerd *d, struct attachment *a, struct hook *
 	char err2[sizeof(h->err)];
 	int ret = -ENOENT;
 
+	if (!bpf_hook_new(h))
+		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
 	if (h->btf_id > 0 && !tp_state(d)->btf_refused)
 		ret = tp_attach_one(d, h, true, h->err, sizeof(h->err));
 	if (ret && d->raw_tp.available) {
@@ -176,6 +179,11 @@ static int tp_probe(struct tracerd *d, char *reason, size_t len)
 	return 0;
 }
 
+static const char *tp_path(const struct hook *h)
+{
+	return bpf_hook(h) && bpf_hook(h)->via_raw_tp ? "raw_tp" : "tp_btf";
+}
+
 static void tp_fini(struct tracerd *d)
 {
 	struct tp_state *st = d->be_state[TRACERD_MODE_TP_BTF];
@@ -190,9 +198,13 @@ static void tp_fini(struct tracerd *d)
 
 const struct backend backend_tp = {
 	.mode = TRACERD_MODE_TP_BTF,
+	.caps = MODE_CAP_TRACEPOINT | MODE_CAP_COMM | MODE_CAP_PID | MODE_CAP_RECORD,
+	.auto_why = { "tracepoints are hooked by tp_btf (raw_tp fallback)",
+		      "tracepoints are hooked by tp_btf (raw_tp fallback)" },
 	.probe = tp_probe,
 	.attach = tp_attach,
 	.detach = bpf_hooks_detach,
 	.misses = tp_misses,
+	.path = tp_path,
 	.fini = tp_fini,
 };

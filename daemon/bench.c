@@ -35,7 +35,9 @@
 #include "../lib/util.h"
 #include "backend.h"
 #include "bench.h"
+#include "commands.h"
 #include "registry.h"
+#include "resolve.h"
 #include "bench.skel.h"
 
 #define BENCH_HOOKS_MAX	16
@@ -83,25 +85,6 @@ static int kmod_mode_parse(const char *name)
 	return -EINVAL;
 }
 
-static __u64 kallsyms_lookup(const char *name)
-{
-	unsigned long long addr = 0, a;
-	char line[512], sym[256], type;
-	FILE *f = fopen("/proc/kallsyms", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 &&
-		    (type == 't' || type == 'T') && !strcmp(sym, name)) {
-			addr = a;
-			break;
-		}
-	}
-	fclose(f);
-	return addr;
-}
-
 static struct bench_hook *hook_find(unsigned int handle)
 {
 	unsigned int i;
@@ -115,13 +98,13 @@ static struct bench_hook *hook_find(unsigned int handle)
 static void hook_release(struct tracerd *d, struct bench_hook *h)
 {
 	struct tracerd_detach det = { .id = h->kmod_id };
-	json_object *r = NULL;
-	char msg[256];
+	struct attachment *a;
 
 	switch (h->kind) {
 	case BK_REGISTRY:
-		registry_detach(d, h->att_id, NULL, false, &r, msg, sizeof(msg));
-		json_object_put(r);
+		a = registry_find(d, h->att_id);
+		if (a)
+			registry_detach(d, a);
 		break;
 	case BK_KMOD:
 		if (d->kmod.fd >= 0 && ioctl(d->kmod.fd, TRACERD_IOC_DETACH, &det))
@@ -138,27 +121,6 @@ static void hook_release(struct tracerd *d, struct bench_hook *h)
 	memset(h, 0, sizeof(*h));
 }
 
-static enum proto_code errno_proto(int err)
-{
-	switch (err) {
-	case -EOPNOTSUPP:
-	case -ENODEV:
-	case -EPERM:
-		return PROTO_E_UNAVAILABLE;
-	case -ENOENT:
-	case -ESRCH:
-	case -ENXIO:
-		return PROTO_E_NOT_FOUND;
-	case -E2BIG:
-	case -EINVAL:
-		return PROTO_E_BAD_REQUEST;
-	case -ENOSPC:
-		return PROTO_E_LIMIT;
-	default:
-		return PROTO_E_ATTACH_FAILED;
-	}
-}
-
 /* kmod hook the registry has no mode for: kprobe-int3, callops + SAVE_REGS. */
 static enum proto_code hook_kmod(struct tracerd *d, const struct bench_req *q, int kmode,
 				 struct bench_hook *h, char *msg, size_t msglen)
@@ -173,7 +135,7 @@ static enum proto_code hook_kmod(struct tracerd *d, const struct bench_req *q, i
 		return PROTO_E_UNAVAILABLE;
 	}
 	at.flags = q->save_regs ? TRACERD_ATTACH_SAVE_REGS : 0;
-	at.addr = kallsyms_lookup(q->target);
+	at.addr = resolve_addr(d, q->target);
 	if (!at.addr) {
 		str_fmt(msg, msglen, "no kallsyms address for '%s'", q->target);
 		return PROTO_E_NOT_FOUND;
@@ -185,9 +147,9 @@ static enum proto_code hook_kmod(struct tracerd *d, const struct bench_req *q, i
 	if (ioctl(d->kmod.fd, TRACERD_IOC_ATTACH, &at)) {
 		ret = -errno;
 		str_fmt(msg, msglen, "kmod: failed to attach %s%s to '%s': %s", q->mode_name,
-			q->save_regs ? " (SAVE_REGS)" : "", q->target,
-			errno_str(ret, ebuf, sizeof(ebuf)));
-		return errno_proto(ret);
+			 q->save_regs ? " (SAVE_REGS)" : "", q->target,
+			 errno_str(ret, ebuf, sizeof(ebuf)));
+		return command_code(ret);
 	}
 	h->kind = BK_KMOD;
 	h->kmod_id = at.id;
@@ -268,7 +230,7 @@ static enum proto_code hook_empty(struct tracerd *d, const struct bench_req *q,
 			errno_str(ret, ebuf, sizeof(ebuf)));
 	if (ret) {
 		bench_bpf__destroy(skel);
-		return errno_proto(ret);
+		return command_code(ret);
 	}
 	h->kind = BK_EMPTY;
 	h->skel = skel;
@@ -279,7 +241,7 @@ static enum proto_code hook_registry(struct tracerd *d, const struct bench_req *
 				     struct bench_hook *h, char *msg, size_t msglen)
 {
 	struct tracerd_spec spec = { .mode = (enum tracerd_mode)q->mode, .tgid = q->pid };
-	json_object *r = NULL, *att, *id;
+	struct attachment *a;
 	enum proto_code code;
 
 	spec.latency = !strcmp(q->variant, "latency");
@@ -287,18 +249,11 @@ static enum proto_code hook_registry(struct tracerd *d, const struct bench_req *
 		str_fmt(msg, msglen, "target too long");
 		return PROTO_E_BAD_REQUEST;
 	}
-	code = registry_attach(d, &spec, &r, msg, msglen);
+	code = command_code(registry_attach(d, &spec, &a, NULL, msg, msglen));
 	if (code)
 		return code;
-	if (!json_object_object_get_ex(r, "attachment", &att) ||
-	    !json_object_object_get_ex(att, "id", &id)) {
-		json_object_put(r);
-		str_fmt(msg, msglen, "attach gave no id");
-		return PROTO_E_INTERNAL;
-	}
 	h->kind = BK_REGISTRY;
-	h->att_id = (unsigned int)json_object_get_int64(id);
-	json_object_put(r);
+	h->att_id = a->id;
 	return PROTO_OK;
 }
 
@@ -410,8 +365,7 @@ static int hook_read(struct tracerd *d, struct bench_hook *h, __u64 *calls, __u6
 	*calls = *lat = 0;
 	switch (h->kind) {
 	case BK_REGISTRY:
-		for (a = d->attachments; a && a->id != h->att_id; a = a->next)
-			;
+		a = registry_find(d, h->att_id);
 		if (!a)
 			return -ENOENT;
 		for (i = 0; i < a->nr_hooks; i++) {
@@ -534,9 +488,9 @@ static enum proto_code kmod_bench_error(int err, const char *what, char *msg, si
 	char ebuf[96];
 
 	str_fmt(msg, msglen, "kmod %s benchmark: %s%s", what, errno_str(err, ebuf, sizeof(ebuf)),
-		err == -EPROTO ? " (hook counts disagree with the calls made: the point is an "
-		"error, not a number)" : err == -E2BIG ? " (above the module's limits)" : "");
-	return err == -EPROTO ? PROTO_E_INTERNAL : errno_proto(err);
+		 err == -EPROTO ? " (hook counts disagree with the calls made: the point is an "
+		 "error, not a number)" : err == -E2BIG ? " (above the module's limits)" : "");
+	return command_code(err);
 }
 
 static enum proto_code op_ops(struct tracerd *d, json_object *args, json_object **result,
@@ -601,33 +555,6 @@ static enum proto_code op_patch(struct tracerd *d, json_object *args, json_objec
 	return PROTO_OK;
 }
 
-/* Lines of tracefs' available_filter_functions: what an all-ops patches. */
-static long long count_traceable(void)
-{
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/available_filter_functions",
-		"/sys/kernel/debug/tracing/available_filter_functions",
-	};
-	char buf[65536];
-	long long n = -1;
-	size_t i;
-	ssize_t r;
-	int fd = -1;
-
-	for (i = 0; fd < 0 && i < ARRAY_SIZE(paths); i++)
-		fd = open(paths[i], O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = 0;
-	while ((r = read(fd, buf, sizeof(buf))) > 0)
-		for (i = 0; i < (size_t)r; i++)
-			n += buf[i] == '\n';
-	if (r < 0)
-		n = -1;
-	close(fd);
-	return n;
-}
-
 /* patch_all: one kmod-callops ops on every traceable function. */
 static enum proto_code op_patch_all(struct tracerd *d, json_object *args, json_object **result,
 				    char *msg, size_t msglen)
@@ -644,7 +571,7 @@ static enum proto_code op_patch_all(struct tracerd *d, json_object *args, json_o
 			"traceable function)");
 		return PROTO_E_BAD_REQUEST;
 	}
-	funcs = count_traceable();
+	funcs = resolve_nr_traceable(d);	/* what an all-ops patches */
 	if (funcs <= 0) {
 		str_fmt(msg, msglen, "bench patch_all: cannot read tracefs "
 			"available_filter_functions (is tracefs mounted?)");
@@ -677,10 +604,9 @@ static enum proto_code op_attach_time(struct tracerd *d, json_object *args,
 	const char *mode = proto_arg_str(args, "mode", &bad), *how = proto_arg_str(args, "how", &bad);
 	long long k = proto_arg_int(args, "funcs", 0, &bad), i, hooked = 0;
 	struct tracerd_spec spec = {};
+	struct attachment *a;
 	unsigned int *ids = NULL;
 	enum proto_code code = PROTO_OK;
-	char ebuf[256];
-	json_object *r;
 	uint64_t t0, t_att = 0, t_det = 0;
 	int m = tracerd_mode_parse(mode ? mode : "");
 	bool one = how && !strcmp(how, "one");
@@ -710,29 +636,21 @@ static enum proto_code op_attach_time(struct tracerd *d, json_object *args,
 			snprintf(spec.target, sizeof(spec.target), "tracerd_testmod_fn_%s", globs[g]);
 		else
 			snprintf(spec.target, sizeof(spec.target), "tracerd_testmod_fn_%03llx", i);
-		r = NULL;
 		t0 = now_mono_ns();
-		code = registry_attach(d, &spec, &r, msg, msglen);
+		code = command_code(registry_attach(d, &spec, &a, NULL, msg, msglen));
 		t_att += now_mono_ns() - t0;
 		if (!code) {
-			json_object *a = NULL, *v = NULL;
-
-			json_object_object_get_ex(r, "attachment", &a);
-			json_object_object_get_ex(a, "id", &v);
-			ids[i] = (unsigned int)json_object_get_int64(v);
-			json_object_object_get_ex(a, "functions", &v);
-			hooked += v ? (long long)json_object_array_length(v) : 0;
+			ids[i] = a->id;
+			hooked += (long long)a->nr_hooks;
 		}
-		json_object_put(r);
 	}
 	for (i = 0; i < k; i++) {
-		if (!ids[i])
+		a = ids[i] ? registry_find(d, ids[i]) : NULL;
+		if (!a)
 			continue;
-		r = NULL;
 		t0 = now_mono_ns();
-		registry_detach(d, ids[i], NULL, false, &r, ebuf, sizeof(ebuf));
+		registry_detach(d, a);
 		t_det += now_mono_ns() - t0;
-		json_object_put(r);
 	}
 	free(ids);
 	if (code)

@@ -122,19 +122,36 @@ int bpf_prog_misses(int prog_fd, __u64 *out)
 	return 0;
 }
 
-void hook_close_fds(struct hook *h)
+struct bpf_hook *bpf_hook_new(struct hook *h)
+{
+	struct bpf_hook *b = calloc(1, sizeof(*b));
+
+	if (b)
+		b->prog_fd[0] = b->prog_fd[1] = b->link_fd[0] = b->link_fd[1] = -1;
+	h->priv = b;
+	return b;
+}
+
+void bpf_hook_close(struct bpf_hook *b)
 {
 	int i;
 
-	for (i = 0; i < 2; i++) {
-		if (h->link_fd[i] >= 0)
-			close(h->link_fd[i]);
-		if (h->prog_fd[i] >= 0)
-			close(h->prog_fd[i]);
-		h->link_fd[i] = h->prog_fd[i] = -1;
-		bpf_link__destroy(h->link[i]);
-		h->link[i] = NULL;
+	for (i = 0; b && i < 2; i++) {
+		if (b->link_fd[i] >= 0)
+			close(b->link_fd[i]);
+		if (b->prog_fd[i] >= 0)
+			close(b->prog_fd[i]);
+		b->link_fd[i] = b->prog_fd[i] = -1;
+		bpf_link__destroy(b->link[i]);
+		b->link[i] = NULL;
 	}
+}
+
+void bpf_hook_free(struct tracerd *d, struct attachment *a, struct hook *h)
+{
+	bpf_hook_close(h->priv);
+	free(h->priv);
+	h->priv = NULL;
 	h->attached = false;
 }
 
@@ -208,8 +225,9 @@ void bpf_skel_free(const struct bpf_skel *sk, void **pskel)
 	*pskel = NULL;
 }
 
-int bpf_hooks_attach(struct tracerd *d, struct attachment *a,
-		     int (*one)(struct tracerd *d, struct attachment *a, struct hook *h))
+int hooks_attach(struct tracerd *d, struct attachment *a,
+		 int (*one)(struct tracerd *d, struct attachment *a, struct hook *h),
+		 void (*undo)(struct tracerd *d, struct attachment *a, struct hook *h))
 {
 	int ret, first = 0, n = 0;
 	size_t i;
@@ -217,10 +235,14 @@ int bpf_hooks_attach(struct tracerd *d, struct attachment *a,
 	for (i = 0; i < a->nr_hooks; i++) {
 		struct hook *h = &a->hooks[i];
 
-		h->err[0] = '\0';
+		if (h->err[0]) {	/* the registry found it lacks what the mode needs */
+			if (!first)
+				first = -ENOENT;
+			continue;
+		}
 		ret = one(d, a, h);
 		if (ret) {
-			hook_close_fds(h);
+			undo(d, a, h);
 			if (!first)
 				first = ret;
 			continue;
@@ -231,12 +253,18 @@ int bpf_hooks_attach(struct tracerd *d, struct attachment *a,
 	return n ? 0 : first;
 }
 
+int bpf_hooks_attach(struct tracerd *d, struct attachment *a,
+		     int (*one)(struct tracerd *d, struct attachment *a, struct hook *h))
+{
+	return hooks_attach(d, a, one, bpf_hook_free);
+}
+
 void bpf_hooks_detach(struct tracerd *d, struct attachment *a)
 {
 	size_t i;
 
 	for (i = 0; i < a->nr_hooks; i++)
-		hook_close_fds(&a->hooks[i]);
+		bpf_hook_free(d, a, &a->hooks[i]);
 }
 
 int bpf_probe_link(struct bpf_link *l, const char *kind, const char *target,
@@ -256,14 +284,15 @@ int bpf_probe_link(struct bpf_link *l, const char *kind, const char *target,
 
 int hook_prog_misses(const struct hook *h, __u64 *out)
 {
+	const struct bpf_hook *b = bpf_hook(h);
 	int i, n = 0, ret;
 	__u64 m;
 
 	*out = 0;
-	for (i = 0; i < 2; i++) {
-		if (h->prog_fd[i] < 0)
+	for (i = 0; b && i < 2; i++) {
+		if (b->prog_fd[i] < 0)
 			continue;
-		ret = bpf_prog_misses(h->prog_fd[i], &m);
+		ret = bpf_prog_misses(b->prog_fd[i], &m);
 		if (ret)
 			return ret;
 		*out += m;

@@ -3,7 +3,7 @@
  * What the per-hook BPF backends (be_fentry.c, be_kprobe.c, be_tp.c) share
  * beyond backend.h: loading a skeleton once, the per-hook attach and
  * detach loops, a probe's trial attach and a hook's program misses. The
- * helpers declared in backend.h (bpf_clone_prog, hook_close_fds, ...) live
+ * helpers declared in backend.h (bpf_clone_prog, bpf_prog_misses, ...) live
  * in bpfutil.c as well.
  */
 #ifndef TRACERD_BPFUTIL_H
@@ -53,14 +53,35 @@ int bpf_skel_load(struct tracerd *d, const struct bpf_skel *sk, const char *targ
 /* Destroy *pskel (NULL-safe) and clear it. */
 void bpf_skel_free(const struct bpf_skel *sk, void **pskel);
 
+/* What a per-hook BPF backend keeps in hook->priv. */
+struct bpf_hook {
+	int prog_fd[2];		/* cloned programs: entry, return (-1: none) */
+	int link_fd[2];		/* raw links of those programs (-1: none) */
+	struct bpf_link *link[2];	/* libbpf links (kprobe) */
+	bool via_raw_tp;	/* tp-btf fell back to raw_tp */
+};
+
+/* h->priv as a new bpf_hook (no fds yet); NULL when out of memory. */
+struct bpf_hook *bpf_hook_new(struct hook *h);
+/* Close b's programs and links (NULL-safe). */
+void bpf_hook_close(struct bpf_hook *b);
+/* Close and free h->priv: an unattached hook. */
+void bpf_hook_free(struct tracerd *d, struct attachment *a, struct hook *h);
+
 /*
- * The per-hook attach loop: one() hooks h (0, or -errno with h->err set).
- * A hook that fails is closed and stays unattached (the registry skips
- * it). 0 when at least one hook is attached, else the first -errno.
+ * The per-hook attach loop: one() hooks h (0, or -errno with h->err set),
+ * putting what it holds in h->priv; undo() frees that of a hook that
+ * failed, which stays unattached (the registry skips it), as does one
+ * that comes with h->err set (the registry's needs check). 0 when at
+ * least one hook is attached, else the first -errno.
  */
+int hooks_attach(struct tracerd *d, struct attachment *a,
+		 int (*one)(struct tracerd *d, struct attachment *a, struct hook *h),
+		 void (*undo)(struct tracerd *d, struct attachment *a, struct hook *h));
+/* The per-hook BPF attach: hooks_attach() with bpf_hook_free() as undo. */
 int bpf_hooks_attach(struct tracerd *d, struct attachment *a,
 		     int (*one)(struct tracerd *d, struct attachment *a, struct hook *h));
-/* The per-hook detach: a backend's detach as it is. */
+/* The per-hook BPF detach: a backend's detach as it is. */
 void bpf_hooks_detach(struct tracerd *d, struct attachment *a);
 
 /*
@@ -76,5 +97,10 @@ int bpf_probe_link(struct bpf_link *l, const char *kind, const char *target,
  * programs were read (0: none loaded), or -errno.
  */
 int hook_prog_misses(const struct hook *h, __u64 *out);
+
+static inline struct bpf_hook *bpf_hook(const struct hook *h)
+{
+	return h->priv;
+}
 
 #endif

@@ -1,21 +1,126 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Control commands (docs/protocol.md): argument decoding and replies.
- * The work is done by the registry; this file only translates.
+ * The work is done by the registry; this file only translates: objects
+ * into JSON, -errno into codes through one table (command_code).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/utsname.h>
 #include "../lib/modes.h"
 #include "../lib/strutil.h"
 #include "../lib/util.h"
+#include "backend.h"
 #include "bench.h"
+#include "commands.h"
 #include "control.h"
 #include "recorder.h"
 #include "registry.h"
 #include "service.h"
+
+enum proto_code command_code(int err)
+{
+	static const struct { int err; enum proto_code code; } table[] = {
+		{ -EINVAL, PROTO_E_BAD_REQUEST }, { -ENAMETOOLONG, PROTO_E_BAD_REQUEST },
+		{ -ENOENT, PROTO_E_NOT_FOUND }, { -ESRCH, PROTO_E_NOT_FOUND }, { -ENXIO, PROTO_E_NOT_FOUND },
+		{ -EEXIST, PROTO_E_EXISTS },
+		{ -EOPNOTSUPP, PROTO_E_UNAVAILABLE }, { -ENODEV, PROTO_E_UNAVAILABLE },
+		{ -ENOSPC, PROTO_E_LIMIT }, { -E2BIG, PROTO_E_LIMIT },
+		{ -ENOMEM, PROTO_E_INTERNAL }, { -EIO, PROTO_E_INTERNAL },
+		{ -EPROTO, PROTO_E_INTERNAL },
+	};
+	size_t i;
+
+	if (!err)
+		return PROTO_OK;
+	for (i = 0; i < ARRAY_SIZE(table); i++)
+		if (table[i].err == err)
+			return table[i].code;
+	return PROTO_E_ATTACH_FAILED;
+}
+
+json_object *attachment_json(const struct attachment *a)
+{
+	json_object *o = json_object_new_object(), *fns = json_object_new_array();
+	size_t i;
+
+	json_object_object_add(o, "id", json_object_new_int64(a->id));
+	json_object_object_add(o, "target", json_object_new_string(a->spec.target));
+	json_object_object_add(o, "mode", json_object_new_string(tracerd_mode_name(a->mode)));
+	json_object_object_add(o, "requested_mode",
+			       json_object_new_string(tracerd_mode_name(a->spec.mode)));
+	json_object_object_add(o, "mode_reason", json_object_new_string(a->mode_reason));
+	json_object_object_add(o, "latency", json_object_new_boolean(a->spec.latency));
+	json_object_object_add(o, "pid", json_object_new_int64(a->spec.tgid));
+	json_object_object_add(o, "comm", a->spec.comm[0] ?
+			       json_object_new_string(a->spec.comm) : NULL);
+	json_object_object_add(o, "record", a->spec.record[0] ?
+			       json_object_new_string(a->spec.record) : NULL);
+	json_object_object_add(o, "since", json_object_new_double(a->since_real_ns / 1e9));
+	for (i = 0; i < a->nr_hooks; i++)
+		json_object_array_add(fns, json_object_new_string(a->hooks[i].name));
+	json_object_object_add(o, "functions", fns);
+	return o;
+}
+
+json_object *skipped_json(const struct skip_list *l)
+{
+	json_object *arr = json_object_new_array(), *o;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		o = json_object_new_object();
+		json_object_object_add(o, "function", json_object_new_string(l->v[i].function));
+		json_object_object_add(o, "reason", json_object_new_string(l->v[i].reason));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static json_object *latency_json(const struct tracerd_slot_stats *s)
+{
+	json_object *o = json_object_new_object(), *b = json_object_new_array(), *e;
+	int i;
+
+	json_object_object_add(o, "count", json_object_new_int64(s->lat_count));
+	json_object_object_add(o, "sum_ns", json_object_new_int64(s->lat_sum));
+	json_object_object_add(o, "min_ns", s->lat_count ? json_object_new_int64(s->lat_min) : NULL);
+	json_object_object_add(o, "max_ns", s->lat_count ? json_object_new_int64(s->lat_max) : NULL);
+	for (i = 0; i < TRACERD_HIST_BUCKETS; i++) {
+		if (!s->hist[i])
+			continue;
+		e = json_object_new_object();
+		json_object_object_add(e, "lo_ns", json_object_new_int64(i ? 1ULL << (i - 1) : 0));
+		json_object_object_add(e, "hi_ns", i == TRACERD_HIST_BUCKETS - 1 ? NULL :
+				       json_object_new_int64(i ? (1ULL << i) - 1 : 0));
+		json_object_object_add(e, "count", json_object_new_int64(s->hist[i]));
+		json_object_array_add(b, e);
+	}
+	json_object_object_add(o, "buckets", b);
+	return o;
+}
+
+static json_object *hook_stats_json(const struct hook_stats *hs, bool latency)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "calls", json_object_new_int64(hs->s.calls));
+	if (hs->kernel_misses_known) {
+		json_object_object_add(o, "misses",
+				       json_object_new_int64(hs->kernel_misses + hs->s.misses));
+		json_object_object_add(o, "misses_reason", NULL);
+	} else {
+		json_object_object_add(o, "misses", NULL);
+		json_object_object_add(o, "misses_reason", json_object_new_string(hs->misses_why));
+	}
+	json_object_object_add(o, "bpf_misses", json_object_new_int64(hs->s.misses));
+	json_object_object_add(o, "latency", latency ? latency_json(&hs->s) : NULL);
+	return o;
+}
+
 
 static json_object *feature_json(const struct feature *f)
 {
@@ -147,12 +252,21 @@ static enum proto_code attach_args(json_object *args, struct tracerd_spec *s, ch
 static enum proto_code cmd_attach(struct tracerd *d, json_object *args, json_object **result,
 				  char *msg, size_t msglen)
 {
+	struct skip_list skipped = {};
 	struct tracerd_spec spec;
 	enum proto_code code = attach_args(args, &spec, msg, msglen);
+	struct attachment *a;
 
 	if (code)
 		return code;
-	return registry_attach(d, &spec, result, msg, msglen);
+	code = command_code(registry_attach(d, &spec, &a, &skipped, msg, msglen));
+	if (!code) {
+		*result = json_object_new_object();
+		json_object_object_add(*result, "attachment", attachment_json(a));
+		json_object_object_add(*result, "skipped", skipped_json(&skipped));
+	}
+	skip_list_free(&skipped);
+	return code;
 }
 
 static enum proto_code cmd_list(struct tracerd *d, json_object *args, json_object **result,
@@ -177,6 +291,94 @@ static enum proto_code cmd_list(struct tracerd *d, json_object *args, json_objec
 	return PROTO_OK;
 }
 
+static bool stats_match(const struct attachment *a, const struct hook *h, unsigned int id,
+			const char *target)
+{
+	if (id && a->id != id)
+		return false;
+	if (target && strcmp(a->spec.target, target) && strcmp(h->name, target))
+		return false;
+	return true;
+}
+
+/* merge: one entry per function name; entries are found by a linear scan */
+static void stats_add_merged(struct hook_stats *acc, bool *lat, char **names,
+			     size_t *n, const char *name, const struct hook_stats *hs, bool latency)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp(names[i], name))
+			break;
+	if (i == *n) {
+		names[i] = (char *)name;
+		acc[i] = *hs;
+		lat[i] = latency;
+		(*n)++;
+		return;
+	}
+	hook_stats_merge(&acc[i], hs);
+	lat[i] |= latency;
+}
+
+/* stats filtered by id (0: any) and target (NULL: any); merged per function */
+static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char *target,
+				  bool merge, json_object **result, char *msg, size_t msglen)
+{
+	json_object *arr = json_object_new_array(), *o;
+	struct hook_stats hs, *acc = NULL;
+	struct attachment *a;
+	char **names = NULL;
+	bool *lat = NULL;
+	size_t i, n = 0, total = 0;
+
+	for (a = d->attachments; a; a = a->next)
+		total += a->nr_hooks;
+	if (merge) {
+		acc = calloc(total + 1, sizeof(*acc));
+		names = calloc(total + 1, sizeof(*names));
+		lat = calloc(total + 1, sizeof(*lat));
+	}
+	for (a = d->attachments; a; a = a->next) {
+		for (i = 0; i < a->nr_hooks; i++) {
+			struct hook *h = &a->hooks[i];
+
+			if (!stats_match(a, h, id, target) || hook_stats(d, a, h, &hs))
+				continue;
+			if (merge && acc && names && lat) {
+				stats_add_merged(acc, lat, names, &n, h->name, &hs, a->spec.latency);
+				continue;
+			}
+			o = hook_stats_json(&hs, a->spec.latency);
+			json_object_object_add(o, "id", json_object_new_int64(a->id));
+			json_object_object_add(o, "target", json_object_new_string(a->spec.target));
+			json_object_object_add(o, "function", json_object_new_string(h->name));
+			json_object_object_add(o, "mode", json_object_new_string(tracerd_mode_name(a->mode)));
+			if (backend_get(a->mode)->path)
+				json_object_object_add(o, "via", json_object_new_string(
+					backend_get(a->mode)->path(h)));
+			json_object_array_add(arr, o);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		o = hook_stats_json(&acc[i], lat[i]);
+		json_object_object_add(o, "function", json_object_new_string(names[i]));
+		json_object_array_add(arr, o);
+	}
+	free(acc);
+	free(names);
+	free(lat);
+	if ((id || target) && !json_object_array_length(arr)) {
+		json_object_put(arr);
+		snprintf(msg, msglen, "no attachment or function matches '%s'",
+			 target ? target : "the id");
+		return PROTO_E_NOT_FOUND;
+	}
+	*result = json_object_new_object();
+	json_object_object_add(*result, "stats", arr);
+	return PROTO_OK;
+}
+
 static enum proto_code cmd_stats(struct tracerd *d, json_object *args, json_object **result,
 				 char *msg, size_t msglen)
 {
@@ -191,7 +393,7 @@ static enum proto_code cmd_stats(struct tracerd *d, json_object *args, json_obje
 			"merge: bool)");
 		return PROTO_E_BAD_REQUEST;
 	}
-	return registry_stats(d, (unsigned int)id, target, merge, result, msg, msglen);
+	return stats_view(d, (unsigned int)id, target, merge, result, msg, msglen);
 }
 
 static enum proto_code cmd_detach(struct tracerd *d, json_object *args, json_object **result,
@@ -200,6 +402,8 @@ static enum proto_code cmd_detach(struct tracerd *d, json_object *args, json_obj
 	bool bad = false, all = proto_arg_bool(args, "all", &bad);
 	const char *target = proto_arg_str(args, "target", &bad);
 	long long id = proto_arg_int(args, "id", 0, &bad);
+	struct attachment *a, *next;
+	json_object *ids;
 
 	if (proto_args_check(args, "detach", detach_fields, msg, msglen))
 		return PROTO_E_BAD_REQUEST;
@@ -208,7 +412,25 @@ static enum proto_code cmd_detach(struct tracerd *d, json_object *args, json_obj
 			"all (true)");
 		return PROTO_E_BAD_REQUEST;
 	}
-	return registry_detach(d, (unsigned int)id, target, all, result, msg, msglen);
+	ids = json_object_new_array();
+	for (a = d->attachments; a; a = next) {
+		next = a->next;
+		if (!all && a->id != id && !(target && !strcmp(a->spec.target, target)))
+			continue;
+		json_object_array_add(ids, json_object_new_int64(a->id));
+		registry_detach(d, a);
+	}
+	if (!all && !json_object_array_length(ids)) {
+		json_object_put(ids);
+		if (target)
+			snprintf(msg, msglen, "no attachment with target '%s'", target);
+		else
+			snprintf(msg, msglen, "no attachment %lld", id);
+		return PROTO_E_NOT_FOUND;
+	}
+	*result = json_object_new_object();
+	json_object_object_add(*result, "detached", ids);
+	return PROTO_OK;
 }
 
 const struct command tracerd_commands[] = {

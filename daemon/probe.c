@@ -13,15 +13,11 @@
 #include "../lib/util.h"
 #include "backend.h"
 
+/* the one table of modes (include/tracerd/modes.h): a row, a backend */
+#define BACKEND_ROW(e, name, be)	[TRACERD_MODE_##e] = &backend_##be,
+
 static const struct backend *const backends[TRACERD_MODE_NR] = {
-	[TRACERD_MODE_FENTRY] = &backend_fentry,
-	[TRACERD_MODE_KPROBE] = &backend_kprobe,
-	[TRACERD_MODE_KPROBE_INT3] = &backend_kprobe_int3,
-	[TRACERD_MODE_KPROBE_MULTI] = &backend_kprobe_multi,
-	[TRACERD_MODE_TP_BTF] = &backend_tp,
-	[TRACERD_MODE_KMOD_CALLOPS] = &backend_kmod_callops,
-	[TRACERD_MODE_KMOD_DIRECT] = &backend_kmod_direct,
-	[TRACERD_MODE_KMOD_KPROBE] = &backend_kmod_kprobe,
+	TRACERD_MODES(BACKEND_ROW)
 };
 
 const struct backend *backend_get(enum tracerd_mode m)

@@ -381,9 +381,6 @@ int recorder_attach(struct tracerd *d, struct attachment *a, char *msg, size_t m
 	err = spec_check_record_name(a->spec.record, msg, msglen);
 	if (err)
 		return err;
-	if (tracerd_mode_is_kmod(a->mode))	/* the module has no ring buffer */
-		return set_err(msg, msglen, -EOPNOTSUPP, "recording needs a BPF mode, not %s",
-			       tracerd_mode_name(a->mode));
 	err = loop_start(d);
 	if (err)
 		return set_err(msg, msglen, err, "ring buffer consumer: %s", strerror(-err));

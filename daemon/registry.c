@@ -2,7 +2,7 @@
 /*
  * Attachments: resolve a spec into hooks, pick the mode (auto: the table
  * in docs/auto.md), attach through the backend, keep the result; detach;
- * read statistics. See registry.h.
+ * read statistics. Objects and -errno, no JSON: see registry.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,20 +28,54 @@ unsigned int registry_count(const struct tracerd *d)
 	return n;
 }
 
-static bool same_request(const struct tracerd_spec *a, const struct tracerd_spec *b)
+struct attachment *registry_find(struct tracerd *d, unsigned int id)
 {
-	return !strcmp(a->target, b->target) && a->mode == b->mode &&
-	       a->latency == b->latency && a->tgid == b->tgid && !strcmp(a->comm, b->comm);
+	struct attachment *a;
+
+	for (a = d->attachments; a && a->id != id; a = a->next)
+		;
+	return a;
 }
 
-/* Is function name hooked by a kmod-direct attachment (its one direct call)? */
+void skip_list_add(struct skip_list *l, const char *function, const char *reason)
+{
+	struct skipped *v;
+
+	if (!l || l->n >= SKIP_LIST_MAX)
+		return;
+	if (l->n == l->cap) {
+		v = realloc(l->v, (l->cap ? l->cap * 2 : 16) * sizeof(*v));
+		if (!v)
+			return;
+		l->v = v;
+		l->cap = l->cap ? l->cap * 2 : 16;
+	}
+	str_copy(l->v[l->n].function, function, sizeof(l->v[l->n].function));
+	str_copy(l->v[l->n].reason, reason, sizeof(l->v[l->n].reason));
+	l->n++;
+}
+
+void skip_list_free(struct skip_list *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static unsigned int mode_caps(enum tracerd_mode m)
+{
+	const struct backend *be = backend_get(m);
+
+	return be ? be->caps : 0;
+}
+
+/* Does an attachment own function name's one direct call (MODE_CAP_DIRECT_EXCL)? */
 static const struct attachment *direct_call_owner(struct tracerd *d, const char *name)
 {
 	const struct attachment *a;
 	size_t i;
 
 	for (a = d->attachments; a; a = a->next) {
-		if (a->mode != TRACERD_MODE_KMOD_DIRECT)
+		if (!(mode_caps(a->mode) & MODE_CAP_DIRECT_EXCL))
 			continue;
 		for (i = 0; i < a->nr_hooks; i++)
 			if (!strcmp(a->hooks[i].name, name))
@@ -60,6 +94,7 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 			      char *why, size_t whylen)
 {
 	const struct attachment *owner = nr == 1 ? direct_call_owner(d, hooks[0].name) : NULL;
+	unsigned int caps[TRACERD_MODE_NR];
 	bool avail[TRACERD_MODE_NR];
 	struct auto_request r = {
 		.tracepoint = spec_is_tracepoint(spec->target),
@@ -67,16 +102,20 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 		.direct_call_taken = owner != NULL,
 		.latency = spec->latency,
 		.comm = spec->comm[0] != '\0',
+		.record = spec->record[0] != '\0',
 		.available = avail,
+		.caps = caps,
 	};
 	enum auto_skip skip[TRACERD_MODE_NR];
 	enum tracerd_mode order[TRACERD_MODE_NR];
 	size_t i, n, len, off = 0;
-	char buf[256];
+	char buf[256], miss[64];
 	int m;
 
-	for (m = 0; m < TRACERD_MODE_NR; m++)
+	for (m = 0; m < TRACERD_MODE_NR; m++) {
 		avail[m] = d->features[m].available;
+		caps[m] = mode_caps(m);
+	}
 	n = auto_select(&r, out, skip, order, &len);
 	why[0] = '\0';
 	for (i = 0; i < len && (!n || order[i] != out[0]); i++) {
@@ -87,13 +126,15 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 			reason = d->features[order[i]].reason;
 			break;
 		case AUTO_SKIP_DIRECT_CALL:
-			str_fmt(buf, sizeof(buf), "'%s' carries the direct call of kmod-direct "
-				"attachment %u (one direct call per function)",
-				hooks[0].name, owner->id);
+			str_fmt(buf, sizeof(buf), "'%s' carries the direct call of %s "
+				 "attachment %u (one direct call per function)",
+				 hooks[0].name, tracerd_mode_name(owner->mode), owner->id);
 			reason = buf;
 			break;
-		case AUTO_SKIP_KMOD_OPTIONS:
-			reason = "kmod modes have no latency and no comm filter";
+		case AUTO_SKIP_OPTIONS:
+			snprintf(buf, sizeof(buf), "the mode has no %s", mode_caps_missing(
+				caps[order[i]], r.latency, r.comm, r.record, miss, sizeof(miss)));
+			reason = buf;
 			break;
 		default:
 			continue;
@@ -103,28 +144,22 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 	return n;
 }
 
-static enum proto_code errno_code(int err)
+/*
+ * A backend's failure is the kernel's refusal (-EREMOTEIO, the kernel's
+ * own errno is in the message), unless it says no such function (or BTF),
+ * out of room or out of memory.
+ */
+static int kernel_refusal(int err)
 {
-	switch (err) {
-	case -ENOENT:
-		return PROTO_E_NOT_FOUND;
-	case -ENOSPC:
-		return PROTO_E_LIMIT;
-	case -ENOMEM:
-		return PROTO_E_INTERNAL;
-	default:
-		return PROTO_E_ATTACH_FAILED;
-	}
+	return err == -ENOENT || err == -ENOSPC || err == -ENOMEM ? err : -EREMOTEIO;
 }
 
 static void hooks_release(struct tracerd *d, struct hook *hooks, size_t nr)
 {
 	size_t i;
 
-	for (i = 0; i < nr; i++) {
-		hook_close_fds(&hooks[i]);
+	for (i = 0; i < nr; i++)
 		maps_slot_free(d, hooks[i].slot);
-	}
 }
 
 static void attachment_free(struct tracerd *d, struct attachment *a)
@@ -158,7 +193,7 @@ static int hooks_slots(struct tracerd *d, struct attachment *a)
 }
 
 /* Drop hooks that did not attach (reported in skipped); keep the rest. */
-static void hooks_compact(struct tracerd *d, struct attachment *a, json_object *skipped)
+static void hooks_compact(struct tracerd *d, struct attachment *a, struct skip_list *skipped)
 {
 	size_t i, j = 0;
 
@@ -169,18 +204,36 @@ static void hooks_compact(struct tracerd *d, struct attachment *a, json_object *
 			a->hooks[j++] = *h;
 			continue;
 		}
-		if (skipped) {
-			json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "function", json_object_new_string(h->name));
-			json_object_object_add(o, "reason", json_object_new_string(
-				h->err[0] ? h->err : "not attached"));
-			json_object_array_add(skipped, o);
-		}
-		hook_close_fds(h);
+		/* the backend freed what it held of a hook it could not attach */
+		skip_list_add(skipped, h->name, h->err[0] ? h->err : "not attached");
 		maps_slot_free(d, h->slot);
 	}
 	a->nr_hooks = j;
+}
+
+/*
+ * What be needs of a hook (MODE_CAP_NEEDS_*): a hook without it is marked
+ * failed (err set: the backend leaves it alone, the registry skips it).
+ * 0 when some hook can be attached, else -ENOENT.
+ */
+static int hooks_needs(const struct backend *be, struct attachment *a)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < a->nr_hooks; k++) {
+		struct hook *h = &a->hooks[k];
+
+		h->err[0] = '\0';
+		if ((be->caps & MODE_CAP_NEEDS_BTF) && h->btf_id <= 0)
+			str_fmt(h->err, sizeof(h->err), "no BTF for function '%s' (%s needs it)",
+				 h->name, tracerd_mode_name(be->mode));
+		else if ((be->caps & MODE_CAP_NEEDS_ADDR) && !h->addr)
+			str_fmt(h->err, sizeof(h->err), "no kallsyms address for '%s' (%s needs one)",
+				 h->name, tracerd_mode_name(be->mode));
+		else
+			n++;
+	}
+	return n ? 0 : -ENOENT;
 }
 
 /* Try each candidate mode in turn; 0 with a->mode set, or the last -errno. */
@@ -188,21 +241,19 @@ static int attach_modes(struct tracerd *d, struct attachment *a, const enum trac
 			size_t nc, char *why, size_t whylen, char *msg, size_t msglen)
 {
 	const struct backend *be;
-	size_t i, k, off = strlen(why);
+	size_t i, off = strlen(why);
 	int err = -EOPNOTSUPP;
 
 	for (i = 0; i < nc; i++) {
 		be = backend_get(cand[i]);
 		a->mode = cand[i];
-		for (k = 0; k < a->nr_hooks; k++)
-			a->hooks[k].err[0] = '\0';
-		err = be->attach(d, a);
+		err = hooks_needs(be, a);
+		if (!err)
+			err = be->attach(d, a);
 		if (!err)
 			return 0;
 		str_fmt(msg, msglen, "%s", a->hooks[0].err[0] ? a->hooks[0].err : strerror(-err));
 		be->detach(d, a);
-		for (k = 0; k < a->nr_hooks; k++)
-			hook_close_fds(&a->hooks[k]);
 		off = str_cat(why, whylen, off, "; not %s: %s", tracerd_mode_name(cand[i]), msg);
 	}
 	return err;
@@ -210,53 +261,71 @@ static int attach_modes(struct tracerd *d, struct attachment *a, const enum trac
 
 static void set_mode_reason(struct attachment *a, size_t nr_resolved, const char *why)
 {
-	const char *what;
+	const char *what = backend_get(a->mode)->auto_why[nr_resolved > 1];
 
 	if (a->spec.mode != TRACERD_MODE_AUTO) {
 		snprintf(a->mode_reason, sizeof(a->mode_reason), "requested");
 		return;
 	}
-	if (a->mode == TRACERD_MODE_TP_BTF)
-		what = "tracepoints are hooked by tp_btf (raw_tp fallback)";
-	else if (a->mode == TRACERD_MODE_KPROBE_MULTI && nr_resolved > 1)
-		what = "many functions: one kprobe.multi link attaches them all at once";
-	else if (a->mode == TRACERD_MODE_FENTRY)
-		what = nr_resolved > 1 ? "many functions, kprobe.multi unavailable: fentry is the "
-					 "cheapest per call" :
-					 "one function: fentry is the cheapest BPF hook per call";
-	else
+	if (!what)
 		what = "the cheapest mode available for this target";
 	str_fmt(a->mode_reason, sizeof(a->mode_reason), "auto: %s%s", what, why);
 }
 
-static enum proto_code attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
-				      enum tracerd_mode *cand, size_t *nc, char *msg, size_t msglen)
+/*
+ * The one check of a request against what its mode supports (struct
+ * backend's caps), before anything touches the kernel: -EINVAL naming the
+ * options the mode cannot honour.
+ */
+static int request_check(const struct backend *be, const struct tracerd_spec *spec,
+			 char *msg, size_t msglen)
+{
+	char miss[64];
+	bool tp = spec_is_tracepoint(spec->target);
+
+	if (!(be->caps & (tp ? MODE_CAP_TRACEPOINT : MODE_CAP_FUNCTION)))
+		return set_err(msg, msglen, -EINVAL, "mode %s cannot hook %s '%s'",
+			       tracerd_mode_name(be->mode), tp ? "tracepoint" : "function",
+			       spec->target);
+	if (spec->tgid && !(be->caps & MODE_CAP_PID))
+		return set_err(msg, msglen, -EINVAL, "mode %s has no pid filter",
+			       tracerd_mode_name(be->mode));
+	if (mode_caps_missing(be->caps, spec->latency, spec->comm[0], spec->record[0], miss,
+			      sizeof(miss))[0])
+		return set_err(msg, msglen, -EINVAL, "mode %s has no %s (the module counts calls "
+			       "by pid only; latency, comm and recording need a BPF mode)",
+			       tracerd_mode_name(be->mode), miss);
+	return 0;
+}
+
+static int attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
+			  enum tracerd_mode *cand, size_t *nc, char *msg, size_t msglen)
 {
 	const struct attachment *o;
 	const struct feature *f;
+	int err;
 
-	if (spec_validate(spec, msg, msglen))
-		return PROTO_E_BAD_REQUEST;
-	for (o = d->attachments; o; o = o->next) {
-		if (same_request(&o->spec, spec)) {
-			str_fmt(msg, msglen, "'%s' is already attached the same way (attachment %u)",
-				spec->target, o->id);
-			return PROTO_E_EXISTS;
-		}
-	}
-	if (spec->mode == TRACERD_MODE_AUTO) {
-		*nc = 0;
-		return PROTO_OK;
-	}
+	err = spec_validate(spec, msg, msglen);
+	if (err)
+		return err;
+	for (o = d->attachments; o; o = o->next)
+		if (spec_same_hooks(&o->spec, spec))
+			return set_err(msg, msglen, -EEXIST, "'%s' is already attached the same way "
+				       "(attachment %u)", spec->target, o->id);
+	*nc = 0;
+	if (spec->mode == TRACERD_MODE_AUTO)
+		return 0;
+	/* what the mode cannot do first: the answer does not depend on the kernel */
+	err = request_check(backend_get(spec->mode), spec, msg, msglen);
+	if (err)
+		return err;
 	f = &d->features[spec->mode];
-	if (!f->available) {
-		str_fmt(msg, msglen, "mode %s is not available on this kernel: %s",
-			tracerd_mode_name(spec->mode), f->reason);
-		return PROTO_E_UNAVAILABLE;
-	}
+	if (!f->available)
+		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s is not available on this kernel: %s",
+			       tracerd_mode_name(spec->mode), f->reason);
 	cand[0] = spec->mode;
 	*nc = 1;
-	return PROTO_OK;
+	return 0;
 }
 
 static void attachment_link(struct tracerd *d, struct attachment *a)
@@ -270,80 +339,79 @@ static void attachment_link(struct tracerd *d, struct attachment *a)
 	*pp = a;
 }
 
-enum proto_code registry_attach(struct tracerd *d, const struct tracerd_spec *spec,
-				json_object **result, char *msg, size_t msglen)
+/* Resolve a's target into hooks with slots; auto: its candidates into cand. */
+static int attach_resolve(struct tracerd *d, struct attachment *a, enum tracerd_mode *cand,
+			  size_t *nc, struct skip_list *skipped, char *why, size_t whylen,
+			  char *msg, size_t msglen)
+{
+	const struct tracerd_spec *spec = &a->spec;
+	int err;
+
+	/* kallsyms addresses for the kmod modes, auto's last resort among them */
+	err = resolve_target(d, spec, spec->mode == TRACERD_MODE_AUTO ||
+			     (mode_caps(spec->mode) & MODE_CAP_NEEDS_ADDR), &a->hooks,
+			     &a->nr_hooks, skipped, msg, msglen);
+	if (err)
+		return err;
+	if (spec->mode == TRACERD_MODE_AUTO) {
+		*nc = auto_candidates(d, spec, a->hooks, a->nr_hooks, cand, why, whylen);
+		if (!*nc)
+			return set_err(msg, msglen, -EOPNOTSUPP, "no mode can hook '%s' on this "
+				       "kernel%s", spec->target, why);
+	}
+	if (hooks_slots(d, a))
+		return set_err(msg, msglen, -ENOSPC, "out of slots: %u hooked functions at most",
+			       TRACERD_MAX_SLOTS);
+	return 0;
+}
+
+int registry_attach(struct tracerd *d, const struct tracerd_spec *spec, struct attachment **out,
+		    struct skip_list *skipped, char *msg, size_t msglen)
 {
 	enum tracerd_mode cand[TRACERD_MODE_NR];
-	json_object *skipped = json_object_new_array();
 	struct attachment *a = NULL;
-	struct resolver *r = NULL;
-	enum proto_code code;
 	char why[1024] = "";
 	size_t nc = 0, nr;
 	int err;
 
-	code = attach_prepare(d, spec, cand, &nc, msg, msglen);
-	if (code)
+	err = attach_prepare(d, spec, cand, &nc, msg, msglen);
+	if (err)
 		goto cleanup;
-	code = PROTO_E_INTERNAL;
 	a = calloc(1, sizeof(*a));
-	r = resolver_new(d);
-	if (!a || !r) {
-		str_fmt(msg, msglen, "out of memory");
+	if (!a) {
+		err = set_err(msg, msglen, -ENOMEM, "out of memory");
 		goto cleanup;
 	}
 	a->spec = *spec;
-	/* auto falling back to a kmod mode: be_kmod.c looks addresses up itself */
-	code = resolve_target(r, spec, tracerd_mode_is_kmod(spec->mode), &a->hooks, &a->nr_hooks,
-			      skipped, msg, msglen);
-	if (code)
+	err = attach_resolve(d, a, cand, &nc, skipped, why, sizeof(why), msg, msglen);
+	if (err)
 		goto cleanup;
 	nr = a->nr_hooks;
-	if (spec->mode == TRACERD_MODE_AUTO) {
-		nc = auto_candidates(d, spec, a->hooks, nr, cand, why, sizeof(why));
-		if (!nc) {
-			str_fmt(msg, msglen, "no mode can hook '%s' on this kernel%s", spec->target, why);
-			code = PROTO_E_UNAVAILABLE;
-			goto cleanup;
-		}
-	}
-	err = hooks_slots(d, a);
-	if (err) {
-		str_fmt(msg, msglen, "out of slots: %u hooked functions at most", TRACERD_MAX_SLOTS);
-		code = PROTO_E_LIMIT;
-		goto cleanup;
-	}
 	err = attach_modes(d, a, cand, nc, why, sizeof(why), msg, msglen);
 	if (err) {
-		code = errno_code(err);
+		err = kernel_refusal(err);
 		if (spec->mode == TRACERD_MODE_AUTO)
 			str_fmt(msg, msglen, "no mode could hook '%s'%s", spec->target, why);
 		goto cleanup;
 	}
 	hooks_compact(d, a, skipped);
 	set_mode_reason(a, nr, why);
-	err = recorder_attach(d, a, msg, msglen);	/* record=NAME: daemon/recorder.c */
+	/* record=NAME (daemon/recorder.c): a bad name is the request's fault */
+	err = recorder_attach(d, a, msg, msglen);
 	if (err) {
-		/* a bad name, or a mode without a ring buffer: the request's fault */
-		code = err == -EINVAL || err == -EOPNOTSUPP ? PROTO_E_BAD_REQUEST : PROTO_E_INTERNAL;
+		err = err == -EINVAL ? err : -EIO;
 		goto cleanup;
 	}
 	attachment_link(d, a);
 	log_notice("attached %u: '%s' mode %s, %zu function%s (%s)", a->id, spec->target,
 		   tracerd_mode_name(a->mode), a->nr_hooks, a->nr_hooks == 1 ? "" : "s",
 		   a->mode_reason);
-	*result = json_object_new_object();
-	json_object_object_add(*result, "attachment", attachment_json(a));
-	json_object_object_add(*result, "skipped", skipped);
-	skipped = NULL;
-	a = NULL;
-	code = PROTO_OK;
+	*out = a;
+	return 0;
 cleanup:
 	if (a)
 		attachment_free(d, a);
-	resolver_free(r);
-	json_object_put(skipped);
-	return code;
+	return err;
 }
 
 static void attachment_unlink(struct tracerd *d, struct attachment *a)
@@ -358,33 +426,11 @@ static void attachment_unlink(struct tracerd *d, struct attachment *a)
 	}
 }
 
-enum proto_code registry_detach(struct tracerd *d, unsigned int id, const char *target,
-				bool all, json_object **result, char *msg, size_t msglen)
+void registry_detach(struct tracerd *d, struct attachment *a)
 {
-	json_object *ids = json_object_new_array();
-	struct attachment *a, *next;
-
-	for (a = d->attachments; a; a = next) {
-		next = a->next;
-		if (!all && a->id != id && !(target && !strcmp(a->spec.target, target)))
-			continue;
-		json_object_array_add(ids, json_object_new_int64(a->id));
-		log_notice("detached %u: '%s' mode %s", a->id, a->spec.target,
-			   tracerd_mode_name(a->mode));
-		attachment_unlink(d, a);
-		attachment_free(d, a);
-	}
-	if (!all && !json_object_array_length(ids)) {
-		json_object_put(ids);
-		if (target)
-			str_fmt(msg, msglen, "no attachment with target '%s'", target);
-		else
-			str_fmt(msg, msglen, "no attachment %u", id);
-		return PROTO_E_NOT_FOUND;
-	}
-	*result = json_object_new_object();
-	json_object_object_add(*result, "detached", ids);
-	return PROTO_OK;
+	log_notice("detached %u: '%s' mode %s", a->id, a->spec.target, tracerd_mode_name(a->mode));
+	attachment_unlink(d, a);
+	attachment_free(d, a);
 }
 
 void registry_detach_all(struct tracerd *d)
@@ -416,74 +462,7 @@ int hook_stats(struct tracerd *d, struct attachment *a, struct hook *h, struct h
 	return 0;
 }
 
-/* ---------------------------------------------------------------- JSON */
-
-json_object *attachment_json(const struct attachment *a)
-{
-	json_object *o = json_object_new_object(), *fns = json_object_new_array();
-	size_t i;
-
-	json_object_object_add(o, "id", json_object_new_int64(a->id));
-	json_object_object_add(o, "target", json_object_new_string(a->spec.target));
-	json_object_object_add(o, "mode", json_object_new_string(tracerd_mode_name(a->mode)));
-	json_object_object_add(o, "requested_mode",
-			       json_object_new_string(tracerd_mode_name(a->spec.mode)));
-	json_object_object_add(o, "mode_reason", json_object_new_string(a->mode_reason));
-	json_object_object_add(o, "latency", json_object_new_boolean(a->spec.latency));
-	json_object_object_add(o, "pid", json_object_new_int64(a->spec.tgid));
-	json_object_object_add(o, "comm", a->spec.comm[0] ?
-			       json_object_new_string(a->spec.comm) : NULL);
-	json_object_object_add(o, "record", a->spec.record[0] ?
-			       json_object_new_string(a->spec.record) : NULL);
-	json_object_object_add(o, "since", json_object_new_double(a->since_real_ns / 1e9));
-	for (i = 0; i < a->nr_hooks; i++)
-		json_object_array_add(fns, json_object_new_string(a->hooks[i].name));
-	json_object_object_add(o, "functions", fns);
-	return o;
-}
-
-static json_object *latency_json(const struct tracerd_slot_stats *s)
-{
-	json_object *o = json_object_new_object(), *b = json_object_new_array(), *e;
-	int i;
-
-	json_object_object_add(o, "count", json_object_new_int64(s->lat_count));
-	json_object_object_add(o, "sum_ns", json_object_new_int64(s->lat_sum));
-	json_object_object_add(o, "min_ns", s->lat_count ? json_object_new_int64(s->lat_min) : NULL);
-	json_object_object_add(o, "max_ns", s->lat_count ? json_object_new_int64(s->lat_max) : NULL);
-	for (i = 0; i < TRACERD_HIST_BUCKETS; i++) {
-		if (!s->hist[i])
-			continue;
-		e = json_object_new_object();
-		json_object_object_add(e, "lo_ns", json_object_new_int64(i ? 1ULL << (i - 1) : 0));
-		json_object_object_add(e, "hi_ns", i == TRACERD_HIST_BUCKETS - 1 ? NULL :
-				       json_object_new_int64(i ? (1ULL << i) - 1 : 0));
-		json_object_object_add(e, "count", json_object_new_int64(s->hist[i]));
-		json_object_array_add(b, e);
-	}
-	json_object_object_add(o, "buckets", b);
-	return o;
-}
-
-json_object *hook_stats_json(const struct hook_stats *hs, bool latency)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "calls", json_object_new_int64(hs->s.calls));
-	if (hs->kernel_misses_known) {
-		json_object_object_add(o, "misses",
-				       json_object_new_int64(hs->kernel_misses + hs->s.misses));
-		json_object_object_add(o, "misses_reason", NULL);
-	} else {
-		json_object_object_add(o, "misses", NULL);
-		json_object_object_add(o, "misses_reason", json_object_new_string(hs->misses_why));
-	}
-	json_object_object_add(o, "bpf_misses", json_object_new_int64(hs->s.misses));
-	json_object_object_add(o, "latency", latency ? latency_json(&hs->s) : NULL);
-	return o;
-}
-
-static void stats_merge(struct hook_stats *into, const struct hook_stats *from)
+void hook_stats_merge(struct hook_stats *into, const struct hook_stats *from)
 {
 	int i;
 
@@ -502,91 +481,4 @@ static void stats_merge(struct hook_stats *into, const struct hook_stats *from)
 		into->misses_why = from->misses_why;
 	}
 	into->kernel_misses += from->kernel_misses;
-}
-
-static bool stats_match(const struct attachment *a, const struct hook *h, unsigned int id,
-			const char *target)
-{
-	if (id && a->id != id)
-		return false;
-	if (target && strcmp(a->spec.target, target) && strcmp(h->name, target))
-		return false;
-	return true;
-}
-
-/* merge: one entry per function name; entries are found by a linear scan */
-static void stats_add_merged(json_object *arr, struct hook_stats *acc, bool *lat, char **names,
-			     size_t *n, const char *name, const struct hook_stats *hs, bool latency)
-{
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (!strcmp(names[i], name))
-			break;
-	if (i == *n) {
-		names[i] = (char *)name;
-		acc[i] = *hs;
-		lat[i] = latency;
-		(*n)++;
-		return;
-	}
-	stats_merge(&acc[i], hs);
-	lat[i] |= latency;
-}
-
-enum proto_code registry_stats(struct tracerd *d, unsigned int id, const char *target,
-			       bool merge, json_object **result, char *msg, size_t msglen)
-{
-	json_object *arr = json_object_new_array(), *o;
-	struct hook_stats hs, *acc = NULL;
-	struct attachment *a;
-	char **names = NULL;
-	bool *lat = NULL;
-	size_t i, n = 0, total = 0;
-
-	for (a = d->attachments; a; a = a->next)
-		total += a->nr_hooks;
-	if (merge) {
-		acc = calloc(total + 1, sizeof(*acc));
-		names = calloc(total + 1, sizeof(*names));
-		lat = calloc(total + 1, sizeof(*lat));
-	}
-	for (a = d->attachments; a; a = a->next) {
-		for (i = 0; i < a->nr_hooks; i++) {
-			struct hook *h = &a->hooks[i];
-
-			if (!stats_match(a, h, id, target) || hook_stats(d, a, h, &hs))
-				continue;
-			if (merge && acc && names && lat) {
-				stats_add_merged(arr, acc, lat, names, &n, h->name, &hs, a->spec.latency);
-				continue;
-			}
-			o = hook_stats_json(&hs, a->spec.latency);
-			json_object_object_add(o, "id", json_object_new_int64(a->id));
-			json_object_object_add(o, "target", json_object_new_string(a->spec.target));
-			json_object_object_add(o, "function", json_object_new_string(h->name));
-			json_object_object_add(o, "mode", json_object_new_string(tracerd_mode_name(a->mode)));
-			if (a->mode == TRACERD_MODE_TP_BTF)
-				json_object_object_add(o, "via", json_object_new_string(
-					h->via_raw_tp ? "raw_tp" : "tp_btf"));
-			json_object_array_add(arr, o);
-		}
-	}
-	for (i = 0; i < n; i++) {
-		o = hook_stats_json(&acc[i], lat[i]);
-		json_object_object_add(o, "function", json_object_new_string(names[i]));
-		json_object_array_add(arr, o);
-	}
-	free(acc);
-	free(names);
-	free(lat);
-	if ((id || target) && !json_object_array_length(arr)) {
-		json_object_put(arr);
-		str_fmt(msg, msglen, "no attachment or function matches '%s'",
-			target ? target : "the id");
-		return PROTO_E_NOT_FOUND;
-	}
-	*result = json_object_new_object();
-	json_object_object_add(*result, "stats", arr);
-	return PROTO_OK;
 }

@@ -3,12 +3,12 @@
  * The registry of attachments: attach (resolve, choose the mode, hook),
  * detach, and the read side used by the control protocol and by any other
  * exporter (HTTP metrics): iterate d->attachments and call hook_stats().
+ * Objects and -errno only: daemon/commands.c renders them as JSON and
+ * turns the errno into the protocol's code (one table, command_code()).
  */
 #ifndef TRACERD_REGISTRY_H
 #define TRACERD_REGISTRY_H
 
-#include <json-c/json.h>
-#include "../lib/proto.h"
 #include "tracerd.h"
 
 /* A snapshot of one hook's statistics. */
@@ -19,25 +19,30 @@ struct hook_stats {
 	const char *misses_why;		/* when !kernel_misses_known */
 };
 
-enum proto_code registry_attach(struct tracerd *d, const struct tracerd_spec *spec,
-				json_object **result, char *msg, size_t msglen);
-/* Detach by id (> 0), by target (non-NULL), or everything (all). */
-enum proto_code registry_detach(struct tracerd *d, unsigned int id, const char *target,
-				bool all, json_object **result, char *msg, size_t msglen);
+/*
+ * Attach spec: 0 with *out the new attachment (owned by the registry) and
+ * skipped (may be NULL) holding the glob matches not hooked, or -errno
+ * with msg saying why: -EINVAL bad request, -ENOENT no such target,
+ * -EEXIST the same attachment exists, -EOPNOTSUPP mode unavailable here,
+ * -ENOSPC out of slots, -E2BIG more matches than max_glob_matches,
+ * -ENOMEM, -EIO (no function list, a recording that cannot start),
+ * -EREMOTEIO the kernel refused (its errno is in msg).
+ */
+int registry_attach(struct tracerd *d, const struct tracerd_spec *spec, struct attachment **out,
+		    struct skip_list *skipped, char *msg, size_t msglen);
+struct attachment *registry_find(struct tracerd *d, unsigned int id);
+/* Detach and free a (unlinked from d->attachments). */
+void registry_detach(struct tracerd *d, struct attachment *a);
 void registry_detach_all(struct tracerd *d);
 unsigned int registry_count(const struct tracerd *d);
 
 int hook_stats(struct tracerd *d, struct attachment *a, struct hook *h, struct hook_stats *out);
+/* Add from into into (the per-function merge of `stats --merge`). */
+void hook_stats_merge(struct hook_stats *into, const struct hook_stats *from);
 
-/* JSON views (docs/protocol.md: list, stats). */
-json_object *attachment_json(const struct attachment *a);
-json_object *hook_stats_json(const struct hook_stats *hs, bool latency);
-/* be_kmod.c: the kernel config the module reports, and where the ftrace call
- * site of each of a's functions branches now (kmod modes; NULL otherwise) */
-json_object *kmod_config_json(const struct tracerd *d);
-json_object *kmod_sites_json(struct tracerd *d, const struct attachment *a);
-/* stats filtered by id (0: any) and target (NULL: any); merged per function */
-enum proto_code registry_stats(struct tracerd *d, unsigned int id, const char *target,
-			       bool merge, json_object **result, char *msg, size_t msglen);
+/* skipped lists: at most SKIP_LIST_MAX entries are kept */
+#define SKIP_LIST_MAX	1000
+void skip_list_add(struct skip_list *l, const char *function, const char *reason);
+void skip_list_free(struct skip_list *l);
 
 #endif

@@ -46,20 +46,9 @@ static unsigned int reloads_ok, reloads_refused;
 static bool last_refused;
 static char last_refusal[512];
 
-static bool spec_equal(const struct tracerd_spec *a, const struct tracerd_spec *b)
-{
-	return !strcmp(a->target, b->target) && a->mode == b->mode && a->latency == b->latency &&
-	       a->tgid == b->tgid && !strcmp(a->comm, b->comm) && !strcmp(a->record, b->record);
-}
-
 static struct attachment *find_id(struct tracerd *d, unsigned int id)
 {
-	struct attachment *a;
-
-	for (a = d->attachments; a && id; a = a->next)
-		if (a->id == id)
-			return a;
-	return NULL;
+	return id ? registry_find(d, id) : NULL;
 }
 
 static struct attachment *find_spec(struct tracerd *d, const struct tracerd_spec *s)
@@ -78,7 +67,6 @@ static unsigned int attach_lines(struct tracerd *d, const struct tracerd_config 
 {
 	const struct tracerd_config_attach *l;
 	struct attachment *a;
-	json_object *res;
 	unsigned int n = 0;
 	char msg[1024];
 	size_t i;
@@ -93,19 +81,16 @@ static unsigned int attach_lines(struct tracerd *d, const struct tracerd_config 
 				 "tracectl: left to it", why, l->line, l->spec.target, a->id);
 			continue;
 		}
-		res = NULL;
-		if (registry_attach(d, &l->spec, &res, msg, sizeof(msg))) {
+		if (registry_attach(d, &l->spec, &a, NULL, msg, sizeof(msg))) {
 			log_err("%sconfig line %d: attach '%s' failed: %s", why, l->line,
 				l->spec.target, msg);
 			st[i].failed = true;
 			free(st[i].error);
 			st[i].error = strdup(msg);
 		} else {
-			a = find_spec(d, &l->spec);
-			st[i].id = a ? a->id : 0;
+			st[i].id = a->id;
 			n++;
 		}
-		json_object_put(res);
 	}
 	return n;
 }
@@ -114,13 +99,13 @@ static unsigned int attach_lines(struct tracerd *d, const struct tracerd_config 
 static unsigned int carry_over(struct tracerd *d, const struct tracerd_config *old,
 			       const struct tracerd_config *new, struct line_state *st)
 {
-	char msg[256];
-	json_object *res;
+	struct attachment *a;
 	unsigned int n = 0;
 	size_t i, j;
 
 	for (i = 0; cfg_lines && i < old->nr_attach; i++) {
-		if (!find_id(d, cfg_lines[i].id))
+		a = find_id(d, cfg_lines[i].id);
+		if (!a)
 			continue;	/* failed, or detached with tracectl since */
 		for (j = 0; j < new->nr_attach; j++)
 			if (!st[j].id && spec_equal(&old->attach[i].spec, &new->attach[j].spec))
@@ -129,10 +114,8 @@ static unsigned int carry_over(struct tracerd *d, const struct tracerd_config *o
 			st[j].id = cfg_lines[i].id;
 			continue;
 		}
-		res = NULL;
-		if (!registry_detach(d, cfg_lines[i].id, NULL, false, &res, msg, sizeof(msg)))
-			n++;
-		json_object_put(res);
+		registry_detach(d, a);
+		n++;
 	}
 	return n;
 }

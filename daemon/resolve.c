@@ -12,18 +12,22 @@
 #include "../lib/symfilter.h"
 #include "../lib/strutil.h"
 #include "../lib/util.h"
+#include "registry.h"
 #include "resolve.h"
 
 struct sym {
-	char *name;
-	char *module;	/* NULL for vmlinux */
+	const char *name;	/* into the table's text */
+	const char *module;	/* NULL for vmlinux */
 	__u64 addr;
 	__u32 count;	/* how many functions share this name */
 };
 
+/* A sorted symbol list parsed in place from one file's text. */
 struct symtab {
+	char *text;
 	struct sym *syms;
 	size_t n, cap;
+	size_t lines;		/* non-empty lines read, kept or not */
 };
 
 struct btf_index {
@@ -35,41 +39,41 @@ struct btf_index {
 
 struct mod_btf {
 	char name[64];
-	int fd;
+	int fd;			/* -1: the module has no BTF */
 	struct btf *btf;
 	struct btf_index idx;
 };
 
-struct resolve_cache {
+/*
+ * The one symbol source: what ftrace can hook, the kallsyms function
+ * symbols (addresses, weak ones included), vmlinux and module BTF. Read
+ * once; everything read from modules is dropped when /proc/modules
+ * changes, so a module BTF fd never outlives its module's entry here.
+ */
+struct symsrc {
+	char *modules_sig;	/* /proc/modules when the tables were read */
 	struct symtab *ftrace;	/* NULL: available_filter_functions unreadable */
-	char *modules_sig;	/* /proc/modules when ftrace was read */
+	struct symtab *kallsyms;	/* loaded on first need */
 	struct btf_index vmlinux;
-};
-
-struct resolver {
-	struct tracerd *d;
-	struct resolve_cache *c;
-	struct symtab *kallsyms;	/* loaded on demand */
 	struct mod_btf *mods;
 	size_t nr_mods;
 };
 
 static int sym_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct sym *)a)->name, ((const struct sym *)b)->name);
+	const struct sym *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	/* names point into the file's text: the first line wins a tie */
+	return c ? c : (x->name > y->name) - (x->name < y->name);
 }
 
 static void symtab_free(struct symtab *t)
 {
-	size_t i;
-
 	if (!t)
 		return;
-	for (i = 0; i < t->n; i++) {
-		free(t->syms[i].name);
-		free(t->syms[i].module);
-	}
 	free(t->syms);
+	free(t->text);
 	free(t);
 }
 
@@ -86,18 +90,11 @@ static int symtab_add(struct symtab *t, const char *name, const char *module, __
 		t->syms = s;
 		t->cap = cap;
 	}
-	s = &t->syms[t->n];
-	s->name = strdup(name);
-	s->module = module ? strdup(module) : NULL;
-	s->addr = addr;
-	s->count = 1;
-	if (!s->name || (module && !s->module))
-		return -ENOMEM;
-	t->n++;
+	t->syms[t->n++] = (struct sym){ .name = name, .module = module, .addr = addr, .count = 1 };
 	return 0;
 }
 
-/* Sort, then fold duplicates into one entry with count. */
+/* Sort, then fold duplicates into one entry (the first) with count. */
 static void symtab_finish(struct symtab *t)
 {
 	size_t i, j;
@@ -106,8 +103,6 @@ static void symtab_finish(struct symtab *t)
 	for (i = 0, j = 0; i < t->n; i++) {
 		if (j && !strcmp(t->syms[j - 1].name, t->syms[i].name)) {
 			t->syms[j - 1].count++;
-			free(t->syms[i].name);
-			free(t->syms[i].module);
 			continue;
 		}
 		t->syms[j++] = t->syms[i];
@@ -117,74 +112,21 @@ static void symtab_finish(struct symtab *t)
 
 static const struct sym *symtab_find(const struct symtab *t, const char *name)
 {
-	struct sym key = { .name = (char *)name };
+	struct sym key = { .name = name };
+	size_t lo = 0, hi;
 
 	if (!t)
 		return NULL;
-	return bsearch(&key, t->syms, t->n, sizeof(*t->syms), sym_cmp);
-}
+	/* lower bound by name alone (sym_cmp also orders by position) */
+	for (hi = t->n; lo < hi;) {
+		size_t mid = (lo + hi) / 2;
 
-/* "name" or "name [module]" lines; NULL when not readable. */
-static struct symtab *load_ftrace_functions(void)
-{
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/available_filter_functions",
-		"/sys/kernel/debug/tracing/available_filter_functions",
-	};
-	struct symtab *t = NULL;
-	char line[512], name[256], mod[128];
-	FILE *f = NULL;
-	size_t i;
-	int n;
-
-	for (i = 0; i < ARRAY_SIZE(paths) && !f; i++)
-		f = fopen(paths[i], "re");
-	if (!f)
-		return NULL;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		goto fail;
-	while (fgets(line, sizeof(line), f)) {
-		n = sscanf(line, "%255s [%127[^]]]", name, mod);
-		if (n < 1 || !strncmp(name, "__ftrace_invalid_address", 24))
-			continue;
-		if (symtab_add(t, name, n == 2 ? mod : NULL, 0))
-			goto fail;
+		if (strcmp(t->syms[mid].name, key.name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	fclose(f);
-	symtab_finish(t);
-	return t;
-fail:
-	fclose(f);
-	symtab_free(t);
-	return NULL;
-}
-
-static struct symtab *load_kallsyms(void)
-{
-	struct symtab *t = calloc(1, sizeof(*t));
-	char line[512], name[256], mod[128], type;
-	unsigned long long addr;
-	FILE *f;
-	int n;
-
-	if (!t)
-		return NULL;
-	f = fopen("/proc/kallsyms", "re");
-	if (!f) {
-		free(t);
-		return NULL;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		n = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type, name, mod);
-		if (n < 3 || (type != 't' && type != 'T'))
-			continue;
-		if (symtab_add(t, name, n == 4 ? mod : NULL, addr))
-			break;
-	}
-	fclose(f);
-	symtab_finish(t);
-	return t;
+	return lo < t->n && !strcmp(t->syms[lo].name, name) ? &t->syms[lo] : NULL;
 }
 
 static char *read_small_file(const char *path)
@@ -213,6 +155,68 @@ static char *read_small_file(const char *path)
 	buf[len] = '\0';
 	fclose(f);
 	return buf;
+}
+
+/*
+ * Read path and parse each line with parse (false: skip the line) into a
+ * sorted table; NULL when unreadable or out of memory.
+ */
+static struct symtab *symtab_load(const char *path,
+				  bool (*parse)(char *line, __u64 *addr, char **name, char **mod))
+{
+	struct symtab *t = calloc(1, sizeof(*t));
+	char *line, *next, *name, *mod;
+	__u64 addr;
+
+	if (!t || !(t->text = read_small_file(path)))
+		goto fail;
+	for (line = t->text; *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		t->lines += *line != '\0';
+		if (parse(line, &addr, &name, &mod) && symtab_add(t, name, mod, addr))
+			goto fail;
+	}
+	symtab_finish(t);
+	return t;
+fail:
+	symtab_free(t);
+	return NULL;
+}
+
+/* "name" or "name [module]" (available_filter_functions) */
+static bool ftrace_line(char *line, __u64 *addr, char **name, char **mod)
+{
+	char *p = line + strcspn(line, " ");
+
+	*addr = 0;
+	*name = line;
+	*mod = NULL;
+	if (*p == ' ' && p[1] == '[') {
+		*mod = p + 2;
+		(*mod)[strcspn(*mod, "]")] = '\0';
+	}
+	*p = '\0';
+	return *line && strncmp(line, "__ftrace_invalid_address", 24);
+}
+
+static bool kallsyms_line(char *line, __u64 *addr, char **name, char **mod)
+{
+	uint64_t a;
+	bool ok = sym_kallsyms_line(line, &a, name, mod);
+
+	*addr = a;
+	return ok;
+}
+
+static struct symtab *load_ftrace_functions(void)
+{
+	struct symtab *t = symtab_load("/sys/kernel/tracing/available_filter_functions",
+				       ftrace_line);
+
+	return t ? t : symtab_load("/sys/kernel/debug/tracing/available_filter_functions",
+				   ftrace_line);
 }
 
 /* ---------------------------------------------------------------- BTF */
@@ -275,9 +279,24 @@ static __s32 btf_index_find(const struct btf_index *x, const char *name)
 	return p ? x->ids[p - x->names] : 0;
 }
 
+static void mods_free(struct symsrc *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_mods; i++) {
+		if (c->mods[i].fd >= 0)
+			close(c->mods[i].fd);
+		btf_index_free(&c->mods[i].idx);
+		btf__free(c->mods[i].btf);
+	}
+	free(c->mods);
+	c->mods = NULL;
+	c->nr_mods = 0;
+}
+
 int resolve_init(struct tracerd *d)
 {
-	struct resolve_cache *c = calloc(1, sizeof(*c));
+	struct symsrc *c = calloc(1, sizeof(*c));
 	int err;
 
 	if (!c)
@@ -294,10 +313,12 @@ int resolve_init(struct tracerd *d)
 
 void resolve_fini(struct tracerd *d)
 {
-	struct resolve_cache *c = d->resolve_cache;
+	struct symsrc *c = d->resolve_cache;
 
 	if (c) {
 		symtab_free(c->ftrace);
+		symtab_free(c->kallsyms);
+		mods_free(c);
 		free(c->modules_sig);
 		btf_index_free(&c->vmlinux);
 		free(c);
@@ -307,27 +328,46 @@ void resolve_fini(struct tracerd *d)
 	d->vmlinux_btf = NULL;
 }
 
-/* Module BTF (and its fd, which program loads need), cached per resolver. */
-static struct mod_btf *module_btf(struct resolver *r, const char *module)
+/*
+ * The symbol source, current: when the set of modules changed since the
+ * tables were read (a cheap read of /proc/modules), drop what came from
+ * modules (all of ftrace's and kallsyms' lists, module BTF) and re-read
+ * the ftrace list; kallsyms is re-read on its next use.
+ */
+static struct symsrc *symsrc(struct tracerd *d)
+{
+	struct symsrc *c = d->resolve_cache;
+	char *sig = read_small_file("/proc/modules");
+
+	if (c->ftrace && sig && c->modules_sig && !strcmp(sig, c->modules_sig)) {
+		free(sig);
+		return c;
+	}
+	symtab_free(c->ftrace);
+	symtab_free(c->kallsyms);
+	c->kallsyms = NULL;
+	mods_free(c);
+	c->ftrace = load_ftrace_functions();
+	free(c->modules_sig);
+	c->modules_sig = sig;
+	return c;
+}
+
+static const struct symtab *kallsyms(struct symsrc *c)
+{
+	if (!c->kallsyms)
+		c->kallsyms = symtab_load("/proc/kallsyms", kallsyms_line);
+	return c->kallsyms;
+}
+
+/* Load module's BTF (and its fd, which program loads need) into m. */
+static void module_btf_load(struct tracerd *d, struct mod_btf *m)
 {
 	char name[64];
 	struct bpf_btf_info info;
-	struct mod_btf *m;
 	__u32 id = 0, len;
-	size_t i;
 	int fd;
 
-	for (i = 0; i < r->nr_mods; i++)
-		if (!strcmp(r->mods[i].name, module))
-			return r->mods[i].fd >= 0 ? &r->mods[i] : NULL;
-	m = realloc(r->mods, (r->nr_mods + 1) * sizeof(*m));
-	if (!m || !r->d->vmlinux_btf)
-		return NULL;
-	r->mods = m;
-	m = &r->mods[r->nr_mods++];
-	memset(m, 0, sizeof(*m));
-	m->fd = -1;
-	str_copy(m->name, module, sizeof(m->name));
 	while (!bpf_btf_get_next_id(id, &id)) {
 		fd = bpf_btf_get_fd_by_id(id);
 		if (fd < 0)
@@ -336,127 +376,110 @@ static struct mod_btf *module_btf(struct resolver *r, const char *module)
 		info.name = (__u64)(unsigned long)name;
 		info.name_len = sizeof(name);
 		len = sizeof(info);
-		if (bpf_obj_get_info_by_fd(fd, &info, &len) || strcmp(name, module)) {
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) || strcmp(name, m->name)) {
 			close(fd);
 			continue;
 		}
-		m->btf = btf__load_from_kernel_by_id_split(id, r->d->vmlinux_btf);
-		if (!m->btf || btf_index_build(&m->idx, m->btf, btf__type_cnt(r->d->vmlinux_btf))) {
+		m->btf = btf__load_from_kernel_by_id_split(id, d->vmlinux_btf);
+		if (!m->btf || btf_index_build(&m->idx, m->btf, btf__type_cnt(d->vmlinux_btf))) {
 			close(fd);
-			return NULL;
+			return;
 		}
 		m->fd = fd;
-		return m;
+		return;
 	}
-	return NULL;
 }
 
-struct resolver *resolver_new(struct tracerd *d)
+/* A module's BTF, cached until the set of modules changes; NULL: none. */
+static struct mod_btf *module_btf(struct tracerd *d, struct symsrc *c, const char *module)
 {
-	struct resolver *r = calloc(1, sizeof(*r));
-	struct resolve_cache *c = d->resolve_cache;
-	char *sig;
-
-	if (!r)
-		return NULL;
-	r->d = d;
-	r->c = c;
-	/* re-read the traceable functions when the set of modules changed */
-	sig = read_small_file("/proc/modules");
-	if (!c->ftrace || !sig || !c->modules_sig || strcmp(sig, c->modules_sig)) {
-		symtab_free(c->ftrace);
-		c->ftrace = load_ftrace_functions();
-		free(c->modules_sig);
-		c->modules_sig = sig;
-	} else {
-		free(sig);
-	}
-	return r;
-}
-
-void resolver_free(struct resolver *r)
-{
+	struct mod_btf *m;
 	size_t i;
 
-	if (!r)
-		return;
-	for (i = 0; i < r->nr_mods; i++) {
-		if (r->mods[i].fd >= 0)
-			close(r->mods[i].fd);
-		btf_index_free(&r->mods[i].idx);
-		btf__free(r->mods[i].btf);
-	}
-	free(r->mods);
-	symtab_free(r->kallsyms);
-	free(r);
+	for (i = 0; i < c->nr_mods; i++)
+		if (!strcmp(c->mods[i].name, module))
+			return c->mods[i].fd >= 0 ? &c->mods[i] : NULL;
+	m = realloc(c->mods, (c->nr_mods + 1) * sizeof(*m));
+	if (!m || !d->vmlinux_btf)
+		return NULL;
+	c->mods = m;
+	m = &c->mods[c->nr_mods++];
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+	str_copy(m->name, module, sizeof(m->name));
+	module_btf_load(d, m);
+	return m->fd >= 0 ? m : NULL;
 }
 
-static const struct symtab *kallsyms(struct resolver *r)
+int resolve_module_btf_fd(struct tracerd *d, const char *module)
 {
-	if (!r->kallsyms)
-		r->kallsyms = load_kallsyms();
-	return r->kallsyms;
+	struct mod_btf *m;
+
+	if (!module[0])
+		return 0;
+	m = module_btf(d, d->resolve_cache, module);
+	return m ? m->fd : -ENOENT;
+}
+
+__u64 resolve_addr(struct tracerd *d, const char *name)
+{
+	const struct sym *k = symtab_find(kallsyms(symsrc(d)), name);
+
+	return k ? k->addr : 0;
+}
+
+long long resolve_nr_traceable(struct tracerd *d)
+{
+	const struct symtab *t = symsrc(d)->ftrace;
+
+	/* every line: ftrace's records, __ftrace_invalid_address ones included */
+	return t ? (long long)t->lines : -1;
 }
 
 /* ---------------------------------------------------------------- functions */
 
 /* Why name cannot be hooked (message), for an exact name not in the list. */
-static enum proto_code explain_missing(struct resolver *r, const char *name, char *msg, size_t len)
+static int explain_missing(struct symsrc *c, const char *name, char *msg, size_t len)
 {
-	const struct sym *k = symtab_find(kallsyms(r), name);
-	bool in_btf = btf_index_find(&r->c->vmlinux, name) > 0;
+	const struct sym *k = symtab_find(kallsyms(c), name);
+	bool in_btf = btf_index_find(&c->vmlinux, name) > 0;
 
-	if (k && r->c->ftrace) {
+	if (k && c->ftrace) {
 		str_fmt(msg, len, "function '%s' is not traceable (notrace or not in "
-			"available_filter_functions)", name);
-		return PROTO_E_NOT_FOUND;
+			 "available_filter_functions)", name);
+		return -ENOENT;
 	}
 	if (!k && in_btf) {
 		str_fmt(msg, len, "function '%s' is inlined (in BTF, but no symbol in kallsyms)", name);
-		return PROTO_E_NOT_FOUND;
+		return -ENOENT;
 	}
 	str_fmt(msg, len, "unknown function '%s' (no such symbol in the kernel)", name);
-	return PROTO_E_NOT_FOUND;
+	return -ENOENT;
 }
 
 /* Fill hook h for function s (from the ftrace list or kallsyms). */
-static void fill_hook(struct resolver *r, struct hook *h, const char *name, const char *module,
+static void fill_hook(struct tracerd *d, struct symsrc *c, struct hook *h, const char *name, const char *module,
 		      bool need_addr)
 {
 	const struct sym *k;
 	struct mod_btf *m;
 
 	memset(h, 0, sizeof(*h));
-	h->prog_fd[0] = h->prog_fd[1] = h->link_fd[0] = h->link_fd[1] = -1;
 	h->slot = TRACERD_MAX_SLOTS;	/* none yet */
 	str_copy(h->name, name, sizeof(h->name));
 	if (module)
 		str_copy(h->module, module, sizeof(h->module));
 	if (module) {
-		m = module_btf(r, module);
-		if (m) {
+		m = module_btf(d, c, module);
+		if (m)
 			h->btf_id = btf_index_find(&m->idx, name);
-			h->btf_obj_fd = m->fd;
-		}
 	} else {
-		h->btf_id = btf_index_find(&r->c->vmlinux, name);
+		h->btf_id = btf_index_find(&c->vmlinux, name);
 	}
 	if (need_addr) {
-		k = symtab_find(kallsyms(r), name);
+		k = symtab_find(kallsyms(c), name);
 		h->addr = k ? k->addr : 0;
 	}
-}
-
-static void add_skipped(json_object *skipped, const char *name, const char *why)
-{
-	json_object *o;
-
-	if (!skipped || json_object_array_length(skipped) >= 1000)
-		return;
-	o = json_object_new_object();
-	json_object_object_add(o, "function", json_object_new_string(name));
-	json_object_object_add(o, "reason", json_object_new_string(why));
-	json_object_array_add(skipped, o);
 }
 
 /* Can s be hooked? NULL when yes, else the reason. */
@@ -477,20 +500,20 @@ static const char *glob_skip_reason(const struct sym *s, char *buf, size_t len)
 	return NULL;
 }
 
-static enum proto_code resolve_glob(struct resolver *r, const struct tracerd_spec *spec,
+static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracerd_spec *spec,
 				    bool need_addr, struct hook **hooks, size_t *nr,
-				    json_object *skipped, char *msg, size_t msglen)
+				    struct skip_list *skipped, char *msg, size_t msglen)
 {
-	const struct symtab *t = r->c->ftrace ? r->c->ftrace : kallsyms(r);
-	unsigned int max = r->d->cfg.max_glob_matches;
+	const struct symtab *t = c->ftrace ? c->ftrace : kallsyms(c);
+	unsigned int max = d->cfg.max_glob_matches;
 	size_t i, n = 0, matched = 0;
 	struct hook *hs;
 	char buf[160];
 
 	if (!t) {
 		str_fmt(msg, msglen, "cannot list kernel functions (no available_filter_functions, "
-			"no /proc/kallsyms)");
-		return PROTO_E_INTERNAL;
+			 "no /proc/kallsyms)");
+		return -EIO;
 	}
 	for (i = 0; i < t->n; i++)
 		if (sym_glob_match(spec->target, t->syms[i].name) &&
@@ -498,17 +521,18 @@ static enum proto_code resolve_glob(struct resolver *r, const struct tracerd_spe
 			matched++;
 	if (!matched) {
 		str_fmt(msg, msglen, "glob '%s' matches no traceable function", spec->target);
-		return PROTO_E_NOT_FOUND;
+		return -ENOENT;
 	}
 	if (matched > max) {
-		str_fmt(msg, msglen, "glob '%s' matches %zu functions, more than max_glob_matches (%u)",
-			spec->target, matched, max);
-		return PROTO_E_LIMIT;
+		str_fmt(msg, msglen, "glob '%s' matches %zu functions, more than max_glob_matches "
+			"(%u; raise it in tracerd.conf, up to %u, the hooked-function slots)",
+			spec->target, matched, max, TRACERD_MAX_SLOTS);
+		return -E2BIG;
 	}
 	hs = calloc(matched, sizeof(*hs));
 	if (!hs) {
 		str_fmt(msg, msglen, "out of memory");
-		return PROTO_E_INTERNAL;
+		return -ENOMEM;
 	}
 	for (i = 0; i < t->n; i++) {
 		const struct sym *s = &t->syms[i];
@@ -518,17 +542,17 @@ static enum proto_code resolve_glob(struct resolver *r, const struct tracerd_spe
 			continue;
 		why = glob_skip_reason(s, buf, sizeof(buf));
 		if (why) {
-			add_skipped(skipped, s->name, why);
+			skip_list_add(skipped, s->name, why);
 			continue;
 		}
-		fill_hook(r, &hs[n++], s->name, s->module, need_addr);
+		fill_hook(d, c, &hs[n++], s->name, s->module, need_addr);
 	}
 	*hooks = hs;
 	*nr = n;
-	return PROTO_OK;
+	return 0;
 }
 
-static enum proto_code resolve_function(struct resolver *r, const struct tracerd_spec *spec,
+static int resolve_function(struct tracerd *d, struct symsrc *c, const struct tracerd_spec *spec,
 					bool need_addr, struct hook **hooks, size_t *nr,
 					char *msg, size_t msglen)
 {
@@ -538,28 +562,28 @@ static enum proto_code resolve_function(struct resolver *r, const struct tracerd
 
 	if (pat) {
 		str_fmt(msg, msglen, "function '%s' is denylisted ('%s'): tracerd's own hooks run "
-			"through it", name, pat);
-		return PROTO_E_BAD_REQUEST;
+			 "through it", name, pat);
+		return -EINVAL;
 	}
-	s = symtab_find(r->c->ftrace ? r->c->ftrace : kallsyms(r), name);
+	s = symtab_find(c->ftrace ? c->ftrace : kallsyms(c), name);
 	if (!s)
-		return explain_missing(r, name, msg, msglen);
+		return explain_missing(c, name, msg, msglen);
 	if (sym_module_denied(s->module)) {
 		str_fmt(msg, msglen, "function '%s' belongs to tracerd's own module", name);
-		return PROTO_E_BAD_REQUEST;
+		return -EINVAL;
 	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		str_fmt(msg, msglen, "out of memory");
-		return PROTO_E_INTERNAL;
+		return -ENOMEM;
 	}
-	fill_hook(r, h, name, s->module, need_addr);
+	fill_hook(d, c, h, name, s->module, need_addr);
 	*hooks = h;
 	*nr = 1;
-	return PROTO_OK;
+	return 0;
 }
 
-static enum proto_code resolve_tracepoint(struct resolver *r, const struct tracerd_spec *spec,
+static int resolve_tracepoint(struct tracerd *d, struct symsrc *c, const struct tracerd_spec *spec,
 					  struct hook **hooks, size_t *nr, char *msg, size_t msglen)
 {
 	const char *cat = spec->target + 3, *name = strchr(cat, '/') + 1;
@@ -568,9 +592,9 @@ static enum proto_code resolve_tracepoint(struct resolver *r, const struct trace
 	__s32 id = 0;
 	bool tracefs = !access("/sys/kernel/tracing/events", F_OK);
 
-	if (r->d->vmlinux_btf) {
+	if (d->vmlinux_btf) {
 		snprintf(tname, sizeof(tname), "btf_trace_%s", name);
-		id = btf__find_by_name_kind(r->d->vmlinux_btf, tname, BTF_KIND_TYPEDEF);
+		id = btf__find_by_name_kind(d->vmlinux_btf, tname, BTF_KIND_TYPEDEF);
 		if (id < 0)
 			id = 0;
 	}
@@ -578,37 +602,38 @@ static enum proto_code resolve_tracepoint(struct resolver *r, const struct trace
 		 (int)(name - 1 - cat), cat, name);
 	if (tracefs && access(path, F_OK)) {
 		str_fmt(msg, msglen, "unknown tracepoint '%s' (not in /sys/kernel/tracing/events)",
-			spec->target);
-		return PROTO_E_NOT_FOUND;
+			 spec->target);
+		return -ENOENT;
 	}
 	if (!tracefs && !id) {
 		str_fmt(msg, msglen, "unknown tracepoint '%s' (no btf_trace_%s in the kernel's BTF)",
-			spec->target, name);
-		return PROTO_E_NOT_FOUND;
+			 spec->target, name);
+		return -ENOENT;
 	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		str_fmt(msg, msglen, "out of memory");
-		return PROTO_E_INTERNAL;
+		return -ENOMEM;
 	}
-	h->prog_fd[0] = h->prog_fd[1] = h->link_fd[0] = h->link_fd[1] = -1;
 	h->slot = TRACERD_MAX_SLOTS;	/* none yet */
 	str_copy(h->name, name, sizeof(h->name));
 	h->btf_id = id;
 	*hooks = h;
 	*nr = 1;
-	return PROTO_OK;
+	return 0;
 }
 
-enum proto_code resolve_target(struct resolver *r, const struct tracerd_spec *spec,
+int resolve_target(struct tracerd *d, const struct tracerd_spec *spec,
 			       bool need_addr, struct hook **hooks, size_t *nr,
-			       json_object *skipped, char *msg, size_t msglen)
+			       struct skip_list *skipped, char *msg, size_t msglen)
 {
+	struct symsrc *c = symsrc(d);
+
 	*hooks = NULL;
 	*nr = 0;
 	if (spec_is_tracepoint(spec->target))
-		return resolve_tracepoint(r, spec, hooks, nr, msg, msglen);
+		return resolve_tracepoint(d, c, spec, hooks, nr, msg, msglen);
 	if (spec_is_glob(spec->target))
-		return resolve_glob(r, spec, need_addr, hooks, nr, skipped, msg, msglen);
-	return resolve_function(r, spec, need_addr, hooks, nr, msg, msglen);
+		return resolve_glob(d, c, spec, need_addr, hooks, nr, skipped, msg, msglen);
+	return resolve_function(d, c, spec, need_addr, hooks, nr, msg, msglen);
 }

@@ -2,33 +2,35 @@
 /*
  * Target resolution: a function name, a glob of them, or a tracepoint
  * turned into hooks with what each mode needs (module, kallsyms address,
- * BTF id, module BTF fd). Sources: available_filter_functions (what ftrace
- * can hook), BTF (vmlinux and modules), /proc/kallsyms (addresses, and to
- * explain why a name is not traceable). Globs honour max_glob_matches and
- * the denylist (lib/symfilter.c).
+ * BTF id). The one symbol source of the daemon: available_filter_functions
+ * (what ftrace can hook), BTF (vmlinux and modules), /proc/kallsyms
+ * (addresses, weak symbols included, and to explain why a name is not
+ * traceable), read once and re-read when /proc/modules changes. Globs
+ * honour max_glob_matches and the denylist (lib/symfilter.c).
  */
 #ifndef TRACERD_RESOLVE_H
 #define TRACERD_RESOLVE_H
 
-#include <json-c/json.h>
-#include "../lib/proto.h"
 #include "tracerd.h"
-
-struct resolver;
-
-struct resolver *resolver_new(struct tracerd *d);
-/* Closes module BTF fds handed out in hooks: call after attaching. */
-void resolver_free(struct resolver *r);
 
 /*
  * Resolve spec->target into *hooks (calloc'ed, n in *nr). Glob matches
- * that are not hooked are appended to skipped as {"function","reason"}.
+ * that are not hooked are appended to skipped (may be NULL).
  * need_addr: kallsyms addresses are needed (kmod modes).
- * Returns PROTO_OK or an error code with msg filled.
+ * 0, or -errno with msg filled: -ENOENT no such target, -EINVAL denied,
+ * -E2BIG more than max_glob_matches, -ENOMEM, -EIO no function list.
  */
-enum proto_code resolve_target(struct resolver *r, const struct tracerd_spec *spec,
-			       bool need_addr, struct hook **hooks, size_t *nr,
-			       json_object *skipped, char *msg, size_t msglen);
+int resolve_target(struct tracerd *d, const struct tracerd_spec *spec, bool need_addr,
+		   struct hook **hooks, size_t *nr, struct skip_list *skipped, char *msg,
+		   size_t msglen);
+
+/* The kallsyms address of function name, 0 when unknown. */
+__u64 resolve_addr(struct tracerd *d, const char *name);
+/* The BTF object fd of module ("" : 0, vmlinux), owned by the symbol
+ * source: valid until the next resolve_* call; -ENOENT without one. */
+int resolve_module_btf_fd(struct tracerd *d, const char *module);
+/* How many records ftrace has (lines of available_filter_functions), or -1. */
+long long resolve_nr_traceable(struct tracerd *d);
 
 /* vmlinux FUNC name index, built once at start. */
 int resolve_init(struct tracerd *d);

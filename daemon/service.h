@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "../lib/metrics.h"
+#include "../lib/proto.h"
 #include "tracerd.h"
 
 struct http_server;

@@ -38,21 +38,31 @@ struct kmod_info {
 	char reason[256];
 };
 
-/* One hooked function (or tracepoint) of an attachment. */
+/*
+ * One hooked function (or tracepoint) of an attachment: the resolved
+ * target (resolve.c), its stats slot, and the part its backend owns.
+ */
 struct hook {
 	char name[128];
 	char module[64];	/* "" for vmlinux */
-	__u32 slot;
 	__u64 addr;		/* kallsyms address (0 unknown) */
 	__s32 btf_id;		/* FUNC (or btf_trace_ typedef) id, 0 unknown */
-	int btf_obj_fd;		/* module BTF fd during attach, 0 for vmlinux */
-	int prog_fd[2];		/* cloned programs: entry, return (-1: none) */
-	int link_fd[2];		/* raw links of those programs (-1: none) */
-	struct bpf_link *link[2];	/* libbpf links (kprobe) */
-	__u32 kmod_id;		/* kmod attachment id (0: none) */
-	bool via_raw_tp;	/* tp-btf fell back to raw_tp */
+	__u32 slot;
 	bool attached;
 	char err[224];		/* why it could not be attached */
+	void *priv;		/* the backend's: allocated by its attach, freed by its
+				 * detach (NULL while not hooked) */
+};
+
+/* Functions of a request that were not hooked, and why. */
+struct skipped {
+	char function[128];
+	char reason[224];
+};
+
+struct skip_list {
+	struct skipped *v;
+	size_t n, cap;
 };
 
 struct attachment {
@@ -64,7 +74,7 @@ struct attachment {
 	uint64_t since_real_ns;
 	struct hook *hooks;
 	size_t nr_hooks;
-	struct bpf_link *multi[2];	/* kprobe-multi links: entry, return */
+	void *priv;			/* the backend's, like hook->priv */
 };
 
 struct tracerd {

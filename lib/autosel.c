@@ -23,6 +23,7 @@ size_t auto_select(const struct auto_request *r, enum tracerd_mode out[TRACERD_M
 {
 	const enum tracerd_mode *row;
 	size_t i, n = 0, len;
+	char buf[64];
 
 	for (i = 0; i < TRACERD_MODE_NR; i++)
 		skip[i] = AUTO_NOT_CONSIDERED;
@@ -43,10 +44,12 @@ size_t auto_select(const struct auto_request *r, enum tracerd_mode out[TRACERD_M
 			order[i] = m;
 		if (!r->available[m])
 			skip[m] = AUTO_SKIP_UNAVAILABLE;
-		else if (m == TRACERD_MODE_FENTRY && r->nr_functions == 1 && r->direct_call_taken)
+		else if ((r->caps[m] & MODE_CAP_DIRECT_CALL) && r->nr_functions == 1 &&
+			 r->direct_call_taken)
 			skip[m] = AUTO_SKIP_DIRECT_CALL;	/* row 4 */
-		else if (tracerd_mode_is_kmod(m) && (r->latency || r->comm))
-			skip[m] = AUTO_SKIP_KMOD_OPTIONS;	/* row 7 */
+		else if (mode_caps_missing(r->caps[m], r->latency, r->comm, r->record, buf,
+					   sizeof(buf))[0])
+			skip[m] = AUTO_SKIP_OPTIONS;		/* row 7 */
 		else
 			skip[m] = AUTO_CANDIDATE;
 		if (skip[m] == AUTO_CANDIDATE)

@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Mode names: the one table both tracerd and tracectl use. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include "modes.h"
 
+#define MODE_NAME(e, name, backend)	[TRACERD_MODE_##e] = name,
+
 static const char *const mode_names[TRACERD_MODE_NR] = {
 	[TRACERD_MODE_AUTO] = "auto",
-	[TRACERD_MODE_FENTRY] = "fentry",
-	[TRACERD_MODE_KPROBE] = "kprobe",
-	[TRACERD_MODE_KPROBE_INT3] = "kprobe-int3",
-	[TRACERD_MODE_KPROBE_MULTI] = "kprobe-multi",
-	[TRACERD_MODE_TP_BTF] = "tp-btf",
-	[TRACERD_MODE_KMOD_CALLOPS] = "kmod-callops",
-	[TRACERD_MODE_KMOD_DIRECT] = "kmod-direct",
-	[TRACERD_MODE_KMOD_KPROBE] = "kmod-kprobe",
+	TRACERD_MODES(MODE_NAME)
 };
 
 const char *tracerd_mode_name(enum tracerd_mode m)
@@ -43,4 +39,19 @@ bool tracerd_mode_is_function(enum tracerd_mode m)
 {
 	return m != TRACERD_MODE_TP_BTF && m != TRACERD_MODE_AUTO &&
 	       (unsigned int)m < TRACERD_MODE_NR;
+}
+
+const char *mode_caps_missing(unsigned int caps, bool latency, bool comm, bool record,
+			      char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (latency && !(caps & MODE_CAP_LATENCY))
+		off += snprintf(buf + off, len - off, "latency");
+	if (comm && !(caps & MODE_CAP_COMM) && off < len)
+		off += snprintf(buf + off, len - off, "%scomm", off ? ", " : "");
+	if (record && !(caps & MODE_CAP_RECORD) && off < len)
+		snprintf(buf + off, len - off, "%srecord", off ? ", " : "");
+	return buf;
 }

@@ -4,6 +4,7 @@
 #define TRACERD_LIB_MODES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <tracerd/modes.h>
 
 const char *tracerd_mode_name(enum tracerd_mode m);
@@ -12,5 +13,28 @@ int tracerd_mode_parse(const char *name);
 bool tracerd_mode_is_kmod(enum tracerd_mode m);
 /* does the mode hook kernel functions (as opposed to tracepoints)? */
 bool tracerd_mode_is_function(enum tracerd_mode m);
+
+/*
+ * What a mode supports (struct backend's caps, daemon/backend.h): a
+ * request is checked against them before anything is done to the kernel,
+ * and auto (lib/autosel.c) reads the same bits.
+ */
+enum mode_cap {
+	MODE_CAP_FUNCTION	= 1U << 0,	/* hooks kernel functions */
+	MODE_CAP_TRACEPOINT	= 1U << 1,	/* hooks tracepoints */
+	MODE_CAP_LATENCY	= 1U << 2,	/* times entry -> return */
+	MODE_CAP_COMM		= 1U << 3,	/* comm filter */
+	MODE_CAP_PID		= 1U << 4,	/* tgid filter */
+	MODE_CAP_RECORD		= 1U << 5,	/* events into the ring buffer */
+	MODE_CAP_MULTI		= 1U << 6,	/* many functions in one link */
+	MODE_CAP_DIRECT_CALL	= 1U << 7,	/* rides the function's ftrace direct call */
+	MODE_CAP_DIRECT_EXCL	= 1U << 8,	/* owns that direct call: one per function */
+	MODE_CAP_NEEDS_BTF	= 1U << 9,	/* a function without BTF cannot be hooked */
+	MODE_CAP_NEEDS_ADDR	= 1U << 10,	/* needs the kallsyms address */
+};
+/* The options of a request a mode with caps cannot honour, as words
+ * ("latency, comm"), into buf; "" when it can honour them all. */
+const char *mode_caps_missing(unsigned int caps, bool latency, bool comm, bool record,
+			      char *buf, size_t len);
 
 #endif

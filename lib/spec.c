@@ -80,8 +80,7 @@ int spec_validate(const struct tracerd_spec *spec, char *err, size_t errlen)
 		return err_;
 	if ((unsigned int)spec->mode >= TRACERD_MODE_NR)
 		return set_err(err, errlen, -EINVAL, "invalid mode");
-	if (spec_is_tracepoint(spec->target) && spec->mode != TRACERD_MODE_AUTO &&
-	    spec->mode != TRACERD_MODE_TP_BTF)
+	if (spec_is_tracepoint(spec->target) && tracerd_mode_is_function(spec->mode))
 		return set_err(err, errlen, -EINVAL,
 			       "tracepoint '%s' needs mode tp-btf (or auto), not %s",
 			       spec->target, tracerd_mode_name(spec->mode));
@@ -89,7 +88,8 @@ int spec_validate(const struct tracerd_spec *spec, char *err, size_t errlen)
 		return set_err(err, errlen, -EINVAL,
 			       "tracepoint '%s' has no return to time: latency needs a function",
 			       spec->target);
-	if (!spec_is_tracepoint(spec->target) && spec->mode == TRACERD_MODE_TP_BTF)
+	if (!spec_is_tracepoint(spec->target) && spec->mode != TRACERD_MODE_AUTO &&
+	    !tracerd_mode_is_function(spec->mode))
 		return set_err(err, errlen, -EINVAL,
 			       "mode tp-btf needs a tracepoint target tp:CATEGORY/NAME, not '%s'",
 			       spec->target);
@@ -157,4 +157,15 @@ int spec_parse_line(const char *line, struct tracerd_spec *spec, char *err, size
 			return ret;
 	}
 	return spec_validate(spec, err, errlen);
+}
+
+bool spec_same_hooks(const struct tracerd_spec *a, const struct tracerd_spec *b)
+{
+	return !strcmp(a->target, b->target) && a->mode == b->mode &&
+	       a->latency == b->latency && a->tgid == b->tgid && !strcmp(a->comm, b->comm);
+}
+
+bool spec_equal(const struct tracerd_spec *a, const struct tracerd_spec *b)
+{
+	return spec_same_hooks(a, b) && !strcmp(a->record, b->record);
 }

@@ -37,6 +37,10 @@ bool spec_is_glob(const char *target);
 int spec_check_record_name(const char *name, char *err, size_t errlen);
 /* Parse the config form "TARGET [opt...]" into *spec (zeroed first). */
 int spec_parse_line(const char *line, struct tracerd_spec *spec, char *err, size_t errlen);
+/* Same target, mode, latency, pid and comm: the same hooks (record aside). */
+bool spec_same_hooks(const struct tracerd_spec *a, const struct tracerd_spec *b);
+/* Every field equal, record included. */
+bool spec_equal(const struct tracerd_spec *a, const struct tracerd_spec *b);
 /* Check the fields of an already-filled spec (used after JSON decoding). */
 int spec_validate(const struct tracerd_spec *spec, char *err, size_t errlen);
 

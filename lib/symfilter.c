@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Glob matching and the hook denylist; see symfilter.h. */
 #include <fnmatch.h>
+#include <stdlib.h>
 #include <string.h>
 #include "symfilter.h"
 #include "util.h"
@@ -44,4 +45,25 @@ const char *sym_denied(const char *name)
 bool sym_module_denied(const char *module)
 {
 	return module && !strcmp(module, "tracerd_kmod");
+}
+
+bool sym_kallsyms_line(char *line, uint64_t *addr, char **name, char **module)
+{
+	char *end, *p, type;
+
+	*addr = strtoull(line, &end, 16);
+	if (end == line || *end != ' ')
+		return false;
+	type = end[1];
+	if (!type || end[2] != ' ' || !strchr("tTwW", type))
+		return false;
+	*name = end + 3;
+	p = *name + strcspn(*name, " \t\n");
+	*module = NULL;
+	if (*p == '\t' && p[1] == '[') {
+		*module = p + 2;
+		(*module)[strcspn(*module, "]\n")] = '\0';
+	}
+	*p = '\0';
+	return **name != '\0';
 }

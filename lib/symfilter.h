@@ -10,11 +10,20 @@
 #define TRACERD_LIB_SYMFILTER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 bool sym_glob_match(const char *pattern, const char *name);
 /* The denylist pattern that name matches, or NULL when it may be hooked. */
 const char *sym_denied(const char *name);
 /* Modules whose functions are never hooked (tracerd's own module). */
 bool sym_module_denied(const char *module);
+
+/*
+ * One line of /proc/kallsyms, split in place: "ADDR TYPE NAME[\t[MODULE]]".
+ * Returns true for a function symbol: text ('t', 'T') or weak ('w', 'W':
+ * COND_SYSCALL stubs and other weak definitions are functions too), with
+ * *name, *module (NULL for vmlinux) pointing into line and *addr set.
+ */
+bool sym_kallsyms_line(char *line, uint64_t *addr, char **name, char **module);
 
 #endif

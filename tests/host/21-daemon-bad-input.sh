@@ -74,6 +74,13 @@ t 2 usage st                                   # ambiguous: status, stats
 t 5 not_found detach 99
 t 5 not_found stats 99
 t 6 unavailable attach vfs_read --mode kmod-direct
+# what a mode cannot do is refused before the kernel is asked (whether or
+# not the module is loaded), the same way for every option (issue #13)
+t 2 bad_request attach vfs_read --mode kmod-direct --latency
+t 2 bad_request attach vfs_read --mode kmod-direct --record r
+t 2 bad_request attach vfs_read --mode kmod-callops --comm sh
+out=$($C --json attach vfs_read --mode kmod-kprobe --record r 2>&1)
+grep -q 'BPF mode' <<< "$out" || fail "kmod --record: the reason does not name a BPF mode: $out"
 
 # duplicate attach: refused with 'exists' (same target, mode, filters)
 $C attach tp:task/task_rename --pid $$ > /dev/null || fail "attach"

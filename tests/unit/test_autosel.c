@@ -11,6 +11,21 @@
 static bool all[TRACERD_MODE_NR], k61[TRACERD_MODE_NR], host[TRACERD_MODE_NR],
 	    kmod_only[TRACERD_MODE_NR];
 
+/* the backends' caps (daemon/be_*.c), as the registry hands them over */
+#define BPF_FN	(MODE_CAP_FUNCTION | MODE_CAP_LATENCY | MODE_CAP_COMM | MODE_CAP_PID | \
+		 MODE_CAP_RECORD)
+#define KMOD_FN	(MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_NEEDS_ADDR)
+static const unsigned int caps[TRACERD_MODE_NR] = {
+	[TRACERD_MODE_FENTRY] = BPF_FN | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
+	[TRACERD_MODE_KPROBE] = BPF_FN,
+	[TRACERD_MODE_KPROBE_INT3] = BPF_FN,
+	[TRACERD_MODE_KPROBE_MULTI] = BPF_FN | MODE_CAP_MULTI,
+	[TRACERD_MODE_TP_BTF] = MODE_CAP_TRACEPOINT | MODE_CAP_COMM | MODE_CAP_PID | MODE_CAP_RECORD,
+	[TRACERD_MODE_KMOD_CALLOPS] = KMOD_FN,
+	[TRACERD_MODE_KMOD_DIRECT] = KMOD_FN | MODE_CAP_DIRECT_CALL | MODE_CAP_DIRECT_EXCL,
+	[TRACERD_MODE_KMOD_KPROBE] = KMOD_FN,
+};
+
 static void profiles(void)
 {
 	int m;
@@ -27,7 +42,7 @@ static void profiles(void)
 static int pick(const bool *avail, bool tp, size_t n, bool direct, bool latency)
 {
 	struct auto_request r = { .tracepoint = tp, .nr_functions = n, .available = avail,
-				  .direct_call_taken = direct, .latency = latency };
+				  .direct_call_taken = direct, .latency = latency, .caps = caps };
 	enum tracerd_mode out[TRACERD_MODE_NR];
 	enum auto_skip skip[TRACERD_MODE_NR];
 
@@ -60,7 +75,7 @@ TEST(row3_many_functions)
 
 TEST(row4_direct_call_taken)
 {
-	struct auto_request r = { .nr_functions = 1, .direct_call_taken = true };
+	struct auto_request r = { .nr_functions = 1, .direct_call_taken = true, .caps = caps };
 	enum tracerd_mode out[TRACERD_MODE_NR];
 	enum auto_skip skip[TRACERD_MODE_NR];
 
@@ -76,7 +91,7 @@ TEST(row4_direct_call_taken)
 
 TEST(row5_order_for_fallback)
 {
-	struct auto_request r = { .nr_functions = 1 };
+	struct auto_request r = { .nr_functions = 1, .caps = caps };
 	enum tracerd_mode out[TRACERD_MODE_NR];
 	enum auto_skip skip[TRACERD_MODE_NR];
 
@@ -92,7 +107,7 @@ TEST(row5_order_for_fallback)
 
 TEST(row7_kmod_only)
 {
-	struct auto_request r = { .nr_functions = 1, .latency = true };
+	struct auto_request r = { .nr_functions = 1, .latency = true, .caps = caps };
 	enum tracerd_mode out[TRACERD_MODE_NR];
 	enum auto_skip skip[TRACERD_MODE_NR];
 
@@ -101,8 +116,16 @@ TEST(row7_kmod_only)
 	ASSERT_EQ(pick(kmod_only, false, 50, false, false), TRACERD_MODE_KMOD_CALLOPS, "glob");
 	r.available = kmod_only;
 	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 0, "latency: none");
-	ASSERT_EQ(skip[TRACERD_MODE_KMOD_CALLOPS], AUTO_SKIP_KMOD_OPTIONS, "why");
+	ASSERT_EQ(skip[TRACERD_MODE_KMOD_CALLOPS], AUTO_SKIP_OPTIONS, "why");
 	ASSERT_EQ(skip[TRACERD_MODE_FENTRY], AUTO_SKIP_UNAVAILABLE, "fentry why");
+	/* the module has no ring buffer: --record is an option it cannot honour */
+	r.latency = false;
+	r.record = true;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 0, "record: none");
+	ASSERT_EQ(skip[TRACERD_MODE_KMOD_CALLOPS], AUTO_SKIP_OPTIONS, "record why");
+	r.available = all;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 3, "record: the BPF modes");
+	ASSERT_EQ(out[0], TRACERD_MODE_FENTRY, "record: fentry");
 }
 
 TEST_MAIN()

@@ -35,6 +35,30 @@ TEST(spec_line)
 	ASSERT_ERR(spec_parse_line("tp:a/b/c", &s, err, sizeof(err)), "tp with two slashes");
 }
 
+/* issue #20: weak (W/w) symbols are functions the kmod modes must find */
+TEST(kallsyms_lines)
+{
+	char l1[] = "ffffffff81001000 T vfs_read\n", l2[] = "ffffffff81002000 W __x64_sys_quotactl\n",
+	     l3[] = "ffffffffc0001000 t tracerd_testmod_target\t[tracerd_testmod]\n",
+	     l4[] = "ffffffff82000000 D jiffies\n", l5[] = "ffffffff81003000 w weak_fn\n",
+	     l6[] = "garbage\n";
+	char *name, *mod;
+	uint64_t addr;
+
+	ASSERT_TRUE(sym_kallsyms_line(l1, &addr, &name, &mod), "T");
+	ASSERT_STREQ(name, "vfs_read", "T name");
+	ASSERT_EQ(addr, 0xffffffff81001000ULL, "T addr");
+	ASSERT_TRUE(mod == NULL, "vmlinux");
+	ASSERT_TRUE(sym_kallsyms_line(l2, &addr, &name, &mod), "W");
+	ASSERT_STREQ(name, "__x64_sys_quotactl", "W name");
+	ASSERT_TRUE(sym_kallsyms_line(l3, &addr, &name, &mod), "module t");
+	ASSERT_STREQ(name, "tracerd_testmod_target", "module name");
+	ASSERT_STREQ(mod, "tracerd_testmod", "module");
+	ASSERT_FALSE(sym_kallsyms_line(l4, &addr, &name, &mod), "data");
+	ASSERT_TRUE(sym_kallsyms_line(l5, &addr, &name, &mod), "w");
+	ASSERT_FALSE(sym_kallsyms_line(l6, &addr, &name, &mod), "garbage");
+}
+
 TEST(globs)
 {
 	ASSERT_TRUE(sym_glob_match("vfs_*", "vfs_read"), "vfs_*");

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The command layer (commands.c): the only place where the daemon's
+ * objects and -errno become the control protocol's JSON and codes.
+ */
+#ifndef TRACERD_COMMANDS_H
+#define TRACERD_COMMANDS_H
+
+#include <json-c/json.h>
+#include "../lib/proto.h"
+#include "tracerd.h"
+
+/*
+ * The one errno -> protocol code table (docs/protocol.md, "Error codes"):
+ * EINVAL bad_request, ENOENT/ESRCH/ENXIO not_found, EEXIST exists, EOPNOTSUPP/ENODEV
+ * unavailable, ENOSPC/E2BIG limit, ENOMEM/EIO/EPROTO internal, anything
+ * else (EREMOTEIO: the kernel refused) attach_failed.
+ */
+enum proto_code command_code(int err);
+
+/* JSON views (docs/protocol.md: list, attach) */
+json_object *attachment_json(const struct attachment *a);
+json_object *skipped_json(const struct skip_list *l);
+/* be_kmod.c: the kernel config the module reports, and where the ftrace call
+ * site of each of a's functions branches now (kmod modes; NULL otherwise) */
+json_object *kmod_config_json(const struct tracerd *d);
+json_object *kmod_sites_json(struct tracerd *d, const struct attachment *a);
+
+#endif
