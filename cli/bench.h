@@ -101,6 +101,8 @@ void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *co
 /* tracerd's overhead beside its peers' (trigger table, report screen) */
 void peers_table(json_object *points, FILE *f, const char *label);
 double peer_overhead(json_object *points, const char *mode, const char *variant);
+/* the i-th tracerd mode with peers, and its two peers (the second may be NULL) */
+bool peer_pair(size_t i, const char **mode, const char *const **peers);
 /* the --svg chart of each suite (bench show --svg too) */
 int trigger_svg(struct bench *b, FILE *f);
 int ops_svg(struct bench *b, FILE *f);

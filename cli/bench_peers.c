@@ -342,6 +342,15 @@ static json_object *find_point(json_object *points, const char *key)
 	return NULL;
 }
 
+bool peer_pair(size_t i, const char **mode, const char *const **peers)
+{
+	if (i >= sizeof(peer_of) / sizeof(peer_of[0]))
+		return false;
+	*mode = peer_of[i].mode;
+	*peers = peer_of[i].peers;
+	return true;
+}
+
 /* The median overhead of mode/variant in points, NAN unless measured. */
 double peer_overhead(json_object *points, const char *mode, const char *variant)
 {

@@ -252,14 +252,45 @@ static void screen_overhead(FILE *f, const struct report *r)
 	}
 }
 
-/* Kernels whose trigger run had peers: tracerd beside them. */
+/* tracerd / peer per hook, variant and kernel: "1.28 / 0.69" (reference / bpftrace). */
 static void screen_peers(FILE *f, const struct report *r)
 {
+	static const char *const variants[] = { "count", "latency" };
+	const char *const *peers, *mode;
+	char name[48], cell[40], a[16], b[16];
+	bool header = false, row;
+	size_t i, v;
 	int k;
 
-	for (k = 0; k < r->nk; k++)
-		if (r->k[k].doc[S_TRIGGER])
-			peers_table(jget(r->k[k].doc[S_TRIGGER], "points"), f, r->k[k].label);
+	for (i = 0; peer_pair(i, &mode, &peers); i++)
+		for (v = 0; v < 2; v++) {
+			for (k = 0, row = false; k < r->nk && !row; k++) {
+				json_object *pts = jget(r->k[k].doc[S_TRIGGER], "points");
+
+				row = !isnan(peer_overhead(pts, peers[0], variants[v])) ||
+				      (peers[1] && !isnan(peer_overhead(pts, peers[1], variants[v])));
+			}
+			if (!row)
+				continue;
+			if (!header)
+				header = (fprintf(f, "\ntracerd / peer overhead, same loop (reference program / "
+						  "bpftrace; < 1: tracerd cheaper)\n"), true);
+			snprintf(name, sizeof(name), "%s %s", mode, variants[v]);
+			fprintf(f, "  %-30s", name);
+			for (k = 0; k < r->nk; k++) {
+				json_object *pts = jget(r->k[k].doc[S_TRIGGER], "points");
+				double t = peer_overhead(pts, mode, variants[v]), p;
+				size_t j;
+
+				for (j = 0; j < 2; j++) {
+					p = peers[j] ? peer_overhead(pts, peers[j], variants[v]) : NAN;
+					snprintf(j ? b : a, sizeof(a), t > 0 && p > 0 ? "%.2f" : "-", t / p);
+				}
+				snprintf(cell, sizeof(cell), peers[1] ? "%s / %s" : "%s", a, b);
+				fprintf(f, "%*s", COL, cell);
+			}
+			fputc('\n', f);
+		}
 }
 
 /* The largest I of the ops run with a 1/I point of mode measured, or -1. */
@@ -300,7 +331,7 @@ static void ratio_text(char *buf, size_t len, double num, double den)
 static void screen_seed000(FILE *f, const struct report *r)
 {
 	const char *modes[] = { "kmod-callops", "kmod-direct" };
-	char rt[64], lbl[64];
+	char rt[64];
 	long long imax;
 	double a, b;
 	int k, m, j;
@@ -308,22 +339,29 @@ static void screen_seed000(FILE *f, const struct report *r)
 
 	fprintf(f, "\nSeed 000: 1 relevant tracer as irrelevant ones are added (ops, overhead ns)\n");
 	fprintf(f, "  seed riscv64 K1: without CALL_OPS 1/0 123, 1/200 15791 (128x); with 38, 39 (1.0x)\n");
-	for (k = 0; k < r->nk; k++)
-		for (m = 0; m < 2; m++) {
-			json_object *doc = r->k[k].doc[S_OPS];
+	for (k = 0; k < r->nk; k++) {
+		json_object *doc = r->k[k].doc[S_OPS];
+		bool line = false;
 
+		for (m = 0; m < 2; m++) {
 			imax = doc ? ops_max_i(doc, modes[m]) : -1;
 			if (imax <= 0)
 				continue;
 			a = ops_overhead(doc, modes[m], 1, 0);
 			b = ops_overhead(doc, modes[m], 1, imax);
 			ratio_text(rt, sizeof(rt), b, a);
-			snprintf(lbl, sizeof(lbl), "%s %s%s", r->k[k].label, modes[m],
-				 m == 0 && r->k[k].call_ops ? " (CALL_OPS)" : "");
-			fprintf(f, "  %-38s 1/0 %6.0f  1/%-4lld %6.0f  1/%lld / 1/0: %s\n", lbl, a,
-				imax, b, imax, rt);
-			any = true;
+			if (!line) {
+				snprintf(rt, sizeof(rt), "%s%s", r->k[k].label,
+					 r->k[k].call_ops ? " (CALL_OPS)" : "");
+				fprintf(f, "  %-25s", rt);
+				ratio_text(rt, sizeof(rt), b, a);
+			}
+			fprintf(f, "  %s 1/0 %.0f, 1/%lld %.0f: %s", modes[m] + 5, a, imax, b, rt);
+			line = any = true;
 		}
+		if (line)
+			fputc('\n', f);
+	}
 	if (!any)
 		fprintf(f, "  (no ops results)\n");
 	fprintf(f, "  CALL_OPS / without, 1/0 kmod-callops (seed: 38 / 122 = 0.31):");
@@ -368,7 +406,7 @@ static json_object *attach_point(json_object *doc, const char *mode, const char 
 
 static void screen_attach(FILE *f, const struct report *r)
 {
-	static const char *const hows[] = { "one", "separate" };
+	static const char *const hows[] = { "one" };	/* separate: in the attach tables */
 	char name[64], buf[48];
 	size_t i, h;
 	int k;
@@ -378,10 +416,11 @@ static void screen_attach(FILE *f, const struct report *r)
 		any |= r->k[k].doc[S_ATTACH] != NULL;
 	if (!any)
 		return;
-	fprintf(f, "\nAttach / detach of K functions (median ms; one = one attachment of all K)\n");
+	fprintf(f, "\nAttach / detach of K functions as one attachment (median ms; K hooks "
+		"apart: the attach tables)\n");
 	header(f, r, "mode", 30);
 	for (i = 0; i < NR_PATH_ROWS; i++)
-		for (h = 0; h < 2; h++) {
+		for (h = 0; h < sizeof(hows) / sizeof(hows[0]); h++) {
 			bool row = false;
 
 			for (k = 0; k < r->nk; k++)
@@ -389,7 +428,7 @@ static void screen_attach(FILE *f, const struct report *r)
 				       attach_point(r->k[k].doc[S_ATTACH], path_rows[i].mode, hows[h]);
 			if (!row)
 				continue;
-			snprintf(name, sizeof(name), "%s %s", path_rows[i].mode, hows[h]);
+			snprintf(name, sizeof(name), "%s", path_rows[i].mode);
 			fprintf(f, "  %-30s", name);
 			for (k = 0; k < r->nk; k++) {
 				json_object *p = r->k[k].doc[S_ATTACH] ?
