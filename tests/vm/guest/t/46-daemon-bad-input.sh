@@ -40,7 +40,7 @@ says denylisted
 t 5 not_found attach 'htab_map_*'
 says "no traceable"
 t 1 limit attach 'tracerd_testmod_fn_*'
-says "max_glob_matches (1000)"
+says "max_glob_matches (1000; raise it in tracerd.conf"
 t 6 unavailable attach tracerd_testmod_target --mode kmod-callops
 says "/dev/tracerd not present"
 $C --json status | jp .kmod.reason | grep -q "not present" || fail "status kmod reason"
