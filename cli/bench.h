@@ -71,6 +71,10 @@ double series_median(const struct series *s);
 void series_add(struct series *s, double v);
 /* value's statistic ("min", "median", "max") of a point, NAN when absent */
 double point_stat(json_object *p, const char *value, const char *stat);
+/* the point of a result document with that key, NULL when absent */
+json_object *bench_find_point(json_object *doc, const char *key);
+/* value's median of point key of doc, NAN unless the point is measured (ok) */
+double point_median(json_object *doc, const char *key, const char *value);
 int parse_list(const char *s, long long *out, int max);
 double now_s(void);
 
@@ -99,8 +103,8 @@ struct peer_loop {
 void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *const *variants,
 		   int nvariants);
 /* tracerd's overhead beside its peers' (trigger table, report screen) */
-void peers_table(json_object *points, FILE *f, const char *label);
-double peer_overhead(json_object *points, const char *mode, const char *variant);
+void peers_table(json_object *doc, FILE *f, const char *label);
+double peer_overhead(json_object *doc, const char *mode, const char *variant);
 /* the i-th tracerd mode with peers, and its two peers (the second may be NULL) */
 bool peer_pair(size_t i, const char **mode, const char *const **peers);
 /* the --svg chart of each suite (bench show --svg too) */

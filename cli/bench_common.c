@@ -364,6 +364,29 @@ void point_value(json_object *p, const char *name, const char *unit, const struc
 	json_object_object_add(jget(p, "values"), name, o);
 }
 
+json_object *bench_find_point(json_object *doc, const char *key)
+{
+	json_object *pts = doc ? jget(doc, "points") : NULL;
+	size_t i, n = jlen(pts);
+
+	for (i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(pts, i);
+
+		if (!strcmp(jstr(p, "key", ""), key))
+			return p;
+	}
+	return NULL;
+}
+
+double point_median(json_object *doc, const char *key, const char *value)
+{
+	json_object *p = bench_find_point(doc, key);
+
+	if (!p || strcmp(jstr(p, "status", ""), "ok"))
+		return NAN;
+	return point_stat(p, value, "median");
+}
+
 double point_stat(json_object *p, const char *value, const char *stat)
 {
 	json_object *v = jget(jget(p, "values"), value), *s = v ? jget(v, stat) : NULL;

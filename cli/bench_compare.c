@@ -38,20 +38,6 @@ json_object *bench_load(struct cli *cli, const char *path, int *exit)
 	return o;
 }
 
-static json_object *find_point(json_object *doc, const char *key)
-{
-	json_object *pts = jget(doc, "points");
-	size_t i, n = jlen(pts);
-
-	for (i = 0; i < n; i++) {
-		json_object *p = json_object_array_get_idx(pts, i);
-
-		if (!strcmp(jstr(p, "key", ""), key))
-			return p;
-	}
-	return NULL;
-}
-
 /* The values shown without --all: what the seeds' tables compare. */
 static bool primary_value(const char *name)
 {
@@ -141,7 +127,7 @@ static json_object *only_in(json_object *a, json_object *b)
 	for (i = 0; i < n; i++) {
 		const char *key = jstr(json_object_array_get_idx(pa, i), "key", "?");
 
-		if (!find_point(b, key))
+		if (!bench_find_point(b, key))
 			json_object_array_add(keys, json_object_new_string(key));
 	}
 	return keys;
@@ -157,7 +143,7 @@ static json_object *compare_rows(json_object *a, json_object *b, bool all)
 		json_object *p = json_object_array_get_idx(pa, i), *q;
 		const char *key = jstr(p, "key", "?");
 
-		q = find_point(b, key);
+		q = bench_find_point(b, key);
 		if (!q)
 			continue;
 		if (strcmp(jstr(p, "status", ""), "ok") || strcmp(jstr(q, "status", ""), "ok")) {

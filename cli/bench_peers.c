@@ -332,16 +332,6 @@ static const struct {
 	{ "kprobe-multi", { "ref-kprobe-multi", NULL } },
 };
 
-static json_object *find_point(json_object *points, const char *key)
-{
-	size_t i, n = points ? json_object_array_length(points) : 0;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(jstr(json_object_array_get_idx(points, i), "key", ""), key))
-			return json_object_array_get_idx(points, i);
-	return NULL;
-}
-
 bool peer_pair(size_t i, const char **mode, const char *const **peers)
 {
 	if (i >= sizeof(peer_of) / sizeof(peer_of[0]))
@@ -351,17 +341,13 @@ bool peer_pair(size_t i, const char **mode, const char *const **peers)
 	return true;
 }
 
-/* The median overhead of mode/variant in points, NAN unless measured. */
-double peer_overhead(json_object *points, const char *mode, const char *variant)
+/* The median overhead of mode/variant in doc, NAN unless measured. */
+double peer_overhead(json_object *doc, const char *mode, const char *variant)
 {
 	char key[96];
-	json_object *p;
 
 	snprintf(key, sizeof(key), "%s/%s", mode, variant);
-	p = find_point(points, key);
-	if (!p || strcmp(jstr(p, "status", ""), "ok"))
-		return NAN;
-	return point_stat(p, "overhead_ns", "median");
+	return point_median(doc, key, "overhead_ns");
 }
 
 /*
@@ -369,7 +355,7 @@ double peer_overhead(json_object *points, const char *mode, const char *variant)
  * and each peer's with the ratio tracerd / peer (< 1: tracerd is cheaper).
  * Writes nothing when the run had no peers; label (a kernel) heads it.
  */
-void peers_table(json_object *points, FILE *f, const char *label)
+void peers_table(json_object *doc, FILE *f, const char *label)
 {
 	static const char *const variants[] = { "count", "latency" };
 	char cell[64];
@@ -378,11 +364,11 @@ void peers_table(json_object *points, FILE *f, const char *label)
 
 	for (m = 0; m < sizeof(peer_of) / sizeof(peer_of[0]); m++)
 		for (v = 0; v < 2; v++) {
-			double t = peer_overhead(points, peer_of[m].mode, variants[v]);
+			double t = peer_overhead(doc, peer_of[m].mode, variants[v]);
 			bool any = false;
 
 			for (k = 0; k < 2 && peer_of[m].peers[k]; k++)
-				any |= !isnan(peer_overhead(points, peer_of[m].peers[k], variants[v]));
+				any |= !isnan(peer_overhead(doc, peer_of[m].peers[k], variants[v]));
 			if (!any)
 				continue;
 			if (!header)
@@ -396,7 +382,7 @@ void peers_table(json_object *points, FILE *f, const char *label)
 			else
 				fprintf(f, "  %-21s tracerd %6.0f", cell, t);
 			for (k = 0; k < 2 && peer_of[m].peers[k]; k++) {
-				double p = peer_overhead(points, peer_of[m].peers[k], variants[v]);
+				double p = peer_overhead(doc, peer_of[m].peers[k], variants[v]);
 
 				if (isnan(p))
 					fprintf(f, "   %s -", peer_of[m].peers[k]);

@@ -126,30 +126,7 @@ static int report_load(struct report *r, struct cli *cli, int n, char **files)
 	return 0;
 }
 
-static json_object *point_by_key(json_object *doc, const char *key)
-{
-	json_object *pts = jget(doc, "points");
-	size_t i, n = pts ? json_object_array_length(pts) : 0;
-
-	for (i = 0; i < n; i++) {
-		json_object *p = json_object_array_get_idx(pts, i);
-
-		if (!strcmp(jstr(p, "key", ""), key))
-			return p;
-	}
-	return NULL;
-}
-
 /* The median of value of point key, NAN when absent or not ok. */
-static double median_of(json_object *doc, const char *key, const char *value)
-{
-	json_object *p = doc ? point_by_key(doc, key) : NULL;
-
-	if (!p || strcmp(jstr(p, "status", ""), "ok"))
-		return NAN;
-	return point_stat(p, value, "median");
-}
-
 static bool mode_in_trigger(const struct report *r, const char *mode)
 {
 	char key[96];
@@ -157,7 +134,7 @@ static bool mode_in_trigger(const struct report *r, const char *mode)
 
 	snprintf(key, sizeof(key), "%s/count", mode);
 	for (i = 0; i < r->nk; i++)
-		if (r->k[i].doc[S_TRIGGER] && point_by_key(r->k[i].doc[S_TRIGGER], key))
+		if (r->k[i].doc[S_TRIGGER] && bench_find_point(r->k[i].doc[S_TRIGGER], key))
 			return true;
 	return false;
 }
@@ -172,7 +149,7 @@ static double cheapest(const struct kern *k, const char **mode)
 	*mode = NULL;
 	for (i = 0; i < NR_PATH_ROWS; i++) {
 		snprintf(key, sizeof(key), "%s/count", path_rows[i].mode);
-		v = median_of(k->doc[S_TRIGGER], key, "overhead_ns");
+		v = point_median(k->doc[S_TRIGGER], key, "overhead_ns");
 		if (v > 0 && (isnan(best) || v < best)) {
 			best = v;
 			*mode = path_rows[i].mode;
@@ -183,7 +160,7 @@ static double cheapest(const struct kern *k, const char **mode)
 
 static void cell(FILE *f, json_object *doc, const char *key, double ref)
 {
-	json_object *p = doc ? point_by_key(doc, key) : NULL;
+	json_object *p = doc ? bench_find_point(doc, key) : NULL;
 	double v = p ? point_stat(p, "overhead_ns", "median") : NAN;
 	char buf[48];
 
@@ -241,7 +218,7 @@ static void screen_overhead(FILE *f, const struct report *r)
 	for (i = 0; i < NR_PATH_ROWS; i++) {
 		snprintf(key, sizeof(key), "%s/latency", path_rows[i].mode);
 		for (k = 0; k < r->nk; k++)
-			if (r->k[k].doc[S_TRIGGER] && point_by_key(r->k[k].doc[S_TRIGGER], key))
+			if (r->k[k].doc[S_TRIGGER] && bench_find_point(r->k[k].doc[S_TRIGGER], key))
 				break;
 		if (k == r->nk)
 			continue;
@@ -265,10 +242,10 @@ static void screen_peers(FILE *f, const struct report *r)
 	for (i = 0; peer_pair(i, &mode, &peers); i++)
 		for (v = 0; v < 2; v++) {
 			for (k = 0, row = false; k < r->nk && !row; k++) {
-				json_object *pts = jget(r->k[k].doc[S_TRIGGER], "points");
+				json_object *doc = r->k[k].doc[S_TRIGGER];
 
-				row = !isnan(peer_overhead(pts, peers[0], variants[v])) ||
-				      (peers[1] && !isnan(peer_overhead(pts, peers[1], variants[v])));
+				row = !isnan(peer_overhead(doc, peers[0], variants[v])) ||
+				      (peers[1] && !isnan(peer_overhead(doc, peers[1], variants[v])));
 			}
 			if (!row)
 				continue;
@@ -278,12 +255,12 @@ static void screen_peers(FILE *f, const struct report *r)
 			snprintf(name, sizeof(name), "%s %s", mode, variants[v]);
 			fprintf(f, "  %-30s", name);
 			for (k = 0; k < r->nk; k++) {
-				json_object *pts = jget(r->k[k].doc[S_TRIGGER], "points");
-				double t = peer_overhead(pts, mode, variants[v]), p;
+				json_object *doc = r->k[k].doc[S_TRIGGER];
+				double t = peer_overhead(doc, mode, variants[v]), p;
 				size_t j;
 
 				for (j = 0; j < 2; j++) {
-					p = peers[j] ? peer_overhead(pts, peers[j], variants[v]) : NAN;
+					p = peers[j] ? peer_overhead(doc, peers[j], variants[v]) : NAN;
 					snprintf(j ? b : a, sizeof(a), t > 0 && p > 0 ? "%.2f" : "-", t / p);
 				}
 				snprintf(cell, sizeof(cell), peers[1] ? "%s / %s" : "%s", a, b);
@@ -315,7 +292,7 @@ static double ops_overhead(json_object *doc, const char *mode, long long rel, lo
 	char key[96];
 
 	snprintf(key, sizeof(key), "%s/R%lld/I%lld", mode, rel, irr);
-	return median_of(doc, key, "overhead_ns");
+	return point_median(doc, key, "overhead_ns");
 }
 
 static void ratio_text(char *buf, size_t len, double num, double den)
@@ -519,13 +496,13 @@ static int page_overhead(FILE *f, const struct report *r)
 		snprintf(key, sizeof(key), "%s/count", path_rows[i].mode);
 		for (k = 0; k < r->nk; k++) {
 			json_object *p = r->k[k].doc[S_TRIGGER] ?
-				point_by_key(r->k[k].doc[S_TRIGGER], key) : NULL;
+				bench_find_point(r->k[k].doc[S_TRIGGER], key) : NULL;
 
 			if (!p)
 				continue;
 			snprintf(labels[nb], sizeof(labels[nb]), "%s, %s", path_rows[i].mode, r->k[k].label);
 			bars[nb].label = labels[nb];
-			bars[nb].value = median_of(r->k[k].doc[S_TRIGGER], key, "overhead_ns");
+			bars[nb].value = point_median(r->k[k].doc[S_TRIGGER], key, "overhead_ns");
 			bars[nb].note = jstr(p, "status", "?");
 			bars[nb].color = k;
 			marks += !isnan(bars[nb].value);

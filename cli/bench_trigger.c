@@ -277,7 +277,7 @@ void trigger_table(struct bench *b, FILE *f)
 	}
 	fprintf(f, "overhead: median ns/call minus the median of the untraced loop measured "
 		"right before the point; (min-min): fastest run minus fastest untraced run\n");
-	peers_table(b->points, f, NULL);
+	peers_table(b->doc, f, NULL);
 }
 
 static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts *o)
