@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tracectl list: attachments with their mode and why that mode. */
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include "tracectl.h"
 
@@ -57,6 +58,9 @@ static void print_list(json_object *r)
 		       jlen(jget(a, "functions")),
 		       jbool(a, "latency") ? "yes" : "no", jint(a, "pid", 0) ? pid : "-", since,
 		       jtty(a, "mode_reason", ""));
+		if (strcmp(jstr(a, "owner", "user"), "user"))	/* bench's: its own, not a user's */
+			printf("     owner %s%s%s\n", jtty(a, "owner", "?"),
+			       jget(a, "variant") ? ", variant " : "", jtty(a, "variant", ""));
 		print_sites(jget(a, "sites"));
 		print_recording(jget(a, "recording"));
 	}

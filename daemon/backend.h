@@ -22,12 +22,27 @@
  *   slot maps (kmod modes: the module's counters).
  * misses: the kernel's own miss count for a hook, or -ENODATA with *why.
  * probe: can this mode attach here at all? Really tries (on d->probe_fn).
+ *
+ * variant: the mode's variants (MODE_VARIANT_*, lib/modes.h), each a
+ *   backend of its own (same mode, its own caps and ops; NULL: the mode has
+ *   no such variant). request_check refuses a variant the mode does not
+ *   declare, and checks the request against the variant's caps.
+ * unavailable: a variant's: why this kernel (or module) lacks it, NULL
+ *   when it has it; asks, never changes the kernel (NULL: as its mode).
+ * site: optional; where a hook's ftrace call site branches now (kmod).
  */
 #ifndef TRACERD_BACKEND_H
 #define TRACERD_BACKEND_H
 
 #include "../lib/modes.h"
 #include "tracerd.h"
+
+/* What a kmod hook's ftrace call site branches to (TRACERD_IOC_SITE). */
+struct hook_site {
+	const char *path;	/* "direct", "caller", "nop", "unknown" */
+	char target[64];	/* the symbol it branches to ("" unknown) */
+	char err[96];		/* when site() fails: why */
+};
 
 struct backend {
 	enum tracerd_mode mode;
@@ -43,6 +58,9 @@ struct backend {
 	/* optional: the kernel path a hook took when the mode has two ("via") */
 	const char *(*path)(const struct hook *h);
 	void (*fini)(struct tracerd *d);
+	const struct backend *variant[MODE_VARIANT_NR];
+	const char *(*unavailable)(struct tracerd *d);
+	int (*site)(struct tracerd *d, const struct hook *h, struct hook_site *out);
 };
 
 /* what every BPF function mode does: the shared maps and the ring buffer */
@@ -54,8 +72,18 @@ struct backend {
 TRACERD_MODES(BACKEND_DECLARE)
 #undef BACKEND_DECLARE
 
+/* the variants (daemon/be_empty.c, be_kmod.c) */
+extern const struct backend backend_fentry_empty, backend_kprobe_empty,
+	backend_kprobe_int3_empty, backend_kprobe_multi_empty;
+extern const struct backend backend_kmod_kprobe_int3, backend_kmod_callops_regs;
+
 /* NULL for auto or an unknown mode */
 const struct backend *backend_get(enum tracerd_mode m);
+/* The backend of mode m's variant v (v NONE: the mode's); NULL: no such variant. */
+const struct backend *backend_variant(enum tracerd_mode m, enum mode_variant v);
+/* Why mode m's variant v cannot be used here (the mode's probe, then the
+ * variant's unavailable()); NULL when it can. */
+const char *backend_unavailable(struct tracerd *d, enum tracerd_mode m, enum mode_variant v);
 void backends_fini(struct tracerd *d);
 
 /* bpfutil.c: helpers the BPF backends share */
@@ -68,6 +96,9 @@ int bpf_clone_prog(const struct bpf_program *tmpl, __u32 slot, __u32 attach_btf_
 		   int attach_btf_obj_fd, char *err, size_t errlen);
 /* The kernel's recursion-miss count of a program. */
 int bpf_prog_misses(int prog_fd, __u64 *out);
+/* be_kmod.c: the module's TRACERD_KMOD_* mode and TRACERD_ATTACH_* flags of
+ * a kmod mode and variant; -EINVAL when (m, v) is not one */
+int kmod_abi_mode(enum tracerd_mode m, enum mode_variant v, __u32 *mode, __u32 *flags);
 /* "Operation not permitted (EPERM)" */
 const char *errno_str(int err, char *buf, size_t len);
 /* route libbpf's log through ours: warnings at -v, debug at -vv */

@@ -119,4 +119,5 @@ const struct backend backend_fentry = {
 	.detach = bpf_hooks_detach,
 	.misses = fentry_misses,
 	.fini = fentry_fini,
+	.variant = { [MODE_VARIANT_EMPTY] = &backend_fentry_empty },
 };

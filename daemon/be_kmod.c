@@ -21,32 +21,40 @@
 #include "../lib/util.h"
 #include "backend.h"
 #include "bpfutil.h"
-#include "commands.h"
 #include "resolve.h"
 
-static __u32 kmod_mode(enum tracerd_mode m)
+int kmod_abi_mode(enum tracerd_mode m, enum mode_variant v, __u32 *mode, __u32 *flags)
 {
+	*flags = 0;
 	switch (m) {
 	case TRACERD_MODE_KMOD_CALLOPS:
-		return TRACERD_KMOD_CALLOPS;
+		*mode = TRACERD_KMOD_CALLOPS;
+		*flags = v == MODE_VARIANT_SAVE_REGS ? TRACERD_ATTACH_SAVE_REGS : 0;
+		return v && v != MODE_VARIANT_SAVE_REGS ? -EINVAL : 0;
 	case TRACERD_MODE_KMOD_DIRECT:
-		return TRACERD_KMOD_DIRECT;
+		*mode = TRACERD_KMOD_DIRECT;
+		return v ? -EINVAL : 0;
+	case TRACERD_MODE_KMOD_KPROBE:
+		*mode = v == MODE_VARIANT_INT3 ? TRACERD_KMOD_KPROBE_INT3 : TRACERD_KMOD_KPROBE;
+		return v && v != MODE_VARIANT_INT3 ? -EINVAL : 0;
 	default:
-		return TRACERD_KMOD_KPROBE;
+		return -EINVAL;
 	}
 }
+
+/* what the open module said it can do (TRACERD_IOC_FEATURES) */
+static struct tracerd_features kmod_feat;
 
 /* Open /dev/tracerd once, check the ABI, read the features; fills d->kmod. */
 static int kmod_open(struct tracerd *d, __u32 *modes)
 {
-	static __u32 feat_modes;
 	struct kmod_info *k = &d->kmod;
 	struct tracerd_version v = {};
 	struct tracerd_features f = {};
 	char ebuf[96];
 	int ret;
 
-	*modes = feat_modes;
+	*modes = kmod_feat.modes;
 	if (k->fd >= 0)
 		return 0;
 	k->present = false;
@@ -84,7 +92,8 @@ static int kmod_open(struct tracerd *d, __u32 *modes)
 			 errno_str(ret, ebuf, sizeof(ebuf)));
 		goto fail;
 	}
-	feat_modes = *modes = f.modes;
+	kmod_feat = f;
+	*modes = f.modes;
 	k->feat_flags = f.flags;
 	k->present = true;
 	k->reason[0] = '\0';
@@ -125,7 +134,6 @@ static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook
 	struct kmod_hook *k = calloc(1, sizeof(*k));
 	struct tracerd_attach at = {
 		.addr = h->addr,
-		.mode = kmod_mode(a->mode),
 		.tgid = a->spec.tgid,
 	};
 	char ebuf[96];
@@ -134,12 +142,16 @@ static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook
 	if (!k)
 		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
 	h->priv = k;
+	if (kmod_abi_mode(a->mode, a->spec.variant, &at.mode, &at.flags))
+		return set_err(h->err, sizeof(h->err), -EINVAL, "%s has no variant %s",
+			       tracerd_mode_name(a->mode), mode_variant_name(a->spec.variant));
 	if (str_copy(at.name, h->name, sizeof(at.name)))
 		return set_err(h->err, sizeof(h->err), -ENAMETOOLONG, "name '%s' too long", h->name);
 	if (ioctl(d->kmod.fd, TRACERD_IOC_ATTACH, &at)) {
 		ret = -errno;
-		return set_err(h->err, sizeof(h->err), ret, "kmod: failed to attach %s to '%s': %s%s",
-			       tracerd_mode_name(a->mode), h->name,
+		return set_err(h->err, sizeof(h->err), ret, "kmod: failed to attach %s%s%s to '%s': "
+			       "%s%s", tracerd_mode_name(a->mode), a->spec.variant ? " variant " : "",
+			       mode_variant_name(a->spec.variant), h->name,
 			       errno_str(ret, ebuf, sizeof(ebuf)),
 			       ret == -EBUSY ? "; the function already carries a direct call" :
 			       ret == -EADDRNOTAVAIL ? "; the mode cannot hook there" : "");
@@ -215,13 +227,14 @@ static int kmod_probe_mode(struct tracerd *d, enum tracerd_mode m, char *reason,
 {
 	struct attachment a = { .mode = m };
 	struct hook h = {};
-	__u32 modes;
+	__u32 modes, km, flags;
 	int ret;
 
 	ret = kmod_open(d, &modes);
 	if (ret)
 		return set_err(reason, len, ret, "%s", d->kmod.reason);
-	if (!(modes & (1U << kmod_mode(m))))
+	kmod_abi_mode(m, MODE_VARIANT_NONE, &km, &flags);
+	if (!(modes & (1U << km)))
 		return set_err(reason, len, -EOPNOTSUPP,
 			       "kmod: the module cannot do %s on this kernel (TRACERD_IOC_FEATURES)",
 			       tracerd_mode_name(m));
@@ -260,54 +273,26 @@ static void kmod_fini(struct tracerd *d)
 	d->kmod.fd = -1;
 }
 
-/* the module counts calls filtered by tgid: no latency, comm or ring buffer */
-#define KMOD_CAPS	(MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_NEEDS_ADDR)
-
-#define KMOD_BACKEND(var, m, caps_, probe_fn, misses_fn, fini_fn)	\
-	const struct backend var = {		\
-		.mode = m,			\
-		.caps = caps_,			\
-		.probe = probe_fn,		\
-		.attach = kmod_attach,		\
-		.detach = kmod_detach,		\
-		.read = kmod_read,		\
-		.misses = misses_fn,		\
-		.fini = fini_fn,		\
-	}
-
-KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS, kmod_callops_probe,
-	     kmod_ftrace_misses, kmod_fini);
-KMOD_BACKEND(backend_kmod_direct, TRACERD_MODE_KMOD_DIRECT,
-	     KMOD_CAPS | MODE_CAP_DIRECT_CALL | MODE_CAP_DIRECT_EXCL, kmod_direct_probe,
-	     kmod_ftrace_misses, NULL);
-KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS, kmod_kprobe_probe,
-	     kmod_kprobe_misses, NULL);
-
-/* The kernel configuration that matters to the paths, as the module saw it. */
-json_object *kmod_config_json(const struct tracerd *d)
+/* kmod-kprobe, variant int3: the module's kprobe past the ftrace call site */
+static const char *kmod_int3_unavailable(struct tracerd *d)
 {
-	static const struct { __u64 bit; const char *name; } cfg[] = {
-		{ TRACERD_FEAT_DYNAMIC_FTRACE, "CONFIG_DYNAMIC_FTRACE" },
-		{ TRACERD_FEAT_DIRECT_CALLS, "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS" },
-		{ TRACERD_FEAT_CALL_OPS, "CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS" },
-		{ TRACERD_FEAT_WITH_ARGS, "CONFIG_DYNAMIC_FTRACE_WITH_ARGS" },
-		{ TRACERD_FEAT_WITH_REGS, "CONFIG_DYNAMIC_FTRACE_WITH_REGS" },
-		{ TRACERD_FEAT_KPROBES, "CONFIG_KPROBES" },
-		{ TRACERD_FEAT_KPROBES_ON_FTRACE, "CONFIG_KPROBES_ON_FTRACE" },
-		{ TRACERD_FEAT_IBT, "CONFIG_X86_KERNEL_IBT" },
-		{ TRACERD_FEAT_CALL_DEPTH, "CONFIG_CALL_DEPTH_TRACKING" },
-		{ TRACERD_FEAT_FPROBE, "CONFIG_FPROBE" },
-	};
-	json_object *o;
-	size_t i;
+	__u32 modes;
 
-	if (!d->kmod.present)
-		return NULL;
-	o = json_object_new_object();
-	for (i = 0; i < ARRAY_SIZE(cfg); i++)
-		json_object_object_add(o, cfg[i].name,
-				       json_object_new_boolean(!!(d->kmod.feat_flags & cfg[i].bit)));
-	return o;
+	if (kmod_open(d, &modes))
+		return d->kmod.reason;
+	return modes & (1U << TRACERD_KMOD_KPROBE_INT3) ? NULL :
+		"kmod: no int3 kprobe past an ftrace site on this kernel/arch";
+}
+
+/* kmod-callops, variant save_regs: FTRACE_OPS_FL_SAVE_REGS */
+static const char *kmod_regs_unavailable(struct tracerd *d)
+{
+	__u32 modes;
+
+	if (kmod_open(d, &modes))
+		return d->kmod.reason;
+	return kmod_feat.attach_flags & TRACERD_ATTACH_SAVE_REGS ? NULL :
+		"kmod: no FTRACE_OPS_FL_SAVE_REGS on this kernel (no DYNAMIC_FTRACE_WITH_REGS)";
 }
 
 static const char *site_path_name(__u32 p)
@@ -325,43 +310,61 @@ static const char *site_path_name(__u32 p)
 }
 
 /*
- * Per function of a kmod attachment: what its ftrace call site branches to
- * now (TRACERD_IOC_SITE): "direct" (straight to the kmod-direct trampoline),
- * "caller" (through ftrace_caller or an ops trampoline), "nop".
+ * What h's ftrace call site branches to now (TRACERD_IOC_SITE): "direct"
+ * (straight to the kmod-direct trampoline), "caller" (through
+ * ftrace_caller or an ops trampoline), "nop". -ENOENT: h is not hooked.
  */
-json_object *kmod_sites_json(struct tracerd *d, const struct attachment *a)
+static int kmod_site(struct tracerd *d, const struct hook *h, struct hook_site *out)
 {
-	json_object *arr;
-	char ebuf[96];
-	size_t i;
+	struct tracerd_site s = { .id = kmod_id(h) };
+	int err;
 
-	if (backend_get(a->mode)->detach != kmod_detach)
-		return NULL;	/* not a kmod attachment */
-	arr = json_object_new_array();
-	for (i = 0; i < a->nr_hooks; i++) {
-		const struct hook *h = &a->hooks[i];
-		struct tracerd_site s = { .id = kmod_id(h) };
-		json_object *o;
-
-		if (!s.id)
-			continue;
-		o = json_object_new_object();
-		json_object_object_add(o, "function", json_object_new_string(h->name));
-		if (d->kmod.fd < 0 || ioctl(d->kmod.fd, TRACERD_IOC_SITE, &s)) {
-			int err = d->kmod.fd < 0 ? -ENODEV : -errno;
-
-			json_object_object_add(o, "path", NULL);
-			json_object_object_add(o, "error", json_object_new_string(
-				err == -ENOTTY ? "kmod: module older than ABI 1.2 (no SITE ioctl)" :
-				errno_str(err, ebuf, sizeof(ebuf))));
-		} else {
-			s.target_sym[sizeof(s.target_sym) - 1] = '\0';
-			json_object_object_add(o, "path",
-					       json_object_new_string(site_path_name(s.path)));
-			json_object_object_add(o, "target", s.target_sym[0] ?
-					       json_object_new_string(s.target_sym) : NULL);
-		}
-		json_object_array_add(arr, o);
+	memset(out, 0, sizeof(*out));
+	if (!s.id)
+		return -ENOENT;
+	if (d->kmod.fd < 0 || ioctl(d->kmod.fd, TRACERD_IOC_SITE, &s)) {
+		err = d->kmod.fd < 0 ? -ENODEV : -errno;
+		if (err == -ENOTTY)
+			str_copy(out->err, "kmod: module older than ABI 1.2 (no SITE ioctl)",
+				 sizeof(out->err));
+		else
+			errno_str(err, out->err, sizeof(out->err));
+		return err;
 	}
-	return arr;
+	s.target_sym[sizeof(s.target_sym) - 1] = '\0';
+	out->path = site_path_name(s.path);
+	str_copy(out->target, s.target_sym, sizeof(out->target));
+	return 0;
 }
+
+/* the module counts calls filtered by tgid: no latency, comm or ring buffer */
+#define KMOD_CAPS	(MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_NEEDS_ADDR)
+
+#define KMOD_BACKEND(var, m, caps_, probe_fn, misses_fn, fini_, ...)	\
+	const struct backend var = {		\
+		.mode = m,			\
+		.caps = caps_,			\
+		.probe = probe_fn,		\
+		.attach = kmod_attach,		\
+		.detach = kmod_detach,		\
+		.read = kmod_read,		\
+		.misses = misses_fn,		\
+		.site = kmod_site,		\
+		.fini = fini_,			\
+		__VA_ARGS__			\
+	}
+
+KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS, kmod_callops_probe,
+	     kmod_ftrace_misses, kmod_fini,
+	     .variant = { [MODE_VARIANT_SAVE_REGS] = &backend_kmod_callops_regs });
+KMOD_BACKEND(backend_kmod_direct, TRACERD_MODE_KMOD_DIRECT,
+	     KMOD_CAPS | MODE_CAP_DIRECT_CALL | MODE_CAP_DIRECT_EXCL, kmod_direct_probe,
+	     kmod_ftrace_misses, NULL);
+KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS, kmod_kprobe_probe,
+	     kmod_kprobe_misses, NULL,
+	     .variant = { [MODE_VARIANT_INT3] = &backend_kmod_kprobe_int3 });
+/* the variants: the same paths with another TRACERD_KMOD_* mode or flag */
+KMOD_BACKEND(backend_kmod_callops_regs, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS, NULL,
+	     kmod_ftrace_misses, NULL, .unavailable = kmod_regs_unavailable);
+KMOD_BACKEND(backend_kmod_kprobe_int3, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS, NULL,
+	     kmod_kprobe_misses, NULL, .unavailable = kmod_int3_unavailable);

@@ -174,4 +174,5 @@ const struct backend backend_kprobe_multi = {
 	.detach = multi_detach,
 	.misses = multi_misses,
 	.fini = multi_fini,
+	.variant = { [MODE_VARIANT_EMPTY] = &backend_kprobe_multi_empty },
 };

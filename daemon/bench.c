@@ -5,12 +5,14 @@
  * own process while the daemon owns the hooks:
  *
  *   info     kernel, arch, kmod features (the relevant config), mode list
- *   hook     attach one benchmark hook for a pid: a normal attachment
- *            (registry, visible in `list`), a kmod hook the registry has no
- *            mode for (kmod-kprobe-int3, kmod-callops with SAVE_REGS), or an
- *            "empty" BPF program (bpf/bench.bpf.c); returns a handle
- *   read     the exact count of a handle (and its latency samples)
- *   unhook   remove a handle, or every benchmark hook ("all")
+ *   hook     attach one benchmark hook for a pid through the registry, like
+ *            any client: an attachment owned by bench (visible in `list`),
+ *            its mode's variant when asked for one (kmod-kprobe-int3:
+ *            kmod-kprobe's int3, save_regs: kmod-callops', empty: the BPF
+ *            modes' empty program, daemon/be_empty.c); the handle is its id
+ *   read     the exact count of a handle (hook_stats: and its latency samples)
+ *   unhook   remove a handle, or every bench-owned attachment ("all"): never
+ *            a user's, which also never counts as a duplicate of bench's
  *   ops      TRACERD_IOC_BENCH_OPS, patch: TRACERD_IOC_BENCH_PATCH,
  *            patch_all: TRACERD_IOC_BENCH_ALL (every traceable function)
  *   store    keep a trigger result in state_dir (bench_store.c)
@@ -26,8 +28,6 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/utsname.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include <tracerd/kmod_abi.h>
 #include "../lib/log.h"
 #include "../lib/modes.h"
@@ -38,390 +38,138 @@
 #include "commands.h"
 #include "registry.h"
 #include "resolve.h"
-#include "bench.skel.h"
 
-#define BENCH_HOOKS_MAX	16
-
-enum bench_kind { BK_NONE, BK_REGISTRY, BK_KMOD, BK_EMPTY };
-
-/* One live benchmark hook. */
-struct bench_hook {
-	enum bench_kind kind;
-	unsigned int handle;
-	unsigned int att_id;	/* BK_REGISTRY */
-	__u64 kmod_id;		/* BK_KMOD */
-	struct bench_bpf *skel;	/* BK_EMPTY */
-	struct bpf_link *link;	/* BK_EMPTY */
-};
-
-/* Single-threaded daemon: the table is only touched from the loop. */
-static struct bench_hook bench_hooks[BENCH_HOOKS_MAX];
-static unsigned int bench_next_handle;
-
-/* A hook request, decoded. */
-struct bench_req {
-	const char *mode_name;
-	int mode;		/* enum tracerd_mode, or -1 for kmod-kprobe-int3 */
-	const char *variant;	/* count, latency, empty */
-	bool save_regs;
-	__u32 pid;
-	const char *target;
-};
-
-static const char *const kmod_mode_names[] = {
-	[TRACERD_KMOD_CALLOPS] = "kmod-callops",
-	[TRACERD_KMOD_DIRECT] = "kmod-direct",
-	[TRACERD_KMOD_KPROBE] = "kmod-kprobe",
-	[TRACERD_KMOD_KPROBE_INT3] = "kmod-kprobe-int3",
-};
-
-static int kmod_mode_parse(const char *name)
+/*
+ * The bench protocol's mode names: a mode, or "kmod-kprobe-int3" (mode
+ * kmod-kprobe, variant int3); save_regs asks for kmod-callops' variant
+ * save_regs. -EINVAL for anything else.
+ */
+static int bench_mode(const char *name, bool save_regs, struct tracerd_spec *spec)
 {
-	unsigned int i;
+	bool int3 = name && !strcmp(name, "kmod-kprobe-int3");
+	int m = int3 ? TRACERD_MODE_KMOD_KPROBE : name ? tracerd_mode_parse(name) : -EINVAL;
 
-	for (i = 1; i < ARRAY_SIZE(kmod_mode_names); i++)
-		if (name && !strcmp(name, kmod_mode_names[i]))
-			return (int)i;
-	return -EINVAL;
+	if (m <= 0 || (int3 && save_regs))
+		return -EINVAL;
+	spec->mode = (enum tracerd_mode)m;
+	spec->variant = int3 ? MODE_VARIANT_INT3 : save_regs ? MODE_VARIANT_SAVE_REGS :
+		MODE_VARIANT_NONE;
+	return 0;
 }
 
-static struct bench_hook *hook_find(unsigned int handle)
-{
-	unsigned int i;
-
-	for (i = 0; i < BENCH_HOOKS_MAX; i++)
-		if (bench_hooks[i].kind != BK_NONE && bench_hooks[i].handle == handle)
-			return &bench_hooks[i];
-	return NULL;
-}
-
-static void hook_release(struct tracerd *d, struct bench_hook *h)
-{
-	struct tracerd_detach det = { .id = h->kmod_id };
-	struct attachment *a;
-
-	switch (h->kind) {
-	case BK_REGISTRY:
-		a = registry_find(d, h->att_id);
-		if (a)
-			registry_detach(d, a);
-		break;
-	case BK_KMOD:
-		if (d->kmod.fd >= 0 && ioctl(d->kmod.fd, TRACERD_IOC_DETACH, &det))
-			log_warn("bench: kmod detach of %llu failed: %s",
-				 (unsigned long long)h->kmod_id, strerror(errno));
-		break;
-	case BK_EMPTY:
-		bpf_link__destroy(h->link);
-		bench_bpf__destroy(h->skel);
-		break;
-	case BK_NONE:
-		break;
-	}
-	memset(h, 0, sizeof(*h));
-}
-
-/* kmod hook the registry has no mode for: kprobe-int3, callops + SAVE_REGS. */
-static enum proto_code hook_kmod(struct tracerd *d, const struct bench_req *q, int kmode,
-				 struct bench_hook *h, char *msg, size_t msglen)
-{
-	struct tracerd_attach at = { .mode = (__u32)kmode, .tgid = q->pid };
-	char ebuf[96];
-	int ret;
-
-	if (d->kmod.fd < 0) {
-		str_fmt(msg, msglen, "%s", d->kmod.reason[0] ? d->kmod.reason :
-			"kmod: /dev/tracerd not open (tracerd_kmod.ko not loaded)");
-		return PROTO_E_UNAVAILABLE;
-	}
-	at.flags = q->save_regs ? TRACERD_ATTACH_SAVE_REGS : 0;
-	at.addr = resolve_addr(d, q->target);
-	if (!at.addr) {
-		str_fmt(msg, msglen, "no kallsyms address for '%s'", q->target);
-		return PROTO_E_NOT_FOUND;
-	}
-	if (str_copy(at.name, q->target, sizeof(at.name))) {
-		str_fmt(msg, msglen, "function name too long");
-		return PROTO_E_BAD_REQUEST;
-	}
-	if (ioctl(d->kmod.fd, TRACERD_IOC_ATTACH, &at)) {
-		ret = -errno;
-		str_fmt(msg, msglen, "kmod: failed to attach %s%s to '%s': %s", q->mode_name,
-			 q->save_regs ? " (SAVE_REGS)" : "", q->target,
-			 errno_str(ret, ebuf, sizeof(ebuf)));
-		return command_code(ret);
-	}
-	h->kind = BK_KMOD;
-	h->kmod_id = at.id;
-	return PROTO_OK;
-}
-
-/* Attach the empty program of a BPF path (bpf/bench.bpf.c). */
-static int empty_attach(struct bench_bpf *skel, int mode, const char *target, char *err,
-			size_t errlen, struct bpf_link **link)
-{
-	LIBBPF_OPTS(bpf_kprobe_multi_opts, mopts, .syms = &target, .cnt = 1);
-	LIBBPF_OPTS(bpf_kprobe_opts, kopts);
-	char ebuf[96];
-	int ret;
-
-	switch (mode) {
-	case TRACERD_MODE_FENTRY:
-		*link = bpf_program__attach_trace(skel->progs.bench_fentry);
-		break;
-	case TRACERD_MODE_KPROBE:
-		*link = bpf_program__attach_kprobe_opts(skel->progs.bench_kprobe, target, &kopts);
-		break;
-	case TRACERD_MODE_KPROBE_INT3:
-		/* past the fentry call: +5, +9 behind ENDBR (the kernel says EILSEQ) */
-		kopts.offset = 5;
-		*link = bpf_program__attach_kprobe_opts(skel->progs.bench_kprobe, target, &kopts);
-		if (!*link && errno == EILSEQ) {
-			kopts.offset = 9;
-			*link = bpf_program__attach_kprobe_opts(skel->progs.bench_kprobe, target,
-								&kopts);
-		}
-		break;
-	default:
-		*link = bpf_program__attach_kprobe_multi_opts(skel->progs.bench_kprobe_multi, NULL,
-							      &mopts);
-		break;
-	}
-	if (*link)
-		return 0;
-	ret = -errno;
-	return set_err(err, errlen, ret, "failed to attach the empty %s program to '%s': %s",
-		       tracerd_mode_name(mode), target, errno_str(ret, ebuf, sizeof(ebuf)));
-}
-
-static enum proto_code hook_empty(struct tracerd *d, const struct bench_req *q,
-				  struct bench_hook *h, char *msg, size_t msglen)
-{
-	struct bench_bpf *skel;
-	char ebuf[96];
-	int ret;
-
-	skel = bench_bpf__open();
-	if (!skel) {
-		ret = -errno;
-		str_fmt(msg, msglen, "cannot open the bench BPF object: %s",
-			errno_str(ret, ebuf, sizeof(ebuf)));
-		return PROTO_E_INTERNAL;
-	}
-	skel->rodata->bench_tgid = q->pid;
-	bpf_program__set_autoload(skel->progs.bench_fentry, q->mode == TRACERD_MODE_FENTRY);
-	bpf_program__set_autoload(skel->progs.bench_kprobe, q->mode == TRACERD_MODE_KPROBE ||
-				  q->mode == TRACERD_MODE_KPROBE_INT3);
-	bpf_program__set_autoload(skel->progs.bench_kprobe_multi,
-				  q->mode == TRACERD_MODE_KPROBE_MULTI);
-	if (q->mode == TRACERD_MODE_FENTRY) {
-		ret = bpf_program__set_attach_target(skel->progs.bench_fentry, 0, q->target);
-		if (ret) {
-			str_fmt(msg, msglen, "no BTF function '%s'", q->target);
-			bench_bpf__destroy(skel);
-			return PROTO_E_NOT_FOUND;
-		}
-	}
-	ret = bench_bpf__load(skel);
-	if (!ret)
-		ret = empty_attach(skel, q->mode, q->target, msg, msglen, &h->link);
-	else
-		str_fmt(msg, msglen, "failed to load the empty %s program: %s", q->mode_name,
-			errno_str(ret, ebuf, sizeof(ebuf)));
-	if (ret) {
-		bench_bpf__destroy(skel);
-		return command_code(ret);
-	}
-	h->kind = BK_EMPTY;
-	h->skel = skel;
-	return PROTO_OK;
-}
-
-static enum proto_code hook_registry(struct tracerd *d, const struct bench_req *q,
-				     struct bench_hook *h, char *msg, size_t msglen)
-{
-	struct tracerd_spec spec = { .mode = (enum tracerd_mode)q->mode, .tgid = q->pid };
-	struct attachment *a;
-	enum proto_code code;
-
-	spec.latency = !strcmp(q->variant, "latency");
-	if (str_copy(spec.target, q->target, sizeof(spec.target))) {
-		str_fmt(msg, msglen, "target too long");
-		return PROTO_E_BAD_REQUEST;
-	}
-	code = command_code(registry_attach(d, &spec, &a, NULL, msg, msglen));
-	if (code)
-		return code;
-	h->kind = BK_REGISTRY;
-	h->att_id = a->id;
-	return PROTO_OK;
-}
-
-static enum proto_code hook_decode(struct tracerd *d, json_object *args, struct bench_req *q,
-				   char *msg, size_t msglen)
+/* A hook request as the spec of a bench-owned attachment. */
+static enum proto_code hook_spec(struct tracerd *d, json_object *args, struct tracerd_spec *spec,
+				 char *msg, size_t msglen)
 {
 	bool bad = false;
-	long long pid;
+	const char *mode = proto_arg_str(args, "mode", &bad);
+	const char *variant = proto_arg_str(args, "variant", &bad);
+	const char *target = proto_arg_str(args, "target", &bad);
+	bool regs = proto_arg_bool(args, "save_regs", &bad);
+	long long pid = proto_arg_int(args, "pid", 0, &bad);
+	bool empty = variant && !strcmp(variant, "empty");
 
-	memset(q, 0, sizeof(*q));
-	q->mode_name = proto_arg_str(args, "mode", &bad);
-	q->variant = proto_arg_str(args, "variant", &bad);
-	q->target = proto_arg_str(args, "target", &bad);
-	q->save_regs = proto_arg_bool(args, "save_regs", &bad);
-	pid = proto_arg_int(args, "pid", 0, &bad);
-	if (!q->variant)
-		q->variant = "count";
-	if (!q->target)
-		q->target = d->probe_fn;
-	if (bad || !q->mode_name || pid <= 0 || pid > 0x3fffffff ||
-	    (strcmp(q->variant, "count") && strcmp(q->variant, "latency") &&
-	     strcmp(q->variant, "empty"))) {
+	memset(spec, 0, sizeof(*spec));
+	spec->owner = SPEC_OWNER_BENCH;
+	if (bad || !mode || pid <= 0 || pid > 0x3fffffff || (variant && !empty &&
+	    strcmp(variant, "count") && strcmp(variant, "latency"))) {
 		str_fmt(msg, msglen, "bench hook: needs mode (string), pid (> 0), variant "
 			"count|latency|empty, optional target (string), save_regs (bool)");
 		return PROTO_E_BAD_REQUEST;
 	}
-	q->pid = (__u32)pid;
-	q->mode = tracerd_mode_parse(q->mode_name);
-	if (q->mode < 0 && kmod_mode_parse(q->mode_name) == TRACERD_KMOD_KPROBE_INT3)
-		q->mode = -1;
-	else if (q->mode <= 0 || q->mode == TRACERD_MODE_TP_BTF) {
-		str_fmt(msg, msglen, "bench hook: unknown or unsupported mode '%s'", q->mode_name);
+	if (bench_mode(mode, regs, spec) || (empty && spec->variant)) {
+		str_fmt(msg, msglen, "bench hook: unknown mode '%s'%s", mode, regs || empty ?
+			" (or with two variants: empty, int3 and save_regs go alone)" : "");
 		return PROTO_E_BAD_REQUEST;
 	}
-	if (q->save_regs && q->mode != TRACERD_MODE_KMOD_CALLOPS) {
-		str_fmt(msg, msglen, "bench hook: save_regs is a kmod-callops flag");
+	if (empty)
+		spec->variant = MODE_VARIANT_EMPTY;
+	spec->latency = variant && !strcmp(variant, "latency");
+	spec->tgid = (__u32)pid;
+	if (str_copy(spec->target, target ? target : d->probe_fn, sizeof(spec->target))) {
+		str_fmt(msg, msglen, "bench hook: target too long");
 		return PROTO_E_BAD_REQUEST;
 	}
 	return PROTO_OK;
 }
 
-/* Why (mode, variant) cannot be measured here; NULL when it can be tried. */
-static const char *hook_unavailable(struct tracerd *d, const struct bench_req *q)
+/*
+ * A hook the kernel refused: name the user's attachments of the same
+ * function, the likely cause (a function carries one direct call).
+ */
+static void hook_hint_users(struct tracerd *d, const char *fn, char *msg, size_t msglen)
 {
-	bool kmod = q->mode < 0 || tracerd_mode_is_kmod(q->mode);
+	const struct attachment *a;
+	size_t i, off = strlen(msg);
 
-	if (kmod && strcmp(q->variant, "count"))
-		return "kmod modes hook the entry only: no latency, no empty program";
-	if (q->mode < 0 || q->save_regs)
-		return d->kmod.fd < 0 ? (d->kmod.reason[0] ? d->kmod.reason :
-					 "kmod: tracerd_kmod.ko not loaded") : NULL;
-	if (!d->features[q->mode].available)
-		return d->features[q->mode].reason[0] ? d->features[q->mode].reason :
-			"not available on this kernel";
-	return NULL;
+	for (a = d->attachments; a; a = a->next) {
+		if (a->spec.owner != SPEC_OWNER_USER)
+			continue;
+		for (i = 0; i < a->nr_hooks && strcmp(a->hooks[i].name, fn); i++)
+			;
+		if (i < a->nr_hooks)
+			off = str_cat(msg, msglen, off, "; user attachment %u (%s) hooks '%s' too",
+				      a->id, tracerd_mode_name(a->mode), fn);
+	}
 }
 
+/* hook: an attachment of bench's own; its id is the handle. */
 static enum proto_code op_hook(struct tracerd *d, json_object *args, json_object **result,
 			       char *msg, size_t msglen)
 {
-	struct bench_hook *h = NULL;
-	struct bench_req q;
-	enum proto_code code;
-	const char *why;
-	unsigned int i;
+	struct tracerd_spec spec;
+	struct attachment *a;
+	enum proto_code code = hook_spec(d, args, &spec, msg, msglen);
 
-	code = hook_decode(d, args, &q, msg, msglen);
 	if (code)
 		return code;
-	why = hook_unavailable(d, &q);
-	if (why) {
-		str_fmt(msg, msglen, "%s %s: %s", q.mode_name, q.variant, why);
-		return PROTO_E_UNAVAILABLE;
-	}
-	for (i = 0; i < BENCH_HOOKS_MAX && !h; i++)
-		if (bench_hooks[i].kind == BK_NONE)
-			h = &bench_hooks[i];
-	if (!h) {
-		str_fmt(msg, msglen, "bench: %d hooks at most at once", BENCH_HOOKS_MAX);
-		return PROTO_E_LIMIT;
-	}
-	if (q.mode < 0)
-		code = hook_kmod(d, &q, TRACERD_KMOD_KPROBE_INT3, h, msg, msglen);
-	else if (q.save_regs)
-		code = hook_kmod(d, &q, TRACERD_KMOD_CALLOPS, h, msg, msglen);
-	else if (!strcmp(q.variant, "empty"))
-		code = hook_empty(d, &q, h, msg, msglen);
-	else
-		code = hook_registry(d, &q, h, msg, msglen);
+	code = command_code(registry_attach(d, &spec, &a, NULL, msg, msglen));
+	if (code == PROTO_E_ATTACH_FAILED)
+		hook_hint_users(d, spec.target, msg, msglen);
 	if (code)
 		return code;
-	h->handle = ++bench_next_handle;
 	*result = json_object_new_object();
-	json_object_object_add(*result, "handle", json_object_new_int64(h->handle));
-	json_object_object_add(*result, "target", json_object_new_string(q.target));
+	json_object_object_add(*result, "handle", json_object_new_int64(a->id));
+	json_object_object_add(*result, "target", json_object_new_string(spec.target));
 	return PROTO_OK;
 }
 
-/* Sum a handle's counts: calls, and completed entry->return pairs. */
-static int hook_read(struct tracerd *d, struct bench_hook *h, __u64 *calls, __u64 *lat)
-{
-	struct tracerd_counters c = { .id = h->kmod_id };
-	struct attachment *a;
-	struct hook_stats hs;
-	__u32 key = 0;
-	size_t i;
-	int n, ret;
-
-	*calls = *lat = 0;
-	switch (h->kind) {
-	case BK_REGISTRY:
-		a = registry_find(d, h->att_id);
-		if (!a)
-			return -ENOENT;
-		for (i = 0; i < a->nr_hooks; i++) {
-			ret = hook_stats(d, a, &a->hooks[i], &hs);
-			if (ret)
-				return ret;
-			*calls += hs.s.calls;
-			*lat += hs.s.lat_count;
-		}
-		return 0;
-	case BK_KMOD:
-		if (ioctl(d->kmod.fd, TRACERD_IOC_COUNTERS, &c))
-			return -errno;
-		*calls = c.hits;
-		return 0;
-	case BK_EMPTY: {
-		n = libbpf_num_possible_cpus();
-		if (n <= 0)
-			return n ? n : -EINVAL;
-		__u64 v[n];
-
-		if (bpf_map_lookup_elem(bpf_map__fd(h->skel->maps.bench_hits), &key, v))
-			return -errno;
-		while (n--)
-			*calls += v[n];
-		return 0;
-	}
-	default:
-		return -ENOENT;
-	}
-}
-
-static struct bench_hook *handle_arg(json_object *args, char *msg, size_t msglen)
+/* The bench-owned attachment a handle names; NULL (msg set) when none. */
+static struct attachment *handle_arg(struct tracerd *d, json_object *args, char *msg,
+				     size_t msglen)
 {
 	bool bad = false;
 	long long handle = proto_arg_int(args, "handle", 0, &bad);
-	struct bench_hook *h = bad || handle <= 0 ? NULL : hook_find((unsigned int)handle);
+	struct attachment *a = bad || handle <= 0 || handle > 0xffffffffLL ? NULL :
+		registry_find(d, (unsigned int)handle);
 
-	if (!h)
-		str_fmt(msg, msglen, "bench: no hook with handle %lld", handle);
-	return h;
+	if (a && a->spec.owner == SPEC_OWNER_BENCH)
+		return a;
+	str_fmt(msg, msglen, "bench: no hook with handle %lld%s", handle,
+		a ? " (that attachment is a user's, not bench's)" : "");
+	return NULL;
 }
 
 static enum proto_code op_read(struct tracerd *d, json_object *args, json_object **result,
 			       char *msg, size_t msglen)
 {
-	struct bench_hook *h = handle_arg(args, msg, msglen);
-	__u64 calls, lat;
+	struct attachment *a = handle_arg(d, args, msg, msglen);
+	__u64 calls = 0, lat = 0;
+	struct hook_stats hs;
+	size_t i;
 	int ret;
 
-	if (!h)
+	if (!a)
 		return PROTO_E_NOT_FOUND;
-	ret = hook_read(d, h, &calls, &lat);
-	if (ret) {
-		str_fmt(msg, msglen, "bench: cannot read handle %u: %s", h->handle, strerror(-ret));
-		return PROTO_E_INTERNAL;
+	for (i = 0; i < a->nr_hooks; i++) {
+		ret = hook_stats(d, a, &a->hooks[i], &hs);
+		if (ret) {
+			str_fmt(msg, msglen, "bench: cannot read handle %u: %s", a->id,
+				strerror(-ret));
+			return PROTO_E_INTERNAL;
+		}
+		calls += hs.s.calls;
+		lat += hs.s.lat_count;
 	}
 	*result = json_object_new_object();
 	json_object_object_add(*result, "calls", json_object_new_int64((int64_t)calls));
@@ -429,24 +177,27 @@ static enum proto_code op_read(struct tracerd *d, json_object *args, json_object
 	return PROTO_OK;
 }
 
+/* unhook: one handle, or all: every bench-owned attachment, never a user's. */
 static enum proto_code op_unhook(struct tracerd *d, json_object *args, json_object **result,
 				 char *msg, size_t msglen)
 {
 	bool bad = false, all = proto_arg_bool(args, "all", &bad);
-	struct bench_hook *h;
-	unsigned int i, n = 0;
+	struct attachment *a, *next;
+	unsigned int n = 0;
 
 	if (all) {
-		for (i = 0; i < BENCH_HOOKS_MAX; i++)
-			if (bench_hooks[i].kind != BK_NONE) {
-				hook_release(d, &bench_hooks[i]);
+		for (a = d->attachments; a; a = next) {
+			next = a->next;
+			if (a->spec.owner == SPEC_OWNER_BENCH) {
+				registry_detach(d, a);
 				n++;
 			}
+		}
 	} else {
-		h = handle_arg(args, msg, msglen);
-		if (!h)
+		a = handle_arg(d, args, msg, msglen);
+		if (!a)
 			return PROTO_E_NOT_FOUND;
-		hook_release(d, h);
+		registry_detach(d, a);
 		n = 1;
 	}
 	*result = json_object_new_object();
@@ -461,9 +212,10 @@ static enum proto_code kmod_bench_args(struct tracerd *d, json_object *args, __u
 	bool bad = false;
 	const char *name = proto_arg_str(args, "mode", &bad);
 	bool regs = proto_arg_bool(args, "save_regs", &bad);
-	int m = kmod_mode_parse(name);
+	struct tracerd_spec spec;
 
-	if (bad || m < 0 || (regs && m != TRACERD_KMOD_CALLOPS)) {
+	if (bad || bench_mode(name, regs, &spec) ||
+	    kmod_abi_mode(spec.mode, spec.variant, mode, flags)) {
 		str_fmt(msg, msglen, "bench: mode must be kmod-callops, kmod-direct, kmod-kprobe "
 			"or kmod-kprobe-int3 (save_regs: kmod-callops only)");
 		return PROTO_E_BAD_REQUEST;
@@ -473,8 +225,6 @@ static enum proto_code kmod_bench_args(struct tracerd *d, json_object *args, __u
 			"kmod: tracerd_kmod.ko not loaded");
 		return PROTO_E_UNAVAILABLE;
 	}
-	*mode = (__u32)m;
-	*flags = regs ? TRACERD_ATTACH_SAVE_REGS : 0;
 	return PROTO_OK;
 }
 
@@ -631,6 +381,7 @@ static enum proto_code op_attach_time(struct tracerd *d, json_object *args,
 	if (!ids)
 		return PROTO_E_INTERNAL;
 	spec.mode = (enum tracerd_mode)m;
+	spec.owner = SPEC_OWNER_BENCH;	/* never a duplicate of a user's attachment */
 	for (i = 0; i < (one ? 1 : k) && !code; i++) {
 		if (one)
 			snprintf(spec.target, sizeof(spec.target), "tracerd_testmod_fn_%s", globs[g]);
@@ -665,8 +416,8 @@ static enum proto_code op_attach_time(struct tracerd *d, json_object *args,
 static enum proto_code op_info(struct tracerd *d, json_object *args, json_object **result,
 			       char *msg, size_t msglen)
 {
-	json_object *o = json_object_new_object(), *modes = json_object_new_object();
-	struct tracerd_features f = {};
+	json_object *o = json_object_new_object(), *modes = json_object_new_object(), *e;
+	const char *why;
 	struct utsname u;
 	int m;
 
@@ -678,29 +429,22 @@ static enum proto_code op_info(struct tracerd *d, json_object *args, json_object
 	json_object_object_add(o, "trigger_function", json_object_new_string(d->probe_fn));
 	json_object_object_add(o, "kmod_config", kmod_config_json(d));
 	for (m = 1; m < TRACERD_MODE_NR; m++) {
-		json_object *e = json_object_new_object();
-
+		e = json_object_new_object();
 		json_object_object_add(e, "available",
 				       json_object_new_boolean(d->features[m].available));
 		json_object_object_add(e, "reason", d->features[m].available ? NULL :
 				       json_object_new_string(d->features[m].reason));
 		json_object_object_add(modes, tracerd_mode_name(m), e);
 	}
-	if (d->kmod.fd >= 0)
-		ioctl(d->kmod.fd, TRACERD_IOC_FEATURES, &f);
-	{
-		json_object *e = json_object_new_object();
-		bool ok = f.modes & (1U << TRACERD_KMOD_KPROBE_INT3);
-
-		json_object_object_add(e, "available", json_object_new_boolean(ok));
-		json_object_object_add(e, "reason", ok ? NULL : json_object_new_string(
-			d->kmod.fd < 0 ? d->kmod.reason :
-			"kmod: no int3 kprobe past an ftrace site on this kernel/arch"));
-		json_object_object_add(modes, "kmod-kprobe-int3", e);
-	}
+	/* the variant int3 of kmod-kprobe, under the name bench gives it */
+	why = backend_unavailable(d, TRACERD_MODE_KMOD_KPROBE, MODE_VARIANT_INT3);
+	e = json_object_new_object();
+	json_object_object_add(e, "available", json_object_new_boolean(!why));
+	json_object_object_add(e, "reason", why ? json_object_new_string(why) : NULL);
+	json_object_object_add(modes, "kmod-kprobe-int3", e);
 	json_object_object_add(o, "modes", modes);
 	json_object_object_add(o, "save_regs", json_object_new_boolean(
-		f.attach_flags & TRACERD_ATTACH_SAVE_REGS));
+		!backend_unavailable(d, TRACERD_MODE_KMOD_CALLOPS, MODE_VARIANT_SAVE_REGS)));
 	*result = o;
 	return PROTO_OK;
 }

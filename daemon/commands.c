@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/utsname.h>
+#include <tracerd/kmod_abi.h>
 #include "../lib/modes.h"
 #include "../lib/strutil.h"
 #include "../lib/util.h"
@@ -60,6 +61,10 @@ json_object *attachment_json(const struct attachment *a)
 	json_object_object_add(o, "record", a->spec.record[0] ?
 			       json_object_new_string(a->spec.record) : NULL);
 	json_object_object_add(o, "since", json_object_new_double(a->since_real_ns / 1e9));
+	json_object_object_add(o, "owner", json_object_new_string(
+		a->spec.owner == SPEC_OWNER_BENCH ? "bench" : "user"));
+	json_object_object_add(o, "variant", a->spec.variant ?
+			       json_object_new_string(mode_variant_name(a->spec.variant)) : NULL);
 	for (i = 0; i < a->nr_hooks; i++)
 		json_object_array_add(fns, json_object_new_string(a->hooks[i].name));
 	json_object_object_add(o, "functions", fns);
@@ -130,6 +135,62 @@ static json_object *feature_json(const struct feature *f)
 	/* why not; for an available mode, the fallback it runs on (tp-btf via raw_tp) */
 	json_object_object_add(o, "reason", !f->reason[0] ? NULL : json_object_new_string(f->reason));
 	return o;
+}
+
+/* The kernel configuration that matters to the paths, as the module saw it. */
+json_object *kmod_config_json(const struct tracerd *d)
+{
+	static const struct { __u64 bit; const char *name; } cfg[] = {
+		{ TRACERD_FEAT_DYNAMIC_FTRACE, "CONFIG_DYNAMIC_FTRACE" },
+		{ TRACERD_FEAT_DIRECT_CALLS, "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS" },
+		{ TRACERD_FEAT_CALL_OPS, "CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS" },
+		{ TRACERD_FEAT_WITH_ARGS, "CONFIG_DYNAMIC_FTRACE_WITH_ARGS" },
+		{ TRACERD_FEAT_WITH_REGS, "CONFIG_DYNAMIC_FTRACE_WITH_REGS" },
+		{ TRACERD_FEAT_KPROBES, "CONFIG_KPROBES" },
+		{ TRACERD_FEAT_KPROBES_ON_FTRACE, "CONFIG_KPROBES_ON_FTRACE" },
+		{ TRACERD_FEAT_IBT, "CONFIG_X86_KERNEL_IBT" },
+		{ TRACERD_FEAT_CALL_DEPTH, "CONFIG_CALL_DEPTH_TRACKING" },
+		{ TRACERD_FEAT_FPROBE, "CONFIG_FPROBE" },
+	};
+	json_object *o;
+	size_t i;
+
+	if (!d->kmod.present)
+		return NULL;
+	o = json_object_new_object();
+	for (i = 0; i < ARRAY_SIZE(cfg); i++)
+		json_object_object_add(o, cfg[i].name,
+				       json_object_new_boolean(!!(d->kmod.feat_flags & cfg[i].bit)));
+	return o;
+}
+
+/* Per hooked function of a kmod attachment: where its call site branches now. */
+static json_object *sites_json(struct tracerd *d, const struct attachment *a)
+{
+	const struct backend *be = backend_get(a->mode);
+	struct hook_site s;
+	json_object *arr, *o;
+	size_t i;
+	int err;
+
+	if (!be->site)
+		return NULL;
+	arr = json_object_new_array();
+	for (i = 0; i < a->nr_hooks; i++) {
+		err = be->site(d, &a->hooks[i], &s);
+		if (err == -ENOENT)
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "function", json_object_new_string(a->hooks[i].name));
+		json_object_object_add(o, "path", err ? NULL : json_object_new_string(s.path));
+		if (err)
+			json_object_object_add(o, "error", json_object_new_string(s.err));
+		else
+			json_object_object_add(o, "target", s.target[0] ?
+					       json_object_new_string(s.target) : NULL);
+		json_object_array_add(arr, o);
+	}
+	return arr;
 }
 
 static json_object *kmod_json(const struct tracerd *d)
@@ -279,7 +340,7 @@ static enum proto_code cmd_list(struct tracerd *d, json_object *args, json_objec
 		return PROTO_E_BAD_REQUEST;
 	arr = json_object_new_array();
 	for (a = d->attachments; a; a = a->next) {
-		json_object *o = attachment_json(a), *sites = kmod_sites_json(d, a);
+		json_object *o = attachment_json(a), *sites = sites_json(d, a);
 
 		if (sites)
 			json_object_object_add(o, "sites", sites);

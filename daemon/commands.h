@@ -21,9 +21,7 @@ enum proto_code command_code(int err);
 /* JSON views (docs/protocol.md: list, attach) */
 json_object *attachment_json(const struct attachment *a);
 json_object *skipped_json(const struct skip_list *l);
-/* be_kmod.c: the kernel config the module reports, and where the ftrace call
- * site of each of a's functions branches now (kmod modes; NULL otherwise) */
+/* the kernel config the module reports (TRACERD_FEAT_*; NULL without it) */
 json_object *kmod_config_json(const struct tracerd *d);
-json_object *kmod_sites_json(struct tracerd *d, const struct attachment *a);
 
 #endif

@@ -27,6 +27,27 @@ const struct backend *backend_get(enum tracerd_mode m)
 	return backends[m];
 }
 
+const struct backend *backend_variant(enum tracerd_mode m, enum mode_variant v)
+{
+	const struct backend *be = backend_get(m);
+
+	if (!be || !v)
+		return be;
+	return (unsigned int)v < MODE_VARIANT_NR ? be->variant[v] : NULL;
+}
+
+const char *backend_unavailable(struct tracerd *d, enum tracerd_mode m, enum mode_variant v)
+{
+	const struct backend *vb = backend_variant(m, v);
+
+	if (!vb)
+		return "no such mode or variant";
+	if (!d->features[m].available)
+		return d->features[m].reason[0] ? d->features[m].reason :
+			"not available on this kernel";
+	return vb->unavailable ? vb->unavailable(d) : NULL;
+}
+
 void backends_fini(struct tracerd *d)
 {
 	int m;

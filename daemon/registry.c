@@ -162,9 +162,15 @@ static void hooks_release(struct tracerd *d, struct hook *hooks, size_t nr)
 		maps_slot_free(d, hooks[i].slot);
 }
 
+/* The backend of a's mode, or of its variant (spec.variant). */
+static const struct backend *attachment_backend(const struct attachment *a)
+{
+	return backend_variant(a->mode, a->spec.variant);
+}
+
 static void attachment_free(struct tracerd *d, struct attachment *a)
 {
-	const struct backend *be = backend_get(a->mode);
+	const struct backend *be = attachment_backend(a);
 
 	recorder_detach(d, a);
 	if (be)
@@ -245,8 +251,8 @@ static int attach_modes(struct tracerd *d, struct attachment *a, const enum trac
 	int err = -EOPNOTSUPP;
 
 	for (i = 0; i < nc; i++) {
-		be = backend_get(cand[i]);
 		a->mode = cand[i];
+		be = attachment_backend(a);
 		err = hooks_needs(be, a);
 		if (!err)
 			err = be->attach(d, a);
@@ -273,15 +279,20 @@ static void set_mode_reason(struct attachment *a, size_t nr_resolved, const char
 }
 
 /*
- * The one check of a request against what its mode supports (struct
- * backend's caps), before anything touches the kernel: -EINVAL naming the
- * options the mode cannot honour.
+ * The one check of a request against what its mode (or the variant of it
+ * asked for) supports (struct backend's caps and variants), before
+ * anything touches the kernel: -EINVAL naming what it cannot honour.
  */
-static int request_check(const struct backend *be, const struct tracerd_spec *spec,
+static int request_check(const struct backend *mode_be, const struct tracerd_spec *spec,
 			 char *msg, size_t msglen)
 {
+	const struct backend *be = backend_variant(mode_be->mode, spec->variant);
 	char miss[64];
 	bool tp = spec_is_tracepoint(spec->target);
+
+	if (!be)
+		return set_err(msg, msglen, -EINVAL, "mode %s has no variant %s",
+			       tracerd_mode_name(mode_be->mode), mode_variant_name(spec->variant));
 
 	if (!(be->caps & (tp ? MODE_CAP_TRACEPOINT : MODE_CAP_FUNCTION)))
 		return set_err(msg, msglen, -EINVAL, "mode %s cannot hook %s '%s'",
@@ -291,7 +302,10 @@ static int request_check(const struct backend *be, const struct tracerd_spec *sp
 		return set_err(msg, msglen, -EINVAL, "mode %s has no pid filter",
 			       tracerd_mode_name(be->mode));
 	if (mode_caps_missing(be->caps, spec->latency, spec->comm[0], spec->record[0], miss,
-			      sizeof(miss))[0])
+			      sizeof(miss))[0] && spec->variant)
+		return set_err(msg, msglen, -EINVAL, "mode %s, variant %s, has no %s",
+			       tracerd_mode_name(be->mode), mode_variant_name(spec->variant), miss);
+	if (miss[0])
 		return set_err(msg, msglen, -EINVAL, "mode %s has no %s (the module counts calls "
 			       "by pid only; latency, comm and recording need a BPF mode)",
 			       tracerd_mode_name(be->mode), miss);
@@ -303,6 +317,7 @@ static int attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
 {
 	const struct attachment *o;
 	const struct feature *f;
+	const char *why;
 	int err;
 
 	err = spec_validate(spec, msg, msglen);
@@ -323,6 +338,10 @@ static int attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
 	if (!f->available)
 		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s is not available on this kernel: %s",
 			       tracerd_mode_name(spec->mode), f->reason);
+	if (spec->variant && (why = backend_unavailable(d, spec->mode, spec->variant)))
+		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s, variant %s, is not available "
+			       "here: %s", tracerd_mode_name(spec->mode),
+			       mode_variant_name(spec->variant), why);
 	cand[0] = spec->mode;
 	*nc = 1;
 	return 0;
@@ -445,7 +464,7 @@ void registry_detach_all(struct tracerd *d)
 
 int hook_stats(struct tracerd *d, struct attachment *a, struct hook *h, struct hook_stats *out)
 {
-	const struct backend *be = backend_get(a->mode);
+	const struct backend *be = attachment_backend(a);
 	int err;
 
 	memset(out, 0, sizeof(*out));

@@ -55,3 +55,15 @@ const char *mode_caps_missing(unsigned int caps, bool latency, bool comm, bool r
 		snprintf(buf + off, len - off, "%srecord", off ? ", " : "");
 	return buf;
 }
+
+const char *mode_variant_name(enum mode_variant v)
+{
+	static const char *const names[MODE_VARIANT_NR] = {
+		[MODE_VARIANT_NONE] = "",
+		[MODE_VARIANT_EMPTY] = "empty",
+		[MODE_VARIANT_INT3] = "int3",
+		[MODE_VARIANT_SAVE_REGS] = "save_regs",
+	};
+
+	return (unsigned int)v < MODE_VARIANT_NR ? names[v] : "unknown";
+}

@@ -37,4 +37,19 @@ enum mode_cap {
 const char *mode_caps_missing(unsigned int caps, bool latency, bool comm, bool record,
 			      char *buf, size_t len);
 
+/*
+ * Variants of a mode: another way the same backend hooks, declared by the
+ * backend (struct backend's variant[], daemon/backend.h) and checked with
+ * the request. Only `tracectl bench` asks for them today.
+ */
+enum mode_variant {
+	MODE_VARIANT_NONE = 0,
+	MODE_VARIANT_EMPTY,	/* BPF: the least program that still counts (bpf/bench.bpf.c) */
+	MODE_VARIANT_INT3,	/* kmod-kprobe past the ftrace call site: a real int3 */
+	MODE_VARIANT_SAVE_REGS,	/* kmod-callops with FTRACE_OPS_FL_SAVE_REGS */
+	MODE_VARIANT_NR,
+};
+/* "empty", "int3", "save_regs" ("" for none) */
+const char *mode_variant_name(enum mode_variant v);
+
 #endif

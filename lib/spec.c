@@ -93,6 +93,12 @@ int spec_validate(const struct tracerd_spec *spec, char *err, size_t errlen)
 		return set_err(err, errlen, -EINVAL,
 			       "mode tp-btf needs a tracepoint target tp:CATEGORY/NAME, not '%s'",
 			       spec->target);
+	if ((unsigned int)spec->variant >= MODE_VARIANT_NR ||
+	    (unsigned int)spec->owner > SPEC_OWNER_BENCH)
+		return set_err(err, errlen, -EINVAL, "invalid variant or owner");
+	if (spec->variant && spec->mode == TRACERD_MODE_AUTO)
+		return set_err(err, errlen, -EINVAL, "variant %s needs an explicit mode, not auto",
+			       mode_variant_name(spec->variant));
 	if (spec->record[0])
 		return spec_check_record_name(spec->record, err, errlen);
 	return 0;
@@ -162,7 +168,8 @@ int spec_parse_line(const char *line, struct tracerd_spec *spec, char *err, size
 bool spec_same_hooks(const struct tracerd_spec *a, const struct tracerd_spec *b)
 {
 	return !strcmp(a->target, b->target) && a->mode == b->mode &&
-	       a->latency == b->latency && a->tgid == b->tgid && !strcmp(a->comm, b->comm);
+	       a->latency == b->latency && a->tgid == b->tgid && !strcmp(a->comm, b->comm) &&
+	       a->variant == b->variant && a->owner == b->owner;
 }
 
 bool spec_equal(const struct tracerd_spec *a, const struct tracerd_spec *b)

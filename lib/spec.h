@@ -14,9 +14,21 @@
 #include <linux/types.h>
 #include <tracerd/modes.h>
 #include <tracerd/trace.h>
+#include "modes.h"
 
 #define TRACERD_TARGET_MAX	256
 #define TRACERD_RECORD_NAME_MAX	64
+
+/*
+ * Who an attachment belongs to. `tracectl bench` attaches through the
+ * registry like any client, but its attachments are its own: they never
+ * count as duplicates of a user's (nor a user's of theirs), and bench's
+ * `unhook all` removes only them (docs/bench.md, "Protocol").
+ */
+enum spec_owner {
+	SPEC_OWNER_USER = 0,	/* tracectl attach, the config */
+	SPEC_OWNER_BENCH,	/* the bench command's hooks */
+};
 
 struct tracerd_spec {
 	char target[TRACERD_TARGET_MAX];
@@ -25,6 +37,8 @@ struct tracerd_spec {
 	__u32 tgid;			/* 0: any process */
 	char comm[TRACERD_COMM_LEN];	/* "": any command */
 	char record[TRACERD_RECORD_NAME_MAX];	/* "": not recorded */
+	enum mode_variant variant;	/* lib/modes.h; NONE unless bench asks */
+	enum spec_owner owner;		/* who asked: bench's attachments are its own */
 };
 
 /* Validate a target string; 0 or -EINVAL with a reason in err. */
@@ -37,7 +51,8 @@ bool spec_is_glob(const char *target);
 int spec_check_record_name(const char *name, char *err, size_t errlen);
 /* Parse the config form "TARGET [opt...]" into *spec (zeroed first). */
 int spec_parse_line(const char *line, struct tracerd_spec *spec, char *err, size_t errlen);
-/* Same target, mode, latency, pid and comm: the same hooks (record aside). */
+/* Same target, mode, variant, latency, pid, comm and owner: the same hooks
+ * (record aside). */
 bool spec_same_hooks(const struct tracerd_spec *a, const struct tracerd_spec *b);
 /* Every field equal, record included. */
 bool spec_equal(const struct tracerd_spec *a, const struct tracerd_spec *b);
