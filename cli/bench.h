@@ -76,6 +76,13 @@ json_object *bench_find_point(json_object *doc, const char *key);
 /* value's median of point key of doc, NAN unless the point is measured (ok) */
 double point_median(json_object *doc, const char *key, const char *value);
 int parse_list(const char *s, long long *out, int max);
+/*
+ * A comma-separated list of names (--modes, --variants), each one of
+ * known[0..nknown): into out (at most max, known's own strings); the count,
+ * or -EXIT_USAGE after saying which name is unknown (what: "mode").
+ */
+int bench_pick(struct bench *b, const char *what, const char *list, const char *const *known,
+	       int nknown, const char **out, int max);
 double now_s(void);
 
 /* the suites */

@@ -410,6 +410,30 @@ int parse_list(const char *s, long long *out, int max)
 	return n ? n : -EINVAL;
 }
 
+int bench_pick(struct bench *b, const char *what, const char *list, const char *const *known,
+	       int nknown, const char **out, int max)
+{
+	char buf[512], names[512], *tok, *save = NULL;
+	size_t off = 0;
+	int i, n = 0;
+
+	str_copy(buf, list, sizeof(buf));
+	for (tok = strtok_r(buf, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < nknown && strcmp(tok, known[i]); i++)
+			;
+		if (i < nknown) {
+			out[n++] = known[i];
+			continue;
+		}
+		names[0] = '\0';
+		for (i = 0; i < nknown; i++)
+			off = str_cat(names, sizeof(names), off, "%s%s", i ? ", " : "", known[i]);
+		return -cli_error(b->cli, EXIT_USAGE, "usage", "bench %s: unknown %s '%s' (%s)",
+				  b->suite, what, tok, names);
+	}
+	return n;
+}
+
 int bench_end(struct bench *b, void (*table)(struct bench *b, FILE *f),
 	      int (*svg)(struct bench *b, FILE *f))
 {

@@ -67,27 +67,6 @@ static json_object *mode_args(const char *mode)
 	return args;
 }
 
-static int pick_modes(struct bench *b, const char *list, const char *const *known, int nknown,
-		      struct grid_opts *o)
-{
-	static char buf[512];
-	char *tok, *save;
-	int i;
-
-	str_copy(buf, list, sizeof(buf));
-	o->nmodes = 0;
-	for (tok = strtok_r(buf, ",", &save); tok && o->nmodes < 16;
-	     tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < nknown && strcmp(tok, known[i]); i++)
-			;
-		if (i == nknown)
-			return cli_error(b->cli, EXIT_USAGE, "usage", "bench %s: unknown mode '%s'",
-					 b->suite, tok);
-		o->modes[o->nmodes++] = known[i];
-	}
-	return 0;
-}
-
 static int grid_opts(struct bench *b, int argc, char **argv, struct grid_opts *o,
 		     const char *const *known, int nknown)
 {
@@ -133,9 +112,9 @@ static int grid_opts(struct bench *b, int argc, char **argv, struct grid_opts *o
 			o->all = true;
 			break;
 		case 'm':
-			ret = pick_modes(b, optarg, known, nknown, o);
-			if (ret)
-				return ret;
+			o->nmodes = bench_pick(b, "mode", optarg, known, nknown, o->modes, 16);
+			if (o->nmodes < 0)
+				return -o->nmodes;
 			break;
 		default:
 			ret = bench_common_opt(b, c, optarg, argv[optind - 1]);

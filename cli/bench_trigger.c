@@ -291,9 +291,7 @@ static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts
 		{ "peers", no_argument, NULL, 'P' },
 		{ 0 }
 	};
-	static char mbuf[512], vbuf[64];
 	unsigned long long v;
-	char *tok, *save;
 	int c, ret;
 
 	optind = 0;
@@ -311,34 +309,20 @@ static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts
 			o->producers = (int)v;
 			break;
 		case 'm':
-			str_copy(mbuf, optarg, sizeof(mbuf));
-			o->nmodes = 0;
-			for (tok = strtok_r(mbuf, ",", &save); tok && o->nmodes < 16;
-			     tok = strtok_r(NULL, ",", &save)) {
-				size_t i;
-
-				for (i = 0; i < ARRAY_SIZE(all_modes) && strcmp(tok, all_modes[i]); i++)
-					;
-				if (i == ARRAY_SIZE(all_modes))
-					return cli_error(b->cli, EXIT_USAGE, "usage",
-							 "unknown trigger mode '%s'", tok);
-				o->modes[o->nmodes++] = all_modes[i];
-			}
+			o->nmodes = bench_pick(b, "mode", optarg, all_modes, ARRAY_SIZE(all_modes),
+					       o->modes, 16);
+			if (o->nmodes < 0)
+				return -o->nmodes;
 			break;
 		case 'P':
 			o->peers = true;
 			break;
 		case 'V':
-			str_copy(vbuf, optarg, sizeof(vbuf));
-			o->nvariants = 0;
-			for (tok = strtok_r(vbuf, ",", &save); tok && o->nvariants < 3;
-			     tok = strtok_r(NULL, ",", &save)) {
-				if (strcmp(tok, "count") && strcmp(tok, "latency") && strcmp(tok, "empty"))
-					return cli_error(b->cli, EXIT_USAGE, "usage",
-							 "variant '%s': count, latency or empty", tok);
-				o->variants[o->nvariants++] = !strcmp(tok, "count") ? "count" :
-					!strcmp(tok, "latency") ? "latency" : "empty";
-			}
+			o->nvariants = bench_pick(b, "variant", optarg,
+						  all_variants, ARRAY_SIZE(all_variants),
+						  o->variants, 3);
+			if (o->nvariants < 0)
+				return -o->nvariants;
 			break;
 		default:
 			ret = bench_common_opt(b, c, optarg, argv[optind - 1]);

@@ -341,11 +341,8 @@ static int wl_opts(struct bench *b, int argc, char **argv, struct wl_opts *o)
 		{ "modes", required_argument, NULL, 'm' },
 		{ 0 }
 	};
-	static char mbuf[512];
 	unsigned long long v;
-	char *tok, *save;
 	int c, ret, *iv;
-	size_t i;
 
 	optind = 0;
 	opterr = 0;
@@ -369,17 +366,10 @@ static int wl_opts(struct bench *b, int argc, char **argv, struct wl_opts *o)
 			*iv = (int)v;
 			break;
 		case 'm':
-			str_copy(mbuf, optarg, sizeof(mbuf));
-			o->nmodes = 0;
-			for (tok = strtok_r(mbuf, ",", &save); tok && o->nmodes < 16;
-			     tok = strtok_r(NULL, ",", &save)) {
-				for (i = 0; i < ARRAY_SIZE(wl_modes) && strcmp(tok, wl_modes[i]); i++)
-					;
-				if (i == ARRAY_SIZE(wl_modes))
-					return cli_error(b->cli, EXIT_USAGE, "usage",
-							 "unknown workload mode '%s'", tok);
-				o->modes[o->nmodes++] = wl_modes[i];
-			}
+			o->nmodes = bench_pick(b, "mode", optarg, wl_modes, ARRAY_SIZE(wl_modes),
+					       o->modes, 16);
+			if (o->nmodes < 0)
+				return -o->nmodes;
 			break;
 		default:
 			ret = bench_common_opt(b, c, optarg, argv[optind - 1]);
