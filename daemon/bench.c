@@ -77,9 +77,14 @@ static enum proto_code hook_spec(struct tracerd *d, json_object *args, struct tr
 			"count|latency|empty, optional target (string), save_regs (bool)");
 		return PROTO_E_BAD_REQUEST;
 	}
-	if (bench_mode(mode, regs, spec) || (empty && spec->variant)) {
-		str_fmt(msg, msglen, "bench hook: unknown mode '%s'%s", mode, regs || empty ?
-			" (or with two variants: empty, int3 and save_regs go alone)" : "");
+	if (bench_mode(mode, regs, spec)) {
+		str_fmt(msg, msglen, "bench hook: unknown mode '%s'%s", mode,
+			regs ? " (save_regs is a variant of kmod-callops)" : "");
+		return PROTO_E_BAD_REQUEST;
+	}
+	if (empty && spec->variant) {
+		str_fmt(msg, msglen, "bench hook: one variant at a time (empty, or %s)",
+			mode_variant_name(spec->variant));
 		return PROTO_E_BAD_REQUEST;
 	}
 	if (empty)

@@ -91,7 +91,7 @@ refuse "kmod-callops empty" bad_request "mode kmod-callops has no variant empty"
 	"{\"op\": \"hook\", \"mode\": \"kmod-callops\", \"variant\": \"empty\", \"pid\": $$}"
 refuse "kmod-kprobe-int3 latency" bad_request "variant int3, has no latency" \
 	"{\"op\": \"hook\", \"mode\": \"kmod-kprobe-int3\", \"variant\": \"latency\", \"pid\": $$}"
-refuse "two variants" bad_request "bench hook:" \
+refuse "two variants" bad_request "one variant at a time" \
 	"{\"op\": \"hook\", \"mode\": \"kprobe-int3\", \"variant\": \"empty\", \"save_regs\": true, \"pid\": $$}"
 if [ "$(uname -m)" != x86_64 ]; then
 	refuse "kmod-kprobe-int3 off x86" unavailable "variant int3, is not available here: kmod: no int3" \
