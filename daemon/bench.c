@@ -21,7 +21,6 @@
  * start (or the kernel's errno), never a silent skip.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +28,6 @@
 #include <sys/ioctl.h>
 #include <sys/utsname.h>
 #include <tracerd/kmod_abi.h>
-#include "../lib/log.h"
 #include "../lib/modes.h"
 #include "../lib/strutil.h"
 #include "../lib/util.h"
