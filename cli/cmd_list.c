@@ -35,6 +35,16 @@ static void print_recording(json_object *rec)
 		printf("     record %s: STOPPED: %s\n", jstr(rec, "name", "?"), jstr(rec, "error", "?"));
 }
 
+/* attaching or detaching: how far it got */
+static void print_progress(json_object *a)
+{
+	json_object *p = jget(a, "progress");
+
+	if (p)
+		printf("     %s: %lld of %lld functions done, %lld hooked\n", jtty(a, "state", "?"),
+		       jint(p, "done", 0), jint(p, "total", 0), jint(p, "hooked", 0));
+}
+
 static void print_list(json_object *r)
 {
 	json_object *arr = jget(r, "attachments");
@@ -57,6 +67,7 @@ static void print_list(json_object *r)
 		       jlen(jget(a, "functions")),
 		       jbool(a, "latency") ? "yes" : "no", jint(a, "pid", 0) ? pid : "-", since,
 		       jtty(a, "mode_reason", ""));
+		print_progress(a);
 		print_sites(jget(a, "sites"));
 		print_recording(jget(a, "recording"));
 	}

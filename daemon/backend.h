@@ -22,6 +22,12 @@
  *   slot maps (kmod modes: the module's counters).
  * misses: the kernel's own miss count for a hook, or -ENODATA with *why.
  * probe: can this mode attach here at all? Really tries (on d->probe_fn).
+ * batch: attach and detach take the whole set in one call (one link, one
+ *   ioctl); otherwise the registry hands them a few hooks at a time (a
+ *   view of a->hooks) so the event loop answers between steps.
+ * fds: file descriptors the daemon holds per hooked function ([0]) and
+ *   per attachment ([1]), [latency]: the registry checks RLIMIT_NOFILE
+ *   against them before attaching (registry.c:fds_check).
  */
 #ifndef TRACERD_BACKEND_H
 #define TRACERD_BACKEND_H
@@ -43,6 +49,8 @@ struct backend {
 	/* optional: the kernel path a hook took when the mode has two ("via") */
 	const char *(*path)(const struct hook *h);
 	void (*fini)(struct tracerd *d);
+	bool batch;
+	unsigned char fds[2][2];	/* [per function, per attachment][latency] */
 };
 
 /* what every BPF function mode does: the shared maps and the ring buffer */

@@ -119,4 +119,5 @@ const struct backend backend_fentry = {
 	.detach = bpf_hooks_detach,
 	.misses = fentry_misses,
 	.fini = fentry_fini,
+	.fds = { { 2, 4 }, { 0, 0 } },	/* a program and its link, per program */
 };

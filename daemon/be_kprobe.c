@@ -211,6 +211,7 @@ const struct backend backend_kprobe = {
 	.detach = bpf_hooks_detach,
 	.misses = kprobe_misses,
 	.fini = kprobe_fini,
+	.fds = { { 3, 6 }, { 0, 0 } },	/* a program, its perf event and link */
 };
 
 const struct backend backend_kprobe_int3 = {
@@ -221,4 +222,5 @@ const struct backend backend_kprobe_int3 = {
 	.detach = bpf_hooks_detach,
 	.misses = kprobe_misses,
 	.fini = NULL,	/* shares kprobe's state */
+	.fds = { { 3, 6 }, { 0, 0 } },
 };

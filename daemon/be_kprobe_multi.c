@@ -174,4 +174,6 @@ const struct backend backend_kprobe_multi = {
 	.detach = multi_detach,
 	.misses = multi_misses,
 	.fini = multi_fini,
+	.batch = true,	/* one link for all: the kernel takes them at once */
+	.fds = { { 0, 0 }, { 1, 2 } },
 };
