@@ -33,7 +33,8 @@ wait_state() {
 t0=$(date +%s)
 $C --json --timeout 900 attach "$G" --mode fentry > "$TD/a.json" &
 apid=$!
-read -r done total < <(wait_state attaching)
+p=$(wait_state attaching) || exit 1
+read -r done total <<< "$p"
 echo "ok: list during the attach: attaching, $done of $total functions done; status answers"
 [ "$total" -gt 1000 ] || fail "the glob '$G' resolved to $total functions, not ~1100"
 out=$($C --json attach "$G" --mode fentry) && fail "duplicate attach while attaching accepted"
@@ -55,7 +56,8 @@ echo "figures: fentry $G: $hooked hooked, $skipped skipped, attach ${ta}s, daemo
 t0=$(date +%s)
 $C --json --timeout 900 detach 1 > "$TD/d.json" &
 dpid=$!
-read -r done total < <(wait_state detaching)
+p=$(wait_state detaching) || exit 1
+read -r done total <<< "$p"
 echo "ok: list during the detach: detaching, $done of $total functions done; status answers"
 wait "$dpid" || fail "detach failed: $(cat "$TD/d.json")"
 echo "figures: fentry $G: detach $(( $(date +%s) - t0 ))s"
