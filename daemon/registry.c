@@ -365,7 +365,6 @@ struct attach_op {
 	bool detaching;
 	enum tracerd_mode cand[TRACERD_MODE_NR];
 	size_t nc, ci;		/* candidate modes, the one being tried */
-	size_t nr_fit;		/* hooks tried: all, or what the fds allow (partial) */
 	size_t nr_ok;		/* hooks cand[ci] attached so far */
 	size_t nr_resolved;
 	int err;		/* cand[ci]'s first failure */
@@ -433,44 +432,57 @@ static void steps_schedule(struct tracerd *d)
 		evtimer_add(d->registry_step, &now);
 }
 
-/* Open file descriptors of the daemon: /proc/self/fd's entries. */
-static long fds_open(void)
+/* Open file descriptors of the daemon (/proc/self/fd's entries); limit when unknown. */
+static long fds_open(long limit)
 {
 	DIR *dir = opendir("/proc/self/fd");
 	struct dirent *e;
 	long n = -1;	/* the directory's own fd */
 
 	if (!dir)
-		return 0;
+		return limit;	/* EMFILE most likely: none left */
 	while ((e = readdir(dir)))
 		n += e->d_name[0] != '.';
 	closedir(dir);
 	return n;
 }
 
+/* The fds the attaches in progress other than a will still open. */
+static unsigned long long fds_promised(const struct tracerd *d, const struct attachment *a)
+{
+	const struct attachment *o;
+	unsigned long long n = 0;
+
+	for (o = d->changing; o; o = o->next)
+		if (o != a && o->state == ATTACHMENT_ATTACHING)
+			n += (o->nr_total - o->nr_done) *
+			     backend_get(o->mode)->fds[0][o->spec.latency];
+	return n;
+}
+
 /*
  * Do the file descriptors suffice for be to hook a's hooks (struct
- * backend's fds)? No: -EMFILE naming RLIMIT_NOFILE, unless the request
- * is partial, then op->nr_fit is what fits and the rest are skipped.
+ * backend's fds), with what the attaches in progress still open? No:
+ * -EMFILE naming RLIMIT_NOFILE, unless the request is partial: then the
+ * hooks past what fits are marked skipped.
  */
-static int fds_check(const struct backend *be, struct attachment *a, char *msg, size_t msglen)
+static int fds_check(const struct tracerd *d, const struct backend *be, struct attachment *a,
+		     char *msg, size_t msglen)
 {
 	unsigned int per = be->fds[0][a->spec.latency], fixed = be->fds[1][a->spec.latency];
-	struct attach_op *op = a->op;
-	unsigned long long need, avail, fit;
+	unsigned long long need, used, avail, fit;
 	struct rlimit rl;
 	long open;
 	size_t i, n;
 
-	op->nr_fit = a->nr_hooks;
 	if ((!per && !fixed) || getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
 		return 0;
 	for (i = 0, n = 0; i < a->nr_hooks; i++)
 		n += !a->hooks[i].err[0];
-	open = fds_open();
+	open = fds_open((long)rl.rlim_cur);
 	need = (unsigned long long)n * per + fixed;
-	avail = rl.rlim_cur > (unsigned long long)open + FDS_RESERVE ?
-		rl.rlim_cur - (unsigned long long)open - FDS_RESERVE : 0;
+	used = (unsigned long long)open + FDS_RESERVE + fds_promised(d, a);
+	avail = rl.rlim_cur > used ? rl.rlim_cur - used : 0;
 	if (need <= avail)
 		return 0;
 	fit = per && avail > fixed ? (avail - fixed) / per : 0;
@@ -514,7 +526,7 @@ static int candidate_begin(struct tracerd *d, struct attachment *a)
 			a->hooks[i].attached = false;
 		err = hooks_needs(be, a);
 		if (!err)
-			err = fds_check(be, a, op->msg, sizeof(op->msg));
+			err = fds_check(d, be, a, op->msg, sizeof(op->msg));
 		else
 			str_fmt(op->msg, sizeof(op->msg), "%s", a->hooks[0].err);
 		if (!err)
@@ -622,7 +634,7 @@ static bool attach_step(struct tracerd *d, struct attachment *a)
 {
 	const struct backend *be = backend_get(a->mode);
 	struct attach_op *op = a->op;
-	size_t n = be->batch ? op->nr_fit - a->nr_done : 1, i;
+	size_t n = be->batch ? a->nr_hooks - a->nr_done : 1, i;
 	struct attachment v = attach_view(a, a->nr_done, n);
 	int err;
 
@@ -633,7 +645,7 @@ static bool attach_step(struct tracerd *d, struct attachment *a)
 	if (err && !op->err)
 		op->err = err;
 	a->nr_done += n;
-	if (a->nr_done < op->nr_fit)
+	if (a->nr_done < a->nr_hooks)
 		return false;
 	if (op->nr_ok) {
 		attach_finish(d, a);
@@ -806,15 +818,6 @@ int registry_detach_start(struct tracerd *d, struct attachment *a, registry_done
 	list_insert(&d->changing, a);
 	steps_schedule(d);
 	return 0;
-}
-
-void registry_forget(struct tracerd *d, void *ctx)
-{
-	struct attachment *a;
-
-	for (a = d->changing; a; a = a->next)
-		if (a->op->ctx == ctx)
-			a->op->done = NULL;
 }
 
 void registry_detach(struct tracerd *d, struct attachment *a)

@@ -34,7 +34,8 @@ int registry_attach(struct tracerd *d, const struct tracerd_spec *spec, struct a
  * How an attach or detach started in the event loop ended: err 0 with a
  * (attached, or about to be freed after a detach) and skipped (the glob
  * matches not hooked), or -errno with msg (a NULL). Called once, from the
- * loop; never when the requester was forgotten (registry_forget).
+ * loop (a requester that went away still is: daemon/control.c answers
+ * into the void).
  */
 typedef void (*registry_done_fn)(struct tracerd *d, void *ctx, int err, struct attachment *a,
 				 const struct skip_list *skipped, const char *msg);
@@ -54,8 +55,6 @@ int registry_attach_start(struct tracerd *d, const struct tracerd_spec *spec,
  */
 int registry_detach_start(struct tracerd *d, struct attachment *a, registry_done_fn done,
 			  void *ctx);
-/* The requester ctx is gone: its attaches and detaches go on, unanswered. */
-void registry_forget(struct tracerd *d, void *ctx);
 /* Attached or in progress; NULL when no attachment has the id. */
 struct attachment *registry_find(struct tracerd *d, unsigned int id);
 /* Detach and free a now (unlinked from its list), not in steps. */
