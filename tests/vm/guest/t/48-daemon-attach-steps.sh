@@ -47,7 +47,9 @@ ta=$(( $(date +%s) - t0 ))
 hooked=$(jp '.attachment.functions|length' < "$TD/a.json")
 skipped=$(jp '.skipped|length' < "$TD/a.json")
 expect_eq "attach reply state" "$(jp '.attachment.state' < "$TD/a.json")" attached
-expect_eq "hooked + skipped" "$((hooked + skipped))" "$total"
+# skipped also holds the matches the glob's resolution dropped (not in total)
+[ "$hooked" -le "$total" ] && [ $((hooked + skipped)) -ge "$total" ] ||
+	fail "$hooked hooked + $skipped skipped does not cover the $total functions tried"
 [ "$hooked" -gt 1000 ] || fail "only $hooked of $total hooked"
 expect_eq "list after the attach" "$($C --json list | jp '.attachments[0].state')" attached
 fds=$(ls /proc/"$DPID"/fd | wc -l)
