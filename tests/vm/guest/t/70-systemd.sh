@@ -159,9 +159,9 @@ if [ "$(uname -m)" = aarch64 ]; then G='__arm64_sys_*'; else G='__*_sys_*'; fi
 systemctl start tracerd || fail "start (big glob)"
 t0=$(date +%s)
 out=$(tracectl --json --timeout 900 attach "$G" --mode fentry) || fail "attach $G fentry: $out"
-n=$(echo "$out" | grep -o '"functions":\[[^]]*\]' | grep -o '","' | wc -l)
-echo "figures: systemd: $G fentry: ~$((n + 1)) functions attached in $(( $(date +%s) - t0 ))s"
-[ "$n" -gt 900 ] || fail "only ~$n functions attached"
+n=$(jpath '.attachment.functions|length' <<< "$out")
+echo "figures: systemd: $G fentry: $n functions attached in $(( $(date +%s) - t0 ))s"
+[ "$n" -gt 900 ] || fail "only $n functions attached"
 t0=$(date +%s)
 systemctl stop tracerd
 echo "figures: systemd: stop with them attached: $(( $(date +%s) - t0 ))s (TimeoutStopSec=30s)"
