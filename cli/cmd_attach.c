@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* tracectl attach TARGET [--mode M] [--latency] [--pid N] [--comm C] [--record NAME] */
+/* tracectl attach TARGET [--mode M] [--latency] [--pid N] [--comm C] [--record NAME] [--partial] */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +35,7 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "comm", required_argument, NULL, 'c' },
 		{ "record", required_argument, NULL, 'r' },
+		{ "partial", no_argument, NULL, 'P' },
 		{ 0 }
 	};
 	json_object *args = json_object_new_object(), *r;
@@ -43,7 +44,7 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "m:lp:c:r:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:lp:c:r:P", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			json_object_object_add(args, "mode", json_object_new_string(optarg));
@@ -63,6 +64,9 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 			break;
 		case 'r':
 			json_object_object_add(args, "record", json_object_new_string(optarg));
+			break;
+		case 'P':
+			json_object_object_add(args, "partial", json_object_new_boolean(1));
 			break;
 		default:
 			json_object_put(args);
@@ -88,7 +92,7 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 
 const struct cmd_entry cmd_attach = {
 	.name = "attach",
-	.args = "TARGET [--mode M] [--latency] [--pid N] [--comm C] [--record NAME]",
+	.args = "TARGET [--mode M] [--latency] [--pid N] [--comm C] [--record NAME] [--partial]",
 	.summary = "hook a function, a glob of them, or tp:CATEGORY/NAME",
 	.exec = attach_exec,
 };

@@ -36,6 +36,16 @@ static void print_recording(json_object *rec)
 		printf("     record %s: STOPPED: %s\n", jstr(rec, "name", "?"), jstr(rec, "error", "?"));
 }
 
+/* attaching or detaching: how far it got */
+static void print_progress(json_object *a)
+{
+	json_object *p = jget(a, "progress");
+
+	if (p)
+		printf("     %s: %lld of %lld functions done, %lld hooked\n", jtty(a, "state", "?"),
+		       jint(p, "done", 0), jint(p, "total", 0), jint(p, "hooked", 0));
+}
+
 static void print_list(json_object *r)
 {
 	json_object *arr = jget(r, "attachments");
@@ -61,6 +71,7 @@ static void print_list(json_object *r)
 		if (strcmp(jstr(a, "owner", "user"), "user"))	/* bench's: its own, not a user's */
 			printf("     owner %s%s%s\n", jtty(a, "owner", "?"),
 			       jget(a, "variant") ? ", variant " : "", jtty(a, "variant", ""));
+		print_progress(a);
 		print_sites(jget(a, "sites"));
 		print_recording(jget(a, "recording"));
 	}

@@ -6,7 +6,7 @@
 _tracectl_global="--json --socket --timeout --help --version"
 _tracectl_commands="status attach list stats top detach bench reload sites dump"
 _tracectl_opts_status=""
-_tracectl_opts_attach="--mode --latency --pid --comm --record"
+_tracectl_opts_attach="--mode --latency --pid --comm --record --partial"
 _tracectl_opts_list=""
 _tracectl_opts_stats="--merge"
 _tracectl_opts_top="--interval --count --limit"

@@ -30,6 +30,12 @@
  * unavailable: a variant's: why this kernel (or module) lacks it, NULL
  *   when it has it; asks, never changes the kernel (NULL: as its mode).
  * site: optional; where a hook's ftrace call site branches now (kmod).
+ * batch: attach and detach take the whole set in one call (one link, one
+ *   ioctl); otherwise the registry hands them a few hooks at a time (a
+ *   view of a->hooks) so the event loop answers between steps.
+ * fds: file descriptors the daemon holds per hooked function ([0]) and
+ *   per attachment ([1]), [latency]: the registry checks RLIMIT_NOFILE
+ *   against them before attaching (registry.c:fds_check).
  */
 #ifndef TRACERD_BACKEND_H
 #define TRACERD_BACKEND_H
@@ -61,6 +67,8 @@ struct backend {
 	const struct backend *variant[MODE_VARIANT_NR];
 	const char *(*unavailable)(struct tracerd *d);
 	int (*site)(struct tracerd *d, const struct hook *h, struct hook_site *out);
+	bool batch;
+	unsigned char fds[2][2];	/* [per function, per attachment][latency] */
 };
 
 /* what every BPF function mode does: the shared maps and the ring buffer */

@@ -154,6 +154,8 @@ static int empty_read(struct tracerd *d, struct attachment *a, struct hook *h,
 		.attach = empty_attach,		\
 		.detach = empty_detach,		\
 		.read = empty_read,		\
+		/* a skeleton per hook: program, maps, BTF, link */ \
+		.fds = { { 6, 6 }, { 0, 0 } },	\
 	}
 
 EMPTY_BACKEND(backend_fentry_empty, TRACERD_MODE_FENTRY, MODE_CAP_NEEDS_BTF);

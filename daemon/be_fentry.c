@@ -120,4 +120,5 @@ const struct backend backend_fentry = {
 	.misses = fentry_misses,
 	.fini = fentry_fini,
 	.variant = { [MODE_VARIANT_EMPTY] = &backend_fentry_empty },
+	.fds = { { 2, 4 }, { 0, 0 } },	/* a program and its link, per program */
 };

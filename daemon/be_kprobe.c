@@ -212,6 +212,7 @@ const struct backend backend_kprobe = {
 	.misses = kprobe_misses,
 	.fini = kprobe_fini,
 	.variant = { [MODE_VARIANT_EMPTY] = &backend_kprobe_empty },
+	.fds = { { 3, 6 }, { 0, 0 } },	/* a program, its perf event and link */
 };
 
 const struct backend backend_kprobe_int3 = {
@@ -223,4 +224,5 @@ const struct backend backend_kprobe_int3 = {
 	.misses = kprobe_misses,
 	.fini = NULL,	/* shares kprobe's state */
 	.variant = { [MODE_VARIANT_EMPTY] = &backend_kprobe_int3_empty },
+	.fds = { { 3, 6 }, { 0, 0 } },
 };

@@ -207,4 +207,5 @@ const struct backend backend_tp = {
 	.misses = tp_misses,
 	.path = tp_path,
 	.fini = tp_fini,
+	.fds = { { 2, 2 }, { 0, 0 } },	/* a program and its link */
 };

@@ -29,7 +29,7 @@ enum proto_code command_code(int err)
 		{ -ENOENT, PROTO_E_NOT_FOUND }, { -ESRCH, PROTO_E_NOT_FOUND }, { -ENXIO, PROTO_E_NOT_FOUND },
 		{ -EEXIST, PROTO_E_EXISTS },
 		{ -EOPNOTSUPP, PROTO_E_UNAVAILABLE }, { -ENODEV, PROTO_E_UNAVAILABLE },
-		{ -ENOSPC, PROTO_E_LIMIT }, { -E2BIG, PROTO_E_LIMIT },
+		{ -ENOSPC, PROTO_E_LIMIT }, { -E2BIG, PROTO_E_LIMIT }, { -EMFILE, PROTO_E_LIMIT },
 		{ -ENOMEM, PROTO_E_INTERNAL }, { -EIO, PROTO_E_INTERNAL },
 		{ -EPROTO, PROTO_E_INTERNAL },
 	};
@@ -43,10 +43,30 @@ enum proto_code command_code(int err)
 	return PROTO_E_ATTACH_FAILED;
 }
 
+static const char *const attachment_states[] = {
+	[ATTACHMENT_ATTACHED] = "attached",
+	[ATTACHMENT_ATTACHING] = "attaching",
+	[ATTACHMENT_DETACHING] = "detaching",
+};
+
+/* attaching or detaching: functions done (tried, unhooked) of total, hooked now */
+static json_object *progress_json(const struct attachment *a, size_t hooked)
+{
+	json_object *o;
+
+	if (a->state == ATTACHMENT_ATTACHED)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "done", json_object_new_int64((int64_t)a->nr_done));
+	json_object_object_add(o, "total", json_object_new_int64((int64_t)a->nr_total));
+	json_object_object_add(o, "hooked", json_object_new_int64((int64_t)hooked));
+	return o;
+}
+
 json_object *attachment_json(const struct attachment *a)
 {
 	json_object *o = json_object_new_object(), *fns = json_object_new_array();
-	size_t i;
+	size_t i, hooked = 0;
 
 	json_object_object_add(o, "id", json_object_new_int64(a->id));
 	json_object_object_add(o, "target", json_object_new_string(a->spec.target));
@@ -65,9 +85,15 @@ json_object *attachment_json(const struct attachment *a)
 		a->spec.owner == SPEC_OWNER_BENCH ? "bench" : "user"));
 	json_object_object_add(o, "variant", a->spec.variant ?
 			       json_object_new_string(mode_variant_name(a->spec.variant)) : NULL);
-	for (i = 0; i < a->nr_hooks; i++)
+	for (i = 0; i < a->nr_hooks; i++) {
+		if (!a->hooks[i].attached)
+			continue;
 		json_object_array_add(fns, json_object_new_string(a->hooks[i].name));
+		hooked++;
+	}
 	json_object_object_add(o, "functions", fns);
+	json_object_object_add(o, "state", json_object_new_string(attachment_states[a->state]));
+	json_object_object_add(o, "progress", progress_json(a, hooked));
 	return o;
 }
 
@@ -213,7 +239,7 @@ static json_object *kmod_json(const struct tracerd *d)
 static const struct proto_field no_fields[] = { {} };
 static const struct proto_field attach_fields[] = {
 	F("target", string), F("mode", string), F("latency", boolean), F("pid", int),
-	F("comm", string), F("record", string), {}
+	F("comm", string), F("record", string), F("partial", boolean), {}
 };
 static const struct proto_field stats_fields[] = {
 	F("id", int), F("target", string), F("merge", boolean), {}
@@ -276,6 +302,7 @@ static enum proto_code attach_args(json_object *args, struct tracerd_spec *s, ch
 	comm = proto_arg_str(args, "comm", &bad);
 	record = proto_arg_str(args, "record", &bad);
 	s->latency = proto_arg_bool(args, "latency", &bad);
+	s->partial = proto_arg_bool(args, "partial", &bad);
 	pid = proto_arg_int(args, "pid", 0, &bad);
 	if (bad) {
 		str_fmt(msg, msglen, "attach: an argument has the wrong JSON type");
@@ -310,41 +337,65 @@ static enum proto_code attach_args(json_object *args, struct tracerd_spec *s, ch
 	return PROTO_OK;
 }
 
+/* the attach a client waits for ended (registry_attach_start) */
+static void attach_done(struct tracerd *d, void *ctx, int err, struct attachment *a,
+			const struct skip_list *skipped, const char *msg)
+{
+	json_object *r = NULL;
+
+	if (!err) {
+		r = json_object_new_object();
+		json_object_object_add(r, "attachment", attachment_json(a));
+		json_object_object_add(r, "skipped", skipped_json(skipped));
+	}
+	control_answer(ctx, command_code(err), r, msg);
+}
+
+/* The reply comes when every function was tried (docs/protocol.md, attach). */
 static enum proto_code cmd_attach(struct tracerd *d, json_object *args, json_object **result,
 				  char *msg, size_t msglen)
 {
-	struct skip_list skipped = {};
 	struct tracerd_spec spec;
 	enum proto_code code = attach_args(args, &spec, msg, msglen);
+	struct control_wait *w;
 	struct attachment *a;
+	int err;
 
 	if (code)
 		return code;
-	code = command_code(registry_attach(d, &spec, &a, &skipped, msg, msglen));
-	if (!code) {
-		*result = json_object_new_object();
-		json_object_object_add(*result, "attachment", attachment_json(a));
-		json_object_object_add(*result, "skipped", skipped_json(&skipped));
+	w = control_wait(d);
+	if (!w) {
+		str_fmt(msg, msglen, "out of memory");
+		return PROTO_E_INTERNAL;
 	}
-	skip_list_free(&skipped);
-	return code;
+	err = registry_attach_start(d, &spec, attach_done, w, &a, msg, msglen);
+	if (err)
+		control_answer(w, command_code(err), NULL, msg);
+	return PROTO_OK;
 }
 
 static enum proto_code cmd_list(struct tracerd *d, json_object *args, json_object **result,
 				char *msg, size_t msglen)
 {
 	json_object *arr;
-	struct attachment *a;
+	struct attachment *a, *c;
 
 	if (proto_args_check(args, "list", no_fields, msg, msglen))
 		return PROTO_E_BAD_REQUEST;
 	arr = json_object_new_array();
-	for (a = d->attachments; a; a = a->next) {
-		json_object *o = attachment_json(a), *sites = sites_json(d, a);
+	for (a = d->attachments, c = d->changing; a || c;) {
+		struct attachment *x = !c || (a && a->id < c->id) ? a : c;
+		json_object *o = attachment_json(x), *sites;
 
+		if (x == a)
+			a = a->next;
+		else
+			c = c->next;
+		sites = x->state == ATTACHMENT_ATTACHED ? sites_json(d, x) : NULL;
 		if (sites)
 			json_object_object_add(o, "sites", sites);
-		json_object_object_add(o, "recording", recorder_json(d, a));
+		json_object_object_add(o, "recording", x->state == ATTACHMENT_ATTACHED ?
+				       recorder_json(d, x) : NULL);
 		json_object_array_add(arr, o);
 	}
 	*result = json_object_new_object();
@@ -457,14 +508,63 @@ static enum proto_code cmd_stats(struct tracerd *d, json_object *args, json_obje
 	return stats_view(d, (unsigned int)id, target, merge, result, msg, msglen);
 }
 
+/* a detach request: answered when the last of its attachments is gone */
+struct detach_wait {
+	struct control_wait *w;
+	json_object *ids;
+	unsigned int left;
+};
+
+static void detach_done(struct tracerd *d, void *ctx, int err, struct attachment *a,
+			const struct skip_list *skipped, const char *msg)
+{
+	struct detach_wait *dw = ctx;
+	json_object *r;
+
+	if (--dw->left)
+		return;
+	r = json_object_new_object();
+	json_object_object_add(r, "detached", dw->ids);
+	control_answer(dw->w, PROTO_OK, r, "");
+	free(dw);
+}
+
+static bool detach_match(const struct attachment *a, bool all, long long id, const char *target)
+{
+	return all || a->id == id || (target && !strcmp(a->spec.target, target));
+}
+
+/* Start detaching what matches; the reply comes when all of it is gone. */
+static enum proto_code detach_matches(struct tracerd *d, struct detach_wait *dw, bool all,
+				      long long id, const char *target)
+{
+	struct attachment *a, *next;
+	int l;
+
+	dw->left = 1;	/* held until every detach is started */
+	for (l = 0; l < 2; l++) {
+		for (a = l ? d->changing : d->attachments; a; a = next) {
+			next = a->next;
+			if (!detach_match(a, all, id, target) ||
+			    (a->state == ATTACHMENT_DETACHING && !l))
+				continue;
+			if (registry_detach_start(d, a, detach_done, dw))
+				continue;	/* being detached for another request */
+			json_object_array_add(dw->ids, json_object_new_int64(a->id));
+			dw->left++;
+		}
+	}
+	return json_object_array_length(dw->ids) || all ? PROTO_OK : PROTO_E_NOT_FOUND;
+}
+
 static enum proto_code cmd_detach(struct tracerd *d, json_object *args, json_object **result,
 				  char *msg, size_t msglen)
 {
 	bool bad = false, all = proto_arg_bool(args, "all", &bad);
 	const char *target = proto_arg_str(args, "target", &bad);
 	long long id = proto_arg_int(args, "id", 0, &bad);
-	struct attachment *a, *next;
-	json_object *ids;
+	struct detach_wait *dw;
+	enum proto_code code;
 
 	if (proto_args_check(args, "detach", detach_fields, msg, msglen))
 		return PROTO_E_BAD_REQUEST;
@@ -473,24 +573,27 @@ static enum proto_code cmd_detach(struct tracerd *d, json_object *args, json_obj
 			"all (true)");
 		return PROTO_E_BAD_REQUEST;
 	}
-	ids = json_object_new_array();
-	for (a = d->attachments; a; a = next) {
-		next = a->next;
-		if (!all && a->id != id && !(target && !strcmp(a->spec.target, target)))
-			continue;
-		json_object_array_add(ids, json_object_new_int64(a->id));
-		registry_detach(d, a);
+	dw = calloc(1, sizeof(*dw));
+	if (dw)
+		dw->w = control_wait(d);
+	if (!dw || !dw->w) {
+		free(dw);
+		str_fmt(msg, msglen, "out of memory");
+		return PROTO_E_INTERNAL;
 	}
-	if (!all && !json_object_array_length(ids)) {
-		json_object_put(ids);
+	dw->ids = json_object_new_array();
+	code = detach_matches(d, dw, all, id, target);
+	if (code) {
 		if (target)
 			snprintf(msg, msglen, "no attachment with target '%s'", target);
 		else
 			snprintf(msg, msglen, "no attachment %lld", id);
-		return PROTO_E_NOT_FOUND;
+		json_object_put(dw->ids);
+		control_answer(dw->w, code, NULL, msg);
+		free(dw);
+		return code;
 	}
-	*result = json_object_new_object();
-	json_object_object_add(*result, "detached", ids);
+	detach_done(d, dw, 0, NULL, NULL, "");	/* drops the hold: answers if all are gone */
 	return PROTO_OK;
 }
 

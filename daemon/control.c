@@ -40,6 +40,14 @@ struct client {
 	bool can_read, can_admin;
 	bool closing;	/* close once the output is flushed */
 	bool eof;	/* the peer shut down its side: answer what it sent, then close */
+	struct control_wait *waits;	/* replies still to come (control_wait) */
+};
+
+/* A reply that comes later (control_wait); c NULL once the client is gone. */
+struct control_wait {
+	struct client *c;
+	json_object *id;
+	struct control_wait *next;
 };
 
 struct control {
@@ -49,6 +57,9 @@ struct control {
 	struct client *clients;
 	unsigned int nr_clients;
 	bool refusing;	/* a refusal was logged; quiet until a client leaves */
+	struct client *current;		/* the client whose request runs, */
+	json_object *current_id;	/* and its id (control_wait) */
+	bool deferred;			/* the running command answers later */
 	gid_t read_gid, admin_gid;	/* (gid_t)-1: not configured */
 	char path[TRACERD_SOCKET_PATH_MAX];
 	dev_t dev;	/* the socket file we made: unlinked at stop only if */
@@ -68,9 +79,13 @@ static void client_free(struct client *c)
 	}
 	ctl->nr_clients--;
 	ctl->refusing = false;
+	for (; c->waits; c->waits = c->waits->next)
+		c->waits->c = NULL;	/* answered into the void, freed then */
 	bufferevent_free(c->bev);
 	free(c);
 }
+
+static void client_rearm(struct client *c);
 
 static void client_send(struct client *c, json_object *reply)
 {
@@ -120,7 +135,15 @@ static void client_handle(struct client *c, const char *line, size_t len)
 					  "needs root, read_group or admin_group");
 		log_info("refused '%s' from uid %u pid %d", cmd->name, (unsigned int)c->uid, c->pid);
 	} else {
+		c->ctl->current = c;
+		c->ctl->current_id = req.id;
+		c->ctl->deferred = false;
 		code = cmd->fn(d, req.args, &result, msg, sizeof(msg));
+		c->ctl->current = NULL;
+		if (c->ctl->deferred) {
+			proto_request_free(&req);
+			return;
+		}
 		if (code)
 			reply = proto_reply_error(req.id, code, "%s", msg);
 		else
@@ -128,6 +151,55 @@ static void client_handle(struct client *c, const char *line, size_t len)
 	}
 	client_send(c, reply);
 	proto_request_free(&req);
+}
+
+/* Closing, everything sent and nothing more to come: the client can go. */
+static bool client_finished(struct client *c)
+{
+	return c->closing && !c->waits && !evbuffer_get_length(bufferevent_get_output(c->bev));
+}
+
+struct control_wait *control_wait(struct tracerd *d)
+{
+	struct control *ctl = d->ctl;
+	struct control_wait *w;
+
+	if (!ctl || !ctl->current)
+		return NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->c = ctl->current;
+	w->id = ctl->current_id ? json_object_get(ctl->current_id) : NULL;
+	w->next = w->c->waits;
+	w->c->waits = w;
+	ctl->deferred = true;
+	/* no idle timeout while the daemon, not the client, is slow */
+	bufferevent_set_timeouts(w->c->bev, NULL, NULL);
+	return w;
+}
+
+void control_answer(struct control_wait *w, enum proto_code code, json_object *result,
+		    const char *msg)
+{
+	struct client *c = w->c;
+	struct control_wait **pp;
+
+	if (c) {
+		for (pp = &c->waits; *pp != w; pp = &(*pp)->next)
+			;
+		*pp = w->next;
+		client_send(c, code ? proto_reply_error(w->id, code, "%s", msg) :
+			    proto_reply_ok(w->id, result));
+		result = NULL;
+		if (!c->waits)
+			client_rearm(c);
+	}
+	json_object_put(result);
+	json_object_put(w->id);
+	free(w);
+	if (c && client_finished(c))
+		client_free(c);
 }
 
 /*
@@ -140,7 +212,7 @@ static void client_rearm(struct client *c)
 {
 	struct timeval idle = { CONTROL_IDLE_S, 0 };
 
-	if (c->closing)
+	if (c->closing || c->waits)
 		return;
 	event_base_update_cache_time(bufferevent_get_base(c->bev));
 	bufferevent_set_timeouts(c->bev, &idle, &idle);
@@ -212,7 +284,7 @@ static void client_write(struct bufferevent *bev, void *arg)
 			bufferevent_enable(bev, EV_READ);
 		client_read(bev, c);	/* lines already buffered */
 	}
-	if (c->closing && !evbuffer_get_length(bufferevent_get_output(bev)))
+	if (client_finished(c))
 		client_free(c);
 }
 
@@ -250,7 +322,7 @@ static void client_event(struct bufferevent *bev, short what, void *arg)
 		c->eof = true;
 		bufferevent_disable(bev, EV_READ);
 		client_read(bev, c);
-		if (c->closing && !evbuffer_get_length(bufferevent_get_output(bev)))
+		if (client_finished(c))
 			client_free(c);
 		return;
 	}

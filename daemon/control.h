@@ -22,6 +22,18 @@ struct command {
 /* commands.c: the table, NULL-terminated by name */
 extern const struct command tracerd_commands[];
 
+/*
+ * From a command handler: its reply comes later, through control_answer
+ * (the handler's own return is then ignored). The client gets no idle
+ * timeout meanwhile; one that goes away is answered into the void (w
+ * stays valid until answered). NULL: out of memory, or not in a handler.
+ */
+struct control_wait;
+struct control_wait *control_wait(struct tracerd *d);
+/* Send the reply (PROTO_OK: result, taken; else msg) and free w. */
+void control_answer(struct control_wait *w, enum proto_code code, json_object *result,
+		    const char *msg);
+
 int control_start(struct tracerd *d);
 void control_stop(struct tracerd *d);
 

@@ -23,6 +23,8 @@
 #include "resolve.h"
 #include "service.h"
 
+#define STOP_EXTEND_USEC	(10ULL * 1000 * 1000)	/* asked for each second detaching at stop */
+
 struct options {
 	const char *config;
 	const char *socket;
@@ -157,6 +159,20 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopexit(d->base, NULL);
 }
 
+/*
+ * Detaching at stop takes a while (fentry: tens of ms per function under
+ * emulation): ask systemd for more time, a few seconds at a time, while
+ * hooks are left, so TimeoutStopSec= bounds a stuck stop, not a long one.
+ * A stop cut short by SIGKILL leaves nothing either: the kernel closes our
+ * BPF links and the module's fd, which detach the rest.
+ */
+static void stop_progress(size_t left)
+{
+	notify_extend_timeout(STOP_EXTEND_USEC);
+	if (left)
+		log_info("stopping: %zu hook%s left to detach", left, left == 1 ? "" : "s");
+}
+
 static int run(struct tracerd *d)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
@@ -188,6 +204,7 @@ cleanup:
 	d->http = NULL;
 	recorder_loop_stop(d);
 	control_stop(d);
+	registry_loop_stop(d);
 	for (i = 0; i < 3; i++)
 		if (ev[i])
 			event_free(ev[i]);
@@ -231,7 +248,7 @@ int main(int argc, char **argv)
 	probe_features(&d);
 	ret = run(&d);
 cleanup:
-	registry_detach_all(&d);
+	registry_detach_all(&d, stop_progress);
 	config_state_free(&d);
 	recorder_fini(&d);
 	backends_fini(&d);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,6 +41,14 @@ int notify_send(const char *state)
 	if (err)
 		log_warn("sd_notify '%s': %s", state, strerror(-err));
 	return err;
+}
+
+int notify_extend_timeout(unsigned long long usec)
+{
+	char buf[48];
+
+	snprintf(buf, sizeof(buf), "EXTEND_TIMEOUT_USEC=%llu", usec);
+	return notify_send(buf);
 }
 
 void raise_nofile_limit(void)

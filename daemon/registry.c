@@ -4,10 +4,13 @@
  * in docs/auto.md), attach through the backend, keep the result; detach;
  * read statistics. Objects and -errno, no JSON: see registry.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <event2/event.h>
 #include "../lib/autosel.h"
 #include "../lib/log.h"
 #include "../lib/modes.h"
@@ -25,6 +28,8 @@ unsigned int registry_count(const struct tracerd *d)
 
 	for (a = d->attachments; a; a = a->next)
 		n++;
+	for (a = d->changing; a; a = a->next)
+		n++;
 	return n;
 }
 
@@ -34,6 +39,9 @@ struct attachment *registry_find(struct tracerd *d, unsigned int id)
 
 	for (a = d->attachments; a && a->id != id; a = a->next)
 		;
+	if (!a)
+		for (a = d->changing; a && a->id != id; a = a->next)
+			;
 	return a;
 }
 
@@ -74,12 +82,16 @@ static const struct attachment *direct_call_owner(struct tracerd *d, const char 
 	const struct attachment *a;
 	size_t i;
 
-	for (a = d->attachments; a; a = a->next) {
-		if (!(mode_caps(a->mode) & MODE_CAP_DIRECT_EXCL))
-			continue;
-		for (i = 0; i < a->nr_hooks; i++)
-			if (!strcmp(a->hooks[i].name, name))
-				return a;
+	int l;
+
+	for (l = 0; l < 2; l++) {
+		for (a = l ? d->changing : d->attachments; a; a = a->next) {
+			if (!(mode_caps(a->mode) & MODE_CAP_DIRECT_EXCL))
+				continue;
+			for (i = 0; i < a->nr_hooks; i++)
+				if (!strcmp(a->hooks[i].name, name))
+					return a;
+		}
 	}
 	return NULL;
 }
@@ -168,18 +180,6 @@ static const struct backend *attachment_backend(const struct attachment *a)
 	return backend_variant(a->mode, a->spec.variant);
 }
 
-static void attachment_free(struct tracerd *d, struct attachment *a)
-{
-	const struct backend *be = attachment_backend(a);
-
-	recorder_detach(d, a);
-	if (be)
-		be->detach(d, a);
-	hooks_release(d, a->hooks, a->nr_hooks);
-	free(a->hooks);
-	free(a);
-}
-
 /* Give every hook a configured slot. */
 static int hooks_slots(struct tracerd *d, struct attachment *a)
 {
@@ -242,29 +242,6 @@ static int hooks_needs(const struct backend *be, struct attachment *a)
 	return n ? 0 : -ENOENT;
 }
 
-/* Try each candidate mode in turn; 0 with a->mode set, or the last -errno. */
-static int attach_modes(struct tracerd *d, struct attachment *a, const enum tracerd_mode *cand,
-			size_t nc, char *why, size_t whylen, char *msg, size_t msglen)
-{
-	const struct backend *be;
-	size_t i, off = strlen(why);
-	int err = -EOPNOTSUPP;
-
-	for (i = 0; i < nc; i++) {
-		a->mode = cand[i];
-		be = attachment_backend(a);
-		err = hooks_needs(be, a);
-		if (!err)
-			err = be->attach(d, a);
-		if (!err)
-			return 0;
-		str_fmt(msg, msglen, "%s", a->hooks[0].err[0] ? a->hooks[0].err : strerror(-err));
-		be->detach(d, a);
-		off = str_cat(why, whylen, off, "; not %s: %s", tracerd_mode_name(cand[i]), msg);
-	}
-	return err;
-}
-
 static void set_mode_reason(struct attachment *a, size_t nr_resolved, const char *why)
 {
 	const char *what = backend_get(a->mode)->auto_why[nr_resolved > 1];
@@ -312,6 +289,20 @@ static int request_check(const struct backend *mode_be, const struct tracerd_spe
 	return 0;
 }
 
+/* An attachment, attached or in progress, with the hooks spec asks for. */
+static const struct attachment *same_hooks(struct tracerd *d, const struct tracerd_spec *spec)
+{
+	const struct attachment *o;
+
+	for (o = d->attachments; o; o = o->next)
+		if (spec_same_hooks(&o->spec, spec))
+			return o;
+	for (o = d->changing; o; o = o->next)
+		if (spec_same_hooks(&o->spec, spec))
+			return o;
+	return NULL;
+}
+
 static int attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
 			  enum tracerd_mode *cand, size_t *nc, char *msg, size_t msglen)
 {
@@ -323,10 +314,15 @@ static int attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
 	err = spec_validate(spec, msg, msglen);
 	if (err)
 		return err;
-	for (o = d->attachments; o; o = o->next)
-		if (spec_same_hooks(&o->spec, spec))
-			return set_err(msg, msglen, -EEXIST, "'%s' is already attached the same way "
-				       "(attachment %u)", spec->target, o->id);
+	o = same_hooks(d, spec);
+	if (o && o->state == ATTACHMENT_ATTACHING)
+		return set_err(msg, msglen, -EEXIST, "'%s' is being attached the same way "
+			       "(attachment %u, %zu of %zu functions tried)", spec->target, o->id,
+			       o->nr_done, o->nr_total);
+	if (o)
+		return set_err(msg, msglen, -EEXIST, "'%s' is already attached the same way "
+			       "(attachment %u%s)", spec->target, o->id,
+			       o->state == ATTACHMENT_DETACHING ? ", being detached" : "");
 	*nc = 0;
 	if (spec->mode == TRACERD_MODE_AUTO)
 		return 0;
@@ -345,17 +341,6 @@ static int attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
 	cand[0] = spec->mode;
 	*nc = 1;
 	return 0;
-}
-
-static void attachment_link(struct tracerd *d, struct attachment *a)
-{
-	struct attachment **pp = &d->attachments;
-
-	a->id = ++d->next_id;
-	a->since_real_ns = now_real_ns();
-	while (*pp)
-		pp = &(*pp)->next;
-	*pp = a;
 }
 
 /* Resolve a's target into hooks with slots; auto: its candidates into cand. */
@@ -384,82 +369,512 @@ static int attach_resolve(struct tracerd *d, struct attachment *a, enum tracerd_
 	return 0;
 }
 
-int registry_attach(struct tracerd *d, const struct tracerd_spec *spec, struct attachment **out,
-		    struct skip_list *skipped, char *msg, size_t msglen)
-{
-	enum tracerd_mode cand[TRACERD_MODE_NR];
-	struct attachment *a = NULL;
-	char why[1024] = "";
-	size_t nc = 0, nr;
-	int err;
+/*
+ * Attach and detach run in steps in the event loop (issue #12 class 5):
+ * an attachment in progress is on d->changing (list shows it, with
+ * nr_done of nr_total), and each turn of the loop hooks or unhooks one
+ * function (a batch backend: all of them, in one call) per attachment
+ * until STEP_BUDGET_NS is spent, then lets the loop serve its clients.
+ * a->op holds what is left to do.
+ */
+#define STEP_BUDGET_NS	(20ULL * 1000 * 1000)
+#define FDS_RESERVE	16	/* kept for control and HTTP clients, files, the module */
 
-	err = attach_prepare(d, spec, cand, &nc, msg, msglen);
-	if (err)
-		goto cleanup;
-	a = calloc(1, sizeof(*a));
-	if (!a) {
-		err = set_err(msg, msglen, -ENOMEM, "out of memory");
-		goto cleanup;
-	}
-	a->spec = *spec;
-	err = attach_resolve(d, a, cand, &nc, skipped, why, sizeof(why), msg, msglen);
-	if (err)
-		goto cleanup;
-	nr = a->nr_hooks;
-	err = attach_modes(d, a, cand, nc, why, sizeof(why), msg, msglen);
-	if (err) {
-		err = kernel_refusal(err);
-		if (spec->mode == TRACERD_MODE_AUTO)
-			str_fmt(msg, msglen, "no mode could hook '%s'%s", spec->target, why);
-		goto cleanup;
-	}
-	hooks_compact(d, a, skipped);
-	set_mode_reason(a, nr, why);
-	/* record=NAME (daemon/recorder.c): a bad name is the request's fault */
-	err = recorder_attach(d, a, msg, msglen);
-	if (err) {
-		err = err == -EINVAL ? err : -EIO;
-		goto cleanup;
-	}
-	attachment_link(d, a);
-	log_notice("attached %u: '%s' mode %s, %zu function%s (%s)", a->id, spec->target,
-		   tracerd_mode_name(a->mode), a->nr_hooks, a->nr_hooks == 1 ? "" : "s",
-		   a->mode_reason);
-	*out = a;
-	return 0;
-cleanup:
-	if (a)
-		attachment_free(d, a);
-	return err;
+struct attach_op {
+	bool detaching;
+	enum tracerd_mode cand[TRACERD_MODE_NR];
+	size_t nc, ci;		/* candidate modes, the one being tried */
+	size_t nr_ok;		/* hooks cand[ci] attached so far */
+	size_t nr_resolved;
+	int err;		/* cand[ci]'s first failure */
+	char why[1024];
+	char msg[1024];
+	struct skip_list skipped;
+	registry_done_fn done;
+	void *ctx;
+};
+
+static void list_insert(struct attachment **head, struct attachment *a)
+{
+	struct attachment **pp = head;
+
+	while (*pp && (*pp)->id < a->id)
+		pp = &(*pp)->next;
+	a->next = *pp;
+	*pp = a;
 }
 
-static void attachment_unlink(struct tracerd *d, struct attachment *a)
+static void list_unlink(struct attachment **head, struct attachment *a)
 {
 	struct attachment **pp;
 
-	for (pp = &d->attachments; *pp; pp = &(*pp)->next) {
+	for (pp = head; *pp; pp = &(*pp)->next) {
 		if (*pp == a) {
 			*pp = a->next;
+			a->next = NULL;
 			return;
 		}
 	}
 }
 
-void registry_detach(struct tracerd *d, struct attachment *a)
+static void op_free(struct attachment *a)
 {
-	log_notice("detached %u: '%s' mode %s", a->id, a->spec.target, tracerd_mode_name(a->mode));
-	attachment_unlink(d, a);
+	if (!a->op)
+		return;
+	skip_list_free(&a->op->skipped);
+	free(a->op);
+	a->op = NULL;
+}
+
+/* Tell the requester (if any is still waiting) how it ended; once. */
+static void op_done(struct tracerd *d, struct attachment *a, int err, const char *msg)
+{
+	struct attach_op *op = a->op;
+	registry_done_fn done = op->done;
+
+	op->done = NULL;
+	if (done)
+		done(d, op->ctx, err, err ? NULL : a, &op->skipped, msg);
+}
+
+static void registry_steps_cb(evutil_socket_t fd, short what, void *arg);
+
+static void steps_schedule(struct tracerd *d)
+{
+	static const struct timeval now = { 0, 0 };
+
+	if (!d->base)
+		return;
+	if (!d->registry_step)
+		d->registry_step = evtimer_new(d->base, registry_steps_cb, d);
+	if (d->registry_step && !evtimer_pending(d->registry_step, NULL))
+		evtimer_add(d->registry_step, &now);
+}
+
+/* Open file descriptors of the daemon (/proc/self/fd's entries); limit when unknown. */
+static long fds_open(long limit)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	long n = -1;	/* the directory's own fd */
+
+	if (!dir)
+		return limit;	/* EMFILE most likely: none left */
+	while ((e = readdir(dir)))
+		n += e->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+/* The fds the attaches in progress other than a will still open. */
+static unsigned long long fds_promised(const struct tracerd *d, const struct attachment *a)
+{
+	const struct attachment *o;
+	unsigned long long n = 0;
+
+	for (o = d->changing; o; o = o->next)
+		if (o != a && o->state == ATTACHMENT_ATTACHING)
+			n += (o->nr_total - o->nr_done) *
+			     attachment_backend(o)->fds[0][o->spec.latency];
+	return n;
+}
+
+/*
+ * Do the file descriptors suffice for be to hook a's hooks (struct
+ * backend's fds), with what the attaches in progress still open? No:
+ * -EMFILE naming RLIMIT_NOFILE, unless the request is partial: then the
+ * hooks past what fits are marked skipped.
+ */
+static int fds_check(const struct tracerd *d, const struct backend *be, struct attachment *a,
+		     char *msg, size_t msglen)
+{
+	unsigned int per = be->fds[0][a->spec.latency], fixed = be->fds[1][a->spec.latency];
+	unsigned long long need, used, avail, fit;
+	struct rlimit rl;
+	long open;
+	size_t i, n;
+
+	if ((!per && !fixed) || getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	for (i = 0, n = 0; i < a->nr_hooks; i++)
+		n += !a->hooks[i].err[0];
+	open = fds_open((long)rl.rlim_cur);
+	need = (unsigned long long)n * per + fixed;
+	used = (unsigned long long)open + FDS_RESERVE + fds_promised(d, a);
+	avail = rl.rlim_cur > used ? rl.rlim_cur - used : 0;
+	if (need <= avail)
+		return 0;
+	fit = per && avail > fixed ? (avail - fixed) / per : 0;
+	if (!a->spec.partial || !fit)
+		return set_err(msg, msglen, -EMFILE, "mode %s needs %llu file descriptors for %zu "
+			       "function%s (%u per function, %u per attachment), but RLIMIT_NOFILE "
+			       "%llu with %ld open and %d kept for clients: %llu fit. Raise the limit "
+			       "(LimitNOFILE= in tracerd.service, prlimit or ulimit -n for a daemon "
+			       "started by hand), hook fewer functions, use a mode with fewer fds "
+			       "(kprobe-multi, kmod-*)%s", tracerd_mode_name(be->mode), need, n,
+			       n == 1 ? "" : "s", per, fixed, (unsigned long long)rl.rlim_cur, open,
+			       FDS_RESERVE, fit, per ? ", or ask for partial (tracectl attach "
+			       "--partial)" : "");
+	for (i = 0, n = 0; i < a->nr_hooks; i++) {
+		struct hook *h = &a->hooks[i];
+
+		if (h->err[0] || n++ < fit)
+			continue;
+		str_fmt(h->err, sizeof(h->err), "not attached: out of file descriptors "
+			"(RLIMIT_NOFILE %llu, %u per function; partial)",
+			(unsigned long long)rl.rlim_cur, per);
+	}
+	return 0;
+}
+
+/* The next candidate mode that can start: 0, or -errno when none is left. */
+static int candidate_begin(struct tracerd *d, struct attachment *a)
+{
+	struct attach_op *op = a->op;
+	const struct backend *be;
+	size_t i, off;
+	int err;
+
+	for (; op->ci < op->nc; op->ci++) {
+		a->mode = op->cand[op->ci];
+		be = attachment_backend(a);
+		a->nr_done = 0;
+		op->nr_ok = 0;
+		op->err = 0;
+		for (i = 0; i < a->nr_hooks; i++)
+			a->hooks[i].attached = false;
+		err = hooks_needs(be, a);
+		if (!err)
+			err = fds_check(d, be, a, op->msg, sizeof(op->msg));
+		else
+			str_fmt(op->msg, sizeof(op->msg), "%s", a->hooks[0].err);
+		if (!err)
+			return 0;
+		op->err = err;
+		off = strlen(op->why);
+		str_cat(op->why, sizeof(op->why), off, "; not %s: %s", tracerd_mode_name(a->mode),
+			op->msg);
+	}
+	return op->err ? op->err : -EOPNOTSUPP;
+}
+
+/* cand[ci] hooked nothing: undo it, say why, and try the next one. */
+static int candidate_failed(struct tracerd *d, struct attachment *a)
+{
+	struct attach_op *op = a->op;
+	const struct hook *h = &a->hooks[0];
+	size_t i, off = strlen(op->why);
+
+	for (i = 0; i < a->nr_hooks && !a->hooks[i].err[0]; i++)
+		;
+	if (i < a->nr_hooks)
+		h = &a->hooks[i];
+	str_fmt(op->msg, sizeof(op->msg), "%s", h->err[0] ? h->err :
+		strerror(-(op->err ? op->err : -ENOENT)));
+	attachment_backend(a)->detach(d, a);
+	str_cat(op->why, sizeof(op->why), off, "; not %s: %s", tracerd_mode_name(a->mode), op->msg);
+	op->ci++;
+	return candidate_begin(d, a);
+}
+
+static void attachment_free(struct tracerd *d, struct attachment *a)
+{
+	const struct backend *be = attachment_backend(a);
+
+	recorder_detach(d, a);
+	if (be)
+		be->detach(d, a);
+	hooks_release(d, a->hooks, a->nr_hooks);
+	op_free(a);
+	free(a->hooks);
+	free(a);
+}
+
+/* No candidate mode hooked anything: the error, the message in op->msg. */
+static int modes_failed(struct attachment *a, int err)
+{
+	struct attach_op *op = a->op;
+
+	if (a->spec.mode == TRACERD_MODE_AUTO)
+		str_fmt(op->msg, sizeof(op->msg), "no mode could hook '%s'%s", a->spec.target,
+			op->why);
+	return err == -EMFILE ? err : kernel_refusal(err);
+}
+
+/* The attach failed as a whole (op->msg says why): tell, undo, forget. */
+static void attach_fail(struct tracerd *d, struct attachment *a, int err)
+{
+	struct attach_op *op = a->op;
+
+	log_info("attach %u '%s' failed: %s", a->id, a->spec.target, op->msg);
+	list_unlink(&d->changing, a);
+	op_done(d, a, err, op->msg);
 	attachment_free(d, a);
 }
 
-void registry_detach_all(struct tracerd *d)
+/* Every hook was tried and some are hooked: keep them, the attachment is attached. */
+static void attach_finish(struct tracerd *d, struct attachment *a)
 {
-	struct attachment *a;
+	struct attach_op *op = a->op;
+	int err;
 
-	while ((a = d->attachments)) {
-		d->attachments = a->next;
-		attachment_free(d, a);
+	hooks_compact(d, a, &op->skipped);
+	set_mode_reason(a, op->nr_resolved, op->why);
+	/* record=NAME (daemon/recorder.c): a bad name is the request's fault */
+	err = recorder_attach(d, a, op->msg, sizeof(op->msg));
+	if (err) {
+		attach_fail(d, a, err == -EINVAL ? err : -EIO);
+		return;
 	}
+	list_unlink(&d->changing, a);
+	a->state = ATTACHMENT_ATTACHED;
+	a->nr_done = a->nr_total = a->nr_hooks;
+	list_insert(&d->attachments, a);
+	log_notice("attached %u: '%s' mode %s, %zu function%s (%s)", a->id, a->spec.target,
+		   tracerd_mode_name(a->mode), a->nr_hooks, a->nr_hooks == 1 ? "" : "s",
+		   a->mode_reason);
+	op_done(d, a, 0, "");
+	op_free(a);
+}
+
+/* a with its hooks [pos, pos + n) only: what a backend is handed in one call */
+static struct attachment attach_view(const struct attachment *a, size_t pos, size_t n)
+{
+	struct attachment v = *a;
+
+	v.hooks = a->hooks + pos;
+	v.nr_hooks = n;
+	v.next = NULL;
+	return v;
+}
+
+/* Hook the next function (a batch backend: all); true when a is settled or gone. */
+static bool attach_step(struct tracerd *d, struct attachment *a)
+{
+	const struct backend *be = attachment_backend(a);
+	struct attach_op *op = a->op;
+	size_t n = be->batch ? a->nr_hooks - a->nr_done : 1, i;
+	struct attachment v = attach_view(a, a->nr_done, n);
+	int err;
+
+	err = be->attach(d, &v);
+	a->priv = v.priv;
+	for (i = 0; i < n; i++)
+		op->nr_ok += v.hooks[i].attached;
+	if (err && !op->err)
+		op->err = err;
+	a->nr_done += n;
+	if (a->nr_done < a->nr_hooks)
+		return false;
+	if (op->nr_ok) {
+		attach_finish(d, a);
+		return true;
+	}
+	err = candidate_failed(d, a);
+	if (err) {
+		attach_fail(d, a, modes_failed(a, err));
+		return true;
+	}
+	return false;
+}
+
+/* Unhook the last function (a batch backend: all); true when a is gone. */
+static bool detach_step(struct tracerd *d, struct attachment *a)
+{
+	const struct backend *be = attachment_backend(a);
+	size_t n = be->batch ? a->nr_hooks : (a->nr_hooks ? 1 : 0);
+	struct attachment v = attach_view(a, a->nr_hooks - n, n);
+
+	if (n && !be->batch) {
+		be->detach(d, &v);
+		hooks_release(d, v.hooks, n);
+		a->nr_hooks -= n;
+		a->nr_done += n;
+		if (a->nr_hooks)
+			return false;
+	}
+	log_notice("detached %u: '%s' mode %s", a->id, a->spec.target, tracerd_mode_name(a->mode));
+	list_unlink(&d->changing, a);
+	op_done(d, a, 0, "");
+	a->nr_done = a->nr_total;
+	attachment_free(d, a);	/* a batch backend's detach: here, all at once */
+	return true;
+}
+
+static bool op_step(struct tracerd *d, struct attachment *a)
+{
+	return a->op->detaching ? detach_step(d, a) : attach_step(d, a);
+}
+
+static void registry_steps_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct tracerd *d = arg;
+	uint64_t end = now_mono_ns() + STEP_BUDGET_NS;
+	struct attachment *a, *next;
+
+	do {
+		for (a = d->changing; a; a = next) {
+			next = a->next;
+			op_step(d, a);
+		}
+	} while (d->changing && now_mono_ns() < end);
+	if (d->changing)
+		steps_schedule(d);
+}
+
+int registry_attach_start(struct tracerd *d, const struct tracerd_spec *spec,
+			  registry_done_fn done, void *ctx, struct attachment **out,
+			  char *msg, size_t msglen)
+{
+	struct attachment *a = NULL;
+	struct attach_op *op;
+	int err;
+
+	*out = NULL;
+	a = calloc(1, sizeof(*a));
+	op = calloc(1, sizeof(*op));
+	if (!a || !op) {
+		free(a);
+		free(op);
+		return set_err(msg, msglen, -ENOMEM, "out of memory");
+	}
+	a->op = op;
+	a->spec = *spec;
+	a->state = ATTACHMENT_ATTACHING;
+	err = attach_prepare(d, spec, op->cand, &op->nc, msg, msglen);
+	if (!err)
+		err = attach_resolve(d, a, op->cand, &op->nc, &op->skipped, op->why, sizeof(op->why),
+			     msg, msglen);
+	if (!err) {
+		op->nr_resolved = a->nr_total = a->nr_hooks;
+		err = candidate_begin(d, a);
+		if (err) {
+			err = modes_failed(a, err);
+			str_fmt(msg, msglen, "%s", op->msg);
+		}
+	}
+	if (err) {
+		attachment_free(d, a);
+		return err;
+	}
+	op->done = done;
+	op->ctx = ctx;
+	a->id = ++d->next_id;
+	a->since_real_ns = now_real_ns();
+	list_insert(&d->changing, a);
+	steps_schedule(d);
+	*out = a;
+	return 0;
+}
+
+/* registry_attach's waiter: copy the outcome out */
+struct sync_result {
+	int err;
+	struct attachment *a;
+	struct skip_list *skipped;
+	char *msg;
+	size_t msglen;
+};
+
+static void sync_done(struct tracerd *d, void *ctx, int err, struct attachment *a,
+		      const struct skip_list *skipped, const char *msg)
+{
+	struct sync_result *r = ctx;
+	size_t i;
+
+	r->err = err;
+	r->a = a;
+	for (i = 0; r->skipped && i < skipped->n; i++)
+		skip_list_add(r->skipped, skipped->v[i].function, skipped->v[i].reason);
+	str_fmt(r->msg, r->msglen, "%s", msg);
+}
+
+int registry_attach(struct tracerd *d, const struct tracerd_spec *spec, struct attachment **out,
+		    struct skip_list *skipped, char *msg, size_t msglen)
+{
+	struct sync_result r = { -EINPROGRESS, NULL, skipped, msg, msglen };
+	struct attachment *a;
+	int err;
+
+	err = registry_attach_start(d, spec, sync_done, &r, &a, msg, msglen);
+	if (err)
+		return err;
+	while (!op_step(d, a))
+		;
+	*out = r.a;
+	return r.err;
+}
+
+int registry_detach_start(struct tracerd *d, struct attachment *a, registry_done_fn done,
+			  void *ctx)
+{
+	if (a->op && a->op->detaching) {
+		if (a->op->done)
+			return -EALREADY;
+		a->op->done = done;
+		a->op->ctx = ctx;
+		return 0;
+	}
+	if (a->op) {	/* still attaching: what is hooked so far is undone */
+		str_fmt(a->op->msg, sizeof(a->op->msg), "attachment %u was detached while attaching "
+			"(%zu of %zu functions tried)", a->id, a->nr_done, a->nr_total);
+		op_done(d, a, -ECANCELED, a->op->msg);
+		hooks_compact(d, a, NULL);
+		list_unlink(&d->changing, a);
+	} else {
+		a->op = calloc(1, sizeof(*a->op));
+		if (!a->op)
+			return -ENOMEM;
+		list_unlink(&d->attachments, a);
+	}
+	recorder_detach(d, a);
+	a->op->detaching = true;
+	a->op->done = done;
+	a->op->ctx = ctx;
+	a->state = ATTACHMENT_DETACHING;
+	a->nr_total = a->nr_hooks;
+	a->nr_done = 0;
+	list_insert(&d->changing, a);
+	steps_schedule(d);
+	return 0;
+}
+
+void registry_detach(struct tracerd *d, struct attachment *a)
+{
+	if (registry_detach_start(d, a, NULL, NULL))
+		return;	/* out of memory: the attachment stays */
+	while (!detach_step(d, a))
+		;
+}
+
+void registry_detach_all(struct tracerd *d, void (*progress)(size_t left))
+{
+	uint64_t next = now_mono_ns();
+	struct attachment *a;
+	size_t left = 0;
+
+	for (a = d->attachments; a; a = a->next)
+		left += a->nr_hooks;
+	for (a = d->changing; a; a = a->next)
+		left += a->nr_hooks;
+	while ((a = d->attachments) || (a = d->changing)) {
+		if (!a->op || !a->op->detaching)
+			registry_detach_start(d, a, NULL, NULL);
+		do {
+			if (progress && now_mono_ns() >= next) {
+				progress(left);
+				next = now_mono_ns() + 1000ULL * 1000 * 1000;
+			}
+			left -= left ? 1 : 0;
+		} while (!detach_step(d, a));
+	}
+}
+
+void registry_loop_stop(struct tracerd *d)
+{
+	if (d->registry_step)
+		event_free(d->registry_step);
+	d->registry_step = NULL;
 }
 
 int hook_stats(struct tracerd *d, struct attachment *a, struct hook *h, struct hook_stats *out)

@@ -26,6 +26,8 @@ const struct metrics_http *http_stats(struct http_server *h);
 
 /* notify.c: sd_notify(3) protocol without libsystemd; no-op without NOTIFY_SOCKET. */
 int notify_send(const char *state);
+/* "EXTEND_TIMEOUT_USEC=usec": the start, reload or stop under way needs that much more */
+int notify_extend_timeout(unsigned long long usec);
 /* Raise RLIMIT_NOFILE's soft limit to the hard limit (many HTTP/control clients). */
 void raise_nofile_limit(void);
 

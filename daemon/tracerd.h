@@ -65,6 +65,15 @@ struct skip_list {
 	size_t n, cap;
 };
 
+/* Where an attachment is: hooking and unhooking run in steps in the event loop. */
+enum attachment_state {
+	ATTACHMENT_ATTACHED,
+	ATTACHMENT_ATTACHING,
+	ATTACHMENT_DETACHING,
+};
+
+struct attach_op;
+
 struct attachment {
 	struct attachment *next;
 	unsigned int id;
@@ -75,6 +84,9 @@ struct attachment {
 	struct hook *hooks;
 	size_t nr_hooks;
 	void *priv;			/* the backend's, like hook->priv */
+	enum attachment_state state;
+	size_t nr_total, nr_done;	/* attaching/detaching: hooks to do, done */
+	struct attach_op *op;		/* registry.c: the work in progress, NULL when settled */
 };
 
 struct tracerd {
@@ -93,7 +105,9 @@ struct tracerd {
 	unsigned char slot_used[TRACERD_MAX_SLOTS];
 	unsigned int nr_slots_used;
 
-	struct attachment *attachments;	/* in id order */
+	struct attachment *attachments;	/* in id order: the attached ones */
+	struct attachment *changing;	/* attaching or detaching (registry.c), in id order */
+	struct event *registry_step;	/* runs their steps between other events */
 	unsigned int next_id;
 
 	struct http_server *http;	/* http.c; NULL: listen = off */

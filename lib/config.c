@@ -166,7 +166,7 @@ void config_init(struct tracerd_config *c)
 	c->record_max_bytes = 64ULL << 20;
 	c->record_keep = 4;
 	c->log_level = TLOG_NOTICE;
-	c->max_glob_matches = 1024;
+	c->max_glob_matches = 2048;	/* docs/limits.md, "Big globs" */
 }
 
 void config_free(struct tracerd_config *c)

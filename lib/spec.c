@@ -115,6 +115,10 @@ static int parse_option(const char *opt, struct tracerd_spec *spec, char *err, s
 		spec->latency = true;
 		return 0;
 	}
+	if (!strcmp(opt, "partial")) {
+		spec->partial = true;
+		return 0;
+	}
 	if (!val)
 		return set_err(err, errlen, -EINVAL, "unknown attach option '%s'", opt);
 	val++;

@@ -34,6 +34,7 @@ struct tracerd_spec {
 	char target[TRACERD_TARGET_MAX];
 	enum tracerd_mode mode;
 	bool latency;
+	bool partial;			/* hook what the fds allow, skip the rest */
 	__u32 tgid;			/* 0: any process */
 	char comm[TRACERD_COMM_LEN];	/* "": any command */
 	char record[TRACERD_RECORD_NAME_MAX];	/* "": not recorded */

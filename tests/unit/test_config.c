@@ -24,7 +24,7 @@ TEST(empty_config_gives_defaults)
 	ASSERT_OK(parse(&c, "", err, sizeof(err)), err);
 	ASSERT_STREQ(c.socket, TRACERD_DEFAULT_SOCKET, "socket");
 	ASSERT_STREQ(c.listen, "127.0.0.1:9477", "listen");
-	ASSERT_EQ(c.max_glob_matches, 1024, "max_glob_matches");
+	ASSERT_EQ(c.max_glob_matches, 2048, "max_glob_matches");
 	ASSERT_EQ(c.nr_attach, 0, "attach");
 	config_free(&c);
 }

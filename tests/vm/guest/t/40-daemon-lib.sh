@@ -3,6 +3,7 @@
 # as a test on its own, it checks that the daemon, the client and the
 # trigger program are installed in the guest.
 #   daemon_start [CONFIG]   private tracerd on /run/tracerd-test/s.sock; C=tracectl cmd
+#                           ($DAEMON_WRAP, e.g. "prlimit --nofile=64:64", runs it)
 #   daemon_stop             SIGTERM, exit 0, no hook left
 #   jp PATH... < JSON       values at PATHs (jpath); sum: add numbers on stdin
 #   attach_pid MODE TARGET CMD...   attach TARGET filtered to the pid that then runs CMD
@@ -12,6 +13,7 @@ TD=/run/tracerd-test
 SOCK=$TD/s.sock
 C="tracectl --socket $SOCK"
 DPID=
+DAEMON_WRAP=
 
 # jp PATH... < JSON: values at PATHs (tests/prog/jpath.c syntax)
 jp() { jpath "$@"; }
@@ -24,7 +26,7 @@ sum() { awk '{ s += $1 } END { print s + 0 }'; }
 daemon_start() {
 	mkdir -p "$TD"
 	printf '%s\n' "${1:-}" > "$TD/tracerd.conf"
-	tracerd --config "$TD/tracerd.conf" --socket "$SOCK" -v 2> "$TD/daemon.log" &
+	$DAEMON_WRAP tracerd --config "$TD/tracerd.conf" --socket "$SOCK" -v 2> "$TD/daemon.log" &
 	DPID=$!
 	local i
 	for i in $(seq 1 300); do
@@ -113,3 +115,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	expect_eq "jpath" "$(echo '{"a":[{"b":1},{"b":2}]}' | jp '.a[*].b' | sum)" 3
 	echo "ok: tracerd, tracectl, trigger, jpath, bpftool present"
 fi
+
+# the ~1100-function syscall glob of issue #20 (x86_64: __x64_sys_* and
+# __ia32_sys_*; arm64: __arm64_sys_*)
+syscall_glob() { if [ "$(uname -m)" = aarch64 ]; then echo '__arm64_sys_*'; else echo '__*_sys_*'; fi; }
