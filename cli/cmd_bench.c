@@ -131,4 +131,5 @@ const struct cmd_entry cmd_bench = {
 	.args = bench_usage,
 	.summary = "measure each attach path (tracectl bench --help)",
 	.exec = bench_exec,
+	.own_help = true,
 };

@@ -133,6 +133,15 @@ static const struct cmd_entry *find_command(struct cli *cli, const char *name, i
 	return found;
 }
 
+/* `tracectl CMD --help`: the command's usage line, summary and options */
+static int command_help(const struct cmd_entry *cmd)
+{
+	printf("Usage: tracectl %s %s\n%s\n", cmd->name, cmd->args, cmd->summary);
+	if (cmd->help)
+		printf("\nOptions:\n%s", cmd->help);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli cli = { .socket = getenv("TRACERD_SOCKET"), .prog = "tracectl", .timeout = -1 };
@@ -166,5 +175,7 @@ int main(int argc, char **argv)
 	cmd = find_command(&cli, argv[1], &exit);
 	if (!cmd)
 		return exit;
+	if (argc > 2 && !cmd->own_help && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")))
+		return command_help(cmd);
 	return cmd->exec(&cli, argc - 1, argv + 1);
 }

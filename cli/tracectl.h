@@ -30,6 +30,8 @@ struct cmd_entry {
 	const char *args;	/* usage after the name */
 	const char *summary;
 	int (*exec)(struct cli *cli, int argc, char **argv);
+	const char *help;	/* options, one per line, for `tracectl NAME --help` */
+	bool own_help;		/* exec handles --help itself */
 };
 
 extern const struct cmd_entry cmd_status, cmd_attach, cmd_list, cmd_stats, cmd_detach;
