@@ -8,7 +8,6 @@
  * percentiles) until ^C or K intervals.
  */
 #include <getopt.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,18 +133,29 @@ static void row_sub(struct stats_row *r, const struct stats_row *was)
 			r->hist[k].count -= was->hist[k].count;
 }
 
+/* q-quantile of r's histogram; totals know min and max, and the quantile stays inside them */
+static double row_quantile(const struct stats_row *r, double q, bool totals)
+{
+	double v = hist_quantile(r->hist, TRACERD_HIST_BUCKETS, q);
+
+	if (totals && v >= 0 && v > (double)r->lat_max)
+		v = (double)r->lat_max;
+	if (totals && v >= 0 && v < (double)r->lat_min)
+		v = (double)r->lat_min;
+	return v;
+}
+
 /* "latency: N calls, avg A, p50 X, p90 Y, p99 Z" (min/max for totals only) */
 static void print_latency(const struct stats_row *r, bool totals)
 {
 	char a[16], p50[16], p90[16], p99[16], lo[16], hi[16];
-	const struct hist_bucket *h = r->hist;
 
 	printf("     latency: %llu calls, avg %s, p50 %s, p90 %s, p99 %s",
 	       (unsigned long long)r->lat_count,
 	       fmt_ns(r->lat_count ? (double)r->lat_sum / (double)r->lat_count : -1, a, sizeof(a)),
-	       fmt_ns(hist_quantile(h, TRACERD_HIST_BUCKETS, 0.5), p50, sizeof(p50)),
-	       fmt_ns(hist_quantile(h, TRACERD_HIST_BUCKETS, 0.9), p90, sizeof(p90)),
-	       fmt_ns(hist_quantile(h, TRACERD_HIST_BUCKETS, 0.99), p99, sizeof(p99)));
+	       fmt_ns(row_quantile(r, 0.5, totals), p50, sizeof(p50)),
+	       fmt_ns(row_quantile(r, 0.9, totals), p90, sizeof(p90)),
+	       fmt_ns(row_quantile(r, 0.99, totals), p99, sizeof(p99)));
 	if (totals && r->lat_count)
 		printf(", min %s, max %s", fmt_ns((double)r->lat_min, lo, sizeof(lo)),
 		       fmt_ns((double)r->lat_max, hi, sizeof(hi)));
@@ -214,7 +224,7 @@ static void print_snap(struct stats_snap *now, const struct stats_snap *prev,
 /* Sleep s seconds unless ^C comes first: true when interrupted. */
 static bool nap(double s)
 {
-	struct timespec ts = { (time_t)s, (long)((s - floor(s)) * 1e9) };
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
 
 	while (!stats_stop && nanosleep(&ts, &ts))
 		;
