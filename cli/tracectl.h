@@ -39,6 +39,7 @@ extern const struct cmd_entry cmd_bench;	/* cmd_bench.c */
 extern const struct cmd_entry cmd_top;		/* cmd_top.c */
 extern const struct cmd_entry cmd_reload;	/* cmd_reload.c */
 extern const struct cmd_entry cmd_sites;	/* cmd_sites.c: offline, no daemon */
+extern const struct cmd_entry cmd_functions;	/* cmd_functions.c */
 
 /*
  * Send cmd with args (consumed) to the daemon. On success *result is the

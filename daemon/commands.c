@@ -16,6 +16,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "commands.h"
+#include "plan.h"
 #include "control.h"
 #include "recorder.h"
 #include "registry.h"
@@ -152,7 +153,7 @@ static json_object *kmod_json(const struct tracerd *d)
 static const struct proto_field no_fields[] = { {} };
 static const struct proto_field attach_fields[] = {
 	F("target", string), F("mode", string), F("latency", boolean), F("pid", int),
-	F("comm", string), F("record", string), {}
+	F("comm", string), F("record", string), F("dry_run", boolean), {}
 };
 static const struct proto_field stats_fields[] = {
 	F("id", int), F("target", string), F("merge", boolean), {}
@@ -257,8 +258,12 @@ static enum proto_code cmd_attach(struct tracerd *d, json_object *args, json_obj
 	enum proto_code code = attach_args(args, &spec, msg, msglen);
 	struct attachment *a;
 
+	bool bad = false;
+
 	if (code)
 		return code;
+	if (proto_arg_bool(args, "dry_run", &bad) && !bad)
+		return plan_attach(d, &spec, result, msg, msglen);	/* plan.c */
 	code = command_code(registry_attach(d, &spec, &a, &skipped, msg, msglen));
 	if (!code) {
 		*result = json_object_new_object();
@@ -441,5 +446,6 @@ const struct command tracerd_commands[] = {
 	{ "detach", true, cmd_detach },
 	{ "bench", true, cmd_bench },
 	{ "reload", true, cmd_reload },	/* reload.c */
+	{ "functions", false, cmd_functions },	/* functions.c */
 	{ NULL, false, NULL },
 };

@@ -25,5 +25,8 @@ json_object *skipped_json(const struct skip_list *l);
  * site of each of a's functions branches now (kmod modes; NULL otherwise) */
 json_object *kmod_config_json(const struct tracerd *d);
 json_object *kmod_sites_json(struct tracerd *d, const struct attachment *a);
+/* functions.c: the `functions` command (tracectl functions) */
+enum proto_code cmd_functions(struct tracerd *d, json_object *args, json_object **result,
+			      char *msg, size_t msglen);
 
 #endif
