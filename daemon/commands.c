@@ -375,8 +375,10 @@ static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char
 	free(lat);
 	if ((id || target) && !json_object_array_length(arr)) {
 		json_object_put(arr);
-		snprintf(msg, msglen, "no attachment or function matches '%s'",
-			 target ? target : "the id");
+		if (target)
+			snprintf(msg, msglen, "no attachment or function matches '%s'", target);
+		else
+			snprintf(msg, msglen, "no attachment %u", id);
 		return PROTO_E_NOT_FOUND;
 	}
 	*result = json_object_new_object();
