@@ -136,17 +136,6 @@ static const struct cmd_entry *find_command(struct cli *cli, const char *name, i
 	return found;
 }
 
-/* --help or -h among a command's arguments (before any "--") */
-static bool wants_help(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return true;
-	return false;
-}
-
 /* dump with the global --json (given anywhere) passed on as its own */
 static int dump_command(struct cli *cli, int argc, char **argv)
 {
@@ -208,7 +197,7 @@ int main(int argc, char **argv)
 	cmd = find_command(&cli, argv[1], &exit);
 	if (!cmd)
 		return exit;
-	if (!cmd->own_help && wants_help(argc - 1, argv + 1))
+	if (!cmd->own_help && cli_wants_help(argc - 1, argv + 1))
 		return command_help(cmd);
 	return cmd->exec(&cli, argc - 1, argv + 1);
 }

@@ -76,6 +76,9 @@ int cli_number(struct cli *cli, const char *what, const char *s, unsigned long l
  * target).
  */
 int cli_attachment_id(struct cli *cli, const char *s, unsigned long long *id);
+/* --help or -h among a command's arguments argv[1..] (before any "--"): the
+ * usage, whatever else is there. */
+bool cli_wants_help(int argc, char **argv);
 /* Print a JSON object on stdout (the --json output). */
 void cli_print_json(json_object *o);
 /* Accessors that tolerate missing keys. */
