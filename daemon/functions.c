@@ -71,7 +71,8 @@ static void direct_set_load(struct direct_set *s)
 	}
 	if (f)
 		fclose(f);
-	qsort(s->names, s->n, sizeof(*s->names), name_cmp);
+	if (s->n)
+		qsort(s->names, s->n, sizeof(*s->names), name_cmp);
 }
 
 static bool direct_set_has(const struct direct_set *s, const char *name)
@@ -224,7 +225,8 @@ static char **list_dir(const char *dir, size_t *n, char *msg, size_t msglen)
 			(*n)++;
 	}
 	closedir(dp);
-	qsort(v, *n, sizeof(*v), name_cmp);
+	if (*n)
+		qsort(v, *n, sizeof(*v), name_cmp);
 	return v ? v : calloc(1, sizeof(*v));
 }
 
