@@ -215,9 +215,21 @@ static struct symtab *load_ftrace_functions(void)
 {
 	struct symtab *t = symtab_load("/sys/kernel/tracing/available_filter_functions",
 				       ftrace_line);
+	char why[256], path[64];
+	int fd;
 
-	return t ? t : symtab_load("/sys/kernel/debug/tracing/available_filter_functions",
-				   ftrace_line);
+	if (!t)
+		t = symtab_load("/sys/kernel/debug/tracing/available_filter_functions", ftrace_line);
+	if (t)
+		return t;
+	/* tracefs mounted elsewhere, or not at all (daemon/tracefs.c's private mount) */
+	fd = tracefs_open("available_filter_functions", why, sizeof(why));
+	if (fd < 0)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	t = symtab_load(path, ftrace_line);
+	close(fd);
+	return t;
 }
 
 /* ---------------------------------------------------------------- BTF */
