@@ -157,6 +157,7 @@ static int function_add(void *arg, const struct fn_info *f)
 	json_object_object_add(o, "btf", json_object_new_boolean(f->btf));
 	json_object_object_add(o, "kallsyms", json_object_new_boolean(f->in_kallsyms));
 	json_object_object_add(o, "direct_call", json_object_new_boolean(direct));
+	json_object_object_add(o, "count", json_object_new_int((int)f->count));
 	json_object_object_add(o, "reason", why[0] ? json_object_new_string(why) : NULL);
 	for (m = 1; m < TRACERD_MODE_NR && !why[0]; m++) {
 		const struct backend *be = backend_get(m);

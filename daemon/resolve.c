@@ -672,7 +672,14 @@ static void fn_info_fill(struct tracerd *d, struct symsrc *c, struct fn_info *f,
 	f->btf = vmlinux_btf && !f->module;
 	if (f->module && (m = module_btf(d, c, f->module)))
 		f->btf = btf_index_find(&m->idx, f->name) > 0;
-	why = s ? glob_skip_reason(s, f->denied, sizeof(f->denied)) : NULL;
+	if (s) {	/* ambiguity is no refusal: an exact name hooks the first */
+		struct sym one = *s;
+
+		one.count = 1;
+		why = glob_skip_reason(&one, f->denied, sizeof(f->denied));
+	} else {
+		why = NULL;
+	}
 	if (why && why != f->denied)
 		str_copy(f->denied, why, sizeof(f->denied));
 }

@@ -41,8 +41,8 @@ struct fn_info {
 	bool ftrace_list;	/* the kernel has available_filter_functions */
 	bool btf;		/* a BTF FUNC (vmlinux, or its module's BTF) */
 	__u64 addr;		/* kallsyms address, 0 unknown */
-	unsigned int count;	/* functions of this name (> 1: ambiguous) */
-	char denied[160];	/* why tracerd never hooks it; "" when it may */
+	unsigned int count;	/* functions of this name (> 1: a glob skips it) */
+	char denied[160];	/* why tracerd never hooks it (denylist); "" when it may */
 };
 /*
  * Call fn for each function whose name matches glob (NULL: all), in name
