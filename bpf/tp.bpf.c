@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Tracepoint templates: tp_btf (BTF-typed raw tracepoint) and plain
- * raw_tp as the fallback; cloned per tracepoint like fentry.
+ * Tracepoint templates: tp_btf (BTF-typed raw tracepoint), plain raw_tp
+ * and classic tracepoint (perf event) programs as the fallbacks; cloned
+ * per tracepoint like fentry.
  */
 #include "hook.bpf.h"
 
@@ -15,4 +16,18 @@ SEC("?raw_tp")
 int raw_tp_hit(void *ctx)
 {
 	return hook_entry(slot_imm());
+}
+
+/* classic tracepoints (a perf event of the tracefs id): syscalls/... */
+SEC("?tracepoint")
+int tp_classic_hit(void *ctx)
+{
+	return hook_entry(slot_imm());
+}
+
+/* the sys_exit_X half of a timed sys_enter_X/sys_exit_X pair */
+SEC("?tracepoint")
+int tp_classic_return(void *ctx)
+{
+	return hook_return(slot_imm());
 }

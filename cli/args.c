@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Numbers on tracectl's command line, through lib/util.h's parse_dec. */
 #include <ctype.h>
+#include <string.h>
 #include "../lib/util.h"
 #include "tracectl.h"
 
@@ -51,4 +52,14 @@ int cli_attachment_id(struct cli *cli, const char *s, unsigned long long *id)
 		return 1;	/* a function, glob or tp: target */
 	ret = cli_number(cli, "attachment id", s, 1, 0xffffffffULL, id);
 	return ret ? -ret : 0;
+}
+
+bool cli_wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
 }

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* tracectl attach TARGET [--mode M] [--latency] [--pid N] [--comm C] [--record NAME] [--partial] */
+/*
+ * tracectl attach TARGET [--mode M] [--latency] [--pid N] [--comm C]
+ * [--record NAME] [--partial] [--dry-run]: --dry-run prints what would be
+ * hooked, in which mode and why, touching nothing (daemon/plan.c).
+ */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +31,29 @@ static void print_attach(json_object *r)
 		printf("  ... %zu more (--json lists them)\n", n - 20);
 }
 
+/* --dry-run: what would be hooked and in which mode */
+static void print_plan(json_object *p)
+{
+	json_object *f = jarr(p, "functions"), *sk = jarr(p, "skipped");
+	size_t i, n = jlen(f), hooked = 0;
+
+	for (i = 0; i < n; i++)
+		hooked += jbool(json_object_array_get_idx(f, i), "hooked");
+	printf("would attach %s: mode %s, %zu function%s (nothing done: --dry-run)\n  why: %s\n",
+	       jtty(p, "target", "?"), jtty(p, "mode", "?"), hooked, hooked == 1 ? "" : "s",
+	       jtty(p, "mode_reason", ""));
+	for (i = 0; i < n && i < 20; i++) {
+		json_object *h = json_object_array_get_idx(f, i);
+
+		printf("  %-40s %s\n", jtty(h, "function", "?"),
+		       jbool(h, "hooked") ? "hooked" : jtty(h, "reason", "skipped"));
+	}
+	if (n > 20)
+		printf("  ... %zu more (--json lists them)\n", n - 20);
+	if (jlen(sk))
+		printf("skipped %zu (--json lists them)\n", jlen(sk));
+}
+
 static int attach_exec(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -36,6 +63,7 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 		{ "comm", required_argument, NULL, 'c' },
 		{ "record", required_argument, NULL, 'r' },
 		{ "partial", no_argument, NULL, 'P' },
+		{ "dry-run", no_argument, NULL, 'n' },
 		{ 0 }
 	};
 	json_object *args = json_object_new_object(), *r;
@@ -44,7 +72,7 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "m:lp:c:r:P", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:lp:c:r:Pn", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			json_object_object_add(args, "mode", json_object_new_string(optarg));
@@ -68,6 +96,9 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 		case 'P':
 			json_object_object_add(args, "partial", json_object_new_boolean(1));
 			break;
+		case 'n':
+			json_object_object_add(args, "dry_run", json_object_new_boolean(1));
+			break;
 		default:
 			json_object_put(args);
 			return cli_usage(cli, &cmd_attach, "unknown or incomplete option '%s'",
@@ -84,6 +115,8 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 		return ret;
 	if (cli->json)
 		cli_print_json(r);
+	else if (jobj(r, "plan"))
+		print_plan(jobj(r, "plan"));
 	else
 		print_attach(r);
 	json_object_put(r);
@@ -92,7 +125,7 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 
 const struct cmd_entry cmd_attach = {
 	.name = "attach",
-	.args = "TARGET [--mode M] [--latency] [--pid N] [--comm C] [--record NAME] [--partial]",
+	.args = "TARGET [--mode M] [--latency] [--pid N] [--comm C] [--record NAME] [--partial] [--dry-run]",
 	.summary = "hook a function, a glob of them, or tp:CATEGORY/NAME",
 	.exec = attach_exec,
 };

@@ -82,17 +82,6 @@ static void usage(void)
 	       "  --json (global)      the JSON result on stdout instead of the table\n");
 }
 
-/* --help or -h anywhere before "--": the usage, whatever else is there */
-static bool wants_help(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return true;
-	return false;
-}
-
 static int bench_exec(struct cli *cli, int argc, char **argv)
 {
 	static const struct {
@@ -107,7 +96,7 @@ static int bench_exec(struct cli *cli, int argc, char **argv)
 
 	if (argc < 2)
 		return cli_usage(cli, &cmd_bench, "which suite?");
-	if (wants_help(argc, argv)) {
+	if (cli_wants_help(argc, argv)) {
 		usage();
 		return 0;
 	}
@@ -131,4 +120,5 @@ const struct cmd_entry cmd_bench = {
 	.args = bench_usage,
 	.summary = "measure each attach path (tracectl bench --help)",
 	.exec = bench_exec,
+	.own_help = true,
 };

@@ -298,4 +298,5 @@ const struct cmd_entry cmd_sites = {
 	.args = "FILE [GLOB] [--symbols MAP] [--summary]",
 	.summary = "patchable function entries of a vmlinux or .ko (offline, no daemon)",
 	.exec = sites_exec,
+	.own_help = true,
 };

@@ -1,106 +1,367 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* tracectl stats [ID|TARGET|FUNCTION] [--merge]: calls, misses, log2 histograms. */
+/*
+ * tracectl stats [ID|TARGET|FUNCTION] [--merge] [--hist] [--interval S
+ * [--count K]]: calls, misses and, for latency attachments, p50/p90/p99
+ * of the log2 histogram (lib/quantile.c) and with --hist the histogram as
+ * bpftrace prints one. --interval S samples every S seconds and prints
+ * what happened in each interval (calls, calls/s, misses, the interval's
+ * percentiles) until ^C or K intervals.
+ */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <tracerd/trace.h>
+#include "../lib/quantile.h"
 #include "../lib/util.h"
 #include "tracectl.h"
 
-static void print_hist(json_object *lat)
-{
-	json_object *b = jget(lat, "buckets");
-	size_t i, n = jlen(b);
-	long long max = 1, c;
-	int w;
+#define STATS_MAX	4096	/* rows followed by --interval */
 
-	printf("    latency: %lld samples, min %lld ns, max %lld ns, avg %lld ns\n",
-	       jint(lat, "count", 0), jint(lat, "min_ns", 0), jint(lat, "max_ns", 0),
-	       jint(lat, "count", 0) ? jint(lat, "sum_ns", 0) / jint(lat, "count", 1) : 0);
-	for (i = 0; i < n; i++)
-		if ((c = jint(json_object_array_get_idx(b, i), "count", 0)) > max)
-			max = c;
+/* one row of a stats reply: a hooked function of an attachment (or merged) */
+struct stats_row {
+	long long id;		/* -1: merged */
+	char function[128], mode[32];
+	uint64_t calls, misses;
+	bool misses_known, timed;
+	uint64_t lat_count, lat_sum, lat_min, lat_max;
+	struct hist_bucket hist[TRACERD_HIST_BUCKETS];
+};
+
+struct stats_snap {
+	struct stats_row *rows;
+	size_t n;
+	uint64_t t_ns;
+};
+
+struct stats_opts {
+	bool hist, merge;
+	double interval;	/* 0: one reply */
+	unsigned long long count;	/* intervals; 0: until ^C */
+};
+
+static volatile sig_atomic_t stats_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stats_stop = 1;
+}
+
+static void row_latency(struct stats_row *r, json_object *lat)
+{
+	json_object *b = jarr(lat, "buckets");
+	size_t i, n = jlen(b);
+	int k;
+
+	r->timed = true;
+	r->lat_count = (uint64_t)jint(lat, "count", 0);
+	r->lat_sum = (uint64_t)jint(lat, "sum_ns", 0);
+	r->lat_min = (uint64_t)jint(lat, "min_ns", 0);
+	r->lat_max = (uint64_t)jint(lat, "max_ns", 0);
 	for (i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(b, i);
 
-		c = jint(e, "count", 0);
-		w = (int)(c * 40 / max);
-		printf("    %12lld -> %-12lld : %-10lld |%-40.*s|\n", jint(e, "lo_ns", 0),
-		       jint(e, "hi_ns", -1), c, w, "****************************************");
+		k = hist_index((uint64_t)jint(e, "lo_ns", 0));
+		if (k < TRACERD_HIST_BUCKETS)
+			r->hist[k].count += (uint64_t)jint(e, "count", 0);
 	}
 }
 
-static void print_stats(json_object *r)
+static void row_from_json(struct stats_row *r, json_object *s)
 {
-	json_object *arr = jget(r, "stats");
-	size_t i, n = jlen(arr);
-	char misses[32];
+	memset(r, 0, sizeof(*r));
+	r->id = json_object_is_type(jget(s, "id"), json_type_int) ? jint(s, "id", 0) : -1;
+	snprintf(r->function, sizeof(r->function), "%s", jtty(s, "function", "?"));
+	snprintf(r->mode, sizeof(r->mode), "%s", jtty(s, "mode", "(merged)"));
+	r->calls = (uint64_t)jint(s, "calls", 0);
+	r->misses_known = json_object_is_type(jget(s, "misses"), json_type_int);
+	r->misses = (uint64_t)jint(s, "misses", 0);
+	hist_init(r->hist, TRACERD_HIST_BUCKETS);
+	if (jobj(s, "latency"))
+		row_latency(r, jobj(s, "latency"));
+}
 
-	printf("%-4s %-36s %-13s %12s %8s\n", "ID", "FUNCTION", "MODE", "CALLS", "MISSES");
-	for (i = 0; i < n; i++) {
-		json_object *s = json_object_array_get_idx(arr, i), *lat = jget(s, "latency");
+/* The daemon's stats for args (not consumed) into snap. */
+static int snap_fetch(struct cli *cli, json_object *args, struct stats_snap *snap)
+{
+	json_object *r, *arr;
+	size_t i, n;
+	int ret;
 
-		if (jget(s, "misses"))
-			snprintf(misses, sizeof(misses), "%lld", jint(s, "misses", 0));
-		else
-			snprintf(misses, sizeof(misses), "-");
-		printf("%-4s %-36s %-13s %12lld %8s\n",
-		       jget(s, "id") ? tty_str(json_object_get_string(jget(s, "id"))) : "*",
-		       jtty(s, "function", "?"), jtty(s, "mode", "(merged)"), jint(s, "calls", 0),
-		       misses);
-		if (lat)
-			print_hist(lat);
+	ret = client_call(cli, "stats", json_object_get(args), &r);
+	if (ret)
+		return ret;
+	arr = jarr(r, "stats");
+	n = jlen(arr) < STATS_MAX ? jlen(arr) : STATS_MAX;
+	free(snap->rows);
+	snap->rows = calloc(n + 1, sizeof(*snap->rows));
+	snap->n = snap->rows ? n : 0;
+	snap->t_ns = now_mono_ns();
+	for (i = 0; i < snap->n; i++)
+		row_from_json(&snap->rows[i], json_object_array_get_idx(arr, i));
+	json_object_put(r);
+	return snap->rows ? 0 : cli_error(cli, EXIT_FAILURE_, "error", "out of memory");
+}
+
+static const struct stats_row *snap_find(const struct stats_snap *s, const struct stats_row *r)
+{
+	size_t i;
+
+	for (i = 0; s && i < s->n; i++)
+		if (s->rows[i].id == r->id && !strcmp(s->rows[i].function, r->function))
+			return &s->rows[i];
+	return NULL;
+}
+
+/* r minus was (the same row a sample earlier): what happened in between */
+static void row_sub(struct stats_row *r, const struct stats_row *was)
+{
+	int k;
+
+	if (!was)
+		return;
+	r->calls -= was->calls <= r->calls ? was->calls : r->calls;
+	r->misses -= was->misses <= r->misses ? was->misses : r->misses;
+	r->lat_count -= was->lat_count <= r->lat_count ? was->lat_count : r->lat_count;
+	r->lat_sum -= was->lat_sum <= r->lat_sum ? was->lat_sum : r->lat_sum;
+	for (k = 0; k < TRACERD_HIST_BUCKETS; k++)
+		if (was->hist[k].count <= r->hist[k].count)
+			r->hist[k].count -= was->hist[k].count;
+}
+
+/* q-quantile of r's histogram; totals know min and max, and the quantile stays inside them */
+static double row_quantile(const struct stats_row *r, double q, bool totals)
+{
+	double v = hist_quantile(r->hist, TRACERD_HIST_BUCKETS, q);
+
+	if (totals && v >= 0 && v > (double)r->lat_max)
+		v = (double)r->lat_max;
+	if (totals && v >= 0 && v < (double)r->lat_min)
+		v = (double)r->lat_min;
+	return v;
+}
+
+/* "latency: N calls, avg A, p50 X, p90 Y, p99 Z" (min/max for totals only) */
+static void print_latency(const struct stats_row *r, bool totals)
+{
+	char a[16], p50[16], p90[16], p99[16], lo[16], hi[16];
+
+	printf("     latency: %llu calls, avg %s, p50 %s, p90 %s, p99 %s",
+	       (unsigned long long)r->lat_count,
+	       fmt_ns(r->lat_count ? (double)r->lat_sum / (double)r->lat_count : -1, a, sizeof(a)),
+	       fmt_ns(row_quantile(r, 0.5, totals), p50, sizeof(p50)),
+	       fmt_ns(row_quantile(r, 0.9, totals), p90, sizeof(p90)),
+	       fmt_ns(row_quantile(r, 0.99, totals), p99, sizeof(p99)));
+	if (totals && r->lat_count)
+		printf(", min %s, max %s", fmt_ns((double)r->lat_min, lo, sizeof(lo)),
+		       fmt_ns((double)r->lat_max, hi, sizeof(hi)));
+	putchar('\n');
+}
+
+static void print_hist(const struct stats_row *r)
+{
+	if (!r->lat_count)
+		return;
+	printf("\n@ns[%s]:\n", r->function);
+	hist_print(stdout, r->hist, TRACERD_HIST_BUCKETS, "");
+	putchar('\n');
+}
+
+static void print_row(const struct stats_row *r, const struct stats_opts *o, double dt)
+{
+	char id[24], misses[24], rate[32];
+
+	snprintf(id, sizeof(id), r->id < 0 ? "*" : "%lld", r->id);
+	snprintf(misses, sizeof(misses), r->misses_known ? "%llu" : "-",
+		 (unsigned long long)r->misses);
+	if (dt > 0) {
+		snprintf(rate, sizeof(rate), "%.1f", (double)r->calls / dt);
+		printf("%-5s %-36s %-13s %12llu %12s %8s\n", id, r->function, r->mode,
+		       (unsigned long long)r->calls, rate, misses);
+	} else {
+		printf("%-5s %-36s %-13s %12llu %8s\n", id, r->function, r->mode,
+		       (unsigned long long)r->calls, misses);
 	}
+	if (r->timed)
+		print_latency(r, dt <= 0);
+	if (r->timed && o->hist)
+		print_hist(r);
+}
+
+/* now's rows, minus prev's when given (an interval of dt seconds) */
+static void print_snap(struct stats_snap *now, const struct stats_snap *prev,
+		       const struct stats_opts *o)
+{
+	double dt = prev ? (double)(now->t_ns - prev->t_ns) / 1e9 : 0;
+	char when[16];
+	time_t t = time(NULL);
+	size_t i;
+
+	if (prev) {
+		strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
+		printf("%s  interval %.3gs\n", when, dt);
+		printf("%-5s %-36s %-13s %12s %12s %8s\n", "ID", "FUNCTION", "MODE", "CALLS",
+		       "CALLS/S", "MISSES");
+	} else {
+		printf("%-5s %-36s %-13s %12s %8s\n", "ID", "FUNCTION", "MODE", "CALLS", "MISSES");
+	}
+	for (i = 0; i < now->n; i++) {
+		struct stats_row r = now->rows[i];
+
+		if (prev)
+			row_sub(&r, snap_find(prev, &r));
+		print_row(&r, o, dt);
+	}
+	if (prev)
+		putchar('\n');
+	fflush(stdout);
+}
+
+/* Sleep s seconds unless ^C comes first: true when interrupted. */
+static bool nap(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (!stats_stop && nanosleep(&ts, &ts))
+		;
+	return stats_stop;
+}
+
+static int stats_watch(struct cli *cli, json_object *args, const struct stats_opts *o)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct stats_snap snaps[2] = { { 0 } };
+	unsigned long long done = 0;
+	int ret, cur = 0;
+
+	stats_stop = 0;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	ret = snap_fetch(cli, args, &snaps[cur]);
+	while (!ret && (!o->count || done < o->count) && !nap(o->interval)) {
+		cur = !cur;
+		ret = snap_fetch(cli, args, &snaps[cur]);
+		if (!ret)
+			print_snap(&snaps[cur], &snaps[!cur], o);
+		done++;
+	}
+	free(snaps[0].rows);
+	free(snaps[1].rows);
+	return ret;
+}
+
+static int stats_once(struct cli *cli, json_object *args, const struct stats_opts *o)
+{
+	struct stats_snap snap = { 0 };
+	json_object *r;
+	int ret;
+
+	if (cli->json) {
+		ret = client_call(cli, "stats", json_object_get(args), &r);
+		if (!ret)
+			cli_print_json(r);
+		json_object_put(r);
+		return ret;
+	}
+	ret = snap_fetch(cli, args, &snap);
+	if (!ret)
+		print_snap(&snap, NULL, o);
+	free(snap.rows);
+	return ret;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+
+	*out = strtod(s, &end);
+	return end == s || *end || !(*out >= 0.1 && *out <= 3600) ? -1 : 0;
+}
+
+/* options into o and args ("merge"); 0 or the usage error's exit status */
+static int stats_options(struct cli *cli, int argc, char **argv, struct stats_opts *o,
+			 json_object *args)
+{
+	static const struct option opts[] = {
+		{ "merge", no_argument, NULL, 'M' },
+		{ "hist", no_argument, NULL, 'H' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
+		{ 0 }
+	};
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "MHi:n:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'M':
+			o->merge = true;
+			json_object_object_add(args, "merge", json_object_new_boolean(1));
+			break;
+		case 'H':
+			o->hist = true;
+			break;
+		case 'i':
+			if (parse_seconds(optarg, &o->interval))
+				return cli_usage(cli, &cmd_stats,
+						 "--interval: seconds, 0.1 to 3600, not '%s'", optarg);
+			break;
+		case 'n':
+			if (cli_number(cli, "--count", optarg, 1, 1000000000, &o->count))
+				return EXIT_USAGE;
+			break;
+		default:
+			return cli_usage(cli, &cmd_stats, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (o->count && !o->interval)
+		return cli_usage(cli, &cmd_stats, "--count needs --interval");
+	if (o->interval && cli->json)
+		return cli_usage(cli, &cmd_stats,
+				 "--interval prints tables: poll `tracectl --json stats` instead");
+	return 0;
 }
 
 static int stats_exec(struct cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "merge", no_argument, NULL, 'M' },
-		{ 0 }
-	};
-	json_object *args = json_object_new_object(), *r;
+	json_object *args = json_object_new_object();
+	struct stats_opts o = { 0 };
 	unsigned long long id;
-	int c, ret;
+	int ret;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "M", opts, NULL)) != -1) {
-		if (c != 'M') {
-			json_object_put(args);
-			return cli_usage(cli, &cmd_stats, "unknown option '%s'", argv[optind - 1]);
-		}
-		json_object_object_add(args, "merge", json_object_new_boolean(1));
-	}
-	if (argc - optind > 1) {
-		json_object_put(args);
-		return cli_usage(cli, &cmd_stats, "at most one ID or TARGET");
-	}
-	if (optind < argc) {
-		ret = cli_attachment_id(cli, argv[optind], &id);
-		if (ret < 0) {
-			json_object_put(args);
-			return -ret;
-		}
-		if (!ret)
+	ret = stats_options(cli, argc, argv, &o, args);
+	if (!ret && argc - optind > 1)
+		ret = cli_usage(cli, &cmd_stats, "at most one ID or TARGET");
+	if (!ret && optind < argc) {
+		int k = cli_attachment_id(cli, argv[optind], &id);
+
+		if (k < 0)
+			ret = -k;
+		else if (!k)
 			json_object_object_add(args, "id", json_object_new_int64((long long)id));
 		else
 			json_object_object_add(args, "target", json_object_new_string(argv[optind]));
 	}
-	ret = client_call(cli, "stats", args, &r);
-	if (ret)
-		return ret;
-	if (cli->json)
-		cli_print_json(r);
-	else
-		print_stats(r);
-	json_object_put(r);
-	return 0;
+	if (!ret)
+		ret = o.interval ? stats_watch(cli, args, &o) : stats_once(cli, args, &o);
+	json_object_put(args);
+	return ret;
 }
 
 const struct cmd_entry cmd_stats = {
 	.name = "stats",
-	.args = "[ID|TARGET|FUNCTION] [--merge]",
-	.summary = "calls, misses and log2 latency histograms (ns)",
+	.args = "[ID|TARGET] [--merge] [--hist] [--interval S [--count K]]",
+	.summary = "calls, misses, latency p50/p90/p99 and histograms (ns)",
 	.exec = stats_exec,
+	.help = "  ID|TARGET        one attachment, or every hooked function of that target\n"
+		"  -M, --merge      one row per function across attachments\n"
+		"  -H, --hist       the latency histogram, as bpftrace prints @usecs (log2 ns)\n"
+		"  -i, --interval=S every S seconds (0.1 to 3600) what happened in the\n"
+		"                   interval: calls, calls/s, misses, p50/p90/p99\n"
+		"  -n, --count=K    stop after K intervals (default: until ^C)\n",
 };

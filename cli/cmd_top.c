@@ -81,22 +81,17 @@ static void add_hist(struct top_row *r, json_object *lat)
 {
 	json_object *b = jget(lat, "buckets");
 	size_t i, n = b ? json_object_array_length(b) : 0;
-	uint64_t lo;
 	int k;
 
+	if (!r->timed)
+		hist_init(r->hist, TRACERD_HIST_BUCKETS);
 	r->timed = true;
 	for (i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(b, i);
 
-		lo = (uint64_t)jint(e, "lo_ns", 0);
-		for (k = 0; lo >> k > 1; k++)	/* bucket index: lo = 2^(k-1) */
-			;
-		k += lo > 0;
-		if (k >= TRACERD_HIST_BUCKETS)
-			continue;
-		r->hist[k].lo_ns = lo;
-		r->hist[k].hi_ns = (uint64_t)jint(e, "hi_ns", (long long)lo);
-		r->hist[k].count += (uint64_t)jint(e, "count", 0);
+		k = hist_index((uint64_t)jint(e, "lo_ns", 0));
+		if (k < TRACERD_HIST_BUCKETS)
+			r->hist[k].count += (uint64_t)jint(e, "count", 0);
 	}
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tracectl: command-line client of tracerd. Global options (--socket,
- * --json) are accepted anywhere on the line; the command is found by name
- * or unique prefix (tmux's cmd_find), ambiguity reported.
+ * --json, --timeout) are accepted anywhere on the line, dump's too; the
+ * command is found by name or unique prefix (tmux's cmd_find), ambiguity
+ * reported; `CMD --help` prints the command's usage from the table.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 
 static const struct cmd_entry *const commands[] = {
 	&cmd_status, &cmd_attach, &cmd_list, &cmd_stats, &cmd_top, &cmd_detach, &cmd_bench,
-	&cmd_reload, &cmd_sites, NULL,
+	&cmd_reload, &cmd_sites, &cmd_functions, NULL,
 };
 
 static void usage(FILE *f)
@@ -34,6 +35,8 @@ static void usage(FILE *f)
 		   "                     attach, detach and reload %d, bench no limit; 0: no limit)\n"
 		   "  -h, --help         show this help and exit\n"
 		   "  -V, --version      show version and exit\n\n"
+		   "Global options go before or after the command; tracectl COMMAND --help\n"
+		   "shows a command's own.\n\n"
 		   "Exit status: 0 ok, 1 daemon error, 2 usage, 3 daemon not running,\n"
 		   "4 permission denied, 5 not found, 6 mode unavailable or attach refused,\n"
 		   "7 protocol error or timeout.\n", TRACERD_DEFAULT_SOCKET, CLI_TIMEOUT_DEFAULT_S,
@@ -133,6 +136,34 @@ static const struct cmd_entry *find_command(struct cli *cli, const char *name, i
 	return found;
 }
 
+/* dump with the global --json (given anywhere) passed on as its own */
+static int dump_command(struct cli *cli, int argc, char **argv)
+{
+	char **v = calloc((size_t)argc + 2, sizeof(*v));
+	int n = argc, ret;
+
+	if (!v)
+		return cli_error(cli, EXIT_FAILURE_, "error", "out of memory");
+	memcpy(v, argv, (size_t)argc * sizeof(*v));
+	if (cli->json) {	/* before any "--", where dump's getopt reads options */
+		memmove(v + 2, v + 1, (size_t)(argc - 1) * sizeof(*v));
+		v[1] = "--json";
+		n++;
+	}
+	ret = tracectl_dump(n, v);
+	free(v);
+	return ret;
+}
+
+/* `tracectl CMD --help`: the command's usage line, summary and options */
+static int command_help(const struct cmd_entry *cmd)
+{
+	printf("Usage: tracectl %s %s\n%s\n", cmd->name, cmd->args, cmd->summary);
+	if (cmd->help)
+		printf("\nOptions:\n%s", cmd->help);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli cli = { .socket = getenv("TRACERD_SOCKET"), .prog = "tracectl", .timeout = -1 };
@@ -140,9 +171,6 @@ int main(int argc, char **argv)
 	bool help = false, version = false;
 	int exit = EXIT_USAGE;
 
-	/* offline command with its own options (cli/dump.c) */
-	if (argc > 1 && !strcmp(argv[1], "dump"))
-		return tracectl_dump(argc - 1, argv + 1);
 	if (!cli.socket || !cli.socket[0])
 		cli.socket = TRACERD_DEFAULT_SOCKET;
 	argc = global_options(&cli, argc, argv, &help, &version);
@@ -163,8 +191,13 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	/* offline, its own options (cli/dump.c); the global ones are taken anywhere */
+	if (!strcmp(argv[1], "dump"))
+		return dump_command(&cli, argc - 1, argv + 1);
 	cmd = find_command(&cli, argv[1], &exit);
 	if (!cmd)
 		return exit;
+	if (!cmd->own_help && cli_wants_help(argc - 1, argv + 1))
+		return command_help(cmd);
 	return cmd->exec(&cli, argc - 1, argv + 1);
 }

@@ -4,14 +4,15 @@
 # against `tracectl --help` and the man page by tests/host/62-docs-sync.sh.
 
 _tracectl_global="--json --socket --timeout --help --version"
-_tracectl_commands="status attach list stats top detach bench reload sites dump"
+_tracectl_commands="status attach list stats top detach bench reload sites functions dump"
 _tracectl_opts_status=""
-_tracectl_opts_attach="--mode --latency --pid --comm --record --partial"
+_tracectl_opts_attach="--mode --latency --pid --comm --record --partial --dry-run"
 _tracectl_opts_list=""
-_tracectl_opts_stats="--merge"
+_tracectl_opts_stats="--merge --hist --interval --count"
 _tracectl_opts_top="--interval --count --limit"
 _tracectl_opts_detach="--all"
 _tracectl_opts_reload=""
+_tracectl_opts_functions="--limit"
 _tracectl_opts_sites="--symbols --summary --json"
 _tracectl_opts_dump="--json --target --pid"
 _tracectl_opts_bench="--repetitions --warmup --output --svg --ci --help --calls --producers --modes --variants --relevant --irrelevant --grid --funcs --all --writes --function --groups --senders --loops --force --html --peers"

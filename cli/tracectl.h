@@ -30,6 +30,8 @@ struct cmd_entry {
 	const char *args;	/* usage after the name */
 	const char *summary;
 	int (*exec)(struct cli *cli, int argc, char **argv);
+	const char *help;	/* options, one per line, for `tracectl NAME --help` */
+	bool own_help;		/* exec handles --help itself */
 };
 
 extern const struct cmd_entry cmd_status, cmd_attach, cmd_list, cmd_stats, cmd_detach;
@@ -37,6 +39,7 @@ extern const struct cmd_entry cmd_bench;	/* cmd_bench.c */
 extern const struct cmd_entry cmd_top;		/* cmd_top.c */
 extern const struct cmd_entry cmd_reload;	/* cmd_reload.c */
 extern const struct cmd_entry cmd_sites;	/* cmd_sites.c: offline, no daemon */
+extern const struct cmd_entry cmd_functions;	/* cmd_functions.c */
 
 /*
  * Send cmd with args (consumed) to the daemon. On success *result is the
@@ -73,6 +76,9 @@ int cli_number(struct cli *cli, const char *what, const char *s, unsigned long l
  * target).
  */
 int cli_attachment_id(struct cli *cli, const char *s, unsigned long long *id);
+/* --help or -h among a command's arguments argv[1..] (before any "--"): the
+ * usage, whatever else is there. */
+bool cli_wants_help(int argc, char **argv);
 /* Print a JSON object on stdout (the --json output). */
 void cli_print_json(json_object *o);
 /* Accessors that tolerate missing keys. */

@@ -2,18 +2,30 @@
 /*
  * tp-btf backend: tracepoints through BPF tp_btf (BTF-typed raw
  * tracepoint), falling back to a plain raw_tp program when the kernel has
- * no btf_trace_ type for the tracepoint or refuses tp_btf. Each hook is a
- * clone of a template program with its slot patched in.
+ * no btf_trace_ type for the tracepoint or refuses tp_btf, and to a
+ * classic tracepoint program (a perf event of the tracefs id, linked with
+ * BPF_PERF_EVENT) for events that are no raw tracepoint of their own: the
+ * syscalls category (sys_enter_NAME is an ftrace event over the one
+ * sys_enter raw tracepoint). A fallback, not a mode of its own: the
+ * target (tp:CAT/NAME), the options and what is counted are the same,
+ * only the kernel path differs, and it shows as the hook's "via".
+ * tp:syscalls/sys_enter_NAME with latency is hooked classic at both ends:
+ * sys_enter_NAME enters, sys_exit_NAME returns (lib/spec.h).
+ * Each hook is a clone of a template program with its slot patched in.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "../lib/log.h"
+#include "../lib/spec.h"
 #include "../lib/util.h"
 #include "bpfutil.h"
+#include "tracefs.h"
 #include "tp.skel.h"
 
 #define TP_PROBE_TARGET "task_rename"
@@ -21,6 +33,7 @@
 struct tp_state {
 	void *btf_skel;		/* struct tp_bpf, tp_btf_hit loaded */
 	void *raw_skel;		/* struct tp_bpf, raw_tp_hit loaded */
+	void *classic_skel;	/* struct tp_bpf, tp_classic_hit/return loaded */
 	bool btf_refused;	/* the probe's tp_btf failed: raw_tp only */
 };
 
@@ -39,6 +52,13 @@ static const struct bpf_skel tp_raw_skel = {
 	.name = "tp",
 	.progs = (const char *const[]){ "raw_tp_hit", NULL },
 	.what = "raw_tp program",
+};
+
+static const struct bpf_skel tp_classic_skel = {
+	BPF_SKEL_FNS(tp_bpf),
+	.name = "tp",
+	.progs = (const char *const[]){ "tp_classic_hit", "tp_classic_return", NULL },
+	.what = "tracepoint program",
 };
 
 static struct tp_state *tp_state(struct tracerd *d)
@@ -90,28 +110,121 @@ static int tp_attach_one(struct tracerd *d, struct hook *h, bool btf, char *err,
 	return 0;
 }
 
-/* tp_btf when the tracepoint has a btf_trace_ type and tp_btf works, else raw_tp. */
+/* A BPF_PERF_EVENT link of prog_fd to the tracefs event CAT/NAME: the link fd or -errno. */
+static int perf_tp_link(int prog_fd, const char *cat, const char *name, char *err, size_t errlen)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.sample_period = 1,
+		.wakeup_events = 1,
+	};
+	char ebuf[96];
+	int id, pfd, fd, ret;
+
+	id = tracefs_event_id(cat, name, err, errlen);
+	if (id < 0)
+		return id;
+	attr.config = (__u64)id;
+	/* one event (cpu 0) is enough: the program runs wherever the tracepoint fires */
+	pfd = (int)syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0) {
+		ret = -errno;
+		return set_err(err, errlen, ret, "perf_event_open of tracepoint %s/%s (id %d): %s",
+			       cat, name, id, errno_str(ret, ebuf, sizeof(ebuf)));
+	}
+	fd = bpf_link_create(prog_fd, pfd, BPF_PERF_EVENT, NULL);
+	ret = fd < 0 ? -errno : 0;
+	close(pfd);	/* the link holds the event */
+	if (ret)
+		return set_err(err, errlen, ret, "failed to link a tracepoint program to %s/%s: %s",
+			       cat, name, errno_str(ret, ebuf, sizeof(ebuf)));
+	return fd;
+}
+
+/* Clone tmpl for h's slot and link it to CAT/NAME into b->prog_fd[i], link_fd[i]. */
+static int classic_one(struct hook *h, struct bpf_program *tmpl, int i, const char *cat,
+		       const char *name, char *err, size_t errlen)
+{
+	struct bpf_hook *b = bpf_hook(h);
+	int fd;
+
+	fd = bpf_clone_prog(tmpl, h->slot, 0, 0, err, errlen);
+	if (fd < 0)
+		return fd;
+	b->prog_fd[i] = fd;
+	fd = perf_tp_link(fd, cat, name, err, errlen);
+	if (fd < 0) {
+		close(b->prog_fd[i]);
+		b->prog_fd[i] = -1;
+		return fd;
+	}
+	b->link_fd[i] = fd;
+	return 0;
+}
+
+/* The classic path: h at tracefs event CAT/NAME; a syscall pair timed at sys_exit_NAME too. */
+static int tp_attach_classic(struct tracerd *d, struct attachment *a, struct hook *h,
+			     char *err, size_t errlen)
+{
+	const char *target = a->spec.target, *slash = strchr(target, '/');
+	struct tp_state *st = tp_state(d);
+	char cat[128], exit_name[sizeof(h->name) + 8];
+	struct tp_bpf *skel;
+	int ret;
+
+	ret = bpf_skel_load(d, &tp_classic_skel, NULL, &st->classic_skel, err, errlen);
+	if (ret)
+		return ret;
+	skel = st->classic_skel;
+	snprintf(cat, sizeof(cat), "%.*s", (int)(slash - target - 3), target + 3);
+	ret = classic_one(h, skel->progs.tp_classic_hit, 0, cat, h->name, err, errlen);
+	if (ret || !a->spec.latency)
+		goto out;
+	/* sys_enter_NAME -> sys_exit_NAME (spec_validate: latency only for those) */
+	snprintf(exit_name, sizeof(exit_name), SPEC_SYSCALL_EXIT "%s",
+		 h->name + strlen("sys_enter_"));
+	ret = classic_one(h, skel->progs.tp_classic_return, 1, cat, exit_name, err, errlen);
+out:
+	bpf_hook(h)->via_perf = !ret;
+	return ret;
+}
+
+/*
+ * tp_btf when the tracepoint has a btf_trace_ type and tp_btf works, else
+ * raw_tp, else a classic tracepoint; a timed syscall pair is classic only.
+ * The first path's error is the one reported when none works.
+ */
 static int tp_attach_hook(struct tracerd *d, struct attachment *a, struct hook *h)
 {
 	char err2[sizeof(h->err)];
+	const char *via = NULL;
 	int ret = -ENOENT;
 
 	if (!bpf_hook_new(h))
 		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
-	if (h->btf_id > 0 && !tp_state(d)->btf_refused)
+	if (!a->spec.latency && h->btf_id > 0 && !tp_state(d)->btf_refused)
 		ret = tp_attach_one(d, h, true, h->err, sizeof(h->err));
-	if (ret && d->raw_tp.available) {
+	if (ret && !a->spec.latency && d->raw_tp.available) {
 		ret = tp_attach_one(d, h, false, err2, sizeof(err2));
+		via = "raw_tp";
 		if (ret && !h->err[0])
 			strcpy(h->err, err2);
-		else if (!ret) {
-			log_info("tracepoint '%s': using raw_tp (%s)", h->name,
-				 h->err[0] ? h->err : "no btf_trace_ type");
-			h->err[0] = '\0';
-		}
+	}
+	if (ret) {
+		ret = tp_attach_classic(d, a, h, err2, sizeof(err2));
+		via = "a classic tracepoint (perf event)";
+		if (ret && (!h->err[0] || a->spec.latency))
+			strcpy(h->err, err2);
+	}
+	if (!ret && via) {
+		log_info("tracepoint '%s': using %s (%s)", h->name, via,
+			 h->err[0] ? h->err : "no btf_trace_ type");
+		h->err[0] = '\0';
 	}
 	if (ret && !h->err[0])
-		set_err(h->err, sizeof(h->err), ret, "neither tp_btf nor raw_tp available");
+		set_err(h->err, sizeof(h->err), ret, "neither tp_btf, raw_tp nor a classic tracepoint "
+			"could attach");
 	return ret;
 }
 
@@ -181,6 +294,8 @@ static int tp_probe(struct tracerd *d, char *reason, size_t len)
 
 static const char *tp_path(const struct hook *h)
 {
+	if (bpf_hook(h) && bpf_hook(h)->via_perf)
+		return "tracepoint";
 	return bpf_hook(h) && bpf_hook(h)->via_raw_tp ? "raw_tp" : "tp_btf";
 }
 
@@ -192,15 +307,18 @@ static void tp_fini(struct tracerd *d)
 		return;
 	bpf_skel_free(&tp_btf_skel, &st->btf_skel);
 	bpf_skel_free(&tp_raw_skel, &st->raw_skel);
+	bpf_skel_free(&tp_classic_skel, &st->classic_skel);
 	free(st);
 	d->be_state[TRACERD_MODE_TP_BTF] = NULL;
 }
 
 const struct backend backend_tp = {
 	.mode = TRACERD_MODE_TP_BTF,
-	.caps = MODE_CAP_TRACEPOINT | MODE_CAP_COMM | MODE_CAP_PID | MODE_CAP_RECORD,
-	.auto_why = { "tracepoints are hooked by tp_btf (raw_tp fallback)",
-		      "tracepoints are hooked by tp_btf (raw_tp fallback)" },
+	/* latency: tp:syscalls/sys_enter_NAME pairs only (lib/spec.c) */
+	.caps = MODE_CAP_TRACEPOINT | MODE_CAP_COMM | MODE_CAP_PID | MODE_CAP_RECORD |
+		MODE_CAP_LATENCY,
+	.auto_why = { "tracepoints are hooked by tp_btf (raw_tp, classic fallbacks)",
+		      "tracepoints are hooked by tp_btf (raw_tp, classic fallbacks)" },
 	.probe = tp_probe,
 	.attach = tp_attach,
 	.detach = bpf_hooks_detach,

@@ -59,6 +59,7 @@ struct bpf_hook {
 	int link_fd[2];		/* raw links of those programs (-1: none) */
 	struct bpf_link *link[2];	/* libbpf links (kprobe) */
 	bool via_raw_tp;	/* tp-btf fell back to raw_tp */
+	bool via_perf;		/* tp-btf fell back to a classic tracepoint (perf event) */
 };
 
 /* h->priv as a new bpf_hook (no fds yet); NULL when out of memory. */

@@ -17,6 +17,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "commands.h"
+#include "plan.h"
 #include "control.h"
 #include "recorder.h"
 #include "registry.h"
@@ -239,7 +240,8 @@ static json_object *kmod_json(const struct tracerd *d)
 static const struct proto_field no_fields[] = { {} };
 static const struct proto_field attach_fields[] = {
 	F("target", string), F("mode", string), F("latency", boolean), F("pid", int),
-	F("comm", string), F("record", string), F("partial", boolean), {}
+	F("comm", string), F("record", string), F("partial", boolean),
+	F("dry_run", boolean), {}
 };
 static const struct proto_field stats_fields[] = {
 	F("id", int), F("target", string), F("merge", boolean), {}
@@ -361,8 +363,12 @@ static enum proto_code cmd_attach(struct tracerd *d, json_object *args, json_obj
 	struct attachment *a;
 	int err;
 
+	bool bad = false;
+
 	if (code)
 		return code;
+	if (proto_arg_bool(args, "dry_run", &bad) && !bad)
+		return plan_attach(d, &spec, result, msg, msglen);	/* plan.c */
 	w = control_wait(d);
 	if (!w) {
 		str_fmt(msg, msglen, "out of memory");
@@ -482,8 +488,10 @@ static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char
 	free(lat);
 	if ((id || target) && !json_object_array_length(arr)) {
 		json_object_put(arr);
-		snprintf(msg, msglen, "no attachment or function matches '%s'",
-			 target ? target : "the id");
+		if (target)
+			snprintf(msg, msglen, "no attachment or function matches '%s'", target);
+		else
+			snprintf(msg, msglen, "no attachment %u", id);
 		return PROTO_E_NOT_FOUND;
 	}
 	*result = json_object_new_object();
@@ -605,5 +613,6 @@ const struct command tracerd_commands[] = {
 	{ "detach", true, cmd_detach },
 	{ "bench", true, cmd_bench },
 	{ "reload", true, cmd_reload },	/* reload.c */
+	{ "functions", false, cmd_functions },	/* functions.c */
 	{ NULL, false, NULL },
 };

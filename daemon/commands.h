@@ -23,5 +23,8 @@ json_object *attachment_json(const struct attachment *a);
 json_object *skipped_json(const struct skip_list *l);
 /* the kernel config the module reports (TRACERD_FEAT_*; NULL without it) */
 json_object *kmod_config_json(const struct tracerd *d);
+/* functions.c: the `functions` command (tracectl functions) */
+enum proto_code cmd_functions(struct tracerd *d, json_object *args, json_object **result,
+			      char *msg, size_t msglen);
 
 #endif

@@ -18,6 +18,7 @@
 #include "../lib/util.h"
 #include "backend.h"
 #include "recorder.h"
+#include "plan.h"
 #include "registry.h"
 #include "resolve.h"
 
@@ -915,4 +916,26 @@ void hook_stats_merge(struct hook_stats *into, const struct hook_stats *from)
 		into->misses_why = from->misses_why;
 	}
 	into->kernel_misses += from->kernel_misses;
+}
+
+/*
+ * attach --dry-run (daemon/plan.c): the registry's own checks, called as
+ * registry_attach calls them, so a plan and an attach never disagree.
+ */
+int registry_prepare(struct tracerd *d, const struct tracerd_spec *spec, enum tracerd_mode *cand,
+		     size_t *nc, char *msg, size_t msglen)
+{
+	return attach_prepare(d, spec, cand, nc, msg, msglen);
+}
+
+size_t registry_auto_candidates(struct tracerd *d, const struct tracerd_spec *spec,
+				const struct hook *hooks, size_t nr, enum tracerd_mode *out,
+				char *why, size_t whylen)
+{
+	return auto_candidates(d, spec, hooks, nr, out, why, whylen);
+}
+
+int registry_hooks_needs(const struct backend *be, struct attachment *a)
+{
+	return hooks_needs(be, a);
 }

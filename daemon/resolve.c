@@ -14,6 +14,7 @@
 #include "../lib/util.h"
 #include "registry.h"
 #include "resolve.h"
+#include "tracefs.h"
 
 struct sym {
 	const char *name;	/* into the table's text */
@@ -214,9 +215,21 @@ static struct symtab *load_ftrace_functions(void)
 {
 	struct symtab *t = symtab_load("/sys/kernel/tracing/available_filter_functions",
 				       ftrace_line);
+	char why[256], path[64];
+	int fd;
 
-	return t ? t : symtab_load("/sys/kernel/debug/tracing/available_filter_functions",
-				   ftrace_line);
+	if (!t)
+		t = symtab_load("/sys/kernel/debug/tracing/available_filter_functions", ftrace_line);
+	if (t)
+		return t;
+	/* tracefs mounted elsewhere, or not at all (daemon/tracefs.c's private mount) */
+	fd = tracefs_open("available_filter_functions", why, sizeof(why));
+	if (fd < 0)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	t = symtab_load(path, ftrace_line);
+	close(fd);
+	return t;
 }
 
 /* ---------------------------------------------------------------- BTF */
@@ -586,29 +599,20 @@ static int resolve_function(struct tracerd *d, struct symsrc *c, const struct tr
 static int resolve_tracepoint(struct tracerd *d, struct symsrc *c, const struct tracerd_spec *spec,
 					  struct hook **hooks, size_t *nr, char *msg, size_t msglen)
 {
-	const char *cat = spec->target + 3, *name = strchr(cat, '/') + 1;
-	char path[512], tname[192];
+	const char *name = strchr(spec->target, '/') + 1;
+	char tname[192];
 	struct hook *h;
 	__s32 id = 0;
-	bool tracefs = !access("/sys/kernel/tracing/events", F_OK);
+	int ret;
 
+	ret = tracefs_check_tracepoint(spec->target, msg, msglen);
+	if (ret)
+		return ret;
 	if (d->vmlinux_btf) {
 		snprintf(tname, sizeof(tname), "btf_trace_%s", name);
 		id = btf__find_by_name_kind(d->vmlinux_btf, tname, BTF_KIND_TYPEDEF);
 		if (id < 0)
 			id = 0;
-	}
-	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%.*s/%s",
-		 (int)(name - 1 - cat), cat, name);
-	if (tracefs && access(path, F_OK)) {
-		str_fmt(msg, msglen, "unknown tracepoint '%s' (not in /sys/kernel/tracing/events)",
-			 spec->target);
-		return -ENOENT;
-	}
-	if (!tracefs && !id) {
-		str_fmt(msg, msglen, "unknown tracepoint '%s' (no btf_trace_%s in the kernel's BTF)",
-			 spec->target, name);
-		return -ENOENT;
 	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
@@ -636,4 +640,87 @@ int resolve_target(struct tracerd *d, const struct tracerd_spec *spec,
 	if (spec_is_glob(spec->target))
 		return resolve_glob(d, c, spec, need_addr, hooks, nr, skipped, msg, msglen);
 	return resolve_function(d, c, spec, need_addr, hooks, nr, msg, msglen);
+}
+
+/* ---------------------------------------------------------------- listing */
+
+/* the smallest of three names (NULL: that list is done) */
+static const char *min_name(const char *a, const char *b, const char *c)
+{
+	const char *m = a;
+
+	if (b && (!m || strcmp(b, m) < 0))
+		m = b;
+	if (c && (!m || strcmp(c, m) < 0))
+		m = c;
+	return m;
+}
+
+static void fn_info_fill(struct tracerd *d, struct symsrc *c, struct fn_info *f,
+			 const struct sym *ft, const struct sym *ks, bool vmlinux_btf)
+{
+	const struct sym *s = ft ? ft : ks;
+	struct mod_btf *m;
+	const char *why;
+
+	f->module = s ? s->module : NULL;
+	f->ftrace_list = c->ftrace != NULL;
+	f->traceable = c->ftrace ? ft != NULL : ks != NULL;
+	f->in_kallsyms = ks != NULL;
+	f->addr = ks ? ks->addr : 0;
+	f->count = s ? s->count : 1;
+	f->btf = vmlinux_btf && !f->module;
+	if (f->module && (m = module_btf(d, c, f->module)))
+		f->btf = btf_index_find(&m->idx, f->name) > 0;
+	if (s) {	/* ambiguity is no refusal: an exact name hooks the first */
+		struct sym one = *s;
+
+		one.count = 1;
+		why = glob_skip_reason(&one, f->denied, sizeof(f->denied));
+	} else {
+		why = NULL;
+	}
+	if (why && why != f->denied)
+		str_copy(f->denied, why, sizeof(f->denied));
+}
+
+int resolve_each_function(struct tracerd *d, const char *glob,
+			  int (*fn)(void *arg, const struct fn_info *f), void *arg)
+{
+	struct symsrc *c = symsrc(d);
+	const struct symtab *ft = c->ftrace, *ks = kallsyms(c);
+	const struct btf_index *bx = &c->vmlinux;
+	size_t i = 0, j = 0, k = 0;
+	struct fn_info f;
+	int ret;
+
+	if (!ft && !ks && !bx->n)
+		return -EIO;
+	for (;;) {
+		const char *a = ft && i < ft->n ? ft->syms[i].name : NULL;
+		const char *b = ks && j < ks->n ? ks->syms[j].name : NULL;
+		const char *x = k < bx->n ? bx->names[k] : NULL;
+		const char *name = min_name(a, b, x);
+		const struct sym *fs = NULL, *kss = NULL;
+		bool in_btf = false;
+
+		if (!name)
+			return 0;
+		if (a && !strcmp(a, name))
+			fs = &ft->syms[i++];
+		if (b && !strcmp(b, name))
+			kss = &ks->syms[j++];
+		while (x && k < bx->n && !strcmp(bx->names[k], name)) {	/* static FUNCs repeat */
+			in_btf = true;
+			k++;
+		}
+		if (glob && !sym_glob_match(glob, name))
+			continue;
+		memset(&f, 0, sizeof(f));
+		f.name = name;
+		fn_info_fill(d, c, &f, fs, kss, in_btf);
+		ret = fn(arg, &f);
+		if (ret)
+			return ret;
+	}
 }

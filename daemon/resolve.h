@@ -32,6 +32,27 @@ int resolve_module_btf_fd(struct tracerd *d, const char *module);
 /* How many records ftrace has (lines of available_filter_functions), or -1. */
 long long resolve_nr_traceable(struct tracerd *d);
 
+/* One function of the symbol source, as `tracectl functions` lists it. */
+struct fn_info {
+	const char *name;
+	const char *module;	/* NULL: vmlinux */
+	bool traceable;		/* in available_filter_functions (kallsyms without it) */
+	bool in_kallsyms;	/* a function symbol (absent: inlined, or BTF only) */
+	bool ftrace_list;	/* the kernel has available_filter_functions */
+	bool btf;		/* a BTF FUNC (vmlinux, or its module's BTF) */
+	__u64 addr;		/* kallsyms address, 0 unknown */
+	unsigned int count;	/* functions of this name (> 1: a glob skips it) */
+	char denied[160];	/* why tracerd never hooks it (denylist); "" when it may */
+};
+/*
+ * Call fn for each function whose name matches glob (NULL: all), in name
+ * order, over the union of ftrace's list, kallsyms' function symbols and
+ * vmlinux BTF FUNCs, so notrace and inlined ones show too. Stops when fn
+ * returns nonzero (returned); 0 after the last, -EIO with nothing to list.
+ */
+int resolve_each_function(struct tracerd *d, const char *glob,
+			  int (*fn)(void *arg, const struct fn_info *f), void *arg);
+
 /* vmlinux FUNC name index, built once at start. */
 int resolve_init(struct tracerd *d);
 void resolve_fini(struct tracerd *d);

@@ -14,6 +14,12 @@ bool spec_is_tracepoint(const char *target)
 	return !strncmp(target, "tp:", 3);
 }
 
+bool spec_is_syscall_pair(const char *target)
+{
+	return !strncmp(target, SPEC_SYSCALL_ENTER, strlen(SPEC_SYSCALL_ENTER)) &&
+	       target[strlen(SPEC_SYSCALL_ENTER)];
+}
+
 bool spec_is_glob(const char *target)
 {
 	return strpbrk(target, "*?[") != NULL;
@@ -84,9 +90,9 @@ int spec_validate(const struct tracerd_spec *spec, char *err, size_t errlen)
 		return set_err(err, errlen, -EINVAL,
 			       "tracepoint '%s' needs mode tp-btf (or auto), not %s",
 			       spec->target, tracerd_mode_name(spec->mode));
-	if (spec_is_tracepoint(spec->target) && spec->latency)
-		return set_err(err, errlen, -EINVAL,
-			       "tracepoint '%s' has no return to time: latency needs a function",
+	if (spec_is_tracepoint(spec->target) && spec->latency && !spec_is_syscall_pair(spec->target))
+		return set_err(err, errlen, -EINVAL, "tracepoint '%s' has no return to time: latency "
+			       "needs a function or a tp:syscalls/sys_enter_NAME (timed to sys_exit_NAME)",
 			       spec->target);
 	if (!spec_is_tracepoint(spec->target) && spec->mode != TRACERD_MODE_AUTO &&
 	    !tracerd_mode_is_function(spec->mode))

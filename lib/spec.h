@@ -48,6 +48,13 @@ int spec_check_target(const char *target, char *err, size_t errlen);
 bool spec_is_tracepoint(const char *target);
 /* Does the (function) target contain glob characters? */
 bool spec_is_glob(const char *target);
+/*
+ * tp:syscalls/sys_enter_NAME: a tracepoint latency can time, from it to
+ * tp:syscalls/sys_exit_NAME of the same thread.
+ */
+#define SPEC_SYSCALL_ENTER	"tp:syscalls/sys_enter_"
+#define SPEC_SYSCALL_EXIT	"sys_exit_"
+bool spec_is_syscall_pair(const char *target);
 /* Record names: [A-Za-z0-9._-], not starting with '.', no '/'. */
 int spec_check_record_name(const char *name, char *err, size_t errlen);
 /* Parse the config form "TARGET [opt...]" into *spec (zeroed first). */

@@ -37,7 +37,7 @@ def man_items(body):
     items = {}
     for chunk in re.split(r"^\.TP\s*$", body, flags=re.M)[1:]:
         lines = chunk.strip().splitlines()
-        m = re.match(r"\.BR?\s+\\?f?B?([a-z][a-z0-9_-]*)", lines[0]) if lines else None
+        m = re.match(r"\.BR?\s+(?:\\fB)?([a-z][a-z0-9_-]*)", lines[0]) if lines else None
         if m:
             items[m.group(1)] = chunk
     return items

@@ -101,7 +101,7 @@ static const struct {
 	{ "attach = vfs_read record=a/b\n", "t.conf:1: invalid record name 'a/b': only [A-Za-z0-9._-] allowed" },
 	{ "attach = tp:sched\n", "t.conf:1: tracepoint 'tp:sched' is not of the form tp:CATEGORY/NAME" },
 	{ "attach = tp:a/b mode=fentry\n", "t.conf:1: tracepoint 'tp:a/b' needs mode tp-btf (or auto), not fentry" },
-	{ "attach = tp:a/b latency\n", "t.conf:1: tracepoint 'tp:a/b' has no return to time: latency needs a function" },
+	{ "attach = tp:a/b latency\n", "t.conf:1: tracepoint 'tp:a/b' has no return to time: latency needs a function or a tp:syscalls/sys_enter_NAME (timed to sys_exit_NAME)" },
 	{ "attach = vfs;rm\n", "t.conf:1: function 'vfs;rm' has an invalid character ';'" },
 	{ "attach = vfs_read comm=0123456789abcdef\n", "t.conf:1: invalid comm '0123456789abcdef' (1-15 bytes)" },
 };

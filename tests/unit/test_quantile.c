@@ -43,4 +43,47 @@ TEST(format)
 	ASSERT_STREQ(fmt_ns(-1, buf, sizeof(buf)), "-", "unknown");
 }
 
+TEST(labels)
+{
+	char buf[40];
+
+	ASSERT_STREQ(hist_label(0, 0, buf, sizeof(buf)), "[0]", "zero");
+	ASSERT_STREQ(hist_label(1, 1, buf, sizeof(buf)), "[1]", "one");
+	ASSERT_STREQ(hist_label(2, 3, buf, sizeof(buf)), "[2, 4)", "two");
+	ASSERT_STREQ(hist_label(512, 1023, buf, sizeof(buf)), "[512, 1K)", "to 1K");
+	ASSERT_STREQ(hist_label(1024, 2047, buf, sizeof(buf)), "[1K, 2K)", "K");
+	ASSERT_STREQ(hist_label(1ULL << 20, (1ULL << 21) - 1, buf, sizeof(buf)), "[1M, 2M)", "M");
+	ASSERT_STREQ(hist_label(1ULL << 38, 1ULL << 38, buf, sizeof(buf)), "[256G, ...)", "open");
+	ASSERT_TRUE(hist_index(0) == 0 && hist_index(1) == 1 && hist_index(2) == 2 &&
+		    hist_index(1024) == 11, "indexes");
+}
+
+TEST(print)
+{
+	struct hist_bucket b[8];
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	hist_init(b, 8);
+	ASSERT_TRUE(b[3].lo_ns == 4 && b[3].hi_ns == 7 && b[7].hi_ns == 64, "bounds");
+	b[2].count = 12;
+	b[4].count = 26;	/* empty [4, 8) between them is printed, [0], [1] are not */
+	f = open_memstream(&out, &len);
+	hist_print(f, b, 8, "  ");
+	fclose(f);
+	ASSERT_STREQ(out,
+		     "  [2, 4)                 12 |@@@@@@@@@@@@@@@@@@@@@@@@                            |\n"
+		     "  [4, 8)                  0 |                                                    |\n"
+		     "  [8, 16)                26 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n",
+		     "bpftrace layout");
+	free(out);
+	hist_init(b, 8);
+	f = open_memstream(&out, &len);
+	hist_print(f, b, 8, "");
+	fclose(f);
+	ASSERT_STREQ(out, "", "empty: nothing");
+	free(out);
+}
+
 TEST_MAIN()
