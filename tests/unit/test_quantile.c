@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* hist_quantile on made-up log2 histograms with known answers. */
+#include <stdlib.h>
 #include "test.h"
 #include "../../lib/quantile.h"
 
