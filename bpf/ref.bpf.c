@@ -5,7 +5,10 @@
  * one function for one process. They are what tracerd's own programs are
  * measured against, not part of tracerd: one counter in a per-CPU array
  * (count), an entry timestamp in task storage and a per-CPU log2 histogram
- * (latency). The process filter is a load-time constant.
+ * (latency). The process filter is a load-time constant. Counters are
+ * atomic adds, as tracerd's are: a fentry program is preemptible (migration
+ * is disabled, preemption is not), so a plain ++ on a per-CPU value can
+ * lose counts when two tasks of the process share a CPU.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -50,7 +53,7 @@ static __always_inline int count(void)
 	struct ref_counts *c = mine();
 
 	if (c)
-		c->calls++;
+		__sync_fetch_and_add(&c->calls, 1);
 	return 0;
 }
 
@@ -61,7 +64,7 @@ static __always_inline int enter(void)
 
 	if (!c)
 		return 0;
-	c->calls++;
+	__sync_fetch_and_add(&c->calls, 1);
 	ts = bpf_task_storage_get(&entry_ts, bpf_get_current_task_btf(), 0,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (ts)
@@ -86,8 +89,8 @@ static __always_inline int leave(void)
 		d >>= 1;
 		b++;
 	}
-	c->hist[b & (REF_BUCKETS - 1)]++;
-	c->returns++;
+	__sync_fetch_and_add(&c->hist[b & (REF_BUCKETS - 1)], 1);
+	__sync_fetch_and_add(&c->returns, 1);
 	return 0;
 }
 

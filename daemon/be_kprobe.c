@@ -4,13 +4,17 @@
  * with KPROBES_ON_FTRACE this runs through an ftrace_ops callback) and a
  * kprobe past the entry ("kprobe-int3": the first instruction after the
  * fentry call, +5, or +9 behind an ENDBR on IBT kernels; a real int3).
- * One program, attached once per function; the BPF cookie is the slot.
+ * The templates are loaded once; each hook gets clones with its slot and
+ * filters in immediates (bpf_clone_hook), each on its own kprobe perf
+ * event through a BPF perf link.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "../lib/log.h"
@@ -33,33 +37,86 @@ static int kprobe_load(struct tracerd *d, char *err, size_t errlen)
 	return bpf_skel_load(d, &kprobe_skel, NULL, &d->be_state[TRACERD_MODE_KPROBE], err, errlen);
 }
 
-/* Attach one kprobe (or kretprobe) of hook h at offset off. */
-static int kprobe_attach_prog(struct hook *h, int which, const struct bpf_program *prog,
-			      size_t off)
+/* An int read from a sysfs file with format fmt; -ENOENT when absent or unreadable. */
+static int sysfs_int(const char *path, const char *fmt)
 {
-	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = h->slot, .retprobe = which == 1,
-		    .offset = off);
-	char ebuf[96];
-	int ret;
+	FILE *f = fopen(path, "r");
+	int v, n;
 
+	if (!f)
+		return -ENOENT;
+	n = fscanf(f, fmt, &v);
+	fclose(f);
+	return n == 1 && v >= 0 ? v : -ENOENT;
+}
+
+/* A kprobe perf event on fn+off, a kretprobe when ret: its fd, or -errno. */
+static int kprobe_event(const char *fn, size_t off, bool ret)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	int type = sysfs_int("/sys/bus/event_source/devices/kprobe/type", "%d"), bit = 0, fd;
+
+	if (ret)
+		bit = sysfs_int("/sys/bus/event_source/devices/kprobe/format/retprobe", "config:%d");
+	if (type < 0 || bit < 0)
+		return -ENOENT;
+	attr.type = (__u32)type;
+	attr.config = ret ? 1ULL << bit : 0;
+	attr.config1 = (__u64)(uintptr_t)fn;	/* kprobe_func */
+	attr.config2 = off;			/* probe_offset */
+	fd = (int)syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* prog on a kprobe (kretprobe when ret) at fn+off: the link's fd, or -errno. */
+static int kprobe_link(int prog, const char *fn, size_t off, bool ret, __u64 cookie)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .perf_event.bpf_cookie = cookie);
+	int ev = kprobe_event(fn, off, ret), fd;
+
+	if (ev < 0)
+		return ev;
+	fd = bpf_link_create(prog, ev, BPF_PERF_EVENT, &opts);
+	fd = fd < 0 ? -errno : fd;
+	close(ev);	/* the link holds the event */
+	return fd;
+}
+
+/*
+ * Attach a clone of tmpl (entry: which 0, return: 1) for hook h at offset
+ * off, spec's filters baked in (NULL: the clone reads slot_cfg).
+ */
+static int kprobe_attach_prog(struct hook *h, const struct tracerd_spec *spec, int which,
+			      const struct bpf_program *tmpl, size_t off)
+{
 	struct bpf_hook *b = bpf_hook(h);
+	char ebuf[96];
+	int fd;
 
-	b->link[which] = bpf_program__attach_kprobe_opts(prog, h->name, &opts);
-	if (b->link[which])
+	fd = bpf_clone_hook(tmpl, h->slot, spec, 0, 0, h->err, sizeof(h->err));
+	if (fd < 0)
+		return fd;
+	b->prog_fd[which] = fd;
+	fd = kprobe_link(fd, h->name, off, which == 1, h->slot);
+	if (fd >= 0) {
+		b->link_fd[which] = fd;
 		return 0;
-	ret = -errno;
-	return set_err(h->err, sizeof(h->err), ret, "failed to attach %s to '%s%s': %s",
+	}
+	return set_err(h->err, sizeof(h->err), fd, "failed to attach %s to '%s%s': %s",
 		       which ? "kretprobe" : "kprobe", h->name, off == 5 ? "+5" : off == 9 ? "+9" : "",
-		       errno_str(ret, ebuf, sizeof(ebuf)));
+		       errno_str(fd, ebuf, sizeof(ebuf)));
 }
 
 /* int3 offset: +5 past the fentry call; +9 when the kernel says EILSEQ (ENDBR). */
-static int kprobe_attach_int3(struct hook *h, const struct bpf_program *prog)
+static int kprobe_attach_int3(struct hook *h, const struct tracerd_spec *spec,
+			      const struct bpf_program *prog)
 {
-	int ret = kprobe_attach_prog(h, 0, prog, 5);
+	int ret = kprobe_attach_prog(h, spec, 0, prog, 5);
 
-	if (ret == -EILSEQ)
-		ret = kprobe_attach_prog(h, 0, prog, 9);
+	if (ret == -EILSEQ) {
+		bpf_hook_close(bpf_hook(h));
+		ret = kprobe_attach_prog(h, spec, 0, prog, 9);
+	}
 	return ret;
 }
 
@@ -71,11 +128,11 @@ static int kprobe_attach_hook(struct tracerd *d, struct attachment *a, struct ho
 	if (!bpf_hook_new(h))
 		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
 	if (int3)
-		ret = kprobe_attach_int3(h, skel->progs.kprobe_entry);
+		ret = kprobe_attach_int3(h, &a->spec, skel->progs.kprobe_entry);
 	else
-		ret = kprobe_attach_prog(h, 0, skel->progs.kprobe_entry, 0);
+		ret = kprobe_attach_prog(h, &a->spec, 0, skel->progs.kprobe_entry, 0);
 	if (!ret && a->spec.latency)
-		ret = kprobe_attach_prog(h, 1, skel->progs.kprobe_return, 0);
+		ret = kprobe_attach_prog(h, &a->spec, 1, skel->progs.kprobe_return, 0);
 	return ret;
 }
 
@@ -125,14 +182,14 @@ static bool kernel_at_least(int maj, int min)
 	return a > maj || (a == maj && b >= min);
 }
 
-static int link_missed(struct bpf_link *l, __u64 *out)
+static int link_missed(int fd, __u64 *out)
 {
 	struct link_info_kprobe info = {};
 	__u32 len = sizeof(info);
 
-	if (!l)
+	if (fd < 0)
 		return 0;
-	if (bpf_obj_get_info_by_fd(bpf_link__fd(l), &info, &len))
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return -errno;
 	*out += info.missed;
 	return 0;
@@ -147,7 +204,7 @@ static int kprobe_misses(struct tracerd *d, struct attachment *a, struct hook *h
 		return -ENODATA;
 	}
 	*out = 0;
-	if (link_missed(bpf_hook(h)->link[0], out) || link_missed(bpf_hook(h)->link[1], out)) {
+	if (link_missed(bpf_hook(h)->link_fd[0], out) || link_missed(bpf_hook(h)->link_fd[1], out)) {
 		*why = "cannot read link info";
 		return -ENODATA;
 	}
@@ -167,8 +224,8 @@ static int kprobe_probe_mode(struct tracerd *d, bool int3, char *reason, size_t 
 	skel = d->be_state[TRACERD_MODE_KPROBE];
 	str_copy(h.name, d->probe_fn, sizeof(h.name));
 	h.slot = TRACERD_MAX_SLOTS;	/* out of range: the program does nothing */
-	ret = int3 ? kprobe_attach_int3(&h, skel->progs.kprobe_entry) :
-		     kprobe_attach_prog(&h, 0, skel->progs.kprobe_entry, 0);
+	ret = int3 ? kprobe_attach_int3(&h, NULL, skel->progs.kprobe_entry) :
+		     kprobe_attach_prog(&h, NULL, 0, skel->progs.kprobe_entry, 0);
 	if (ret) {
 		if (access("/sys/bus/event_source/devices/kprobe", F_OK))
 			snprintf(reason, len, "%s; no kprobe PMU (kernel without CONFIG_KPROBES?)", h.err);
