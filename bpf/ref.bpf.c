@@ -57,6 +57,16 @@ static __always_inline int count(void)
 	return 0;
 }
 
+/* count() with a plain ++: what the atomic add costs (ref/ref.c "-plain") */
+static __always_inline int count_plain(void)
+{
+	struct ref_counts *c = mine();
+
+	if (c)
+		c->calls++;
+	return 0;
+}
+
 static __always_inline int enter(void)
 {
 	struct ref_counts *c = mine();
@@ -96,6 +106,8 @@ static __always_inline int leave(void)
 
 SEC("?fentry")
 int BPF_PROG(ref_fentry_count) { return count(); }
+SEC("?fentry")
+int BPF_PROG(ref_fentry_count_plain) { return count_plain(); }
 SEC("?fentry")
 int BPF_PROG(ref_fentry_enter) { return enter(); }
 SEC("?fexit")
