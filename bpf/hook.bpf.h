@@ -164,6 +164,18 @@ static __always_inline struct tracerd_slot_cfg *slot_filter(__u32 slot)
 	return cfg;
 }
 
+/*
+ * Entry times in task storage? Only a clone may say so: in a program loaded
+ * as it is the immediate is the magic, a constant the verifier prunes on,
+ * so the helper is never seen where the kernel lacks it (kprobe, raw_tp
+ * before 6.2).
+ */
+static __always_inline bool task_ts_on(__u32 flags)
+{
+	return hook_imm32(TRACERD_FLAGS_MAGIC) != TRACERD_FLAGS_MAGIC &&
+	       (flags & TRACERD_SLOT_TASK_TS);
+}
+
 /* Is the current task's comm the 16 bytes c0, c1 (zero-padded)? */
 static __always_inline bool comm_is(__u64 c0, __u64 c1)
 {
@@ -184,7 +196,7 @@ static __always_inline __u32 slot_pass(__u32 slot)
 
 	if (flags == TRACERD_FLAGS_MAGIC) {
 		cfg = slot_filter(slot);
-		return cfg ? cfg->flags & ~TRACERD_SLOT_TASK_TS : 0;
+		return cfg ? cfg->flags : 0;
 	}
 	if ((flags & TRACERD_SLOT_TGID) &&
 	    (__u32)(bpf_get_current_pid_tgid() >> 32) != hook_imm32(TRACERD_TGID_MAGIC))
@@ -343,7 +355,7 @@ static __always_inline int hook_entry(__u32 slot)
 		return 0;
 	__sync_fetch_and_add(&st->calls, 1);
 	if (flags & TRACERD_SLOT_LATENCY) {
-		if (flags & TRACERD_SLOT_TASK_TS)
+		if (task_ts_on(flags))
 			task_push(slot, st);
 		else
 			hash_push(slot, st);
@@ -362,7 +374,7 @@ static __always_inline int hook_return_ret(__u32 slot, __s64 ret, __u32 ret_flag
 	if (!(flags & TRACERD_SLOT_LATENCY))
 		return 0;
 	now = bpf_ktime_get_ns();
-	ts = flags & TRACERD_SLOT_TASK_TS ? task_pop(slot) : hash_pop(slot);
+	ts = task_ts_on(flags) ? task_pop(slot) : hash_pop(slot);
 	if (ts)
 		slot_time(slot, ts, now, flags, ret, ret_flags);
 	return 0;
