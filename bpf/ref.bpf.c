@@ -6,9 +6,9 @@
  * measured against, not part of tracerd: one counter in a per-CPU array
  * (count), an entry timestamp in task storage and a per-CPU log2 histogram
  * (latency). The process filter is a load-time constant. Counters are
- * atomic adds, as tracerd's are: a fentry program is preemptible (migration
- * is disabled, preemption is not), so a plain ++ on a per-CPU value can
- * lose counts when two tasks of the process share a CPU.
+ * atomic adds, as tracerd's are (a fentry program is preemptible and
+ * tracerd has counters two programs write), so the two compare like for
+ * like; fentry-count-plain has the plain ++ to show what that costs.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

@@ -62,7 +62,8 @@ struct tracerd_slot_cfg {
  * lat_count is not written per call: it is the sum of hist (maps_slot_read);
  * lat_min is 0 until the first sample and meaningful only when the count
  * is > 0 (a 0 ns sample shows as hist[0]). Counters are atomic adds: a
- * fentry program is preemptible, so two tasks on one CPU may interleave.
+ * fentry program is preemptible, and two programs (a slot's entry program,
+ * another slot's) may interleave on one CPU writing the same misses.
  */
 struct tracerd_slot_stats {
 	__u64 calls;
