@@ -84,11 +84,15 @@ struct {
 	__type(value, __u64);
 } rec_drops SEC(".maps");
 
-/* An immediate the daemon patches in each clone (TRACERD_*_MAGIC). */
+/*
+ * An immediate the daemon patches in each clone (TRACERD_*_MAGIC): a
+ * 32-bit one, non-negative, in a 64-bit register (compared as such, so no
+ * zero-extension is left in a clone's path).
+ */
 #define hook_imm32(magic) ({						\
 	__u64 __v;							\
 	asm volatile("%0 = %1" : "=r"(__v) : "i"(magic));		\
-	(__u32)__v;							\
+	__v;								\
 })
 #define hook_imm64(magic) ({						\
 	__u64 __v;							\
@@ -123,7 +127,7 @@ static __always_inline void record_event(__u32 slot, __u64 ts, __u64 dur, __s64 
 /* The slot of a cloned program: the daemon patches this immediate. */
 static __always_inline __u32 slot_imm(void)
 {
-	return hook_imm32(TRACERD_SLOT_MAGIC);
+	return (__u32)hook_imm32(TRACERD_SLOT_MAGIC);
 }
 
 /*
@@ -170,7 +174,7 @@ static __always_inline struct tracerd_slot_cfg *slot_filter(__u32 slot)
  * so the helper is never seen where the kernel lacks it (kprobe, raw_tp
  * before 6.2).
  */
-static __always_inline bool task_ts_on(__u32 flags)
+static __always_inline bool task_ts_on(__u64 flags)
 {
 	return hook_imm32(TRACERD_FLAGS_MAGIC) != TRACERD_FLAGS_MAGIC &&
 	       (flags & TRACERD_SLOT_TASK_TS);
@@ -189,9 +193,9 @@ static __always_inline bool comm_is(__u64 c0, __u64 c1)
  * The flags of slot when this call passes its filters, else 0: from the
  * clone's immediates, or from slot_cfg in a program that is not a clone.
  */
-static __always_inline __u32 slot_pass(__u32 slot)
+static __always_inline __u64 slot_pass(__u32 slot)
 {
-	__u32 flags = hook_imm32(TRACERD_FLAGS_MAGIC);
+	__u64 flags = hook_imm32(TRACERD_FLAGS_MAGIC);
 	struct tracerd_slot_cfg *cfg;
 
 	if (flags == TRACERD_FLAGS_MAGIC) {
@@ -199,7 +203,7 @@ static __always_inline __u32 slot_pass(__u32 slot)
 		return cfg ? cfg->flags : 0;
 	}
 	if ((flags & TRACERD_SLOT_TGID) &&
-	    (__u32)(bpf_get_current_pid_tgid() >> 32) != hook_imm32(TRACERD_TGID_MAGIC))
+	    bpf_get_current_pid_tgid() >> 32 != hook_imm32(TRACERD_TGID_MAGIC))
 		return 0;
 	if ((flags & TRACERD_SLOT_COMM) &&
 	    !comm_is(hook_imm64(TRACERD_COMM0_MAGIC), hook_imm64(TRACERD_COMM1_MAGIC)))
@@ -317,7 +321,7 @@ static __always_inline __u64 hash_pop(__u32 slot)
 }
 
 /* Account one call of slot timed from ts to now: histogram, sum, min, max, event. */
-static __always_inline void slot_time(__u32 slot, __u64 ts, __u64 now, __u32 flags, __s64 ret,
+static __always_inline void slot_time(__u32 slot, __u64 ts, __u64 now, __u64 flags, __s64 ret,
 				      __u32 ret_flags)
 {
 	struct tracerd_slot_stats *st = bpf_map_lookup_elem(&slot_stats, &slot);
@@ -346,7 +350,7 @@ static __always_inline void slot_time(__u32 slot, __u64 ts, __u64 now, __u32 fla
 static __always_inline int hook_entry(__u32 slot)
 {
 	struct tracerd_slot_stats *st;
-	__u32 flags = slot_pass(slot);
+	__u64 flags = slot_pass(slot);
 
 	if (!flags)
 		return 0;
@@ -368,8 +372,7 @@ static __always_inline int hook_entry(__u32 slot)
 /* The return hook; ret_flags is TRACERD_EV_RET when ret is the real return value. */
 static __always_inline int hook_return_ret(__u32 slot, __s64 ret, __u32 ret_flags)
 {
-	__u32 flags = slot_pass(slot);
-	__u64 now, ts;
+	__u64 flags = slot_pass(slot), now, ts;
 
 	if (!(flags & TRACERD_SLOT_LATENCY))
 		return 0;
