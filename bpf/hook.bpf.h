@@ -16,7 +16,8 @@
  * Entry timestamps live in task storage (a small stack per task, all
  * slots, so nested and concurrent calls are timed correctly) where the
  * kernel allows it for the program type, else in an LRU hash keyed by
- * task and slot (kprobe programs before Linux 6.2, raw_tp).
+ * task and slot (a program type whose kernel refuses the helper, and
+ * every program loaded as it is).
  */
 #ifndef TRACERD_HOOK_BPF_H
 #define TRACERD_HOOK_BPF_H
@@ -171,8 +172,7 @@ static __always_inline struct tracerd_slot_cfg *slot_filter(__u32 slot)
 /*
  * Entry times in task storage? Only a clone may say so: in a program loaded
  * as it is the immediate is the magic, a constant the verifier prunes on,
- * so the helper is never seen where the kernel lacks it (kprobe, raw_tp
- * before 6.2).
+ * so the helper is never seen where the kernel may lack it.
  */
 static __always_inline bool task_ts_on(__u64 flags)
 {
