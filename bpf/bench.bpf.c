@@ -29,7 +29,7 @@ static __always_inline int bench_hit(void)
 		return 0;
 	c = bpf_map_lookup_elem(&bench_hits, &key);
 	if (c)
-		(*c)++;
+		__sync_fetch_and_add(c, 1);	/* preempt-safe, as tracerd's */
 	return 0;
 }
 

@@ -2,11 +2,22 @@
 /*
  * Counting and latency logic shared by every tracerd BPF program.
  *
- * The three maps are created once by the daemon (daemon/maps.c) and reused
- * by every object (bpf_map__reuse_fd), so one slot index means the same
- * thing whichever mode hooks the function. Entry timestamps are kept per
- * task and slot with a small stack, so nested and concurrent calls are
- * timed correctly.
+ * The shared maps are created once by the daemon (daemon/maps.c) and
+ * reused by every object (bpf_map__reuse_fd), so one slot index means the
+ * same thing whichever mode hooks the function.
+ *
+ * A program the daemon clones per hook or attachment (bpf_clone_hook)
+ * carries its configuration in immediates: the slot, its flags, its tgid
+ * and comm filters. The verifier sees constants and drops every branch
+ * that does not apply, so a count is the filter, one per-CPU lookup and
+ * one atomic add. A program loaded as it is (the immediates still hold
+ * their magic values) reads the slot's config from slot_cfg per call.
+ *
+ * Entry timestamps live in task storage (a small stack per task, all
+ * slots, so nested and concurrent calls are timed correctly) where the
+ * kernel allows it for the program type, else in an LRU hash keyed by
+ * task and slot (a program type whose kernel refuses the helper, and
+ * every program loaded as it is).
  */
 #ifndef TRACERD_HOOK_BPF_H
 #define TRACERD_HOOK_BPF_H
@@ -39,6 +50,28 @@ struct {
 	__type(value, struct tracerd_ts_val);
 } entry_ts SEC(".maps");
 
+/* Timed calls in flight per task (all slots of one object); a power of 2. */
+#define TRACERD_TASK_NEST	16
+
+/*
+ * A task's entry times: a stack over a ring. An entry pushed on a full
+ * stack overwrites the oldest (whose call then goes untimed), so entries
+ * whose return never ran (a kretprobe over its maxactive) age out.
+ */
+struct tracerd_task_ts {
+	__u32 top;			/* next index, mod TRACERD_TASK_NEST */
+	__u32 n;			/* live entries below top */
+	__u32 tag[TRACERD_TASK_NEST];	/* slot + 1; 0: returned */
+	__u64 ts[TRACERD_TASK_NEST];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct tracerd_task_ts);
+} task_ts SEC(".maps");
+
 /* Recording (TRACERD_SLOT_RECORD): per-call events, and per-slot drops. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -52,6 +85,22 @@ struct {
 	__type(value, __u64);
 } rec_drops SEC(".maps");
 
+/*
+ * An immediate the daemon patches in each clone (TRACERD_*_MAGIC): a
+ * 32-bit one, non-negative, in a 64-bit register (compared as such, so no
+ * zero-extension is left in a clone's path).
+ */
+#define hook_imm32(magic) ({						\
+	__u64 __v;							\
+	asm volatile("%0 = %1" : "=r"(__v) : "i"(magic));		\
+	__v;								\
+})
+#define hook_imm64(magic) ({						\
+	__u64 __v;							\
+	asm volatile("%0 = %1 ll" : "=r"(__v) : "i"(magic));		\
+	__v;								\
+})
+
 static __always_inline void record_event(__u32 slot, __u64 ts, __u64 dur, __s64 ret, __u32 flags)
 {
 	struct tracerd_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -60,7 +109,7 @@ static __always_inline void record_event(__u32 slot, __u64 ts, __u64 dur, __s64 
 	if (!e) {
 		drops = bpf_map_lookup_elem(&rec_drops, &slot);
 		if (drops)
-			(*drops)++;
+			__sync_fetch_and_add(drops, 1);
 		return;
 	}
 	e->ts_ns = ts;
@@ -79,13 +128,23 @@ static __always_inline void record_event(__u32 slot, __u64 ts, __u64 dur, __s64 
 /* The slot of a cloned program: the daemon patches this immediate. */
 static __always_inline __u32 slot_imm(void)
 {
-	__u64 slot;
-
-	asm volatile("%0 = %1" : "=r"(slot) : "i"(TRACERD_SLOT_MAGIC));
-	return (__u32)slot;
+	return (__u32)hook_imm32(TRACERD_SLOT_MAGIC);
 }
 
-/* The slot's config when this call passes its filters, else NULL. */
+/*
+ * The slot of a program with a BPF cookie (kprobe, kprobe.multi): its
+ * immediate, or the cookie when the clone says so or it is not a clone.
+ */
+static __always_inline __u32 cookie_slot(void *ctx)
+{
+	__u32 slot = slot_imm();
+
+	if (slot == TRACERD_SLOT_MAGIC || slot == TRACERD_SLOT_COOKIE)
+		return (__u32)bpf_get_attach_cookie(ctx);
+	return slot;
+}
+
+/* The slot's config (slot_cfg) when this call passes its filters, else NULL. */
 static __always_inline struct tracerd_slot_cfg *slot_filter(__u32 slot)
 {
 	struct tracerd_slot_cfg *cfg = bpf_map_lookup_elem(&slot_cfg, &slot);
@@ -110,61 +169,144 @@ static __always_inline struct tracerd_slot_cfg *slot_filter(__u32 slot)
 	return cfg;
 }
 
-static __always_inline int hook_entry(__u32 slot)
+/*
+ * Entry times in task storage? Only a clone may say so: in a program loaded
+ * as it is the immediate is the magic, a constant the verifier prunes on,
+ * so the helper is never seen where the kernel may lack it.
+ */
+static __always_inline bool task_ts_on(__u64 flags)
 {
-	struct tracerd_ts_key key = {};
-	struct tracerd_slot_stats *st;
+	return hook_imm32(TRACERD_FLAGS_MAGIC) != TRACERD_FLAGS_MAGIC &&
+	       (flags & TRACERD_SLOT_TASK_TS);
+}
+
+/* Is the current task's comm the 16 bytes c0, c1 (zero-padded)? */
+static __always_inline bool comm_is(__u64 c0, __u64 c1)
+{
+	__u64 comm[2] = {};
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	return comm[0] == c0 && comm[1] == c1;
+}
+
+/*
+ * The flags of slot when this call passes its filters, else 0: from the
+ * clone's immediates, or from slot_cfg in a program that is not a clone.
+ */
+static __always_inline __u64 slot_pass(__u32 slot)
+{
+	__u64 flags = hook_imm32(TRACERD_FLAGS_MAGIC);
 	struct tracerd_slot_cfg *cfg;
+
+	if (flags == TRACERD_FLAGS_MAGIC) {
+		cfg = slot_filter(slot);
+		return cfg ? cfg->flags : 0;
+	}
+	if ((flags & TRACERD_SLOT_TGID) &&
+	    bpf_get_current_pid_tgid() >> 32 != hook_imm32(TRACERD_TGID_MAGIC))
+		return 0;
+	if ((flags & TRACERD_SLOT_COMM) &&
+	    !comm_is(hook_imm64(TRACERD_COMM0_MAGIC), hook_imm64(TRACERD_COMM1_MAGIC)))
+		return 0;
+	return flags;
+}
+
+static __always_inline void slot_miss(__u32 slot)
+{
+	struct tracerd_slot_stats *st = bpf_map_lookup_elem(&slot_stats, &slot);
+
+	if (st)
+		__sync_fetch_and_add(&st->misses, 1);
+}
+
+/* Push this call's entry time on the task's stack. */
+static __always_inline void task_push(__u32 slot, struct tracerd_slot_stats *st)
+{
+	struct tracerd_task_ts *t;
+	__u32 i;
+
+	t = bpf_task_storage_get(&task_ts, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t) {
+		__sync_fetch_and_add(&st->misses, 1);
+		return;
+	}
+	i = t->top & (TRACERD_TASK_NEST - 1);
+	if (t->n < TRACERD_TASK_NEST)
+		t->n++;
+	else if (t->tag[i])	/* full: the oldest call goes untimed */
+		slot_miss(t->tag[i] - 1);
+	t->tag[i] = slot + 1;
+	t->ts[i] = bpf_ktime_get_ns();
+	t->top++;
+}
+
+/* The entry time of the task's latest open call of slot, taken off its stack; 0: none. */
+static __always_inline __u64 task_pop(__u32 slot)
+{
+	struct tracerd_task_ts *t;
+	__u32 i = 0, k, n;
+	__u64 ts;
+
+	t = bpf_task_storage_get(&task_ts, bpf_get_current_task_btf(), 0, 0);
+	if (!t)
+		return 0;	/* entered before the hook was attached */
+	n = t->n;
+#pragma unroll
+	for (k = 0; k < TRACERD_TASK_NEST; k++) {
+		if (k >= n)
+			return 0;
+		i = (t->top - 1 - k) & (TRACERD_TASK_NEST - 1);
+		if (t->tag[i] == slot + 1)
+			break;
+	}
+	if (k == TRACERD_TASK_NEST)
+		return 0;
+	ts = t->ts[i];
+	t->tag[i] = 0;
+	/* returned entries leave from the top (out of order: when they get there) */
+#pragma unroll
+	for (k = 0; k < TRACERD_TASK_NEST; k++) {
+		if (!t->n || t->tag[(t->top - 1) & (TRACERD_TASK_NEST - 1)])
+			break;
+		t->top--;
+		t->n--;
+	}
+	return ts;
+}
+
+/* Push this call's entry time in the LRU hash (key: thread and slot). */
+static __always_inline void hash_push(__u32 slot, struct tracerd_slot_stats *st)
+{
+	struct tracerd_ts_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .slot = slot };
 	struct tracerd_ts_val *val, zero = {};
 	__u32 d;
 
-	cfg = slot_filter(slot);
-	if (!cfg)
-		return 0;
-	st = bpf_map_lookup_elem(&slot_stats, &slot);
-	if (!st)
-		return 0;
-	st->calls++;
-	if (!(cfg->flags & TRACERD_SLOT_LATENCY)) {
-		if (cfg->flags & TRACERD_SLOT_RECORD)
-			record_event(slot, bpf_ktime_get_ns(), 0, 0, 0);
-		return 0;
-	}
-	key.tid = (__u32)bpf_get_current_pid_tgid();
-	key.slot = slot;
 	val = bpf_map_lookup_elem(&entry_ts, &key);
 	if (!val) {
 		bpf_map_update_elem(&entry_ts, &key, &zero, BPF_NOEXIST);
 		val = bpf_map_lookup_elem(&entry_ts, &key);
 		if (!val) {
-			st->misses++;
-			return 0;
+			__sync_fetch_and_add(&st->misses, 1);
+			return;
 		}
 	}
 	d = val->depth;
 	if (d < TRACERD_NEST_MAX)
 		val->ts[d & (TRACERD_NEST_MAX - 1)] = bpf_ktime_get_ns();
 	else
-		st->misses++;	/* counted, but too deep to time */
+		__sync_fetch_and_add(&st->misses, 1);	/* counted, but too deep to time */
 	val->depth = d + 1;
-	return 0;
 }
 
-/* The return hook; ret_flags is TRACERD_EV_RET when ret is the real return value. */
-static __always_inline int hook_return_ret(__u32 slot, __s64 ret, __u32 ret_flags)
+/* The entry time of the thread's latest open call of slot (LRU hash); 0: none. */
+static __always_inline __u64 hash_pop(__u32 slot)
 {
-	struct tracerd_ts_key key = {};
-	struct tracerd_slot_stats *st;
-	struct tracerd_slot_cfg *cfg;
+	struct tracerd_ts_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .slot = slot };
 	struct tracerd_ts_val *val;
-	__u64 now = bpf_ktime_get_ns(), delta, b;
+	__u64 ts;
 	__u32 d;
 
-	cfg = slot_filter(slot);
-	if (!cfg || !(cfg->flags & TRACERD_SLOT_LATENCY))
-		return 0;
-	key.tid = (__u32)bpf_get_current_pid_tgid();
-	key.slot = slot;
 	val = bpf_map_lookup_elem(&entry_ts, &key);
 	if (!val || !val->depth)
 		return 0;	/* entered before the hook was attached */
@@ -172,27 +314,72 @@ static __always_inline int hook_return_ret(__u32 slot, __s64 ret, __u32 ret_flag
 	val->depth = d;
 	if (d >= TRACERD_NEST_MAX)
 		return 0;
-	delta = now - val->ts[d & (TRACERD_NEST_MAX - 1)];
+	ts = val->ts[d & (TRACERD_NEST_MAX - 1)];
 	if (!d)
 		bpf_map_delete_elem(&entry_ts, &key);
-	st = bpf_map_lookup_elem(&slot_stats, &slot);
+	return ts;
+}
+
+/* Account one call of slot timed from ts to now: histogram, sum, min, max, event. */
+static __always_inline void slot_time(__u32 slot, __u64 ts, __u64 now, __u64 flags, __s64 ret,
+				      __u32 ret_flags)
+{
+	struct tracerd_slot_stats *st = bpf_map_lookup_elem(&slot_stats, &slot);
+	__u64 b, delta = now - ts;
+
 	if (!st)
-		return 0;
-	if (!st->lat_count || delta < st->lat_min)
+		return;
+	/* min and max are plain stores: a preempted update may miss an
+	 * extreme, never a count */
+	if (!st->lat_min || delta < st->lat_min)
 		st->lat_min = delta;
 	if (delta > st->lat_max)
 		st->lat_max = delta;
-	st->lat_count++;
-	st->lat_sum += delta;
+	__sync_fetch_and_add(&st->lat_sum, delta);
 	/* 64-bit, clamped in place: older verifiers (6.1) lose the bound
 	 * when clang compares a zero-extended copy of a 32-bit index */
 	b = tracerd_hist_bucket(delta);
 	barrier_var(b);
 	if (b > TRACERD_HIST_BUCKETS - 1)
 		b = TRACERD_HIST_BUCKETS - 1;
-	st->hist[b]++;
-	if (cfg->flags & TRACERD_SLOT_RECORD)
-		record_event(slot, now - delta, delta, ret, TRACERD_EV_DURATION | ret_flags);
+	__sync_fetch_and_add(&st->hist[b], 1);
+	if (flags & TRACERD_SLOT_RECORD)
+		record_event(slot, ts, delta, ret, TRACERD_EV_DURATION | ret_flags);
+}
+
+static __always_inline int hook_entry(__u32 slot)
+{
+	struct tracerd_slot_stats *st;
+	__u64 flags = slot_pass(slot);
+
+	if (!flags)
+		return 0;
+	st = bpf_map_lookup_elem(&slot_stats, &slot);
+	if (!st)
+		return 0;
+	__sync_fetch_and_add(&st->calls, 1);
+	if (flags & TRACERD_SLOT_LATENCY) {
+		if (task_ts_on(flags))
+			task_push(slot, st);
+		else
+			hash_push(slot, st);
+	} else if (flags & TRACERD_SLOT_RECORD) {
+		record_event(slot, bpf_ktime_get_ns(), 0, 0, 0);
+	}
+	return 0;
+}
+
+/* The return hook; ret_flags is TRACERD_EV_RET when ret is the real return value. */
+static __always_inline int hook_return_ret(__u32 slot, __s64 ret, __u32 ret_flags)
+{
+	__u64 flags = slot_pass(slot), now, ts;
+
+	if (!(flags & TRACERD_SLOT_LATENCY))
+		return 0;
+	now = bpf_ktime_get_ns();
+	ts = task_ts_on(flags) ? task_pop(slot) : hash_pop(slot);
+	if (ts)
+		slot_time(slot, ts, now, flags, ret, ret_flags);
 	return 0;
 }
 

@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* kprobe.multi/kretprobe.multi: one link for many functions, the cookie
- * of each function carries its slot. */
+/* kprobe.multi/kretprobe.multi templates: the daemon clones them per
+ * attachment (its filters in immediates) for one link over its functions;
+ * the cookie of each function carries its slot, or the slot immediate
+ * does when the attachment has one function. */
 #include "hook.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 SEC("?kprobe.multi")
 int multi_entry(struct pt_regs *ctx)
 {
-	return hook_entry((__u32)bpf_get_attach_cookie(ctx));
+	return hook_entry(cookie_slot(ctx));
 }
 
 SEC("?kretprobe.multi")
 int multi_return(struct pt_regs *ctx)
 {
-	return hook_return_ret((__u32)bpf_get_attach_cookie(ctx), (__s64)PT_REGS_RC(ctx),
+	return hook_return_ret(cookie_slot(ctx), (__s64)PT_REGS_RC(ctx),
 			       TRACERD_EV_RET);
 }

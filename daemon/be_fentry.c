@@ -3,8 +3,8 @@
  * fentry backend: BPF fentry (entry) and fexit (return, for latency)
  * through the BPF trampoline, i.e. an ftrace direct call. The templates
  * are loaded once against the probe function; each hook gets clones with
- * its own attach_btf_id and slot. The kernel counts recursion misses per
- * program, so per hook.
+ * its own attach_btf_id, slot and filters (immediates). The kernel counts
+ * recursion misses per program, so per hook.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,9 +33,9 @@ static int fentry_load(struct tracerd *d, const char *target, char *err, size_t 
 	return bpf_skel_load(d, &fentry_skel, target, &d->be_state[TRACERD_MODE_FENTRY], err, errlen);
 }
 
-/* Clone prog (entry or return) for hook h and attach it. */
-static int fentry_attach_prog(struct tracerd *d, struct hook *h, int which,
-			      const struct bpf_program *tmpl)
+/* Clone prog (entry or return) for hook h of a, its filters baked in, and attach it. */
+static int fentry_attach_prog(struct tracerd *d, struct attachment *a, struct hook *h,
+			      int which, const struct bpf_program *tmpl)
 {
 	int fd, ret, btf_fd = resolve_module_btf_fd(d, h->module);
 	char ebuf[96];
@@ -43,7 +43,8 @@ static int fentry_attach_prog(struct tracerd *d, struct hook *h, int which,
 	if (btf_fd < 0)
 		return set_err(h->err, sizeof(h->err), btf_fd, "no BTF for module '%s' of '%s'",
 			       h->module, h->name);
-	fd = bpf_clone_prog(tmpl, h->slot, (__u32)h->btf_id, btf_fd, h->err, sizeof(h->err));
+	fd = bpf_clone_hook(tmpl, h->slot, &a->spec, (__u32)h->btf_id, btf_fd, h->err,
+			    sizeof(h->err));
 	if (fd < 0)
 		return fd;
 	bpf_hook(h)->prog_fd[which] = fd;
@@ -64,9 +65,9 @@ static int fentry_attach_hook(struct tracerd *d, struct attachment *a, struct ho
 
 	if (!bpf_hook_new(h))
 		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
-	ret = fentry_attach_prog(d, h, 0, skel->progs.fentry_entry);
+	ret = fentry_attach_prog(d, a, h, 0, skel->progs.fentry_entry);
 	if (!ret && a->spec.latency)
-		ret = fentry_attach_prog(d, h, 1, skel->progs.fexit_return);
+		ret = fentry_attach_prog(d, a, h, 1, skel->progs.fexit_return);
 	return ret;
 }
 

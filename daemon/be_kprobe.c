@@ -4,13 +4,19 @@
  * with KPROBES_ON_FTRACE this runs through an ftrace_ops callback) and a
  * kprobe past the entry ("kprobe-int3": the first instruction after the
  * fentry call, +5, or +9 behind an ENDBR on IBT kernels; a real int3).
- * One program, attached once per function; the BPF cookie is the slot.
+ * The templates are loaded once and cloned with the attachment's filters
+ * in immediates (bpf_clone_hook): per hook with its slot when the
+ * attachment has one function, once per attachment (the slot from the
+ * BPF cookie) when it has several; every hook has its own kprobe perf
+ * event and BPF perf link.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "../lib/log.h"
@@ -33,49 +39,113 @@ static int kprobe_load(struct tracerd *d, char *err, size_t errlen)
 	return bpf_skel_load(d, &kprobe_skel, NULL, &d->be_state[TRACERD_MODE_KPROBE], err, errlen);
 }
 
-/* Attach one kprobe (or kretprobe) of hook h at offset off. */
-static int kprobe_attach_prog(struct hook *h, int which, const struct bpf_program *prog,
-			      size_t off)
+/* An int read from a sysfs file with format fmt; -ENOENT when absent or unreadable. */
+static int sysfs_int(const char *path, const char *fmt)
 {
-	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = h->slot, .retprobe = which == 1,
-		    .offset = off);
-	char ebuf[96];
-	int ret;
+	FILE *f = fopen(path, "r");
+	int v, n;
 
+	if (!f)
+		return -ENOENT;
+	n = fscanf(f, fmt, &v);
+	fclose(f);
+	return n == 1 && v >= 0 ? v : -ENOENT;
+}
+
+/* A kprobe perf event on fn+off, a kretprobe when ret: its fd, or -errno. */
+static int kprobe_event(const char *fn, size_t off, bool ret)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	int type = sysfs_int("/sys/bus/event_source/devices/kprobe/type", "%d"), bit = 0, fd;
+
+	if (ret)
+		bit = sysfs_int("/sys/bus/event_source/devices/kprobe/format/retprobe", "config:%d");
+	if (type < 0 || bit < 0)
+		return -ENOENT;
+	attr.type = (__u32)type;
+	attr.config = ret ? 1ULL << bit : 0;
+	attr.config1 = (__u64)(uintptr_t)fn;	/* kprobe_func */
+	attr.config2 = off;			/* probe_offset */
+	fd = (int)syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* prog on a kprobe (kretprobe when ret) at fn+off: the link's fd, or -errno. */
+static int kprobe_link(int prog, const char *fn, size_t off, bool ret, __u64 cookie)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .perf_event.bpf_cookie = cookie);
+	int ev = kprobe_event(fn, off, ret), fd;
+
+	if (ev < 0)
+		return ev;
+	fd = bpf_link_create(prog, ev, BPF_PERF_EVENT, &opts);
+	fd = fd < 0 ? -errno : fd;
+	close(ev);	/* the link holds the event */
+	return fd;
+}
+
+/* a->priv of an attachment of several functions: the clones its hooks share (-1: none) */
+struct kprobe_shared {
+	int prog[2];
+};
+
+/*
+ * Attach tmpl (entry: which 0, return: 1) for hook h at offset off: the
+ * shared clone (the slot from the cookie), or with shared < 0 a clone of
+ * h's own, its slot and spec's filters baked in (spec NULL: read from
+ * slot_cfg).
+ */
+static int kprobe_attach_prog(struct hook *h, const struct tracerd_spec *spec, int which,
+			      const struct bpf_program *tmpl, int shared, size_t off)
+{
 	struct bpf_hook *b = bpf_hook(h);
+	char ebuf[96];
+	int fd = shared;
 
-	b->link[which] = bpf_program__attach_kprobe_opts(prog, h->name, &opts);
-	if (b->link[which])
+	if (fd < 0) {
+		fd = bpf_clone_hook(tmpl, h->slot, spec, 0, 0, h->err, sizeof(h->err));
+		if (fd < 0)
+			return fd;
+		b->prog_fd[which] = fd;
+	}
+	fd = kprobe_link(fd, h->name, off, which == 1, h->slot);
+	if (fd >= 0) {
+		b->link_fd[which] = fd;
 		return 0;
-	ret = -errno;
-	return set_err(h->err, sizeof(h->err), ret, "failed to attach %s to '%s%s': %s",
+	}
+	return set_err(h->err, sizeof(h->err), fd, "failed to attach %s to '%s%s': %s",
 		       which ? "kretprobe" : "kprobe", h->name, off == 5 ? "+5" : off == 9 ? "+9" : "",
-		       errno_str(ret, ebuf, sizeof(ebuf)));
+		       errno_str(fd, ebuf, sizeof(ebuf)));
 }
 
 /* int3 offset: +5 past the fentry call; +9 when the kernel says EILSEQ (ENDBR). */
-static int kprobe_attach_int3(struct hook *h, const struct bpf_program *prog)
+static int kprobe_attach_int3(struct hook *h, const struct tracerd_spec *spec,
+			      const struct bpf_program *prog, int shared)
 {
-	int ret = kprobe_attach_prog(h, 0, prog, 5);
+	int ret = kprobe_attach_prog(h, spec, 0, prog, shared, 5);
 
-	if (ret == -EILSEQ)
-		ret = kprobe_attach_prog(h, 0, prog, 9);
+	if (ret == -EILSEQ) {
+		bpf_hook_close(bpf_hook(h));
+		ret = kprobe_attach_prog(h, spec, 0, prog, shared, 9);
+	}
 	return ret;
 }
 
 static int kprobe_attach_hook(struct tracerd *d, struct attachment *a, struct hook *h, bool int3)
 {
 	struct kprobe_bpf *skel = d->be_state[TRACERD_MODE_KPROBE];
-	int ret;
+	const struct kprobe_shared *sh = a->priv;
+	int ret, entry = sh ? sh->prog[0] : -1;
 
 	if (!bpf_hook_new(h))
 		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
 	if (int3)
-		ret = kprobe_attach_int3(h, skel->progs.kprobe_entry);
+		ret = kprobe_attach_int3(h, &a->spec, skel->progs.kprobe_entry, entry);
 	else
-		ret = kprobe_attach_prog(h, 0, skel->progs.kprobe_entry, 0);
+		ret = kprobe_attach_prog(h, &a->spec, 0, skel->progs.kprobe_entry, entry, 0);
 	if (!ret && a->spec.latency)
-		ret = kprobe_attach_prog(h, 1, skel->progs.kprobe_return, 0);
+		ret = kprobe_attach_prog(h, &a->spec, 1, skel->progs.kprobe_return,
+					 sh ? sh->prog[1] : -1, 0);
 	return ret;
 }
 
@@ -89,18 +159,66 @@ static int kprobe_int3_hook(struct tracerd *d, struct attachment *a, struct hook
 	return kprobe_attach_hook(d, a, h, true);
 }
 
-static int kprobe_attach(struct tracerd *d, struct attachment *a)
+/*
+ * Several functions: one clone pair for all (a->priv), the slot from each
+ * link's cookie, so attaching costs a verification per attachment, not
+ * per function. One function: its own clones with the slot immediate.
+ */
+static int kprobe_share(struct tracerd *d, struct attachment *a)
+{
+	struct kprobe_bpf *skel = d->be_state[TRACERD_MODE_KPROBE];
+	struct kprobe_shared *sh;
+	char *err = a->hooks[0].err;
+	size_t errlen = sizeof(a->hooks[0].err);
+
+	if (a->nr_hooks < 2)
+		return 0;
+	sh = malloc(sizeof(*sh));
+	if (!sh)
+		return set_err(err, errlen, -ENOMEM, "out of memory");
+	sh->prog[1] = -1;
+	a->priv = sh;
+	sh->prog[0] = bpf_clone_hook(skel->progs.kprobe_entry, TRACERD_SLOT_COOKIE, &a->spec, 0, 0,
+				     err, errlen);
+	if (sh->prog[0] < 0)
+		return sh->prog[0];
+	if (!a->spec.latency)
+		return 0;
+	sh->prog[1] = bpf_clone_hook(skel->progs.kprobe_return, TRACERD_SLOT_COOKIE, &a->spec, 0, 0,
+				     err, errlen);
+	return sh->prog[1] < 0 ? sh->prog[1] : 0;
+}
+
+static int kprobe_attach_mode(struct tracerd *d, struct attachment *a, bool int3)
 {
 	int ret = kprobe_load(d, a->hooks[0].err, sizeof(a->hooks[0].err));
 
-	return ret ? ret : bpf_hooks_attach(d, a, kprobe_hook);
+	if (!ret)
+		ret = kprobe_share(d, a);
+	return ret ? ret : bpf_hooks_attach(d, a, int3 ? kprobe_int3_hook : kprobe_hook);
+}
+
+static int kprobe_attach(struct tracerd *d, struct attachment *a)
+{
+	return kprobe_attach_mode(d, a, false);
 }
 
 static int kprobe_int3_attach(struct tracerd *d, struct attachment *a)
 {
-	int ret = kprobe_load(d, a->hooks[0].err, sizeof(a->hooks[0].err));
+	return kprobe_attach_mode(d, a, true);
+}
 
-	return ret ? ret : bpf_hooks_attach(d, a, kprobe_int3_hook);
+static void kprobe_detach(struct tracerd *d, struct attachment *a)
+{
+	struct kprobe_shared *sh = a->priv;
+	int i;
+
+	bpf_hooks_detach(d, a);
+	for (i = 0; sh && i < 2; i++)
+		if (sh->prog[i] >= 0)
+			close(sh->prog[i]);
+	free(sh);
+	a->priv = NULL;
 }
 
 /*
@@ -125,14 +243,14 @@ static bool kernel_at_least(int maj, int min)
 	return a > maj || (a == maj && b >= min);
 }
 
-static int link_missed(struct bpf_link *l, __u64 *out)
+static int link_missed(int fd, __u64 *out)
 {
 	struct link_info_kprobe info = {};
 	__u32 len = sizeof(info);
 
-	if (!l)
+	if (fd < 0)
 		return 0;
-	if (bpf_obj_get_info_by_fd(bpf_link__fd(l), &info, &len))
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return -errno;
 	*out += info.missed;
 	return 0;
@@ -147,7 +265,7 @@ static int kprobe_misses(struct tracerd *d, struct attachment *a, struct hook *h
 		return -ENODATA;
 	}
 	*out = 0;
-	if (link_missed(bpf_hook(h)->link[0], out) || link_missed(bpf_hook(h)->link[1], out)) {
+	if (link_missed(bpf_hook(h)->link_fd[0], out) || link_missed(bpf_hook(h)->link_fd[1], out)) {
 		*why = "cannot read link info";
 		return -ENODATA;
 	}
@@ -167,8 +285,8 @@ static int kprobe_probe_mode(struct tracerd *d, bool int3, char *reason, size_t 
 	skel = d->be_state[TRACERD_MODE_KPROBE];
 	str_copy(h.name, d->probe_fn, sizeof(h.name));
 	h.slot = TRACERD_MAX_SLOTS;	/* out of range: the program does nothing */
-	ret = int3 ? kprobe_attach_int3(&h, skel->progs.kprobe_entry) :
-		     kprobe_attach_prog(&h, 0, skel->progs.kprobe_entry, 0);
+	ret = int3 ? kprobe_attach_int3(&h, NULL, skel->progs.kprobe_entry, -1) :
+		     kprobe_attach_prog(&h, NULL, 0, skel->progs.kprobe_entry, -1, 0);
 	if (ret) {
 		if (access("/sys/bus/event_source/devices/kprobe", F_OK))
 			snprintf(reason, len, "%s; no kprobe PMU (kernel without CONFIG_KPROBES?)", h.err);
@@ -208,7 +326,7 @@ const struct backend backend_kprobe = {
 	.caps = BE_CAPS_BPF_FUNCTION,
 	.probe = kprobe_probe,
 	.attach = kprobe_attach,
-	.detach = bpf_hooks_detach,
+	.detach = kprobe_detach,
 	.misses = kprobe_misses,
 	.fini = kprobe_fini,
 	.variant = { [MODE_VARIANT_EMPTY] = &backend_kprobe_empty },
@@ -220,7 +338,7 @@ const struct backend backend_kprobe_int3 = {
 	.caps = BE_CAPS_BPF_FUNCTION,
 	.probe = kprobe_int3_probe,
 	.attach = kprobe_int3_attach,
-	.detach = bpf_hooks_detach,
+	.detach = kprobe_detach,
 	.misses = kprobe_misses,
 	.fini = NULL,	/* shares kprobe's state */
 	.variant = { [MODE_VARIANT_EMPTY] = &backend_kprobe_int3_empty },

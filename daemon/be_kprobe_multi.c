@@ -2,7 +2,9 @@
 /*
  * kprobe-multi backend: BPF kprobe.multi (fprobe -> ftrace_ops -> BPF),
  * one link for every function of an attachment, the cookie of each
- * function its slot; kretprobe.multi on a second link for latency. The
+ * function its slot; kretprobe.multi on a second link for latency. Each
+ * attachment gets its own clones of the templates, its filters baked in
+ * (bpf_clone_hook; the slot too when it has one function). The
  * kernel attaches all functions or none, so this backend is all or nothing.
  */
 #include <errno.h>
@@ -13,7 +15,7 @@
 #include <bpf/libbpf.h>
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "backend.h"
+#include "bpfutil.h"
 #include "kprobe_multi.skel.h"
 
 static int multi_load(struct tracerd *d, char *err, size_t errlen)
@@ -45,33 +47,68 @@ static int multi_load(struct tracerd *d, char *err, size_t errlen)
 	return 0;
 }
 
-/* One kprobe.multi link over syms[0..n) with cookies; NULL + errno on failure. */
-static struct bpf_link *multi_link(const struct bpf_program *prog, const char **syms,
-				   const __u64 *cookies, size_t n, bool ret)
+/*
+ * A clone of tmpl for slot (TRACERD_SLOT_COOKIE: the cookies say) with
+ * spec's filters (NULL: read from slot_cfg), in one kprobe.multi link over
+ * syms[0..n) with cookies: the link's fd, the clone's in *prog; -errno
+ * with err set.
+ */
+static int multi_link(const struct bpf_program *tmpl, __u32 slot, const struct tracerd_spec *spec,
+		      const char **syms, const __u64 *cookies, size_t n, bool ret, int *prog,
+		      char *err, size_t errlen)
 {
-	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .syms = syms, .cookies = cookies, .cnt = n,
-		    .retprobe = ret);
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .kprobe_multi.syms = syms,
+		    .kprobe_multi.cookies = cookies, .kprobe_multi.cnt = (__u32)n,
+		    .kprobe_multi.flags = ret ? BPF_F_KPROBE_MULTI_RETURN : 0);
+	char ebuf[96];
+	int fd;
 
-	return bpf_program__attach_kprobe_multi_opts(prog, NULL, &opts);
+	*prog = bpf_clone_hook(tmpl, slot, spec, 0, 0, err, errlen);
+	if (*prog < 0)
+		return *prog;
+	fd = bpf_link_create(*prog, 0, BPF_TRACE_KPROBE_MULTI, &opts);
+	if (fd >= 0)
+		return fd;
+	fd = -errno;
+	return set_err(err, errlen, fd, "failed to attach %s to %zu function%s ('%s'...): %s%s",
+		       ret ? "kretprobe.multi" : "kprobe.multi", n, n == 1 ? "" : "s", syms[0],
+		       errno_str(fd, ebuf, sizeof(ebuf)),
+		       fd == -EOPNOTSUPP ? "; kernel without fprobe (CONFIG_FPROBE)" : "");
 }
 
-/* a->priv: the attachment's links, entry and return */
+/* a->priv: the attachment's clones and links, entry and return (-1: none) */
 struct multi_links {
-	struct bpf_link *l[2];
+	int prog[2], link[2];
 };
+
+static void multi_links_close(struct multi_links *ml)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (ml->link[i] >= 0)
+			close(ml->link[i]);
+		if (ml->prog[i] >= 0)
+			close(ml->prog[i]);
+	}
+	free(ml);
+}
 
 static int multi_attach(struct tracerd *d, struct attachment *a)
 {
-	struct multi_links *ml = calloc(1, sizeof(*ml));
+	struct multi_links *ml = malloc(sizeof(*ml));
 	struct kprobe_multi_bpf *skel;
 	const char **syms = NULL;
 	__u64 *cookies = NULL;
-	char ebuf[96], *err = a->hooks[0].err;
+	char *err = a->hooks[0].err;
 	size_t i, errlen = sizeof(a->hooks[0].err);
+	/* one function: its slot in the immediate, no cookie lookup per call */
+	__u32 slot = a->nr_hooks == 1 ? a->hooks[0].slot : TRACERD_SLOT_COOKIE;
 	int ret;
 
 	if (!ml)
 		return set_err(err, errlen, -ENOMEM, "out of memory");
+	ml->prog[0] = ml->prog[1] = ml->link[0] = ml->link[1] = -1;
 	a->priv = ml;
 	ret = multi_load(d, err, errlen);
 	if (ret)
@@ -87,22 +124,17 @@ static int multi_attach(struct tracerd *d, struct attachment *a)
 		syms[i] = a->hooks[i].name;
 		cookies[i] = a->hooks[i].slot;
 	}
-	ml->l[0] = multi_link(skel->progs.multi_entry, syms, cookies, a->nr_hooks, false);
-	if (!ml->l[0]) {
-		ret = -errno;
-		set_err(err, errlen, ret, "failed to attach kprobe.multi to %zu function%s ('%s'...): %s",
-			a->nr_hooks, a->nr_hooks == 1 ? "" : "s", syms[0],
-			errno_str(ret, ebuf, sizeof(ebuf)));
+	ret = multi_link(skel->progs.multi_entry, slot, &a->spec, syms, cookies, a->nr_hooks,
+			 false, &ml->prog[0], err, errlen);
+	if (ret < 0)
 		goto cleanup;
-	}
+	ml->link[0] = ret;
 	if (a->spec.latency) {
-		ml->l[1] = multi_link(skel->progs.multi_return, syms, cookies, a->nr_hooks, true);
-		if (!ml->l[1]) {
-			ret = -errno;
-			set_err(err, errlen, ret, "failed to attach kretprobe.multi to '%s'...: %s",
-				syms[0], errno_str(ret, ebuf, sizeof(ebuf)));
+		ret = multi_link(skel->progs.multi_return, slot, &a->spec, syms, cookies,
+				 a->nr_hooks, true, &ml->prog[1], err, errlen);
+		if (ret < 0)
 			goto cleanup;
-		}
+		ml->link[1] = ret;
 	}
 	for (i = 0; i < a->nr_hooks; i++)
 		a->hooks[i].attached = true;
@@ -115,14 +147,10 @@ cleanup:
 
 static void multi_detach(struct tracerd *d, struct attachment *a)
 {
-	struct multi_links *ml = a->priv;
 	size_t i;
 
-	if (ml) {
-		bpf_link__destroy(ml->l[0]);
-		bpf_link__destroy(ml->l[1]);
-		free(ml);
-	}
+	if (a->priv)
+		multi_links_close(a->priv);
 	a->priv = NULL;
 	for (i = 0; i < a->nr_hooks; i++)
 		a->hooks[i].attached = false;
@@ -137,26 +165,23 @@ static int multi_misses(struct tracerd *d, struct attachment *a, struct hook *h,
 
 static int multi_probe(struct tracerd *d, char *reason, size_t len)
 {
-	struct kprobe_multi_bpf *skel;
 	const char *sym = d->probe_fn;
-	__u64 cookie = TRACERD_MAX_SLOTS;	/* out of range: does nothing */
-	struct bpf_link *l;
-	char ebuf[96];
-	int ret;
+	__u64 cookie = TRACERD_MAX_SLOTS;
+	struct kprobe_multi_bpf *skel;
+	int ret, prog = -1;
 
 	ret = multi_load(d, reason, len);
 	if (ret)
 		return ret;
 	skel = d->be_state[TRACERD_MODE_KPROBE_MULTI];
-	l = multi_link(skel->progs.multi_entry, &sym, &cookie, 1, false);
-	if (!l) {
-		ret = -errno;
-		return set_err(reason, len, ret, "attach to '%s' refused: %s%s", sym,
-			       errno_str(ret, ebuf, sizeof(ebuf)),
-			       ret == -EOPNOTSUPP ? "; kernel without fprobe (CONFIG_FPROBE)" : "");
-	}
-	bpf_link__destroy(l);
-	return 0;
+	/* an out-of-range slot and no filters baked in: the clone does nothing */
+	ret = multi_link(skel->progs.multi_entry, TRACERD_MAX_SLOTS, NULL, &sym, &cookie, 1, false,
+			 &prog, reason, len);
+	if (ret >= 0)
+		close(ret);
+	if (prog >= 0)
+		close(prog);
+	return ret < 0 ? ret : 0;
 }
 
 static void multi_fini(struct tracerd *d)

@@ -68,15 +68,78 @@ void libbpf_log_setup(int verbose)
 	libbpf_set_print(libbpf_print);
 }
 
-int bpf_clone_prog(const struct bpf_program *tmpl, __u32 slot, __u32 attach_btf_id,
-		   int attach_btf_obj_fd, char *err, size_t errlen)
+/* Set every MOV of the 32-bit immediate magic to val; how many there were. */
+static size_t patch_imm32(struct bpf_insn *in, size_t n, __s32 magic, __s32 val)
+{
+	size_t i, hits = 0;
+
+	for (i = 0; i < n; i++) {
+		__u8 cls = BPF_CLASS(in[i].code);
+
+		if ((cls == BPF_ALU64 || cls == BPF_ALU) && BPF_OP(in[i].code) == BPF_MOV &&
+		    BPF_SRC(in[i].code) == BPF_K && in[i].imm == magic) {
+			in[i].imm = val;
+			hits++;
+		}
+	}
+	return hits;
+}
+
+/* Set every 64-bit load of the immediate magic (ld_imm64) to val. */
+static void patch_imm64(struct bpf_insn *in, size_t n, __u64 magic, __u64 val)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i++) {
+		if (in[i].code != (BPF_LD | BPF_DW | BPF_IMM) || in[i].src_reg ||
+		    (__u32)in[i].imm != (__u32)magic || (__u32)in[i + 1].imm != magic >> 32)
+			continue;
+		in[i].imm = (__s32)(__u32)val;
+		in[i + 1].imm = (__s32)(__u32)(val >> 32);
+		i++;
+	}
+}
+
+/* May programs of type t keep entry times in task storage? Asked once per type. */
+static bool task_storage_ok(enum bpf_prog_type t)
+{
+	static signed char ok[64];	/* 0: not asked yet, 1: yes, -1: no */
+
+	if (t == BPF_PROG_TYPE_TRACING)	/* fentry/fexit: since Linux 5.11 */
+		return true;
+	if ((size_t)t >= sizeof(ok))
+		return false;
+	if (!ok[t])
+		ok[t] = libbpf_probe_bpf_helper(t, BPF_FUNC_task_storage_get, NULL) == 1 ? 1 : -1;
+	return ok[t] > 0;
+}
+
+/* Bake spec's flags and filters into insns (bpf/hook.bpf.h's immediates). */
+static void patch_spec(struct bpf_insn *in, size_t n, enum bpf_prog_type type,
+		       const struct tracerd_spec *spec)
+{
+	struct tracerd_slot_cfg cfg;
+	__u64 comm[2];
+
+	maps_spec_cfg(spec, &cfg);
+	if ((cfg.flags & TRACERD_SLOT_LATENCY) && task_storage_ok(type))
+		cfg.flags |= TRACERD_SLOT_TASK_TS;
+	memcpy(comm, cfg.comm, sizeof(comm));
+	patch_imm32(in, n, TRACERD_FLAGS_MAGIC, (__s32)cfg.flags);
+	patch_imm32(in, n, TRACERD_TGID_MAGIC, (__s32)cfg.tgid);
+	patch_imm64(in, n, TRACERD_COMM0_MAGIC, comm[0]);
+	patch_imm64(in, n, TRACERD_COMM1_MAGIC, comm[1]);
+}
+
+int bpf_clone_hook(const struct bpf_program *tmpl, __u32 slot, const struct tracerd_spec *spec,
+		   __u32 attach_btf_id, int attach_btf_obj_fd, char *err, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
 		.expected_attach_type = bpf_program__expected_attach_type(tmpl),
 		.attach_btf_id = attach_btf_id,
 		.attach_btf_obj_fd = attach_btf_obj_fd,
 	);
-	size_t i, n = bpf_program__insn_cnt(tmpl), patched = 0;
+	size_t n = bpf_program__insn_cnt(tmpl);
 	struct bpf_insn *insns;
 	char ebuf[96];
 	int fd;
@@ -85,21 +148,13 @@ int bpf_clone_prog(const struct bpf_program *tmpl, __u32 slot, __u32 attach_btf_
 	if (!insns)
 		return set_err(err, errlen, -ENOMEM, "out of memory");
 	memcpy(insns, bpf_program__insns(tmpl), n * sizeof(*insns));
-	for (i = 0; i < n; i++) {
-		__u8 cls = BPF_CLASS(insns[i].code);
-
-		if ((cls == BPF_ALU64 || cls == BPF_ALU) &&
-		    BPF_OP(insns[i].code) == BPF_MOV && BPF_SRC(insns[i].code) == BPF_K &&
-		    insns[i].imm == TRACERD_SLOT_MAGIC) {
-			insns[i].imm = (__s32)slot;
-			patched++;
-		}
-	}
-	if (!patched) {
+	if (!patch_imm32(insns, n, TRACERD_SLOT_MAGIC, (__s32)slot)) {
 		free(insns);
 		return set_err(err, errlen, -EINVAL, "program '%s' has no slot immediate",
 			       bpf_program__name(tmpl));
 	}
+	if (spec)
+		patch_spec(insns, n, bpf_program__type(tmpl), spec);
 	fd = bpf_prog_load(bpf_program__type(tmpl), bpf_program__name(tmpl), "GPL",
 			   insns, n, &opts);
 	if (fd < 0) {
@@ -109,6 +164,12 @@ int bpf_clone_prog(const struct bpf_program *tmpl, __u32 slot, __u32 attach_btf_
 	}
 	free(insns);
 	return fd;
+}
+
+int bpf_clone_prog(const struct bpf_program *tmpl, __u32 slot, __u32 attach_btf_id,
+		   int attach_btf_obj_fd, char *err, size_t errlen)
+{
+	return bpf_clone_hook(tmpl, slot, NULL, attach_btf_id, attach_btf_obj_fd, err, errlen);
 }
 
 int bpf_prog_misses(int prog_fd, __u64 *out)

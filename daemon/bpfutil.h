@@ -53,6 +53,17 @@ int bpf_skel_load(struct tracerd *d, const struct bpf_skel *sk, const char *targ
 /* Destroy *pskel (NULL-safe) and clear it. */
 void bpf_skel_free(const struct bpf_skel *sk, void **pskel);
 
+/*
+ * bpf_clone_prog() with spec's flags and filters baked in (the immediates
+ * of bpf/hook.bpf.h: no config lookup per call), entry times in task
+ * storage where the kernel allows it for the program's type. spec NULL:
+ * the slot only (the clone reads slot_cfg). The prog fd or -errno.
+ */
+int bpf_clone_hook(const struct bpf_program *tmpl, __u32 slot, const struct tracerd_spec *spec,
+		   __u32 attach_btf_id, int attach_btf_obj_fd, char *err, size_t errlen);
+/* maps.c: the slot config (slot_cfg, a clone's immediates) of spec */
+void maps_spec_cfg(const struct tracerd_spec *spec, struct tracerd_slot_cfg *cfg);
+
 /* What a per-hook BPF backend keeps in hook->priv. */
 struct bpf_hook {
 	int prog_fd[2];		/* cloned programs: entry, return (-1: none) */

@@ -124,22 +124,33 @@ void maps_slot_free(struct tracerd *d, __u32 slot)
 	d->nr_slots_used--;
 }
 
-int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *spec)
+void maps_spec_cfg(const struct tracerd_spec *spec, struct tracerd_slot_cfg *cfg)
 {
-	struct tracerd_slot_cfg cfg = { .flags = TRACERD_SLOT_ENABLED };
+	size_t i;
 
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->flags = TRACERD_SLOT_ENABLED;
 	if (spec->latency)
-		cfg.flags |= TRACERD_SLOT_LATENCY;
+		cfg->flags |= TRACERD_SLOT_LATENCY;
 	if (spec->tgid) {
-		cfg.flags |= TRACERD_SLOT_TGID;
-		cfg.tgid = spec->tgid;
+		cfg->flags |= TRACERD_SLOT_TGID;
+		cfg->tgid = spec->tgid;
 	}
 	if (spec->comm[0]) {
-		cfg.flags |= TRACERD_SLOT_COMM;
-		memcpy(cfg.comm, spec->comm, sizeof(cfg.comm));
+		cfg->flags |= TRACERD_SLOT_COMM;
+		/* zero-padded past the end, as bpf_get_current_comm() pads */
+		for (i = 0; i < sizeof(cfg->comm) && spec->comm[i]; i++)
+			cfg->comm[i] = spec->comm[i];
 	}
 	if (spec->record[0])
-		cfg.flags |= TRACERD_SLOT_RECORD;
+		cfg->flags |= TRACERD_SLOT_RECORD;
+}
+
+int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *spec)
+{
+	struct tracerd_slot_cfg cfg;
+
+	maps_spec_cfg(spec, &cfg);
 	if (bpf_map_update_elem(d->cfg_fd, &slot, &cfg, BPF_ANY))
 		return -errno;
 	return 0;
@@ -166,15 +177,23 @@ int maps_slot_read(struct tracerd *d, __u32 slot, struct tracerd_slot_stats *out
 		goto cleanup;
 	}
 	for (cpu = 0; cpu < d->ncpus; cpu++) {
+		__u64 n = 0;
+
+		/* the programs count samples in the histogram only */
+		for (b = 0; b < TRACERD_HIST_BUCKETS; b++)
+			n += v[cpu].hist[b];
 		out->calls += v[cpu].calls;
 		out->misses += v[cpu].misses;
-		if (v[cpu].lat_count) {
-			if (!out->lat_count || v[cpu].lat_min < out->lat_min)
-				out->lat_min = v[cpu].lat_min;
+		if (n) {
+			/* lat_min is 0 until the first sample: a 0 ns one is hist[0] */
+			__u64 min = v[cpu].hist[0] ? 0 : v[cpu].lat_min;
+
+			if (!out->lat_count || min < out->lat_min)
+				out->lat_min = min;
 			if (v[cpu].lat_max > out->lat_max)
 				out->lat_max = v[cpu].lat_max;
 		}
-		out->lat_count += v[cpu].lat_count;
+		out->lat_count += n;
 		out->lat_sum += v[cpu].lat_sum;
 		for (b = 0; b < TRACERD_HIST_BUCKETS; b++)
 			out->hist[b] += v[cpu].hist[b];

@@ -7,7 +7,8 @@
  * would. Prints "ready" once attached; on SIGINT, SIGTERM or end of stdin,
  * prints "calls N returns M" (summed over CPUs) and exits.
  *   MODE: fentry-count, fentry-latency, kprobe-count, kprobe-latency,
- *         kprobe-multi-count
+ *         kprobe-multi-count; fentry-count-plain (a plain ++ instead of
+ *         the atomic add: what the atomic costs, not preempt-safe)
  * Exit: 0 ok, 1 error, 2 usage, 3 this kernel refuses the mode (the
  * reason on stderr).
  */
@@ -49,6 +50,8 @@ static int pick(struct ref_bpf *s, const char *mode, const char *fn, struct bpf_
 	*np = 0;
 	if (!strcmp(mode, "fentry-count")) {
 		p[(*np)++] = s->progs.ref_fentry_count;
+	} else if (!strcmp(mode, "fentry-count-plain")) {
+		p[(*np)++] = s->progs.ref_fentry_count_plain;
 	} else if (!strcmp(mode, "fentry-latency")) {
 		p[(*np)++] = s->progs.ref_fentry_enter;
 		p[(*np)++] = s->progs.ref_fexit_leave;

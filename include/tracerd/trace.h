@@ -25,6 +25,17 @@
 
 /* The immediate the daemon replaces with the slot in every program clone. */
 #define TRACERD_SLOT_MAGIC	0x7ace51d0
+/*
+ * The other immediates of a clone (bpf/hook.bpf.h, bpf_clone_hook): the
+ * slot's flags, tgid and comm, baked in at load time so that no call
+ * reads slot_cfg. TRACERD_SLOT_COOKIE in the slot immediate: the slot is
+ * the BPF cookie (one kprobe.multi program for many functions).
+ */
+#define TRACERD_FLAGS_MAGIC	0x7ace51d1
+#define TRACERD_TGID_MAGIC	0x7ace51d2
+#define TRACERD_COMM0_MAGIC	0x7ace51d37ace51d3ULL	/* ld_imm64: comm bytes 0-7 */
+#define TRACERD_COMM1_MAGIC	0x7ace51d47ace51d4ULL	/* bytes 8-15 */
+#define TRACERD_SLOT_COOKIE	0x7fffffff
 
 /* tracerd_slot_cfg.flags */
 #define TRACERD_SLOT_ENABLED	(1U << 0)	/* count at all */
@@ -32,6 +43,9 @@
 #define TRACERD_SLOT_TGID	(1U << 2)	/* only tgid == cfg.tgid */
 #define TRACERD_SLOT_COMM	(1U << 3)	/* only comm == cfg.comm */
 #define TRACERD_SLOT_RECORD	(1U << 4)	/* send events (tracerd/record.h) */
+#define TRACERD_SLOT_TASK_TS	(1U << 5)	/* entry times in task storage (clones
+						 * only: set by the loader when the
+						 * kernel allows it for the program type) */
 
 /* Per-slot configuration: array map "slot_cfg", written by the daemon. */
 struct tracerd_slot_cfg {
@@ -45,7 +59,11 @@ struct tracerd_slot_cfg {
  * misses: calls seen but not accounted (nesting deeper than
  * TRACERD_NEST_MAX, timestamp map full); the kernel's own misses
  * (recursion, kprobe nmissed) are read by the daemon separately.
- * lat_min is meaningful only when lat_count > 0.
+ * lat_count is not written per call: it is the sum of hist (maps_slot_read);
+ * lat_min is 0 until the first sample and meaningful only when the count
+ * is > 0 (a 0 ns sample shows as hist[0]). Counters are atomic adds: a
+ * fentry program is preemptible, and two programs (a slot's entry program,
+ * another slot's) may interleave on one CPU writing the same misses.
  */
 struct tracerd_slot_stats {
 	__u64 calls;
