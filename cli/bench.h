@@ -83,6 +83,7 @@ int bench_trigger(struct bench *b, int argc, char **argv);
 int bench_ops(struct bench *b, int argc, char **argv);
 int bench_attach(struct bench *b, int argc, char **argv);
 int bench_workload(struct bench *b, int argc, char **argv);
+int bench_entry(struct bench *b, int argc, char **argv);
 int bench_compare(struct cli *cli, int argc, char **argv);
 int bench_show(struct cli *cli, int argc, char **argv);
 int bench_report(struct cli *cli, int argc, char **argv);
@@ -91,6 +92,7 @@ void trigger_table(struct bench *b, FILE *f);
 void ops_table(struct bench *b, FILE *f);
 void attach_table(struct bench *b, FILE *f);
 void wl_table(struct bench *b, FILE *f);
+void entry_table(struct bench *b, FILE *f);
 /* bench_peers.c: bench trigger --peers, the loop as two callbacks of the suite */
 struct peer_loop {
 	const void *opts;
@@ -112,6 +114,7 @@ int trigger_svg(struct bench *b, FILE *f);
 int ops_svg(struct bench *b, FILE *f);
 int attach_svg(struct bench *b, FILE *f);
 int wl_svg(struct bench *b, FILE *f);
+int entry_svg(struct bench *b, FILE *f);
 /* bench_compare.c: a result file, checked; NULL with the error printed */
 json_object *bench_load(struct cli *cli, const char *path, int *exit);
 
