@@ -254,10 +254,10 @@ static const u8 tm_body[] = { 0x8d, 0x47, 0x01 };		/* lea 0x1(%rdi),%eax */
 static const u8 tm_nop5[] = { TM_INSN_NOP5 };
 #define TM_PAD_NAME	"endbr64"
 #define TM_ENTRY_VARIANTS						\
-	{ "traceable", tracerd_testmod_entry_traceable, "nop5",	\
+	{ "traceable", tracerd_testmod_entry_traceable, "5-byte nop",	\
 	  tm_nop5, sizeof(tm_nop5), true },				\
 	{ "notrace", tracerd_testmod_entry_notrace, "none", NULL, 0 },	\
-	{ "asm-nop5", tracerd_testmod_entry_asm_nop5, "nop5",		\
+	{ "asm-nop5", tracerd_testmod_entry_asm_nop5, "5-byte nop",		\
 	  tm_nop5, sizeof(tm_nop5) },					\
 	{ "asm-none", tracerd_testmod_entry_asm_none, "none", NULL, 0 }
 /* what ftrace writes when it traces the site: a call (e8 rel32) */
