@@ -93,6 +93,8 @@ void ops_table(struct bench *b, FILE *f);
 void attach_table(struct bench *b, FILE *f);
 void wl_table(struct bench *b, FILE *f);
 void entry_table(struct bench *b, FILE *f);
+/* bench_entry.c: "+0.012 (1.001x)": medians of diff and ratio of point p, or its status */
+void entry_cell(char *buf, size_t len, json_object *p, const char *diff, const char *ratio);
 /* bench_peers.c: bench trigger --peers, the loop as two callbacks of the suite */
 struct peer_loop {
 	const void *opts;

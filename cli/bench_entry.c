@@ -271,12 +271,13 @@ static int entry_run(struct bench *b, struct entry_run *e)
 	return 0;
 }
 
-/* "+1.23 (1.10x)" of a point against its reference, or why not */
-static void entry_cell(char *buf, size_t len, json_object *p, const char *diff, const char *ratio)
+void entry_cell(char *buf, size_t len, json_object *p, const char *diff, const char *ratio)
 {
 	double d = point_stat(p, diff, "median"), q = point_stat(p, ratio, "median");
 
-	if (isnan(d))
+	if (p && strcmp(jstr(p, "status", ""), "ok"))
+		snprintf(buf, len, "%s", jstr(p, "status", "?"));
+	else if (isnan(d))
 		snprintf(buf, len, "-");
 	else
 		snprintf(buf, len, "%+.3f (%.3fx)", d, q);
