@@ -356,8 +356,12 @@ static void tm_entry_check(struct tm_entry *e)
 			 "`%s` (the compiler emitted something else)", e->claim);
 }
 
-/* n calls of fn, ns spent; *good counts the calls that returned x + 1 */
-static u64 tm_entry_time(int (*fn)(int), unsigned long n, unsigned long *good)
+/*
+ * n calls of fn, ns spent; *good counts the calls that returned x + 1.
+ * __nocfi: the asm twins carry no kCFI type hash (a CFI kernel would trap
+ * on them), so no call here is checked, the C twins' neither.
+ */
+static __nocfi u64 tm_entry_time(int (*fn)(int), unsigned long n, unsigned long *good)
 {
 	unsigned long i, ok = 0;
 	u64 t0 = ktime_get_ns();
