@@ -93,6 +93,9 @@ static int entry_module(struct bench *b)
 		return cli_error(b->cli, EXIT_FAILURE_, "no_module", "bench entry needs the test "
 				 "module: load it with 'insmod tracerd_testmod.ko' (built by 'make "
 				 "kmod' into build/kmod/; source tests/kmod/tracerd_testmod.c)");
+	if (access(ENTRY_DIR, F_OK) && errno == EACCES)
+		return cli_error(b->cli, EXIT_FAILURE_, "permission", "bench entry needs root: "
+				 "the test module's files are in debugfs (%s)", ENTRY_DIR);
 	if (access(ENTRY_DIR, F_OK))
 		return cli_error(b->cli, EXIT_FAILURE_, "no_debugfs", "tracerd_testmod is loaded "
 				 "but %s is not there: mount debugfs ('mount -t debugfs none "
@@ -292,14 +295,14 @@ void entry_table(struct bench *b, FILE *f)
 	fprintf(f, "bench entry: untraced entry sequences, %lld calls x %lld rounds per variant, "
 		"interleaved (tracerd_testmod, ktime)\n", jint(o, "calls", 0),
 		jint(o, "repetitions", 0));
-	fprintf(f, "%-12s %-17s %-28s %-26s %s\n", "variant", "entry", "bytes (pad|entry body)",
+	fprintf(f, "%-12s %-17s %-34s %-26s %s\n", "variant", "entry", "bytes (pad|entry body)",
 		"ns/call median (min-max)", "vs " ENTRY_REF " (ratio)");
 	for (i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(b->points, i), *l = jget(p, "labels");
 		char ns[48];
 
 		if (strcmp(jstr(p, "status", ""), "ok")) {
-			fprintf(f, "%-12s %-17s %-28s %s: %s\n", jtty(l, "mode", "?"),
+			fprintf(f, "%-12s %-17s %-34s %s: %s\n", jtty(l, "mode", "?"),
 				jtty(l, "entry", "?"), jtty(l, "bytes", "?"), jtty(p, "status", "?"),
 				jtty(p, "reason", "?"));
 			continue;
@@ -307,7 +310,7 @@ void entry_table(struct bench *b, FILE *f)
 		snprintf(ns, sizeof(ns), "%.3f (%.3f-%.3f)", point_stat(p, "ns_per_call", "median"),
 			 point_stat(p, "ns_per_call", "min"), point_stat(p, "ns_per_call", "max"));
 		entry_cell(vs, sizeof(vs), p, "overhead_ns", "ratio");
-		fprintf(f, "%-12s %-17s %-28s %-26s %s\n", jtty(l, "mode", "?"),
+		fprintf(f, "%-12s %-17s %-34s %-26s %s\n", jtty(l, "mode", "?"),
 			jtty(l, "entry", "?"), jtty(l, "bytes", "?"), ns, vs);
 	}
 	for (i = 0; i < n; i++) {
