@@ -90,6 +90,7 @@ int bench_trigger(struct bench *b, int argc, char **argv);
 int bench_ops(struct bench *b, int argc, char **argv);
 int bench_attach(struct bench *b, int argc, char **argv);
 int bench_workload(struct bench *b, int argc, char **argv);
+int bench_entry(struct bench *b, int argc, char **argv);
 int bench_compare(struct cli *cli, int argc, char **argv);
 int bench_show(struct cli *cli, int argc, char **argv);
 int bench_report(struct cli *cli, int argc, char **argv);
@@ -98,6 +99,9 @@ void trigger_table(struct bench *b, FILE *f);
 void ops_table(struct bench *b, FILE *f);
 void attach_table(struct bench *b, FILE *f);
 void wl_table(struct bench *b, FILE *f);
+void entry_table(struct bench *b, FILE *f);
+/* bench_entry.c: "+0.012 (1.001x)": medians of diff and ratio of point p, or its status */
+void entry_cell(char *buf, size_t len, json_object *p, const char *diff, const char *ratio);
 /* bench_peers.c: bench trigger --peers, the loop as two callbacks of the suite */
 struct peer_loop {
 	const void *opts;
@@ -119,6 +123,7 @@ int trigger_svg(struct bench *b, FILE *f);
 int ops_svg(struct bench *b, FILE *f);
 int attach_svg(struct bench *b, FILE *f);
 int wl_svg(struct bench *b, FILE *f);
+int entry_svg(struct bench *b, FILE *f);
 /* bench_compare.c: a result file, checked; NULL with the error printed */
 json_object *bench_load(struct cli *cli, const char *path, int *exit);
 

@@ -10,7 +10,8 @@
  * entry+return (latency) variants; seed 000's two effects from ops (1
  * relevant tracer with I irrelevant against none, and CALL_OPS against a
  * kernel of the same arch without it); the attach and detach times of the
- * largest K; and each mode a kernel lacks, with the reason. Offline.
+ * largest K; the untraced entry sequence against its notrace twin (bench
+ * entry, seed 003); and each mode a kernel lacks, with the reason. Offline.
  */
 #include <errno.h>
 #include <limits.h>
@@ -20,8 +21,8 @@
 #include <string.h>
 #include "bench.h"
 
-enum { S_TRIGGER, S_OPS, S_ATTACH, S_WORKLOAD, S_NR };
-static const char *const suite_names[S_NR] = { "trigger", "ops", "attach", "workload" };
+enum { S_TRIGGER, S_OPS, S_ATTACH, S_WORKLOAD, S_ENTRY, S_NR };
+static const char *const suite_names[S_NR] = { "trigger", "ops", "attach", "workload", "entry" };
 
 #define MAX_KERNELS	12
 #define COL		16	/* width of a kernel's column */
@@ -424,6 +425,91 @@ static void screen_attach(FILE *f, const struct report *r)
 		}
 }
 
+/* ------------------------------------------------- entry sequence (seed 003) */
+
+/* Seed 003 (J. Thierry, linux-arm-kernel, 2019-01-16): hackbench, s, average of 20 runs. */
+#define SEED003_A53 "4 x Cortex-A53: 43.899 s `nop; nop`, 44.835 s `mov x9, lr; nop`: \"a ~2% hit\""
+#define SEED003_A57 "8 x Cortex-A57: 43.6813 s and 43.29825 s: \"within the noise (<1%)\""
+
+/* The point of doc compared in seed 003's pair (it has an "against" label). */
+static json_object *entry_pair(json_object *doc)
+{
+	size_t i, n = jlen(jget(doc, "points"));
+
+	for (i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(jget(doc, "points"), i);
+
+		if (jget(jget(p, "labels"), "against"))
+			return p;
+	}
+	return NULL;
+}
+
+static void screen_entry(FILE *f, const struct report *r)
+{
+	char a[48], b[48];
+	int k, shown = 0;
+
+	fprintf(f, "\nEntry sequence (seed 003): an untraced function's entry against its notrace "
+		"twin (bench entry, ns/call)\n  seed, hackbench: %s;\n    %s\n", SEED003_A53, SEED003_A57);
+	for (k = 0; k < r->nk; k++) {
+		json_object *doc = r->k[k].doc[S_ENTRY], *t, *q, *l;
+
+		if (!doc)
+			continue;
+		t = bench_find_point(doc, "traceable");
+		q = entry_pair(doc);
+		l = jget(q, "labels");
+		entry_cell(a, sizeof(a), t, "overhead_ns", "ratio");
+		entry_cell(b, sizeof(b), q, "against_ns", "against_ratio");
+		fprintf(f, "  %-14s traceable `%s`: %s; `%s` vs `%s`: %s\n", r->k[k].label,
+			jtty(jget(t, "labels"), "entry", "?"), a, jtty(l, "entry", "?"),
+			jtty(jget(bench_find_point(doc, jstr(l, "against", "")), "labels"), "entry", "?"),
+			b);
+		shown++;
+	}
+	if (!shown)
+		fprintf(f, "  (no bench entry results)\n");
+}
+
+/* The page: ns/call of every variant on every kernel (colour = kernel), beside the seed. */
+static void page_entry(FILE *f, const struct report *r)
+{
+	struct svg_bar bars[MAX_KERNELS * 8];
+	char labels[MAX_KERNELS * 8][64], attrs[96];
+	int nb = 0, marks = 0, k;
+	size_t i;
+
+	for (k = 0; k < r->nk; k++) {
+		json_object *pts = jget(r->k[k].doc[S_ENTRY], "points");
+
+		for (i = 0; i < jlen(pts) && nb < MAX_KERNELS * 8; i++, nb++) {
+			json_object *p = json_object_array_get_idx(pts, i);
+
+			snprintf(labels[nb], sizeof(labels[nb]), "%s, %s", jstr(p, "key", "?"),
+				 r->k[k].label);
+			bars[nb].label = labels[nb];
+			bars[nb].value = point_median(r->k[k].doc[S_ENTRY], jstr(p, "key", ""),
+						      "ns_per_call");
+			bars[nb].note = jstr(p, "status", "?");
+			bars[nb].color = k;
+			marks += !isnan(bars[nb].value);
+		}
+	}
+	if (!nb)
+		return;
+	fputs("\n<h2>Entry sequence (seed 003)</h2>\n<p>An untraced traceable function against "
+	      "its notrace twin and hand-written twins (tracerd_testmod), ns per call. The seed, "
+	      "hackbench, average of 20 runs: ", f);
+	svg_esc(f, SEED003_A53 "; " SEED003_A57 ".");
+	fputs("</p>\n", f);
+	snprintf(attrs, sizeof(attrs), "data-plot=\"entry\" data-marks=\"%d\"", marks);
+	svg_open(f, 600, svg_bars_height(nb), attrs);
+	svg_bars(f, "untraced entry: ns per call (colour: kernel)", "ns per call (median)", bars,
+		 nb, 0, 0);
+	svg_end(f);
+}
+
 /* One line per mode and reason a kernel lacks it (kernels sharing one joined). */
 static void screen_unavailable(FILE *f, const struct report *r)
 {
@@ -477,6 +563,7 @@ static void screen(FILE *f, const struct report *r)
 	screen_peers(f, r);
 	screen_seed000(f, r);
 	screen_attach(f, r);
+	screen_entry(f, r);
 	screen_unavailable(f, r);
 }
 
@@ -654,7 +741,9 @@ static int write_page(const char *path, const struct report *r, const char *text
 	for (k = 0; k < r->nk; k++)
 		if (r->k[k].doc[S_ATTACH])
 			page_attach(f, &r->k[k]);
-	fputs("</div>\n<h2>Raw results</h2>\n<ul>\n", f);
+	fputs("</div>\n", f);
+	page_entry(f, r);
+	fputs("<h2>Raw results</h2>\n<ul>\n", f);
 	for (k = 0; k < r->nk; k++)
 		for (s = 0; s < S_NR; s++) {
 			if (!r->k[k].file[s])

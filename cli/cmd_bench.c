@@ -68,6 +68,10 @@ static void usage(void)
 	       "              -g, --groups=G         message groups; --senders=S per group\n"
 	       "              -l, --loops=L          messages per sender and receiver\n"
 	       "                  --modes=LIST       modes\n"
+	       "  entry     an untraced traceable function's entry against its notrace twin\n"
+	       "            (the test module's twins; seed 003); needs tracerd_testmod loaded\n"
+	       "              -n, --calls=N          calls per variant and round (default 1000000)\n"
+	       "                  --rounds=R         interleaved rounds (same as -r)\n"
 	       "  compare   A.json B.json [--all] [--force]: two runs side by side with ratios\n"
 	       "  show      FILE [--svg OUT]: the table (and chart) of a saved result\n"
 	       "  report    [--html FILE] RESULT.json...: one screen of what a set of results\n"
@@ -90,6 +94,7 @@ static int bench_exec(struct cli *cli, int argc, char **argv)
 	} suites[] = {
 		{ "trigger", bench_trigger }, { "ops", bench_ops },
 		{ "attach", bench_attach }, { "workload", bench_workload },
+		{ "entry", bench_entry },
 	};
 	struct bench b = { .cli = cli, .reps = 5, .warmup = 1 };
 	size_t i;

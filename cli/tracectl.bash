@@ -15,7 +15,7 @@ _tracectl_opts_reload=""
 _tracectl_opts_functions="--limit"
 _tracectl_opts_sites="--symbols --summary --json"
 _tracectl_opts_dump="--json --target --pid"
-_tracectl_opts_bench="--repetitions --warmup --output --svg --ci --help --calls --producers --modes --variants --relevant --irrelevant --grid --funcs --all --writes --function --groups --senders --loops --force --html --peers"
+_tracectl_opts_bench="--repetitions --warmup --output --svg --ci --help --calls --producers --modes --variants --relevant --irrelevant --grid --funcs --all --writes --function --groups --senders --loops --force --html --peers --rounds"
 _tracectl_modes="auto fentry kprobe kprobe-int3 kprobe-multi tp-btf kmod-callops kmod-direct kmod-kprobe"
 
 _tracectl()

@@ -6,11 +6,12 @@
 # (no script error, no resource it fails to load: it is self-contained),
 # and every plot carries one mark per data point of the results
 # (tests/host/report-check.py counts them from the JSON). Inputs: results
-# recorded in 6.1 x86_64 and 6.12 arm64 guests (tests/host/data/).
+# recorded in 6.1 x86_64 and 6.12 arm64 guests (tests/host/data/); the
+# "Entry sequence (seed 003)" section has the seed's figure and arm64's.
 source "$(dirname "$0")/lib/daemon.bash"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 D=$SRC/tests/host/data
-files=("$D"/bench-6.1-{trigger,ops,attach}.json "$D"/bench-6.12-arm64-{trigger,ops,attach}.json)
+files=("$D"/bench-6.1-{trigger,ops,attach}.json "$D"/bench-6.12-arm64-{trigger,ops,attach,entry}.json)
 mkdir -p "$W/demo"
 cp "${files[@]}" "$W/demo/"
 local_files=("$W"/demo/*.json)
@@ -26,6 +27,13 @@ expect_eq "cheapest path per kernel" "$(grep -c '^  cheapest  *[a-z]' "$W/screen
 grep -q 'Unavailable here, and why' "$W/screen.txt" || fail "no unavailable section"
 grep -q 'kprobe-multi (6.1 x86_64): .*CONFIG_FPROBE' "$W/screen.txt" ||
 	fail "6.1's missing kprobe-multi not explained"
+grep -q '^Entry sequence (seed 003)' "$W/screen.txt" || fail "no entry sequence section"
+grep -q '43.899 s `nop; nop`, 44.835 s `mov x9, lr; nop`: "a ~2% hit"' "$W/screen.txt" ||
+	fail "entry section lacks the seed's figure"
+grep -q '^  6.12 aarch64 .*traceable `mov x9, x30; nop`: [-+][0-9.]* (.*); `mov x9, x30; nop` vs `nop; nop`: [-+][0-9]' \
+	"$W/screen.txt" || fail "entry section lacks the arm64 figures"
+grep -q '^  6.1 x86_64' <(sed -n '/^Entry sequence/,/^$/p' "$W/screen.txt") &&
+	fail "entry section has a line for a kernel without entry results"
 $TRACECTL bench report > /dev/null 2>&1
 expect_eq "report without files: exit" "$?" 2
 

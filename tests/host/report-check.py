@@ -60,6 +60,8 @@ for d in docs:
         want["attach " + label(d)] = sum(1 for p in pts if p["labels"].get("how") == "one"
                                          and ok(p, "attach_us")
                                          and p["values"]["attach_us"]["median"] > 0)
+    elif d["suite"] == "entry":
+        want["entry"] = want.get("entry", 0) + sum(1 for p in pts if ok(p, "ns_per_call"))
 bad = []
 for name, n in want.items():
     got = page.plots.get(name)

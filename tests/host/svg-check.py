@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # svg-check.py RESULT.json CHART.svg: the chart tracectl drew of a bench
 # result is well-formed SVG, has one mark per measured figure of the result
-# (bars: trigger/workload overhead; points: attach and ops), every text
+# (bars: trigger/workload overhead, entry ns/call; points: attach and ops), every text
 # inside the picture (no legend cut off), and log-axis ticks only at
 # 1, 2 and 5 x 10^k.
 import json, math, re, sys
@@ -23,6 +23,9 @@ def med(p, v):
 suite = res["suite"]
 if suite in ("trigger", "workload"):
     want = sum(1 for p in ok if p["labels"]["mode"] != "none" and med(p, "overhead_ns") is not None)
+    got = len(root.findall(f".//{NS}rect[@class='bar']"))
+elif suite == "entry":
+    want = sum(1 for p in ok if med(p, "ns_per_call") is not None)
     got = len(root.findall(f".//{NS}rect[@class='bar']"))
 elif suite == "attach":
     want = 2 * sum(1 for p in ok if med(p, "attach_us") is not None)

@@ -13,6 +13,8 @@
  *   sleep_us   write "US"      call tracerd_testmod_sleep(US) once (sleeps)
  *   warn       write "1"       trigger a WARN (harness self-test)
  *   nr_fns     read            number of generated functions
+ *   entry_sites read           bench entry: each twin's entry bytes, checked
+ *   entry_bench write "N R", then read: bench entry, R rounds of N calls
  *
  * Symbols for tracerd_kmod's bad-input tests: tracerd_testmod_notrace (a
  * function ftrace knows nothing of) and tracerd_testmod_data (read-only
@@ -24,7 +26,9 @@
 #include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/linkage.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #ifndef __noipa
@@ -194,6 +198,335 @@ TM_FOPS(tm_sleep_fops, write, tm_sleep_write);
 TM_FOPS(tm_warn_fops, write, tm_warn_write);
 TM_FOPS(tm_nr_fns_fops, read, tm_nr_fns_read);
 
+/*
+ * ---- bench entry (tracectl bench entry; seed 003): identical-bodied twins
+ * that differ only in their entry sequence, timed in the kernel.
+ *
+ *   traceable   C, with the patchable entry ftrace left after init (x86_64:
+ *               the 5-byte nop; arm64: `mov x9, x30; nop`)
+ *   notrace     C, notrace: no patchable entry
+ *   asm-*       hand-written (top-level asm, bytes exactly known, never
+ *               patched: ftrace does not know them): arm64 `nop; nop`,
+ *               `mov x9, x30; nop` and none; x86_64 the 5-byte nop and none
+ *
+ * Every body is `return x + 1`, behind the arch's landing pad (ENDBR64,
+ * `bti c`) when the kernel is built with one. tm_entry_check() reads each
+ * entry back and refuses a variant whose bytes are not what it claims.
+ */
+int tracerd_testmod_entry_traceable(int x);
+int tracerd_testmod_entry_notrace(int x);
+int tracerd_testmod_entry_asm_none(int x);
+
+__noipa int tracerd_testmod_entry_traceable(int x)
+{
+	return x + 1;
+}
+
+notrace __noipa int tracerd_testmod_entry_notrace(int x)
+{
+	return x + 1;
+}
+
+#define TM_ASM_FN(name, entry)						\
+	asm(".pushsection .text, \"ax\"\n"				\
+	    ".globl " #name "\n"					\
+	    ".type " #name ", " TM_ASM_FUNC "\n"			\
+	    ".balign 16\n"						\
+	    #name ":\n"							\
+	    TM_LANDING entry TM_BODY					\
+	    ".size " #name ", .-" #name "\n"				\
+	    ".popsection\n")
+
+#if defined(CONFIG_X86_64)
+#define TM_ASM_FUNC	"@function"
+#ifdef CONFIG_X86_KERNEL_IBT
+#define TM_LANDING	"endbr64\n"
+#else
+#define TM_LANDING	""
+#endif
+#define TM_BODY		"leal 1(%rdi), %eax\n" ASM_RET
+#define TM_INSN_NOP5	0x0f, 0x1f, 0x44, 0x00, 0x00
+int tracerd_testmod_entry_asm_nop5(int x);
+TM_ASM_FN(tracerd_testmod_entry_asm_nop5, ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n");
+TM_ASM_FN(tracerd_testmod_entry_asm_none, "");
+static const u8 tm_pad[] = { 0xf3, 0x0f, 0x1e, 0xfa };		/* endbr64 */
+static const u8 tm_body[] = { 0x8d, 0x47, 0x01 };		/* lea 0x1(%rdi),%eax */
+static const u8 tm_nop5[] = { TM_INSN_NOP5 };
+#define TM_PAD_NAME	"endbr64"
+#define TM_ENTRY_VARIANTS						\
+	{ "traceable", tracerd_testmod_entry_traceable, "5-byte nop",	\
+	  tm_nop5, sizeof(tm_nop5), true },				\
+	{ "notrace", tracerd_testmod_entry_notrace, "none", NULL, 0 },	\
+	{ "asm-nop5", tracerd_testmod_entry_asm_nop5, "5-byte nop",		\
+	  tm_nop5, sizeof(tm_nop5) },					\
+	{ "asm-none", tracerd_testmod_entry_asm_none, "none", NULL, 0 }
+/* what ftrace writes when it traces the site: a call (e8 rel32) */
+static bool tm_entry_traced(const u8 *site)
+{
+	return site[0] == 0xe8;
+}
+#elif defined(CONFIG_ARM64)
+#define TM_ASM_FUNC	"%function"
+#ifdef CONFIG_ARM64_BTI_KERNEL
+#define TM_LANDING	"hint 34\n"	/* bti c */
+#else
+#define TM_LANDING	""
+#endif
+#define TM_BODY		"add w0, w0, #1\nret\n"
+int tracerd_testmod_entry_asm_nop_nop(int x);
+int tracerd_testmod_entry_asm_mov_nop(int x);
+TM_ASM_FN(tracerd_testmod_entry_asm_nop_nop, "nop\nnop\n");
+TM_ASM_FN(tracerd_testmod_entry_asm_mov_nop, "mov x9, x30\nnop\n");
+TM_ASM_FN(tracerd_testmod_entry_asm_none, "");
+#define TM_A64(i)	((i) & 0xff), (((i) >> 8) & 0xff), (((i) >> 16) & 0xff), ((i) >> 24)
+static const u8 tm_pad[] = { TM_A64(0xd503245fU) };		/* bti c */
+static const u8 tm_body[] = { TM_A64(0x11000400U) };		/* add w0, w0, #1 */
+static const u8 tm_nop_nop[] = { TM_A64(0xd503201fU), TM_A64(0xd503201fU) };
+static const u8 tm_mov_nop[] = { TM_A64(0xaa1e03e9U), TM_A64(0xd503201fU) };
+#define TM_PAD_NAME	"bti c"
+#define TM_ENTRY_VARIANTS						\
+	{ "traceable", tracerd_testmod_entry_traceable, "mov x9, x30; nop", \
+	  tm_mov_nop, sizeof(tm_mov_nop), true },			\
+	{ "notrace", tracerd_testmod_entry_notrace, "none", NULL, 0 },	\
+	{ "asm-nop-nop", tracerd_testmod_entry_asm_nop_nop, "nop; nop",	\
+	  tm_nop_nop, sizeof(tm_nop_nop) },				\
+	{ "asm-mov-nop", tracerd_testmod_entry_asm_mov_nop,		\
+	  "mov x9, x30; nop", tm_mov_nop, sizeof(tm_mov_nop) },		\
+	{ "asm-none", tracerd_testmod_entry_asm_none, "none", NULL, 0 }
+/* what ftrace writes when it traces the site: `bl` in the second slot */
+static bool tm_entry_traced(const u8 *site)
+{
+	return (site[7] & 0xfc) == 0x94;
+}
+#endif
+
+#ifdef TM_ENTRY_VARIANTS
+struct tm_entry {
+	const char *name;
+	int (*fn)(int);
+	const char *claim;	/* the entry it must have */
+	const u8 *entry;	/* its bytes (NULL: none) */
+	size_t entry_len;
+	bool ftrace;		/* ftrace owns the site: refuse while it is traced */
+	char found[80];		/* the bytes read back, hex, '|' after the pad */
+	char refused[160];	/* why it cannot run; "" when it can */
+};
+
+static struct tm_entry tm_entries[] = { TM_ENTRY_VARIANTS };
+#define TM_NR_ENTRIES		ARRAY_SIZE(tm_entries)
+#define TM_ENTRY_MAX_CALLS	10000000UL
+#define TM_ENTRY_MAX_ROUNDS	64
+static DEFINE_MUTEX(tm_entry_lock);
+
+static void tm_hex(char *out, size_t len, const u8 *p, size_t n)
+{
+	size_t i, o = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < n && o + 3 < len; i++)
+		o += scnprintf(out + o, len - o, "%02x", p[i]);
+}
+
+/* Read e's entry back; e->refused says what is wrong with it, if anything. */
+static void tm_entry_check(struct tm_entry *e)
+{
+	u8 code[16];
+	size_t pad = 0, n;
+
+	e->refused[0] = '\0';
+	if (copy_from_kernel_nofault(code, (void *)e->fn, sizeof(code))) {
+		snprintf(e->refused, sizeof(e->refused), "cannot read its code");
+		return;
+	}
+	if (!memcmp(code, tm_pad, sizeof(tm_pad)))
+		pad = sizeof(tm_pad);
+	n = pad + e->entry_len;
+	tm_hex(e->found, sizeof(e->found), code, pad);
+	strlcat(e->found, "|", sizeof(e->found));
+	tm_hex(e->found + strlen(e->found), sizeof(e->found) - strlen(e->found), code + pad,
+	       e->entry_len + sizeof(tm_body));
+	if (e->ftrace && tm_entry_traced(code + pad))
+		snprintf(e->refused, sizeof(e->refused), "it is being traced (its entry "
+			 "calls out): detach every tracer from tracerd_testmod_entry_traceable");
+	else if (e->entry_len && memcmp(code + pad, e->entry, e->entry_len))
+		snprintf(e->refused, sizeof(e->refused), "its entry is not `%s` after the %s",
+			 e->claim, pad ? TM_PAD_NAME : "start");
+	else if (memcmp(code + n, tm_body, sizeof(tm_body)))
+		snprintf(e->refused, sizeof(e->refused), "the body does not follow an entry of "
+			 "`%s` (the compiler emitted something else)", e->claim);
+}
+
+/*
+ * n calls of fn, ns spent; *good counts the calls that returned x + 1.
+ * __nocfi: the asm twins carry no kCFI type hash (a CFI kernel would trap
+ * on them), so no call here is checked, the C twins' neither.
+ */
+static __nocfi u64 tm_entry_time(int (*fn)(int), unsigned long n, unsigned long *good)
+{
+	unsigned long i, ok = 0;
+	u64 t0 = ktime_get_ns();
+
+	for (i = 0; i < n; i++) {
+		ok += fn((int)i) == (int)i + 1;
+		if ((i & 0xffff) == 0xffff)
+			cond_resched();
+	}
+	*good += ok;
+	return ktime_get_ns() - t0;
+}
+
+/* entry_sites: one line per variant: name, ok|refused, claim, bytes, reason */
+static int tm_entry_sites(char *buf, size_t len)
+{
+	size_t i, o = 0;
+
+	mutex_lock(&tm_entry_lock);
+	for (i = 0; i < TM_NR_ENTRIES; i++) {
+		struct tm_entry *e = &tm_entries[i];
+
+		tm_entry_check(e);
+		o += scnprintf(buf + o, len - o, "%s\t%s\t%s\t%s\t%s\n", e->name,
+			       e->refused[0] ? "refused" : "ok", e->claim, e->found,
+			       e->refused[0] ? e->refused : "-");
+	}
+	mutex_unlock(&tm_entry_lock);
+	return (int)o;
+}
+
+/*
+ * entry_bench: R rounds; in each, N calls of every variant that passes its
+ * check, the order rotated per round. Lines: "calls N", "rounds R", then
+ * per variant "name\tGOOD\tNS,NS,..." (ns per round) or "name\trefused\tWHY".
+ */
+static int tm_entry_bench(char *buf, size_t len, unsigned long n, unsigned long rounds)
+{
+	u64 (*ns)[TM_ENTRY_MAX_ROUNDS] = kcalloc(TM_NR_ENTRIES, sizeof(*ns), GFP_KERNEL);
+	unsigned long good[TM_NR_ENTRIES] = {}, r, j;
+	size_t i, o = 0;
+	int ret = 0;
+
+	if (!ns)
+		return -ENOMEM;
+	mutex_lock(&tm_entry_lock);
+	for (i = 0; i < TM_NR_ENTRIES; i++)
+		tm_entry_check(&tm_entries[i]);
+	for (r = 0; r < rounds && !ret; r++)
+		for (j = 0; j < TM_NR_ENTRIES; j++) {
+			i = (j + r) % TM_NR_ENTRIES;
+			if (tm_entries[i].refused[0])
+				continue;
+			ns[i][r] = tm_entry_time(tm_entries[i].fn, n, &good[i]);
+			if (fatal_signal_pending(current)) {
+				ret = -EINTR;
+				break;
+			}
+		}
+	o += scnprintf(buf + o, len - o, "calls\t%lu\nrounds\t%lu\n", n, rounds);
+	for (i = 0; i < TM_NR_ENTRIES && !ret; i++) {
+		struct tm_entry *e = &tm_entries[i];
+
+		if (e->refused[0]) {
+			o += scnprintf(buf + o, len - o, "%s\trefused\t%s\n", e->name, e->refused);
+			continue;
+		}
+		o += scnprintf(buf + o, len - o, "%s\t%lu\t", e->name, good[i]);
+		for (r = 0; r < rounds; r++)
+			o += scnprintf(buf + o, len - o, "%s%llu", r ? "," : "", ns[i][r]);
+		o += scnprintf(buf + o, len - o, "\n");
+	}
+	mutex_unlock(&tm_entry_lock);
+	kfree(ns);
+	return ret ? ret : (int)o;
+}
+
+#define TM_ENTRY_BUF	8192
+
+/* Each open has its own result: write "N R" runs, read returns it. */
+static int tm_entry_open(struct inode *inode, struct file *f)
+{
+	char *buf = kzalloc(TM_ENTRY_BUF, GFP_KERNEL);
+
+	if (!buf)
+		return -ENOMEM;
+	f->private_data = buf;
+	return 0;
+}
+
+static int tm_entry_release(struct inode *inode, struct file *f)
+{
+	kfree(f->private_data);
+	return 0;
+}
+
+static ssize_t tm_entry_sites_read(struct file *f, char __user *ubuf, size_t len,
+				   loff_t *ppos)
+{
+	char *buf = f->private_data;
+
+	if (*ppos == 0)
+		tm_entry_sites(buf, TM_ENTRY_BUF);
+	return simple_read_from_buffer(ubuf, len, ppos, buf, strlen(buf));
+}
+
+static ssize_t tm_entry_bench_write(struct file *f, const char __user *ubuf, size_t len,
+				    loff_t *ppos)
+{
+	char in[48], *buf = f->private_data;
+	unsigned long n, rounds;
+	int ret;
+
+	if (len == 0 || len >= sizeof(in))
+		return -EINVAL;
+	if (copy_from_user(in, ubuf, len))
+		return -EFAULT;
+	in[len] = '\0';
+	if (sscanf(in, "%lu %lu", &n, &rounds) != 2 || !n || !rounds)
+		return -EINVAL;
+	if (n > TM_ENTRY_MAX_CALLS || rounds > TM_ENTRY_MAX_ROUNDS)
+		return -E2BIG;
+	buf[0] = '\0';
+	ret = tm_entry_bench(buf, TM_ENTRY_BUF, n, rounds);
+	return ret < 0 ? ret : (ssize_t)len;
+}
+
+static ssize_t tm_entry_bench_read(struct file *f, char __user *ubuf, size_t len,
+				   loff_t *ppos)
+{
+	char *buf = f->private_data;
+
+	return simple_read_from_buffer(ubuf, len, ppos, buf, strlen(buf));
+}
+
+static const struct file_operations tm_entry_sites_fops = {
+	.owner = THIS_MODULE, .open = tm_entry_open, .release = tm_entry_release,
+	.read = tm_entry_sites_read, .llseek = noop_llseek,
+};
+
+static const struct file_operations tm_entry_bench_fops = {
+	.owner = THIS_MODULE, .open = tm_entry_open, .release = tm_entry_release,
+	.read = tm_entry_bench_read, .write = tm_entry_bench_write, .llseek = noop_llseek,
+};
+
+static void tm_entry_init(struct dentry *dir)
+{
+	size_t i;
+
+	for (i = 0; i < TM_NR_ENTRIES; i++) {
+		tm_entry_check(&tm_entries[i]);
+		if (tm_entries[i].refused[0])
+			pr_warn("bench entry: %s refused: %s (found %s)\n", tm_entries[i].name,
+				tm_entries[i].refused, tm_entries[i].found);
+	}
+	debugfs_create_file("entry_sites", 0400, dir, NULL, &tm_entry_sites_fops);
+	debugfs_create_file("entry_bench", 0600, dir, NULL, &tm_entry_bench_fops);
+}
+#else
+static void tm_entry_init(struct dentry *dir)
+{
+}
+#endif
+/* ---- end of bench entry */
+
 static struct dentry *tm_dir;
 
 static int __init tm_init(void)
@@ -207,6 +540,7 @@ static int __init tm_init(void)
 	debugfs_create_file("sleep_us", 0200, tm_dir, NULL, &tm_sleep_fops);
 	debugfs_create_file("warn", 0200, tm_dir, NULL, &tm_warn_fops);
 	debugfs_create_file("nr_fns", 0400, tm_dir, NULL, &tm_nr_fns_fops);
+	tm_entry_init(tm_dir);
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# make demo: `tracectl bench trigger`, `ops` and `attach` on each test
+# make demo: `tracectl bench trigger`, `ops`, `attach` and `entry` on each test
 # kernel (QEMU TCG: the counts are real, the times are emulator times), one
 # boot per suite with a progress line each, then `tracectl bench report`:
 # one screen of what the runs found, and build/demo/index.html with the
@@ -14,6 +14,8 @@
 #   DEMO_OPS      ops options (default: -n 5000 -r 3 -w 0 --relevant 0,1,2,10
 #                 --irrelevant 0,1,2,10,100: under TCG, attaching and detaching
 #                 hundreds of ftrace_ops dominates; tracectl's defaults are the seed's)
+#   DEMO_ENTRY    entry options (default: -n 1000000 --rounds 9 -w 1: the untraced
+#                 entry sequence against its notrace twin, seed 003)
 #   DEMO_ATTACH   attach options (default: -k 1,16 -r 3 -w 1; K = 256 separate hooks
 #                 take minutes per mode under TCG)
 set -uo pipefail
@@ -26,11 +28,13 @@ if [ "${DEMO_QUICK:-0}" = 1 ]; then
 	trig="trigger ${DEMO_TRIGGER:--n 5000 -r 3 -w 1 --peers}"
 	ops="ops ${DEMO_OPS:--n 2000 -r 2 -w 0 --relevant 0,1,2 --irrelevant 0,1,10}"
 	att="attach ${DEMO_ATTACH:--k 1,16 -r 1 -w 0}"
+	ent="entry ${DEMO_ENTRY:--n 100000 --rounds 3 -w 1}"
 	kernels=${VM_KERNEL:-6.12}
 else
 	trig="trigger ${DEMO_TRIGGER:--n 50000 -r 5 -w 1 --peers}"
 	ops="ops ${DEMO_OPS:--n 5000 -r 3 -w 0 --relevant 0,1,2,10 --irrelevant 0,1,2,10,100}"
 	att="attach ${DEMO_ATTACH:--k 1,16 -r 3 -w 1}"
+	ent="entry ${DEMO_ENTRY:--n 1000000 --rounds 9 -w 1}"
 	kernels=${VM_KERNEL:-6.1 6.12 7.2 6.12-arm64}
 fi
 rc=0
@@ -85,18 +89,18 @@ estimate() {
 	local n=0 k
 	for k in $kernels; do
 		case ${DEMO_QUICK:-0}:$k in
-		1:*) n=$((n + 3)) ;;
-		*:*arm64*) n=$((n + 9)) ;;
-		*) n=$((n + 7)) ;;
+		1:*) n=$((n + 4)) ;;
+		*:*arm64*) n=$((n + 10)) ;;
+		*) n=$((n + 8)) ;;
 		esac
 	done
 	echo $n
 }
-echo "make demo: trigger, ops and attach on $(echo $kernels | wc -w) kernel(s) ($kernels), one QEMU boot per suite;"
+echo "make demo: trigger, ops, attach and entry on $(echo $kernels | wc -w) kernel(s) ($kernels), one QEMU boot per suite;"
 echo "  expected about $(estimate) minutes with a warm cache (a cold one first downloads the kernels and builds the roots)."
 echo "  results: $out/"
 for k in $kernels; do
-	for run in "$trig" "$ops" "$att"; do
+	for run in "$trig" "$ops" "$att" "$ent"; do
 		s=${run%% *}
 		t0=$(date +%s)
 		"$here/run" --kernel "$k" --timeout 3600 -- bash /opt/tracerd/tests/bench.sh "$run" \
@@ -112,7 +116,7 @@ done
 # side by side: the same options on two kernels (files only; the screen has the summary)
 pair() {
 	local s
-	for s in trigger ops attach; do
+	for s in trigger ops attach entry; do
 		[ -s "$out/$1-$s.json" ] && [ -s "$out/$2-$s.json" ] || continue
 		"$O/tracectl" bench compare "$out/$1-$s.json" "$out/$2-$s.json" \
 			> "$out/compare-$1-$2-$s.txt" 2>&1
@@ -124,7 +128,7 @@ pair 6.12 6.12-arm64
 echo
 results=()
 for k in $kernels; do
-	for s in trigger ops attach; do [ -f "$out/$k-$s.json" ] && results+=("$out/$k-$s.json"); done
+	for s in trigger ops attach entry; do [ -f "$out/$k-$s.json" ] && results+=("$out/$k-$s.json"); done
 done
 [ ${#results[@]} -gt 0 ] || { echo "demo: no results (see $out/*.err)"; exit 1; }
 "$O/tracectl" bench report --html "$out/index.html" "${results[@]}" | tee "$out/summary.txt" || rc=1

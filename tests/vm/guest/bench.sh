@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench.sh "SUITE [OPTIONS]"...: guest side of `make demo` and of the
 # host's bench checks: load the modules, start a private tracerd, run each
-# suite with its options and print its table; the JSON of each run is also
+# suite with its options and print its table (`entry` needs only the test
+# module, loaded here like tracerd_kmod); the JSON of each run is also
 # printed between ==BENCH-JSON SUITE and ==BENCH-END so the host keeps it.
 # Progress goes to a file (the serial console is a TTY, the host is not).
 source /opt/tracerd/tests/lib.sh
@@ -16,7 +17,7 @@ dpid=$!
 for i in $(seq 1 300); do [ -S "$TD/s.sock" ] && break; sleep 0.1; done
 [ -S "$TD/s.sock" ] || { cat "$TD/daemon.log"; fail "tracerd did not start"; }
 rc=0
-[ $# -gt 0 ] || set -- "trigger" "ops"
+[ $# -gt 0 ] || set -- "trigger" "ops" "entry"
 for run in "$@"; do
 	suite=${run%% *}
 	# shellcheck disable=SC2086
