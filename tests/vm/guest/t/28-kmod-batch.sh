@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tracerd_kmod batch attach (TRACERD_IOC_ATTACH_BATCH), callops and direct:
+# ~1000 traceable syscall handlers plus test module functions in one ioctl
+# (one ftrace_ops for the whole batch), exact counts on the triggered ones,
+# a function ftrace cannot hook refused on its own while the rest stay
+# attached, a duplicate refused (EEXIST), one member detached alone,
+# DETACH_BATCH leaving nothing (enabled_functions empty, STATS at rest);
+# rmmod refused while batch-attached, the holder killed with SIGKILL
+# detaching everything.
+source ./lib.sh
+load_testmod
+load_kmod
+modes=$(kmodctl features | sed -n 's/.*modes=\(0x[0-9a-f]*\).*/\1/p')
+has() { [ $(( modes & (1 << $1) )) != 0 ]; }
+n=$(size 1000 100000)
+sys=$(sys_getpgid)
+T=tracerd_testmod_target
+F=tracerd_testmod_fn_005
+L=/tmp/batch.list
+ready=/tmp/batch-ready
+enabled=/sys/kernel/tracing/enabled_functions
+
+# ADDR NAME of every traceable syscall handler (first 1000; not those
+# sharing their address with another symbol, the weak COND_SYSCALL
+# aliases: the module names each address by one symbol), getpgid first,
+# then T, F, fn_006 (dropped below), the notrace function and T again
+# (both refused).
+sed 's/ .*//' /sys/kernel/tracing/available_filter_functions |
+	grep -E '^__[a-z0-9]+_sys_[a-z0-9_]+$' | sort -u > /tmp/batch.want
+awk 'FILENAME == ARGV[1] { want[$1]; next }
+     FILENAME == ARGV[2] { at[$1]++; next }
+     NF == 3 && ($3 in want) && at[$1] == 1 && !seen[$3]++ { print $1, $3 }' \
+	/tmp/batch.want /proc/kallsyms /proc/kallsyms |
+	grep -v " $sys\$" | head -996 > /tmp/batch.sys
+ksym() { awk -v f="$1" '$3 == f { print $1, $3; exit }' /proc/kallsyms; }
+{ ksym "$sys"; ksym $T; ksym $F; ksym tracerd_testmod_fn_006; cat /tmp/batch.sys
+  ksym tracerd_testmod_notrace; ksym $T; } > $L
+total=$(wc -l < $L)
+[ "$total" -ge 500 ] || fail "only $total functions in the batch list"
+echo "batch list: $total functions"
+
+for m in callops direct; do
+	case $m in direct) has 2 || { echo "direct: not on this kernel"; continue; } ;; esac
+	out=$(kmodctl batch $m $L --drop tracerd_testmod_fn_006 \
+		--count "$sys" "$n" --count $T "$n" --count $F "$n") || fail "$m batch: $out"
+	echo "$out" | grep -v '^skip __' | head -20
+	expect_eq "$m: attached" "$(echo "$out" | sed -n 's/^batch: done=\([0-9]*\) .*/\1/p')" $((total - 2))
+	expect_eq "$m: notrace refused on its own" \
+		"$(echo "$out" | grep -c '^skip tracerd_testmod_notrace EADDRNOTAVAIL$')" 1
+	expect_eq "$m: duplicate refused" "$(echo "$out" | grep -c "^skip $T EEXIST\$")" 1
+	expect_eq "$m: exact counts" "$(echo "$out" | grep -c "^hits=$n filtered=0 ")" 3
+	expect_eq "$m: batch detach" "$(echo "$out" | sed -n 's/^detach: done=//p')" $((total - 3))
+	expect_eq "$m: enabled_functions after detach" "$(grep -c . $enabled)" 0
+	kmodctl clean || fail "$m: not clean after DETACH_BATCH"
+
+	# held: every function patched, rmmod refused, SIGKILL detaches all
+	rm -f $ready
+	kmodctl batch $m $L --hold $ready > /tmp/batch-hold.out 2>&1 & holder=$!
+	for _ in $(seq 1200); do
+		[ -e $ready ] && break
+		kill -0 $holder 2>/dev/null || fail "$m holder: $(cat /tmp/batch-hold.out)"
+		sleep 0.1
+	done
+	[ -e $ready ] || fail "$m holder not ready: $(cat /tmp/batch-hold.out)"
+	expect_eq "$m: functions patched while held" "$(grep -c . $enabled)" $((total - 2))
+	rmmod tracerd_kmod 2>/dev/null && fail "$m: rmmod succeeded while batch-attached"
+	kill -KILL $holder; wait $holder 2>/dev/null
+	kmodctl clean || fail "$m: not clean after SIGKILL of the batch holder"
+	echo "ok: $m: SIGKILL of the holder detached the whole batch"
+done
+unload_mod tracerd_kmod
