@@ -16,6 +16,9 @@
  *   keeps attached == false and says why in hook->err (the registry reports
  *   it as skipped); return 0 when at least one hook is attached, else the
  *   first -errno. All-or-nothing backends (kprobe-multi) fail as a whole.
+ * batch: attach takes the whole set in one call (one kernel update for
+ *   all of a->hooks: the kmod modes' TRACERD_IOC_ATTACH_BATCH); the
+ *   registry hands such a backend every hook at once, never in pieces.
  * detach: undo attach and free what attach put in hook->priv and
  *   attachment->priv (NULL-safe on partially attached attachments).
  * read: optional; a hook's statistics when they do not live in the BPF
@@ -33,6 +36,7 @@ struct backend {
 	enum tracerd_mode mode;
 	unsigned int caps;
 	const char *auto_why[2];
+	bool batch;
 	int (*probe)(struct tracerd *d, char *reason, size_t len);
 	int (*attach)(struct tracerd *d, struct attachment *a);
 	void (*detach)(struct tracerd *d, struct attachment *a);

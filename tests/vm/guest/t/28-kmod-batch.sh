@@ -27,8 +27,9 @@ enabled=/sys/kernel/tracing/enabled_functions
 # (both refused).
 sed 's/ .*//' /sys/kernel/tracing/available_filter_functions |
 	grep -E '^__[a-z0-9]+_sys_[a-z0-9_]+$' | sort -u > /tmp/batch.want
-awk 'FILENAME == ARGV[1] { want[$1]; next }
-     FILENAME == ARGV[2] { at[$1]++; next }
+awk 'FNR == 1 { pass++ }
+     pass == 1 { want[$1]; next }
+     pass == 2 { at[$1]++; next }
      NF == 3 && ($3 in want) && at[$1] == 1 && !seen[$3]++ { print $1, $3 }' \
 	/tmp/batch.want /proc/kallsyms /proc/kallsyms |
 	grep -v " $sys\$" | head -996 > /tmp/batch.sys
