@@ -36,6 +36,7 @@
  *   kmodctl table MODE N [REPS]           the relevant x irrelevant table
  *                                         (fastest of REPS runs, default 5)
  *   kmodctl batch MODE LIST [--count FUNC N]... [--drop FUNC] [--hold FILE]
+ *                 [--base FUNC N] [--single]
  *                                         TRACERD_IOC_ATTACH_BATCH of every
  *                                         "ADDR NAME" line of LIST (tgid:
  *                                         this process), print "batch:
@@ -46,7 +47,10 @@
  *                                         FUNC", exit 1 unless N; then hold
  *                                         (touch FILE, sleep until killed)
  *                                         or DETACH_BATCH all ("detach:
- *                                         done=D")
+ *                                         done=D"); times: attach_ms,
+ *                                         detach_ms, ns_per_call (--base:
+ *                                         N untraced calls first);
+ *                                         --single: one ATTACH per entry
  *
  * MODE: callops, callops-regs (SAVE_REGS), direct, kprobe, kprobe-int3, or
  * a raw number (for bad-input tests). FUNC is resolved in /proc/kallsyms.
@@ -71,6 +75,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <tracerd/kmod_abi.h>
 
@@ -798,27 +803,58 @@ static const struct tracerd_batch_entry *batch_find(const struct tracerd_batch_e
 	return NULL;
 }
 
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
 /* --count FUNC N: N calls of an attached member count exactly N. */
 static int batch_count(int fd, const struct tracerd_batch_entry *e, unsigned int n,
 		       const char *func, long calls)
 {
 	const struct tracerd_batch_entry *m = batch_find(e, n, func);
 	struct tracerd_counters c;
+	double t0;
 	int err;
 
 	if (!m || !m->id) {
 		printf("count %s: not attached\n", func);
 		return 1;
 	}
+	t0 = now_ns();
 	err = make_calls(func, calls);
 	if (err)
 		return err;
+	t0 = now_ns() - t0;
 	err = read_counters(fd, m->id, &c);
 	if (err)
 		return err;
-	printf("hits=%llu filtered=%llu %s\n", (unsigned long long)c.hits,
-	       (unsigned long long)c.filtered, func);
+	printf("hits=%llu filtered=%llu %s ns_per_call=%.0f\n", (unsigned long long)c.hits,
+	       (unsigned long long)c.filtered, func, t0 / calls);
 	return c.hits == (__u64)calls ? 0 : 1;
+}
+
+/* --single: the old shape, one TRACERD_IOC_ATTACH per entry. */
+static void batch_single(int fd, struct tracerd_batch *b, struct tracerd_batch_entry *e)
+{
+	struct tracerd_attach at;
+	unsigned int i;
+
+	b->done = 0;
+	for (i = 0; i < b->count; i++) {
+		memset(&at, 0, sizeof(at));
+		at.addr = e[i].addr;
+		at.mode = b->mode;
+		at.flags = b->flags;
+		at.tgid = b->tgid;
+		memcpy(at.name, e[i].name, sizeof(at.name));
+		e[i].error = ioctl(fd, TRACERD_IOC_ATTACH, &at) ? -errno : 0;
+		e[i].id = e[i].error ? 0 : at.id;
+		b->done += !e[i].error;
+	}
 }
 
 static int cmd_batch(int argc, char **argv)
@@ -828,7 +864,8 @@ static int cmd_batch(int argc, char **argv)
 	const struct tracerd_batch_entry *d;
 	const char *hold = NULL;
 	unsigned int flags = 0, n, i;
-	int fd, err, ret = 0;
+	int fd, err, ret = 0, single = 0;
+	double t0;
 
 	if (argc < 2)
 		return 2;
@@ -839,12 +876,28 @@ static int cmd_batch(int argc, char **argv)
 	b.entries = (unsigned long)e;
 	b.count = n;
 	fd = dev_open();
-	if (ioctl(fd, TRACERD_IOC_ATTACH_BATCH, &b)) {
+	for (i = 2; i < (unsigned int)argc; i++) {
+		if (!strcmp(argv[i], "--single")) {
+			single = 1;
+		} else if (!strcmp(argv[i], "--base") && i + 2 < (unsigned int)argc) {
+			long calls = strtol(argv[i + 2], NULL, 0);
+
+			t0 = now_ns();
+			if (make_calls(argv[i + 1], calls))
+				return 1;
+			printf("base %s ns_per_call=%.0f\n", argv[i + 1], (now_ns() - t0) / calls);
+			i += 2;
+		}
+	}
+	t0 = now_ns();
+	if (single) {
+		batch_single(fd, &b, e);
+	} else if (ioctl(fd, TRACERD_IOC_ATTACH_BATCH, &b)) {
 		err = errno;
 		printf("batch: error %s\n", errname(err));
 		return err;
 	}
-	printf("batch: done=%u count=%u\n", b.done, n);
+	printf("batch: done=%u count=%u attach_ms=%.1f\n", b.done, n, (now_ns() - t0) / 1e6);
 	for (i = 0; i < n; i++)
 		if (e[i].error)
 			printf("skip %s %s\n", e[i].name, errname(-e[i].error));
@@ -859,7 +912,9 @@ static int cmd_batch(int argc, char **argv)
 			ret |= err;
 		} else if (!strcmp(argv[i], "--hold") && i + 1 < (unsigned int)argc) {
 			hold = argv[++i];
-		} else {
+		} else if (!strcmp(argv[i], "--base")) {
+			i += 2;
+		} else if (strcmp(argv[i], "--single")) {
 			return 2;
 		}
 	}
@@ -868,13 +923,20 @@ static int cmd_batch(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	b = (struct tracerd_batch){ .entries = (unsigned long)e, .count = n };
-	if (ioctl(fd, TRACERD_IOC_DETACH_BATCH, &b)) {
-		err = errno;
-		printf("detach: error %s\n", errname(err));
-		return err;
+	t0 = now_ns();
+	if (single) {
+		b.done = 0;
+		for (i = 0; i < n; i++)
+			b.done += e[i].id && !detach(fd, e[i].id);
+	} else {
+		b = (struct tracerd_batch){ .entries = (unsigned long)e, .count = n };
+		if (ioctl(fd, TRACERD_IOC_DETACH_BATCH, &b)) {
+			err = errno;
+			printf("detach: error %s\n", errname(err));
+			return err;
+		}
 	}
-	printf("detach: done=%u\n", b.done);
+	printf("detach: done=%u detach_ms=%.1f\n", b.done, (now_ns() - t0) / 1e6);
 	free(e);
 	return ret;
 }

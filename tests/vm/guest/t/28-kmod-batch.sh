@@ -50,7 +50,7 @@ for m in callops direct; do
 		"$(echo "$out" | grep -c '^skip tracerd_testmod_notrace EADDRNOTAVAIL$')" 1
 	expect_eq "$m: duplicate refused" "$(echo "$out" | grep -c "^skip $T EEXIST\$")" 1
 	expect_eq "$m: exact counts" "$(echo "$out" | grep -c "^hits=$n filtered=0 ")" 3
-	expect_eq "$m: batch detach" "$(echo "$out" | sed -n 's/^detach: done=//p')" $((total - 3))
+	expect_eq "$m: batch detach" "$(echo "$out" | sed -n 's/^detach: done=\([0-9]*\).*/\1/p')" $((total - 3))
 	expect_eq "$m: enabled_functions after detach" "$(grep -c . $enabled)" 0
 	kmodctl clean || fail "$m: not clean after DETACH_BATCH"
 
@@ -69,4 +69,25 @@ for m in callops direct; do
 	kmodctl clean || fail "$m: not clean after SIGKILL of the batch holder"
 	echo "ok: $m: SIGKILL of the holder detached the whole batch"
 done
+
+# The two ways into a direct trampoline (26 checks the site itself): alone
+# on getpgid the site calls it (counted above); with a callops on the same
+# function the site calls ftrace_caller, which jumps to it (x86_64: with
+# the original stack; 7.x: the call site itself may also be a jmp for a
+# jump-entered address, which the module refuses). Counts stay exact for a
+# single direct attachment and for a batch member.
+if has 2; then
+	rm -f $ready
+	kmodctl hold callops:"$sys" --signal-ready $ready > /tmp/batch-hold.out 2>&1 & holder=$!
+	for _ in $(seq 600); do [ -e $ready ] && break; sleep 0.1; done
+	[ -e $ready ] || fail "callops holder not ready: $(cat /tmp/batch-hold.out)"
+	out=$(kmodctl count direct "$sys" "$n") || fail "direct beside callops: $out"
+	echo "$out" | grep -q "^hits=$n filtered=" || fail "direct beside callops: $out"
+	echo "ok: direct on $sys beside a callops counts $n (entered from ftrace_caller)"
+	out=$(kmodctl batch direct $L --count "$sys" "$n") || fail "direct batch beside callops: $out"
+	echo "$out" | grep -q "^hits=$n filtered=0 $sys\$" || fail "direct batch beside callops: $out"
+	echo "ok: direct batch member $sys beside a callops counts $n"
+	kill -KILL $holder; wait $holder 2>/dev/null
+	kmodctl clean || fail "not clean after the direct-beside-callops checks"
+fi
 unload_mod tracerd_kmod
