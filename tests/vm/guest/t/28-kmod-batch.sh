@@ -20,22 +20,10 @@ L=/tmp/batch.list
 ready=/tmp/batch-ready
 enabled=/sys/kernel/tracing/enabled_functions
 
-# ADDR NAME of every traceable syscall handler (first 1000; not those
-# sharing their address with another symbol, the weak COND_SYSCALL
-# aliases: the module names each address by one symbol), getpgid first,
-# then T, F, fn_006 (dropped below), the notrace function and T again
-# (both refused).
-sed 's/ .*//' /sys/kernel/tracing/available_filter_functions |
-	grep -E '^__[a-z0-9]+_sys_[a-z0-9_]+$' | sort -u > /tmp/batch.want
-awk 'FNR == 1 { pass++ }
-     pass == 1 { want[$1]; next }
-     pass == 2 { at[$1]++; next }
-     NF == 3 && ($3 in want) && at[$1] == 1 && !seen[$3]++ { print $1, $3 }' \
-	/tmp/batch.want /proc/kallsyms /proc/kallsyms |
-	grep -v " $sys\$" | head -996 > /tmp/batch.sys
-ksym() { awk -v f="$1" '$3 == f { print $1, $3; exit }' /proc/kallsyms; }
-{ ksym "$sys"; ksym $T; ksym $F; ksym tracerd_testmod_fn_006; cat /tmp/batch.sys
-  ksym tracerd_testmod_notrace; ksym $T; } > $L
+# getpgid first, ~1000 syscall handlers, then T, F, fn_006 (dropped
+# below), the notrace function and T again (both refused)
+{ ksym_line "$sys"; ksym_line $T; ksym_line $F; ksym_line tracerd_testmod_fn_006
+  kmod_syscall_list 996; ksym_line tracerd_testmod_notrace; ksym_line $T; } > $L
 total=$(wc -l < $L)
 [ "$total" -ge 500 ] || fail "only $total functions in the batch list"
 echo "batch list: $total functions"
