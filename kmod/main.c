@@ -265,18 +265,6 @@ static long tracerd_ioc_detach(struct tracerd_file *f, void __user *arg)
 	return 0;
 }
 
-/* A batch header, its count bounded (the errno table is in the ABI). */
-static int tracerd_batch_get(void __user *arg, struct tracerd_batch *b)
-{
-	if (copy_from_user(b, arg, sizeof(*b)))
-		return -EFAULT;
-	if (b->count == 0 || b->reserved)
-		return -EINVAL;
-	if (b->count > TRACERD_MAX_ATTACH)
-		return -E2BIG;
-	return 0;
-}
-
 /*
  * Read and check entry i of an attach batch into e; e->error gets the
  * entry's errno, and the attachment is made (unarmed) when it is 0.
@@ -382,6 +370,28 @@ static void tracerd_batch_work_free(struct tracerd_batch_work *w)
 	atomic64_dec(&tracerd_live.allocs);
 }
 
+/*
+ * Read and check a batch header (the errno table is in the ABI) and make
+ * the work arrays for its entries.
+ */
+static int tracerd_batch_begin(void __user *arg, bool attach, struct tracerd_batch *b,
+			       struct tracerd_batch_work *w)
+{
+	int ret;
+
+	if (copy_from_user(b, arg, sizeof(*b)))
+		return -EFAULT;
+	if (b->count == 0 || b->reserved)
+		return -EINVAL;
+	if (b->count > TRACERD_MAX_ATTACH)
+		return -E2BIG;
+	if (attach)
+		ret = tracerd_check_how(b->mode, b->flags, b->tgid, 0);
+	else
+		ret = b->mode || b->flags || b->tgid ? -EINVAL : 0;
+	return ret ?: tracerd_batch_work_new(w, b->count);
+}
+
 /* Read, check and make every entry's attachment (unarmed). */
 static int tracerd_batch_read(struct tracerd_file *f, const struct tracerd_batch *b,
 			      struct tracerd_batch_entry __user *ue,
@@ -415,16 +425,10 @@ static long tracerd_ioc_attach_batch(struct tracerd_file *f, void __user *arg)
 	unsigned int i;
 	int ret;
 
-	ret = tracerd_batch_get(arg, &b);
-	if (ret)
-		return ret;
-	ret = tracerd_check_how(b.mode, b.flags, b.tgid, 0);
+	ret = tracerd_batch_begin(arg, true, &b, &w);
 	if (ret)
 		return ret;
 	ue = u64_to_user_ptr(b.entries);
-	ret = tracerd_batch_work_new(&w, b.count);
-	if (ret)
-		return ret;
 	ret = tracerd_batch_read(f, &b, ue, &w);
 	if (!ret) {
 		tracerd_batch_arm(w.atts, b.count, w.errs);
@@ -454,16 +458,10 @@ static long tracerd_ioc_detach_batch(struct tracerd_file *f, void __user *arg)
 	unsigned int i, m = 0;
 	int ret;
 
-	ret = tracerd_batch_get(arg, &b);
+	ret = tracerd_batch_begin(arg, false, &b, &w);
 	if (ret)
 		return ret;
-	if (b.mode || b.flags || b.tgid)
-		return -EINVAL;
 	ue = u64_to_user_ptr(b.entries);
-	ret = tracerd_batch_work_new(&w, b.count);
-	if (ret)
-		return ret;
-	b.done = 0;
 	for (i = 0; i < b.count; i++) {
 		struct tracerd_att *a = NULL;
 
