@@ -18,7 +18,9 @@ T=tracerd_testmod_target
 F=tracerd_testmod_fn_005
 L=/tmp/batch.list
 ready=/tmp/batch-ready
-enabled=/sys/kernel/tracing/enabled_functions
+enabled=/sys/kernel/tracing/enabled_functions	# a direct call adds a "\tdirect-->" line
+holder=
+trap '[ -n "$holder" ] && kill -KILL $holder 2>/dev/null' EXIT
 
 # getpgid first, ~1000 syscall handlers, then T, F, fn_006 (dropped
 # below), the notrace function and T again (both refused)
@@ -39,7 +41,7 @@ for m in callops direct; do
 	expect_eq "$m: duplicate refused" "$(echo "$out" | grep -c "^skip $T EEXIST\$")" 1
 	expect_eq "$m: exact counts" "$(echo "$out" | grep -c "^hits=$n filtered=0 ")" 3
 	expect_eq "$m: batch detach" "$(echo "$out" | sed -n 's/^detach: done=\([0-9]*\).*/\1/p')" $((total - 3))
-	expect_eq "$m: enabled_functions after detach" "$(grep -c . $enabled)" 0
+	expect_eq "$m: enabled_functions after detach" "$(grep -c "^[^[:space:]]" $enabled)" 0
 	kmodctl clean || fail "$m: not clean after DETACH_BATCH"
 
 	# held: every function patched, rmmod refused, SIGKILL detaches all
@@ -51,9 +53,9 @@ for m in callops direct; do
 		sleep 0.1
 	done
 	[ -e $ready ] || fail "$m holder not ready: $(cat /tmp/batch-hold.out)"
-	expect_eq "$m: functions patched while held" "$(grep -c . $enabled)" $((total - 2))
+	expect_eq "$m: functions patched while held" "$(grep -c "^[^[:space:]]" $enabled)" $((total - 2))
 	rmmod tracerd_kmod 2>/dev/null && fail "$m: rmmod succeeded while batch-attached"
-	kill -KILL $holder; wait $holder 2>/dev/null
+	kill -KILL $holder; wait $holder 2>/dev/null; holder=
 	kmodctl clean || fail "$m: not clean after SIGKILL of the batch holder"
 	echo "ok: $m: SIGKILL of the holder detached the whole batch"
 done
@@ -75,7 +77,7 @@ if has 2; then
 	out=$(kmodctl batch direct $L --count "$sys" "$n") || fail "direct batch beside callops: $out"
 	echo "$out" | grep -q "^hits=$n filtered=0 $sys\$" || fail "direct batch beside callops: $out"
 	echo "ok: direct batch member $sys beside a callops counts $n"
-	kill -KILL $holder; wait $holder 2>/dev/null
+	kill -KILL $holder; wait $holder 2>/dev/null; holder=
 	kmodctl clean || fail "not clean after the direct-beside-callops checks"
 fi
 unload_mod tracerd_kmod
