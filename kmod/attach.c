@@ -502,11 +502,14 @@ void tracerd_att_free(struct tracerd_att *a)
 	tracerd_att_destroy(a);
 }
 
+/* By address, then by place in the request (sort() is not stable). */
 static int tracerd_gent_cmp(const void *x, const void *y)
 {
 	const struct tracerd_gent *a = x, *b = y;
 
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
 /* Remove g's hook; false if the kernel refused (g must then be leaked). */
