@@ -30,8 +30,9 @@
  * unavailable: a variant's: why this kernel (or module) lacks it, NULL
  *   when it has it; asks, never changes the kernel (NULL: as its mode).
  * site: optional; where a hook's ftrace call site branches now (kmod).
- * batch: attach and detach take the whole set in one call (one link, one
- *   ioctl); otherwise the registry hands them a few hooks at a time (a
+ * batch: attach and detach take the whole set in one call (one link:
+ *   kprobe-multi; one kernel update: the kmod modes' TRACERD_IOC_ATTACH_BATCH
+ *   / DETACH_BATCH); otherwise the registry hands them a few hooks at a time (a
  *   view of a->hooks) so the event loop answers between steps.
  * fds: file descriptors the daemon holds per hooked function ([0]) and
  *   per attachment ([1]), [latency]: the registry checks RLIMIT_NOFILE

@@ -129,35 +129,153 @@ static void kmod_hook_free(struct tracerd *d, struct attachment *a, struct hook 
 	h->attached = false;
 }
 
+/* h's reason for refusal ret (an attach errno of the module). */
+static int kmod_hook_err(const struct attachment *a, struct hook *h, int ret)
+{
+	char ebuf[96];
+
+	return set_err(h->err, sizeof(h->err), ret, "kmod: failed to attach %s%s%s to '%s': %s%s",
+		       tracerd_mode_name(a->mode), a->spec.variant ? " variant " : "",
+		       mode_variant_name(a->spec.variant), h->name,
+		       errno_str(ret, ebuf, sizeof(ebuf)),
+		       ret == -EBUSY ? "; the function already carries a direct call" :
+		       ret == -EADDRNOTAVAIL ? "; the mode cannot hook there" :
+		       ret == -EEXIST ? "; the function is twice in the request" : "");
+}
+
+/* h's kmod part, made on first use (its id comes with the attach). */
+static struct kmod_hook *kmod_hook_new(struct hook *h)
+{
+	if (!h->priv)
+		h->priv = calloc(1, sizeof(struct kmod_hook));
+	if (!h->priv)
+		set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
+	return h->priv;
+}
+
 static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook *h)
 {
-	struct kmod_hook *k = calloc(1, sizeof(*k));
+	struct kmod_hook *k = kmod_hook_new(h);
 	struct tracerd_attach at = {
 		.addr = h->addr,
 		.tgid = a->spec.tgid,
 	};
-	char ebuf[96];
-	int ret;
 
 	if (!k)
-		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
-	h->priv = k;
+		return -ENOMEM;
 	if (kmod_abi_mode(a->mode, a->spec.variant, &at.mode, &at.flags))
 		return set_err(h->err, sizeof(h->err), -EINVAL, "%s has no variant %s",
 			       tracerd_mode_name(a->mode), mode_variant_name(a->spec.variant));
 	if (str_copy(at.name, h->name, sizeof(at.name)))
 		return set_err(h->err, sizeof(h->err), -ENAMETOOLONG, "name '%s' too long", h->name);
-	if (ioctl(d->kmod.fd, TRACERD_IOC_ATTACH, &at)) {
-		ret = -errno;
-		return set_err(h->err, sizeof(h->err), ret, "kmod: failed to attach %s%s%s to '%s': "
-			       "%s%s", tracerd_mode_name(a->mode), a->spec.variant ? " variant " : "",
-			       mode_variant_name(a->spec.variant), h->name,
-			       errno_str(ret, ebuf, sizeof(ebuf)),
-			       ret == -EBUSY ? "; the function already carries a direct call" :
-			       ret == -EADDRNOTAVAIL ? "; the mode cannot hook there" : "");
-	}
+	if (ioctl(d->kmod.fd, TRACERD_IOC_ATTACH, &at))
+		return kmod_hook_err(a, h, -errno);
 	k->id = at.id;
 	return 0;
+}
+
+/* The module takes batches (ABI 1.3): one ioctl, one kernel update. */
+static bool kmod_batch_ok(const struct tracerd *d)
+{
+	return d->kmod.abi_minor >= 3;
+}
+
+/* Entry i of a batch stands for a->hooks[idx[i]]. */
+struct kmod_batch {
+	struct tracerd_batch_entry *e;
+	size_t *idx;
+	__u32 n;
+};
+
+/* The batch of every hook the registry left to attach (or, detach, attached). */
+static int kmod_batch_new(struct attachment *a, struct kmod_batch *b, bool attached)
+{
+	size_t i;
+
+	b->n = 0;
+	b->e = calloc(a->nr_hooks ? a->nr_hooks : 1, sizeof(*b->e));
+	b->idx = calloc(a->nr_hooks ? a->nr_hooks : 1, sizeof(*b->idx));
+	if (!b->e || !b->idx) {
+		free(b->e);
+		free(b->idx);
+		return -ENOMEM;
+	}
+	for (i = 0; i < a->nr_hooks; i++) {
+		struct hook *h = &a->hooks[i];
+		struct tracerd_batch_entry *e = &b->e[b->n];
+
+		if (attached) {
+			if (!kmod_id(h))
+				continue;
+			e->id = kmod_id(h);
+		} else {
+			if (h->err[0] || !kmod_hook_new(h))
+				continue;
+			if (str_copy(e->name, h->name, sizeof(e->name))) {
+				set_err(h->err, sizeof(h->err), -ENAMETOOLONG, "name '%s' too long",
+					h->name);
+				continue;
+			}
+			e->addr = h->addr;
+		}
+		b->idx[b->n++] = i;
+	}
+	return 0;
+}
+
+static void kmod_batch_free(struct kmod_batch *b)
+{
+	free(b->e);
+	free(b->idx);
+}
+
+/*
+ * Every hook in one TRACERD_IOC_ATTACH_BATCH; the refused ones get their
+ * reason, the rest stay attached. -ENOTTY: the module has no batches.
+ */
+static int kmod_attach_batch(struct tracerd *d, struct attachment *a)
+{
+	struct tracerd_batch req = { .tgid = a->spec.tgid };
+	struct kmod_batch b;
+	int ret, first = 0, n = 0;
+	__u32 i;
+
+	if (kmod_abi_mode(a->mode, a->spec.variant, &req.mode, &req.flags))
+		return set_err(a->hooks[0].err, sizeof(a->hooks[0].err), -EINVAL,
+			       "%s has no variant %s", tracerd_mode_name(a->mode),
+			       mode_variant_name(a->spec.variant));
+	ret = kmod_batch_new(a, &b, false);
+	if (ret)
+		return set_err(a->hooks[0].err, sizeof(a->hooks[0].err), ret, "out of memory");
+	if (b.n == 0) {
+		kmod_batch_free(&b);
+		return -ENOENT;
+	}
+	req.entries = (__u64)(unsigned long)b.e;
+	req.count = b.n;
+	if (ioctl(d->kmod.fd, TRACERD_IOC_ATTACH_BATCH, &req)) {
+		ret = -errno;
+		kmod_batch_free(&b);
+		if (ret != -ENOTTY)
+			for (i = 0; i < a->nr_hooks; i++)
+				if (!a->hooks[i].err[0])
+					kmod_hook_err(a, &a->hooks[i], ret);
+		return ret;
+	}
+	for (i = 0; i < b.n; i++) {
+		struct hook *h = &a->hooks[b.idx[i]];
+
+		if (b.e[i].error) {
+			ret = kmod_hook_err(a, h, b.e[i].error);
+			first = first ? first : ret;
+			continue;
+		}
+		((struct kmod_hook *)h->priv)->id = b.e[i].id;
+		h->attached = true;
+		n++;
+	}
+	kmod_batch_free(&b);
+	return n ? 0 : first ? first : -ENOENT;
 }
 
 static int kmod_attach(struct tracerd *d, struct attachment *a)
@@ -165,16 +283,50 @@ static int kmod_attach(struct tracerd *d, struct attachment *a)
 	char *err = a->hooks[0].err;
 	size_t errlen = sizeof(a->hooks[0].err);
 	__u32 modes;
+	int ret;
 
 	if (kmod_open(d, &modes))
 		return set_err(err, errlen, -ENODEV, "%s", d->kmod.reason);
+	if (kmod_batch_ok(d)) {
+		ret = kmod_attach_batch(d, a);
+		if (ret != -ENOTTY)
+			return ret;
+	}
 	return hooks_attach(d, a, kmod_attach_hook, kmod_hook_free);
+}
+
+/* Detach every attached hook in one TRACERD_IOC_DETACH_BATCH. */
+static int kmod_detach_batch(struct tracerd *d, struct attachment *a)
+{
+	struct tracerd_batch req = {};
+	struct kmod_batch b;
+	char ebuf[96];
+	__u32 i;
+	int ret;
+
+	if (d->kmod.fd < 0 || !kmod_batch_ok(d) || kmod_batch_new(a, &b, true))
+		return -ENOTTY;
+	req.entries = (__u64)(unsigned long)b.e;
+	req.count = b.n;
+	ret = b.n && ioctl(d->kmod.fd, TRACERD_IOC_DETACH_BATCH, &req) ? -errno : 0;
+	for (i = 0; !ret && i < b.n; i++) {
+		struct hook *h = &a->hooks[b.idx[i]];
+
+		if (b.e[i].error)
+			log_warn("kmod: failed to detach '%s' (id %llu): %s", h->name,
+				 (unsigned long long)b.e[i].id,
+				 errno_str(b.e[i].error, ebuf, sizeof(ebuf)));
+		((struct kmod_hook *)h->priv)->id = 0;
+	}
+	kmod_batch_free(&b);
+	return ret;
 }
 
 static void kmod_detach(struct tracerd *d, struct attachment *a)
 {
 	size_t i;
 
+	kmod_detach_batch(d, a);	/* what it could not detach goes one by one */
 	for (i = 0; i < a->nr_hooks; i++)
 		kmod_hook_free(d, a, &a->hooks[i]);
 }
@@ -345,6 +497,7 @@ static int kmod_site(struct tracerd *d, const struct hook *h, struct hook_site *
 		.mode = m,			\
 		.caps = caps_,			\
 		.probe = probe_fn,		\
+		.batch = true,			\
 		.attach = kmod_attach,		\
 		.detach = kmod_detach,		\
 		.read = kmod_read,		\

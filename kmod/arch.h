@@ -35,8 +35,11 @@
 extern const unsigned long tracerd_direct_tramps[TRACERD_DIRECT_SLOTS];
 #endif
 
-/* Called by every trampoline stub with its slot number. */
-void tracerd_direct_hit(unsigned long slot);
+/*
+ * Called by every trampoline stub with its slot number and the return
+ * address into the traced function (a batch's slot finds its member by it).
+ */
+void tracerd_direct_hit(unsigned long slot, unsigned long ip);
 
 #ifdef CONFIG_X86_64
 #include <linux/string.h>

@@ -24,6 +24,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/sort.h>
 
 #include "arch.h"
 #include "ftrace_compat.h"
@@ -51,20 +52,96 @@ static void notrace tracerd_callops_func(unsigned long ip,
 }
 NOKPROBE_SYMBOL(tracerd_callops_func);
 
-/* kmod-direct: slot -> attachment, set before arming, cleared after. */
+/*
+ * A batch (TRACERD_IOC_ATTACH_BATCH): one ftrace_ops for many functions.
+ * callops: its callback finds the member by the ip ftrace passes; direct:
+ * every function goes to the group's one trampoline slot, which finds the
+ * member by the return address into the function. Both are addresses
+ * inside the function, so the member is the one with the greatest entry
+ * address not above it (ftrace only calls in for the ops' own functions).
+ * Members are freed with the group, when the last one is detached, so a
+ * hook that found one never sees it freed.
+ */
+struct tracerd_gent {
+	unsigned long addr;
+	struct tracerd_att *att;
+	unsigned int idx;		/* its entry in the batch request */
+};
+
+struct tracerd_group {
+	struct ftrace_ops ops;
+	u32 mode;
+	int slot;			/* direct: the trampoline slot, or -1 */
+	bool armed;
+	unsigned int n;			/* members, sorted by addr in ents */
+	unsigned int live;		/* members not yet detached */
+	unsigned int dying;		/* of them, in the detach under way */
+	struct tracerd_gent ents[];
+};
+
+/* The member whose function holds ip, or NULL. Any context. */
+static __always_inline struct tracerd_att *
+tracerd_group_find(const struct tracerd_group *g, unsigned long ip)
+{
+	unsigned int lo = 0, hi = g->n;
+
+	while (hi - lo > 1) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (g->ents[mid].addr <= ip)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (!g->n || g->ents[lo].addr > ip)
+		return NULL;
+	return g->ents[lo].att;
+}
+
+/* Count one call of the group member at ip, unless it was detached. */
+static __always_inline void tracerd_group_hit(const struct tracerd_group *g,
+					      unsigned long ip)
+{
+	struct tracerd_att *a = tracerd_group_find(g, ip);
+
+	if (a && !READ_ONCE(a->retired))
+		tracerd_att_hit(a);
+}
+
+/* kmod-callops batch: the shared ftrace_ops callback. */
+static void notrace tracerd_group_func(unsigned long ip,
+				       unsigned long parent_ip,
+				       struct ftrace_ops *op,
+				       struct ftrace_regs *fregs)
+{
+	tracerd_group_hit(container_of(op, struct tracerd_group, ops), ip);
+}
+NOKPROBE_SYMBOL(tracerd_group_func);
+
+/*
+ * kmod-direct: slot -> attachment or batch, set before arming, cleared
+ * after.
+ */
 static struct tracerd_att *tracerd_slot_att[TRACERD_DIRECT_SLOTS ?: 1];
+static struct tracerd_group *tracerd_slot_group[TRACERD_DIRECT_SLOTS ?: 1];
 static DEFINE_IDA(tracerd_slot_ida);
 
-/* Called from the trampoline stub of slot. */
-void notrace tracerd_direct_hit(unsigned long slot)
+/* Called from the trampoline stub of slot, ip inside the function. */
+void notrace tracerd_direct_hit(unsigned long slot, unsigned long ip)
 {
+	struct tracerd_group *g;
 	struct tracerd_att *a;
 
 	if (slot >= ARRAY_SIZE(tracerd_slot_att))
 		return;
 	a = READ_ONCE(tracerd_slot_att[slot]);
-	if (a)
+	if (a) {
 		tracerd_att_hit(a);
+		return;
+	}
+	g = READ_ONCE(tracerd_slot_group[slot]);
+	if (g)
+		tracerd_group_hit(g, ip);
 }
 NOKPROBE_SYMBOL(tracerd_direct_hit);
 
@@ -77,18 +154,37 @@ static unsigned long tracerd_slot_tramp(int slot)
 #endif
 }
 
-/* Give a a trampoline slot of its own: -ENOSPC when all are taken. */
-static int tracerd_slot_get(struct tracerd_att *a)
+/* A free trampoline slot, or -ENOSPC when all are taken. */
+static int tracerd_slot_alloc(void)
 {
 	int slot;
 
+	if (!TRACERD_DIRECT_SLOTS)
+		return -ENOSPC;
 	slot = ida_alloc_max(&tracerd_slot_ida, TRACERD_DIRECT_SLOTS - 1,
 			     GFP_KERNEL);
+	if (slot >= 0)
+		atomic64_inc(&tracerd_live.direct_slots);
+	return slot;
+}
+
+static void tracerd_slot_release(int slot)
+{
+	WRITE_ONCE(tracerd_slot_att[slot], NULL);
+	WRITE_ONCE(tracerd_slot_group[slot], NULL);
+	ida_free(&tracerd_slot_ida, slot);
+	atomic64_dec(&tracerd_live.direct_slots);
+}
+
+/* Give a a trampoline slot of its own: -ENOSPC when all are taken. */
+static int tracerd_slot_get(struct tracerd_att *a)
+{
+	int slot = tracerd_slot_alloc();
+
 	if (slot < 0)
 		return slot;
 	a->slot = slot;
 	WRITE_ONCE(tracerd_slot_att[slot], a);
-	atomic64_inc(&tracerd_live.direct_slots);
 	return 0;
 }
 
@@ -96,9 +192,7 @@ static void tracerd_slot_put(struct tracerd_att *a)
 {
 	if (a->slot < 0)
 		return;
-	WRITE_ONCE(tracerd_slot_att[a->slot], NULL);
-	ida_free(&tracerd_slot_ida, a->slot);
-	atomic64_dec(&tracerd_live.direct_slots);
+	tracerd_slot_release(a->slot);
 	a->slot = -1;
 }
 
@@ -173,10 +267,12 @@ static bool tracerd_is_kprobe(const struct tracerd_att *a)
 
 /*
  * A new, unarmed attachment of mode at addr (already checked by
- * tracerd_att_check()). Returns an ERR_PTR on failure.
+ * tracerd_att_check()); a batch member (callops, direct) is hooked by its
+ * group and has neither a callback nor a slot of its own. Returns an
+ * ERR_PTR on failure.
  */
-struct tracerd_att *tracerd_att_new(u32 mode, u32 flags, u32 tgid,
-				    unsigned long addr)
+static struct tracerd_att *tracerd_att_alloc(u32 mode, u32 flags, u32 tgid,
+					     unsigned long addr, bool member)
 {
 	struct tracerd_att *a;
 	unsigned long off = 0;
@@ -198,7 +294,7 @@ struct tracerd_att *tracerd_att_new(u32 mode, u32 flags, u32 tgid,
 	}
 	atomic64_inc(&tracerd_live.allocs);
 
-	switch (mode) {
+	switch (member ? 0 : mode) {
 	case TRACERD_KMOD_CALLOPS:
 		a->ops.func = tracerd_callops_func;
 		if (flags & TRACERD_ATTACH_SAVE_REGS)
@@ -230,6 +326,21 @@ out_free_pcpu:
 out_free_att:
 	tracerd_free(a);
 	return ERR_PTR(ret);
+}
+
+struct tracerd_att *tracerd_att_new(u32 mode, u32 flags, u32 tgid,
+				    unsigned long addr)
+{
+	return tracerd_att_alloc(mode, flags, tgid, addr, false);
+}
+
+/* An attachment for tracerd_batch_arm(): a member where mode has batches. */
+struct tracerd_att *tracerd_member_new(u32 mode, u32 flags, u32 tgid,
+				       unsigned long addr)
+{
+	bool member = mode == TRACERD_KMOD_CALLOPS || mode == TRACERD_KMOD_DIRECT;
+
+	return tracerd_att_alloc(mode, flags, tgid, addr, member);
 }
 
 /* Kernel errors that mean "cannot hook there" become -EADDRNOTAVAIL. */
@@ -365,13 +476,9 @@ static bool tracerd_att_disarm(struct tracerd_att *a)
 	return true;
 }
 
-/* Disarm (if armed) and free a. NULL-safe. */
-void tracerd_att_free(struct tracerd_att *a)
+/* Free an unarmed a and its counters. */
+static void tracerd_att_destroy(struct tracerd_att *a)
 {
-	if (IS_ERR_OR_NULL(a))
-		return;
-	if (!tracerd_att_disarm(a))
-		return;
 	tracerd_slot_put(a);
 	free_percpu(a->pcpu);
 	atomic64_dec(&tracerd_live.allocs);
@@ -379,10 +486,262 @@ void tracerd_att_free(struct tracerd_att *a)
 	tracerd_free(a);
 }
 
+static void tracerd_member_drop(struct tracerd_att *a, bool unhook);
+
+/* Disarm (if armed) and free a; a batch member leaves its group. NULL-safe. */
+void tracerd_att_free(struct tracerd_att *a)
+{
+	if (IS_ERR_OR_NULL(a))
+		return;
+	if (a->group) {
+		tracerd_member_drop(a, true);
+		return;
+	}
+	if (!tracerd_att_disarm(a))
+		return;
+	tracerd_att_destroy(a);
+}
+
+/* By address, then by place in the request (sort() is not stable). */
+static int tracerd_gent_cmp(const void *x, const void *y)
+{
+	const struct tracerd_gent *a = x, *b = y;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* Remove g's hook; false if the kernel refused (g must then be leaked). */
+static bool tracerd_group_disarm(struct tracerd_group *g)
+{
+	int ret;
+
+	if (!g->armed)
+		return true;
+	if (g->mode == TRACERD_KMOD_DIRECT)
+		ret = tracerd_unregister_direct(&g->ops, tracerd_slot_tramp(g->slot));
+	else
+		ret = unregister_ftrace_function(&g->ops);
+	if (ret) {
+		pr_err("cannot unhook a batch of %u (mode %u): %d; leaking it\n",
+		       g->n, g->mode, ret);
+		__module_get(THIS_MODULE);
+		return false;
+	}
+	ftrace_free_filter(&g->ops);
+	g->armed = false;
+	return true;
+}
+
+/* Unhook g (unregistering waits for running hooks), free it and its members. */
+static void tracerd_group_release(struct tracerd_group *g)
+{
+	unsigned int i;
+
+	if (!tracerd_group_disarm(g))
+		return;
+	if (g->slot >= 0)
+		tracerd_slot_release(g->slot);
+	for (i = 0; i < g->n; i++)
+		tracerd_att_destroy(g->ents[i].att);
+	tracerd_free(g);
+}
+
+/*
+ * a is detached: it stops counting at once; callops also unhooks its
+ * function now when unhook is set (others of the group stay); the group
+ * goes with its last live member.
+ */
+static void tracerd_member_drop(struct tracerd_att *a, bool unhook)
+{
+	struct tracerd_group *g = a->group;
+
+	WRITE_ONCE(a->retired, true);
+	if (--g->live == 0) {
+		tracerd_group_release(g);
+		return;
+	}
+	if (unhook && g->mode == TRACERD_KMOD_CALLOPS &&
+	    ftrace_set_filter_ip(&g->ops, a->addr, 1, 0))
+		pr_warn("cannot unhook %ps from its batch; it stays hooked, uncounted\n",
+			(void *)a->addr);
+}
+
+/*
+ * Free n attachments at once: a group whose every live member is among
+ * them is unhooked in one update, not one function at a time.
+ */
+void tracerd_atts_free(struct tracerd_att **atts, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (atts[i]->group)
+			atts[i]->group->dying++;
+	for (i = 0; i < n; i++) {
+		struct tracerd_att *a = atts[i];
+		struct tracerd_group *g = a->group;
+		bool whole;
+
+		if (!g) {
+			tracerd_att_free(a);
+		} else {
+			whole = g->dying == g->live;
+			g->dying--;
+			tracerd_member_drop(a, !whole);
+		}
+		cond_resched();
+	}
+}
+
+/* Hook every function of g with one ops: one filter, one registration. */
+static int tracerd_group_arm(struct tracerd_group *g, u32 flags)
+{
+	unsigned long *ips;
+	unsigned int i;
+	int ret;
+
+	ips = tracerd_zalloc(g->n * sizeof(*ips));
+	if (!ips)
+		return -ENOMEM;
+	for (i = 0; i < g->n; i++)
+		ips[i] = g->ents[i].addr;
+	ret = ftrace_set_filter_ips(&g->ops, ips, g->n, 0, 0);
+	tracerd_free(ips);
+	if (ret) {
+		ret = tracerd_where_err(ret);
+		goto out_free_filter;
+	}
+	if (g->mode == TRACERD_KMOD_DIRECT) {
+		ret = tracerd_register_direct(&g->ops, tracerd_slot_tramp(g->slot));
+	} else {
+		g->ops.func = tracerd_group_func;
+		if (flags & TRACERD_ATTACH_SAVE_REGS)
+			g->ops.flags |= FTRACE_OPS_FL_SAVE_REGS;
+		ret = register_ftrace_function(&g->ops);
+	}
+	if (ret)
+		goto out_free_filter;
+	g->armed = true;
+	return 0;
+
+out_free_filter:
+	ftrace_free_filter(&g->ops);
+	return ret;
+}
+
+/* A group of ents[0..n) (sorted, distinct), armed, or an ERR_PTR. */
+static struct tracerd_group *tracerd_group_new(u32 mode, u32 flags,
+					       const struct tracerd_gent *ents,
+					       unsigned int n)
+{
+	struct tracerd_group *g;
+	unsigned int i;
+	int ret;
+
+	g = tracerd_zalloc(struct_size(g, ents, n));
+	if (!g)
+		return ERR_PTR(-ENOMEM);
+	g->mode = mode;
+	g->slot = -1;
+	g->n = n;
+	g->live = n;
+	memcpy(g->ents, ents, n * sizeof(*ents));
+	if (mode == TRACERD_KMOD_DIRECT) {
+		ret = tracerd_slot_alloc();
+		if (ret < 0)
+			goto out_free;
+		g->slot = ret;
+		WRITE_ONCE(tracerd_slot_group[g->slot], g);
+	}
+	ret = tracerd_group_arm(g, flags);
+	if (ret)
+		goto out_free;
+	for (i = 0; i < n; i++)
+		ents[i].att->group = g;
+	return g;
+
+out_free:
+	if (g->slot >= 0)
+		tracerd_slot_release(g->slot);
+	tracerd_free(g);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Arm ents[0..n) as one group; when the kernel refuses the whole (one
+ * function it cannot hook, one already carrying a direct call), arm each
+ * half the same way, so only the functions at fault are refused.
+ */
+static void tracerd_batch_split(u32 mode, u32 flags, struct tracerd_gent *ents,
+				unsigned int n, int *errs)
+{
+	struct tracerd_group *g;
+	unsigned int i;
+	int ret;
+
+	g = tracerd_group_new(mode, flags, ents, n);
+	if (!IS_ERR(g))
+		return;
+	ret = PTR_ERR(g);
+	if (n > 1 && ret != -ENOMEM && ret != -ENOSPC) {
+		tracerd_batch_split(mode, flags, ents, n / 2, errs);
+		tracerd_batch_split(mode, flags, ents + n / 2, n - n / 2, errs);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		errs[ents[i].idx] = ret;
+}
+
+/*
+ * Arm atts[i] (NULL where errs[i] already holds an error), all of one
+ * mode, flags and tgid; errs[i] gets 0 or the entry's errno. callops and
+ * direct: as one group (or as few as the kernel lets); kprobe modes: one
+ * at a time. Failed entries stay unarmed, for the caller to free.
+ */
+void tracerd_batch_arm(struct tracerd_att **atts, unsigned int n, int *errs)
+{
+	struct tracerd_gent *ents;
+	unsigned int i, m = 0, k = 0;
+	struct tracerd_att *first = NULL;
+
+	for (i = 0; i < n && !first; i++)
+		first = atts[i];
+	if (!first)
+		return;
+	if (tracerd_is_kprobe(first)) {
+		for (i = 0; i < n; i++)
+			if (atts[i])
+				errs[i] = tracerd_att_arm(atts[i]);
+		return;
+	}
+	ents = tracerd_zalloc(n * sizeof(*ents));
+	if (!ents) {
+		for (i = 0; i < n; i++)
+			if (atts[i])
+				errs[i] = -ENOMEM;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (atts[i])
+			ents[m++] = (struct tracerd_gent){ atts[i]->addr, atts[i], i };
+	sort(ents, m, sizeof(*ents), tracerd_gent_cmp, NULL);
+	for (i = 0; i < m; i++) {
+		if (k && ents[k - 1].addr == ents[i].addr)
+			errs[ents[i].idx] = -EEXIST;
+		else
+			ents[k++] = ents[i];
+	}
+	tracerd_batch_split(first->mode, first->flags, ents, k, errs);
+	tracerd_free(ents);
+}
+
 /* Fill s (all but s->id) with what a's function call site does now. */
 int tracerd_att_site(const struct tracerd_att *a, struct tracerd_site *s)
 {
 	unsigned long site = 0, target = 0;
+	int slot = a->group ? a->group->slot : a->slot;
 	u32 insn = 0;
 	int ret;
 
@@ -391,8 +750,8 @@ int tracerd_att_site(const struct tracerd_att *a, struct tracerd_site *s)
 		return ret;
 	s->site = site;
 	s->insn = insn;
-	if (a->mode == TRACERD_KMOD_DIRECT)
-		s->tramp = tracerd_slot_tramp(a->slot);
+	if (a->mode == TRACERD_KMOD_DIRECT && slot >= 0)
+		s->tramp = tracerd_slot_tramp(slot);
 	if (ret < 0) {
 		s->path = TRACERD_SITE_UNKNOWN;
 	} else if (ret == 0) {

@@ -26,8 +26,12 @@
  *   aligned so that bit 0 is never set.
  * - 7.x also has update_ftrace_direct_add/del/mod(ops, hash): direct
  *   calls of one ops added and removed in batches, each entry with its own
- *   address. Not used yet: kmod-direct gives each attachment an ops of its
- *   own, registered with the (ops, addr) calls above, which 7.x keeps.
+ *   address. Modules cannot use them: neither they nor alloc_ftrace_hash()
+ *   and add_ftrace_hash_entry_direct() are exported (7.2's Module.symvers;
+ *   BPF is their only user). A kmod-direct batch is therefore one ops over
+ *   many functions with ONE trampoline, registered with the (ops, addr)
+ *   calls above on every kernel, the trampoline finding the function by
+ *   its return address.
  */
 #ifndef TRACERD_FTRACE_COMPAT_H
 #define TRACERD_FTRACE_COMPAT_H

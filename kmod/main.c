@@ -170,22 +170,42 @@ static int tracerd_check_symbol(unsigned long addr, const char *name)
 	return ret;
 }
 
-/* Validate a TRACERD_IOC_ATTACH request; the errno table is in the ABI. */
-static int tracerd_check_attach(const struct tracerd_attach *req)
+/* mode, flags and tgid of an attach request (-EINVAL, -EOPNOTSUPP). */
+static int tracerd_check_how(u32 mode, u32 flags, u32 tgid, u32 reserved)
+{
+	int ret = tracerd_att_check(mode, flags);
+
+	if (ret == -EINVAL || reserved || tgid > PID_MAX_LIMIT)
+		return -EINVAL;
+	return ret;
+}
+
+/* The function of an attach request: its address and name agree. */
+static int tracerd_check_func(u64 addr, const char *name)
 {
 	int ret;
 
-	ret = tracerd_att_check(req->mode, req->flags);
+	if (addr == 0)
+		return -EINVAL;
+	ret = tracerd_check_name(name);
+	if (ret)
+		return ret;
+	return tracerd_check_symbol(addr, name);
+}
+
+/* Validate a TRACERD_IOC_ATTACH request; the errno table is in the ABI. */
+static int tracerd_check_attach(const struct tracerd_attach *req)
+{
+	int ret = tracerd_check_how(req->mode, req->flags, req->tgid,
+				    req->reserved);
+
 	if (ret == -EINVAL)
 		return ret;
-	if (req->reserved || req->addr == 0 || req->tgid > PID_MAX_LIMIT)
+	if (req->addr == 0)
 		return -EINVAL;
 	if (ret)
 		return ret;
-	ret = tracerd_check_name(req->name);
-	if (ret)
-		return ret;
-	return tracerd_check_symbol(req->addr, req->name);
+	return tracerd_check_func(req->addr, req->name);
 }
 
 static long tracerd_ioc_attach(struct tracerd_file *f, void __user *arg)
@@ -243,6 +263,229 @@ static long tracerd_ioc_detach(struct tracerd_file *f, void __user *arg)
 	f->nr--;
 	tracerd_att_free(a);
 	return 0;
+}
+
+/*
+ * Read and check entry i of an attach batch into e; e->error gets the
+ * entry's errno, and the attachment is made (unarmed) when it is 0.
+ */
+static struct tracerd_att *tracerd_batch_entry_new(const struct tracerd_batch *b,
+						   struct tracerd_batch_entry *e)
+{
+	struct tracerd_att *a;
+
+	e->error = e->reserved ? -EINVAL : tracerd_check_func(e->addr, e->name);
+	if (e->error)
+		return NULL;
+	a = tracerd_member_new(b->mode, b->flags, b->tgid, e->addr);
+	if (IS_ERR(a)) {
+		e->error = PTR_ERR(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* Give each armed atts[i] an id in f; errs[i] says which are armed. */
+static void tracerd_batch_ids(struct tracerd_file *f, struct tracerd_att **atts,
+			      int *errs, u32 *ids, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		ids[i] = 0;
+		if (!atts[i] || errs[i])
+			continue;
+		errs[i] = xa_alloc_cyclic(&f->atts, &ids[i], atts[i],
+					  XA_LIMIT(1, U32_MAX), &f->next_id,
+					  GFP_KERNEL);
+		if (errs[i] > 0)
+			errs[i] = 0;
+		if (!errs[i])
+			f->nr++;
+	}
+}
+
+/* Copy the outcome of every entry back; -EFAULT if one cannot be written. */
+static int tracerd_batch_put(struct tracerd_batch_entry __user *ue,
+			     struct tracerd_att **atts, const int *errs,
+			     const u32 *ids, unsigned int n, u32 *done)
+{
+	struct tracerd_batch_entry e;
+	unsigned int i;
+
+	*done = 0;
+	for (i = 0; i < n; i++) {
+		if (copy_from_user(&e, &ue[i], sizeof(e)))
+			return -EFAULT;
+		e.error = errs[i];
+		e.id = e.error ? 0 : ids[i];
+		e.probe_addr = e.error ? 0 : atts[i]->probe_addr;
+		if (copy_to_user(&ue[i], &e, sizeof(e)))
+			return -EFAULT;
+		*done += !e.error;
+	}
+	return 0;
+}
+
+/* Undo the entries of a batch that failed as a whole (-EFAULT). */
+static void tracerd_batch_undo(struct tracerd_file *f, struct tracerd_att **atts,
+			       const int *errs, const u32 *ids, unsigned int n)
+{
+	unsigned int i, m = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!atts[i])
+			continue;
+		if (!errs[i]) {
+			xa_erase(&f->atts, ids[i]);
+			f->nr--;
+		}
+		atts[m++] = atts[i];
+	}
+	tracerd_atts_free(atts, m);
+}
+
+/* The per-entry work arrays of a batch of n: one allocation. */
+struct tracerd_batch_work {
+	struct tracerd_att **atts;
+	int *errs;
+	u32 *ids;
+};
+
+static int tracerd_batch_work_new(struct tracerd_batch_work *w, unsigned int n)
+{
+	w->atts = kvcalloc(n, sizeof(*w->atts) + sizeof(*w->errs) +
+			   sizeof(*w->ids), GFP_KERNEL);
+	if (!w->atts)
+		return -ENOMEM;
+	atomic64_inc(&tracerd_live.allocs);
+	w->errs = (int *)(w->atts + n);
+	w->ids = (u32 *)(w->errs + n);
+	return 0;
+}
+
+static void tracerd_batch_work_free(struct tracerd_batch_work *w)
+{
+	kvfree(w->atts);
+	atomic64_dec(&tracerd_live.allocs);
+}
+
+/*
+ * Read and check a batch header (the errno table is in the ABI) and make
+ * the work arrays for its entries.
+ */
+static int tracerd_batch_begin(void __user *arg, bool attach, struct tracerd_batch *b,
+			       struct tracerd_batch_work *w)
+{
+	int ret;
+
+	if (copy_from_user(b, arg, sizeof(*b)))
+		return -EFAULT;
+	if (b->count == 0 || b->reserved)
+		return -EINVAL;
+	if (b->count > TRACERD_MAX_ATTACH)
+		return -E2BIG;
+	if (attach)
+		ret = tracerd_check_how(b->mode, b->flags, b->tgid, 0);
+	else
+		ret = b->mode || b->flags || b->tgid ? -EINVAL : 0;
+	return ret ?: tracerd_batch_work_new(w, b->count);
+}
+
+/* Read, check and make every entry's attachment (unarmed). */
+static int tracerd_batch_read(struct tracerd_file *f, const struct tracerd_batch *b,
+			      struct tracerd_batch_entry __user *ue,
+			      struct tracerd_batch_work *w)
+{
+	struct tracerd_batch_entry e;
+	unsigned int i, room = TRACERD_MAX_ATTACH - f->nr;
+
+	for (i = 0; i < b->count; i++) {
+		if (copy_from_user(&e, &ue[i], sizeof(e)))
+			return -EFAULT;
+		if (room == 0) {
+			w->errs[i] = -ENOSPC;
+			continue;
+		}
+		w->atts[i] = tracerd_batch_entry_new(b, &e);
+		w->errs[i] = e.error;
+		if (w->atts[i])
+			room--;
+		cond_resched();
+	}
+	return 0;
+}
+
+static long tracerd_ioc_attach_batch(struct tracerd_file *f, void __user *arg)
+{
+	struct tracerd_batch __user *ub = arg;
+	struct tracerd_batch_entry __user *ue;
+	struct tracerd_batch_work w;
+	struct tracerd_batch b;
+	unsigned int i;
+	int ret;
+
+	ret = tracerd_batch_begin(arg, true, &b, &w);
+	if (ret)
+		return ret;
+	ue = u64_to_user_ptr(b.entries);
+	ret = tracerd_batch_read(f, &b, ue, &w);
+	if (!ret) {
+		tracerd_batch_arm(w.atts, b.count, w.errs);
+		tracerd_batch_ids(f, w.atts, w.errs, w.ids, b.count);
+		ret = tracerd_batch_put(ue, w.atts, w.errs, w.ids, b.count, &b.done);
+	}
+	if (!ret && copy_to_user(&ub->done, &b.done, sizeof(b.done)))
+		ret = -EFAULT;
+	if (ret) {
+		tracerd_batch_undo(f, w.atts, w.errs, w.ids, b.count);
+	} else {
+		for (i = 0; i < b.count; i++)	/* the failed ones */
+			if (w.atts[i] && w.errs[i])
+				tracerd_att_free(w.atts[i]);
+	}
+	tracerd_batch_work_free(&w);
+	return ret;
+}
+
+static long tracerd_ioc_detach_batch(struct tracerd_file *f, void __user *arg)
+{
+	struct tracerd_batch __user *ub = arg;
+	struct tracerd_batch_entry __user *ue;
+	struct tracerd_batch_entry e;
+	struct tracerd_batch_work w;
+	struct tracerd_batch b;
+	unsigned int i, m = 0;
+	int ret;
+
+	ret = tracerd_batch_begin(arg, false, &b, &w);
+	if (ret)
+		return ret;
+	ue = u64_to_user_ptr(b.entries);
+	for (i = 0; i < b.count; i++) {
+		struct tracerd_att *a = NULL;
+
+		if (copy_from_user(&e, &ue[i], sizeof(e))) {
+			ret = -EFAULT;
+			break;
+		}
+		if (e.id && e.id <= U32_MAX)
+			a = xa_erase(&f->atts, e.id);
+		e.error = a ? 0 : -ENOENT;
+		if (a) {
+			w.atts[m++] = a;
+			f->nr--;
+		}
+		if (copy_to_user(&ue[i], &e, sizeof(e)))
+			ret = -EFAULT;
+	}
+	/* once erased, an attachment goes, whatever could be written back */
+	tracerd_atts_free(w.atts, m);
+	tracerd_batch_work_free(&w);
+	b.done = m;
+	if (!ret && copy_to_user(&ub->done, &b.done, sizeof(b.done)))
+		ret = -EFAULT;
+	return ret;
 }
 
 static long tracerd_ioc_counters(struct tracerd_file *f, void __user *arg)
@@ -363,6 +606,8 @@ static long tracerd_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	case TRACERD_IOC_DETACH:
 	case TRACERD_IOC_COUNTERS:
 	case TRACERD_IOC_SITE:
+	case TRACERD_IOC_ATTACH_BATCH:
+	case TRACERD_IOC_DETACH_BATCH:
 		break;
 	default:
 		return -ENOTTY;
@@ -375,6 +620,10 @@ static long tracerd_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		ret = tracerd_ioc_detach(f, uarg);
 	else if (cmd == TRACERD_IOC_SITE)
 		ret = tracerd_ioc_site(f, uarg);
+	else if (cmd == TRACERD_IOC_ATTACH_BATCH)
+		ret = tracerd_ioc_attach_batch(f, uarg);
+	else if (cmd == TRACERD_IOC_DETACH_BATCH)
+		ret = tracerd_ioc_detach_batch(f, uarg);
 	else
 		ret = tracerd_ioc_counters(f, uarg);
 	mutex_unlock(&f->lock);
@@ -401,9 +650,22 @@ static int tracerd_open(struct inode *inode, struct file *file)
 static int tracerd_release(struct inode *inode, struct file *file)
 {
 	struct tracerd_file *f = file->private_data;
+	struct tracerd_batch_work w;
 	struct tracerd_att *a;
 	unsigned long id;
+	unsigned int m = 0;
 
+	/* all at once, so each batch goes in one update */
+	if (f->nr && !tracerd_batch_work_new(&w, f->nr)) {
+		xa_for_each(&f->atts, id, a) {
+			if (m == f->nr)
+				break;
+			xa_erase(&f->atts, id);
+			w.atts[m++] = a;
+		}
+		tracerd_atts_free(w.atts, m);
+		tracerd_batch_work_free(&w);
+	}
 	xa_for_each(&f->atts, id, a) {
 		xa_erase(&f->atts, id);
 		tracerd_att_free(a);

@@ -25,11 +25,15 @@ struct tracerd_pcpu {
  * Created by tracerd_att_new(), armed by tracerd_att_arm*() (or a kprobe
  * batch), disarmed and freed by tracerd_att_free().
  */
+struct tracerd_group;
+
 struct tracerd_att {
 	u32 mode;
 	u32 flags;
 	u32 tgid;
 	bool armed;
+	bool retired;			/* batch member detached: no counting */
+	struct tracerd_group *group;	/* its batch (callops, direct), or NULL */
 	int slot;			/* direct trampoline slot, or -1 */
 	unsigned long addr;		/* function entry */
 	unsigned long probe_addr;	/* where the hook sits */
@@ -68,6 +72,10 @@ void tracerd_att_sum(const struct tracerd_att *a, u64 *hits, u64 *filtered);
 int tracerd_att_site(const struct tracerd_att *a, struct tracerd_site *s);
 int tracerd_att_arm_all(struct tracerd_att *a, ftrace_func_t func);
 void tracerd_direct_exit(void);
+struct tracerd_att *tracerd_member_new(u32 mode, u32 flags, u32 tgid,
+				       unsigned long addr);
+void tracerd_batch_arm(struct tracerd_att **atts, unsigned int n, int *errs);
+void tracerd_atts_free(struct tracerd_att **atts, unsigned int n);
 
 /* bench.c */
 long tracerd_bench_ops(struct tracerd_bench_ops *b);

@@ -29,6 +29,7 @@ SYM_CODE_START_LOCAL(tracerd_direct_common)
 	stp	x6, x7, [sp, #64]
 	stp	x8, x9, [sp, #80]
 	mov	x0, x16
+	mov	x1, x30			/* return address into the function */
 	bl	tracerd_direct_hit
 	ldp	x0, x1, [sp, #16]
 	ldp	x2, x3, [sp, #32]

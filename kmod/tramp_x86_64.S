@@ -10,7 +10,9 @@
  * saved around the C call, and the trampoline returns into it.
  *
  * Each slot N is a tiny stub (ENDBR, slot number in %r11, jump) so that
- * one C function can find the attachment without a lookup. %r10 and %r11
+ * one C function can find the attachment without a lookup; a batch's
+ * slot serves many functions and finds the one by the return address,
+ * passed as the second argument. %r10 and %r11
  * are free at a call site (ftrace_caller clobbers them too).
  *
  * IBT: every stub starts with an explicit ENDBR: ftrace_regs_caller enters
@@ -50,6 +52,7 @@ SYM_FUNC_START_LOCAL(tracerd_direct_common)
 	pushq	%rax
 	pushq	%r10
 	movl	%r11d, %edi
+	movq	8(%rbp), %rsi		/* return address into the function */
 	call	tracerd_direct_hit
 	popq	%r10
 	popq	%rax

@@ -46,6 +46,16 @@
  *     ENOMEM        out of memory
  *   TRACERD_IOC_DETACH, TRACERD_IOC_COUNTERS, TRACERD_IOC_SITE
  *     ENOENT        no attachment with that id on this file
+ *   TRACERD_IOC_ATTACH_BATCH, TRACERD_IOC_DETACH_BATCH (the call as a whole)
+ *     EINVAL        bad header: mode/flags/tgid as for ATTACH, count 0,
+ *                   non-zero reserved
+ *     E2BIG         count above TRACERD_MAX_ATTACH
+ *     EOPNOTSUPP    the mode does not exist on this kernel/arch
+ *     ENOMEM        out of memory before any entry was tried
+ *     EFAULT        the entries cannot be read or written back (nothing of
+ *                   this call stays attached)
+ *   per entry (tracerd_batch_entry.error), the ATTACH / DETACH errnos, and
+ *     EEXIST        attach: the same address appears earlier in the batch
  *   TRACERD_IOC_SITE
  *     EADDRNOTAVAIL the function's ftrace call site cannot be read
  *   TRACERD_IOC_BENCH_OPS, TRACERD_IOC_BENCH_PATCH, TRACERD_IOC_BENCH_ALL
@@ -83,7 +93,7 @@
 #define TRACERD_IOC_MAGIC	'x'
 
 #define TRACERD_ABI_MAJOR	1
-#define TRACERD_ABI_MINOR	2	/* 1.2: SITE, BENCH_ALL */
+#define TRACERD_ABI_MINOR	3	/* 1.2: SITE, BENCH_ALL; 1.3: ATTACH_BATCH, DETACH_BATCH */
 
 /* Attach modes (DESIGN.md, "The three attach paths"). 0 is never valid. */
 enum tracerd_kmod_mode {
@@ -293,6 +303,46 @@ struct tracerd_bench_all {
 	__u64 reserved[3];	/* in: must be 0 */
 };
 
+/*
+ * TRACERD_IOC_ATTACH_BATCH: attach many functions in one kernel update, all
+ * with the header's mode, flags and tgid. callops: one ftrace_ops whose
+ * filter holds every address, its callback finding the function's
+ * attachment by ip; direct: one direct ops routing every address to one
+ * trampoline slot, which finds the attachment by its return address;
+ * kprobe modes: one kprobe each. Every entry still gets an id of its own
+ * (DETACH, COUNTERS, SITE take it) or its errno in `error`; the others stay
+ * attached (partial success). `done` counts the attached entries. When
+ * the one registration fails, every entry carries its errno.
+ *
+ * A member of a callops/direct batch detached on its own stops counting at
+ * once; callops unhooks its function at once, direct when the batch's last
+ * member is detached (direct calls of one ops cannot shrink before 7.x's
+ * batch API, which modules cannot call). Its memory and accounting
+ * (STATS) go with the batch's last member.
+ *
+ * TRACERD_IOC_DETACH_BATCH: detach the entries' ids (only `id` is read,
+ * `error` written: 0 or ENOENT); a whole batch goes in one update. mode,
+ * flags and tgid of the header must be 0.
+ */
+struct tracerd_batch_entry {
+	__u64 addr;		/* attach in: function entry address */
+	__u64 id;		/* attach out (0 on error); detach in */
+	__u64 probe_addr;	/* attach out: where the hook sits */
+	__s32 error;		/* out: 0 or -errno of this entry */
+	__u32 reserved;		/* in: must be 0 */
+	char name[TRACERD_NAME_LEN];	/* attach in: NUL-terminated */
+};
+
+struct tracerd_batch {
+	__u64 entries;		/* in: user pointer to `count` entries */
+	__u32 count;		/* in: 1..TRACERD_MAX_ATTACH */
+	__u32 mode;		/* in: attach: enum tracerd_kmod_mode; detach: 0 */
+	__u32 flags;		/* in: attach: TRACERD_ATTACH_*; detach: 0 */
+	__u32 tgid;		/* in: attach: as TRACERD_IOC_ATTACH; detach: 0 */
+	__u32 done;		/* out: entries attached / detached */
+	__u32 reserved;		/* in: must be 0 */
+};
+
 #define TRACERD_IOC_VERSION	_IOR(TRACERD_IOC_MAGIC, 1, struct tracerd_version)
 #define TRACERD_IOC_FEATURES	_IOR(TRACERD_IOC_MAGIC, 2, struct tracerd_features)
 #define TRACERD_IOC_ATTACH	_IOWR(TRACERD_IOC_MAGIC, 3, struct tracerd_attach)
@@ -303,6 +353,8 @@ struct tracerd_bench_all {
 #define TRACERD_IOC_BENCH_PATCH	_IOWR(TRACERD_IOC_MAGIC, 8, struct tracerd_bench_patch)
 #define TRACERD_IOC_SITE	_IOWR(TRACERD_IOC_MAGIC, 9, struct tracerd_site)
 #define TRACERD_IOC_BENCH_ALL	_IOWR(TRACERD_IOC_MAGIC, 10, struct tracerd_bench_all)
+#define TRACERD_IOC_ATTACH_BATCH _IOWR(TRACERD_IOC_MAGIC, 11, struct tracerd_batch)
+#define TRACERD_IOC_DETACH_BATCH _IOWR(TRACERD_IOC_MAGIC, 12, struct tracerd_batch)
 
 #ifndef __cplusplus
 _Static_assert(sizeof(struct tracerd_version) == 40, "tracerd_version ABI size");
@@ -315,6 +367,8 @@ _Static_assert(sizeof(struct tracerd_bench_ops) == 104, "tracerd_bench_ops ABI s
 _Static_assert(sizeof(struct tracerd_bench_patch) == 64, "tracerd_bench_patch ABI size");
 _Static_assert(sizeof(struct tracerd_site) == 120, "tracerd_site ABI size");
 _Static_assert(sizeof(struct tracerd_bench_all) == 64, "tracerd_bench_all ABI size");
+_Static_assert(sizeof(struct tracerd_batch_entry) == 160, "tracerd_batch_entry ABI size");
+_Static_assert(sizeof(struct tracerd_batch) == 32, "tracerd_batch ABI size");
 #endif
 
 #endif /* TRACERD_KMOD_ABI_H */

@@ -35,6 +35,22 @@
  *                                         again, detach it, print again
  *   kmodctl table MODE N [REPS]           the relevant x irrelevant table
  *                                         (fastest of REPS runs, default 5)
+ *   kmodctl batch MODE LIST [--count FUNC N]... [--drop FUNC] [--hold FILE]
+ *                 [--base FUNC N] [--single]
+ *                                         TRACERD_IOC_ATTACH_BATCH of every
+ *                                         "ADDR NAME" line of LIST (tgid:
+ *                                         this process), print "batch:
+ *                                         done=D count=C" and "skip NAME
+ *                                         ERRNO" per refused entry; --drop:
+ *                                         detach FUNC alone; --count: N
+ *                                         calls of FUNC, print "hits=..
+ *                                         FUNC", exit 1 unless N; then hold
+ *                                         (touch FILE, sleep until killed)
+ *                                         or DETACH_BATCH all ("detach:
+ *                                         done=D"); times: attach_ms,
+ *                                         detach_ms, ns_per_call (--base:
+ *                                         N untraced calls first);
+ *                                         --single: one ATTACH per entry
  *
  * MODE: callops, callops-regs (SAVE_REGS), direct, kprobe, kprobe-int3, or
  * a raw number (for bad-input tests). FUNC is resolved in /proc/kallsyms.
@@ -59,6 +75,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <tracerd/kmod_abi.h>
 
@@ -743,6 +760,187 @@ static int cmd_table(int argc, char **argv)
 	return 0;
 }
 
+/* The batch's entries: one per "ADDR NAME" line of path. */
+static struct tracerd_batch_entry *batch_read(const char *path, unsigned int *n)
+{
+	struct tracerd_batch_entry *e = NULL;
+	char line[512], name[TRACERD_NAME_LEN];
+	unsigned long long addr;
+	unsigned int cap = 0;
+	FILE *f = fopen(path, "r");
+
+	*n = 0;
+	if (!f) {
+		fprintf(stderr, "kmodctl: %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %127s", &addr, name) != 2)
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 256;
+			e = realloc(e, cap * sizeof(*e));
+			if (!e)
+				exit(12);
+		}
+		memset(&e[*n], 0, sizeof(*e));
+		e[*n].addr = addr;
+		snprintf(e[*n].name, sizeof(e[*n].name), "%s", name);
+		(*n)++;
+	}
+	fclose(f);
+	return e;
+}
+
+static const struct tracerd_batch_entry *batch_find(const struct tracerd_batch_entry *e,
+						    unsigned int n, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(e[i].name, name))
+			return &e[i];
+	return NULL;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* --count FUNC N: N calls of an attached member count exactly N. */
+static int batch_count(int fd, const struct tracerd_batch_entry *e, unsigned int n,
+		       const char *func, long calls)
+{
+	const struct tracerd_batch_entry *m = batch_find(e, n, func);
+	struct tracerd_counters c;
+	double t0;
+	int err;
+
+	if (!m || !m->id) {
+		printf("count %s: not attached\n", func);
+		return 1;
+	}
+	t0 = now_ns();
+	err = make_calls(func, calls);
+	if (err)
+		return err;
+	t0 = now_ns() - t0;
+	err = read_counters(fd, m->id, &c);
+	if (err)
+		return err;
+	printf("hits=%llu filtered=%llu %s ns_per_call=%.0f\n", (unsigned long long)c.hits,
+	       (unsigned long long)c.filtered, func, t0 / calls);
+	return c.hits == (__u64)calls ? 0 : 1;
+}
+
+/* --single: the old shape, one TRACERD_IOC_ATTACH per entry. */
+static void batch_single(int fd, struct tracerd_batch *b, struct tracerd_batch_entry *e)
+{
+	struct tracerd_attach at;
+	unsigned int i;
+
+	b->done = 0;
+	for (i = 0; i < b->count; i++) {
+		memset(&at, 0, sizeof(at));
+		at.addr = e[i].addr;
+		at.mode = b->mode;
+		at.flags = b->flags;
+		at.tgid = b->tgid;
+		memcpy(at.name, e[i].name, sizeof(at.name));
+		e[i].error = ioctl(fd, TRACERD_IOC_ATTACH, &at) ? -errno : 0;
+		e[i].id = e[i].error ? 0 : at.id;
+		b->done += !e[i].error;
+	}
+}
+
+static int cmd_batch(int argc, char **argv)
+{
+	struct tracerd_batch b = {};
+	struct tracerd_batch_entry *e;
+	const struct tracerd_batch_entry *d;
+	const char *hold = NULL;
+	unsigned int flags = 0, n, i;
+	int fd, err, ret = 0, single = 0;
+	double t0;
+
+	if (argc < 2)
+		return 2;
+	b.mode = parse_mode(argv[0], &flags);
+	b.flags = flags;
+	b.tgid = getpid();
+	e = batch_read(argv[1], &n);
+	b.entries = (unsigned long)e;
+	b.count = n;
+	fd = dev_open();
+	for (i = 2; i < (unsigned int)argc; i++) {
+		if (!strcmp(argv[i], "--single")) {
+			single = 1;
+		} else if (!strcmp(argv[i], "--base") && i + 2 < (unsigned int)argc) {
+			long calls = strtol(argv[i + 2], NULL, 0);
+
+			t0 = now_ns();
+			if (make_calls(argv[i + 1], calls))
+				return 1;
+			printf("base %s ns_per_call=%.0f\n", argv[i + 1], (now_ns() - t0) / calls);
+			i += 2;
+		}
+	}
+	t0 = now_ns();
+	if (single) {
+		batch_single(fd, &b, e);
+	} else if (ioctl(fd, TRACERD_IOC_ATTACH_BATCH, &b)) {
+		err = errno;
+		printf("batch: error %s\n", errname(err));
+		return err;
+	}
+	printf("batch: done=%u count=%u attach_ms=%.1f\n", b.done, n, (now_ns() - t0) / 1e6);
+	for (i = 0; i < n; i++)
+		if (e[i].error)
+			printf("skip %s %s\n", e[i].name, errname(-e[i].error));
+	for (i = 2; i < (unsigned int)argc; i++) {
+		if (!strcmp(argv[i], "--count") && i + 2 < (unsigned int)argc) {
+			ret |= batch_count(fd, e, n, argv[i + 1], strtol(argv[i + 2], NULL, 0));
+			i += 2;
+		} else if (!strcmp(argv[i], "--drop") && i + 1 < (unsigned int)argc) {
+			d = batch_find(e, n, argv[++i]);
+			err = d && d->id ? detach(fd, d->id) : ENOENT;
+			printf("drop %s: %s\n", argv[i], err ? errname(err) : "ok");
+			ret |= err;
+		} else if (!strcmp(argv[i], "--hold") && i + 1 < (unsigned int)argc) {
+			hold = argv[++i];
+		} else if (!strcmp(argv[i], "--base")) {
+			i += 2;
+		} else if (strcmp(argv[i], "--single")) {
+			return 2;
+		}
+	}
+	if (hold) {
+		close(open(hold, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+		for (;;)
+			pause();
+	}
+	t0 = now_ns();
+	if (single) {
+		b.done = 0;
+		for (i = 0; i < n; i++)
+			b.done += e[i].id && !detach(fd, e[i].id);
+	} else {
+		b = (struct tracerd_batch){ .entries = (unsigned long)e, .count = n };
+		if (ioctl(fd, TRACERD_IOC_DETACH_BATCH, &b)) {
+			err = errno;
+			printf("detach: error %s\n", errname(err));
+			return err;
+		}
+	}
+	printf("detach: done=%u detach_ms=%.1f\n", b.done, (now_ns() - t0) / 1e6);
+	free(e);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -781,6 +979,8 @@ int main(int argc, char **argv)
 		return cmd_site(rest, av);
 	if (!strcmp(cmd, "table"))
 		return cmd_table(rest, av);
+	if (!strcmp(cmd, "batch"))
+		return cmd_batch(rest, av);
 	fprintf(stderr, "usage: see the head of tests/prog/kmodctl.c\n");
 	return 2;
 }

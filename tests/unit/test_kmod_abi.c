@@ -37,6 +37,8 @@ TEST(ioctl_numbers)
 		PIN(TRACERD_IOC_BENCH_PATCH, 0xc0407808),
 		PIN(TRACERD_IOC_SITE, 0xc0787809),
 		PIN(TRACERD_IOC_BENCH_ALL, 0xc040780a),
+		PIN(TRACERD_IOC_ATTACH_BATCH, 0xc020780b),
+		PIN(TRACERD_IOC_DETACH_BATCH, 0xc020780c),
 	};
 	CHECK(t);
 }
@@ -87,6 +89,14 @@ TEST(struct_layouts)
 		OFF(tracerd_bench_all, attach_ns, 8),
 		OFF(tracerd_bench_all, tracee_hits, 32),
 		OFF(tracerd_bench_all, reserved, 40),
+		PIN(sizeof(struct tracerd_batch_entry), 160),
+		OFF(tracerd_batch_entry, id, 8),
+		OFF(tracerd_batch_entry, error, 24),
+		OFF(tracerd_batch_entry, name, 32),
+		PIN(sizeof(struct tracerd_batch), 32),
+		OFF(tracerd_batch, count, 8),
+		OFF(tracerd_batch, tgid, 20),
+		OFF(tracerd_batch, done, 24),
 	};
 	CHECK(t);
 }

@@ -45,3 +45,19 @@ sys_getpgid() {
 # Bracket a command that must produce a kernel WARN (harness self-test).
 expect_warn_begin() { echo "tracerd-vm: expect-warn begin" > /dev/kmsg; }
 expect_warn_end() { echo "tracerd-vm: expect-warn end" > /dev/kmsg; }
+
+# kmod_syscall_list MAX: "ADDR NAME" of up to MAX traceable syscall handlers
+# other than getpgid, each the only symbol at its address (not the weak
+# COND_SYSCALL aliases: the module names an address by one symbol)
+kmod_syscall_list() {
+	sed 's/ .*//' /sys/kernel/tracing/available_filter_functions |
+		grep -E '^__[a-z0-9]+_sys_[a-z0-9_]+$' | sort -u > /tmp/kmod-sys.want
+	awk 'FNR == 1 { pass++ }
+	     pass == 1 { want[$1]; next }
+	     pass == 2 { at[$1]++; next }
+	     NF == 3 && ($3 in want) && at[$1] == 1 && !seen[$3]++ { print $1, $3 }' \
+		/tmp/kmod-sys.want /proc/kallsyms /proc/kallsyms |
+		grep -v " $(sys_getpgid)\$" | head -"$1"
+}
+# ksym_line FUNC: "ADDR FUNC" of FUNC in /proc/kallsyms
+ksym_line() { awk -v f="$1" '$3 == f { print $1, $3; exit }' /proc/kallsyms; }

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Glob attach of 100 functions in every kmod mode (the daemon resolves
-# each name to its address and attaches them one by one); see 42.
+# each name to its address and hands the module the whole glob in one
+# TRACERD_IOC_ATTACH_BATCH); see 42.
 source ./t/40-daemon-lib.sh
 load_testmod
 load_kmod
@@ -21,3 +22,45 @@ while read -r fn; do
 	done
 done < "$TD/weak.trace"
 daemon_stop
+
+# issues #14, #16: the syscall glob (~1000 functions) in one batch
+# (TRACERD_IOC_ATTACH_BATCH): exact counts on getpgid, the refused ones
+# skipped with their reason, detach leaving nothing; kill -9 of the
+# daemon while batch-attached leaves nothing either. Prints (does not
+# assert) the attach and detach times.
+enabled=/sys/kernel/tracing/enabled_functions
+sys=$(sys_getpgid)
+n=$(size 200 10000)
+daemon_start "max_glob_matches = 4096"
+for m in kmod-callops kmod-direct; do
+	[ "$(feature "$m")" = true ] || continue
+	t0=$(date +%s%N)
+	id=$(attach_pid "$m" '__*_sys_*' trigger getpgid "$n")
+	ta=$(( ($(date +%s%N) - t0) / 1000000 ))
+	st=$($C --json stats "$id")
+	hooked=$(jp '.stats|length' <<< "$st")
+	[ "$hooked" -ge 500 ] || fail "$m: only $hooked syscall functions hooked"
+	expect_eq "$m: functions patched" "$(grep -c "^[^[:space:]]" $enabled)" "$hooked"
+	expect_eq "$m: getpgid in the batch counted" \
+		"$(paste <(jp '.stats[*].function' <<< "$st") <(jp '.stats[*].calls' <<< "$st") |
+			awk -v f="$sys" '$1 == f { print $2 }')" "$n"
+	t0=$(date +%s%N)
+	$C detach "$id" > /dev/null || fail "$m: detach the batch"
+	echo "attach-time $KERNEL_NAME $m $hooked syscall functions: attach ${ta} ms" \
+		"(with $n calls), detach $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+	expect_eq "$m: enabled_functions after detach" "$(grep -c "^[^[:space:]]" $enabled)" 0
+	# the daemon's fd stays open: nothing attached, no direct slot
+	expect_eq "$m: module state after detach" \
+		"$(kmodctl stats | sed -n 's/.*\(attachments=[0-9]*\).*\(direct_slots=[0-9]*\).*/\1 \2/p')" \
+		"attachments=0 direct_slots=0"
+done
+for m in kmod-callops kmod-direct; do
+	[ "$(feature "$m")" = true ] && break
+done
+$C attach '__*_sys_*' --mode "$m" > /dev/null || fail "$m: attach the batch before kill -9"
+[ "$(grep -c "^[^[:space:]]" $enabled)" -ge 500 ] || fail "$m: batch not patched before kill -9"
+kill -9 "$DPID"
+wait "$DPID" 2>/dev/null
+DPID=
+kmodctl clean || fail "$m: kmod attachments or ftrace entries left after kill -9"
+echo "ok: $m: kill -9 of the daemon detached the whole batch"
