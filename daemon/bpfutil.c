@@ -180,6 +180,8 @@ int bpf_skel_load(struct tracerd *d, const struct bpf_skel *sk, const char *targ
 			goto cleanup;
 		}
 		bpf_program__set_autoload(prog, true);
+		if (sk->attach_type)
+			bpf_program__set_expected_attach_type(prog, sk->attach_type);
 		if (!sk->aim)
 			continue;
 		ret = bpf_program__set_attach_target(prog, 0, target);

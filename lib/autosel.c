@@ -15,6 +15,17 @@ static const enum tracerd_mode row_many[] = {
 	TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE,
 	TRACERD_MODE_KMOD_CALLOPS,
 };
+/* row 9: one function, latency — a session program times a call with
+ * its per-call cookie, without a map or a second program */
+static const enum tracerd_mode row_one_lat[] = {
+	TRACERD_MODE_KPROBE_SESSION, TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE,
+	TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_KMOD_CALLOPS,
+};
+/* row 10: many functions, latency — one session link for them all */
+static const enum tracerd_mode row_many_lat[] = {
+	TRACERD_MODE_KPROBE_SESSION, TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_FENTRY,
+	TRACERD_MODE_KPROBE, TRACERD_MODE_KMOD_CALLOPS,
+};
 /* row 1: tracepoints */
 static const enum tracerd_mode row_tp[] = { TRACERD_MODE_TP_BTF };
 
@@ -30,9 +41,15 @@ size_t auto_select(const struct auto_request *r, enum tracerd_mode out[TRACERD_M
 	if (r->tracepoint) {
 		row = row_tp;
 		len = ARRAY_SIZE(row_tp);
+	} else if (r->nr_functions > 1 && r->latency) {
+		row = row_many_lat;
+		len = ARRAY_SIZE(row_many_lat);
 	} else if (r->nr_functions > 1) {
 		row = row_many;
 		len = ARRAY_SIZE(row_many);
+	} else if (r->latency) {
+		row = row_one_lat;
+		len = ARRAY_SIZE(row_one_lat);
 	} else {
 		row = row_one;
 		len = ARRAY_SIZE(row_one);

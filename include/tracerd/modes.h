@@ -21,7 +21,8 @@
 	X(TP_BTF, "tp-btf", tp)			/* BPF tp_btf, raw_tp fallback */	\
 	X(KMOD_CALLOPS, "kmod-callops", kmod_callops)	/* kmod ftrace_ops callback */	\
 	X(KMOD_DIRECT, "kmod-direct", kmod_direct)	/* kmod ftrace direct call */	\
-	X(KMOD_KPROBE, "kmod-kprobe", kmod_kprobe)	/* kmod register_kprobe */
+	X(KMOD_KPROBE, "kmod-kprobe", kmod_kprobe)	/* kmod register_kprobe */	\
+	X(KPROBE_SESSION, "kprobe-session", kprobe_session)	/* BPF kprobe.session (6.10+) */
 
 #define TRACERD_MODE_ENUM_(e, name, backend)	TRACERD_MODE_##e,
 

@@ -27,12 +27,14 @@ unload_mod() { ! grep -q "^$1 " /proc/modules || rmmod "$1" || fail "rmmod $1"; 
 # Debian config says; tests use it to tell "this kernel lacks it" from
 # "broken". fprobe: CONFIG_FPROBE (kprobe.multi); call_ops:
 # CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS; jmp_direct:
-# CONFIG_DYNAMIC_FTRACE_WITH_JMP (jump-entered direct calls, BPF fexit).
+# CONFIG_DYNAMIC_FTRACE_WITH_JMP (jump-entered direct calls, BPF fexit);
+# kprobe_session: kprobe.session (6.10+, and fprobe).
 kernel_has() {
 	case "$1:$KERNEL_NAME" in
 	fprobe:6.12|fprobe:7.2|fprobe:7.2-arm64) return 0 ;;
 	call_ops:6.12-arm64|call_ops:7.2-arm64) return 0 ;;
 	jmp_direct:7.2) return 0 ;;
+	kprobe_session:6.12|kprobe_session:7.2|kprobe_session:7.2-arm64) return 0 ;;
 	esac
 	return 1
 }

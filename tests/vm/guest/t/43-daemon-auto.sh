@@ -46,4 +46,18 @@ fi
 # row 6: explicit mode: no choice made, "requested"
 expect_eq "row 6: explicit" "$(auto tracerd_testmod_target --mode kprobe)" kprobe
 expect_eq "row 6: reason" "$(reason)" requested
+$C detach --all > /dev/null
+# first_available MODE...: the first mode this kernel has
+first_available() {
+	local m
+	for m in "$@"; do [ "$(feature "$m")" = true ] && { echo "$m"; return; }; done
+}
+# row 9: one function, latency -> a session form; without (6.1) row 2's order
+expect_eq "row 9: one function, latency" "$(auto tracerd_testmod_target --latency)" \
+	"$(first_available kprobe-session fentry)"
+$C detach --all > /dev/null
+# row 10: many functions, latency -> one session link
+expect_eq "row 10: many functions, latency" "$(auto 'tracerd_testmod_fn_0[0-9][0-9]' --latency)" \
+	"$(first_available kprobe-session kprobe-multi fentry)"
+$C detach --all > /dev/null
 daemon_stop
