@@ -44,3 +44,28 @@ int kprobe_session_link(int prog_fd, const char **syms, const __u64 *cookies, __
 #endif
 	return fd < 0 ? -errno : fd;
 }
+
+/* link_create.tracing_multi of 7.x's UAPI, after the fields every version has */
+struct link_create_tracing_multi {
+	__u32 prog_fd, target_fd, attach_type, flags;
+	__aligned_u64 ids, cookies;
+	__u32 cnt;
+};
+
+int tracing_multi_link(int prog_fd, unsigned int attach_type, const __u32 *ids,
+		       const __u64 *cookies, __u32 cnt)
+{
+	union bpf_attr attr;
+	struct link_create_tracing_multi *lc = (void *)&attr;
+	int fd;
+
+	_Static_assert(sizeof(*lc) <= sizeof(attr), "bpf_attr too small");
+	memset(&attr, 0, sizeof(attr));
+	lc->prog_fd = prog_fd;
+	lc->attach_type = attach_type;
+	lc->ids = (__u64)(unsigned long)ids;
+	lc->cookies = (__u64)(unsigned long)cookies;
+	lc->cnt = cnt;
+	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	return fd < 0 ? -errno : fd;
+}

@@ -9,6 +9,7 @@
 #ifndef TRACERD_BPF_COMPAT_H
 #define TRACERD_BPF_COMPAT_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 #include <bpf/libbpf_version.h>
 
@@ -42,5 +43,14 @@ enum session_kfuncs session_kfuncs(const struct btf *vmlinux);
  * cookie: the link fd, or -errno.
  */
 int kprobe_session_link(int prog_fd, const char **syms, const __u64 *cookies, __u32 cnt);
+
+/*
+ * One tracing-multi link (BPF_TRACE_FENTRY_MULTI, _FEXIT_MULTI,
+ * _FSESSION_MULTI, 7.x) of prog_fd over the BTF ids ids[0..cnt) of the
+ * BTF object the program was loaded against, each with its cookie: the
+ * link fd, or -errno. No libbpf has it yet (bpf_link_create): by hand.
+ */
+int tracing_multi_link(int prog_fd, unsigned int attach_type, const __u32 *ids,
+		       const __u64 *cookies, __u32 cnt);
 
 #endif

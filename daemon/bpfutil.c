@@ -71,8 +71,15 @@ void libbpf_log_setup(int verbose)
 int bpf_clone_prog(const struct bpf_program *tmpl, __u32 slot, __u32 attach_btf_id,
 		   int attach_btf_obj_fd, char *err, size_t errlen)
 {
+	return bpf_clone_prog_as(tmpl, bpf_program__expected_attach_type(tmpl), slot,
+				 attach_btf_id, attach_btf_obj_fd, err, errlen);
+}
+
+int bpf_clone_prog_as(const struct bpf_program *tmpl, unsigned int attach_type, __u32 slot,
+		      __u32 attach_btf_id, int attach_btf_obj_fd, char *err, size_t errlen)
+{
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
-		.expected_attach_type = bpf_program__expected_attach_type(tmpl),
+		.expected_attach_type = attach_type,
 		.attach_btf_id = attach_btf_id,
 		.attach_btf_obj_fd = attach_btf_obj_fd,
 	);

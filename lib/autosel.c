@@ -16,14 +16,15 @@ static const enum tracerd_mode row_many[] = {
 	TRACERD_MODE_KMOD_CALLOPS,
 };
 /* row 9: one function, latency — a session program times a call with
- * its per-call cookie, without a map or a second program */
+ * its per-call cookie, without a map or a second program; the trampoline
+ * one (fsession) first */
 static const enum tracerd_mode row_one_lat[] = {
-	TRACERD_MODE_KPROBE_SESSION, TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE,
+	TRACERD_MODE_FSESSION, TRACERD_MODE_KPROBE_SESSION, TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE,
 	TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_KMOD_CALLOPS,
 };
 /* row 10: many functions, latency — one session link for them all */
 static const enum tracerd_mode row_many_lat[] = {
-	TRACERD_MODE_KPROBE_SESSION, TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_FENTRY,
+	TRACERD_MODE_FSESSION, TRACERD_MODE_KPROBE_SESSION, TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_FENTRY,
 	TRACERD_MODE_KPROBE, TRACERD_MODE_KMOD_CALLOPS,
 };
 /* row 1: tracepoints */

@@ -25,6 +25,9 @@
 
 /* The immediate the daemon replaces with the slot in every program clone. */
 #define TRACERD_SLOT_MAGIC	0x7ace51d0
+/* What a clone gets in its place when its slot is its link's cookie
+ * (tracing-multi clones: one program for many functions). */
+#define TRACERD_SLOT_COOKIE	0x7ace51d1
 
 /* tracerd_slot_cfg.flags */
 #define TRACERD_SLOT_ENABLED	(1U << 0)	/* count at all */

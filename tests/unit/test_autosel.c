@@ -26,6 +26,7 @@ static const unsigned int caps[TRACERD_MODE_NR] = {
 	[TRACERD_MODE_KMOD_DIRECT] = KMOD_FN | MODE_CAP_DIRECT_CALL | MODE_CAP_DIRECT_EXCL,
 	[TRACERD_MODE_KMOD_KPROBE] = KMOD_FN,
 	[TRACERD_MODE_KPROBE_SESSION] = BPF_FN | MODE_CAP_MULTI,
+	[TRACERD_MODE_FSESSION] = BPF_FN | MODE_CAP_MULTI | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
 };
 
 static void profiles(void)
@@ -34,8 +35,9 @@ static void profiles(void)
 
 	for (m = 1; m < TRACERD_MODE_NR; m++) {
 		all[m] = true;
-		k612[m] = true;
-		k61[m] = m != TRACERD_MODE_KPROBE_MULTI && m != TRACERD_MODE_KPROBE_SESSION;
+		k612[m] = m != TRACERD_MODE_FSESSION;
+		k61[m] = m != TRACERD_MODE_KPROBE_MULTI && m != TRACERD_MODE_KPROBE_SESSION &&
+			 k612[m];
 		host[m] = m == TRACERD_MODE_TP_BTF;
 		kmod_only[m] = tracerd_mode_is_kmod(m) || m == TRACERD_MODE_TP_BTF;
 	}
@@ -135,7 +137,9 @@ TEST(row7_kmod_only)
 TEST(row9_one_function_latency)
 {
 	profiles();
-	ASSERT_EQ(pick(all, false, 1, false, true), TRACERD_MODE_KPROBE_SESSION, "7.2");
+	ASSERT_EQ(pick(all, false, 1, false, true), TRACERD_MODE_FSESSION, "7.2");
+	/* the function's direct call is taken: not the trampoline (row 4) */
+	ASSERT_EQ(pick(all, false, 1, true, true), TRACERD_MODE_KPROBE_SESSION, "7.2 direct");
 	ASSERT_EQ(pick(k612, false, 1, false, true), TRACERD_MODE_KPROBE_SESSION, "6.12");
 	ASSERT_EQ(pick(k61, false, 1, false, true), TRACERD_MODE_FENTRY, "6.1: no sessions");
 	ASSERT_EQ(pick(host, false, 1, false, true), -1, "host: nothing");
@@ -146,7 +150,7 @@ TEST(row9_one_function_latency)
 TEST(row10_many_functions_latency)
 {
 	profiles();
-	ASSERT_EQ(pick(all, false, 100, false, true), TRACERD_MODE_KPROBE_SESSION, "7.2");
+	ASSERT_EQ(pick(all, false, 100, false, true), TRACERD_MODE_FSESSION, "7.2");
 	ASSERT_EQ(pick(k612, false, 100, false, true), TRACERD_MODE_KPROBE_SESSION, "6.12");
 	ASSERT_EQ(pick(k61, false, 100, false, true), TRACERD_MODE_FENTRY, "6.1");
 	ASSERT_EQ(pick(kmod_only, false, 100, false, true), -1, "module only: no latency");
