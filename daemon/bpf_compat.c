@@ -22,6 +22,11 @@ enum session_kfuncs session_kfuncs(const struct btf *vmlinux)
 	return t && btf_vlen(t) ? SESSION_KFUNCS_CTX : SESSION_KFUNCS_VOID;
 }
 
+bool tracing_multi_kernel(const struct btf *vmlinux)
+{
+	return vmlinux && btf__find_by_name_kind(vmlinux, "bpf_multi_func", BTF_KIND_FUNC) >= 0;
+}
+
 int kprobe_session_link(int prog_fd, const char **syms, const __u64 *cookies, __u32 cnt)
 {
 	int fd;

@@ -10,6 +10,7 @@
 #define TRACERD_BPF_COMPAT_H
 
 #include <stdbool.h>
+#include <stdbool.h>
 #include <linux/types.h>
 #include <bpf/libbpf_version.h>
 
@@ -37,6 +38,8 @@ enum session_kfuncs {
 };
 struct btf;
 enum session_kfuncs session_kfuncs(const struct btf *vmlinux);
+/* Does the kernel have tracing-multi links (its BTF: bpf_multi_func, 7.x)? */
+bool tracing_multi_kernel(const struct btf *vmlinux);
 
 /*
  * One kprobe.session link of prog_fd over syms[0..cnt), each with its

@@ -10,9 +10,10 @@ static const enum tracerd_mode row_one[] = {
 	TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE, TRACERD_MODE_KPROBE_MULTI,
 	TRACERD_MODE_KMOD_CALLOPS,
 };
-/* row 3: many functions — one kprobe.multi link attaches them all */
+/* row 3: many functions — one link attaches them all: fentry.multi
+ * (trampolines) where the kernel has it, else kprobe.multi (fprobe) */
 static const enum tracerd_mode row_many[] = {
-	TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE,
+	TRACERD_MODE_FENTRY_MULTI, TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE,
 	TRACERD_MODE_KMOD_CALLOPS,
 };
 /* row 9: one function, latency — a session program times a call with
@@ -24,7 +25,8 @@ static const enum tracerd_mode row_one_lat[] = {
 };
 /* row 10: many functions, latency — one session link for them all */
 static const enum tracerd_mode row_many_lat[] = {
-	TRACERD_MODE_FSESSION, TRACERD_MODE_KPROBE_SESSION, TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_FENTRY,
+	TRACERD_MODE_FSESSION, TRACERD_MODE_KPROBE_SESSION, TRACERD_MODE_FENTRY_MULTI,
+	TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_FENTRY,
 	TRACERD_MODE_KPROBE, TRACERD_MODE_KMOD_CALLOPS,
 };
 /* row 1: tracepoints */

@@ -27,6 +27,7 @@ static const unsigned int caps[TRACERD_MODE_NR] = {
 	[TRACERD_MODE_KMOD_KPROBE] = KMOD_FN,
 	[TRACERD_MODE_KPROBE_SESSION] = BPF_FN | MODE_CAP_MULTI,
 	[TRACERD_MODE_FSESSION] = BPF_FN | MODE_CAP_MULTI | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
+	[TRACERD_MODE_FENTRY_MULTI] = BPF_FN | MODE_CAP_MULTI | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
 };
 
 static void profiles(void)
@@ -35,7 +36,7 @@ static void profiles(void)
 
 	for (m = 1; m < TRACERD_MODE_NR; m++) {
 		all[m] = true;
-		k612[m] = m != TRACERD_MODE_FSESSION;
+		k612[m] = m != TRACERD_MODE_FSESSION && m != TRACERD_MODE_FENTRY_MULTI;
 		k61[m] = m != TRACERD_MODE_KPROBE_MULTI && m != TRACERD_MODE_KPROBE_SESSION &&
 			 k612[m];
 		host[m] = m == TRACERD_MODE_TP_BTF;
@@ -73,7 +74,8 @@ TEST(row2_one_function)
 TEST(row3_many_functions)
 {
 	profiles();
-	ASSERT_EQ(pick(all, false, 100, false, false), TRACERD_MODE_KPROBE_MULTI, "6.12");
+	ASSERT_EQ(pick(all, false, 100, false, false), TRACERD_MODE_FENTRY_MULTI, "7.2");
+	ASSERT_EQ(pick(k612, false, 100, false, false), TRACERD_MODE_KPROBE_MULTI, "6.12");
 	/* row 6: no kprobe.multi on 6.1 */
 	ASSERT_EQ(pick(k61, false, 100, false, false), TRACERD_MODE_FENTRY, "6.1");
 }
@@ -153,6 +155,13 @@ TEST(row10_many_functions_latency)
 	ASSERT_EQ(pick(all, false, 100, false, true), TRACERD_MODE_FSESSION, "7.2");
 	ASSERT_EQ(pick(k612, false, 100, false, true), TRACERD_MODE_KPROBE_SESSION, "6.12");
 	ASSERT_EQ(pick(k61, false, 100, false, true), TRACERD_MODE_FENTRY, "6.1");
+	/* no session mode left: one link still beats one per function */
+	bool nosess[TRACERD_MODE_NR];
+	int m;
+
+	for (m = 0; m < TRACERD_MODE_NR; m++)
+		nosess[m] = all[m] && m != TRACERD_MODE_FSESSION && m != TRACERD_MODE_KPROBE_SESSION;
+	ASSERT_EQ(pick(nosess, false, 100, false, true), TRACERD_MODE_FENTRY_MULTI, "7.2 sessions off");
 	ASSERT_EQ(pick(kmod_only, false, 100, false, true), -1, "module only: no latency");
 }
 

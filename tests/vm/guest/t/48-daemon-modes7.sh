@@ -57,7 +57,7 @@ lower_bound() {
 }
 
 # MODE:FACT — the mode works where kernel_has FACT
-for row in kprobe-session:kprobe_session fsession:fsession; do
+for row in kprobe-session:kprobe_session fsession:fsession fentry-multi:tracing_multi; do
 	m=${row%%:*} fact=${row#*:}
 	$C status | grep -q -- "$m" || fail "status does not list $m"
 	if [ "$(feature "$m")" != true ]; then
