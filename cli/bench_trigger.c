@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include "../lib/modes.h"
 #include "../lib/util.h"
 #include "bench.h"
 
@@ -25,6 +26,27 @@ static const char *const all_modes[] = {
 	"kmod-callops+regs", "kmod-direct", "kmod-kprobe", "kmod-kprobe-int3",
 };
 static const char *const all_variants[] = { "count", "latency", "empty" };
+
+static bool listed_mode(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(all_modes); i++)
+		if (!strcmp(name, all_modes[i]))
+			return true;
+	return false;
+}
+
+/* A BPF function mode of TRACERD_MODES named name (its table name), or NULL:
+ * modes added to the table are benchmarked by name without a row here. */
+static const char *table_mode(const char *name)
+{
+	int m = tracerd_mode_parse(name);
+
+	if (m <= 0 || !tracerd_mode_is_function(m) || tracerd_mode_is_kmod(m))
+		return NULL;
+	return tracerd_mode_name(m);
+}
 
 struct trig_opts {
 	unsigned long long calls;
@@ -319,10 +341,13 @@ static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts
 
 				for (i = 0; i < ARRAY_SIZE(all_modes) && strcmp(tok, all_modes[i]); i++)
 					;
-				if (i == ARRAY_SIZE(all_modes))
+				if (i < ARRAY_SIZE(all_modes))
+					o->modes[o->nmodes++] = all_modes[i];
+				else if (table_mode(tok))	/* any function mode of the table */
+					o->modes[o->nmodes++] = table_mode(tok);
+				else
 					return cli_error(b->cli, EXIT_USAGE, "usage",
 							 "unknown trigger mode '%s'", tok);
-				o->modes[o->nmodes++] = all_modes[i];
 			}
 			break;
 		case 'P':
@@ -401,6 +426,9 @@ int bench_trigger(struct bench *b, int argc, char **argv)
 		for (j = 0; j < o.nvariants; j++) {
 			/* kmod modes hook the entry only, with a C counter: no other variant */
 			if (!strncmp(o.modes[i], "kmod-", 5) && strcmp(o.variants[j], "count"))
+				continue;
+			/* the empty program exists for the modes of all_modes only */
+			if (!strcmp(o.variants[j], "empty") && !listed_mode(o.modes[i]))
 				continue;
 			trigger_point(b, &o, o.modes[i], o.variants[j], base, store);
 		}
