@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include "../lib/modes.h"
 #include "../lib/util.h"
 #include "bench.h"
 
@@ -25,6 +26,41 @@ static const char *const all_modes[] = {
 	"kmod-callops+regs", "kmod-direct", "kmod-kprobe", "kmod-kprobe-int3",
 };
 static const char *const all_variants[] = { "count", "latency", "empty" };
+
+static bool listed_mode(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(all_modes); i++)
+		if (!strcmp(name, all_modes[i]))
+			return true;
+	return false;
+}
+
+/* A BPF function mode of TRACERD_MODES named name (its table name), or NULL:
+ * modes added to the table are benchmarked by name without a row here. */
+static const char *table_mode(const char *name)
+{
+	int m = tracerd_mode_parse(name);
+
+	if (m <= 0 || !tracerd_mode_is_function(m) || tracerd_mode_is_kmod(m))
+		return NULL;
+	return tracerd_mode_name(m);
+}
+
+/* all_modes, then every other BPF function mode of the table */
+static int known_modes(const char **out)
+{
+	int m, n = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(all_modes); i++)
+		out[n++] = all_modes[i];
+	for (m = 1; m < TRACERD_MODE_NR; m++)
+		if (table_mode(tracerd_mode_name(m)) && !listed_mode(tracerd_mode_name(m)))
+			out[n++] = tracerd_mode_name(m);
+	return n;
+}
 
 struct trig_opts {
 	unsigned long long calls;
@@ -291,6 +327,7 @@ static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts
 		{ "peers", no_argument, NULL, 'P' },
 		{ 0 }
 	};
+	const char *known[ARRAY_SIZE(all_modes) + TRACERD_MODE_NR];
 	unsigned long long v;
 	int c, ret;
 
@@ -309,7 +346,7 @@ static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts
 			o->producers = (int)v;
 			break;
 		case 'm':
-			o->nmodes = bench_pick(b, "mode", optarg, all_modes, ARRAY_SIZE(all_modes),
+			o->nmodes = bench_pick(b, "mode", optarg, known, known_modes(known),
 					       o->modes, 16);
 			if (o->nmodes < 0)
 				return -o->nmodes;
@@ -385,6 +422,9 @@ int bench_trigger(struct bench *b, int argc, char **argv)
 		for (j = 0; j < o.nvariants; j++) {
 			/* kmod modes hook the entry only, with a C counter: no other variant */
 			if (!strncmp(o.modes[i], "kmod-", 5) && strcmp(o.variants[j], "count"))
+				continue;
+			/* the empty program exists for the modes of all_modes only */
+			if (!strcmp(o.variants[j], "empty") && !listed_mode(o.modes[i]))
 				continue;
 			trigger_point(b, &o, o.modes[i], o.variants[j], base, store);
 		}

@@ -131,11 +131,13 @@ static void patch_spec(struct bpf_insn *in, size_t n, enum bpf_prog_type type,
 	patch_imm64(in, n, TRACERD_COMM1_MAGIC, comm[1]);
 }
 
-int bpf_clone_hook(const struct bpf_program *tmpl, __u32 slot, const struct tracerd_spec *spec,
-		   __u32 attach_btf_id, int attach_btf_obj_fd, char *err, size_t errlen)
+/* A clone of tmpl loaded as attach_type, its slot (and spec, if any) patched in. */
+static int clone_load(const struct bpf_program *tmpl, unsigned int attach_type, __u32 slot,
+		      const struct tracerd_spec *spec, __u32 attach_btf_id, int attach_btf_obj_fd,
+		      char *err, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
-		.expected_attach_type = bpf_program__expected_attach_type(tmpl),
+		.expected_attach_type = attach_type,
 		.attach_btf_id = attach_btf_id,
 		.attach_btf_obj_fd = attach_btf_obj_fd,
 	);
@@ -164,6 +166,20 @@ int bpf_clone_hook(const struct bpf_program *tmpl, __u32 slot, const struct trac
 	}
 	free(insns);
 	return fd;
+}
+
+int bpf_clone_hook(const struct bpf_program *tmpl, __u32 slot, const struct tracerd_spec *spec,
+		   __u32 attach_btf_id, int attach_btf_obj_fd, char *err, size_t errlen)
+{
+	return clone_load(tmpl, bpf_program__expected_attach_type(tmpl), slot, spec,
+			  attach_btf_id, attach_btf_obj_fd, err, errlen);
+}
+
+int bpf_clone_prog_as(const struct bpf_program *tmpl, unsigned int attach_type, __u32 slot,
+		      __u32 attach_btf_id, int attach_btf_obj_fd, char *err, size_t errlen)
+{
+	return clone_load(tmpl, attach_type, slot, NULL, attach_btf_id, attach_btf_obj_fd,
+			  err, errlen);
 }
 
 int bpf_clone_prog(const struct bpf_program *tmpl, __u32 slot, __u32 attach_btf_id,
@@ -241,6 +257,8 @@ int bpf_skel_load(struct tracerd *d, const struct bpf_skel *sk, const char *targ
 			goto cleanup;
 		}
 		bpf_program__set_autoload(prog, true);
+		if (sk->attach_type)
+			bpf_program__set_expected_attach_type(prog, sk->attach_type);
 		if (!sk->aim)
 			continue;
 		ret = bpf_program__set_attach_target(prog, 0, target);

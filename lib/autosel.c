@@ -10,10 +10,24 @@ static const enum tracerd_mode row_one[] = {
 	TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE, TRACERD_MODE_KPROBE_MULTI,
 	TRACERD_MODE_KMOD_CALLOPS,
 };
-/* row 3: many functions — one kprobe.multi link attaches them all */
+/* row 3: many functions — one link attaches them all: fentry.multi
+ * (trampolines) where the kernel has it, else kprobe.multi (fprobe) */
 static const enum tracerd_mode row_many[] = {
-	TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE,
+	TRACERD_MODE_FENTRY_MULTI, TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE,
 	TRACERD_MODE_KMOD_CALLOPS,
+};
+/* row 9: one function, latency — a session program times a call with
+ * its per-call cookie, without a map or a second program; the trampoline
+ * one (fsession) first */
+static const enum tracerd_mode row_one_lat[] = {
+	TRACERD_MODE_FSESSION, TRACERD_MODE_KPROBE_SESSION, TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE,
+	TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_KMOD_CALLOPS,
+};
+/* row 10: many functions, latency — one session link for them all */
+static const enum tracerd_mode row_many_lat[] = {
+	TRACERD_MODE_FSESSION, TRACERD_MODE_KPROBE_SESSION, TRACERD_MODE_FENTRY_MULTI,
+	TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_FENTRY,
+	TRACERD_MODE_KPROBE, TRACERD_MODE_KMOD_CALLOPS,
 };
 /* row 1: tracepoints */
 static const enum tracerd_mode row_tp[] = { TRACERD_MODE_TP_BTF };
@@ -30,9 +44,15 @@ size_t auto_select(const struct auto_request *r, enum tracerd_mode out[TRACERD_M
 	if (r->tracepoint) {
 		row = row_tp;
 		len = ARRAY_SIZE(row_tp);
+	} else if (r->nr_functions > 1 && r->latency) {
+		row = row_many_lat;
+		len = ARRAY_SIZE(row_many_lat);
 	} else if (r->nr_functions > 1) {
 		row = row_many;
 		len = ARRAY_SIZE(row_many);
+	} else if (r->latency) {
+		row = row_one_lat;
+		len = ARRAY_SIZE(row_one_lat);
 	} else {
 		row = row_one;
 		len = ARRAY_SIZE(row_one);

@@ -21,7 +21,10 @@
 	X(TP_BTF, "tp-btf", tp)			/* BPF tp_btf, raw_tp fallback */	\
 	X(KMOD_CALLOPS, "kmod-callops", kmod_callops)	/* kmod ftrace_ops callback */	\
 	X(KMOD_DIRECT, "kmod-direct", kmod_direct)	/* kmod ftrace direct call */	\
-	X(KMOD_KPROBE, "kmod-kprobe", kmod_kprobe)	/* kmod register_kprobe */
+	X(KMOD_KPROBE, "kmod-kprobe", kmod_kprobe)	/* kmod register_kprobe */	\
+	X(KPROBE_SESSION, "kprobe-session", kprobe_session)	/* BPF kprobe.session (6.10+) */	\
+	X(FSESSION, "fsession", fsession)	/* BPF fsession (7.x): fentry+fexit in one */	\
+	X(FENTRY_MULTI, "fentry-multi", fentry_multi)	/* BPF fentry.multi (7.x): one link, many */
 
 #define TRACERD_MODE_ENUM_(e, name, backend)	TRACERD_MODE_##e,
 

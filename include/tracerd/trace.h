@@ -29,7 +29,8 @@
  * The other immediates of a clone (bpf/hook.bpf.h, bpf_clone_hook): the
  * slot's flags, tgid and comm, baked in at load time so that no call
  * reads slot_cfg. TRACERD_SLOT_COOKIE in the slot immediate: the slot is
- * the BPF cookie (one kprobe.multi program for many functions).
+ * the BPF cookie (one kprobe.multi or tracing-multi program for many
+ * functions).
  */
 #define TRACERD_FLAGS_MAGIC	0x7ace51d1
 #define TRACERD_TGID_MAGIC	0x7ace51d2

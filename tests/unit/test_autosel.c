@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Every row of the auto decision table (docs/auto.md) with the feature
- * sets of the test kernels: 6.12 (everything), 6.1 (no kprobe.multi),
- * this host (tp-btf only), and a kernel with only the module.
+ * sets of the test kernels: 7.2 (everything), 6.12 (no fsession or
+ * fentry.multi), 6.1 (no kprobe.multi, no kprobe.session), this host
+ * (tp-btf only), and a kernel with only the module.
  */
 #include "../../lib/autosel.h"
 #include "../../lib/modes.h"
 #include "test.h"
 
-static bool all[TRACERD_MODE_NR], k61[TRACERD_MODE_NR], host[TRACERD_MODE_NR],
+static bool all[TRACERD_MODE_NR], k612[TRACERD_MODE_NR], k61[TRACERD_MODE_NR], host[TRACERD_MODE_NR],
 	    kmod_only[TRACERD_MODE_NR];
 
 /* the backends' caps (daemon/be_*.c), as the registry hands them over */
@@ -24,6 +25,9 @@ static const unsigned int caps[TRACERD_MODE_NR] = {
 	[TRACERD_MODE_KMOD_CALLOPS] = KMOD_FN,
 	[TRACERD_MODE_KMOD_DIRECT] = KMOD_FN | MODE_CAP_DIRECT_CALL | MODE_CAP_DIRECT_EXCL,
 	[TRACERD_MODE_KMOD_KPROBE] = KMOD_FN,
+	[TRACERD_MODE_KPROBE_SESSION] = BPF_FN | MODE_CAP_MULTI,
+	[TRACERD_MODE_FSESSION] = BPF_FN | MODE_CAP_MULTI | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
+	[TRACERD_MODE_FENTRY_MULTI] = BPF_FN | MODE_CAP_MULTI | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
 };
 
 static void profiles(void)
@@ -32,7 +36,9 @@ static void profiles(void)
 
 	for (m = 1; m < TRACERD_MODE_NR; m++) {
 		all[m] = true;
-		k61[m] = m != TRACERD_MODE_KPROBE_MULTI;
+		k612[m] = m != TRACERD_MODE_FSESSION && m != TRACERD_MODE_FENTRY_MULTI;
+		k61[m] = m != TRACERD_MODE_KPROBE_MULTI && m != TRACERD_MODE_KPROBE_SESSION &&
+			 k612[m];
 		host[m] = m == TRACERD_MODE_TP_BTF;
 		kmod_only[m] = tracerd_mode_is_kmod(m) || m == TRACERD_MODE_TP_BTF;
 	}
@@ -68,7 +74,8 @@ TEST(row2_one_function)
 TEST(row3_many_functions)
 {
 	profiles();
-	ASSERT_EQ(pick(all, false, 100, false, false), TRACERD_MODE_KPROBE_MULTI, "6.12");
+	ASSERT_EQ(pick(all, false, 100, false, false), TRACERD_MODE_FENTRY_MULTI, "7.2");
+	ASSERT_EQ(pick(k612, false, 100, false, false), TRACERD_MODE_KPROBE_MULTI, "6.12");
 	/* row 6: no kprobe.multi on 6.1 */
 	ASSERT_EQ(pick(k61, false, 100, false, false), TRACERD_MODE_FENTRY, "6.1");
 }
@@ -126,6 +133,36 @@ TEST(row7_kmod_only)
 	r.available = all;
 	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 3, "record: the BPF modes");
 	ASSERT_EQ(out[0], TRACERD_MODE_FENTRY, "record: fentry");
+}
+
+
+TEST(row9_one_function_latency)
+{
+	profiles();
+	ASSERT_EQ(pick(all, false, 1, false, true), TRACERD_MODE_FSESSION, "7.2");
+	/* the function's direct call is taken: not the trampoline (row 4) */
+	ASSERT_EQ(pick(all, false, 1, true, true), TRACERD_MODE_KPROBE_SESSION, "7.2 direct");
+	ASSERT_EQ(pick(k612, false, 1, false, true), TRACERD_MODE_KPROBE_SESSION, "6.12");
+	ASSERT_EQ(pick(k61, false, 1, false, true), TRACERD_MODE_FENTRY, "6.1: no sessions");
+	ASSERT_EQ(pick(host, false, 1, false, true), -1, "host: nothing");
+	/* without latency a session buys nothing: row 2 */
+	ASSERT_EQ(pick(k612, false, 1, false, false), TRACERD_MODE_FENTRY, "6.12 count");
+}
+
+TEST(row10_many_functions_latency)
+{
+	profiles();
+	ASSERT_EQ(pick(all, false, 100, false, true), TRACERD_MODE_FSESSION, "7.2");
+	ASSERT_EQ(pick(k612, false, 100, false, true), TRACERD_MODE_KPROBE_SESSION, "6.12");
+	ASSERT_EQ(pick(k61, false, 100, false, true), TRACERD_MODE_FENTRY, "6.1");
+	/* no session mode left: one link still beats one per function */
+	bool nosess[TRACERD_MODE_NR];
+	int m;
+
+	for (m = 0; m < TRACERD_MODE_NR; m++)
+		nosess[m] = all[m] && m != TRACERD_MODE_FSESSION && m != TRACERD_MODE_KPROBE_SESSION;
+	ASSERT_EQ(pick(nosess, false, 100, false, true), TRACERD_MODE_FENTRY_MULTI, "7.2 sessions off");
+	ASSERT_EQ(pick(kmod_only, false, 100, false, true), -1, "module only: no latency");
 }
 
 TEST_MAIN()

@@ -27,12 +27,17 @@ unload_mod() { ! grep -q "^$1 " /proc/modules || rmmod "$1" || fail "rmmod $1"; 
 # Debian config says; tests use it to tell "this kernel lacks it" from
 # "broken". fprobe: CONFIG_FPROBE (kprobe.multi); call_ops:
 # CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS; jmp_direct:
-# CONFIG_DYNAMIC_FTRACE_WITH_JMP (jump-entered direct calls, BPF fexit).
+# CONFIG_DYNAMIC_FTRACE_WITH_JMP (jump-entered direct calls, BPF fexit);
+# kprobe_session: kprobe.session (6.10+, and fprobe); fsession:
+# BPF_TRACE_FSESSION(_MULTI) (7.x, x86_64 checked); tracing_multi:
+# BPF_TRACE_FENTRY_MULTI/FEXIT_MULTI links (7.x, x86_64 checked).
 kernel_has() {
 	case "$1:$KERNEL_NAME" in
 	fprobe:6.12|fprobe:7.2|fprobe:7.2-arm64) return 0 ;;
 	call_ops:6.12-arm64|call_ops:7.2-arm64) return 0 ;;
 	jmp_direct:7.2) return 0 ;;
+	kprobe_session:6.12|kprobe_session:7.2|kprobe_session:7.2-arm64) return 0 ;;
+	fsession:7.2|tracing_multi:7.2) return 0 ;;
 	esac
 	return 1
 }

@@ -15,8 +15,9 @@ expect_eq "row 1: tracepoint" "$(auto tp:task/task_rename)" tp-btf
 # row 2: one function -> fentry
 expect_eq "row 2: one function" "$(auto tracerd_testmod_target)" fentry
 $C detach --all > /dev/null
-# row 3: many functions -> kprobe-multi (one link); without fprobe (6.1) fentry
+# row 3: many functions -> fentry-multi (7.x) or kprobe-multi (one link); without fprobe (6.1) fentry
 want=kprobe-multi
+[ "$(feature fentry-multi)" = true ] && want=fentry-multi
 [ "$(feature kprobe-multi)" = true ] || want=fentry
 expect_eq "row 3: many functions" "$(auto 'tracerd_testmod_fn_0[0-9][0-9]')" "$want"
 [ $want = fentry ] && { reason | grep -q "not kprobe-multi" || fail "row 3: no reason for skipping kprobe-multi: $(reason)"; }
@@ -46,4 +47,18 @@ fi
 # row 6: explicit mode: no choice made, "requested"
 expect_eq "row 6: explicit" "$(auto tracerd_testmod_target --mode kprobe)" kprobe
 expect_eq "row 6: reason" "$(reason)" requested
+$C detach --all > /dev/null
+# first_available MODE...: the first mode this kernel has
+first_available() {
+	local m
+	for m in "$@"; do [ "$(feature "$m")" = true ] && { echo "$m"; return; }; done
+}
+# row 9: one function, latency -> a session form; without (6.1) row 2's order
+expect_eq "row 9: one function, latency" "$(auto tracerd_testmod_target --latency)" \
+	"$(first_available fsession kprobe-session fentry)"
+$C detach --all > /dev/null
+# row 10: many functions, latency -> one session link
+expect_eq "row 10: many functions, latency" "$(auto 'tracerd_testmod_fn_0[0-9][0-9]' --latency)" \
+	"$(first_available fsession kprobe-session fentry-multi kprobe-multi fentry)"
+$C detach --all > /dev/null
 daemon_stop

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fentry.multi/fexit.multi (7.x) templates: loaded as plain fentry/fexit
+ * against a real function (every libbpf knows those sections), then
+ * cloned once per BTF object as BPF_TRACE_FENTRY_MULTI/_FEXIT_MULTI with
+ * TRACERD_SLOT_COOKIE patched in: the slot is then the cookie the link
+ * gives each function (daemon/tracing_multi.c).
+ */
+#include "hook.bpf.h"
+
+static __always_inline __u32 multi_slot(void *ctx)
+{
+	__u32 slot = slot_imm();
+
+	return slot == TRACERD_SLOT_COOKIE ? (__u32)bpf_get_attach_cookie(ctx) : slot;
+}
+
+SEC("?fentry")
+int fmulti_entry(void *ctx)
+{
+	return hook_entry(multi_slot(ctx));
+}
+
+SEC("?fexit")
+int fmulti_return(void *ctx)
+{
+	__u64 ret = 0;
+
+	bpf_get_func_ret(ctx, &ret);
+	return hook_return_ret(multi_slot(ctx), (__s64)ret, TRACERD_EV_RET);
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Session programs: one program runs at entry and at return of a call
+ * (kprobe.session, fsession), and the kernel keeps 8 bytes per call for
+ * it, the session cookie. The entry writes its timestamp there, so
+ * latency needs no per-call map (hook.bpf.h's entry_ts). Counting,
+ * filtering and recording are hook.bpf.h's.
+ *
+ * The session kfuncs took no argument when they came (6.10, kprobe
+ * session) and take the program's context since fsession (7.x). Define
+ * TRACERD_SESSION_KFUNC_VOID for the first form; the daemon picks the
+ * object that matches the kernel's BTF (daemon/bpf_compat.h).
+ */
+#ifndef TRACERD_SESSION_BPF_H
+#define TRACERD_SESSION_BPF_H
+
+/* our own kfunc declarations, not those a newer bpftool writes into
+ * vmlinux.h (7.x's, which would clash with the first form) */
+#define BPF_NO_KFUNC_PROTOTYPES
+#include "hook.bpf.h"
+
+#ifdef TRACERD_SESSION_KFUNC_VOID
+extern __u64 *bpf_session_cookie(void) __ksym;
+extern bool bpf_session_is_return(void) __ksym;
+#define session_cookie(ctx)	bpf_session_cookie()
+#define session_is_return(ctx)	bpf_session_is_return()
+#else
+extern __u64 *bpf_session_cookie(void *ctx) __ksym;
+extern bool bpf_session_is_return(void *ctx) __ksym;
+#define session_cookie(ctx)	bpf_session_cookie(ctx)
+#define session_is_return(ctx)	bpf_session_is_return(ctx)
+#endif
+
+/* One timed call of slot into its statistics. */
+static __always_inline void session_account(struct tracerd_slot_stats *st, __u64 delta)
+{
+	__u64 b;
+
+	if (!st->lat_count || delta < st->lat_min)
+		st->lat_min = delta;
+	if (delta > st->lat_max)
+		st->lat_max = delta;
+	st->lat_count++;
+	st->lat_sum += delta;
+	/* 64-bit, clamped in place (see hook_return_ret) */
+	b = tracerd_hist_bucket(delta);
+	barrier_var(b);
+	if (b > TRACERD_HIST_BUCKETS - 1)
+		b = TRACERD_HIST_BUCKETS - 1;
+	st->hist[b]++;
+}
+
+/*
+ * The entry half: count the call and, when the slot times calls, start
+ * the clock in the cookie. Returns what a kprobe session's entry returns:
+ * 0 to run the return half, 1 to skip it (nothing to time).
+ */
+static __always_inline int session_entry(__u32 slot, __u64 *cookie)
+{
+	struct tracerd_slot_stats *st;
+	struct tracerd_slot_cfg *cfg;
+
+	if (cookie)
+		*cookie = 0;
+	cfg = slot_filter(slot);
+	if (!cfg)
+		return 1;
+	st = bpf_map_lookup_elem(&slot_stats, &slot);
+	if (!st)
+		return 1;
+	st->calls++;
+	if (!(cfg->flags & TRACERD_SLOT_LATENCY) || !cookie) {
+		if (cfg->flags & TRACERD_SLOT_RECORD)
+			record_event(slot, bpf_ktime_get_ns(), 0, 0, 0);
+		return 1;
+	}
+	*cookie = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* The return half: the call's time since its entry wrote the cookie. */
+static __always_inline int session_return(__u32 slot, __u64 *cookie, __s64 ret)
+{
+	struct tracerd_slot_stats *st;
+	struct tracerd_slot_cfg *cfg;
+	__u64 now = bpf_ktime_get_ns(), delta;
+
+	if (!cookie || !*cookie)
+		return 0;	/* the entry did not time this call */
+	cfg = slot_filter(slot);
+	st = bpf_map_lookup_elem(&slot_stats, &slot);
+	if (!cfg || !st || !(cfg->flags & TRACERD_SLOT_LATENCY))
+		return 0;
+	delta = now - *cookie;
+	session_account(st, delta);
+	if (cfg->flags & TRACERD_SLOT_RECORD)
+		record_event(slot, *cookie, delta, ret, TRACERD_EV_DURATION | TRACERD_EV_RET);
+	return 0;
+}
+
+#endif

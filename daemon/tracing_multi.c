@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Tracing-multi attachments: see tracing_multi.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "../lib/util.h"
+#include "bpf_compat.h"
+#include "resolve.h"
+#include "tracing_multi.h"
+
+/* a->priv: a program clone and its link per BTF object and attach type */
+struct tmulti {
+	size_t n, cap;
+	int (*fd)[2];		/* prog, link */
+};
+
+static int tmulti_push(struct tmulti *t, int prog, int link)
+{
+	void *p;
+
+	if (t->n == t->cap) {
+		p = realloc(t->fd, (t->cap + 4) * sizeof(*t->fd));
+		if (!p)
+			return -ENOMEM;
+		t->fd = p;
+		t->cap += 4;
+	}
+	t->fd[t->n][0] = prog;
+	t->fd[t->n][1] = link;
+	t->n++;
+	return 0;
+}
+
+/* One clone + link of tmpl over ids[0..n) of the BTF object btf_fd. */
+static int tmulti_link(struct tmulti *t, const struct bpf_program *tmpl, unsigned int type,
+		       int btf_fd, const __u32 *ids, const __u64 *cookies, size_t n,
+		       const char *what, const char *first, char *err, size_t errlen)
+{
+	int prog, link, ret;
+	char ebuf[96];
+
+	prog = bpf_clone_prog_as(tmpl, type, TRACERD_SLOT_COOKIE, 0, btf_fd, err, errlen);
+	if (prog < 0)
+		return prog;
+	link = tracing_multi_link(prog, type, ids, cookies, (__u32)n);
+	if (link < 0) {
+		close(prog);
+		return set_err(err, errlen, link, "failed to attach %s to %zu function%s ('%s'...): %s",
+			       what, n, n == 1 ? "" : "s", first, errno_str(link, ebuf, sizeof(ebuf)));
+	}
+	ret = tmulti_push(t, prog, link);
+	if (ret) {
+		close(link);
+		close(prog);
+		return set_err(err, errlen, ret, "out of memory");
+	}
+	return 0;
+}
+
+/* Link the not yet done hooks of the module of hook first: 0 or -errno. */
+static int tmulti_group(struct tracerd *d, struct attachment *a, size_t first, bool *done,
+			__u32 *ids, __u64 *cookies, const struct bpf_program *tmpl,
+			unsigned int type, const char *what)
+{
+	const char *mod = a->hooks[first].module;
+	char *err = a->hooks[0].err;
+	size_t i, n = 0, errlen = sizeof(a->hooks[0].err);
+	int btf_fd;
+
+	for (i = first; i < a->nr_hooks; i++) {
+		if (done[i] || a->hooks[i].err[0] || strcmp(a->hooks[i].module, mod))
+			continue;
+		ids[n] = (__u32)a->hooks[i].btf_id;
+		cookies[n++] = a->hooks[i].slot;
+		done[i] = true;
+	}
+	btf_fd = resolve_module_btf_fd(d, mod);
+	if (btf_fd < 0)
+		return set_err(err, errlen, btf_fd, "no BTF for module '%s' of '%s'", mod,
+			       a->hooks[first].name);
+	return tmulti_link(a->priv, tmpl, type, btf_fd, ids, cookies, n, what,
+			   a->hooks[first].name, err, errlen);
+}
+
+int tmulti_attach(struct tracerd *d, struct attachment *a, const struct bpf_program *tmpl,
+		  unsigned int attach_type, const char *what)
+{
+	bool *done = calloc(a->nr_hooks, sizeof(*done));
+	__u32 *ids = calloc(a->nr_hooks, sizeof(*ids));
+	__u64 *cookies = calloc(a->nr_hooks, sizeof(*cookies));
+	size_t i, linked = 0;
+	int ret = -ENOENT;
+
+	if (!a->priv)
+		a->priv = calloc(1, sizeof(struct tmulti));
+	if (!done || !ids || !cookies || !a->priv) {
+		ret = set_err(a->hooks[0].err, sizeof(a->hooks[0].err), -ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	for (i = 0; i < a->nr_hooks; i++) {
+		if (done[i] || a->hooks[i].err[0])
+			continue;
+		ret = tmulti_group(d, a, i, done, ids, cookies, tmpl, attach_type, what);
+		if (ret)
+			goto cleanup;
+		linked++;
+	}
+	for (i = 0; linked && i < a->nr_hooks; i++)
+		a->hooks[i].attached = !a->hooks[i].err[0];
+	ret = linked ? 0 : ret;
+cleanup:
+	free(done);
+	free(ids);
+	free(cookies);
+	return ret;
+}
+
+void tmulti_detach(struct tracerd *d, struct attachment *a)
+{
+	struct tmulti *t = a->priv;
+	size_t i;
+
+	for (i = 0; t && i < t->n; i++) {
+		close(t->fd[i][1]);
+		close(t->fd[i][0]);
+	}
+	if (t)
+		free(t->fd);
+	free(t);
+	a->priv = NULL;
+	for (i = 0; i < a->nr_hooks; i++)
+		a->hooks[i].attached = false;
+}
+
+int tmulti_probe(struct tracerd *d, const struct bpf_program *tmpl, unsigned int attach_type,
+		 const char *what, char *reason, size_t len)
+{
+	__u64 cookie = TRACERD_MAX_SLOTS;	/* out of range: does nothing */
+	struct tmulti t = {};
+	__u32 id;
+	int ret;
+
+	ret = d->vmlinux_btf ? btf__find_by_name_kind(d->vmlinux_btf, d->probe_fn, BTF_KIND_FUNC)
+			     : -ENOENT;
+	if (ret < 0)
+		return set_err(reason, len, ret, "no BTF for '%s'", d->probe_fn);
+	id = (__u32)ret;
+	ret = tmulti_link(&t, tmpl, attach_type, 0, &id, &cookie, 1, what, d->probe_fn,
+			  reason, len);
+	if (!ret) {
+		close(t.fd[0][1]);
+		close(t.fd[0][0]);
+	}
+	free(t.fd);
+	return ret;
+}

@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The BPF hook paths newer kernels add (issue 14), each a mode: exact
+# counts on the getpgid syscall handler, with latency (samples and
+# histogram total = calls), on the test module's target, on a glob of 100
+# functions (each counts exactly 2, with and without latency), and a
+# latency lower bound on tracerd_testmod_sleep. Where the kernel lacks one
+# (kernel_has), status must list it unavailable with a reason.
+source ./t/40-daemon-lib.sh
+n=$(size 1000 100000)
+load_testmod
+daemon_start
+fn=$(sys_getpgid)
+glob='tracerd_testmod_fn_0[0-9][0-9]'
+us=2000 k=5
+
+# one_function MODE: count, then count + latency, on the syscall handler
+one_function() {
+	local m=$1 id st
+	id=$(attach_pid "$m" "$fn" trigger getpgid "$n")
+	expect_eq "$m: $fn calls" "$(calls_of "$id")" "$n"
+	$C detach "$id" > /dev/null || fail "$m: detach $id"
+	id=$(ATTACH_FLAGS=--latency attach_pid "$m" "$fn" trigger getpgid "$n")
+	st=$($C --json stats "$id")
+	expect_eq "$m: $fn calls (latency)" "$(jp '.stats[0].calls' <<< "$st")" "$n"
+	expect_eq "$m: latency samples" "$(jp '.stats[0].latency.count' <<< "$st")" "$n"
+	expect_eq "$m: histogram total" "$(jp '.stats[0].latency.buckets[*].count' <<< "$st" | sum)" "$n"
+	$C detach "$id" > /dev/null || fail "$m: detach $id"
+	id=$(attach_pid "$m" tracerd_testmod_target sh -c "echo $n > $TESTMOD_DBG/call")
+	expect_eq "$m: tracerd_testmod_target calls" "$(calls_of "$id")" "$n"
+	$C detach "$id" > /dev/null || fail "$m: detach $id"
+}
+
+# glob_latency MODE: 100 functions timed, each 2 calls and 2 samples
+glob_latency() {
+	local m=$1 id st
+	id=$(ATTACH_FLAGS=--latency attach_pid "$m" "$glob" sh -c "echo 2 > $TESTMOD_DBG/call_all")
+	st=$($C --json stats "$id")
+	expect_eq "$m: functions timed" "$(jp '.stats|length' <<< "$st")" 100
+	expect_eq "$m: every function 2 calls" "$(jp '.stats[*].calls' <<< "$st" | sort -u | tr '\n' ' ')" "2 "
+	expect_eq "$m: every function 2 samples" \
+		"$(jp '.stats[*].latency.count' <<< "$st" | sort -u | tr '\n' ' ')" "2 "
+	$C detach "$id" > /dev/null || fail "$m: detach $id"
+}
+
+# lower_bound MODE: no sample below the sleep
+lower_bound() {
+	local m=$1 id st min
+	id=$(ATTACH_FLAGS=--latency attach_pid "$m" tracerd_testmod_sleep sh -c \
+		"for i in \$(seq $k); do echo $us > $TESTMOD_DBG/sleep_us; done")
+	st=$($C --json stats "$id")
+	expect_eq "$m: sleep calls" "$(jp '.stats[0].calls' <<< "$st")" $k
+	expect_eq "$m: sleep samples" "$(jp '.stats[0].latency.count' <<< "$st")" $k
+	min=$(jp '.stats[0].latency.min_ns' <<< "$st")
+	[ "$min" -ge $((us * 1000)) ] || fail "$m: a sample of $min ns is below the $us us sleep"
+	echo "ok: $m: min $min ns >= $((us * 1000)) ns"
+	$C detach "$id" > /dev/null || fail "$m: detach $id"
+}
+
+# MODE:FACT — the mode works where kernel_has FACT
+for row in kprobe-session:kprobe_session fsession:fsession fentry-multi:tracing_multi; do
+	m=${row%%:*} fact=${row#*:}
+	$C status | grep -q -- "$m" || fail "status does not list $m"
+	if [ "$(feature "$m")" != true ]; then
+		why=$(reason_of "$m")
+		[ -n "$why" ] && [ "$why" != null ] || fail "$m unavailable without a reason"
+		echo "mode $m unavailable on $KERNEL_NAME: $why"
+		kernel_has "$fact" && fail "$m must work on $KERNEL_NAME"
+		continue
+	fi
+	# a kernel not yet checked for it (7.2-arm64: fsession) is told, not failed
+	kernel_has "$fact" || echo "note: $m works on $KERNEL_NAME: add it to kernel_has $fact"
+	one_function "$m"
+	glob_modes "$m"
+	glob_latency "$m"
+	lower_bound "$m"
+done
+expect_eq "attachments left" "$($C --json list | jp '.attachments|length')" 0
+daemon_stop
