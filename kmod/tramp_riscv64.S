@@ -23,34 +23,32 @@
 
 	.text
 
+/*
+ * The registers saved around the C call, by \op (REG_S or REG_L): the
+ * arguments, ra, and a frame record {s0, t0} just below the new fp (t0 is
+ * where this frame returns to).
+ */
+.macro tracerd_regs op
+	\op	a0, 0 * SZREG(sp)
+	\op	a1, 1 * SZREG(sp)
+	\op	a2, 2 * SZREG(sp)
+	\op	a3, 3 * SZREG(sp)
+	\op	a4, 4 * SZREG(sp)
+	\op	a5, 5 * SZREG(sp)
+	\op	a6, 6 * SZREG(sp)
+	\op	a7, 7 * SZREG(sp)
+	\op	ra, 8 * SZREG(sp)
+	\op	s0, 10 * SZREG(sp)
+	\op	t0, 11 * SZREG(sp)
+.endm
+
 SYM_CODE_START_LOCAL(tracerd_direct_common)
 	addi	sp, sp, -TRACERD_FRAME
-	REG_S	a0, 0 * SZREG(sp)
-	REG_S	a1, 1 * SZREG(sp)
-	REG_S	a2, 2 * SZREG(sp)
-	REG_S	a3, 3 * SZREG(sp)
-	REG_S	a4, 4 * SZREG(sp)
-	REG_S	a5, 5 * SZREG(sp)
-	REG_S	a6, 6 * SZREG(sp)
-	REG_S	a7, 7 * SZREG(sp)
-	REG_S	ra, 8 * SZREG(sp)
-	/* frame record {fp, ra} just below the new fp: ra is where we return */
-	REG_S	s0, 10 * SZREG(sp)
-	REG_S	t0, 11 * SZREG(sp)
+	tracerd_regs REG_S
 	addi	s0, sp, TRACERD_FRAME
 	mv	a0, t1
 	call	tracerd_direct_hit
-	REG_L	a0, 0 * SZREG(sp)
-	REG_L	a1, 1 * SZREG(sp)
-	REG_L	a2, 2 * SZREG(sp)
-	REG_L	a3, 3 * SZREG(sp)
-	REG_L	a4, 4 * SZREG(sp)
-	REG_L	a5, 5 * SZREG(sp)
-	REG_L	a6, 6 * SZREG(sp)
-	REG_L	a7, 7 * SZREG(sp)
-	REG_L	ra, 8 * SZREG(sp)
-	REG_L	s0, 10 * SZREG(sp)
-	REG_L	t0, 11 * SZREG(sp)
+	tracerd_regs REG_L
 	addi	sp, sp, TRACERD_FRAME
 	/* back into the function body, the caller's ra as it was */
 	jr	t0
