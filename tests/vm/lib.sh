@@ -17,6 +17,11 @@ VM_BOOTS_ALL="6.12-arm64 7.2 6.1 6.12 6.12-arm64@nokaslr 6.12@retbleed=stuff 6.1
 VM_BOOTS_FULL="7.2-arm64"
 [ "${PROFILE:-ci}" = full ] && VM_BOOTS_ALL="$VM_BOOTS_FULL $VM_BOOTS_ALL"
 VM_VARIANT_TESTS=${VM_VARIANT_TESTS:-"01-kmod-load 20-kmod-attach 24-kmod-bench 26-kmod-site"}
+# The riscv64 guests (TCG runs them several times slower than the others)
+# run only this subset in `make check`: module load, every BPF and kmod
+# mode's exact count, the ops bench at small sizes; check-full runs all.
+VM_SUBSET_KERNELS="6.12-riscv64 7.2-riscv64"
+VM_SUBSET_TESTS=${VM_SUBSET_TESTS:-"01-kmod-load 02-bpf-fentry 03-bpf-kprobe 04-warn-selftest 20-kmod-attach 26-kmod-site 41-daemon-modes 91-bench-kmod"}
 # KERNEL@systemd boots real systemd as PID 1 (guest/systemd-run reports
 # like guest/init) and runs only these tests: the installed service.
 VM_SYSTEMD_TESTS=${VM_SYSTEMD_TESTS:-"70-systemd"}
