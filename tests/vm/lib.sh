@@ -12,9 +12,10 @@ VM_KERNELS_ALL="6.1 6.12 6.1-arm64 6.12-arm64 7.2 7.2-arm64 6.12-riscv64 7.2-ris
 # call-depth tracking (retbleed=stuff) on x86, and on arm64 without KASLR,
 # where call sites branch to the module's trampoline directly instead of
 # through ftrace_caller.
-VM_BOOTS_ALL="6.12-arm64 7.2 6.1 6.12 6.12-arm64@nokaslr 6.12@retbleed=stuff 6.12@systemd"
-# check-full (PROFILE=full) also boots sid's arm64 7.2
-VM_BOOTS_FULL="7.2-arm64"
+VM_BOOTS_ALL="6.12-arm64 6.1-arm64 7.2 6.1 6.12 6.12-arm64@nokaslr 6.12@retbleed=stuff 6.12@systemd"
+# check-full (PROFILE=full) also boots sid's arm64 7.2 and the riscv64
+# kernels (trixie's 6.12, sid's 7.2: the whole suite there)
+VM_BOOTS_FULL="7.2-arm64 6.12-riscv64 7.2-riscv64"
 [ "${PROFILE:-ci}" = full ] && VM_BOOTS_ALL="$VM_BOOTS_FULL $VM_BOOTS_ALL"
 VM_VARIANT_TESTS=${VM_VARIANT_TESTS:-"01-kmod-load 20-kmod-attach 24-kmod-bench 26-kmod-site"}
 # The riscv64 guests (TCG runs them several times slower than the others)
