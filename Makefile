@@ -41,12 +41,13 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
 # ARCH=arm64 cross-builds everything for arm64 (kernel-style names:
-# x86_64, arm64); user space then links against SYSROOT (an arm64 Debian root).
+# x86_64, arm64; riscv64 likewise); user space then links against SYSROOT
+# (a Debian root of that architecture).
 HOST_ARCH := $(patsubst aarch64,arm64,$(shell uname -m))
 ARCH ?= $(HOST_ARCH)
 override ARCH := $(patsubst aarch64,arm64,$(patsubst x86,x86_64,$(ARCH)))
 VERSION := $(shell cat $(SRC)/VERSION)
-BPF_ARCH := $(patsubst x86_64,x86,$(ARCH))
+BPF_ARCH := $(patsubst riscv64,riscv,$(patsubst x86_64,x86,$(ARCH)))
 ifneq ($(ARCH),$(HOST_ARCH))
 CROSS_COMPILE ?= $(if $(filter arm64,$(ARCH)),aarch64-linux-gnu-,$(ARCH)-linux-gnu-)
 CC := $(CROSS_COMPILE)gcc
@@ -56,7 +57,8 @@ export PKG_CONFIG_SYSROOT_DIR := $(SYSROOT)
 export PKG_CONFIG_LIBDIR := $(SYSROOT)/usr/lib/$(patsubst arm64,aarch64,$(ARCH))-linux-gnu/pkgconfig:$(SYSROOT)/usr/share/pkgconfig
 endif
 endif
-KBUILD_ARCH_ARGS := $(if $(CROSS_COMPILE),ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE))
+# ARCH=riscv64 (Debian's name) is kbuild's riscv
+KBUILD_ARCH_ARGS := $(if $(CROSS_COMPILE),ARCH=$(patsubst riscv64,riscv,$(ARCH)) CROSS_COMPILE=$(CROSS_COMPILE))
 
 CFLAGS ?= -O2 -g
 # SANITIZE=1: ASan + UBSan for the host build and tests

@@ -21,6 +21,15 @@
 #define TRACERD_DIRECT_SLOTS	1280
 #define TRACERD_HAVE_ARCH_TRAMP	1
 #define TRACERD_HAVE_ARCH_INT3	0
+#elif defined(CONFIG_RISCV) && defined(CONFIG_64BIT)
+/*
+ * Same slot scheme (tramp_riscv64.S). No kprobe-int3: a riscv kprobe on a
+ * function entry is an ebreak at the symbol, and without KPROBES_ON_FTRACE
+ * (Debian's 6.12 and 7.2) the ftrace site itself cannot be probed.
+ */
+#define TRACERD_DIRECT_SLOTS	1280
+#define TRACERD_HAVE_ARCH_TRAMP	1
+#define TRACERD_HAVE_ARCH_INT3	0
 #else
 #define TRACERD_DIRECT_SLOTS	0
 #define TRACERD_HAVE_ARCH_TRAMP	0
@@ -177,6 +186,50 @@ static inline int tracerd_arch_site(unsigned long addr, unsigned long *site,
 	/* imm26, in instructions, sign-extended */
 	*target = *site + (long)((s32)((op & 0x03ffffffU) << 6) >> 4);
 	tracerd_a64_plt(target);
+	return 1;
+}
+#elif defined(CONFIG_RISCV) && defined(CONFIG_64BIT)
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#define TRACERD_RV_NOP4		0x00000013U	/* addi x0, x0, 0 */
+#define TRACERD_RV_CNOP2	0x00010001U	/* two c.nop, as the compiler leaves them */
+#define TRACERD_RV_AUIPC	0x17U
+#define TRACERD_RV_JALR		0x67U
+
+static inline int tracerd_arch_int3_offset(unsigned long addr,
+					   unsigned long *off)
+{
+	return -EOPNOTSUPP;
+}
+
+/*
+ * The riscv64 site (-fpatchable-function-entry, 8 bytes at the symbol):
+ * "auipc t0, hi; jalr t0, lo(t0)" when enabled (rd t0, or ra), nops when
+ * not; from 6.16 the auipc stays and only the jalr becomes a nop. *insn
+ * gets the second word (the jalr or its nop), *target where the pair
+ * branches. Same contract as the x86_64 version.
+ */
+static inline int tracerd_arch_site(unsigned long addr, unsigned long *site,
+				    u32 *insn, unsigned long *target)
+{
+	u32 w[2], rd;
+
+	*site = addr;
+	if (copy_from_kernel_nofault(w, (void *)addr, sizeof(w)))
+		return -EADDRNOTAVAIL;
+	w[0] = le32_to_cpu((__force __le32)w[0]);
+	w[1] = le32_to_cpu((__force __le32)w[1]);
+	*insn = w[1];
+	if (w[1] == TRACERD_RV_NOP4 ||
+	    (w[0] == TRACERD_RV_CNOP2 && w[1] == TRACERD_RV_CNOP2))
+		return 0;
+	rd = (w[0] >> 7) & 0x1f;
+	/* auipc rd; jalr rd, imm(rd), rd one of t0 (x5) and ra (x1) */
+	if ((w[0] & 0x7f) != TRACERD_RV_AUIPC || (rd != 5 && rd != 1) ||
+	    (w[1] & 0xfffff) != (TRACERD_RV_JALR | rd << 7 | rd << 15))
+		return -ENOEXEC;
+	*target = addr + (long)(s32)(w[0] & 0xfffff000U) + (long)((s32)w[1] >> 20);
 	return 1;
 }
 #else

@@ -15,6 +15,8 @@ PKGS=(
 	gcc-aarch64-linux-gnu qemu-system-arm qemu-user-static
 	# riscv64 cross compiler: tests/unit/test_sites.c builds riscv64 objects
 	gcc-riscv64-linux-gnu
+	# riscv64 guest (qemu-system-riscv64; OpenSBI comes with qemu-system-data)
+	qemu-system-misc
 	# tests
 	python3 python3-jsonschema curl jq
 	tmux		# tracectl top on a terminal (tests/host/73: send-keys, capture-pane)

@@ -11,6 +11,8 @@ is_elf() { [ "$(head -c4 "$1" | od -An -c | tr -d ' ')" = "177ELF" ]; }
 if is_elf "$img"; then cp "$img" "$out"; exit 0; fi
 # arm64 raw Image ("ARMd" at offset 56): bootable and BTF-carvable as is
 if [ "$(dd if="$img" bs=1 skip=56 count=4 2>/dev/null)" = ARMd ]; then cp "$img" "$out"; exit 0; fi
+# riscv64 raw Image ("RISCV" at offset 48): the same
+if [ "$(dd if="$img" bs=1 skip=48 count=5 2>/dev/null)" = RISCV ]; then cp "$img" "$out"; exit 0; fi
 try() { # magic(printf escapes) decompressor...
 	local magic=$1; shift
 	local off

@@ -10,8 +10,8 @@
 #   OUTDIR/root/          dpkg -x of image + headers + kbuild
 #   OUTDIR/config         the kernel's .config
 #   OUTDIR/kdir           path of the usable kbuild tree (with vmlinux in it)
-# NAME: 6.1 | 6.12 (amd64) | 6.12-arm64 (bookworm, the host's own suites)
-# | 7.2 | 7.2-arm64 (sid). The newest matching package is used, so the
+# NAME: 6.1 | 6.12 (amd64) | 6.1-arm64 | 6.12-arm64 (bookworm, the host's own suites)
+# | 7.2 | 7.2-arm64 | 7.2-riscv64 (sid) | 6.12-riscv64 (trixie). The newest matching package is used, so the
 # harness keeps working when Debian bumps the ABI. Foreign-arch and
 # other-suite packages come through a private apt configuration
 # (apt-foreign.sh). linux-kbuild is always the host's architecture (of the
@@ -27,8 +27,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 vmdir=$(dirname "$(dirname "$out")")
 host_arch=$(dpkg --print-architecture)
 arch=$host_arch suite=
-case $name in *-arm64) arch=arm64 ;; esac
-case $name in 7.*) suite=sid ;; esac
+case $name in *-arm64) arch=arm64 ;; *-riscv64) arch=riscv64 ;; esac
+case $name in 7.*) suite=sid ;; *-riscv64) suite=trixie ;; esac
 # apt_for ARCH: the apt configuration for ARCH packages of this kernel's suite
 apt_for() {
 	if [ -z "$suite" ] && [ "$1" = "$host_arch" ]; then
@@ -46,20 +46,25 @@ if [ -n "$APT_CONFIG" ]; then export APT_CONFIG; else unset APT_CONFIG; fi
 
 resolve() {
 	case "$name" in
-	6.1)
-		# bookworm's own kernel: what linux-image-amd64 points at
+	6.1|6.1-arm64)
+		# bookworm's own kernel: what linux-image-ARCH points at
 		apt-cache depends "linux-image-$arch" 2>/dev/null |
 			sed -n "s/.*Depends: linux-image-\(6\.1\.0-[0-9]*-$arch\)$/\1/p" | head -n1 ;;
 	6.12|6.12-arm64)
 		apt-cache pkgnames "linux-image-6.12." 2>/dev/null |
 			grep -E "^linux-image-6\.12\.[0-9]+\+deb12-$arch$" |
 			sed "s/^linux-image-//" | sort -V | tail -n1 ;;
-	7.2|7.2-arm64)
+	6.12-riscv64)
+		# trixie's (bookworm has no riscv64)
+		apt-cache pkgnames "linux-image-6.12." 2>/dev/null |
+			grep -E "^linux-image-6\.12\.[0-9]+\+deb13-$arch$" |
+			sed "s/^linux-image-//" | sort -V | tail -n1 ;;
+	7.2|7.2-arm64|7.2-riscv64)
 		# sid's newest (flavours like -cloud-amd64 and -rt-amd64 excluded)
 		apt-cache pkgnames "linux-image-" 2>/dev/null |
 			grep -E "^linux-image-[0-9][0-9a-z.+~]*-$arch$" |
 			sed "s/^linux-image-//" | sort -V | tail -n1 ;;
-	*) echo "fetch-kernel: unknown kernel name '$name' (want 6.1, 6.12, 7.2, with -arm64 for arm64)" >&2; exit 2 ;;
+	*) echo "fetch-kernel: unknown kernel name '$name' (want 6.1, 6.12, 7.2, with -arm64 or -riscv64 for those)" >&2; exit 2 ;;
 	esac
 }
 
@@ -68,7 +73,7 @@ if [ -z "$flavour" ]; then
 	echo "fetch-kernel: no Debian package found for kernel $name ($arch${suite:+, $suite}); run 'apt-get update'" >&2
 	exit 1
 fi
-case $flavour in "${name%-arm64}".*) ;;
+case $flavour in "${name%%-*}".*) ;;
 *) echo "fetch-kernel: warning: $name resolves to $flavour, the newest of ${suite:-the host suites}" >&2 ;;
 esac
 if [ -f "$out/.done" ] && [ "$(cat "$out/.done")" = "$flavour" ]; then

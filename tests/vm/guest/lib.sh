@@ -31,20 +31,36 @@ unload_mod() { ! grep -q "^$1 " /proc/modules || rmmod "$1" || fail "rmmod $1"; 
 # kprobe_session: kprobe.session (6.10+, and fprobe); fsession:
 # BPF_TRACE_FSESSION(_MULTI) (7.x, x86_64 checked); tracing_multi:
 # BPF_TRACE_FENTRY_MULTI/FEXIT_MULTI links (7.x, x86_64 checked).
+# direct_calls: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS (kmod-direct, and
+# on arm64 the BPF trampolines fentry/fexit need): all but arm64 6.1.
 kernel_has() {
 	case "$1:$KERNEL_NAME" in
-	fprobe:6.12|fprobe:7.2|fprobe:7.2-arm64) return 0 ;;
-	call_ops:6.12-arm64|call_ops:7.2-arm64) return 0 ;;
+	fprobe:6.12|fprobe:7.2|fprobe:7.2-arm64|fprobe:7.2-riscv64) return 0 ;;
+	call_ops:6.12-arm64|call_ops:7.2-arm64|call_ops:7.2-riscv64) return 0 ;;
 	jmp_direct:7.2) return 0 ;;
-	kprobe_session:6.12|kprobe_session:7.2|kprobe_session:7.2-arm64) return 0 ;;
+	kprobe_session:6.12|kprobe_session:7.2|kprobe_session:7.2-arm64|kprobe_session:7.2-riscv64) return 0 ;;
 	fsession:7.2|tracing_multi:7.2) return 0 ;;
+	direct_calls:6.1-arm64) return 1 ;;
+	direct_calls:*) return 0 ;;
 	esac
 	return 1
 }
 
+# bench_want KEY — the status a bench point KEY must have here: ok, or
+# unavailable for the paths this kernel lacks (without direct calls, arm64
+# 6.1: no BPF trampolines for fentry and its peers, no kmod-direct)
+bench_want() {
+	case $1 in
+	fentry/*|ref-fentry/*|kmod-direct/*) kernel_has direct_calls || { echo unavailable; return; } ;;
+	esac
+	echo ok
+}
+
 # syscall function name of getpgid on this arch
 sys_getpgid() {
-	case $(uname -m) in x86_64) echo __x64_sys_getpgid ;; aarch64) echo __arm64_sys_getpgid ;; esac
+	case $(uname -m) in
+	x86_64) echo __x64_sys_getpgid ;; aarch64) echo __arm64_sys_getpgid ;; riscv64) echo __riscv_sys_getpgid ;;
+	esac
 }
 
 # Bracket a command that must produce a kernel WARN (harness self-test).

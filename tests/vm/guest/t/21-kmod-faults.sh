@@ -36,7 +36,12 @@ for spec in callops:1 direct:2 kprobe:3 kprobe-int3:4; do
 	for g in 'tracerd_testmod_*' 'tracerd_testmod_targe?' 'tracerd_[t]estmod_target' '!x' 'a b' ''; do
 		expect $EILSEQ "$m: name '$g'" kmodctl attach "$m" $T --name "$g"
 	done
-	expect $EADDRNOTAVAIL "$m: data, not code" kmodctl attach "$m" tracerd_testmod_data
+	# a kernel without KALLSYMS_ALL (arm64 6.1) lists no module data
+	if grep -q ' tracerd_testmod_data' /proc/kallsyms; then
+		expect $EADDRNOTAVAIL "$m: data, not code" kmodctl attach "$m" tracerd_testmod_data
+	else
+		echo "no data symbols in /proc/kallsyms (no KALLSYMS_ALL): data check left out"
+	fi
 	case $m in
 	kprobe) expect 0 "$m: notrace function (int3 at the entry)" kmodctl attach "$m" tracerd_testmod_notrace ;;
 	*) expect $EADDRNOTAVAIL "$m: no ftrace call site" kmodctl attach "$m" tracerd_testmod_notrace ;;

@@ -15,6 +15,8 @@ aff=/sys/kernel/tracing/available_filter_functions
 [ -f "$img" ] || skip "no vmlinux in the payload"
 [ -r "$aff" ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 [ -r "$aff" ] || skip "no available_filter_functions"
+# without KALLSYMS_ALL (arm64 6.1) kallsyms has no _text, the anchor sites needs
+grep -q ' _text$' /proc/kallsyms || skip "no _text in /proc/kallsyms (kernel without KALLSYMS_ALL)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

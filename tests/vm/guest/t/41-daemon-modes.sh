@@ -20,7 +20,9 @@ for m in $modes; do
 		# (kernel_has); the x86 int3 path past the fentry site on arm64
 		# (all its kprobes are BRK)
 		[ "$m" = kprobe-multi ] && ! kernel_has fprobe && continue
-		case "$KERNEL_NAME:$m" in *arm64:kprobe-int3) continue ;; esac
+		case "$KERNEL_NAME:$m" in *arm64:kprobe-int3|*riscv64:kprobe-int3) continue ;; esac
+		# arm64 6.1: no direct calls, so no BPF trampolines, no kmod-direct
+		case $m in fentry|kmod-direct) kernel_has direct_calls || continue ;; esac
 		[ "$m" = kprobe-multi ] && fail "kprobe-multi must work on $KERNEL_NAME"
 		case $m in kmod-*) [ -e /dev/tracerd ] && fail "$m unavailable with the module loaded" ;; *) fail "$m must work here" ;; esac
 		continue
@@ -63,6 +65,7 @@ if [ "$(feature kmod-direct)" = true ]; then
 	case "$(uname -m):$path:$target" in
 	x86_64:direct:tracerd_direct_tramp_*|aarch64:direct:tracerd_direct_tramp_*) ;;
 	aarch64:caller:ftrace_caller) ;;
+	riscv64:direct:tracerd_direct_tramp_*|riscv64:caller:ftrace_caller) ;;
 	*) fail "kmod-direct site: path '$path' target '$target'" ;;
 	esac
 	$C list | grep -q "^     site $fn: $path -> " || fail "list does not print the site"

@@ -24,17 +24,28 @@ status() {	# status FILE KEY: the status of that point ("" when absent)
 	jpath '.points[*].status' < "$1" > "$TD/sts"
 	paste "$TD/keys" "$TD/sts" | awk -v k="$2" '$1 == k { print $2 }'
 }
+first_status() {	# first_status FILE MODE: the status of MODE's first point
+	jpath '.points[*].key' < "$1" > "$TD/keys"
+	jpath '.points[*].status' < "$1" > "$TD/sts"
+	paste "$TD/keys" "$TD/sts" | awk -v m="$2" 'index($1, m "/") == 1 { print $2; exit }'
+}
 for k in kmod-callops/R1/I2 kmod-callops/R2/I0 kmod-direct/R1/I2 kmod-kprobe/R2/I0; do
-	expect_eq "ops $k" "$(status "$TD/ops.json" "$k")" ok
+	if [ "$(bench_want "$k")" = ok ]; then
+		expect_eq "ops $k" "$(status "$TD/ops.json" "$k")" ok
+	else	# an unavailable mode's grid stops at its first point
+		expect_eq "ops ${k%%/*}" "$(first_status "$TD/ops.json" "${k%%/*}")" unavailable
+	fi
 done
 expect_eq "ops: direct never with 2 relevant" "$(status "$TD/ops.json" kmod-direct/R2/I0)" ""
 for k in kmod-callops/one/K16 kmod-callops/separate/K16 kmod-direct/one/K16 \
 	fentry/one/K16 fentry/separate/K16 kprobe/separate/K16; do
-	expect_eq "attach $k" "$(status "$TD/attach.json" "$k")" ok
+	expect_eq "attach $k" "$(status "$TD/attach.json" "$k")" "$(bench_want "$k")"
 done
-i=$(jpath '.points[*].key' < "$TD/attach.json" | grep -n '^fentry/one/K16$' | cut -d: -f1)
-expect_eq "attach fentry/one/K16: functions hooked over 2 runs" \
-	"$(jpath ".points[$((i - 1))].counts.functions.counted" < "$TD/attach.json")" 32
+if [ "$(bench_want fentry/one/K16)" = ok ]; then
+	i=$(jpath '.points[*].key' < "$TD/attach.json" | grep -n '^fentry/one/K16$' | cut -d: -f1)
+	expect_eq "attach fentry/one/K16: functions hooked over 2 runs" \
+		"$(jpath ".points[$((i - 1))].counts.functions.counted" < "$TD/attach.json")" 32
+fi
 i=$(jpath '.points[*].key' < "$TD/ops.json" | grep -n '^kmod-callops/R2/I0$' | cut -d: -f1)
 expect_eq "ops kmod-callops/R2/I0: relevant hits over 2 runs" \
 	"$(jpath ".points[$((i - 1))].counts.relevant_hits.counted" < "$TD/ops.json")" \
