@@ -276,7 +276,12 @@ vm_prepare() {
 			bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_buildroot $k" || return 1
 	fi
 	vm_stage "kmods $k" "${VM_BUDGET_BUILD:-600}" bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_kmods $k" || return 1
-	vm_stage "user $k" "${VM_BUDGET_BUILD:-600}" bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_user $k" || return 1
+	# kernels of one root share its user-space build dir (6.1-arm64 and
+	# 6.12-arm64: build/arm64): one builder at a time, or one links while
+	# the other rewrites an object
+	mkdir -p "$(vm_out "$k")"
+	vm_stage "user $k" "${VM_BUDGET_BUILD:-600}" flock "$(vm_out "$k")/.build.lock" \
+		bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_user $k" || return 1
 	vm_stage "initramfs $k" 300 bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_initramfs $k" || return 1
 	vm_stage "disk $k" 600 bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_disk $k" || return 1
 }
