@@ -12,7 +12,8 @@ load_kmod
 daemon_start
 G=$(syscall_glob)
 ref=
-for m in kprobe-multi fentry kprobe kmod-callops kmod-direct kmod-kprobe; do
+for m in kprobe-multi kprobe-session fentry fentry-multi fsession kprobe kmod-callops kmod-direct \
+	 kmod-kprobe; do
 	[ "$(feature "$m")" = true ] || { echo "mode $m unavailable: skipped"; continue; }
 	t0=$(date +%s)
 	out=$($C --json --timeout 1200 attach "$G" --mode "$m") || fail "$m: $G: $out"
@@ -28,7 +29,7 @@ for m in kprobe-multi fentry kprobe kmod-callops kmod-direct kmod-kprobe; do
 		"attach ${ta}s, detach $(( $(date +%s) - t0 ))s, daemon fds while attached $fds"
 	case $m in
 	kprobe-multi|kprobe) [ -n "$ref" ] || ref=$m ;;
-	kmod-*)	[ -n "$ref" ] || continue
+	kmod-*|kprobe-session)	[ -n "$ref" ] || continue
 		d=$(comm -3 "$TD/set.$ref" "$TD/set.$m" | head -5 | tr -d '\t' | tr '\n' ' ')
 		[ -z "$d" ] || fail "$m hooks another set than $ref (first differences: $d)"
 		echo "ok: $m hooks the same $n functions as $ref" ;;
