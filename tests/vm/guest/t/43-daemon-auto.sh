@@ -58,10 +58,10 @@ first_available() {
 }
 # row 9: one function, latency -> a session form; without (6.1) row 2's order
 expect_eq "row 9: one function, latency" "$(auto tracerd_testmod_target --latency)" \
-	"$(first_available fsession kprobe-session fentry)"
+	"$(first_available fsession kprobe-session fentry kprobe kprobe-multi)"
 $C detach --all > /dev/null
 # row 10: many functions, latency -> one session link
 expect_eq "row 10: many functions, latency" "$(auto 'tracerd_testmod_fn_0[0-9][0-9]' --latency)" \
-	"$(first_available fsession kprobe-session fentry-multi kprobe-multi fentry)"
+	"$(first_available fsession kprobe-session fentry-multi kprobe-multi fentry kprobe)"
 $C detach --all > /dev/null
 daemon_stop

@@ -46,7 +46,7 @@ fi
 # a direct call already there: fentry's BPF trampoline on vfs_read
 if [ "$(feature fentry)" = true ]; then
 	id=$($C --json attach vfs_read --mode fentry | jp .attachment.id) || fail "attach fentry"
-	grep '^vfs_read ' $F/enabled_functions | grep -q ' D ' ||
+	grep '^vfs_read ' $F/enabled_functions | grep -qE ' D([[:space:]]|$)' ||
 		fail "enabled_functions shows no direct call: $(grep '^vfs_read ' $F/enabled_functions)"
 	$C --json functions vfs_read > "$TD/d.json"
 	expect_eq "direct_call" "$(jp '.functions[0].direct_call' < "$TD/d.json")" true
