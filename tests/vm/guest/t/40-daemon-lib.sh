@@ -119,3 +119,5 @@ fi
 # the ~1100-function syscall glob of issue #20 (x86_64: __x64_sys_* and
 # __ia32_sys_*; arm64: __arm64_sys_*)
 syscall_glob() { if [ "$(uname -m)" = aarch64 ]; then echo '__arm64_sys_*'; else echo '__*_sys_*'; fi; }
+# what that glob hooks at least: ~1100 on x86_64, ~440 on arm64 (437 on 6.12)
+syscall_glob_min() { if [ "$(uname -m)" = aarch64 ]; then echo 400; else echo 1000; fi; }
