@@ -6,6 +6,7 @@
 # attach/detach seconds and the daemon's fds per mode (figures, not
 # assertions). Six modes of ~1100 functions take far over 4 minutes under
 # TCG (fentry alone: ~1 min to attach, ~2.5 to detach): check-full only.
+# timeout: 300 3600
 source ./t/40-daemon-lib.sh
 [ "${PROFILE:-ci}" = full ] || skip "big globs in every mode run in check-full only (PROFILE=full; this is '${PROFILE:-ci}')"
 load_kmod
