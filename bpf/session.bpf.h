@@ -31,25 +31,6 @@ extern bool bpf_session_is_return(void *ctx) __ksym;
 #define session_is_return(ctx)	bpf_session_is_return(ctx)
 #endif
 
-/* One timed call of slot into its statistics. */
-static __always_inline void session_account(struct tracerd_slot_stats *st, __u64 delta)
-{
-	__u64 b;
-
-	if (!st->lat_count || delta < st->lat_min)
-		st->lat_min = delta;
-	if (delta > st->lat_max)
-		st->lat_max = delta;
-	st->lat_count++;
-	st->lat_sum += delta;
-	/* 64-bit, clamped in place (see hook_return_ret) */
-	b = tracerd_hist_bucket(delta);
-	barrier_var(b);
-	if (b > TRACERD_HIST_BUCKETS - 1)
-		b = TRACERD_HIST_BUCKETS - 1;
-	st->hist[b]++;
-}
-
 /*
  * The entry half: count the call and, when the slot times calls, start
  * the clock in the cookie. Returns what a kprobe session's entry returns:
@@ -58,19 +39,18 @@ static __always_inline void session_account(struct tracerd_slot_stats *st, __u64
 static __always_inline int session_entry(__u32 slot, __u64 *cookie)
 {
 	struct tracerd_slot_stats *st;
-	struct tracerd_slot_cfg *cfg;
+	__u64 flags = slot_pass(slot);
 
 	if (cookie)
 		*cookie = 0;
-	cfg = slot_filter(slot);
-	if (!cfg)
+	if (!flags)
 		return 1;
 	st = bpf_map_lookup_elem(&slot_stats, &slot);
 	if (!st)
 		return 1;
-	st->calls++;
-	if (!(cfg->flags & TRACERD_SLOT_LATENCY) || !cookie) {
-		if (cfg->flags & TRACERD_SLOT_RECORD)
+	__sync_fetch_and_add(&st->calls, 1);
+	if (!(flags & TRACERD_SLOT_LATENCY) || !cookie) {
+		if (flags & TRACERD_SLOT_RECORD)
 			record_event(slot, bpf_ktime_get_ns(), 0, 0, 0);
 		return 1;
 	}
@@ -78,23 +58,17 @@ static __always_inline int session_entry(__u32 slot, __u64 *cookie)
 	return 0;
 }
 
-/* The return half: the call's time since its entry wrote the cookie. */
+/* The return half: the call's time since its entry wrote the cookie
+ * (hook.bpf.h's slot_time: the same accounting as every other mode). */
 static __always_inline int session_return(__u32 slot, __u64 *cookie, __s64 ret)
 {
-	struct tracerd_slot_stats *st;
-	struct tracerd_slot_cfg *cfg;
-	__u64 now = bpf_ktime_get_ns(), delta;
+	__u64 now = bpf_ktime_get_ns(), flags;
 
 	if (!cookie || !*cookie)
 		return 0;	/* the entry did not time this call */
-	cfg = slot_filter(slot);
-	st = bpf_map_lookup_elem(&slot_stats, &slot);
-	if (!cfg || !st || !(cfg->flags & TRACERD_SLOT_LATENCY))
-		return 0;
-	delta = now - *cookie;
-	session_account(st, delta);
-	if (cfg->flags & TRACERD_SLOT_RECORD)
-		record_event(slot, *cookie, delta, ret, TRACERD_EV_DURATION | TRACERD_EV_RET);
+	flags = slot_pass(slot);
+	if (flags & TRACERD_SLOT_LATENCY)
+		slot_time(slot, *cookie, now, flags, ret, TRACERD_EV_RET);
 	return 0;
 }
 

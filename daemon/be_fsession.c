@@ -80,7 +80,7 @@ static int fs_attach_hook(struct tracerd *d, struct attachment *a, struct hook *
 	if (btf_fd < 0)
 		return set_err(h->err, sizeof(h->err), btf_fd, "no BTF for module '%s' of '%s'",
 			       h->module, h->name);
-	fd = bpf_clone_prog(skel->progs.fsession_hook, h->slot, (__u32)h->btf_id, btf_fd,
+	fd = bpf_clone_hook(skel->progs.fsession_hook, h->slot, &a->spec, (__u32)h->btf_id, btf_fd,
 			    h->err, sizeof(h->err));
 	if (fd < 0)
 		return fd;

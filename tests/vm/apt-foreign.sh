@@ -9,6 +9,12 @@
 set -euo pipefail
 arch=$1 dir=$(mkdir -p "$2" && cd "$2" && pwd) suite=${3:-}
 mkdir -p "$dir/sources.list.d" "$dir/preferences.d" "$dir/state/lists/partial" "$dir/cache/archives/partial"
+# one configuration at a time: boots of one architecture run side by side
+# (6.12-arm64 and 6.1-arm64 share apt-arm64) and apt-get update takes its
+# own lock without waiting; the second caller waits here and finds the
+# lists fresh
+exec 9> "$dir/.lock"
+flock 9
 : > "$dir/state/status"
 src=/etc/apt/sources.list.d/debian.sources
 [ -f "$src" ] || { echo "apt-foreign: $src not found (need Debian 12 deb822 sources)" >&2; exit 1; }
