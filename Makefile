@@ -235,7 +235,9 @@ vm-check: user
 	$(Q)$(SRC)/tests/vm/vm-check.sh $(VM_KERNEL)
 
 # check: every layer runs even when an earlier one failed; the summary
-# decides (and prints the 'N passed, N failed' line CI reads).
+# decides (and prints the 'N passed, N failed' line CI reads). The VM
+# layer's downloads and debootstraps (tests/vm/prefetch.sh) run in the
+# background beside the unit, host and fuzz layers.
 # SANITIZE=1: unit and host layers only, ASan+UBSan binaries in build/asan.
 check: deps
 	$(Q)rm -rf $(O)/results
@@ -246,6 +248,7 @@ ifeq ($(SANITIZE),1)
 	$(Q)SUMMARY_LAYERS="unit host" $(SRC)/tests/summary.sh
 else
 	$(Q)$(MAKE) --no-print-directory all
+	$(Q)mkdir -p $(O)/vm && { $(SRC)/tests/vm/prefetch.sh $(VM_KERNEL) > $(O)/vm/prefetch.log 2>&1 & }
 	-$(Q)$(MAKE) --no-print-directory unit
 	-$(Q)$(MAKE) --no-print-directory host
 	-$(Q)$(MAKE) --no-print-directory sanitize-check

@@ -262,8 +262,11 @@ vm_user() {
 	fi
 }
 
-# vm_prepare NAME — everything a boot of kernel NAME needs, with budgets
-vm_prepare() {
+# vm_fetch NAME — what a boot of kernel NAME needs that is not built from
+# our sources: its guest root, the kernel, the build root of its suite, the
+# initramfs and the root disk. prefetch.sh runs it while make check's host
+# layers run (boot.sh's lock makes the boot wait for it)
+vm_fetch() {
 	local k=$1
 	mkdir -p "$VM_DIR"
 	# the root is shared by all kernels: the first to get the lock builds it
@@ -275,6 +278,14 @@ vm_prepare() {
 		vm_stage "buildroot $suite" "${VM_BUDGET_ROOTFS:-1200}" \
 			bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_buildroot $k" || return 1
 	fi
+	vm_stage "initramfs $k" 300 bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_initramfs $k" || return 1
+	vm_stage "disk $k" 600 bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_disk $k" || return 1
+}
+
+# vm_prepare NAME — everything a boot of kernel NAME needs, with budgets
+vm_prepare() {
+	local k=$1
+	vm_fetch "$k" || return 1
 	vm_stage "kmods $k" "${VM_BUDGET_BUILD:-600}" bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_kmods $k" || return 1
 	# kernels of one root share its user-space build dir (6.1-arm64 and
 	# 6.12-arm64: build/arm64): one builder at a time, or one links while
@@ -282,8 +293,6 @@ vm_prepare() {
 	mkdir -p "$(vm_out "$k")"
 	vm_stage "user $k" "${VM_BUDGET_BUILD:-600}" flock "$(vm_out "$k")/.build.lock" \
 		bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_user $k" || return 1
-	vm_stage "initramfs $k" 300 bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_initramfs $k" || return 1
-	vm_stage "disk $k" 600 bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_disk $k" || return 1
 }
 
 # vm_payload NAME DIR — stage binaries, module, BPF objects and guest

@@ -78,6 +78,11 @@ for k in $kernels; do
 done
 wait
 fail=0
+# what make check's prefetch did before these boots (cold stages, timings)
+if [ -s "$VM_DIR/prefetch.log" ] && [ -n "$(find "$VM_DIR/prefetch.log" -mmin -180)" ]; then
+	echo "=== vm prefetch ==="
+	sed 's/^/  /' "$VM_DIR/prefetch.log"
+fi
 for k in $kernels; do
 	cat "$VM_DIR/run/check-$k.$$/report.txt"
 	while IFS=$'\t' read -r name r msg; do
