@@ -10,6 +10,7 @@
 #ifndef TRACECTL_BENCH_H
 #define TRACECTL_BENCH_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <json-c/json.h>
@@ -49,6 +50,15 @@ struct series {
 #define BENCH_COMMON_SHORT	"r:w:o:"
 /* cmd_bench.c: handle one common option; 0, or the usage exit status */
 int bench_common_opt(struct bench *b, int c, const char *arg, const char *bad);
+/* One option of a suite's own: 0, a usage exit status, or BENCH_OPT_COMMON
+ * when c is not the suite's (bench_common_opt takes it then). */
+#define BENCH_OPT_COMMON	(-1)
+typedef int bench_opt_fn(struct bench *b, int c, const char *arg, void *ctx);
+/* Parse a suite's options (shortopts: its own letters; opts begins with
+ * BENCH_COMMON_OPTS): each through one(), the rest through
+ * bench_common_opt; an operand is a usage error. 0 or the exit status. */
+int bench_getopt(struct bench *b, int argc, char **argv, const char *shortopts,
+		 const struct option *opts, bench_opt_fn *one, void *ctx);
 
 /* bench_common.c */
 /* The daemon's `bench` command; on failure *code/msg say why (nothing printed). */

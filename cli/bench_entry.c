@@ -46,6 +46,27 @@ struct entry_run {
 	int nv;
 };
 
+static int entry_opt(struct bench *b, int c, const char *arg, void *ctx)
+{
+	struct entry_run *e = ctx;
+	unsigned long long v;
+
+	switch (c) {
+	case 'n':
+		if (cli_number(b->cli, "-n (calls)", arg, 1, 10000000ULL, &v))
+			return EXIT_USAGE;
+		e->calls = v;
+		return 0;
+	case 'R':	/* the rounds are the repetitions */
+		if (cli_number(b->cli, "--rounds", arg, 1, 60, &v))
+			return EXIT_USAGE;
+		b->reps = (int)v;
+		return 0;
+	default:
+		return BENCH_OPT_COMMON;
+	}
+}
+
 static int entry_opts(struct bench *b, int argc, char **argv, struct entry_run *e)
 {
 	static const struct option opts[] = {
@@ -54,33 +75,12 @@ static int entry_opts(struct bench *b, int argc, char **argv, struct entry_run *
 		{ "rounds", required_argument, NULL, 'R' },
 		{ 0 }
 	};
-	unsigned long long v;
-	int c, ret;
+	int ret;
 
 	e->calls = 0;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, BENCH_COMMON_SHORT "n:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (cli_number(b->cli, "-n (calls)", optarg, 1, 10000000ULL, &v))
-				return EXIT_USAGE;
-			e->calls = v;
-			break;
-		case 'R':	/* the rounds are the repetitions */
-			if (cli_number(b->cli, "--rounds", optarg, 1, 60, &v))
-				return EXIT_USAGE;
-			b->reps = (int)v;
-			break;
-		default:
-			ret = bench_common_opt(b, c, optarg, argv[optind - 1]);
-			if (ret)
-				return ret;
-		}
-	}
-	if (optind < argc)
-		return cli_error(b->cli, EXIT_USAGE, "usage", "bench entry: unexpected '%s'",
-				 argv[optind]);
+	ret = bench_getopt(b, argc, argv, "n:", opts, entry_opt, e);
+	if (ret)
+		return ret;
 	if (!e->calls)
 		e->calls = b->profile_ci ? 20000 : 1000000;
 	return 0;

@@ -67,6 +67,49 @@ static json_object *mode_args(const char *mode)
 	return args;
 }
 
+/* What grid_opts parses into: the options and the lists still as text. */
+struct grid_parse {
+	struct grid_opts *o;
+	const char *rel, *irr, *ks;
+	const char *const *known;
+	int nknown;
+};
+
+static int grid_opt(struct bench *b, int c, const char *arg, void *ctx)
+{
+	struct grid_parse *g = ctx;
+	struct grid_opts *o = g->o;
+	unsigned long long v;
+
+	switch (c) {
+	case 'n':
+		if (cli_number(b->cli, "-n (calls)", arg, 1, 100000000ULL, &v))
+			return EXIT_USAGE;
+		o->calls = v;
+		return 0;
+	case 'R':
+		g->rel = arg;
+		return 0;
+	case 'I':
+		g->irr = arg;
+		return 0;
+	case 'k':
+		g->ks = arg;
+		return 0;
+	case 'G':
+		o->grid = true;
+		return 0;
+	case 'A':
+		o->all = true;
+		return 0;
+	case 'm':
+		o->nmodes = bench_pick(b, "mode", arg, g->known, g->nknown, o->modes, 16);
+		return o->nmodes < 0 ? -o->nmodes : 0;
+	default:
+		return BENCH_OPT_COMMON;
+	}
+}
+
 static int grid_opts(struct bench *b, int argc, char **argv, struct grid_opts *o,
 		     const char *const *known, int nknown)
 {
@@ -81,50 +124,18 @@ static int grid_opts(struct bench *b, int argc, char **argv, struct grid_opts *o
 		{ "all", no_argument, NULL, 'A' },
 		{ 0 }
 	};
-	unsigned long long v;
-	const char *rel = NULL, *irr = NULL, *ks = NULL;
-	int c, ret, i;
+	struct grid_parse g = { .o = o, .known = known, .nknown = nknown };
+	const char *rel, *irr, *ks;
+	int ret, i;
 
 	for (i = 0; i < nknown; i++)
 		o->modes[o->nmodes++] = known[i];
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, BENCH_COMMON_SHORT "n:k:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (cli_number(b->cli, "-n (calls)", optarg, 1, 100000000ULL, &v))
-				return EXIT_USAGE;
-			o->calls = v;
-			break;
-		case 'R':
-			rel = optarg;
-			break;
-		case 'I':
-			irr = optarg;
-			break;
-		case 'k':
-			ks = optarg;
-			break;
-		case 'G':
-			o->grid = true;
-			break;
-		case 'A':
-			o->all = true;
-			break;
-		case 'm':
-			o->nmodes = bench_pick(b, "mode", optarg, known, nknown, o->modes, 16);
-			if (o->nmodes < 0)
-				return -o->nmodes;
-			break;
-		default:
-			ret = bench_common_opt(b, c, optarg, argv[optind - 1]);
-			if (ret)
-				return ret;
-		}
-	}
-	if (optind < argc)
-		return cli_error(b->cli, EXIT_USAGE, "usage", "bench %s: unexpected '%s'", b->suite,
-				 argv[optind]);
+	ret = bench_getopt(b, argc, argv, "n:k:", opts, grid_opt, &g);
+	if (ret)
+		return ret;
+	rel = g.rel;
+	irr = g.irr;
+	ks = g.ks;
 	if (!rel)
 		rel = b->profile_ci ? "0,1,2" : "0,1,2,10,100,200";
 	if (!irr)

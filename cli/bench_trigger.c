@@ -316,6 +316,38 @@ void trigger_table(struct bench *b, FILE *f)
 	peers_table(b->doc, f, NULL);
 }
 
+static int trigger_opt(struct bench *b, int c, const char *arg, void *ctx)
+{
+	const char *known[ARRAY_SIZE(all_modes) + TRACERD_MODE_NR];
+	struct trig_opts *o = ctx;
+	unsigned long long v;
+
+	switch (c) {
+	case 'n':
+		if (cli_number(b->cli, "-n (calls)", arg, 1, 1000000000ULL, &v))
+			return EXIT_USAGE;
+		o->calls = v;
+		return 0;
+	case 'p':
+		if (cli_number(b->cli, "-p (producers)", arg, 1, 64, &v))
+			return EXIT_USAGE;
+		o->producers = (int)v;
+		return 0;
+	case 'm':
+		o->nmodes = bench_pick(b, "mode", arg, known, known_modes(known), o->modes, 16);
+		return o->nmodes < 0 ? -o->nmodes : 0;
+	case 'P':
+		o->peers = true;
+		return 0;
+	case 'V':
+		o->nvariants = bench_pick(b, "variant", arg, all_variants, ARRAY_SIZE(all_variants),
+					  o->variants, 3);
+		return o->nvariants < 0 ? -o->nvariants : 0;
+	default:
+		return BENCH_OPT_COMMON;
+	}
+}
+
 static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts *o)
 {
 	static const struct option opts[] = {
@@ -327,49 +359,10 @@ static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts
 		{ "peers", no_argument, NULL, 'P' },
 		{ 0 }
 	};
-	const char *known[ARRAY_SIZE(all_modes) + TRACERD_MODE_NR];
-	unsigned long long v;
-	int c, ret;
+	int ret = bench_getopt(b, argc, argv, "n:p:", opts, trigger_opt, o);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, BENCH_COMMON_SHORT "n:p:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (cli_number(b->cli, "-n (calls)", optarg, 1, 1000000000ULL, &v))
-				return EXIT_USAGE;
-			o->calls = v;
-			break;
-		case 'p':
-			if (cli_number(b->cli, "-p (producers)", optarg, 1, 64, &v))
-				return EXIT_USAGE;
-			o->producers = (int)v;
-			break;
-		case 'm':
-			o->nmodes = bench_pick(b, "mode", optarg, known, known_modes(known),
-					       o->modes, 16);
-			if (o->nmodes < 0)
-				return -o->nmodes;
-			break;
-		case 'P':
-			o->peers = true;
-			break;
-		case 'V':
-			o->nvariants = bench_pick(b, "variant", optarg,
-						  all_variants, ARRAY_SIZE(all_variants),
-						  o->variants, 3);
-			if (o->nvariants < 0)
-				return -o->nvariants;
-			break;
-		default:
-			ret = bench_common_opt(b, c, optarg, argv[optind - 1]);
-			if (ret)
-				return ret;
-		}
-	}
-	if (optind < argc)
-		return cli_error(b->cli, EXIT_USAGE, "usage", "bench trigger: unexpected '%s'",
-				 argv[optind]);
+	if (ret)
+		return ret;
 	if (!o->calls)
 		o->calls = b->profile_ci ? 20000 : 1000000;
 	return 0;

@@ -329,6 +329,38 @@ void wl_table(struct bench *b, FILE *f)
 	}
 }
 
+static int wl_opt(struct bench *b, int c, const char *arg, void *ctx)
+{
+	struct wl_opts *o = ctx;
+	unsigned long long v;
+	int *iv;
+
+	switch (c) {
+	case 'n':
+		if (cli_number(b->cli, "-n (writes)", arg, 1, 1000000000ULL, &v))
+			return EXIT_USAGE;
+		o->writes = v;
+		return 0;
+	case 'f':
+		o->function = arg;
+		return 0;
+	case 'g':
+	case 's':
+	case 'l':
+		iv = c == 'g' ? &o->groups : c == 's' ? &o->senders : &o->loops;
+		if (cli_number(b->cli, c == 'g' ? "--groups" : c == 's' ? "--senders" : "--loops",
+			       arg, 1, c == 'l' ? 100000 : 64, &v))
+			return EXIT_USAGE;
+		*iv = (int)v;
+		return 0;
+	case 'm':
+		o->nmodes = bench_pick(b, "mode", arg, wl_modes, ARRAY_SIZE(wl_modes), o->modes, 16);
+		return o->nmodes < 0 ? -o->nmodes : 0;
+	default:
+		return BENCH_OPT_COMMON;
+	}
+}
+
 static int wl_opts(struct bench *b, int argc, char **argv, struct wl_opts *o)
 {
 	static const struct option opts[] = {
@@ -341,45 +373,10 @@ static int wl_opts(struct bench *b, int argc, char **argv, struct wl_opts *o)
 		{ "modes", required_argument, NULL, 'm' },
 		{ 0 }
 	};
-	unsigned long long v;
-	int c, ret, *iv;
+	int ret = bench_getopt(b, argc, argv, "n:f:g:l:", opts, wl_opt, o);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, BENCH_COMMON_SHORT "n:f:g:l:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (cli_number(b->cli, "-n (writes)", optarg, 1, 1000000000ULL, &v))
-				return EXIT_USAGE;
-			o->writes = v;
-			break;
-		case 'f':
-			o->function = optarg;
-			break;
-		case 'g':
-		case 's':
-		case 'l':
-			iv = c == 'g' ? &o->groups : c == 's' ? &o->senders : &o->loops;
-			if (cli_number(b->cli, c == 'g' ? "--groups" : c == 's' ? "--senders" :
-				       "--loops", optarg, 1, c == 'l' ? 100000 : 64, &v))
-				return EXIT_USAGE;
-			*iv = (int)v;
-			break;
-		case 'm':
-			o->nmodes = bench_pick(b, "mode", optarg, wl_modes, ARRAY_SIZE(wl_modes),
-					       o->modes, 16);
-			if (o->nmodes < 0)
-				return -o->nmodes;
-			break;
-		default:
-			ret = bench_common_opt(b, c, optarg, argv[optind - 1]);
-			if (ret)
-				return ret;
-		}
-	}
-	if (optind < argc)
-		return cli_error(b->cli, EXIT_USAGE, "usage", "bench workload: unexpected '%s'",
-				 argv[optind]);
+	if (ret)
+		return ret;
 	if (!o->writes)
 		o->writes = b->profile_ci ? 20000 : 1000000;
 	if (!o->groups)

@@ -3,6 +3,7 @@
  * tracectl bench SUITE [options]: trigger, ops, attach, workload (through
  * the daemon, which owns the hooks) and compare (offline). docs/bench.md.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,28 @@ int bench_common_opt(struct bench *b, int c, const char *arg, const char *bad)
 		return cli_error(b->cli, EXIT_USAGE, "usage", "bench %s: unknown option '%s' "
 				 "(tracectl bench --help)", b->suite, bad ? bad : "?");
 	}
+}
+
+int bench_getopt(struct bench *b, int argc, char **argv, const char *shortopts,
+		 const struct option *opts, bench_opt_fn *one, void *ctx)
+{
+	char letters[64];
+	int c, ret;
+
+	snprintf(letters, sizeof(letters), "%s%s", BENCH_COMMON_SHORT, shortopts);
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, letters, opts, NULL)) != -1) {
+		ret = one(b, c, optarg, ctx);
+		if (ret == BENCH_OPT_COMMON)
+			ret = bench_common_opt(b, c, optarg, argv[optind - 1]);
+		if (ret)
+			return ret;
+	}
+	if (optind < argc)
+		return cli_error(b->cli, EXIT_USAGE, "usage", "bench %s: unexpected '%s'", b->suite,
+				 argv[optind]);
+	return 0;
 }
 
 static void usage(void)
