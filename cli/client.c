@@ -344,3 +344,19 @@ cleanup:
 	json_object_put(req);
 	return ret;
 }
+
+int client_show(struct cli *cli, const char *cmd, json_object *args,
+		void (*print)(json_object *result))
+{
+	json_object *r;
+	int ret = client_call(cli, cmd, args, &r);
+
+	if (ret)
+		return ret;
+	if (cli->json)
+		cli_print_json(r);
+	else
+		print(r);
+	json_object_put(r);
+	return 0;
+}

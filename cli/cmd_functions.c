@@ -66,9 +66,9 @@ static int functions_exec(struct cli *cli, int argc, char **argv)
 		{ "limit", required_argument, NULL, 'l' },
 		{ 0 }
 	};
-	json_object *args = json_object_new_object(), *r;
+	json_object *args = json_object_new_object();
 	unsigned long long limit;
-	int c, ret;
+	int c;
 
 	optind = 0;
 	opterr = 0;
@@ -91,15 +91,7 @@ static int functions_exec(struct cli *cli, int argc, char **argv)
 		json_object_object_add(args, "glob", json_object_new_string(argv[optind]));
 	if (cli->timeout < 0)	/* a whole kernel's functions, under emulation too */
 		cli->timeout = CLI_TIMEOUT_MUTATE_S;
-	ret = client_call(cli, "functions", args, &r);
-	if (ret)
-		return ret;
-	if (cli->json)
-		cli_print_json(r);
-	else
-		print_functions(r);
-	json_object_put(r);
-	return 0;
+	return client_show(cli, "functions", args, print_functions);
 }
 
 const struct cmd_entry cmd_functions = {

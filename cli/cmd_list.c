@@ -79,20 +79,9 @@ static void print_list(json_object *r)
 
 static int list_exec(struct cli *cli, int argc, char **argv)
 {
-	json_object *r;
-	int ret;
-
 	if (argc > 1)
 		return cli_usage(cli, &cmd_list, "unexpected argument '%s'", argv[1]);
-	ret = client_call(cli, "list", NULL, &r);
-	if (ret)
-		return ret;
-	if (cli->json)
-		cli_print_json(r);
-	else
-		print_list(r);
-	json_object_put(r);
-	return 0;
+	return client_show(cli, "list", NULL, print_list);
 }
 
 const struct cmd_entry cmd_list = {

@@ -54,20 +54,9 @@ static void print_status(json_object *r)
 
 static int status_exec(struct cli *cli, int argc, char **argv)
 {
-	json_object *r;
-	int ret;
-
 	if (argc > 1)
 		return cli_usage(cli, &cmd_status, "unexpected argument '%s'", argv[1]);
-	ret = client_call(cli, "status", NULL, &r);
-	if (ret)
-		return ret;
-	if (cli->json)
-		cli_print_json(r);
-	else
-		print_status(r);
-	json_object_put(r);
-	return 0;
+	return client_show(cli, "status", NULL, print_status);
 }
 
 const struct cmd_entry cmd_status = {

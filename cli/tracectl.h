@@ -47,6 +47,10 @@ extern const struct cmd_entry cmd_functions;	/* cmd_functions.c */
  * been printed and the exit status is returned.
  */
 int client_call(struct cli *cli, const char *cmd, json_object *args, json_object **result);
+/* client_call, then the result as JSON (--json) or through print; 0 or the
+ * exit status. */
+int client_show(struct cli *cli, const char *cmd, json_object *args,
+		void (*print)(json_object *result));
 /* Seconds command cmd may wait for the daemon (0: forever): --timeout, else
  * CLI_TIMEOUT_DEFAULT_S, CLI_TIMEOUT_MUTATE_S for attach, detach and reload, none
  * for bench. */
