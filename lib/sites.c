@@ -524,7 +524,8 @@ static int read_relative(struct loader *l, uint64_t **out, size_t *nout)
 /* The addend of the relocation at link address at, or false when none. */
 static bool rel_addend(const uint64_t *rel, size_t nrel, uint64_t at, uint64_t *addend)
 {
-	uint64_t key[2] = { at, 0 }, *hit;
+	const uint64_t *hit;
+	uint64_t key[2] = { at, 0 };
 
 	hit = bsearch(key, rel, nrel, 2 * sizeof(*rel), cmp_u64);
 	if (hit)
