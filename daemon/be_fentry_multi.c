@@ -45,12 +45,17 @@ static int fmulti_attach(struct tracerd *d, struct attachment *a)
 
 	if (!skel)
 		return -EOPNOTSUPP;
-	ret = tmulti_attach(d, a, skel->progs.fmulti_entry, TRACERD_TRACE_FENTRY_MULTI,
-			    "fentry.multi");
-	if (!ret && a->spec.latency)
+	/* the return half first: the kernel refuses fexit on a __noreturn
+	 * function (tracing_multi.c skips it), and its entry must then not be
+	 * linked either (its slot is freed with the skipped hook) */
+	if (a->spec.latency) {
 		ret = tmulti_attach(d, a, skel->progs.fmulti_return, TRACERD_TRACE_FEXIT_MULTI,
 				    "fexit.multi");
-	return ret;
+		if (ret)
+			return ret;
+	}
+	return tmulti_attach(d, a, skel->progs.fmulti_entry, TRACERD_TRACE_FENTRY_MULTI,
+			     "fentry.multi");
 }
 
 static int fmulti_misses(struct tracerd *d, struct attachment *a, struct hook *h,

@@ -60,29 +60,61 @@ static int tmulti_link(struct tmulti *t, const struct bpf_program *tmpl, unsigne
 	return 0;
 }
 
-/* Link the not yet done hooks of the module of hook first: 0 or -errno. */
-static int tmulti_group(struct tracerd *d, struct attachment *a, size_t first, bool *done,
-			__u32 *ids, __u64 *cookies, const struct bpf_program *tmpl,
-			unsigned int type, const char *what)
+/*
+ * Link the functions idx[0..n) (ids, cookies alike) in one link or, when the
+ * kernel refuses the set with EINVAL or EBUSY, each half on its own: fexit
+ * and fsession refuse a __noreturn function (__x64_sys_exit) and take the
+ * whole link down with it. A function refused alone keeps the kernel's
+ * error (its hook is skipped). Returns how many functions are linked, or
+ * -errno when none is (err says why).
+ */
+static long tmulti_split(struct attachment *a, const struct bpf_program *tmpl, unsigned int type,
+			 int btf_fd, __u32 *ids, __u64 *cookies, const size_t *idx, size_t n,
+			 const char *what, char *err, size_t errlen)
+{
+	struct hook *h = &a->hooks[idx[0]];
+	long lo, hi;
+	int ret;
+
+	ret = tmulti_link(a->priv, tmpl, type, btf_fd, ids, cookies, n, what, h->name, err,
+			  errlen);
+	if (!ret)
+		return (long)n;
+	if (n == 1 || (ret != -EINVAL && ret != -EBUSY)) {
+		if (n == 1)
+			str_copy(h->err, err, sizeof(h->err));
+		return ret;
+	}
+	lo = tmulti_split(a, tmpl, type, btf_fd, ids, cookies, idx, n / 2, what, err, errlen);
+	hi = tmulti_split(a, tmpl, type, btf_fd, ids + n / 2, cookies + n / 2, idx + n / 2,
+			  n - n / 2, what, err, errlen);
+	if (lo < 0 && hi < 0)
+		return hi;
+	return (lo > 0 ? lo : 0) + (hi > 0 ? hi : 0);
+}
+
+/* Link the not yet done hooks of the module of hook first: how many linked, or -errno. */
+static long tmulti_group(struct tracerd *d, struct attachment *a, size_t first, bool *done,
+			 __u32 *ids, __u64 *cookies, size_t *idx, const struct bpf_program *tmpl,
+			 unsigned int type, const char *what, char *err, size_t errlen)
 {
 	const char *mod = a->hooks[first].module;
-	char *err = a->hooks[0].err;
-	size_t i, n = 0, errlen = sizeof(a->hooks[0].err);
+	size_t i, n = 0;
 	int btf_fd;
 
 	for (i = first; i < a->nr_hooks; i++) {
 		if (done[i] || a->hooks[i].err[0] || strcmp(a->hooks[i].module, mod))
 			continue;
 		ids[n] = (__u32)a->hooks[i].btf_id;
-		cookies[n++] = a->hooks[i].slot;
+		cookies[n] = a->hooks[i].slot;
+		idx[n++] = i;
 		done[i] = true;
 	}
 	btf_fd = resolve_module_btf_fd(d, mod);
 	if (btf_fd < 0)
 		return set_err(err, errlen, btf_fd, "no BTF for module '%s' of '%s'", mod,
 			       a->hooks[first].name);
-	return tmulti_link(a->priv, tmpl, type, btf_fd, ids, cookies, n, what,
-			   a->hooks[first].name, err, errlen);
+	return tmulti_split(a, tmpl, type, btf_fd, ids, cookies, idx, n, what, err, errlen);
 }
 
 int tmulti_attach(struct tracerd *d, struct attachment *a, const struct bpf_program *tmpl,
@@ -91,30 +123,43 @@ int tmulti_attach(struct tracerd *d, struct attachment *a, const struct bpf_prog
 	bool *done = calloc(a->nr_hooks, sizeof(*done));
 	__u32 *ids = calloc(a->nr_hooks, sizeof(*ids));
 	__u64 *cookies = calloc(a->nr_hooks, sizeof(*cookies));
+	size_t *idx = calloc(a->nr_hooks, sizeof(*idx));
+	char err[sizeof(a->hooks[0].err)] = "";
 	size_t i, linked = 0;
+	long got;
 	int ret = -ENOENT;
 
 	if (!a->priv)
 		a->priv = calloc(1, sizeof(struct tmulti));
-	if (!done || !ids || !cookies || !a->priv) {
+	if (!done || !ids || !cookies || !idx || !a->priv) {
 		ret = set_err(a->hooks[0].err, sizeof(a->hooks[0].err), -ENOMEM, "out of memory");
 		goto cleanup;
 	}
 	for (i = 0; i < a->nr_hooks; i++) {
 		if (done[i] || a->hooks[i].err[0])
 			continue;
-		ret = tmulti_group(d, a, i, done, ids, cookies, tmpl, attach_type, what);
-		if (ret)
-			goto cleanup;
-		linked++;
+		got = tmulti_group(d, a, i, done, ids, cookies, idx, tmpl, attach_type, what, err,
+				   sizeof(err));
+		if (got > 0) {
+			linked += (size_t)got;
+			continue;
+		}
+		ret = (int)got;
+		if (ret != -EINVAL && ret != -EBUSY)
+			break;	/* not one function's fault: the attachment fails */
 	}
-	for (i = 0; linked && i < a->nr_hooks; i++)
-		a->hooks[i].attached = !a->hooks[i].err[0];
-	ret = linked ? 0 : ret;
+	if (linked && i == a->nr_hooks) {
+		for (i = 0; i < a->nr_hooks; i++)
+			a->hooks[i].attached = !a->hooks[i].err[0];
+		ret = 0;
+	} else if (!a->hooks[0].err[0]) {
+		str_copy(a->hooks[0].err, err[0] ? err : strerror(-ret), sizeof(a->hooks[0].err));
+	}
 cleanup:
 	free(done);
 	free(ids);
 	free(cookies);
+	free(idx);
 	return ret;
 }
 

@@ -6,7 +6,9 @@
  * template and one link per BTF object its functions live in (vmlinux,
  * each module); each function's link cookie is its slot (the clones carry
  * TRACERD_SLOT_COOKIE). The kernel attaches a link's functions all or
- * none, and so does an attachment. Used by be_fsession.c, be_fentry_multi.c.
+ * none: a set it refuses with EINVAL or EBUSY is tried again in halves, so
+ * that only the functions it refuses alone are skipped (fexit and fsession
+ * on a __noreturn function). Used by be_fsession.c, be_fentry_multi.c.
  */
 #ifndef TRACERD_TRACING_MULTI_H
 #define TRACERD_TRACING_MULTI_H
@@ -19,7 +21,8 @@ struct bpf_program;
  * Clone tmpl as attach_type per BTF object of a's hooks and link it; what
  * names it in errors ("fentry.multi"). Hooks that come with h->err set
  * (no BTF) stay unattached. Adds to the links a->priv holds (a second
- * program of the same attachment, e.g. fexit.multi, adds its own): 0, or
+ * program of the same attachment, e.g. fexit.multi, adds its own): 0 when
+ * some function is linked (the others have their hook's err set), or
  * -errno with a->hooks[0].err set.
  */
 int tmulti_attach(struct tracerd *d, struct attachment *a, const struct bpf_program *tmpl,

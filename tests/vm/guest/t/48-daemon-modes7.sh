@@ -2,9 +2,11 @@
 # The BPF hook paths newer kernels add (issue 14), each a mode: exact
 # counts on the getpgid syscall handler, with latency (samples and
 # histogram total = calls), on the test module's target, on a glob of 100
-# functions (each counts exactly 2, with and without latency), and a
-# latency lower bound on tracerd_testmod_sleep. Where the kernel lacks one
-# (kernel_has), status must list it unavailable with a reason.
+# functions (each counts exactly 2, with and without latency), a latency
+# lower bound on tracerd_testmod_sleep, and the trampoline modes' return
+# half on a glob with __noreturn functions (those skipped, the rest
+# hooked). Where the kernel lacks one (kernel_has), status must list it
+# unavailable with a reason.
 source ./t/40-daemon-lib.sh
 n=$(size 1000 100000)
 load_testmod
@@ -56,6 +58,25 @@ lower_bound() {
 	$C detach "$id" > /dev/null || fail "$m: detach $id"
 }
 
+# noreturn MODE: a glob with the __noreturn exit handlers among others,
+# timed: the kernel refuses a return half (fexit, fsession) on those alone
+# and a multi link with them as a whole; the rest attach, they are skipped
+noreturn() {
+	local m=$1 g out id hooked skipped
+	g=$(if [ "$(uname -m)" = aarch64 ]; then echo '__arm64_sys_ex*'; else echo '__*_sys_ex*'; fi)
+	out=$($C --json attach "$g" --mode "$m" --latency) || fail "$m: $g --latency: $out"
+	id=$(jp '.attachment.id' <<< "$out")
+	hooked=$(jp '.attachment.functions[*]' <<< "$out")
+	skipped=$(jp '.skipped[*].function' <<< "$out")
+	grep -q '_sys_execve$' <<< "$hooked" || fail "$m: $g: execve not hooked ($hooked)"
+	! grep -q '_sys_exit' <<< "$hooked" || fail "$m: $g: a __noreturn exit handler hooked with a return half"
+	grep -q '_sys_exit$' <<< "$skipped" || fail "$m: $g: exit not skipped ($skipped)"
+	grep -q '_sys_exit_group$' <<< "$skipped" || fail "$m: $g: exit_group not skipped ($skipped)"
+	echo "ok: $m --latency $g: $(wc -l <<< "$hooked") hooked, skipped $(tr '\n' ' ' <<< "$skipped")" \
+		"($(jp '.skipped[0].reason' <<< "$out"))"
+	$C detach "$id" > /dev/null || fail "$m: detach $id"
+}
+
 # MODE:FACT — the mode works where kernel_has FACT
 for row in kprobe-session:kprobe_session fsession:fsession fentry-multi:tracing_multi; do
 	m=${row%%:*} fact=${row#*:}
@@ -73,6 +94,7 @@ for row in kprobe-session:kprobe_session fsession:fsession fentry-multi:tracing_
 	glob_modes "$m"
 	glob_latency "$m"
 	lower_bound "$m"
+	[ "$m" = kprobe-session ] || noreturn "$m"
 done
 expect_eq "attachments left" "$($C --json list | jp '.attachments|length')" 0
 daemon_stop
