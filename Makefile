@@ -105,6 +105,8 @@ LIB_SRCS := $(wildcard $(SRC)/lib/*.c)
 obj = $(patsubst $(SRC)/%.c,$(O)/obj/%.o,$(1))
 
 DAEMON_LIBS := $(LIBS) $(shell $(PKG_CONFIG) --libs libevent json-c zlib 2>/dev/null || echo -levent -ljson-c -lz)
+# sd_notify(3): tracerd only (daemon/notify.c)
+SYSTEMD_LIBS := $(shell $(PKG_CONFIG) --libs libsystemd 2>/dev/null || echo -lsystemd)
 CLI_LIBS := $(shell $(PKG_CONFIG) --libs json-c zlib libelf 2>/dev/null || echo -ljson-c -lz -lelf)
 
 $(O)/obj/%.o: $(SRC)/%.c | $(BPF_SKELS)
@@ -114,7 +116,7 @@ $(O)/obj/%.o: $(SRC)/%.c | $(BPF_SKELS)
 
 $(O)/tracerd: $(call obj,$(DAEMON_SRCS) $(LIB_SRCS))
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS) $(SYSTEMD_LIBS)
 
 $(O)/tracectl: $(call obj,$(CLI_SRCS) $(LIB_SRCS))
 	$(call msg,LINK,$@)

@@ -1,46 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * sd_notify(3) without libsystemd: one datagram to $NOTIFY_SOCKET (a path,
- * or '@' for the abstract namespace), e.g. "READY=1", "STOPPING=1". Not
- * under systemd (no NOTIFY_SOCKET): nothing to do.
+ * tracerd and its service manager, through libsystemd's sd_notify(3):
+ * READY=1, RELOADING=1, STOPPING=1, EXTEND_TIMEOUT_USEC=. libsystemd
+ * reaches $NOTIFY_SOCKET in every form systemd hands out (a path, an
+ * abstract "@" name, vsock) and follows the protocol as it grows. Not
+ * under systemd (no NOTIFY_SOCKET): every call is a no-op.
  */
 #include <errno.h>
-#include <stddef.h>
+#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/un.h>
+#include <systemd/sd-daemon.h>
 #include "../lib/log.h"
 #include "service.h"
 
 int notify_send(const char *state)
 {
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	size_t n;
-	int fd, err = 0;
+	static bool warned;
+	int ret = sd_notify(0, state);
 
-	if (!path || !path[0])
+	if (ret >= 0)
 		return 0;
-	n = strlen(path);
-	if ((path[0] != '/' && path[0] != '@') || n >= sizeof(sa.sun_path))
-		return -EINVAL;
-	memcpy(sa.sun_path, path, n);
-	if (path[0] == '@')
-		sa.sun_path[0] = '\0';
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
-		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n)) < 0)
-		err = -errno;
-	close(fd);
-	if (err)
-		log_warn("sd_notify '%s': %s", state, strerror(-err));
-	return err;
+	if (!warned)	/* once: a broken socket would flood the log */
+		log_warn("sd_notify '%s': %s", state, strerror(-ret));
+	warned = true;
+	return ret;
 }
 
 int notify_extend_timeout(unsigned long long usec)

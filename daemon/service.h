@@ -24,7 +24,7 @@ int http_start(struct tracerd *d, const char *listen, struct http_server **out);
 void http_stop(struct http_server *h);
 const struct metrics_http *http_stats(struct http_server *h);
 
-/* notify.c: sd_notify(3) protocol without libsystemd; no-op without NOTIFY_SOCKET. */
+/* notify.c: libsystemd's sd_notify(3); no-op without NOTIFY_SOCKET. */
 int notify_send(const char *state);
 /* "EXTEND_TIMEOUT_USEC=usec": the start, reload or stop under way needs that much more */
 int notify_extend_timeout(unsigned long long usec);
