@@ -168,9 +168,15 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
  */
 static void stop_progress(size_t left)
 {
+	char buf[80];
+
 	notify_extend_timeout(STOP_EXTEND_USEC);
-	if (left)
-		log_info("stopping: %zu hook%s left to detach", left, left == 1 ? "" : "s");
+	if (!left)
+		return;
+	snprintf(buf, sizeof(buf), "STATUS=stopping: %zu hook%s left to detach", left,
+		 left == 1 ? "" : "s");
+	notify_send(buf);
+	log_info("%s", buf + strlen("STATUS="));
 }
 
 static int run(struct tracerd *d)
@@ -198,10 +204,14 @@ static int run(struct tracerd *d)
 	config_attach_startup(d);	/* failures are logged and counted; it runs on */
 	log_notice("tracerd %s ready (pid %d)", TRACERD_VERSION, getpid());
 	notify_send("READY=1");
+	ret = notify_loop_start(d);
+	if (ret)
+		goto cleanup;
 	ret = event_base_dispatch(d->base) < 0 ? -EIO : 0;
 cleanup:
 	http_stop(d->http);
 	d->http = NULL;
+	notify_loop_stop();
 	recorder_loop_stop(d);
 	control_stop(d);
 	registry_loop_stop(d);

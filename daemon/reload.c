@@ -139,20 +139,6 @@ static unsigned int count_failed(const struct line_state *st, size_t n)
 	return f;
 }
 
-/* systemd's STATUS= line: say it when config lines failed */
-static void notify_status(struct tracerd *d)
-{
-	char buf[256];
-
-	if (cfg_failed)
-		snprintf(buf, sizeof(buf), "STATUS=%u attachments; %u of %zu config attach lines "
-			 "failed (see the log, tracectl status)", registry_count(d), cfg_failed,
-			 d->cfg.nr_attach);
-	else
-		snprintf(buf, sizeof(buf), "STATUS=%u attachments", registry_count(d));
-	notify_send(buf);
-}
-
 void config_attach_startup(struct tracerd *d)
 {
 	lines_free(cfg_lines, 0);	/* none before start-up */

@@ -28,6 +28,14 @@ const struct metrics_http *http_stats(struct http_server *h);
 int notify_send(const char *state);
 /* "EXTEND_TIMEOUT_USEC=usec": the start, reload or stop under way needs that much more */
 int notify_extend_timeout(unsigned long long usec);
+/* STATUS= with what the daemon holds (attachments, hooked functions, failed
+ * config lines), now; sent only when the text changed */
+void notify_status(struct tracerd *d);
+/* attachments changed: STATUS= from the loop, at most once a second */
+void notify_status_changed(struct tracerd *d);
+/* the loop's notify events (after READY=1), freed before the event base */
+int notify_loop_start(struct tracerd *d);
+void notify_loop_stop(void);
 /* Raise RLIMIT_NOFILE's soft limit to the hard limit (many HTTP/control clients). */
 void raise_nofile_limit(void);
 

@@ -81,8 +81,9 @@ expect_eq "no error-priority lines" "$ok" 0
 # --- reload: drop the rename line, add sched_process_exec. ExecReload is
 # `tracectl reload`: systemctl returns once the daemon has answered, so the
 # change is in place right after it, no polling
+# STATUS=: the attachments and the functions they hook (one each here)
 expect_eq "status text after start" "$(systemctl show -p StatusText --value tracerd)" \
-	"$want attachments"
+	"$want attachments, $want functions hooked"
 sed -i '/task_rename/d' /etc/tracerd/tracerd.conf
 echo "attach = tp:sched/sched_process_exec comm=t70-g" >> /etc/tracerd/tracerd.conf
 systemctl reload tracerd || fail "systemctl reload"
