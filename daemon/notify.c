@@ -14,6 +14,18 @@
  * form systemd hands out (a path, an abstract "@" name, vsock) and follows
  * the protocol as it grows. Not under systemd (no NOTIFY_SOCKET): every
  * call is a no-op.
+ *
+ * The watchdog: when the service manager asks for one (WatchdogSec=, seen
+ * as WATCHDOG_USEC and WATCHDOG_PID by sd_watchdog_enabled), a timer of
+ * the event loop sends WATCHDOG=1 every half interval, so a loop that
+ * stops turning gets the daemon killed and restarted. systemd arms it at
+ * READY=1; the timer starts then. Work that holds the loop for long but
+ * makes progress (reload's attach lines, bench's synchronous attaches,
+ * each step of registry_attach/registry_detach) calls watchdog_kick()
+ * between steps; a single call that may block for minutes (a kmod
+ * benchmark ioctl) is bracketed by watchdog_hold/watchdog_release, which
+ * raise the limit to WATCHDOG_HOLD_USEC for its duration (WATCHDOG_USEC=,
+ * systemd >= 236) and set it back.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -28,10 +40,16 @@
 #include "service.h"
 
 #define STATUS_INTERVAL_NS	(1000ULL * 1000 * 1000)	/* at most one STATUS= a second */
+#define WATCHDOG_HOLD_USEC	(3600ULL * 1000 * 1000)	/* a kmod benchmark: an hour */
 
 static struct event *status_ev;		/* a STATUS= due (notify_loop_start .. _stop) */
 static uint64_t status_sent_ns;
 static char status_last[384];
+
+static struct event *wd_ev;		/* WATCHDOG=1 every wd_usec / 2 */
+static uint64_t wd_usec;		/* the manager's interval; 0: no watchdog */
+static uint64_t wd_next_ns;		/* when watchdog_kick sends the next one */
+static unsigned int wd_holds;
 
 /* NOTIFY_SOCKET as tracerd started: whether anyone listens */
 static bool under_manager(void)
@@ -125,12 +143,77 @@ void notify_status_changed(struct tracerd *d)
 	evtimer_add(status_ev, &tv);
 }
 
+static void watchdog_ping(void)
+{
+	wd_next_ns = now_mono_ns() + wd_usec * 1000 / 2;
+	notify_send("WATCHDOG=1");
+}
+
+static void watchdog_cb(evutil_socket_t fd, short what, void *arg)
+{
+	if (!wd_holds)
+		watchdog_ping();
+}
+
+void watchdog_kick(void)
+{
+	if (wd_usec && !wd_holds && now_mono_ns() >= wd_next_ns)
+		watchdog_ping();
+}
+
+void watchdog_hold(void)
+{
+	char buf[64];
+
+	if (!wd_usec || wd_holds++)
+		return;
+	snprintf(buf, sizeof(buf), "WATCHDOG=1\nWATCHDOG_USEC=%llu", WATCHDOG_HOLD_USEC);
+	notify_send(buf);
+}
+
+void watchdog_release(void)
+{
+	char buf[64];
+
+	if (!wd_usec || !wd_holds || --wd_holds)
+		return;
+	snprintf(buf, sizeof(buf), "WATCHDOG=1\nWATCHDOG_USEC=%llu", (unsigned long long)wd_usec);
+	wd_next_ns = now_mono_ns() + wd_usec * 1000 / 2;
+	notify_send(buf);
+}
+
+static int watchdog_start(struct tracerd *d)
+{
+	uint64_t usec = 0;
+	struct timeval tv;
+	int ret = sd_watchdog_enabled(0, &usec);
+
+	if (ret < 0)
+		log_warn("watchdog: %s (WATCHDOG_USEC, WATCHDOG_PID): none", strerror(-ret));
+	if (ret <= 0 || !usec)
+		return 0;
+	wd_ev = event_new(d->base, -1, EV_PERSIST, watchdog_cb, NULL);
+	if (!wd_ev)
+		return -ENOMEM;
+	wd_usec = usec;
+	tv.tv_sec = (time_t)(usec / 2 / 1000000);
+	tv.tv_usec = (suseconds_t)(usec / 2 % 1000000);
+	if (event_add(wd_ev, &tv))
+		return -ENOMEM;
+	log_info("watchdog: WATCHDOG=1 every %llu ms (WatchdogSec=%llu ms)",
+		 (unsigned long long)usec / 2000, (unsigned long long)usec / 1000);
+	watchdog_ping();
+	return 0;
+}
+
 int notify_loop_start(struct tracerd *d)
 {
 	if (!under_manager())
 		return 0;
 	status_ev = evtimer_new(d->base, status_cb, d);
-	return status_ev ? 0 : -ENOMEM;
+	if (!status_ev)
+		return -ENOMEM;
+	return watchdog_start(d);
 }
 
 void notify_loop_stop(void)
@@ -138,6 +221,10 @@ void notify_loop_stop(void)
 	if (status_ev)
 		event_free(status_ev);
 	status_ev = NULL;
+	if (wd_ev)
+		event_free(wd_ev);
+	wd_ev = NULL;
+	wd_usec = 0;
 }
 
 void raise_nofile_limit(void)

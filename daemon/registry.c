@@ -806,7 +806,7 @@ int registry_attach(struct tracerd *d, const struct tracerd_spec *spec, struct a
 	if (err)
 		return err;
 	while (!op_step(d, a))
-		;
+		watchdog_kick();
 	*out = r.a;
 	return r.err;
 }
@@ -851,7 +851,7 @@ void registry_detach(struct tracerd *d, struct attachment *a)
 	if (registry_detach_start(d, a, NULL, NULL))
 		return;	/* out of memory: the attachment stays */
 	while (!detach_step(d, a))
-		;
+		watchdog_kick();
 }
 
 void registry_detach_all(struct tracerd *d, void (*progress)(size_t left))
