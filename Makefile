@@ -309,6 +309,7 @@ install-nobuild:
 	$(Q)install -D -m 0755 $(O)/tracerd-ref $(DESTDIR)$(PREFIX)/lib/tracerd/tracerd-ref
 	$(Q)$(subst_paths) $(SRC)/systemd/tracerd.service.in > $(DESTDIR)$(UNITDIR)/tracerd.service
 	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/tracerd.service
+	$(Q)install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/tracerd/conf.d
 	$(Q)[ -e $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf ] || \
 		install -m 0644 $(SRC)/systemd/tracerd.conf $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf
 	$(Q)for m in $(SRC)/docs/man/*.[58]; do \

@@ -39,7 +39,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: tracerd [OPTION]...\n"
 		"Kernel function tracing daemon.\n\n"
-		"  -c, --config=FILE    configuration file (default %s)\n"
+		"  -c, --config=FILE    configuration file (default %s),\n"
+		"                       then the *.conf drop-ins of conf.d beside it\n"
 		"  -s, --socket=PATH    control socket (overrides the config's 'socket')\n"
 		"  -l, --listen=ADDR:PORT|off  HTTP metrics address (overrides 'listen')\n"
 		"      --check-config   validate the configuration and exit\n"
@@ -102,7 +103,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* Read the config; a missing default config means built-in defaults. */
+/*
+ * Read the config, then its drop-ins (conf.d beside it); a missing default
+ * config means built-in defaults (the drop-ins still apply).
+ */
 static int load_config(struct tracerd *d, const struct options *o)
 {
 	char err[512];
@@ -113,7 +117,10 @@ static int load_config(struct tracerd *d, const struct options *o)
 	if (ret == -ENOENT && !o->config_given) {
 		log_info("no %s: using defaults", o->config);
 		ret = 0;
-	} else if (ret) {
+	}
+	if (!ret)
+		ret = config_parse_dropins(&d->cfg, o->config, err, sizeof(err));
+	if (ret < 0) {
 		log_err("%s", err);
 		return ret;
 	}
@@ -237,8 +244,16 @@ int main(int argc, char **argv)
 	if (ret)
 		return 1;
 	if (o.check_config) {
-		printf("%s: OK (%zu attach line%s)\n", tty_str(o.config), d.cfg.nr_attach,
+		char dir[PATH_MAX] = "";
+
+		if (d.cfg.nr_dropins)
+			config_dropin_dir(o.config, dir, sizeof(dir));
+		printf("%s: OK (%zu attach line%s", tty_str(o.config), d.cfg.nr_attach,
 		       d.cfg.nr_attach == 1 ? "" : "s");
+		if (d.cfg.nr_dropins)
+			printf("; %zu drop-in%s in %s", d.cfg.nr_dropins,
+			       d.cfg.nr_dropins == 1 ? "" : "s", tty_str(dir));
+		printf(")\n");
 		config_free(&d.cfg);
 		return 0;
 	}
