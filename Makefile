@@ -108,6 +108,8 @@ LIB_SRCS := $(wildcard $(SRC)/lib/*.c)
 obj = $(patsubst $(SRC)/%.c,$(O)/obj/%.o,$(1))
 
 DAEMON_LIBS := $(LIBS) $(shell $(PKG_CONFIG) --libs libevent json-c zlib 2>/dev/null || echo -levent -ljson-c -lz)
+# sd_notify(3): tracerd only (daemon/notify.c)
+SYSTEMD_LIBS := $(shell $(PKG_CONFIG) --libs libsystemd 2>/dev/null || echo -lsystemd)
 CLI_LIBS := $(shell $(PKG_CONFIG) --libs json-c zlib libelf 2>/dev/null || echo -ljson-c -lz -lelf)
 
 $(O)/obj/%.o: $(SRC)/%.c | $(BPF_SKELS)
@@ -117,7 +119,7 @@ $(O)/obj/%.o: $(SRC)/%.c | $(BPF_SKELS)
 
 $(O)/tracerd: $(call obj,$(DAEMON_SRCS) $(LIB_SRCS))
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS) $(SYSTEMD_LIBS)
 
 $(O)/tracectl: $(call obj,$(CLI_SRCS) $(LIB_SRCS))
 	$(call msg,LINK,$@)
@@ -310,6 +312,7 @@ install-nobuild:
 	$(Q)install -D -m 0755 $(O)/tracerd-ref $(DESTDIR)$(PREFIX)/lib/tracerd/tracerd-ref
 	$(Q)$(subst_paths) $(SRC)/systemd/tracerd.service.in > $(DESTDIR)$(UNITDIR)/tracerd.service
 	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/tracerd.service
+	$(Q)install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/tracerd/conf.d
 	$(Q)[ -e $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf ] || \
 		install -m 0644 $(SRC)/systemd/tracerd.conf $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf
 	$(Q)for m in $(SRC)/docs/man/*.[58]; do \

@@ -36,6 +36,7 @@
 #include "commands.h"
 #include "registry.h"
 #include "resolve.h"
+#include "service.h"
 
 /*
  * The bench protocol's mode names: a mode, or "kmod-kprobe-int3" (mode
@@ -236,6 +237,23 @@ static void add_u64(json_object *o, const char *key, __u64 v)
 	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
 }
 
+/*
+ * One kmod benchmark ioctl: it holds the event loop until the module is
+ * done (minutes under emulation), so the watchdog's limit is raised for
+ * its duration. -1 with errno as ioctl(2).
+ */
+static int bench_ioctl(struct tracerd *d, unsigned long req, void *arg)
+{
+	int ret, err;
+
+	watchdog_hold();
+	ret = ioctl(d->kmod.fd, req, arg);
+	err = errno;
+	watchdog_release();
+	errno = err;
+	return ret;
+}
+
 static enum proto_code kmod_bench_error(int err, const char *what, char *msg, size_t msglen)
 {
 	char ebuf[96];
@@ -266,7 +284,7 @@ static enum proto_code op_ops(struct tracerd *d, json_object *args, json_object 
 	b.calls = (__u64)n;
 	b.relevant = (__u32)r;
 	b.irrelevant = (__u32)i;
-	if (ioctl(d->kmod.fd, TRACERD_IOC_BENCH_OPS, &b))
+	if (bench_ioctl(d, TRACERD_IOC_BENCH_OPS, &b))
 		return kmod_bench_error(-errno, "ops", msg, msglen);
 	o = json_object_new_object();
 	add_u64(o, "total_ns", b.total_ns);
@@ -295,7 +313,7 @@ static enum proto_code op_patch(struct tracerd *d, json_object *args, json_objec
 		return PROTO_E_BAD_REQUEST;
 	}
 	b.funcs = (__u32)k;
-	if (ioctl(d->kmod.fd, TRACERD_IOC_BENCH_PATCH, &b))
+	if (bench_ioctl(d, TRACERD_IOC_BENCH_PATCH, &b))
 		return kmod_bench_error(-errno, "patch", msg, msglen);
 	o = json_object_new_object();
 	add_u64(o, "one_attach_ns", b.one_attach_ns);
@@ -330,7 +348,7 @@ static enum proto_code op_patch_all(struct tracerd *d, json_object *args, json_o
 			"available_filter_functions (is tracefs mounted?)");
 		return PROTO_E_UNAVAILABLE;
 	}
-	if (ioctl(d->kmod.fd, TRACERD_IOC_BENCH_ALL, &b))
+	if (bench_ioctl(d, TRACERD_IOC_BENCH_ALL, &b))
 		return kmod_bench_error(-errno, "all-functions", msg, msglen);
 	o = json_object_new_object();
 	add_u64(o, "attach_ns", b.attach_ns);

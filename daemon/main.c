@@ -39,7 +39,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: tracerd [OPTION]...\n"
 		"Kernel function tracing daemon.\n\n"
-		"  -c, --config=FILE    configuration file (default %s)\n"
+		"  -c, --config=FILE    configuration file (default %s),\n"
+		"                       then the *.conf drop-ins of conf.d beside it\n"
 		"  -s, --socket=PATH    control socket (overrides the config's 'socket')\n"
 		"  -l, --listen=ADDR:PORT|off  HTTP metrics address (overrides 'listen')\n"
 		"      --check-config   validate the configuration and exit\n"
@@ -102,7 +103,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* Read the config; a missing default config means built-in defaults. */
+/*
+ * Read the config, then its drop-ins (conf.d beside it); a missing default
+ * config means built-in defaults (the drop-ins still apply).
+ */
 static int load_config(struct tracerd *d, const struct options *o)
 {
 	char err[512];
@@ -113,7 +117,10 @@ static int load_config(struct tracerd *d, const struct options *o)
 	if (ret == -ENOENT && !o->config_given) {
 		log_info("no %s: using defaults", o->config);
 		ret = 0;
-	} else if (ret) {
+	}
+	if (!ret)
+		ret = config_parse_dropins(&d->cfg, o->config, err, sizeof(err));
+	if (ret < 0) {
 		log_err("%s", err);
 		return ret;
 	}
@@ -168,9 +175,15 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
  */
 static void stop_progress(size_t left)
 {
+	char buf[80];
+
 	notify_extend_timeout(STOP_EXTEND_USEC);
-	if (left)
-		log_info("stopping: %zu hook%s left to detach", left, left == 1 ? "" : "s");
+	if (!left)
+		return;
+	snprintf(buf, sizeof(buf), "STATUS=stopping: %zu hook%s left to detach", left,
+		 left == 1 ? "" : "s");
+	notify_send(buf);
+	log_info("%s", buf + strlen("STATUS="));
 }
 
 static int run(struct tracerd *d)
@@ -198,10 +211,14 @@ static int run(struct tracerd *d)
 	config_attach_startup(d);	/* failures are logged and counted; it runs on */
 	log_notice("tracerd %s ready (pid %d)", TRACERD_VERSION, getpid());
 	notify_send("READY=1");
+	ret = notify_loop_start(d);
+	if (ret)
+		goto cleanup;
 	ret = event_base_dispatch(d->base) < 0 ? -EIO : 0;
 cleanup:
 	http_stop(d->http);
 	d->http = NULL;
+	notify_loop_stop();
 	recorder_loop_stop(d);
 	control_stop(d);
 	registry_loop_stop(d);
@@ -227,8 +244,16 @@ int main(int argc, char **argv)
 	if (ret)
 		return 1;
 	if (o.check_config) {
-		printf("%s: OK (%zu attach line%s)\n", tty_str(o.config), d.cfg.nr_attach,
+		char dir[PATH_MAX] = "";
+
+		if (d.cfg.nr_dropins)
+			config_dropin_dir(o.config, dir, sizeof(dir));
+		printf("%s: OK (%zu attach line%s", tty_str(o.config), d.cfg.nr_attach,
 		       d.cfg.nr_attach == 1 ? "" : "s");
+		if (d.cfg.nr_dropins)
+			printf("; %zu drop-in%s in %s", d.cfg.nr_dropins,
+			       d.cfg.nr_dropins == 1 ? "" : "s", tty_str(dir));
+		printf(")\n");
 		config_free(&d.cfg);
 		return 0;
 	}

@@ -21,6 +21,7 @@
 #include "plan.h"
 #include "registry.h"
 #include "resolve.h"
+#include "service.h"
 
 unsigned int registry_count(const struct tracerd *d)
 {
@@ -609,6 +610,7 @@ static void attach_fail(struct tracerd *d, struct attachment *a, int err)
 
 	log_info("attach %u '%s' failed: %s", a->id, a->spec.target, op->msg);
 	list_unlink(&d->changing, a);
+	notify_status_changed(d);
 	op_done(d, a, err, op->msg);
 	attachment_free(d, a);
 }
@@ -631,6 +633,7 @@ static void attach_finish(struct tracerd *d, struct attachment *a)
 	a->state = ATTACHMENT_ATTACHED;
 	a->nr_done = a->nr_total = a->nr_hooks;
 	list_insert(&d->attachments, a);
+	notify_status_changed(d);
 	log_notice("attached %u: '%s' mode %s, %zu function%s (%s)", a->id, a->spec.target,
 		   tracerd_mode_name(a->mode), a->nr_hooks, a->nr_hooks == 1 ? "" : "s",
 		   a->mode_reason);
@@ -696,6 +699,7 @@ static bool detach_step(struct tracerd *d, struct attachment *a)
 	}
 	log_notice("detached %u: '%s' mode %s", a->id, a->spec.target, tracerd_mode_name(a->mode));
 	list_unlink(&d->changing, a);
+	notify_status_changed(d);
 	op_done(d, a, 0, "");
 	a->nr_done = a->nr_total;
 	attachment_free(d, a);	/* a batch backend's detach: here, all at once */
@@ -763,6 +767,7 @@ int registry_attach_start(struct tracerd *d, const struct tracerd_spec *spec,
 	a->id = ++d->next_id;
 	a->since_real_ns = now_real_ns();
 	list_insert(&d->changing, a);
+	notify_status_changed(d);
 	steps_schedule(d);
 	*out = a;
 	return 0;
@@ -801,7 +806,7 @@ int registry_attach(struct tracerd *d, const struct tracerd_spec *spec, struct a
 	if (err)
 		return err;
 	while (!op_step(d, a))
-		;
+		watchdog_kick();
 	*out = r.a;
 	return r.err;
 }
@@ -836,6 +841,7 @@ int registry_detach_start(struct tracerd *d, struct attachment *a, registry_done
 	a->nr_total = a->nr_hooks;
 	a->nr_done = 0;
 	list_insert(&d->changing, a);
+	notify_status_changed(d);
 	steps_schedule(d);
 	return 0;
 }
@@ -845,7 +851,7 @@ void registry_detach(struct tracerd *d, struct attachment *a)
 	if (registry_detach_start(d, a, NULL, NULL))
 		return;	/* out of memory: the attachment stays */
 	while (!detach_step(d, a))
-		;
+		watchdog_kick();
 }
 
 void registry_detach_all(struct tracerd *d, void (*progress)(size_t left))

@@ -61,6 +61,18 @@ static struct attachment *find_spec(struct tracerd *d, const struct tracerd_spec
 	return NULL;
 }
 
+/* "line 3" (one file), "line 2 of /etc/tracerd/conf.d/10-x.conf" (with drop-ins) */
+static const char *line_where(const struct tracerd_config *c,
+			      const struct tracerd_config_attach *l,
+			      char *buf, size_t len)
+{
+	if (l->file && c->nr_dropins)	/* several files: name it */
+		snprintf(buf, len, "line %d of %s", l->line, l->file);
+	else
+		snprintf(buf, len, "line %d", l->line);
+	return buf;
+}
+
 /* Attach the lines that own no attachment; returns how many attached. */
 static unsigned int attach_lines(struct tracerd *d, const struct tracerd_config *c,
 				 struct line_state *st, const char *why)
@@ -68,7 +80,7 @@ static unsigned int attach_lines(struct tracerd *d, const struct tracerd_config 
 	const struct tracerd_config_attach *l;
 	struct attachment *a;
 	unsigned int n = 0;
-	char msg[1024];
+	char msg[1024], where[PATH_MAX + 32];
 	size_t i;
 
 	for (i = 0; i < c->nr_attach; i++) {
@@ -77,13 +89,14 @@ static unsigned int attach_lines(struct tracerd *d, const struct tracerd_config 
 			continue;
 		a = find_spec(d, &l->spec);
 		if (a) {
-			log_info("%sconfig line %d: '%s' is attachment %u already, made with "
-				 "tracectl: left to it", why, l->line, l->spec.target, a->id);
+			log_info("%sconfig %s: '%s' is attachment %u already, made with "
+				 "tracectl: left to it", why, line_where(c, l, where, sizeof(where)),
+				 l->spec.target, a->id);
 			continue;
 		}
 		if (registry_attach(d, &l->spec, &a, NULL, msg, sizeof(msg))) {
-			log_err("%sconfig line %d: attach '%s' failed: %s", why, l->line,
-				l->spec.target, msg);
+			log_err("%sconfig %s: attach '%s' failed: %s", why,
+				line_where(c, l, where, sizeof(where)), l->spec.target, msg);
 			st[i].failed = true;
 			free(st[i].error);
 			st[i].error = strdup(msg);
@@ -139,20 +152,6 @@ static unsigned int count_failed(const struct line_state *st, size_t n)
 	return f;
 }
 
-/* systemd's STATUS= line: say it when config lines failed */
-static void notify_status(struct tracerd *d)
-{
-	char buf[256];
-
-	if (cfg_failed)
-		snprintf(buf, sizeof(buf), "STATUS=%u attachments; %u of %zu config attach lines "
-			 "failed (see the log, tracectl status)", registry_count(d), cfg_failed,
-			 d->cfg.nr_attach);
-	else
-		snprintf(buf, sizeof(buf), "STATUS=%u attachments", registry_count(d));
-	notify_send(buf);
-}
-
 void config_attach_startup(struct tracerd *d)
 {
 	lines_free(cfg_lines, 0);	/* none before start-up */
@@ -194,7 +193,7 @@ static json_object *reloads_json(void)
 
 json_object *config_state_json(const struct tracerd *d)
 {
-	json_object *o = json_object_new_object(), *arr = json_object_new_array(), *f;
+	json_object *o = json_object_new_object(), *arr = json_object_new_array(), *f, *files;
 	size_t i;
 
 	for (i = 0; cfg_lines && i < d->cfg.nr_attach; i++) {
@@ -202,6 +201,8 @@ json_object *config_state_json(const struct tracerd *d)
 			continue;
 		f = json_object_new_object();
 		json_object_object_add(f, "line", json_object_new_int(d->cfg.attach[i].line));
+		json_object_object_add(f, "file", d->cfg.attach[i].file ?
+				       json_object_new_string(d->cfg.attach[i].file) : NULL);
 		json_object_object_add(f, "target",
 				       json_object_new_string(d->cfg.attach[i].spec.target));
 		json_object_object_add(f, "error", json_object_new_string(cfg_lines[i].error ?
@@ -209,6 +210,10 @@ json_object *config_state_json(const struct tracerd *d)
 		json_object_array_add(arr, f);
 	}
 	json_object_object_add(o, "attach_lines", json_object_new_int64((int64_t)d->cfg.nr_attach));
+	files = json_object_new_array();
+	for (i = 0; i < d->cfg.nr_files; i++)
+		json_object_array_add(files, json_object_new_string(d->cfg.files[i]));
+	json_object_object_add(o, "files", files);
 	json_object_object_add(o, "attach_failed", json_object_new_int(cfg_failed));
 	json_object_object_add(o, "failures", arr);
 	json_object_object_add(o, "reloads", reloads_json());
@@ -259,6 +264,10 @@ static int read_new(const struct reload_opts *o, struct tracerd_config *new, cha
 	ret = config_parse_file(new, o->path, err, errlen);
 	if (ret == -ENOENT && !o->path_given)
 		ret = 0;
+	if (!ret)
+		ret = config_parse_dropins(new, o->path, err, errlen);
+	if (ret > 0)
+		ret = 0;	/* how many drop-ins */
 	if (!ret && o->listen && str_copy(new->listen, o->listen, sizeof(new->listen))) {
 		snprintf(err, errlen, "--listen '%s' too long", o->listen);
 		ret = -EINVAL;

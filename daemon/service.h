@@ -24,10 +24,25 @@ int http_start(struct tracerd *d, const char *listen, struct http_server **out);
 void http_stop(struct http_server *h);
 const struct metrics_http *http_stats(struct http_server *h);
 
-/* notify.c: sd_notify(3) protocol without libsystemd; no-op without NOTIFY_SOCKET. */
+/* notify.c: libsystemd's sd_notify(3); no-op without NOTIFY_SOCKET. */
 int notify_send(const char *state);
 /* "EXTEND_TIMEOUT_USEC=usec": the start, reload or stop under way needs that much more */
 int notify_extend_timeout(unsigned long long usec);
+/* STATUS= with what the daemon holds (attachments, hooked functions, failed
+ * config lines), now; sent only when the text changed */
+void notify_status(struct tracerd *d);
+/* attachments changed: STATUS= from the loop, at most once a second */
+void notify_status_changed(struct tracerd *d);
+/* the loop's notify events (after READY=1): STATUS= and, when the manager
+ * asks for it, the watchdog's WATCHDOG=1; freed before the event base */
+int notify_loop_start(struct tracerd *d);
+void notify_loop_stop(void);
+/* long work that holds the loop: WATCHDOG=1 when one is due (cheap otherwise) */
+void watchdog_kick(void);
+/* around one call that may block the loop for minutes (a kmod benchmark):
+ * the watchdog's limit raised to an hour, then set back */
+void watchdog_hold(void);
+void watchdog_release(void);
 /* Raise RLIMIT_NOFILE's soft limit to the hard limit (many HTTP/control clients). */
 void raise_nofile_limit(void);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tracerd.conf parser; see config.h. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <grp.h>
 #include <stdio.h>
@@ -171,9 +172,36 @@ void config_init(struct tracerd_config *c)
 
 void config_free(struct tracerd_config *c)
 {
+	size_t i;
+
 	free(c->attach);
 	c->attach = NULL;
 	c->nr_attach = 0;
+	for (i = 0; i < c->nr_files; i++)
+		free(c->files[i]);
+	free(c->files);
+	c->files = NULL;
+	c->nr_files = c->nr_dropins = 0;
+}
+
+/* name as one of c->files (added once); NULL when out of memory */
+static const char *file_name(struct tracerd_config *c, const char *name)
+{
+	char **f, *dup;
+	size_t i;
+
+	for (i = 0; i < c->nr_files; i++)
+		if (!strcmp(c->files[i], name))
+			return c->files[i];
+	dup = strdup(name);
+	f = dup ? realloc(c->files, (c->nr_files + 1) * sizeof(*f)) : NULL;
+	if (!f) {
+		free(dup);
+		return NULL;
+	}
+	c->files = f;
+	c->files[c->nr_files++] = dup;
+	return dup;
 }
 
 static char *trim(char *s)
@@ -238,10 +266,11 @@ int config_parse_string(struct tracerd_config *c, const char *text, const char *
 			char *err, size_t errlen)
 {
 	char *copy, *line, *next, msg[512];
+	const char *file = file_name(c, name);
 	unsigned int seen = 0;
 	int lineno = 0, ret = 0;
 
-	copy = strdup(text);
+	copy = file ? strdup(text) : NULL;
 	if (!copy)
 		return set_err(err, errlen, -ENOMEM, "out of memory");
 	for (line = copy; line; line = next) {
@@ -255,8 +284,10 @@ int config_parse_string(struct tracerd_config *c, const char *text, const char *
 			set_err(err, errlen, ret, "%s:%d: %s", name, lineno, msg);
 			goto cleanup;
 		}
-		if (c->nr_attach && !c->attach[c->nr_attach - 1].line)
+		if (c->nr_attach && !c->attach[c->nr_attach - 1].line) {
 			c->attach[c->nr_attach - 1].line = lineno;
+			c->attach[c->nr_attach - 1].file = file;
+		}
 	}
 cleanup:
 	free(copy);
@@ -338,6 +369,110 @@ cleanup:
 	free(text);
 	fclose(f);
 	return ret;
+}
+
+int config_dropin_dir(const char *main_path, char *buf, size_t len)
+{
+	const char *slash = strrchr(main_path, '/');
+	int n;
+
+	if (!slash)	/* a relative name: the current directory's */
+		n = snprintf(buf, len, "%s", TRACERD_CONF_D);
+	else
+		n = snprintf(buf, len, "%.*s/%s", (int)(slash - main_path), main_path,
+			     TRACERD_CONF_D);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static bool dropin_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] != '.' && n > 5 && !strcmp(name + n - 5, ".conf");
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* the *.conf names in dir, sorted; -errno with err filled */
+static int dropin_names(const char *dir, char ***out, size_t *nr, char *err, size_t errlen)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	char **v = NULL, **t;
+	size_t n = 0;
+	int ret = 0;
+
+	*out = NULL;
+	*nr = 0;
+	if (!dp)
+		return errno == ENOENT ? 0 : set_err(err, errlen, -errno,
+			"cannot read the drop-in directory '%s': %s", dir, strerror(errno));
+	errno = 0;
+	while ((e = readdir(dp))) {
+		if (!dropin_name(e->d_name))
+			continue;
+		if (n == TRACERD_DROPINS_MAX) {
+			ret = set_err(err, errlen, -E2BIG, "more than %d drop-ins in '%s'",
+				      TRACERD_DROPINS_MAX, dir);
+			break;
+		}
+		t = realloc(v, (n + 1) * sizeof(*v));
+		if (!t || !(t[n] = strdup(e->d_name))) {
+			v = t ? t : v;
+			ret = set_err(err, errlen, -ENOMEM, "out of memory");
+			break;
+		}
+		v = t;
+		n++;
+		errno = 0;
+	}
+	if (!ret && errno)
+		ret = set_err(err, errlen, -errno, "cannot read the drop-in directory '%s': %s",
+			      dir, strerror(errno));
+	closedir(dp);
+	if (ret) {
+		while (n)
+			free(v[--n]);
+		free(v);
+		return ret;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), name_cmp);
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+int config_parse_dropins(struct tracerd_config *c, const char *main_path, char *err,
+			 size_t errlen)
+{
+	char dir[PATH_MAX], path[PATH_MAX + NAME_MAX + 2], **names;
+	size_t n, i;
+	struct stat st;
+	int ret, read = 0;
+
+	if (config_dropin_dir(main_path, dir, sizeof(dir)))
+		return set_err(err, errlen, -ENAMETOOLONG, "config path '%s' is too long", main_path);
+	ret = dropin_names(dir, &names, &n, err, errlen);
+	for (i = 0; !ret && i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		/* only regular files (a symlink to one too); a directory or FIFO named *.conf is not one */
+		if (stat(path, &st))
+			ret = set_err(err, errlen, -errno, "cannot read drop-in '%s': %s", path,
+				      strerror(errno));
+		else if (S_ISREG(st.st_mode) && !(ret = config_parse_file(c, path, err, errlen)))
+			read++;
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (ret)
+		return ret;
+	c->nr_dropins = (size_t)read;
+	return read;
 }
 
 int config_check_system(const struct tracerd_config *c, char *err, size_t errlen)

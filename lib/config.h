@@ -5,6 +5,12 @@
  * row per key: add a key by adding a row and a field). Unknown keys, bad
  * values and repeated single-valued keys are errors naming the line:
  * "tracerd.conf:7: unknown key 'foo'".
+ *
+ * Drop-ins: after the main file, every regular file named *.conf in the
+ * conf.d directory beside it (/etc/tracerd/conf.d/), in lexical (strcmp)
+ * order. A later file overrides the scalar keys of earlier ones; `attach`
+ * lines accumulate over all of them. Within one file a key still may not
+ * be given twice.
  */
 #ifndef TRACERD_LIB_CONFIG_H
 #define TRACERD_LIB_CONFIG_H
@@ -18,10 +24,13 @@
 #define TRACERD_DEFAULT_SOCKET	"/run/tracerd/tracerd.sock"
 #define TRACERD_DEFAULT_LISTEN	"127.0.0.1:9477"
 #define TRACERD_SOCKET_PATH_MAX	108	/* sun_path */
+#define TRACERD_CONF_D		"conf.d"	/* beside the main file */
+#define TRACERD_DROPINS_MAX	1024
 
 struct tracerd_config_attach {
 	struct tracerd_spec spec;
 	int line;
+	const char *file;	/* the file it is in: one of tracerd_config.files */
 };
 
 struct tracerd_config {
@@ -37,6 +46,9 @@ struct tracerd_config {
 	unsigned int max_glob_matches;
 	struct tracerd_config_attach *attach;
 	size_t nr_attach;
+	char **files;			/* the files read, main first, then drop-ins */
+	size_t nr_files;
+	size_t nr_dropins;		/* of them, from conf.d */
 };
 
 void config_init(struct tracerd_config *c);
@@ -46,6 +58,15 @@ int config_parse_string(struct tracerd_config *c, const char *text, const char *
 			char *err, size_t errlen);
 /* Parse a file; a missing file is -ENOENT (the caller decides). */
 int config_parse_file(struct tracerd_config *c, const char *path, char *err, size_t errlen);
+/*
+ * The drop-ins of main_path (the *.conf files of its directory's conf.d), parsed into c
+ * after the main file: the number read (a missing conf.d: 0), or -errno
+ * with err naming the file (and line) or the directory.
+ */
+int config_parse_dropins(struct tracerd_config *c, const char *main_path, char *err,
+			 size_t errlen);
+/* conf.d of main_path into buf; -ENAMETOOLONG when it does not fit */
+int config_dropin_dir(const char *main_path, char *buf, size_t len);
 /* Checks that need the system (group names exist). */
 int config_check_system(const struct tracerd_config *c, char *err, size_t errlen);
 

@@ -66,7 +66,7 @@ expect_eq "reload failed" "$(jq_get .failed < "$W/r.json")" 0
 grep -q 'RELOADING=1' "$W/notify.log" || fail "no RELOADING=1"
 expect_eq "tracerd_config_attach_failures after reload" "$(prom $P1 tracerd_config_attach_failures)" 0
 expect_eq "status attach_failed after reload" "$($C --json status | jq_get .config.attach_failed)" 0
-grep -q '^STATUS=2 attachments$' "$W/notify.log" || fail "STATUS= not updated: $(tail -n3 "$W/notify.log")"
+grep -q '^STATUS=2 attachments, 2 functions hooked$' "$W/notify.log" || fail "STATUS= not updated: $(tail -n3 "$W/notify.log")"
 
 # --- refused: a bad file; nothing changes, exit non-zero
 cp "$W/tracerd.conf" "$W/good.conf"

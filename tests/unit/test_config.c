@@ -171,4 +171,102 @@ TEST(missing_file)
 	config_free(&c);
 }
 
+/* write text to dir/name */
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!ASSERT_OK_PTR(f, path))
+		return;
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * conf.d: *.conf files in lexical order after the main file; later files
+ * override scalars, attach lines accumulate and remember their file;
+ * other names, dot files and a directory named *.conf are ignored.
+ */
+TEST(dropins)
+{
+	char dir[] = "/tmp/tracerd-conf.XXXXXX", main_conf[64], cd[64], sub[96], err[512] = "";
+	struct tracerd_config c;
+
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp"))
+		return;
+	snprintf(main_conf, sizeof(main_conf), "%s/tracerd.conf", dir);
+	snprintf(cd, sizeof(cd), "%s/conf.d", dir);
+	snprintf(sub, sizeof(sub), "%s/dir.conf", cd);
+	put(dir, "tracerd.conf", "max_glob_matches = 10\nlog_level = info\nattach = vfs_read\n");
+	config_init(&c);
+	/* no conf.d yet: nothing more, not an error */
+	ASSERT_OK(config_parse_file(&c, main_conf, err, sizeof(err)), err);
+	ASSERT_EQ(config_parse_dropins(&c, main_conf, err, sizeof(err)), 0, "no conf.d");
+	config_free(&c);
+
+	ASSERT_OK(mkdir(cd, 0755), "mkdir conf.d");
+	ASSERT_OK(mkdir(sub, 0755), "mkdir dir.conf");
+	put(cd, "20-b.conf", "max_glob_matches = 30\n\nattach = vfs_write\n");
+	put(cd, "10-a.conf", "max_glob_matches = 20\nlisten = off\n");
+	put(cd, "30-c.conf.disabled", "bogus = 1\n");
+	put(cd, ".40-hidden.conf", "bogus = 1\n");
+	put(cd, "README", "bogus = 1\n");
+	config_init(&c);
+	ASSERT_OK(config_parse_file(&c, main_conf, err, sizeof(err)), err);
+	ASSERT_EQ(config_parse_dropins(&c, main_conf, err, sizeof(err)), 2, err);
+	ASSERT_EQ(c.nr_dropins, 2, "nr_dropins");
+	ASSERT_EQ(c.max_glob_matches, 30, "the last file's value");
+	ASSERT_STREQ(c.listen, "off", "a drop-in's key");
+	ASSERT_EQ(c.log_level, TLOG_INFO, "the main file's key, not overridden");
+	if (ASSERT_EQ(c.nr_attach, 2, "attach lines accumulate")) {
+		ASSERT_STREQ(c.attach[0].file, main_conf, "file 0");
+		ASSERT_EQ(c.attach[0].line, 3, "line 0");
+		ASSERT_STREQ(c.attach[1].spec.target, "vfs_write", "target 1");
+		ASSERT_TRUE(strstr(c.attach[1].file, "/conf.d/20-b.conf") != NULL, c.attach[1].file);
+		ASSERT_EQ(c.attach[1].line, 3, "line 1");
+	}
+	if (ASSERT_EQ(c.nr_files, 3, "files read"))
+		ASSERT_TRUE(strstr(c.files[1], "10-a.conf") != NULL, "lexical order");
+	config_free(&c);
+
+	/* an error names the drop-in and its line; a key twice in one file still is one */
+	put(cd, "15-bad.conf", "# c\nmax_glob_matches = 0\n");
+	config_init(&c);
+	ASSERT_EQ(config_parse_dropins(&c, main_conf, err, sizeof(err)), -EINVAL, "bad drop-in");
+	ASSERT_TRUE(strstr(err, "/conf.d/15-bad.conf:2: max_glob_matches '0'") != NULL, err);
+	config_free(&c);
+	put(cd, "15-bad.conf", "listen = off\nlisten = 127.0.0.1:1\n");
+	config_init(&c);
+	ASSERT_EQ(config_parse_dropins(&c, main_conf, err, sizeof(err)), -EINVAL, "twice");
+	ASSERT_TRUE(strstr(err, "15-bad.conf:2: key 'listen' given twice") != NULL, err);
+	config_free(&c);
+	snprintf(sub, sizeof(sub), "%s/15-bad.conf", cd);
+	unlink(sub);
+
+	/* a *.conf that cannot be read (a dangling symlink) is an error naming it */
+	snprintf(sub, sizeof(sub), "%s/50-gone.conf", cd);
+	ASSERT_OK(symlink("/nonexistent/x.conf", sub), "symlink");
+	config_init(&c);
+	ASSERT_EQ(config_parse_dropins(&c, main_conf, err, sizeof(err)), -ENOENT, "dangling");
+	ASSERT_TRUE(strstr(err, "50-gone.conf") != NULL, err);
+	config_free(&c);
+	unlink(sub);
+	/* a symlink to /dev/null (not a regular file) masks a name: ignored */
+	ASSERT_OK(symlink("/dev/null", sub), "symlink /dev/null");
+	config_init(&c);
+	ASSERT_EQ(config_parse_dropins(&c, main_conf, err, sizeof(err)), 2, err);
+	config_free(&c);
+
+	ASSERT_OK(config_dropin_dir("tracerd.conf", sub, sizeof(sub)), "relative");
+	ASSERT_STREQ(sub, "conf.d", "relative name: ./conf.d");
+	ASSERT_OK(config_dropin_dir("/etc/tracerd/tracerd.conf", sub, sizeof(sub)), "absolute");
+	ASSERT_STREQ(sub, "/etc/tracerd/conf.d", "beside the main file");
+	ASSERT_EQ(config_dropin_dir("/etc/tracerd/tracerd.conf", sub, 8), -ENAMETOOLONG, "short");
+	snprintf(sub, sizeof(sub), "rm -rf %s", dir);
+	ASSERT_OK(system(sub), "cleanup");
+}
+
 TEST_MAIN()

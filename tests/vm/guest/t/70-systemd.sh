@@ -6,7 +6,10 @@
 # reload` waits for the reload (ExecReload=tracectl reload), applies a config
 # change and fails on a refused one (a bad file, an unbindable listen);
 # failed start-up attach lines show in StatusText (STATUS=), tracectl status
-# and the metrics; `systemctl stop` leaves no BPF program,
+# and the metrics; StatusText says the attachments and hooked functions; the
+# unit has a watchdog (WatchdogSec=30s) that tracerd feeds, also through a
+# big glob's attach; a drop-in in /etc/tracerd/conf.d is applied (its attach
+# line, --check-config counts it); `systemctl stop` leaves no BPF program,
 # no ftrace hook and no kmod attachment. Prints the
 # `systemd-analyze security` exposure score.
 source ./lib.sh
@@ -23,6 +26,8 @@ tar -C /opt/tracerd/install -cf - . | tar -C / -xf - --keep-directory-symlink ||
 systemctl daemon-reload
 echo "installed"
 expect_eq "unit type" "$(systemctl show -p Type --value tracerd)" notify
+expect_eq "unit watchdog" "$(systemctl show -p WatchdogUSec --value tracerd)" 30s
+[ -d /etc/tracerd/conf.d ] || fail "make install made no /etc/tracerd/conf.d"
 [ -e /usr/share/man/man8/tracerd.8 ] || fail "man page not installed"
 load_kmod	# the installed copy is the same file; depmod is slow under TCG
 load_testmod
@@ -33,9 +38,15 @@ cat > /etc/tracerd/tracerd.conf <<EOF
 attach = tp:task/task_rename comm=t70
 attach = $fn mode=fentry comm=t70-g
 attach = $fn mode=kprobe comm=t70-g
-attach = tracerd_testmod_target mode=kmod-callops
 EOF
+# the fourth start-up line comes from a drop-in (read after the main file,
+# its attach lines added to the main file's: attachment 4)
+echo "attach = tracerd_testmod_target mode=kmod-callops" > /etc/tracerd/conf.d/50-t70.conf
+echo "not a drop-in = 1" > /etc/tracerd/conf.d/README
 want=4
+out=$(tracerd --check-config) || fail "check-config: $out"
+case $out in *"OK ($((want - 1)) attach lines; 1 drop-in in /etc/tracerd/conf.d)"*) echo "ok: $out" ;;
+*) fail "check-config does not count the drop-in: $out" ;; esac
 
 # --- start: never active before the attachments are in place
 nattach() { tracectl --json list 2>/dev/null | grep -o '"id":' | wc -l; }
@@ -59,6 +70,15 @@ echo "note: saw 'activating' before READY: $seen_activating"
 expect_eq "start-up attachments" "$(nattach)" "$want"
 pid=$(systemctl show -p MainPID --value tracerd)
 grep -E '^Cap(Eff|Bnd)' "/proc/$pid/status"
+tracectl --json status | grep -q '/etc/tracerd/conf.d/50-t70.conf' ||
+	fail "status config.files lacks the drop-in"
+tracectl --json list | grep -q '"target": *"tracerd_testmod_target"' ||
+	fail "the drop-in's attach line is not attached"
+echo "ok: the drop-in's attach line is attached"
+# the watchdog: tracerd's loop sends WATCHDOG=1 every 15s; systemd's
+# timestamp of the last one moves
+wd0=$(systemctl show -p WatchdogTimestampMonotonic --value tracerd)
+[ -n "$wd0" ] && [ "$wd0" != 0 ] || fail "no WATCHDOG=1 seen by systemd ('$wd0')"
 
 # --- exact counts through the service
 bash -c "printf t70 > /proc/self/comm; for ((i = 0; i < $N; i++)); do printf t70 > /proc/self/comm; done"
@@ -78,11 +98,20 @@ journalctl -u tracerd -p notice --no-pager -o cat | grep -q 'ready' || fail "'re
 ok=$(journalctl -u tracerd -p err --no-pager -o cat | grep -c .)
 expect_eq "no error-priority lines" "$ok" 0
 
+for i in $(seq 120); do
+	[ "$(systemctl show -p WatchdogTimestampMonotonic --value tracerd)" != "$wd0" ] && break
+	sleep 0.5
+done
+[ "$(systemctl show -p WatchdogTimestampMonotonic --value tracerd)" != "$wd0" ] ||
+	fail "WATCHDOG=1 not repeated within 60s"
+echo "ok: WATCHDOG=1 repeated"
+
 # --- reload: drop the rename line, add sched_process_exec. ExecReload is
 # `tracectl reload`: systemctl returns once the daemon has answered, so the
 # change is in place right after it, no polling
+# STATUS=: the attachments and the functions they hook (one each here)
 expect_eq "status text after start" "$(systemctl show -p StatusText --value tracerd)" \
-	"$want attachments"
+	"$want attachments, $want functions hooked"
 sed -i '/task_rename/d' /etc/tracerd/tracerd.conf
 echo "attach = tp:sched/sched_process_exec comm=t70-g" >> /etc/tracerd/tracerd.conf
 systemctl reload tracerd || fail "systemctl reload"
@@ -157,11 +186,27 @@ systemctl daemon-reload
 # success, not timeout) and leaves no hook
 if [ "$(uname -m)" = aarch64 ]; then G='__arm64_sys_*'; else G='__*_sys_*'; fi
 systemctl start tracerd || fail "start (big glob)"
+pid=$(systemctl show -p MainPID --value tracerd)
+# the start-up lines' attachments (one function each) before the glob's
+st=$(systemctl show -p StatusText --value tracerd)
+na=${st%% attachment*}
+expect_eq "status text before the big glob" "$st" "$na attachments, $na functions hooked"
 t0=$(date +%s)
 out=$(tracectl --json --timeout 900 attach "$G" --mode fentry) || fail "attach $G fentry: $out"
 n=$(jpath '.attachment.functions|length' <<< "$out")
 echo "figures: systemd: $G fentry: $n functions attached in $(( $(date +%s) - t0 ))s"
 [ "$n" -gt 900 ] || fail "only $n functions attached"
+# the loop attached them in steps and kept feeding the watchdog: same
+# process, no restart, and STATUS= counts them (at most a second later)
+expect_eq "same main pid after the big attach" "$(systemctl show -p MainPID --value tracerd)" "$pid"
+expect_eq "restarts after the big attach" "$(systemctl show -p NRestarts --value tracerd)" 0
+journalctl -u tracerd --no-pager -o cat | grep -q 'Watchdog timeout' && fail "watchdog timeout"
+for i in $(seq 20); do
+	st=$(systemctl show -p StatusText --value tracerd)
+	[ "$st" = "$((na + 1)) attachments, $((na + n)) functions hooked" ] && break
+	sleep 0.5
+done
+expect_eq "status text with the big glob" "$st" "$((na + 1)) attachments, $((na + n)) functions hooked"
 t0=$(date +%s)
 systemctl stop tracerd
 echo "figures: systemd: stop with them attached: $(( $(date +%s) - t0 ))s (TimeoutStopSec=30s)"
