@@ -2,25 +2,44 @@
 /*
  * tracectl dump: print record files (offline, no daemon needed).
  *
- *   tracectl dump [--json] [--target GLOB] [--pid N] FILE...
+ *   tracectl dump [--format FMT | --json] [--follow] [--target GLOB] [--pid N] FILE...
  *
- * Text: one line per event (time, cpu, pid/tid, comm, target, duration,
- * return value); --json: one JSON object per event per line and nothing
- * else on stdout. Only records of verified blocks are printed (format 2,
+ * Formats: text (default): one line per event (time, cpu, pid/tid, comm,
+ * target, duration, return value), notes as "#" lines; json (--json): one
+ * JSON object per event per line and nothing else on stdout; chrome: one
+ * Chrome trace event JSON object ({"traceEvents": [...]}: "X" events for
+ * timed calls, "i" for entry-only ones, "M" events naming processes and
+ * threads by comm) for Perfetto's UI and chrome://tracing; csv: a header
+ * row, then one row per event (RFC 4180 quoting, CRLF line ends). Strings
+ * from the kernel or a user (comm, target) are escaped by lib/strutil.c in
+ * text and csv (str_escape: nothing a terminal acts on, nothing lost) and
+ * made valid UTF-8 by json_line in json and chrome.
+ *
+ * Only records of verified blocks are printed (format 2,
  * include/tracerd/record.h). A file without an end of stream that stops
  * at a flush point (still being written) reads without a warning (text:
  * a "#" note); exit 0. A file cut short inside a block, or with corrupt
  * data (zero-filled, bit-flipped): the records before the bad block are
  * printed, then an error saying where (record, event, offsets) and why;
  * exit 1.
+ *
+ * --follow (like tail -F): the files before the last are printed as
+ * usual, then the last is read on as the daemon appends to it (records
+ * show at its flush points; a block still being written is waited for)
+ * and, when it is rotated (a new file at its path), the new file from its
+ * start. SIGINT or SIGTERM ends it: the output is completed (chrome: the
+ * closing brackets), exit 0. Corrupt data still ends it with exit 1.
  */
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <json-c/json.h>
 #include "../lib/jsonutil.h"
@@ -29,18 +48,59 @@
 #include "../lib/util.h"
 #include "dump.h"
 
+#define FOLLOW_POLL_MS		200	/* --follow: how often the file is looked at */
+#define FOLLOW_OPEN_TRIES	50	/* a new file at the path that does not open: 10 s */
+#define JSON_FLAGS		(JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+enum dump_format { DUMP_TEXT, DUMP_JSON, DUMP_CHROME, DUMP_CSV };
+
+static const char *const dump_formats[] = {
+	[DUMP_TEXT] = "text", [DUMP_JSON] = "json", [DUMP_CHROME] = "chrome", [DUMP_CSV] = "csv",
+};
+
+#define DUMP_FORMAT_LIST	"text, json, chrome, csv"
+#define CSV_HEADER		"ts_ns,realtime_ns,cpu,pid,tid,comm,slot,target,duration_ns,ret"
+
+/* chrome: the comm each process (by tgid) or thread (by tid) was last named by */
+struct name_ent {
+	uint32_t id;
+	bool used;
+	char comm[TRACERD_EVENT_COMM_LEN + 1];
+};
+
+struct name_tab {
+	struct name_ent *e;
+	size_t cap, used;	/* cap: 0 or a power of two */
+};
+
 struct dump_opts {
-	bool json;
+	enum dump_format fmt;
+	bool follow;
 	const char *target;	/* fnmatch pattern, or NULL */
 	long long pid;		/* tgid or tid; -1: any */
+	/* chrome output */
+	uint64_t shown;		/* traceEvents written: a comma before the next */
+	uint64_t lost;		/* LOST records' counts, in "otherData" */
+	bool have_clock;
+	int64_t real_minus_mono;	/* of the first file */
+	struct name_tab procs, threads;
 };
+
+static volatile sig_atomic_t dump_stop;
 
 static void dump_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: tracectl dump [OPTION]... FILE...\n"
 		"Print events from tracerd record files (NAME.trec, NAME.trec.N).\n\n"
-		"  -j, --json            one JSON object per event per line\n"
+		"      --format FMT      output format: text (default), json, chrome (Chrome\n"
+		"                        trace event JSON for Perfetto and chrome://tracing),\n"
+		"                        csv (a header row, RFC 4180 quoting)\n"
+		"  -j, --json            the same as --format json: one JSON object per event\n"
+		"                        per line\n"
+		"  -f, --follow          after the files before it, keep reading the last FILE\n"
+		"                        as it grows and through its rotation, until SIGINT or\n"
+		"                        SIGTERM (exit 0)\n"
 		"  -t, --target GLOB     only events whose target matches GLOB\n"
 		"  -p, --pid PID         only events of process or thread PID\n"
 		"  -h, --help            show this help and exit\n");
@@ -57,14 +117,19 @@ static void fmt_time(char *buf, size_t len, uint64_t real_ns)
 	snprintf(buf + n, len - n, ".%09" PRIu64 "Z", real_ns % 1000000000);
 }
 
+static void event_comm(const struct tracerd_event *ev, char comm[TRACERD_EVENT_COMM_LEN + 1])
+{
+	memcpy(comm, ev->comm, TRACERD_EVENT_COMM_LEN);
+	comm[TRACERD_EVENT_COMM_LEN] = '\0';
+}
+
 static void print_json_event(const struct record_item *it, uint64_t real_ns)
 {
 	const struct tracerd_event *ev = it->ev;
 	json_object *o = json_object_new_object();
 	char comm[TRACERD_EVENT_COMM_LEN + 1];
 
-	memcpy(comm, ev->comm, sizeof(ev->comm));
-	comm[sizeof(ev->comm)] = '\0';
+	event_comm(ev, comm);
 	json_object_object_add(o, "ts_ns", json_object_new_uint64(ev->ts_ns));
 	json_object_object_add(o, "realtime_ns", json_object_new_uint64(real_ns));
 	json_object_object_add(o, "cpu", json_object_new_int64(ev->cpu));
@@ -77,24 +142,233 @@ static void print_json_event(const struct record_item *it, uint64_t real_ns)
 			       json_object_new_uint64(ev->duration_ns) : NULL);
 	json_object_object_add(o, "ret", ev->flags & TRACERD_EV_RET ?
 			       json_object_new_int64(ev->ret) : NULL);
-	json_print(stdout, o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	json_print(stdout, o, JSON_FLAGS);
 	json_object_put(o);
 }
 
 static void print_text_event(const struct record_item *it, uint64_t real_ns)
 {
 	const struct tracerd_event *ev = it->ev;
-	char when[64], dur[32] = "-", ret[32] = "-", comm[sizeof(ev->comm) + 1];
+	char when[64], dur[32] = "-", ret[32] = "-", comm[TRACERD_EVENT_COMM_LEN + 1];
 
 	fmt_time(when, sizeof(when), real_ns);
-	memcpy(comm, ev->comm, sizeof(ev->comm));
-	comm[sizeof(ev->comm)] = '\0';
+	event_comm(ev, comm);
 	if (ev->flags & TRACERD_EV_DURATION)
 		snprintf(dur, sizeof(dur), "%" PRIu64, (uint64_t)ev->duration_ns);
 	if (ev->flags & TRACERD_EV_RET)
 		snprintf(ret, sizeof(ret), "%" PRId64, (int64_t)ev->ret);
 	printf("%s %3u %7u %7u %-16s %-28s %12s %s\n", when, ev->cpu, ev->pid, ev->tid,
 	       tty_str(comm), tty_str(it->target ? it->target : "?"), dur, ret);
+}
+
+/* ------------------------------------------------------------------ csv */
+
+/*
+ * One field: the string escaped as everywhere else in tracectl (\n, \t,
+ * \\, \xNN, \uNNNN: lib/strutil.c), then quoted when it holds a comma, a
+ * quote, CR or LF (RFC 4180), quotes doubled. NULL: an empty field.
+ */
+static void csv_str(const char *s, bool last)
+{
+	const char *e, *p;
+
+	if (s) {
+		e = tty_str(s);
+		if (!strpbrk(e, ",\"\r\n")) {
+			fputs(e, stdout);
+		} else {
+			putchar('"');
+			for (p = e; *p; p++) {
+				if (*p == '"')
+					putchar('"');
+				putchar(*p);
+			}
+			putchar('"');
+		}
+	}
+	fputs(last ? "\r\n" : ",", stdout);
+}
+
+static void print_csv_event(const struct record_item *it, uint64_t real_ns)
+{
+	const struct tracerd_event *ev = it->ev;
+	char comm[TRACERD_EVENT_COMM_LEN + 1];
+
+	event_comm(ev, comm);
+	printf("%" PRIu64 ",%" PRIu64 ",%u,%u,%u,", (uint64_t)ev->ts_ns, real_ns, ev->cpu, ev->pid,
+	       ev->tid);
+	csv_str(comm, false);
+	printf("%u,", ev->slot);
+	csv_str(it->target, false);
+	if (ev->flags & TRACERD_EV_DURATION)
+		printf("%" PRIu64, (uint64_t)ev->duration_ns);
+	putchar(',');
+	if (ev->flags & TRACERD_EV_RET)
+		printf("%" PRId64, (int64_t)ev->ret);
+	fputs("\r\n", stdout);
+}
+
+/* --------------------------------------------------------------- chrome */
+
+/* 1: id is new or named otherwise now (comm stored), 0: known as comm, -ENOMEM. */
+static int name_note(struct name_tab *t, uint32_t id, const char *comm)
+{
+	struct name_ent *e, *old;
+	size_t i, n;
+
+	if ((t->used + 1) * 2 > t->cap) {
+		n = t->cap ? t->cap * 2 : 256;
+		e = calloc(n, sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		old = t->e;
+		for (i = 0; i < t->cap; i++) {
+			size_t j = (old[i].id * 2654435761U) & (n - 1);
+
+			if (!old[i].used)
+				continue;
+			while (e[j].used)
+				j = (j + 1) & (n - 1);
+			e[j] = old[i];
+		}
+		free(old);
+		t->e = e;
+		t->cap = n;
+	}
+	for (i = (id * 2654435761U) & (t->cap - 1); t->e[i].used; i = (i + 1) & (t->cap - 1)) {
+		if (t->e[i].id != id)
+			continue;
+		if (!strcmp(t->e[i].comm, comm))
+			return 0;
+		snprintf(t->e[i].comm, sizeof(t->e[i].comm), "%s", comm);
+		return 1;
+	}
+	t->e[i].used = true;
+	t->e[i].id = id;
+	snprintf(t->e[i].comm, sizeof(t->e[i].comm), "%s", comm);
+	t->used++;
+	return 1;
+}
+
+static void name_tab_free(struct name_tab *t)
+{
+	free(t->e);
+	memset(t, 0, sizeof(*t));
+}
+
+/* One member of "traceEvents" (o consumed). */
+static int chrome_emit(struct dump_opts *d, json_object *o)
+{
+	char *s = o ? json_line(o, JSON_FLAGS, NULL) : NULL;
+
+	json_object_put(o);
+	if (!s)
+		return -ENOMEM;
+	printf("%s\n%s", d->shown++ ? "," : "", s);
+	free(s);
+	return 0;
+}
+
+/* Nanoseconds as microseconds, exactly: "123.456". */
+static json_object *chrome_us(uint64_t ns)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "%" PRIu64 ".%03u", ns / 1000, (unsigned int)(ns % 1000));
+	return json_object_new_double_s((double)ns / 1000.0, s);
+}
+
+/* A "process_name" or "thread_name" metadata event. */
+static int chrome_name(struct dump_opts *d, const char *what, uint32_t pid, uint32_t tid,
+		       const char *comm)
+{
+	json_object *o = json_object_new_object(), *args = json_object_new_object();
+
+	json_object_object_add(o, "name", json_object_new_string(what));
+	json_object_object_add(o, "ph", json_object_new_string("M"));
+	json_object_object_add(o, "pid", json_object_new_int64(pid));
+	if (!strcmp(what, "thread_name"))
+		json_object_object_add(o, "tid", json_object_new_int64(tid));
+	json_object_object_add(args, "name", json_object_new_string(comm));
+	json_object_object_add(o, "args", args);
+	return chrome_emit(d, o);
+}
+
+static int print_chrome_event(struct dump_opts *d, const struct record_item *it)
+{
+	const struct tracerd_event *ev = it->ev;
+	json_object *o, *args;
+	char comm[TRACERD_EVENT_COMM_LEN + 1], name[32];
+	int n, err;
+
+	event_comm(ev, comm);
+	/* a thread's comm names its process when it is the main thread */
+	if (ev->pid == ev->tid) {
+		n = name_note(&d->procs, ev->pid, comm);
+		if (n < 0)
+			return n;
+		if (n && (err = chrome_name(d, "process_name", ev->pid, ev->tid, comm)))
+			return err;
+	}
+	n = name_note(&d->threads, ev->tid, comm);
+	if (n < 0)
+		return n;
+	if (n && (err = chrome_name(d, "thread_name", ev->pid, ev->tid, comm)))
+		return err;
+
+	o = json_object_new_object();
+	args = json_object_new_object();
+	snprintf(name, sizeof(name), "slot %u", ev->slot);
+	json_object_object_add(o, "name", json_object_new_string(it->target ? it->target : name));
+	json_object_object_add(o, "cat", json_object_new_string("tracerd"));
+	json_object_object_add(o, "ph", json_object_new_string(ev->flags & TRACERD_EV_DURATION ?
+									"X" : "i"));
+	json_object_object_add(o, "ts", chrome_us(ev->ts_ns));
+	if (ev->flags & TRACERD_EV_DURATION)
+		json_object_object_add(o, "dur", chrome_us(ev->duration_ns));
+	else
+		json_object_object_add(o, "s", json_object_new_string("t"));
+	json_object_object_add(o, "pid", json_object_new_int64(ev->pid));
+	json_object_object_add(o, "tid", json_object_new_int64(ev->tid));
+	json_object_object_add(args, "comm", json_object_new_string(comm));
+	json_object_object_add(args, "cpu", json_object_new_int64(ev->cpu));
+	json_object_object_add(args, "slot", json_object_new_int64(ev->slot));
+	if (ev->flags & TRACERD_EV_RET)
+		json_object_object_add(args, "ret", json_object_new_int64(ev->ret));
+	json_object_object_add(o, "args", args);
+	return chrome_emit(d, o);
+}
+
+/* ------------------------------------------------------- the formats */
+
+static void dump_begin(struct dump_opts *d)
+{
+	if (d->fmt == DUMP_CHROME)
+		fputs("{\"traceEvents\":[", stdout);
+	else if (d->fmt == DUMP_CSV)
+		fputs(CSV_HEADER "\r\n", stdout);
+}
+
+static void dump_finish(struct dump_opts *d)
+{
+	json_object *o;
+	char *s;
+
+	if (d->fmt != DUMP_CHROME)
+		return;
+	o = json_object_new_object();
+	json_object_object_add(o, "source", json_object_new_string("tracectl dump"));
+	json_object_object_add(o, "clock", json_object_new_string("monotonic"));
+	if (d->have_clock)
+		json_object_object_add(o, "realtime_minus_monotonic_ns",
+				       json_object_new_int64(d->real_minus_mono));
+	json_object_object_add(o, "lost_events", json_object_new_uint64(d->lost));
+	s = json_line(o, JSON_FLAGS, NULL);
+	printf("\n],\"displayTimeUnit\":\"ns\",\"otherData\":%s}\n", s ? s : "{}");
+	free(s);
+	json_object_put(o);
+	name_tab_free(&d->procs);
+	name_tab_free(&d->threads);
 }
 
 static bool dump_match(const struct dump_opts *o, const struct record_item *it)
@@ -110,7 +384,8 @@ static void dump_error(const struct dump_opts *o, const char *msg)
 {
 	json_object *e, *err;
 
-	if (!o->json) {
+	if (o->fmt != DUMP_JSON) {
+		fflush(stdout);
 		fprintf(stderr, "tracectl: dump: %s\n", tty_str(msg));
 		return;
 	}
@@ -119,82 +394,334 @@ static void dump_error(const struct dump_opts *o, const char *msg)
 	json_object_object_add(err, "code", json_object_new_string("dump_failed"));
 	json_object_object_add(err, "message", json_object_new_string(msg));
 	json_object_object_add(e, "error", err);
-	json_print(stdout, e, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	json_print(stdout, e, JSON_FLAGS);
 	json_object_put(e);
 }
 
-/* One file: 0 (clean or open end), 1 (unreadable, cut short or corrupt). */
-static int dump_file(const struct dump_opts *o, const char *path)
+/* A file opened: text prints its "# PATH: meta" line; chrome keeps its clock pair. */
+static void dump_opened(struct dump_opts *o, const char *path, struct record_reader *r)
 {
-	struct record_reader *r;
-	struct record_item it;
-	enum record_end end;
-	const char *why;
-	uint64_t events = 0;
-	char msg[1024], why_copy[512];
-	int ret;
-
-	if (record_reader__open(path, &r, msg, sizeof(msg))) {
-		dump_error(o, msg);
-		return 1;
-	}
-	if (!o->json) {
+	if (o->fmt == DUMP_TEXT) {
 		printf("# %s: ", tty_str(path));
-		json_print(stdout, record_reader__meta(r), JSON_C_TO_STRING_PLAIN |
-			   JSON_C_TO_STRING_NOSLASHESCAPE);
+		json_print(stdout, record_reader__meta(r), JSON_FLAGS);
 	}
-	while ((ret = record_reader__next(r, &it)) == 1) {
-		if (it.type == TRACERD_REC_LOST && !o->json)
-			printf("# lost %" PRIu64 " events\n", it.lost);
+	if (o->fmt == DUMP_CHROME && !o->have_clock) {
+		o->have_clock = true;
+		o->real_minus_mono = (int64_t)record_reader__realtime(r, 0);
+	}
+}
+
+/* Print what the reader has now; *events counts the events read. 0 or -errno. */
+static int dump_drain(struct dump_opts *o, struct record_reader *r, uint64_t *events)
+{
+	struct record_item it;
+	uint64_t real_ns;
+	int ret = 0, err;
+
+	while (!dump_stop && (ret = record_reader__next(r, &it)) == 1) {
+		if (it.type == TRACERD_REC_LOST) {
+			if (o->fmt == DUMP_TEXT)
+				printf("# lost %" PRIu64 " events\n", it.lost);
+			o->lost += it.lost;
+		}
 		if (it.type != TRACERD_REC_EVENT)
 			continue;
-		events++;
+		(*events)++;
 		if (!dump_match(o, &it))
 			continue;
-		if (o->json)
-			print_json_event(&it, record_reader__realtime(r, it.ev->ts_ns));
-		else
-			print_text_event(&it, record_reader__realtime(r, it.ev->ts_ns));
+		real_ns = record_reader__realtime(r, it.ev->ts_ns);
+		switch (o->fmt) {
+		case DUMP_JSON:
+			print_json_event(&it, real_ns);
+			break;
+		case DUMP_CHROME:
+			err = print_chrome_event(o, &it);
+			if (err)
+				return err;
+			break;
+		case DUMP_CSV:
+			print_csv_event(&it, real_ns);
+			break;
+		default:
+			print_text_event(&it, real_ns);
+		}
 	}
-	end = record_reader__end(r, &why);
-	snprintf(why_copy, sizeof(why_copy), "%s", why ? why : "");
-	why = why_copy;	/* why points into r */
-	record_reader__free(r);
+	return dump_stop ? 0 : ret;
+}
+
+/*
+ * After a drain: 0 when the read may end here (clean or open end; with
+ * follow also a block cut short: still being written), 1 after an error
+ * message (read error, cut short, corrupt).
+ */
+static int dump_ended(struct dump_opts *o, const char *path, struct record_reader *r, int ret,
+		      uint64_t events, bool follow)
+{
+	enum record_end end;
+	const char *why;
+	char msg[1024];
+
 	if (ret < 0) {
 		str_fmt(msg, sizeof(msg), "%s: read error: %s", path, strerror(-ret));
 		dump_error(o, msg);
 		return 1;
 	}
-	if (end == RECORD_END_OPEN && !o->json)
+	end = record_reader__end(r, &why);
+	if (end == RECORD_END_OPEN && o->fmt == DUMP_TEXT && !follow)
 		printf("# %s: %s\n", tty_str(path), tty_str(why));
-	if (end == RECORD_END_TRUNCATED || end == RECORD_END_CORRUPT) {
+	if (end == RECORD_END_CORRUPT || (end == RECORD_END_TRUNCATED && !follow)) {
 		str_fmt(msg, sizeof(msg), "%s: %s: %s; %" PRIu64 " events read",
-			 path, end == RECORD_END_CORRUPT ? "corrupt" : "cut short", why, events);
+			path, end == RECORD_END_CORRUPT ? "corrupt" : "cut short", why ? why : "",
+			events);
 		dump_error(o, msg);
 		return 1;
 	}
 	return 0;
 }
 
+/* One file: 0 (clean or open end), 1 (unreadable, cut short or corrupt). */
+static int dump_file(struct dump_opts *o, const char *path)
+{
+	struct record_reader *r;
+	uint64_t events = 0;
+	char msg[1024];
+	int ret;
+
+	if (record_reader__open(path, &r, msg, sizeof(msg))) {
+		dump_error(o, msg);
+		return 1;
+	}
+	dump_opened(o, path, r);
+	ret = dump_drain(o, r, &events);
+	ret = dump_ended(o, path, r, ret, events, false);
+	record_reader__free(r);
+	return ret;
+}
+
+/* --------------------------------------------------------------- follow */
+
+static void dump_on_signal(int sig)
+{
+	(void)sig;
+	dump_stop = 1;
+}
+
+/* Sleep one poll interval; true when a signal asked to stop. */
+static bool follow_sleep(void)
+{
+	struct timespec ts = { 0, FOLLOW_POLL_MS * 1000000L };
+
+	if (!dump_stop)
+		nanosleep(&ts, NULL);
+	return dump_stop;
+}
+
+/* Open the file at path, *st its identity (the same before and after the open). */
+static int follow_open(struct dump_opts *o, const char *path, struct record_reader **r,
+		       struct stat *st, char *msg, size_t msglen)
+{
+	struct stat after;
+	int err, i;
+
+	for (i = 0;; i++) {
+		if (stat(path, st))
+			return set_err(msg, msglen, -errno, "%s: %s", path, strerror(errno));
+		err = record_reader__open(path, r, msg, msglen);
+		if (err)
+			return err;
+		if (!stat(path, &after) && after.st_dev == st->st_dev && after.st_ino == st->st_ino)
+			break;
+		record_reader__free(*r);	/* replaced meanwhile: open the newer one */
+		*r = NULL;
+		if (i == 3)
+			return set_err(msg, msglen, -EAGAIN, "%s: replaced while opening", path);
+	}
+	dump_opened(o, path, *r);
+	return 0;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* K when the file f is now PATH.K (rotated), 0 when it is none of them. */
+static unsigned int rotated_index(const char *path, const struct stat *f)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	unsigned int k;
+
+	for (k = 1; k <= 100000; k++) {
+		if (str_fmt(p, sizeof(p), "%s.%u", path, k) || stat(p, &st))
+			return 0;
+		if (same_file(&st, f))
+			return k;
+	}
+	return 0;
+}
+
+/*
+ * The file read so far (old) is finished or replaced: open the one written
+ * after it. Rotation renamed old to PATH.K; PATH.K-1 ... PATH.1 came after
+ * it (several rotations between two looks), then PATH. The index is looked
+ * up again after the open: a rotation meanwhile shifted the names, so try
+ * again. 0, or -errno with msg set.
+ */
+static int follow_next(struct dump_opts *o, const char *path, const struct stat *old,
+		       struct record_reader **r, struct stat *cur, char *msg, size_t msglen)
+{
+	char p[PATH_MAX];
+	unsigned int k, i;
+	int err = -EAGAIN;
+
+	for (i = 0; i < 4; i++) {
+		k = rotated_index(path, old);
+		if (k > 1)
+			str_fmt(p, sizeof(p), "%s.%u", path, k - 1);
+		else
+			str_fmt(p, sizeof(p), "%s", path);
+		err = record_reader__open(p, r, msg, msglen);
+		if (err)
+			return err;
+		if (!stat(p, cur) && rotated_index(path, old) == k) {
+			dump_opened(o, p, *r);
+			return 0;
+		}
+		record_reader__free(*r);
+		*r = NULL;
+	}
+	return set_err(msg, msglen, err, "%s: rotated again and again while opening", path);
+}
+
+/*
+ * The last FILE with --follow: read what is there, then poll: the file
+ * grew (read on), or it is no longer the file at its path (rotated: read
+ * the rest of it, then the files written after it, the one at the path
+ * last, each from its start). 0 when stopped by a signal, 1 after an
+ * error message.
+ */
+static int follow_file(struct dump_opts *o, const char *path)
+{
+	struct record_reader *r;
+	struct stat cur, st, old;
+	uint64_t events = 0;
+	char msg[1024];
+	bool clean, replaced;
+	off_t size;
+	int ret, tries;
+
+	if (follow_open(o, path, &r, &cur, msg, sizeof(msg))) {
+		dump_error(o, msg);
+		return 1;
+	}
+	size = cur.st_size;
+	for (;;) {
+		ret = dump_drain(o, r, &events);
+		if (dump_ended(o, path, r, ret, events, true)) {
+			record_reader__free(r);
+			return 1;
+		}
+		clean = record_reader__end(r, NULL) == RECORD_END_CLEAN;
+		fflush(stdout);
+		replaced = false;
+		for (;;) {
+			if (!stat(path, &st)) {
+				if (!same_file(&st, &cur)) {
+					replaced = true;
+					break;
+				}
+				if (!clean && st.st_size != size) {
+					size = st.st_size;
+					break;
+				}
+			}	/* else: between the rename and the new file, or gone */
+			if (follow_sleep())
+				break;
+		}
+		if (dump_stop)
+			break;
+		if (!replaced) {
+			record_reader__resume(r);
+			continue;
+		}
+		/* what the old file got before it was rotated */
+		if (!clean && !record_reader__resume(r)) {
+			ret = dump_drain(o, r, &events);
+			if (dump_ended(o, path, r, ret, events, true)) {
+				record_reader__free(r);
+				return 1;
+			}
+		}
+		record_reader__free(r);
+		r = NULL;
+		old = cur;	/* text: the next file's "# NAME: meta" line says which */
+		/* a new file's header is written in one piece: retry a while, quietly */
+		for (tries = 0; tries < FOLLOW_OPEN_TRIES; tries++) {
+			if (!follow_next(o, path, &old, &r, &cur, msg, sizeof(msg)))
+				break;
+			if (follow_sleep())
+				return 0;
+		}
+		if (!r) {
+			dump_error(o, msg);
+			return 1;
+		}
+		size = cur.st_size;
+		events = 0;
+	}
+	record_reader__free(r);
+	return 0;
+}
+
+static int parse_format(const char *s, enum dump_format *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(dump_formats) / sizeof(dump_formats[0]); i++)
+		if (!strcmp(s, dump_formats[i])) {
+			*out = (enum dump_format)i;
+			return 0;
+		}
+	return -1;
+}
+
 int tracectl_dump(int argc, char **argv)
 {
+	enum { OPT_FORMAT = 0x100 };
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "follow", no_argument, NULL, 'f' },
 		{ "target", required_argument, NULL, 't' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct dump_opts o = { .pid = -1 };
+	struct sigaction sa = { .sa_handler = dump_on_signal, .sa_flags = SA_RESTART };
+	enum dump_format fmt = DUMP_TEXT;
+	bool json = false, have_fmt = false;
 	unsigned long long v;
 	char why[96];
 	int c, i, ret = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jt:p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jft:p:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			o.json = true;
+			json = true;
+			break;
+		case OPT_FORMAT:
+			if (parse_format(optarg, &fmt)) {
+				fprintf(stderr, "tracectl: dump: unknown format '%s' (formats: %s)\n",
+					tty_str(optarg), DUMP_FORMAT_LIST);
+				return 2;
+			}
+			have_fmt = true;
+			break;
+		case 'f':
+			o.follow = true;
 			break;
 		case 't':
 			o.target = optarg;
@@ -215,11 +742,29 @@ int tracectl_dump(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (json && have_fmt && fmt != DUMP_JSON) {
+		fprintf(stderr, "tracectl: dump: --json and --format %s conflict\n",
+			dump_formats[fmt]);
+		return 2;
+	}
+	o.fmt = json ? DUMP_JSON : fmt;
 	if (optind >= argc) {
 		dump_usage(stderr);
 		return 2;
 	}
-	for (i = optind; i < argc; i++)
-		ret |= dump_file(&o, argv[i]);
+	if (o.follow) {
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
+	dump_begin(&o);
+	for (i = optind; i < argc && !dump_stop; i++) {
+		if (o.follow && i == argc - 1)
+			ret |= follow_file(&o, argv[i]);
+		else
+			ret |= dump_file(&o, argv[i]);
+	}
+	dump_finish(&o);
+	fflush(stdout);
 	return ret;
 }

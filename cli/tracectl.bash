@@ -14,7 +14,8 @@ _tracectl_opts_detach="--all"
 _tracectl_opts_reload=""
 _tracectl_opts_functions="--limit"
 _tracectl_opts_sites="--symbols --summary --json"
-_tracectl_opts_dump="--json --target --pid"
+_tracectl_opts_dump="--json --format --follow --target --pid"
+_tracectl_dump_formats="text json chrome csv"
 _tracectl_opts_bench="--repetitions --warmup --output --svg --ci --help --calls --producers --modes --variants --relevant --irrelevant --grid --funcs --all --writes --function --groups --senders --loops --force --html --peers --rounds"
 _tracectl_modes="auto fentry kprobe kprobe-int3 kprobe-multi tp-btf kmod-callops kmod-direct kmod-kprobe"
 
@@ -40,6 +41,8 @@ _tracectl()
 		COMPREPLY=($(compgen -W "$_tracectl_modes" -- "$cur")); return ;;
 	--symbols)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--format)
+		COMPREPLY=($(compgen -W "$_tracectl_dump_formats" -- "$cur")); return ;;
 	--pid|--comm|--record|--target|--timeout|-T)
 		return ;;
 	esac

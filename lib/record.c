@@ -1001,3 +1001,14 @@ uint64_t record_reader__realtime(const struct record_reader *r, uint64_t ts_ns)
 {
 	return ts_ns - r->mono0 + r->real0;
 }
+
+int record_reader__resume(struct record_reader *r)
+{
+	if (r->end != RECORD_END_OPEN && r->end != RECORD_END_TRUNCATED)
+		return -EINVAL;
+	r->end = RECORD_END_NONE;
+	r->why = NULL;
+	r->done = false;
+	r->in_eof = false;
+	return 0;
+}

@@ -111,4 +111,14 @@ uint32_t record_reader__version(const struct record_reader *r);
 /* Event ts (monotonic ns) -> realtime ns, from the header's clock pair. */
 uint64_t record_reader__realtime(const struct record_reader *r, uint64_t ts_ns);
 
+/*
+ * Follow a file being written (tracectl dump --follow): after an open end
+ * (RECORD_END_OPEN) or a block cut short (RECORD_END_TRUNCATED: maybe one
+ * still being written), read on from where the read stopped, so the next
+ * __next sees what was appended since; the unverified rest of a cut block
+ * is kept and checked again with what follows. 0, or -EINVAL at any other
+ * end (clean, corrupt: final) or before the end.
+ */
+int record_reader__resume(struct record_reader *r);
+
 #endif

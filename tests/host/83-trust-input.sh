@@ -112,3 +112,13 @@ valid_utf8 "$W/dump.json" || fail "dump --json is not valid UTF-8: $(od -c "$W/d
 jq -e -s 'map(select(.comm | test("2J"))) | length == 1' "$W/dump.json" > /dev/null ||
 	fail "dump --json: the renamed comm: $(cat "$W/dump.json")"
 ok "dump --json is valid UTF-8"
+$O/tracectl dump --format csv "$W/rec/esc.trec" | tr -d '\r' > "$W/dump.csv" || fail "dump --format csv"
+grep -q 'x1b\[2J' "$W/dump.csv" || fail "csv: renamed comm not escaped: $(cat "$W/dump.csv")"
+has_ctl "$W/dump.csv" && fail "dump --format csv printed a control character"
+valid_utf8 "$W/dump.csv" || fail "dump --format csv printed bytes that are not UTF-8"
+$O/tracectl dump --format chrome "$W/rec/esc.trec" > "$W/dump.chrome" || fail "dump --format chrome"
+has_ctl "$W/dump.chrome" && fail "dump --format chrome printed a control character"
+valid_utf8 "$W/dump.chrome" || fail "dump --format chrome is not valid UTF-8"
+jq -e '[.traceEvents[] | select(.ph == "M" and (.args.name | test("2J")))] | length >= 1' \
+	"$W/dump.chrome" > /dev/null || fail "dump --format chrome: the renamed comm: $(cat "$W/dump.chrome")"
+ok "dump --format csv and chrome: escaped, valid UTF-8"
