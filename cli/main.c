@@ -26,7 +26,7 @@ static void usage(FILE *f)
 		   "Control the tracerd kernel tracing daemon.\n\nCommands:\n");
 	for (c = commands; *c; c++)
 		fprintf(f, "  %-8s %-42s %s\n", (*c)->name, (*c)->args, (*c)->summary);
-	fprintf(f, "  %-8s %-42s %s\n", "dump", "FILE... [--json] (tracectl dump --help)",
+	fprintf(f, "  %-8s %-42s %s\n", "dump", "FILE... [--format F] [--follow]",
 		"print a recording (offline, no daemon)");
 	fprintf(f, "\nOptions:\n"
 		   "  -s, --socket=PATH  daemon socket (default %s, or $TRACERD_SOCKET)\n"
