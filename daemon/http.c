@@ -46,7 +46,6 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
-#include "../lib/jsonutil.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "registry.h"
@@ -163,19 +162,6 @@ static void snap_unref(const void *data, size_t len, void *arg)
 	snap_put(arg);
 }
 
-/* /metrics.json as a malloc'd string: the document itself (several times
- * the text) is freed at once, so a snap holds its bytes and no more */
-static char *render_json(struct tracerd *d, size_t *len)
-{
-	json_object *o = metrics_render_json(d);
-	/* valid UTF-8 whatever the strings hold (lib/jsonutil.h) */
-	char *text = o ? json_line(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
-				   len) : NULL;
-
-	json_object_put(o);
-	return text;
-}
-
 static struct snap *snap_render(struct http_server *h, enum snap_kind kind)
 {
 	struct snap *s = calloc(1, sizeof(*s));
@@ -185,7 +171,7 @@ static struct snap *snap_render(struct http_server *h, enum snap_kind kind)
 	if (kind == SNAP_PROMETHEUS)
 		s->text = metrics_render_prometheus(h->d, &s->len);
 	else
-		s->text = render_json(h->d, &s->len);
+		s->text = metrics_render_json(h->d, &s->len);	/* valid UTF-8, one line */
 	if (!s->text) {
 		free(s);
 		return NULL;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include "metrics.h"
+#include "strutil.h"
 
 /* ---------------------------------------------------------------- shared */
 
@@ -69,223 +70,12 @@ static void attachment_totals(const struct metrics_attachment *a, uint64_t *call
 		misses->value = 0;
 }
 
-/* ---------------------------------------------------------------- JSON */
-
-static json_object *jstr(const char *s)
-{
-	return s ? json_object_new_string(s) : NULL;
-}
-
-static json_object *ju64(uint64_t v)
-{
-	return json_object_new_uint64(v);
-}
-
-static void jadd_opt(json_object *o, const char *key, const char *reason_key,
-		     const struct metrics_opt_u64 *v)
-{
-	json_object_object_add(o, key, v->known ? ju64(v->value) : NULL);
-	json_object_object_add(o, reason_key, v->known ? NULL : jstr(v->reason ? v->reason : "unknown"));
-}
-
-static json_object *json_latency(const struct metrics_latency *l)
-{
-	json_object *o = json_object_new_object(), *arr = json_object_new_array(), *b;
-	uint64_t count = latency_count(l);
-	size_t i;
-
-	json_object_object_add(o, "count", ju64(count));
-	json_object_object_add(o, "sum_ns", ju64(l->sum_ns));
-	json_object_object_add(o, "min_ns", count ? ju64(l->min_ns) : NULL);
-	json_object_object_add(o, "max_ns", count ? ju64(l->max_ns) : NULL);
-	for (i = 0; i < TRACERD_HIST_BUCKETS; i++) {
-		if (!l->buckets[i])
-			continue;
-		b = json_object_new_object();
-		json_object_object_add(b, "lo_ns", ju64(i ? 1ULL << (i - 1) : 0));
-		/* inclusive, as in the protocol's stats: [lo_ns, hi_ns] */
-		json_object_object_add(b, "hi_ns", i == TRACERD_HIST_BUCKETS - 1 ? NULL :
-				       ju64(i ? (1ULL << i) - 1 : 0));
-		json_object_object_add(b, "count", ju64(l->buckets[i]));
-		json_object_array_add(arr, b);
-	}
-	json_object_object_add(o, "buckets", arr);
-	return o;
-}
-
-static json_object *json_function(const struct metrics_function *f)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "function", jstr(f->name));
-	json_object_object_add(o, "slot", ju64(f->slot));
-	json_object_object_add(o, "calls", ju64(f->calls));
-	jadd_opt(o, "misses", "misses_reason", &f->misses);
-	json_object_object_add(o, "latency", f->latency ? json_latency(f->latency) : NULL);
-	return o;
-}
-
-static json_object *json_record(const struct metrics_record *r)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "name", jstr(r->name));
-	json_object_object_add(o, "file", jstr(r->file));
-	json_object_object_add(o, "active", json_object_new_boolean(r->active));
-	json_object_object_add(o, "error", jstr(r->error));
-	json_object_object_add(o, "events", ju64(r->events));
-	json_object_object_add(o, "dropped", ju64(r->dropped));
-	json_object_object_add(o, "bytes", ju64(r->bytes));
-	json_object_object_add(o, "errors", ju64(r->errors));
-	json_object_object_add(o, "rotations", ju64(r->rotations));
-	return o;
-}
-
-static json_object *json_attachment(const struct metrics_attachment *a)
-{
-	json_object *o = json_object_new_object(), *fns = json_object_new_array();
-	struct metrics_opt_u64 misses;
-	struct metrics_latency lat;
-	uint64_t calls;
-	size_t i;
-
-	attachment_totals(a, &calls, &misses);
-	json_object_object_add(o, "id", ju64(a->id));
-	json_object_object_add(o, "target", jstr(a->target));
-	json_object_object_add(o, "mode", jstr(a->mode));
-	json_object_object_add(o, "requested_mode", jstr(a->requested_mode));
-	json_object_object_add(o, "mode_reason", jstr(a->mode_reason));
-	json_object_object_add(o, "latency_enabled", json_object_new_boolean(a->latency));
-	json_object_object_add(o, "pid", a->pid ? ju64(a->pid) : NULL);
-	json_object_object_add(o, "comm", a->comm && a->comm[0] ? jstr(a->comm) : NULL);
-	json_object_object_add(o, "since_unix_ns", ju64(a->since_real_ns));
-	json_object_object_add(o, "calls", ju64(calls));
-	jadd_opt(o, "misses", "misses_reason", &misses);
-	json_object_object_add(o, "latency", attachment_latency(a, &lat) ? json_latency(&lat) : NULL);
-	json_object_object_add(o, "overhead_ns_per_call", a->overhead_known ?
-			       json_object_new_double(a->overhead_ns_per_call) : NULL);
-	json_object_object_add(o, "overhead_cpu_seconds_total", a->overhead_known ?
-			       json_object_new_double(a->overhead_cpu_seconds_total) : NULL);
-	json_object_object_add(o, "record", a->record ? json_record(a->record) : NULL);
-	for (i = 0; i < a->nr_functions; i++)
-		json_object_array_add(fns, json_function(&a->functions[i]));
-	json_object_object_add(o, "functions", fns);
-	return o;
-}
-
-static json_object *json_daemon(const struct metrics_snapshot *s)
-{
-	json_object *o = json_object_new_object(), *feat = json_object_new_object(), *f, *k;
-	size_t i;
-
-	json_object_object_add(o, "version", jstr(s->version));
-	json_object_object_add(o, "pid", json_object_new_int(s->pid));
-	json_object_object_add(o, "hostname", jstr(s->hostname));
-	json_object_object_add(o, "kernel", jstr(s->kernel));
-	json_object_object_add(o, "arch", jstr(s->arch));
-	json_object_object_add(o, "start_time_unix_ns", ju64(s->start_real_ns));
-	json_object_object_add(o, "uptime_seconds", json_object_new_double(s->uptime_ns / 1e9));
-	for (i = 0; i < s->nr_features; i++) {
-		f = json_object_new_object();
-		json_object_object_add(f, "available", json_object_new_boolean(s->features[i].available));
-		json_object_object_add(f, "reason", s->features[i].available ? NULL :
-				       jstr(s->features[i].reason ? s->features[i].reason : "unknown"));
-		json_object_object_add(feat, s->features[i].mode, f);
-	}
-	json_object_object_add(o, "features", feat);
-	k = json_object_new_object();
-	json_object_object_add(k, "present", json_object_new_boolean(s->kmod_present));
-	json_object_object_add(k, "reason", s->kmod_present ? NULL : jstr(s->kmod_reason));
-	json_object_object_add(o, "kmod", k);
-	return o;
-}
-
-json_object *metrics_json(const struct metrics_snapshot *s)
-{
-	json_object *o = json_object_new_object(), *arr = json_object_new_array(), *h, *rb, *dl;
-	size_t i;
-
-	if (!o || !arr) {
-		json_object_put(o);
-		json_object_put(arr);
-		return NULL;
-	}
-	json_object_object_add(o, "schema", json_object_new_string("tracerd-metrics"));
-	json_object_object_add(o, "schema_version", json_object_new_int(METRICS_SCHEMA_VERSION));
-	json_object_object_add(o, "daemon", json_daemon(s));
-	for (i = 0; i < s->nr_attachments; i++)
-		json_object_array_add(arr, json_attachment(&s->attachments[i]));
-	json_object_object_add(o, "attachments", arr);
-	rb = json_object_new_object();
-	json_object_object_add(rb, "drops", ju64(s->ringbuf_drops));
-	json_object_object_add(rb, "yields", ju64(s->ringbuf_yields));
-	json_object_object_add(o, "ringbuf", rb);
-	rb = json_object_new_object();
-	json_object_object_add(rb, "attach_lines", ju64(s->config_attach_lines));
-	json_object_object_add(rb, "attach_failures", ju64(s->config_attach_failures));
-	dl = json_object_new_object();
-	json_object_object_add(dl, "ok", ju64(s->config_reloads_ok));
-	json_object_object_add(dl, "refused", ju64(s->config_reloads_refused));
-	json_object_object_add(rb, "reloads", dl);
-	json_object_object_add(o, "config", rb);
-	h = NULL;
-	if (s->http) {
-		h = json_object_new_object();
-		json_object_object_add(h, "requests", ju64(s->http->requests));
-		json_object_object_add(h, "bad_requests", ju64(s->http->bad_requests));
-		json_object_object_add(h, "not_found", ju64(s->http->not_found));
-		json_object_object_add(h, "bad_method", ju64(s->http->bad_method));
-		json_object_object_add(h, "accept_paused", ju64(s->http->accept_paused));
-		dl = json_object_new_object();
-		json_object_object_add(dl, "request", ju64(s->http->request_deadline_closes));
-		json_object_object_add(dl, "reply", ju64(s->http->reply_deadline_closes));
-		json_object_object_add(h, "deadline_closes", dl);
-		json_object_object_add(h, "held_closes", ju64(s->http->held_closes));
-		dl = json_object_new_object();
-		json_object_object_add(dl, "prometheus", ju64(s->http->renders[0]));
-		json_object_object_add(dl, "json", ju64(s->http->renders[1]));
-		json_object_object_add(h, "renders", dl);
-		json_object_object_add(h, "held_bytes", ju64(s->http->held_bytes));
-		json_object_object_add(h, "open_fds", ju64(s->http->open_fds));
-	}
-	json_object_object_add(o, "http", h);
-	return o;
-}
-
-/* ---------------------------------------------------------------- Prometheus */
-
-int metrics_escape_label(const char *in, char *buf, size_t size)
-{
-	size_t n = 0;
-
-	for (; *in; in++) {
-		const char *rep = NULL;
-		char c[2] = { *in, 0 };
-
-		if (*in == '\\')
-			rep = "\\\\";
-		else if (*in == '"')
-			rep = "\\\"";
-		else if (*in == '\n')
-			rep = "\\n";
-		else
-			rep = c;
-		if (n + strlen(rep) + 1 > size)
-			return -E2BIG;
-		memcpy(buf + n, rep, strlen(rep));
-		n += strlen(rep);
-	}
-	if (!size)
-		return -E2BIG;
-	buf[n] = '\0';
-	return 0;
-}
-
 /*
- * The text is written into one growing buffer (struct mbuf), numbers by
- * hand and each attachment's labels once per render: /metrics for a
- * thousand timed attachments is ~40000 lines, and stdio's per-call cost
- * (fprintf, fputc per label byte) was most of the time spent on it.
+ * Both formats are written into one growing buffer (struct mbuf), numbers
+ * by hand: /metrics for a thousand timed attachments is ~40000 lines and
+ * /metrics.json ~200000 values, and stdio's per-call cost (fprintf, fputc
+ * per label byte), json-c's object per value and its serialization, then
+ * json_sanitize's copy of the whole text were most of the time spent.
  */
 struct mbuf {
 	char *p;
@@ -374,6 +164,393 @@ static void mb_printf(struct mbuf *b, const char *fmt, ...)
 		return;
 	}
 	mb_put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+/*
+ * The text is what json_line(o, JSON_C_TO_STRING_PLAIN |
+ * JSON_C_TO_STRING_NOSLASHESCAPE) makes of a json-c tree of the document:
+ * members in the order json-c would keep them, its escapes then
+ * json_sanitize's (json_quote), its number formats (doubles through json-c
+ * itself), null for a missing string.
+ */
+static void js_str(struct mbuf *b, const char *str)
+{
+	size_t n;
+	char *o;
+
+	if (!str) {
+		mb_lit(b, "null");
+		return;
+	}
+	n = strlen(str);
+	if (n > (SIZE_MAX - 3) / 6) {
+		b->fail = true;
+		return;
+	}
+	o = mb_room(b, 6 * n + 3);
+	if (o)
+		b->len += json_quote(o, str, n);
+}
+
+/* "key": keys are literals here, or feature mode names (quoted as strings) */
+static void js_key(struct mbuf *b, const char *key, bool first)
+{
+	if (!first)
+		mb_putc(b, ',');
+	js_str(b, key);
+	mb_putc(b, ':');
+}
+
+#define js_lkey(b, lit) mb_lit((b), "\"" lit "\":")
+#define js_nkey(b, lit) mb_lit((b), ",\"" lit "\":")
+
+static void js_bool(struct mbuf *b, bool v)
+{
+	if (v)
+		mb_lit(b, "true");
+	else
+		mb_lit(b, "false");
+}
+
+static void js_opt_u64(struct mbuf *b, bool known, uint64_t v)
+{
+	if (known)
+		mb_u64(b, v);
+	else
+		mb_lit(b, "null");
+}
+
+static void js_double(struct mbuf *b, double v)
+{
+	json_object *o = json_object_new_double(v);
+	size_t n = 0;
+	const char *t = o ? json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &n) : NULL;
+
+	if (t)
+		mb_put(b, t, n);
+	else
+		b->fail = true;
+	json_object_put(o);
+}
+
+/* misses and misses_reason, after other members */
+static void js_opt(struct mbuf *b, const struct metrics_opt_u64 *v)
+{
+	js_nkey(b, "misses");
+	js_opt_u64(b, v->known, v->value);
+	js_nkey(b, "misses_reason");
+	js_str(b, v->known ? NULL : v->reason ? v->reason : "unknown");
+}
+
+static void js_latency(struct mbuf *b, const struct metrics_latency *l)
+{
+	uint64_t count = latency_count(l);
+	bool first = true;
+	size_t i;
+
+	mb_lit(b, "{\"count\":");
+	mb_u64(b, count);
+	js_nkey(b, "sum_ns");
+	mb_u64(b, l->sum_ns);
+	js_nkey(b, "min_ns");
+	js_opt_u64(b, count, l->min_ns);
+	js_nkey(b, "max_ns");
+	js_opt_u64(b, count, l->max_ns);
+	js_nkey(b, "buckets");
+	mb_putc(b, '[');
+	for (i = 0; i < TRACERD_HIST_BUCKETS; i++) {
+		if (!l->buckets[i])
+			continue;
+		if (!first)
+			mb_putc(b, ',');
+		first = false;
+		mb_lit(b, "{\"lo_ns\":");
+		mb_u64(b, i ? 1ULL << (i - 1) : 0);
+		/* inclusive, as in the protocol's stats: [lo_ns, hi_ns] */
+		js_nkey(b, "hi_ns");
+		js_opt_u64(b, i != TRACERD_HIST_BUCKETS - 1, i ? (1ULL << i) - 1 : 0);
+		js_nkey(b, "count");
+		mb_u64(b, l->buckets[i]);
+		mb_putc(b, '}');
+	}
+	mb_lit(b, "]}");
+}
+
+static void js_function(struct mbuf *b, const struct metrics_function *f)
+{
+	mb_lit(b, "{\"function\":");
+	js_str(b, f->name);
+	js_nkey(b, "slot");
+	mb_u64(b, f->slot);
+	js_nkey(b, "calls");
+	mb_u64(b, f->calls);
+	js_opt(b, &f->misses);
+	js_nkey(b, "latency");
+	if (f->latency)
+		js_latency(b, f->latency);
+	else
+		mb_lit(b, "null");
+	mb_putc(b, '}');
+}
+
+static void js_record(struct mbuf *b, const struct metrics_record *r)
+{
+	mb_lit(b, "{\"name\":");
+	js_str(b, r->name);
+	js_nkey(b, "file");
+	js_str(b, r->file);
+	js_nkey(b, "active");
+	js_bool(b, r->active);
+	js_nkey(b, "error");
+	js_str(b, r->error);
+	js_nkey(b, "events");
+	mb_u64(b, r->events);
+	js_nkey(b, "dropped");
+	mb_u64(b, r->dropped);
+	js_nkey(b, "bytes");
+	mb_u64(b, r->bytes);
+	js_nkey(b, "errors");
+	mb_u64(b, r->errors);
+	js_nkey(b, "rotations");
+	mb_u64(b, r->rotations);
+	mb_putc(b, '}');
+}
+
+static void js_attachment(struct mbuf *b, const struct metrics_attachment *a)
+{
+	struct metrics_opt_u64 misses;
+	struct metrics_latency lat;
+	uint64_t calls;
+	size_t i;
+
+	attachment_totals(a, &calls, &misses);
+	mb_lit(b, "{\"id\":");
+	mb_u64(b, a->id);
+	js_nkey(b, "target");
+	js_str(b, a->target);
+	js_nkey(b, "mode");
+	js_str(b, a->mode);
+	js_nkey(b, "requested_mode");
+	js_str(b, a->requested_mode);
+	js_nkey(b, "mode_reason");
+	js_str(b, a->mode_reason);
+	js_nkey(b, "latency_enabled");
+	js_bool(b, a->latency);
+	js_nkey(b, "pid");
+	js_opt_u64(b, a->pid, a->pid);
+	js_nkey(b, "comm");
+	js_str(b, a->comm && a->comm[0] ? a->comm : NULL);
+	js_nkey(b, "since_unix_ns");
+	mb_u64(b, a->since_real_ns);
+	js_nkey(b, "calls");
+	mb_u64(b, calls);
+	js_opt(b, &misses);
+	js_nkey(b, "latency");
+	if (attachment_latency(a, &lat))
+		js_latency(b, &lat);
+	else
+		mb_lit(b, "null");
+	js_nkey(b, "overhead_ns_per_call");
+	if (a->overhead_known)
+		js_double(b, a->overhead_ns_per_call);
+	else
+		mb_lit(b, "null");
+	js_nkey(b, "overhead_cpu_seconds_total");
+	if (a->overhead_known)
+		js_double(b, a->overhead_cpu_seconds_total);
+	else
+		mb_lit(b, "null");
+	js_nkey(b, "record");
+	if (a->record)
+		js_record(b, a->record);
+	else
+		mb_lit(b, "null");
+	js_nkey(b, "functions");
+	mb_putc(b, '[');
+	for (i = 0; i < a->nr_functions; i++) {
+		if (i)
+			mb_putc(b, ',');
+		js_function(b, &a->functions[i]);
+	}
+	mb_lit(b, "]}");
+}
+
+static bool same_mode(const struct metrics_feature *x, const struct metrics_feature *y)
+{
+	return !strcmp(x->mode ? x->mode : "", y->mode ? y->mode : "");
+}
+
+static void js_daemon(struct mbuf *b, const struct metrics_snapshot *s)
+{
+	const struct metrics_feature *f;
+	bool first = true;
+	size_t i, j;
+
+	mb_lit(b, "{\"version\":");
+	js_str(b, s->version);
+	js_nkey(b, "pid");
+	mb_printf(b, "%d", s->pid);
+	js_nkey(b, "hostname");
+	js_str(b, s->hostname);
+	js_nkey(b, "kernel");
+	js_str(b, s->kernel);
+	js_nkey(b, "arch");
+	js_str(b, s->arch);
+	js_nkey(b, "start_time_unix_ns");
+	mb_u64(b, s->start_real_ns);
+	js_nkey(b, "uptime_seconds");
+	js_double(b, s->uptime_ns / 1e9);
+	js_nkey(b, "features");
+	mb_putc(b, '{');
+	/* an object member added twice keeps its first place and its last value */
+	for (i = 0; i < s->nr_features; i++) {
+		for (j = 0; j < i && !same_mode(&s->features[j], &s->features[i]); j++)
+			;
+		if (j < i)
+			continue;
+		for (f = &s->features[i], j = i + 1; j < s->nr_features; j++)
+			if (same_mode(&s->features[j], &s->features[i]))
+				f = &s->features[j];
+		js_key(b, f->mode ? f->mode : "", first);
+		first = false;
+		mb_lit(b, "{\"available\":");
+		js_bool(b, f->available);
+		js_nkey(b, "reason");
+		js_str(b, f->available ? NULL : f->reason ? f->reason : "unknown");
+		mb_putc(b, '}');
+	}
+	mb_putc(b, '}');
+	js_nkey(b, "kmod");
+	mb_lit(b, "{\"present\":");
+	js_bool(b, s->kmod_present);
+	js_nkey(b, "reason");
+	js_str(b, s->kmod_present ? NULL : s->kmod_reason);
+	mb_lit(b, "}}");
+}
+
+static void js_http(struct mbuf *b, const struct metrics_http *h)
+{
+	mb_lit(b, "{\"requests\":");
+	mb_u64(b, h->requests);
+	js_nkey(b, "bad_requests");
+	mb_u64(b, h->bad_requests);
+	js_nkey(b, "not_found");
+	mb_u64(b, h->not_found);
+	js_nkey(b, "bad_method");
+	mb_u64(b, h->bad_method);
+	js_nkey(b, "accept_paused");
+	mb_u64(b, h->accept_paused);
+	js_nkey(b, "deadline_closes");
+	mb_lit(b, "{\"request\":");
+	mb_u64(b, h->request_deadline_closes);
+	js_nkey(b, "reply");
+	mb_u64(b, h->reply_deadline_closes);
+	mb_putc(b, '}');
+	js_nkey(b, "held_closes");
+	mb_u64(b, h->held_closes);
+	js_nkey(b, "renders");
+	mb_lit(b, "{\"prometheus\":");
+	mb_u64(b, h->renders[0]);
+	js_nkey(b, "json");
+	mb_u64(b, h->renders[1]);
+	mb_putc(b, '}');
+	js_nkey(b, "held_bytes");
+	mb_u64(b, h->held_bytes);
+	js_nkey(b, "open_fds");
+	mb_u64(b, h->open_fds);
+	mb_putc(b, '}');
+}
+
+char *metrics_json_text(const struct metrics_snapshot *s, size_t *len)
+{
+	struct mbuf b = { 0 };
+	size_t i;
+
+	/* about 3.5 KiB per timed attachment of one function */
+	mb_room(&b, 16384 + s->nr_attachments * 2048);
+	mb_lit(&b, "{\"schema\":\"tracerd-metrics\",\"schema_version\":");
+	mb_u64(&b, METRICS_SCHEMA_VERSION);
+	js_nkey(&b, "daemon");
+	js_daemon(&b, s);
+	js_nkey(&b, "attachments");
+	mb_putc(&b, '[');
+	for (i = 0; i < s->nr_attachments; i++) {
+		if (i)
+			mb_putc(&b, ',');
+		js_attachment(&b, &s->attachments[i]);
+	}
+	mb_putc(&b, ']');
+	js_nkey(&b, "ringbuf");
+	mb_lit(&b, "{\"drops\":");
+	mb_u64(&b, s->ringbuf_drops);
+	js_nkey(&b, "yields");
+	mb_u64(&b, s->ringbuf_yields);
+	mb_putc(&b, '}');
+	js_nkey(&b, "config");
+	mb_lit(&b, "{\"attach_lines\":");
+	mb_u64(&b, s->config_attach_lines);
+	js_nkey(&b, "attach_failures");
+	mb_u64(&b, s->config_attach_failures);
+	js_nkey(&b, "reloads");
+	mb_lit(&b, "{\"ok\":");
+	mb_u64(&b, s->config_reloads_ok);
+	js_nkey(&b, "refused");
+	mb_u64(&b, s->config_reloads_refused);
+	mb_lit(&b, "}}");
+	js_nkey(&b, "http");
+	if (s->http)
+		js_http(&b, s->http);
+	else
+		mb_lit(&b, "null");
+	mb_putc(&b, '}');
+	if (!mb_room(&b, 0)) {
+		free(b.p);
+		return NULL;
+	}
+	b.p[b.len] = '\0';
+	*len = b.len;
+	return b.p;
+}
+
+json_object *metrics_json(const struct metrics_snapshot *s)
+{
+	size_t len;
+	char *text = metrics_json_text(s, &len);
+	json_object *o = text ? json_tokener_parse(text) : NULL;
+
+	free(text);
+	return o;
+}
+
+/* ---------------------------------------------------------------- Prometheus */
+
+int metrics_escape_label(const char *in, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (; *in; in++) {
+		const char *rep = NULL;
+		char c[2] = { *in, 0 };
+
+		if (*in == '\\')
+			rep = "\\\\";
+		else if (*in == '"')
+			rep = "\\\"";
+		else if (*in == '\n')
+			rep = "\\n";
+		else
+			rep = c;
+		if (n + strlen(rep) + 1 > size)
+			return -E2BIG;
+		memcpy(buf + n, rep, strlen(rep));
+		n += strlen(rep);
+	}
+	if (!size)
+		return -E2BIG;
+	buf[n] = '\0';
+	return 0;
 }
 
 /* a label value, escaped (\\, \", \n); values are unbounded: function names, targets */

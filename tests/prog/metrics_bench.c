@@ -3,9 +3,9 @@
  * metrics_bench [-a ATTACHMENTS] [-f FUNCTIONS] [-b BUCKETS] [-n RENDERS] [-o DIR]
  *
  * Times lib/metrics.c on a made-up snapshot, as the daemon renders it for
- * HTTP: /metrics (metrics_prometheus) and /metrics.json (metrics_json, then
- * json_line as daemon/http.c serializes it). ATTACHMENTS attachments
- * (default 1000) of FUNCTIONS timed functions each (default 1), every
+ * HTTP: /metrics (metrics_prometheus) and /metrics.json
+ * (metrics_json_text). ATTACHMENTS attachments (default 1000) of
+ * FUNCTIONS timed functions each (default 1), every
  * function with BUCKETS non-empty latency buckets (default 32). Prints the
  * min, median and max of RENDERS renders (default 50) of each format, in ms,
  * and the body sizes. With -o, writes both bodies to DIR/metrics.prom and
@@ -19,7 +19,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "../../lib/jsonutil.h"
 #include "../../lib/metrics.h"
 
 static uint64_t now_ns(void)
@@ -35,16 +34,6 @@ static int cmp_u64(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-static char *render_json(const struct metrics_snapshot *s, size_t *len)
-{
-	json_object *o = metrics_json(s);
-	char *text = o ? json_line(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
-				   len) : NULL;
-
-	json_object_put(o);
-	return text;
 }
 
 static int write_file(const char *dir, const char *name, const char *text, size_t len)
@@ -166,7 +155,7 @@ int main(int argc, char **argv)
 	for (f = 0; f < 2; f++) {
 		for (j = 0; j <= n; j++) {	/* one unmeasured render first */
 			t0 = now_ns();
-			body = f ? render_json(&s, &len[f]) : metrics_prometheus(&s, &len[f]);
+			body = f ? metrics_json_text(&s, &len[f]) : metrics_prometheus(&s, &len[f]);
 			if (j)
 				t[f][j - 1] = now_ns() - t0;
 			if (!body) {
