@@ -33,7 +33,6 @@
  * request (HTTP/1.0 style) gets the whole reply before its EOF is seen.
  */
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,15 +128,9 @@ static struct http_server *http_current;
 
 static unsigned int open_fds(void)
 {
-	DIR *dir = opendir("/proc/self/fd");
-	unsigned int n = 0;
+	long n = open_fd_count();
 
-	if (!dir)
-		return 0;
-	while (readdir(dir))
-		n++;
-	closedir(dir);
-	return n > 2 ? n - 3 : 0;	/* ".", "..", the directory's own fd */
+	return n > 0 ? (unsigned int)n : 0;
 }
 
 const struct metrics_http *http_stats(struct http_server *h)

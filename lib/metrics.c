@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <unistd.h>
 #include <sys/resource.h>
 #include "metrics.h"
 #include "strutil.h"
+#include "util.h"
 
 /* ---------------------------------------------------------------- shared */
 
@@ -954,10 +954,9 @@ int metrics_process_read(struct metrics_process *p)
 	long tck = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
 	char buf[1024], *c;
 	struct rlimit rl;
-	struct dirent *e;
 	size_t n;
+	long fds;
 	FILE *f;
-	DIR *dir;
 
 	memset(p, 0, sizeof(*p));
 	f = fopen("/proc/self/stat", "re");
@@ -977,13 +976,10 @@ int metrics_process_read(struct metrics_process *p)
 	p->resident_bytes = rss > 0 ? (uint64_t)rss * (uint64_t)page : 0;
 	if (!getrlimit(RLIMIT_NOFILE, &rl))
 		p->max_fds = rl.rlim_cur;
-	dir = opendir("/proc/self/fd");
-	if (!dir)
-		return -errno;
-	while ((e = readdir(dir)))
-		p->open_fds += e->d_name[0] != '.';
-	closedir(dir);
-	p->open_fds -= p->open_fds > 0;	/* the directory's own fd */
+	fds = open_fd_count();
+	if (fds < 0)
+		return (int)fds;
+	p->open_fds = (unsigned int)fds;
 	return 0;
 }
 
