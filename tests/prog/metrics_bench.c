@@ -11,7 +11,7 @@
  * and the body sizes. With -o, writes both bodies to DIR/metrics.prom and
  * DIR/metrics.json (the snapshot is the same on every run, so two builds'
  * outputs can be diffed). A benchmark: it reports, never asserts a time.
- * docs/limits.md ("Rendering /metrics") has numbers and the command.
+ * docs/limits.md ("Rendering cost and idle memory") has numbers and the command.
  */
 #include <errno.h>
 #include <stdio.h>
