@@ -33,7 +33,6 @@
  * request (HTTP/1.0 style) gets the whole reply before its EOF is seen.
  */
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +45,6 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
-#include "../lib/jsonutil.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "registry.h"
@@ -130,15 +128,9 @@ static struct http_server *http_current;
 
 static unsigned int open_fds(void)
 {
-	DIR *dir = opendir("/proc/self/fd");
-	unsigned int n = 0;
+	long n = open_fd_count();
 
-	if (!dir)
-		return 0;
-	while (readdir(dir))
-		n++;
-	closedir(dir);
-	return n > 2 ? n - 3 : 0;	/* ".", "..", the directory's own fd */
+	return n > 0 ? (unsigned int)n : 0;
 }
 
 const struct metrics_http *http_stats(struct http_server *h)
@@ -163,19 +155,6 @@ static void snap_unref(const void *data, size_t len, void *arg)
 	snap_put(arg);
 }
 
-/* /metrics.json as a malloc'd string: the document itself (several times
- * the text) is freed at once, so a snap holds its bytes and no more */
-static char *render_json(struct tracerd *d, size_t *len)
-{
-	json_object *o = metrics_render_json(d);
-	/* valid UTF-8 whatever the strings hold (lib/jsonutil.h) */
-	char *text = o ? json_line(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
-				   len) : NULL;
-
-	json_object_put(o);
-	return text;
-}
-
 static struct snap *snap_render(struct http_server *h, enum snap_kind kind)
 {
 	struct snap *s = calloc(1, sizeof(*s));
@@ -185,7 +164,7 @@ static struct snap *snap_render(struct http_server *h, enum snap_kind kind)
 	if (kind == SNAP_PROMETHEUS)
 		s->text = metrics_render_prometheus(h->d, &s->len);
 	else
-		s->text = render_json(h->d, &s->len);
+		s->text = metrics_render_json(h->d, &s->len);	/* valid UTF-8, one line */
 	if (!s->text) {
 		free(s);
 		return NULL;

@@ -149,15 +149,15 @@ char *metrics_render_prometheus(struct tracerd *d, size_t *len)
 	return text;
 }
 
-json_object *metrics_render_json(struct tracerd *d)
+char *metrics_render_json(struct tracerd *d, size_t *len)
 {
 	struct snap_buf *b = malloc(sizeof(*b));
-	json_object *o = NULL;
+	char *text = NULL;
 
 	if (b && !snap_fill(d, b))
-		o = metrics_json(&b->s);
+		text = metrics_json_text(&b->s, len);
 	if (b)
 		snap_free(b);
 	free(b);
-	return o;
+	return text;
 }

@@ -15,9 +15,9 @@
 
 struct http_server;
 
-/* metrics.c: render the current state; malloc'd text / a new JSON object. */
+/* metrics.c: render the current state: /metrics, /metrics.json; malloc'd text. */
 char *metrics_render_prometheus(struct tracerd *d, size_t *len);
-json_object *metrics_render_json(struct tracerd *d);
+char *metrics_render_json(struct tracerd *d, size_t *len);
 
 /* http.c: listen is "ADDR:PORT", "[ADDR6]:PORT" or "off" (then *out = NULL). */
 int http_start(struct tracerd *d, const char *listen, struct http_server **out);

@@ -2,13 +2,15 @@
 /* /metrics.json and Prometheus text from a snapshot; see metrics.h and docs/metrics.md. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <unistd.h>
 #include <sys/resource.h>
 #include "metrics.h"
+#include "strutil.h"
+#include "util.h"
 
 /* ---------------------------------------------------------------- shared */
 
@@ -68,186 +70,457 @@ static void attachment_totals(const struct metrics_attachment *a, uint64_t *call
 		misses->value = 0;
 }
 
+/*
+ * Both formats are written into one growing buffer (struct mbuf), numbers
+ * by hand: /metrics for a thousand timed attachments is ~40000 lines and
+ * /metrics.json ~200000 values, and stdio's per-call cost (fprintf, fputc
+ * per label byte), json-c's object per value and its serialization, then
+ * json_sanitize's copy of the whole text were most of the time spent.
+ */
+struct mbuf {
+	char *p;
+	size_t len, cap;
+	bool fail;		/* an allocation failed: the text is incomplete */
+};
+
+/* room for n more bytes and a NUL; NULL once an allocation failed */
+static char *mb_room(struct mbuf *b, size_t n)
+{
+	size_t cap;
+	char *p;
+
+	if (b->fail)
+		return NULL;
+	if (b->cap - b->len > n)
+		return b->p + b->len;
+	for (cap = b->cap ? b->cap : 4096; cap - b->len <= n; cap *= 2)
+		if (cap > SIZE_MAX / 4) {
+			b->fail = true;
+			return NULL;
+		}
+	p = realloc(b->p, cap);
+	if (!p) {
+		b->fail = true;
+		return NULL;
+	}
+	b->p = p;
+	b->cap = cap;
+	return b->p + b->len;
+}
+
+static void mb_put(struct mbuf *b, const char *s, size_t n)
+{
+	char *o = mb_room(b, n);
+
+	if (!o)
+		return;
+	memcpy(o, s, n);
+	b->len += n;
+}
+
+#define mb_lit(b, s) mb_put((b), "" s, sizeof(s) - 1)
+
+static void mb_puts(struct mbuf *b, const char *s)
+{
+	mb_put(b, s, strlen(s));
+}
+
+static void mb_putc(struct mbuf *b, char c)
+{
+	char *o = mb_room(b, 1);
+
+	if (o) {
+		*o = c;
+		b->len++;
+	}
+}
+
+/* v in decimal, as "%" PRIu64 */
+static void mb_u64(struct mbuf *b, uint64_t v)
+{
+	char tmp[20];
+	size_t n = sizeof(tmp);
+
+	do {
+		tmp[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	mb_put(b, tmp + n, sizeof(tmp) - n);
+}
+
+/* the rare formats (doubles) through snprintf */
+__attribute__((format(printf, 2, 3)))
+static void mb_printf(struct mbuf *b, const char *fmt, ...)
+{
+	char tmp[128];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->fail = true;
+		return;
+	}
+	mb_put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
 /* ---------------------------------------------------------------- JSON */
 
-static json_object *jstr(const char *s)
+/*
+ * The text is what json_line(o, JSON_C_TO_STRING_PLAIN |
+ * JSON_C_TO_STRING_NOSLASHESCAPE) makes of a json-c tree of the document:
+ * members in the order json-c would keep them, its escapes then
+ * json_sanitize's (json_quote), its number formats (doubles through json-c
+ * itself), null for a missing string.
+ */
+static void js_str(struct mbuf *b, const char *str)
 {
-	return s ? json_object_new_string(s) : NULL;
+	size_t n;
+	char *o;
+
+	if (!str) {
+		mb_lit(b, "null");
+		return;
+	}
+	n = strlen(str);
+	if (n > (SIZE_MAX - 3) / 6) {
+		b->fail = true;
+		return;
+	}
+	o = mb_room(b, 6 * n + 3);
+	if (o)
+		b->len += json_quote(o, str, n);
 }
 
-static json_object *ju64(uint64_t v)
+/* "key": keys are literals here, or feature mode names (quoted as strings) */
+static void js_key(struct mbuf *b, const char *key, bool first)
 {
-	return json_object_new_uint64(v);
+	if (!first)
+		mb_putc(b, ',');
+	js_str(b, key);
+	mb_putc(b, ':');
 }
 
-static void jadd_opt(json_object *o, const char *key, const char *reason_key,
-		     const struct metrics_opt_u64 *v)
+#define js_lkey(b, lit) mb_lit((b), "\"" lit "\":")
+#define js_nkey(b, lit) mb_lit((b), ",\"" lit "\":")
+
+static void js_bool(struct mbuf *b, bool v)
 {
-	json_object_object_add(o, key, v->known ? ju64(v->value) : NULL);
-	json_object_object_add(o, reason_key, v->known ? NULL : jstr(v->reason ? v->reason : "unknown"));
+	if (v)
+		mb_lit(b, "true");
+	else
+		mb_lit(b, "false");
 }
 
-static json_object *json_latency(const struct metrics_latency *l)
+static void js_opt_u64(struct mbuf *b, bool known, uint64_t v)
 {
-	json_object *o = json_object_new_object(), *arr = json_object_new_array(), *b;
+	if (known)
+		mb_u64(b, v);
+	else
+		mb_lit(b, "null");
+}
+
+static void js_double(struct mbuf *b, double v)
+{
+	json_object *o = json_object_new_double(v);
+	size_t n = 0;
+	const char *t = o ? json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &n) : NULL;
+
+	if (t)
+		mb_put(b, t, n);
+	else
+		b->fail = true;
+	json_object_put(o);
+}
+
+/* misses and misses_reason, after other members */
+static void js_opt(struct mbuf *b, const struct metrics_opt_u64 *v)
+{
+	js_nkey(b, "misses");
+	js_opt_u64(b, v->known, v->value);
+	js_nkey(b, "misses_reason");
+	js_str(b, v->known ? NULL : v->reason ? v->reason : "unknown");
+}
+
+static void js_latency(struct mbuf *b, const struct metrics_latency *l)
+{
 	uint64_t count = latency_count(l);
+	bool first = true;
 	size_t i;
 
-	json_object_object_add(o, "count", ju64(count));
-	json_object_object_add(o, "sum_ns", ju64(l->sum_ns));
-	json_object_object_add(o, "min_ns", count ? ju64(l->min_ns) : NULL);
-	json_object_object_add(o, "max_ns", count ? ju64(l->max_ns) : NULL);
+	mb_lit(b, "{\"count\":");
+	mb_u64(b, count);
+	js_nkey(b, "sum_ns");
+	mb_u64(b, l->sum_ns);
+	js_nkey(b, "min_ns");
+	js_opt_u64(b, count, l->min_ns);
+	js_nkey(b, "max_ns");
+	js_opt_u64(b, count, l->max_ns);
+	js_nkey(b, "buckets");
+	mb_putc(b, '[');
 	for (i = 0; i < TRACERD_HIST_BUCKETS; i++) {
 		if (!l->buckets[i])
 			continue;
-		b = json_object_new_object();
-		json_object_object_add(b, "lo_ns", ju64(i ? 1ULL << (i - 1) : 0));
+		if (!first)
+			mb_putc(b, ',');
+		first = false;
+		mb_lit(b, "{\"lo_ns\":");
+		mb_u64(b, i ? 1ULL << (i - 1) : 0);
 		/* inclusive, as in the protocol's stats: [lo_ns, hi_ns] */
-		json_object_object_add(b, "hi_ns", i == TRACERD_HIST_BUCKETS - 1 ? NULL :
-				       ju64(i ? (1ULL << i) - 1 : 0));
-		json_object_object_add(b, "count", ju64(l->buckets[i]));
-		json_object_array_add(arr, b);
+		js_nkey(b, "hi_ns");
+		js_opt_u64(b, i != TRACERD_HIST_BUCKETS - 1, i ? (1ULL << i) - 1 : 0);
+		js_nkey(b, "count");
+		mb_u64(b, l->buckets[i]);
+		mb_putc(b, '}');
 	}
-	json_object_object_add(o, "buckets", arr);
-	return o;
+	mb_lit(b, "]}");
 }
 
-static json_object *json_function(const struct metrics_function *f)
+static void js_function(struct mbuf *b, const struct metrics_function *f)
 {
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "function", jstr(f->name));
-	json_object_object_add(o, "slot", ju64(f->slot));
-	json_object_object_add(o, "calls", ju64(f->calls));
-	jadd_opt(o, "misses", "misses_reason", &f->misses);
-	json_object_object_add(o, "latency", f->latency ? json_latency(f->latency) : NULL);
-	return o;
+	mb_lit(b, "{\"function\":");
+	js_str(b, f->name);
+	js_nkey(b, "slot");
+	mb_u64(b, f->slot);
+	js_nkey(b, "calls");
+	mb_u64(b, f->calls);
+	js_opt(b, &f->misses);
+	js_nkey(b, "latency");
+	if (f->latency)
+		js_latency(b, f->latency);
+	else
+		mb_lit(b, "null");
+	mb_putc(b, '}');
 }
 
-static json_object *json_record(const struct metrics_record *r)
+static void js_record(struct mbuf *b, const struct metrics_record *r)
 {
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "name", jstr(r->name));
-	json_object_object_add(o, "file", jstr(r->file));
-	json_object_object_add(o, "active", json_object_new_boolean(r->active));
-	json_object_object_add(o, "error", jstr(r->error));
-	json_object_object_add(o, "events", ju64(r->events));
-	json_object_object_add(o, "dropped", ju64(r->dropped));
-	json_object_object_add(o, "bytes", ju64(r->bytes));
-	json_object_object_add(o, "errors", ju64(r->errors));
-	json_object_object_add(o, "rotations", ju64(r->rotations));
-	return o;
+	mb_lit(b, "{\"name\":");
+	js_str(b, r->name);
+	js_nkey(b, "file");
+	js_str(b, r->file);
+	js_nkey(b, "active");
+	js_bool(b, r->active);
+	js_nkey(b, "error");
+	js_str(b, r->error);
+	js_nkey(b, "events");
+	mb_u64(b, r->events);
+	js_nkey(b, "dropped");
+	mb_u64(b, r->dropped);
+	js_nkey(b, "bytes");
+	mb_u64(b, r->bytes);
+	js_nkey(b, "errors");
+	mb_u64(b, r->errors);
+	js_nkey(b, "rotations");
+	mb_u64(b, r->rotations);
+	mb_putc(b, '}');
 }
 
-static json_object *json_attachment(const struct metrics_attachment *a)
+static void js_attachment(struct mbuf *b, const struct metrics_attachment *a)
 {
-	json_object *o = json_object_new_object(), *fns = json_object_new_array();
 	struct metrics_opt_u64 misses;
 	struct metrics_latency lat;
 	uint64_t calls;
 	size_t i;
 
 	attachment_totals(a, &calls, &misses);
-	json_object_object_add(o, "id", ju64(a->id));
-	json_object_object_add(o, "target", jstr(a->target));
-	json_object_object_add(o, "mode", jstr(a->mode));
-	json_object_object_add(o, "requested_mode", jstr(a->requested_mode));
-	json_object_object_add(o, "mode_reason", jstr(a->mode_reason));
-	json_object_object_add(o, "latency_enabled", json_object_new_boolean(a->latency));
-	json_object_object_add(o, "pid", a->pid ? ju64(a->pid) : NULL);
-	json_object_object_add(o, "comm", a->comm && a->comm[0] ? jstr(a->comm) : NULL);
-	json_object_object_add(o, "since_unix_ns", ju64(a->since_real_ns));
-	json_object_object_add(o, "calls", ju64(calls));
-	jadd_opt(o, "misses", "misses_reason", &misses);
-	json_object_object_add(o, "latency", attachment_latency(a, &lat) ? json_latency(&lat) : NULL);
-	json_object_object_add(o, "overhead_ns_per_call", a->overhead_known ?
-			       json_object_new_double(a->overhead_ns_per_call) : NULL);
-	json_object_object_add(o, "overhead_cpu_seconds_total", a->overhead_known ?
-			       json_object_new_double(a->overhead_cpu_seconds_total) : NULL);
-	json_object_object_add(o, "record", a->record ? json_record(a->record) : NULL);
-	for (i = 0; i < a->nr_functions; i++)
-		json_object_array_add(fns, json_function(&a->functions[i]));
-	json_object_object_add(o, "functions", fns);
-	return o;
+	mb_lit(b, "{\"id\":");
+	mb_u64(b, a->id);
+	js_nkey(b, "target");
+	js_str(b, a->target);
+	js_nkey(b, "mode");
+	js_str(b, a->mode);
+	js_nkey(b, "requested_mode");
+	js_str(b, a->requested_mode);
+	js_nkey(b, "mode_reason");
+	js_str(b, a->mode_reason);
+	js_nkey(b, "latency_enabled");
+	js_bool(b, a->latency);
+	js_nkey(b, "pid");
+	js_opt_u64(b, a->pid, a->pid);
+	js_nkey(b, "comm");
+	js_str(b, a->comm && a->comm[0] ? a->comm : NULL);
+	js_nkey(b, "since_unix_ns");
+	mb_u64(b, a->since_real_ns);
+	js_nkey(b, "calls");
+	mb_u64(b, calls);
+	js_opt(b, &misses);
+	js_nkey(b, "latency");
+	if (attachment_latency(a, &lat))
+		js_latency(b, &lat);
+	else
+		mb_lit(b, "null");
+	js_nkey(b, "overhead_ns_per_call");
+	if (a->overhead_known)
+		js_double(b, a->overhead_ns_per_call);
+	else
+		mb_lit(b, "null");
+	js_nkey(b, "overhead_cpu_seconds_total");
+	if (a->overhead_known)
+		js_double(b, a->overhead_cpu_seconds_total);
+	else
+		mb_lit(b, "null");
+	js_nkey(b, "record");
+	if (a->record)
+		js_record(b, a->record);
+	else
+		mb_lit(b, "null");
+	js_nkey(b, "functions");
+	mb_putc(b, '[');
+	for (i = 0; i < a->nr_functions; i++) {
+		if (i)
+			mb_putc(b, ',');
+		js_function(b, &a->functions[i]);
+	}
+	mb_lit(b, "]}");
 }
 
-static json_object *json_daemon(const struct metrics_snapshot *s)
+static bool same_mode(const struct metrics_feature *x, const struct metrics_feature *y)
 {
-	json_object *o = json_object_new_object(), *feat = json_object_new_object(), *f, *k;
+	return !strcmp(x->mode ? x->mode : "", y->mode ? y->mode : "");
+}
+
+static void js_daemon(struct mbuf *b, const struct metrics_snapshot *s)
+{
+	const struct metrics_feature *f;
+	bool first = true;
+	size_t i, j;
+
+	mb_lit(b, "{\"version\":");
+	js_str(b, s->version);
+	js_nkey(b, "pid");
+	mb_printf(b, "%d", s->pid);
+	js_nkey(b, "hostname");
+	js_str(b, s->hostname);
+	js_nkey(b, "kernel");
+	js_str(b, s->kernel);
+	js_nkey(b, "arch");
+	js_str(b, s->arch);
+	js_nkey(b, "start_time_unix_ns");
+	mb_u64(b, s->start_real_ns);
+	js_nkey(b, "uptime_seconds");
+	js_double(b, s->uptime_ns / 1e9);
+	js_nkey(b, "features");
+	mb_putc(b, '{');
+	/* an object member added twice keeps its first place and its last value */
+	for (i = 0; i < s->nr_features; i++) {
+		for (j = 0; j < i && !same_mode(&s->features[j], &s->features[i]); j++)
+			;
+		if (j < i)
+			continue;
+		for (f = &s->features[i], j = i + 1; j < s->nr_features; j++)
+			if (same_mode(&s->features[j], &s->features[i]))
+				f = &s->features[j];
+		js_key(b, f->mode ? f->mode : "", first);
+		first = false;
+		mb_lit(b, "{\"available\":");
+		js_bool(b, f->available);
+		js_nkey(b, "reason");
+		js_str(b, f->available ? NULL : f->reason ? f->reason : "unknown");
+		mb_putc(b, '}');
+	}
+	mb_putc(b, '}');
+	js_nkey(b, "kmod");
+	mb_lit(b, "{\"present\":");
+	js_bool(b, s->kmod_present);
+	js_nkey(b, "reason");
+	js_str(b, s->kmod_present ? NULL : s->kmod_reason);
+	mb_lit(b, "}}");
+}
+
+static void js_http(struct mbuf *b, const struct metrics_http *h)
+{
+	mb_lit(b, "{\"requests\":");
+	mb_u64(b, h->requests);
+	js_nkey(b, "bad_requests");
+	mb_u64(b, h->bad_requests);
+	js_nkey(b, "not_found");
+	mb_u64(b, h->not_found);
+	js_nkey(b, "bad_method");
+	mb_u64(b, h->bad_method);
+	js_nkey(b, "accept_paused");
+	mb_u64(b, h->accept_paused);
+	js_nkey(b, "deadline_closes");
+	mb_lit(b, "{\"request\":");
+	mb_u64(b, h->request_deadline_closes);
+	js_nkey(b, "reply");
+	mb_u64(b, h->reply_deadline_closes);
+	mb_putc(b, '}');
+	js_nkey(b, "held_closes");
+	mb_u64(b, h->held_closes);
+	js_nkey(b, "renders");
+	mb_lit(b, "{\"prometheus\":");
+	mb_u64(b, h->renders[0]);
+	js_nkey(b, "json");
+	mb_u64(b, h->renders[1]);
+	mb_putc(b, '}');
+	js_nkey(b, "held_bytes");
+	mb_u64(b, h->held_bytes);
+	js_nkey(b, "open_fds");
+	mb_u64(b, h->open_fds);
+	mb_putc(b, '}');
+}
+
+char *metrics_json_text(const struct metrics_snapshot *s, size_t *len)
+{
+	struct mbuf b = { 0 };
 	size_t i;
 
-	json_object_object_add(o, "version", jstr(s->version));
-	json_object_object_add(o, "pid", json_object_new_int(s->pid));
-	json_object_object_add(o, "hostname", jstr(s->hostname));
-	json_object_object_add(o, "kernel", jstr(s->kernel));
-	json_object_object_add(o, "arch", jstr(s->arch));
-	json_object_object_add(o, "start_time_unix_ns", ju64(s->start_real_ns));
-	json_object_object_add(o, "uptime_seconds", json_object_new_double(s->uptime_ns / 1e9));
-	for (i = 0; i < s->nr_features; i++) {
-		f = json_object_new_object();
-		json_object_object_add(f, "available", json_object_new_boolean(s->features[i].available));
-		json_object_object_add(f, "reason", s->features[i].available ? NULL :
-				       jstr(s->features[i].reason ? s->features[i].reason : "unknown"));
-		json_object_object_add(feat, s->features[i].mode, f);
+	/* about 3.5 KiB per timed attachment of one function */
+	mb_room(&b, 16384 + s->nr_attachments * 2048);
+	mb_lit(&b, "{\"schema\":\"tracerd-metrics\",\"schema_version\":");
+	mb_u64(&b, METRICS_SCHEMA_VERSION);
+	js_nkey(&b, "daemon");
+	js_daemon(&b, s);
+	js_nkey(&b, "attachments");
+	mb_putc(&b, '[');
+	for (i = 0; i < s->nr_attachments; i++) {
+		if (i)
+			mb_putc(&b, ',');
+		js_attachment(&b, &s->attachments[i]);
 	}
-	json_object_object_add(o, "features", feat);
-	k = json_object_new_object();
-	json_object_object_add(k, "present", json_object_new_boolean(s->kmod_present));
-	json_object_object_add(k, "reason", s->kmod_present ? NULL : jstr(s->kmod_reason));
-	json_object_object_add(o, "kmod", k);
-	return o;
+	mb_putc(&b, ']');
+	js_nkey(&b, "ringbuf");
+	mb_lit(&b, "{\"drops\":");
+	mb_u64(&b, s->ringbuf_drops);
+	js_nkey(&b, "yields");
+	mb_u64(&b, s->ringbuf_yields);
+	mb_putc(&b, '}');
+	js_nkey(&b, "config");
+	mb_lit(&b, "{\"attach_lines\":");
+	mb_u64(&b, s->config_attach_lines);
+	js_nkey(&b, "attach_failures");
+	mb_u64(&b, s->config_attach_failures);
+	js_nkey(&b, "reloads");
+	mb_lit(&b, "{\"ok\":");
+	mb_u64(&b, s->config_reloads_ok);
+	js_nkey(&b, "refused");
+	mb_u64(&b, s->config_reloads_refused);
+	mb_lit(&b, "}}");
+	js_nkey(&b, "http");
+	if (s->http)
+		js_http(&b, s->http);
+	else
+		mb_lit(&b, "null");
+	mb_putc(&b, '}');
+	if (!mb_room(&b, 0)) {
+		free(b.p);
+		return NULL;
+	}
+	b.p[b.len] = '\0';
+	*len = b.len;
+	return b.p;
 }
 
 json_object *metrics_json(const struct metrics_snapshot *s)
 {
-	json_object *o = json_object_new_object(), *arr = json_object_new_array(), *h, *rb, *dl;
-	size_t i;
+	size_t len;
+	char *text = metrics_json_text(s, &len);
+	json_object *o = text ? json_tokener_parse(text) : NULL;
 
-	if (!o || !arr) {
-		json_object_put(o);
-		json_object_put(arr);
-		return NULL;
-	}
-	json_object_object_add(o, "schema", json_object_new_string("tracerd-metrics"));
-	json_object_object_add(o, "schema_version", json_object_new_int(METRICS_SCHEMA_VERSION));
-	json_object_object_add(o, "daemon", json_daemon(s));
-	for (i = 0; i < s->nr_attachments; i++)
-		json_object_array_add(arr, json_attachment(&s->attachments[i]));
-	json_object_object_add(o, "attachments", arr);
-	rb = json_object_new_object();
-	json_object_object_add(rb, "drops", ju64(s->ringbuf_drops));
-	json_object_object_add(rb, "yields", ju64(s->ringbuf_yields));
-	json_object_object_add(o, "ringbuf", rb);
-	rb = json_object_new_object();
-	json_object_object_add(rb, "attach_lines", ju64(s->config_attach_lines));
-	json_object_object_add(rb, "attach_failures", ju64(s->config_attach_failures));
-	dl = json_object_new_object();
-	json_object_object_add(dl, "ok", ju64(s->config_reloads_ok));
-	json_object_object_add(dl, "refused", ju64(s->config_reloads_refused));
-	json_object_object_add(rb, "reloads", dl);
-	json_object_object_add(o, "config", rb);
-	h = NULL;
-	if (s->http) {
-		h = json_object_new_object();
-		json_object_object_add(h, "requests", ju64(s->http->requests));
-		json_object_object_add(h, "bad_requests", ju64(s->http->bad_requests));
-		json_object_object_add(h, "not_found", ju64(s->http->not_found));
-		json_object_object_add(h, "bad_method", ju64(s->http->bad_method));
-		json_object_object_add(h, "accept_paused", ju64(s->http->accept_paused));
-		dl = json_object_new_object();
-		json_object_object_add(dl, "request", ju64(s->http->request_deadline_closes));
-		json_object_object_add(dl, "reply", ju64(s->http->reply_deadline_closes));
-		json_object_object_add(h, "deadline_closes", dl);
-		json_object_object_add(h, "held_closes", ju64(s->http->held_closes));
-		dl = json_object_new_object();
-		json_object_object_add(dl, "prometheus", ju64(s->http->renders[0]));
-		json_object_object_add(dl, "json", ju64(s->http->renders[1]));
-		json_object_object_add(h, "renders", dl);
-		json_object_object_add(h, "held_bytes", ju64(s->http->held_bytes));
-		json_object_object_add(h, "open_fds", ju64(s->http->open_fds));
-	}
-	json_object_object_add(o, "http", h);
+	free(text);
 	return o;
 }
 
@@ -280,118 +553,236 @@ int metrics_escape_label(const char *in, char *buf, size_t size)
 	return 0;
 }
 
-/* Label escaping into a FILE (values are unbounded: function names, targets). */
-static void put_label(FILE *f, const char *name, const char *val, bool first)
+/* a label value, escaped (\\, \", \n); values are unbounded: function names, targets */
+static void mb_label_value(struct mbuf *b, const char *val)
 {
-	fprintf(f, "%s%s=\"", first ? "" : ",", name);
-	for (; val && *val; val++) {
+	size_t n;
+
+	while (val && *val) {
+		n = strcspn(val, "\\\"\n");
+		mb_put(b, val, n);
+		val += n;
+		if (!*val)
+			break;
 		if (*val == '\\')
-			fputs("\\\\", f);
+			mb_lit(b, "\\\\");
 		else if (*val == '"')
-			fputs("\\\"", f);
-		else if (*val == '\n')
-			fputs("\\n", f);
+			mb_lit(b, "\\\"");
 		else
-			fputc(*val, f);
+			mb_lit(b, "\\n");
+		val++;
 	}
-	fputc('"', f);
 }
 
-static void put_header(FILE *f, const char *name, const char *type, const char *help)
+static void put_label(struct mbuf *b, const char *name, const char *val, bool first)
 {
-	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	if (!first)
+		mb_putc(b, ',');
+	mb_puts(b, name);
+	mb_lit(b, "=\"");
+	mb_label_value(b, val);
+	mb_putc(b, '"');
+}
+
+static void put_header(struct mbuf *b, const char *name, const char *type, const char *help)
+{
+	mb_lit(b, "# HELP ");
+	mb_puts(b, name);
+	mb_putc(b, ' ');
+	mb_puts(b, help);
+	mb_lit(b, "\n# TYPE ");
+	mb_puts(b, name);
+	mb_putc(b, ' ');
+	mb_puts(b, type);
+	mb_putc(b, '\n');
 }
 
 /* ns as exact decimal seconds: 1500 -> 0.0000015 */
-static void put_seconds(FILE *f, uint64_t ns)
+static void put_seconds(struct mbuf *b, uint64_t ns)
 {
-	char frac[16];
-	int n;
+	uint64_t frac = ns % 1000000000;
+	char digits[10];
+	int n = 9;
 
-	n = snprintf(frac, sizeof(frac), "%09" PRIu64, ns % 1000000000);
-	while (n > 0 && frac[n - 1] == '0')
-		frac[--n] = '\0';
-	fprintf(f, "%" PRIu64 "%s%s", ns / 1000000000, n ? "." : "", frac);
+	mb_u64(b, ns / 1000000000);
+	if (!frac)
+		return;
+	while (frac % 10 == 0) {
+		frac /= 10;
+		n--;
+	}
+	digits[0] = '.';
+	for (int i = n; i > 0; i--) {
+		digits[i] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	mb_put(b, digits, (size_t)n + 1);
 }
 
-/* id, target, mode: the labels of every per-attachment series */
-static void put_att_labels(FILE *f, const struct metrics_attachment *a)
-{
-	fprintf(f, "{id=\"%u\"", a->id);
-	put_label(f, "target", a->target, false);
-	put_label(f, "mode", a->mode, false);
-}
+/*
+ * id, target, mode: the labels of every per-attachment series, without the
+ * closing brace ({id="1",target="vfs_*",mode="fentry"), written once per
+ * render for all attachments (labels.p + off[i], off[i + 1] - off[i] bytes)
+ */
+struct att_labels {
+	struct mbuf text;
+	size_t *off;
+};
 
-static void prom_daemon(FILE *f, const struct metrics_snapshot *s)
+static int att_labels_make(struct att_labels *l, const struct metrics_snapshot *s)
 {
 	size_t i;
 
-	put_header(f, "tracerd_build_info", "gauge", "tracerd version and the kernel it runs on (always 1).");
-	fputs("tracerd_build_info{", f);
-	put_label(f, "version", s->version, true);
-	put_label(f, "kernel", s->kernel, false);
-	put_label(f, "arch", s->arch, false);
-	fputs("} 1\n", f);
-	put_header(f, "tracerd_start_time_seconds", "gauge", "Start time of the daemon, Unix seconds.");
-	fputs("tracerd_start_time_seconds ", f);
-	put_seconds(f, s->start_real_ns);
-	fputc('\n', f);
-	put_header(f, "tracerd_feature_available", "gauge",
-		   "1 when the attach mode can be used on this kernel (reasons in /metrics.json).");
-	for (i = 0; i < s->nr_features; i++) {
-		fputs("tracerd_feature_available{", f);
-		put_label(f, "mode", s->features[i].mode, true);
-		fprintf(f, "} %d\n", s->features[i].available);
+	memset(l, 0, sizeof(*l));
+	l->off = calloc(s->nr_attachments + 1, sizeof(*l->off));
+	if (!l->off)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_attachments; i++) {
+		const struct metrics_attachment *a = &s->attachments[i];
+
+		l->off[i] = l->text.len;
+		mb_lit(&l->text, "{id=\"");
+		mb_u64(&l->text, a->id);
+		mb_putc(&l->text, '"');
+		put_label(&l->text, "target", a->target, false);
+		put_label(&l->text, "mode", a->mode, false);
 	}
-	put_header(f, "tracerd_kmod_present", "gauge", "1 when tracerd_kmod.ko is loaded and its ABI matches.");
-	fprintf(f, "tracerd_kmod_present %d\n", s->kmod_present);
-	put_header(f, "tracerd_attachments", "gauge", "Attachments in place.");
-	fprintf(f, "tracerd_attachments %zu\n", s->nr_attachments);
-	put_header(f, "tracerd_ringbuf_drops_total", "counter",
-		   "Events the BPF programs could not queue to the ring buffer.");
-	fprintf(f, "tracerd_ringbuf_drops_total %" PRIu64 "\n", s->ringbuf_drops);
-	put_header(f, "tracerd_config_attach_lines", "gauge",
-		   "attach lines of the running configuration.");
-	fprintf(f, "tracerd_config_attach_lines %u\n", s->config_attach_lines);
-	put_header(f, "tracerd_config_attach_failures", "gauge",
-		   "Config attach lines whose attach failed at the last start-up or reload.");
-	fprintf(f, "tracerd_config_attach_failures %u\n", s->config_attach_failures);
-	put_header(f, "tracerd_config_reloads_total", "counter",
-		   "Configuration reloads since start, by result (ok: taken; refused: a bad "
-		   "file or a listen address that cannot be bound, nothing changed).");
-	fprintf(f, "tracerd_config_reloads_total{result=\"ok\"} %u\n", s->config_reloads_ok);
-	fprintf(f, "tracerd_config_reloads_total{result=\"refused\"} %u\n",
-		s->config_reloads_refused);
-	put_header(f, "tracerd_ringbuf_drain_yields_total", "counter",
-		   "Ring-buffer drains that yielded to the event loop with events left (budget spent).");
-	fprintf(f, "tracerd_ringbuf_drain_yields_total %" PRIu64 "\n", s->ringbuf_yields);
+	l->off[i] = l->text.len;
+	return l->text.fail ? -ENOMEM : 0;
 }
 
-static void prom_histogram(FILE *f, const char *name, const struct metrics_attachment *a,
-			   const struct metrics_latency *l)
+static void att_labels_free(struct att_labels *l)
 {
-	uint64_t cum = 0;
+	free(l->text.p);
+	free(l->off);
+}
+
+static void put_att_labels(struct mbuf *b, const struct att_labels *l, size_t i)
+{
+	mb_put(b, l->text.p + l->off[i], l->off[i + 1] - l->off[i]);
+}
+
+static void prom_daemon(struct mbuf *b, const struct metrics_snapshot *s)
+{
+	size_t i;
+
+	put_header(b, "tracerd_build_info", "gauge", "tracerd version and the kernel it runs on (always 1).");
+	mb_lit(b, "tracerd_build_info{");
+	put_label(b, "version", s->version, true);
+	put_label(b, "kernel", s->kernel, false);
+	put_label(b, "arch", s->arch, false);
+	mb_lit(b, "} 1\n");
+	put_header(b, "tracerd_start_time_seconds", "gauge", "Start time of the daemon, Unix seconds.");
+	mb_lit(b, "tracerd_start_time_seconds ");
+	put_seconds(b, s->start_real_ns);
+	mb_putc(b, '\n');
+	put_header(b, "tracerd_feature_available", "gauge",
+		   "1 when the attach mode can be used on this kernel (reasons in /metrics.json).");
+	for (i = 0; i < s->nr_features; i++) {
+		mb_lit(b, "tracerd_feature_available{");
+		put_label(b, "mode", s->features[i].mode, true);
+		mb_lit(b, "} ");
+		mb_putc(b, s->features[i].available ? '1' : '0');
+		mb_putc(b, '\n');
+	}
+	put_header(b, "tracerd_kmod_present", "gauge", "1 when tracerd_kmod.ko is loaded and its ABI matches.");
+	mb_lit(b, "tracerd_kmod_present ");
+	mb_putc(b, s->kmod_present ? '1' : '0');
+	mb_putc(b, '\n');
+	put_header(b, "tracerd_attachments", "gauge", "Attachments in place.");
+	mb_lit(b, "tracerd_attachments ");
+	mb_u64(b, s->nr_attachments);
+	mb_putc(b, '\n');
+	put_header(b, "tracerd_ringbuf_drops_total", "counter",
+		   "Events the BPF programs could not queue to the ring buffer.");
+	mb_lit(b, "tracerd_ringbuf_drops_total ");
+	mb_u64(b, s->ringbuf_drops);
+	mb_putc(b, '\n');
+	put_header(b, "tracerd_config_attach_lines", "gauge",
+		   "attach lines of the running configuration.");
+	mb_lit(b, "tracerd_config_attach_lines ");
+	mb_u64(b, s->config_attach_lines);
+	mb_putc(b, '\n');
+	put_header(b, "tracerd_config_attach_failures", "gauge",
+		   "Config attach lines whose attach failed at the last start-up or reload.");
+	mb_lit(b, "tracerd_config_attach_failures ");
+	mb_u64(b, s->config_attach_failures);
+	mb_putc(b, '\n');
+	put_header(b, "tracerd_config_reloads_total", "counter",
+		   "Configuration reloads since start, by result (ok: taken; refused: a bad "
+		   "file or a listen address that cannot be bound, nothing changed).");
+	mb_lit(b, "tracerd_config_reloads_total{result=\"ok\"} ");
+	mb_u64(b, s->config_reloads_ok);
+	mb_lit(b, "\ntracerd_config_reloads_total{result=\"refused\"} ");
+	mb_u64(b, s->config_reloads_refused);
+	mb_putc(b, '\n');
+	put_header(b, "tracerd_ringbuf_drain_yields_total", "counter",
+		   "Ring-buffer drains that yielded to the event loop with events left (budget spent).");
+	mb_lit(b, "tracerd_ringbuf_drain_yields_total ");
+	mb_u64(b, s->ringbuf_yields);
+	mb_putc(b, '\n');
+}
+
+/* the le label values of the histogram buckets (the last one is +Inf) */
+struct le_table {
+	char text[TRACERD_HIST_BUCKETS][24];
+	size_t len[TRACERD_HIST_BUCKETS];
+};
+
+static void le_table_make(struct le_table *t)
+{
+	struct mbuf b = { 0 };
 	size_t i;
 
 	/* bucket i holds [2^(i-1), 2^i) ns: le = 2^i - 1 ns; the last is +Inf */
 	for (i = 0; i < TRACERD_HIST_BUCKETS; i++) {
-		cum += l->buckets[i];
-		fprintf(f, "%s_bucket", name);
-		put_att_labels(f, a);
-		fputs(",le=\"", f);
-		if (i == TRACERD_HIST_BUCKETS - 1)
-			fputs("+Inf", f);
-		else
-			put_seconds(f, i ? (1ULL << i) - 1 : 0);
-		fprintf(f, "\"} %" PRIu64 "\n", cum);
+		char *p = t->text[i];
+
+		if (i == TRACERD_HIST_BUCKETS - 1) {
+			memcpy(p, "+Inf", 5);
+		} else {
+			b.len = 0;
+			put_seconds(&b, i ? (1ULL << i) - 1 : 0);
+			if (b.fail || b.len >= sizeof(t->text[i]))	/* at most 13 bytes */
+				b.len = 0;
+			memcpy(p, b.p, b.len);
+			p[b.len] = '\0';
+		}
+		t->len[i] = strlen(p);
 	}
-	fprintf(f, "%s_sum", name);
-	put_att_labels(f, a);
-	fputs("} ", f);
-	put_seconds(f, l->sum_ns);
-	fprintf(f, "\n%s_count", name);
-	put_att_labels(f, a);
-	fprintf(f, "} %" PRIu64 "\n", cum);
+	free(b.p);
+}
+
+static void prom_histogram(struct mbuf *b, const char *name, const struct att_labels *labels,
+			   size_t att, const struct le_table *le, const struct metrics_latency *l)
+{
+	size_t nlen = strlen(name);
+	uint64_t cum = 0;
+	size_t i;
+
+	for (i = 0; i < TRACERD_HIST_BUCKETS; i++) {
+		cum += l->buckets[i];
+		mb_put(b, name, nlen);
+		mb_lit(b, "_bucket");
+		put_att_labels(b, labels, att);
+		mb_lit(b, ",le=\"");
+		mb_put(b, le->text[i], le->len[i]);
+		mb_lit(b, "\"} ");
+		mb_u64(b, cum);
+		mb_putc(b, '\n');
+	}
+	mb_put(b, name, nlen);
+	mb_lit(b, "_sum");
+	put_att_labels(b, labels, att);
+	mb_lit(b, "} ");
+	put_seconds(b, l->sum_ns);
+	mb_putc(b, '\n');
+	mb_put(b, name, nlen);
+	mb_lit(b, "_count");
+	put_att_labels(b, labels, att);
+	mb_lit(b, "} ");
+	mb_u64(b, cum);
+	mb_putc(b, '\n');
 }
 
 /* One metric family over all attachments. */
@@ -423,7 +814,9 @@ static const struct {
 	[AM_REC_ACTIVE] = { "tracerd_record_active", "gauge", "1 while recording, 0 once stopped by an error." },
 };
 
-static void prom_att_metric(FILE *f, const struct metrics_snapshot *s, enum att_metric m)
+static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
+			    const struct att_labels *labels, const struct le_table *le,
+			    enum att_metric m)
 {
 	const struct metrics_attachment *a;
 	const struct metrics_record *r;
@@ -443,25 +836,25 @@ static void prom_att_metric(FILE *f, const struct metrics_snapshot *s, enum att_
 		    (m == AM_LATENCY && !attachment_latency(a, &lat)))
 			continue;
 		if (!header)
-			put_header(f, att_metrics[m].name, att_metrics[m].type, att_metrics[m].help);
+			put_header(b, att_metrics[m].name, att_metrics[m].type, att_metrics[m].help);
 		header = true;
 		if (m == AM_LATENCY) {
-			prom_histogram(f, att_metrics[m].name, a, &lat);
+			prom_histogram(b, att_metrics[m].name, labels, i, le, &lat);
 			continue;
 		}
-		fputs(att_metrics[m].name, f);
-		put_att_labels(f, a);
-		fputs("} ", f);
+		mb_puts(b, att_metrics[m].name);
+		put_att_labels(b, labels, i);
+		mb_lit(b, "} ");
 		switch (m) {
 		case AM_START:
-			put_seconds(f, a->since_real_ns);
-			fputc('\n', f);
+			put_seconds(b, a->since_real_ns);
+			mb_putc(b, '\n');
 			continue;
 		case AM_OVH_NS:
-			fprintf(f, "%.9g\n", a->overhead_ns_per_call / 1e9);
+			mb_printf(b, "%.9g\n", a->overhead_ns_per_call / 1e9);
 			continue;
 		case AM_OVH_CPU:
-			fprintf(f, "%.17g\n", a->overhead_cpu_seconds_total);
+			mb_printf(b, "%.17g\n", a->overhead_cpu_seconds_total);
 			continue;
 		case AM_FUNCTIONS: v = a->nr_functions; break;
 		case AM_CALLS: v = calls; break;
@@ -473,12 +866,14 @@ static void prom_att_metric(FILE *f, const struct metrics_snapshot *s, enum att_
 		case AM_REC_ACTIVE: v = r->active; break;
 		default: v = 0; break;
 		}
-		fprintf(f, "%" PRIu64 "\n", v);
+		mb_u64(b, v);
+		mb_putc(b, '\n');
 	}
 }
 
 /* Per-function series, only for attachments of at most function_series_max functions. */
-static void prom_functions(FILE *f, const struct metrics_snapshot *s, bool misses)
+static void prom_functions(struct mbuf *b, const struct metrics_snapshot *s,
+			   const struct att_labels *labels, bool misses)
 {
 	unsigned int max = s->function_series_max ? s->function_series_max : METRICS_FUNCTION_SERIES_MAX;
 	const char *name = misses ? "tracerd_function_misses_total" : "tracerd_function_calls_total";
@@ -496,49 +891,60 @@ static void prom_functions(FILE *f, const struct metrics_snapshot *s, bool misse
 			if (misses && !fn->misses.known)
 				continue;
 			if (!header)
-				put_header(f, name, "counter", misses ?
+				put_header(b, name, "counter", misses ?
 					   "Misses per hooked function (attachments of few functions only)." :
 					   "Calls per hooked function (attachments of few functions only).");
 			header = true;
-			fputs(name, f);
-			put_att_labels(f, a);
-			put_label(f, "function", fn->name, false);
-			fprintf(f, "} %" PRIu64 "\n", misses ? fn->misses.value : fn->calls);
+			mb_puts(b, name);
+			put_att_labels(b, labels, i);
+			put_label(b, "function", fn->name, false);
+			mb_lit(b, "} ");
+			mb_u64(b, misses ? fn->misses.value : fn->calls);
+			mb_putc(b, '\n');
 		}
 	}
 }
 
-static void prom_http(FILE *f, const struct metrics_http *h)
+/* "NAME{LABEL=\"VALUE\"} v\n" */
+static void put_sample(struct mbuf *b, const char *name_labels, uint64_t v)
 {
-	put_header(f, "tracerd_http_requests_total", "counter", "HTTP requests answered, by status code.");
-	fprintf(f, "tracerd_http_requests_total{code=\"200\"} %" PRIu64 "\n",
-		h->requests - h->bad_requests - h->not_found - h->bad_method);
-	fprintf(f, "tracerd_http_requests_total{code=\"400\"} %" PRIu64 "\n", h->bad_requests);
-	fprintf(f, "tracerd_http_requests_total{code=\"404\"} %" PRIu64 "\n", h->not_found);
-	fprintf(f, "tracerd_http_requests_total{code=\"405\"} %" PRIu64 "\n", h->bad_method);
-	put_header(f, "tracerd_http_renders_total", "counter",
+	mb_puts(b, name_labels);
+	mb_putc(b, ' ');
+	mb_u64(b, v);
+	mb_putc(b, '\n');
+}
+
+static void prom_http(struct mbuf *b, const struct metrics_http *h)
+{
+	put_header(b, "tracerd_http_requests_total", "counter", "HTTP requests answered, by status code.");
+	put_sample(b, "tracerd_http_requests_total{code=\"200\"}",
+		   h->requests - h->bad_requests - h->not_found - h->bad_method);
+	put_sample(b, "tracerd_http_requests_total{code=\"400\"}", h->bad_requests);
+	put_sample(b, "tracerd_http_requests_total{code=\"404\"}", h->not_found);
+	put_sample(b, "tracerd_http_requests_total{code=\"405\"}", h->bad_method);
+	put_header(b, "tracerd_http_renders_total", "counter",
 		   "Bodies rendered for /metrics and /metrics.json (scrapes within the "
 		   "snapshot interval share one), by format.");
-	fprintf(f, "tracerd_http_renders_total{format=\"prometheus\"} %" PRIu64 "\n", h->renders[0]);
-	fprintf(f, "tracerd_http_renders_total{format=\"json\"} %" PRIu64 "\n", h->renders[1]);
-	put_header(f, "tracerd_http_held_closes_total", "counter",
+	put_sample(b, "tracerd_http_renders_total{format=\"prometheus\"}", h->renders[0]);
+	put_sample(b, "tracerd_http_renders_total{format=\"json\"}", h->renders[1]);
+	put_header(b, "tracerd_http_held_closes_total", "counter",
 		   "HTTP connections closed, oldest first, because their unread replies held the "
 		   "cap on rendered bytes.");
-	fprintf(f, "tracerd_http_held_closes_total %" PRIu64 "\n", h->held_closes);
-	put_header(f, "tracerd_http_held_bytes", "gauge",
+	put_sample(b, "tracerd_http_held_closes_total", h->held_closes);
+	put_header(b, "tracerd_http_held_bytes", "gauge",
 		   "Bytes of rendered bodies held for replies not yet written to their clients.");
-	fprintf(f, "tracerd_http_held_bytes %" PRIu64 "\n", h->held_bytes);
-	put_header(f, "tracerd_http_accept_paused_total", "counter",
+	put_sample(b, "tracerd_http_held_bytes", h->held_bytes);
+	put_header(b, "tracerd_http_accept_paused_total", "counter",
 		   "Times the HTTP server stopped accepting at its file descriptor limit.");
-	fprintf(f, "tracerd_http_accept_paused_total %" PRIu64 "\n", h->accept_paused);
-	put_header(f, "tracerd_http_deadline_closes_total", "counter",
+	put_sample(b, "tracerd_http_accept_paused_total", h->accept_paused);
+	put_header(b, "tracerd_http_deadline_closes_total", "counter",
 		   "HTTP connections closed past their request or reply deadline, by deadline.");
-	fprintf(f, "tracerd_http_deadline_closes_total{deadline=\"request\"} %" PRIu64 "\n",
-		h->request_deadline_closes);
-	fprintf(f, "tracerd_http_deadline_closes_total{deadline=\"reply\"} %" PRIu64 "\n",
-		h->reply_deadline_closes);
-	put_header(f, "tracerd_open_fds", "gauge", "Open file descriptors of the daemon.");
-	fprintf(f, "tracerd_open_fds %u\n", h->open_fds);
+	put_sample(b, "tracerd_http_deadline_closes_total{deadline=\"request\"}",
+		   h->request_deadline_closes);
+	put_sample(b, "tracerd_http_deadline_closes_total{deadline=\"reply\"}",
+		   h->reply_deadline_closes);
+	put_header(b, "tracerd_open_fds", "gauge", "Open file descriptors of the daemon.");
+	put_sample(b, "tracerd_open_fds", h->open_fds);
 }
 
 int metrics_process_read(struct metrics_process *p)
@@ -548,10 +954,9 @@ int metrics_process_read(struct metrics_process *p)
 	long tck = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
 	char buf[1024], *c;
 	struct rlimit rl;
-	struct dirent *e;
 	size_t n;
+	long fds;
 	FILE *f;
-	DIR *dir;
 
 	memset(p, 0, sizeof(*p));
 	f = fopen("/proc/self/stat", "re");
@@ -571,59 +976,62 @@ int metrics_process_read(struct metrics_process *p)
 	p->resident_bytes = rss > 0 ? (uint64_t)rss * (uint64_t)page : 0;
 	if (!getrlimit(RLIMIT_NOFILE, &rl))
 		p->max_fds = rl.rlim_cur;
-	dir = opendir("/proc/self/fd");
-	if (!dir)
-		return -errno;
-	while ((e = readdir(dir)))
-		p->open_fds += e->d_name[0] != '.';
-	closedir(dir);
-	p->open_fds -= p->open_fds > 0;	/* the directory's own fd */
+	fds = open_fd_count();
+	if (fds < 0)
+		return (int)fds;
+	p->open_fds = (unsigned int)fds;
 	return 0;
 }
 
-static void prom_process(FILE *f, const struct metrics_snapshot *s)
+static void prom_process(struct mbuf *b, const struct metrics_snapshot *s)
 {
 	const struct metrics_process *p = &s->process;
 
-	put_header(f, "process_cpu_seconds_total", "counter", "User and system CPU time spent, seconds.");
-	fprintf(f, "process_cpu_seconds_total %.9g\n", p->cpu_seconds);
-	put_header(f, "process_resident_memory_bytes", "gauge", "Resident memory size, bytes.");
-	fprintf(f, "process_resident_memory_bytes %" PRIu64 "\n", p->resident_bytes);
-	put_header(f, "process_virtual_memory_bytes", "gauge", "Virtual memory size, bytes.");
-	fprintf(f, "process_virtual_memory_bytes %" PRIu64 "\n", p->virtual_bytes);
-	put_header(f, "process_open_fds", "gauge", "Open file descriptors.");
-	fprintf(f, "process_open_fds %u\n", p->open_fds);
-	put_header(f, "process_max_fds", "gauge", "Limit of open file descriptors (RLIMIT_NOFILE).");
-	fprintf(f, "process_max_fds %" PRIu64 "\n", p->max_fds);
-	put_header(f, "process_start_time_seconds", "gauge", "Start time of the process, Unix seconds.");
-	fputs("process_start_time_seconds ", f);
-	put_seconds(f, s->start_real_ns);
-	fputc('\n', f);
+	put_header(b, "process_cpu_seconds_total", "counter", "User and system CPU time spent, seconds.");
+	mb_printf(b, "process_cpu_seconds_total %.9g\n", p->cpu_seconds);
+	put_header(b, "process_resident_memory_bytes", "gauge", "Resident memory size, bytes.");
+	put_sample(b, "process_resident_memory_bytes", p->resident_bytes);
+	put_header(b, "process_virtual_memory_bytes", "gauge", "Virtual memory size, bytes.");
+	put_sample(b, "process_virtual_memory_bytes", p->virtual_bytes);
+	put_header(b, "process_open_fds", "gauge", "Open file descriptors.");
+	put_sample(b, "process_open_fds", p->open_fds);
+	put_header(b, "process_max_fds", "gauge", "Limit of open file descriptors (RLIMIT_NOFILE).");
+	put_sample(b, "process_max_fds", p->max_fds);
+	put_header(b, "process_start_time_seconds", "gauge", "Start time of the process, Unix seconds.");
+	mb_lit(b, "process_start_time_seconds ");
+	put_seconds(b, s->start_real_ns);
+	mb_putc(b, '\n');
 }
 
 char *metrics_prometheus(const struct metrics_snapshot *s, size_t *len)
 {
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f;
+	struct mbuf b = { 0 };
+	struct att_labels labels;
+	struct le_table le;
 	int m;
 
-	f = open_memstream(&buf, &size);
-	if (!f)
-		return NULL;
-	prom_daemon(f, s);
-	for (m = 0; m < AM_NR; m++)
-		prom_att_metric(f, s, (enum att_metric)m);
-	prom_functions(f, s, false);
-	prom_functions(f, s, true);
-	if (s->http)
-		prom_http(f, s->http);
-	if (s->process_known)
-		prom_process(f, s);
-	if (fclose(f)) {
-		free(buf);
+	if (att_labels_make(&labels, s)) {
+		att_labels_free(&labels);
 		return NULL;
 	}
-	*len = size;
-	return buf;
+	le_table_make(&le);
+	/* about 4.5 KiB per timed attachment: one growth at most, usually none */
+	mb_room(&b, 16384 + s->nr_attachments * 4608);
+	prom_daemon(&b, s);
+	for (m = 0; m < AM_NR; m++)
+		prom_att_metric(&b, s, &labels, &le, (enum att_metric)m);
+	prom_functions(&b, s, &labels, false);
+	prom_functions(&b, s, &labels, true);
+	if (s->http)
+		prom_http(&b, s->http);
+	if (s->process_known)
+		prom_process(&b, s);
+	att_labels_free(&labels);
+	if (!mb_room(&b, 0)) {
+		free(b.p);
+		return NULL;
+	}
+	b.p[b.len] = '\0';
+	*len = b.len;
+	return b.p;
 }

@@ -110,7 +110,13 @@ struct metrics_snapshot {
 	struct metrics_process process;
 };
 
-/* /metrics.json document (new object; caller puts), or NULL on ENOMEM. */
+/*
+ * /metrics.json text, one line (no newline), valid UTF-8: what json_line()
+ * writes for the document with JSON_C_TO_STRING_PLAIN |
+ * JSON_C_TO_STRING_NOSLASHESCAPE; malloc'd, *len set; NULL on ENOMEM.
+ */
+char *metrics_json_text(const struct metrics_snapshot *s, size_t *len);
+/* The same document parsed (new object; caller puts), or NULL on ENOMEM. */
 json_object *metrics_json(const struct metrics_snapshot *s);
 /* Prometheus text exposition 0.0.4; malloc'd, *len set; NULL on ENOMEM. */
 char *metrics_prometheus(const struct metrics_snapshot *s, size_t *len);

@@ -163,6 +163,62 @@ const char *tty_str(const char *s)
 	return *slot ? *slot : "?";
 }
 
+size_t json_quote(char *out, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, o = 0, run, l;
+	uint32_t cp;
+	unsigned char c;
+
+	out[o++] = '"';
+	while (i < n) {
+		/* the common case: a run of printable ASCII needing no escape */
+		for (run = i; run < n && u[run] >= 0x20 && u[run] < 0x7f && u[run] != '"' &&
+		     u[run] != '\\'; run++)
+			;
+		memcpy(out + o, u + i, run - i);
+		o += run - i;
+		i = run;
+		if (i == n)
+			break;
+		c = u[i];
+		if (c < 0x80) {		/* json-c's escapes (DEL: json_sanitize's) */
+			out[o++] = '\\';
+			switch (c) {
+			case '\b': out[o++] = 'b'; break;
+			case '\n': out[o++] = 'n'; break;
+			case '\r': out[o++] = 'r'; break;
+			case '\t': out[o++] = 't'; break;
+			case '\f': out[o++] = 'f'; break;
+			case '"': out[o++] = '"'; break;
+			case '\\': out[o++] = '\\'; break;
+			default:	/* other C0 controls, DEL */
+				memcpy(out + o, "u00", 3);
+				out[o + 3] = hex[c >> 4];
+				out[o + 4] = hex[c & 0xf];
+				o += 5;
+			}
+			i++;
+			continue;
+		}
+		l = utf8_seq(u + i, n - i, &cp);	/* json_sanitize's rules */
+		if (l && is_format_char(cp)) {
+			o += (size_t)sprintf(out + o, "\\u%04x", (unsigned int)cp & 0xffff);
+		} else if (l) {
+			memcpy(out + o, u + i, l);
+			o += l;
+		} else {
+			o += (size_t)sprintf(out + o, "\\\\x%02x", c);
+			l = 1;
+		}
+		i += l;
+	}
+	out[o++] = '"';
+	out[o] = '\0';
+	return o;
+}
+
 char *json_sanitize(const char *s, size_t len, size_t *outlen)
 {
 	const unsigned char *u = (const unsigned char *)s;

@@ -57,4 +57,12 @@ const char *tty_str(const char *s);
  */
 char *json_sanitize(const char *s, size_t len, size_t *outlen);
 
+/*
+ * The n bytes at s as a quoted JSON string, exactly as json_sanitize()
+ * leaves what json-c writes for it (JSON_C_TO_STRING_NOSLASHESCAPE): for
+ * writers that build JSON text without a json-c tree. out holds at least
+ * 6 * n + 3 bytes; NUL-terminated; returns the length.
+ */
+size_t json_quote(char *out, const char *s, size_t n);
+
 #endif

@@ -34,6 +34,12 @@ int str_copy(char *dst, const char *src, size_t size);
  * nearly used up right now.
  */
 int limit_explain(int err, char *buf, size_t len);
+/*
+ * The calling process's open file descriptors: the size Linux >= 6.2
+ * reports for /proc/self/fd (one stat, whatever the count), else its
+ * entries counted (the directory's own fd not included); -errno.
+ */
+long open_fd_count(void);
 /* Monotonic and realtime clocks in ns. */
 uint64_t now_mono_ns(void);
 uint64_t now_real_ns(void);

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include "test.h"
+#include "../../lib/jsonutil.h"
 #include "../../lib/metrics.h"
 #include "../../lib/util.h"
 
@@ -168,6 +169,58 @@ TEST(json)
 	ASSERT_EQ(json_object_array_length(json_object_object_get(v, "functions")), 40, "all functions in JSON");
 	write_sample("sample.json", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
 	json_object_put(o);
+}
+
+/*
+ * The text is what json-c would write for the document: parsed and written
+ * again by json-c (json_line, as /metrics.json was made before the direct
+ * writer), it comes out the same, byte for byte; with strings that need
+ * every escape, NULL strings, doubles and a feature named twice.
+ */
+TEST(json_text_as_json_c)
+{
+	static const struct metrics_feature feats2[] = {
+		{ "fentry", false, NULL }, { "tp-btf", true, NULL }, { "fentry", false, "second" },
+	};
+	struct metrics_snapshot s = snap;
+	struct metrics_attachment a[3];
+	json_object *o;
+	size_t len;
+	char *t, *again;
+
+	fill();
+	memcpy(a, atts, sizeof(a));
+	a[0].target = "\x01\x7f\xff\xc3\xa9\xe2\x80\xae/\"\\\t";
+	a[0].mode_reason = NULL;
+	a[0].comm = "sh";
+	a[0].overhead_known = true;
+	a[0].overhead_ns_per_call = 461.5;
+	a[0].overhead_cpu_seconds_total = 3.0;
+	a[1].overhead_known = true;
+	a[1].overhead_ns_per_call = 0.1;
+	a[1].overhead_cpu_seconds_total = 1e-300;
+	s.attachments = a;
+	s.features = feats2;
+	s.nr_features = ARRAY_SIZE(feats2);
+	s.hostname = NULL;
+	s.pid = -1;
+	t = metrics_json_text(&s, &len);
+	if (!ASSERT_OK_PTR(t, "render"))
+		return;
+	ASSERT_EQ(strlen(t), len, "length");
+	o = json_tokener_parse(t);
+	ASSERT_OK_PTR(o, "parses");
+	again = json_line(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, NULL);
+	ASSERT_OK_PTR(again, "json_line");
+	ASSERT_STREQ(t, again ? again : "", "json-c writes the same text");
+	ASSERT_TRUE(strstr(t, "\"features\":{\"fentry\":{\"available\":false,\"reason\":\"second\"},"
+			   "\"tp-btf\":{\"available\":true,\"reason\":null}}") != NULL,
+		    "a feature named twice: first place, last value");
+	ASSERT_TRUE(strstr(t, "\"overhead_ns_per_call\":461.5,\"overhead_cpu_seconds_total\":3.0,") != NULL,
+		    "doubles as json-c writes them");
+	free(again);
+	json_object_put(o);
+	free(t);
 }
 
 TEST(empty)

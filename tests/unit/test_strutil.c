@@ -138,6 +138,44 @@ TEST(json_line_valid_utf8)
 	json_object_put(o);
 }
 
+/* json_quote writes a string as json_line writes a json-c string, byte for byte */
+static bool quote_matches(const char *str, size_t n)
+{
+	json_object *o = json_object_new_string_len(str, (int)n);
+	char *want = json_line(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, NULL);
+	char *got = malloc(6 * n + 3);
+	bool same = want && got && json_quote(got, str, n) == strlen(want) && !strcmp(got, want);
+
+	free(got);
+	free(want);
+	json_object_put(o);
+	return same;
+}
+
+TEST(json_quote_as_json_line)
+{
+	static const char *const cases[] = {
+		"", "plain", "a/b", "q\"b\\s", "\b\f\n\r\t\x01\x1f\x7f", "caf\xc3\xa9",
+		"\xff\xfe", "\xc3", "x\xe2\x80", "\xe2\x80\xae rtl", "\xc2\x85", "\xef\xbb\xbf",
+		"\xed\xa0\x80", "\xf4\x90\x80\x80", "\xf0\x9f\x98\x80", "\xc0\xaf", "tp:sched/\"we\\ird\"\nname",
+	};
+	char all[256], mix[64];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		ASSERT_TRUE(quote_matches(cases[i], strlen(cases[i])), cases[i]);
+	for (i = 1; i < 256; i++)
+		all[i - 1] = (char)i;
+	ASSERT_TRUE(quote_matches(all, 255), "every byte");
+	for (i = 0; i < 2000; i++) {	/* runs of bytes around the UTF-8 boundaries */
+		size_t j;
+
+		for (j = 0; j < sizeof(mix); j++)
+			mix[j] = (char)"\x01\"\\/a\x7f\x80\xbf\xc2\xe0\xed\xef\xf0\xf4\xff\xa0"[(i * 31 + j * j * 7 + j * i) % 16];
+		ASSERT_TRUE(quote_matches(mix, sizeof(mix)), "mixed bytes");
+	}
+}
+
 TEST(decimal_parser)
 {
 	static const struct {
