@@ -104,8 +104,8 @@ CLI_SRCS := $(wildcard $(SRC)/cli/*.c)
 LIB_SRCS := $(wildcard $(SRC)/lib/*.c)
 obj = $(patsubst $(SRC)/%.c,$(O)/obj/%.o,$(1))
 
-DAEMON_LIBS := $(LIBS) $(shell $(PKG_CONFIG) --libs libevent json-c zlib 2>/dev/null || echo -levent -ljson-c -lz)
-CLI_LIBS := $(shell $(PKG_CONFIG) --libs json-c zlib libelf 2>/dev/null || echo -ljson-c -lz -lelf)
+DAEMON_LIBS := $(LIBS) $(shell $(PKG_CONFIG) --libs libevent json-c zlib libzstd 2>/dev/null || echo -levent -ljson-c -lz -lzstd)
+CLI_LIBS := $(shell $(PKG_CONFIG) --libs json-c zlib libzstd libelf 2>/dev/null || echo -ljson-c -lz -lzstd -lelf)
 
 $(O)/obj/%.o: $(SRC)/%.c | $(BPF_SKELS)
 	$(call msg,CC,$@)
