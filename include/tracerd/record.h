@@ -52,6 +52,16 @@
 
 #define TRACERD_EVENT_COMM_LEN	16
 #define TRACERD_RINGBUF_BYTES	(4U << 20)	/* ring buffer "events" */
+/*
+ * Wakeups are batched: a producer submits with BPF_RB_NO_WAKEUP, except
+ * that it wakes the consumer once the ring holds TRACERD_RINGBUF_WAKEUP
+ * bytes, and again every TRACERD_RINGBUF_WAKEUP_STRIDE bytes past that
+ * while nobody drained (a wakeup two CPUs both stepped over is made up
+ * one stride later). The daemon also drains on a timer, so a quiet ring
+ * is read within that period.
+ */
+#define TRACERD_RINGBUF_WAKEUP		(256U << 10)
+#define TRACERD_RINGBUF_WAKEUP_STRIDE	(64U << 10)	/* a power of 2 */
 
 /* tracerd_event.flags */
 #define TRACERD_EV_DURATION	(1U << 0)	/* duration_ns is valid */
