@@ -107,10 +107,10 @@ CLI_SRCS := $(wildcard $(SRC)/cli/*.c)
 LIB_SRCS := $(wildcard $(SRC)/lib/*.c)
 obj = $(patsubst $(SRC)/%.c,$(O)/obj/%.o,$(1))
 
-DAEMON_LIBS := $(LIBS) $(shell $(PKG_CONFIG) --libs libevent json-c zlib 2>/dev/null || echo -levent -ljson-c -lz)
+DAEMON_LIBS := $(LIBS) $(shell $(PKG_CONFIG) --libs libevent json-c zlib libzstd 2>/dev/null || echo -levent -ljson-c -lz -lzstd)
 # sd_notify(3): tracerd only (daemon/notify.c)
 SYSTEMD_LIBS := $(shell $(PKG_CONFIG) --libs libsystemd 2>/dev/null || echo -lsystemd)
-CLI_LIBS := $(shell $(PKG_CONFIG) --libs json-c zlib libelf 2>/dev/null || echo -ljson-c -lz -lelf)
+CLI_LIBS := $(shell $(PKG_CONFIG) --libs json-c zlib libzstd libelf 2>/dev/null || echo -ljson-c -lz -lzstd -lelf)
 
 $(O)/obj/%.o: $(SRC)/%.c | $(BPF_SKELS)
 	$(call msg,CC,$@)

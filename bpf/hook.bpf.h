@@ -101,6 +101,23 @@ struct {
 	__v;								\
 })
 
+/*
+ * Submit flags for a record: a wakeup per event cost the traced task
+ * 0.5-1 us (irq_work and the consumer's wakeup), so wake the consumer only
+ * when the ring's unread bytes (this record included) reach
+ * TRACERD_RINGBUF_WAKEUP, and again at each TRACERD_RINGBUF_WAKEUP_STRIDE
+ * after that; the daemon's timer drains what stays below.
+ */
+static __always_inline __u64 ringbuf_wakeup(void)
+{
+	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+
+	if (avail >= TRACERD_RINGBUF_WAKEUP &&
+	    (avail & (TRACERD_RINGBUF_WAKEUP_STRIDE - 1)) < sizeof(struct tracerd_event) + 8)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void record_event(__u32 slot, __u64 ts, __u64 dur, __s64 ret, __u32 flags)
 {
 	struct tracerd_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -122,7 +139,7 @@ static __always_inline void record_event(__u32 slot, __u64 ts, __u64 dur, __s64 
 	e->flags = flags;
 	e->reserved = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, ringbuf_wakeup());
 }
 
 /* The slot of a cloned program: the daemon patches this immediate. */

@@ -11,15 +11,25 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
+#include <zstd_errors.h>
 #include "jsonutil.h"
 #include "record.h"
 #include "util.h"
 
-/* holds a whole compressed block: bytes reach the file only at flush points */
-#define OUT_BUF_SIZE	(2 * TRACERD_BLOCK_MAX)
-#define IN_BUF_SIZE	(64 * 1024)
-#define DEC_BUF_SIZE	(256 * 1024)	/* > largest record (4 + 65535) */
+#define REC_MAX		(sizeof(struct tracerd_rec_hdr) + 512)	/* largest record written */
+#define CHECK_BYTES	(sizeof(struct tracerd_rec_hdr) + sizeof(struct tracerd_rec_check))
+/* writer: one block's records and its CHECK (a block closes at TRACERD_BLOCK_MAX) */
+#define BLK_BUF_SIZE	(TRACERD_BLOCK_MAX + REC_MAX + CHECK_BYTES)
+#define FCRC_BYTES	sizeof(struct tracerd_frame_crc)
+/* writer: one compressed block and its CRC frame; bytes reach the file only at flush points */
+#define OUT_BUF_SIZE	(ZSTD_COMPRESSBOUND(BLK_BUF_SIZE) + FCRC_BYTES)
+/* reader: a v3 frame larger than this is corrupt */
+#define FRAME_MAX	(ZSTD_COMPRESSBOUND(TRACERD_BLOCK_LIMIT) + FCRC_BYTES)
+#define IN_BUF_SIZE	(FRAME_MAX + 64 * 1024)
+#define DEC_BUF_SIZE	(256 * 1024)	/* > largest record (4 + 65535), > TRACERD_BLOCK_LIMIT */
 #define MAX_SLOT	(1U << 20)	/* reader: slot table bound */
+#define WRITER_ZSTD_LEVEL	1	/* the writer runs in the daemon's event loop: speed first */
 
 struct wtarget {
 	uint32_t slot, mode, attachment;
@@ -32,23 +42,21 @@ struct record_writer {
 	char fname[300];		/* NAME.trec, relative to dirfd */
 	char path[PATH_MAX];
 	uint64_t max_bytes;
-	unsigned int keep, flush_events, full_flush_every;
+	unsigned int keep, flush_events;
 	uint64_t flush_ns;
 	json_object *meta_extra;
-	z_stream zs;
-	bool zs_init;
-	unsigned char out[OUT_BUF_SIZE];
+	ZSTD_CCtx *cctx;
 	uint64_t file_bytes;		/* bytes in the current file */
 	unsigned int pending;		/* events since the last flush */
 	uint64_t last_flush_ns;
-	unsigned int nflush;
 	uint32_t block, blk_records;	/* current block: number, records so far */
-	uint32_t blk_crc;		/* crc32 of its record bytes */
-	size_t blk_bytes;
+	size_t blk_bytes;		/* its record bytes in blk */
 	uint64_t seq;			/* files started by this writer */
 	struct wtarget *targets;
 	size_t nr_targets;
 	struct record_writer_stats st;
+	unsigned char blk[BLK_BUF_SIZE];
+	unsigned char out[OUT_BUF_SIZE];
 };
 
 /* ---------------------------------------------------------------- writer */
@@ -60,9 +68,6 @@ static void writer_stop(struct record_writer *w, int err)
 	w->st.stopped = true;
 	w->st.error = err;
 	w->st.write_errors++;
-	if (w->zs_init)
-		deflateEnd(&w->zs);
-	w->zs_init = false;
 	if (w->fd >= 0)
 		close(w->fd);
 	w->fd = -1;
@@ -91,101 +96,71 @@ static int write_all(struct record_writer *w, const void *buf, size_t len)
 	return 0;
 }
 
-static int out_drain(struct record_writer *w)
+static void put_le32(unsigned char *p, uint32_t v)
 {
-	size_t n = sizeof(w->out) - w->zs.avail_out;
-	int err = 0;
-
-	if (n)
-		err = write_all(w, w->out, n);
-	w->zs.next_out = w->out;
-	w->zs.avail_out = sizeof(w->out);
-	return err;
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
 }
 
-/* Feed zs.next_in to deflate with the given flush mode and write output. */
-static int deflate_run(struct record_writer *w, int flush)
+static uint32_t get_le32(const unsigned char *p)
 {
-	int zr, err;
-
-	for (;;) {
-		if (!w->zs.avail_out) {
-			err = out_drain(w);
-			if (err)
-				return err;
-		}
-		zr = deflate(&w->zs, flush);
-		if (zr == Z_STREAM_ERROR) {
-			writer_stop(w, -EIO);
-			return -EIO;
-		}
-		if (flush == Z_FINISH) {
-			if (zr == Z_STREAM_END)
-				break;
-			continue;
-		}
-		if (!w->zs.avail_in && w->zs.avail_out)
-			break;
-	}
-	return flush == Z_NO_FLUSH ? 0 : out_drain(w);
+	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static int zput(struct record_writer *w, const void *buf, size_t len)
+/* Compress len bytes at src into one zstd frame, add its CRC frame, write both (one write). */
+static int frame_write(struct record_writer *w, const void *src, size_t len)
 {
-	w->zs.next_in = (unsigned char *)buf;
-	w->zs.avail_in = (uInt)len;
-	return deflate_run(w, Z_NO_FLUSH);
+	size_t n = ZSTD_compress2(w->cctx, w->out, sizeof(w->out) - FCRC_BYTES, src, len);
+	unsigned char *t = w->out + n;
+
+	if (ZSTD_isError(n)) {
+		writer_stop(w, -EIO);
+		return -EIO;
+	}
+	put_le32(t, TRACERD_FRAME_CRC_MAGIC);
+	put_le32(t + 4, 4);
+	put_le32(t + 8, (uint32_t)crc32(0, w->out, (uInt)n));
+	return write_all(w, w->out, n + FCRC_BYTES);
 }
 
-/* Close the current block (CHECK record), then flush the stream with zflush. */
-static int block_flush(struct record_writer *w, int zflush)
+/* Close the current block: its CHECK record, then the block as one frame. */
+static int block_flush(struct record_writer *w)
 {
-	struct {
-		struct tracerd_rec_hdr h;
-		struct tracerd_rec_check c;
-	} chk = {
-		.h = { .type = TRACERD_REC_CHECK, .len = sizeof(chk.c) },
-		.c = { .block = w->block, .records = w->blk_records, .crc = w->blk_crc },
-	};
-	int err = 0;
+	struct tracerd_rec_hdr h = { .type = TRACERD_REC_CHECK, .len = sizeof(struct tracerd_rec_check) };
+	struct tracerd_rec_check c = { .block = w->block, .records = w->blk_records };
+	int err;
 
-	if (w->blk_records) {
-		err = zput(w, &chk, sizeof(chk));
-		w->block++;
-		w->blk_records = 0;
-		w->blk_bytes = 0;
-		w->blk_crc = (uint32_t)crc32(0, Z_NULL, 0);
-	}
-	if (!err) {
-		w->zs.next_in = NULL;
-		w->zs.avail_in = 0;
-		err = deflate_run(w, zflush);
-	}
+	if (!w->blk_records)
+		return 0;
+	c.crc = (uint32_t)crc32(0, w->blk, (uInt)w->blk_bytes);
+	memcpy(w->blk + w->blk_bytes, &h, sizeof(h));
+	memcpy(w->blk + w->blk_bytes + sizeof(h), &c, sizeof(c));
+	err = frame_write(w, w->blk, w->blk_bytes + CHECK_BYTES);
+	w->block++;
+	w->blk_records = 0;
+	w->blk_bytes = 0;
 	return err;
 }
 
 static int put_record(struct record_writer *w, uint16_t type, const void *a, size_t alen,
 		      const void *b, size_t blen)
 {
-	unsigned char buf[sizeof(struct tracerd_rec_hdr) + 512];
 	struct tracerd_rec_hdr h = { .type = type, .len = (uint16_t)(alen + blen) };
+	unsigned char *p = w->blk + w->blk_bytes;
 	size_t len = sizeof(h) + alen + blen;
-	int err;
 
-	if (len > sizeof(buf))
+	if (len > REC_MAX)
 		return -E2BIG;
-	memcpy(buf, &h, sizeof(h));
-	memcpy(buf + sizeof(h), a, alen);
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + sizeof(h), a, alen);
 	if (blen)
-		memcpy(buf + sizeof(h) + alen, b, blen);
-	err = zput(w, buf, len);
-	if (err)
-		return err;
-	w->blk_crc = (uint32_t)crc32(w->blk_crc, buf, (uInt)len);
+		memcpy(p + sizeof(h) + alen, b, blen);
 	w->blk_records++;
 	w->blk_bytes += len;
-	/* a block stays small enough for the output buffer and the reader */
-	return w->blk_bytes >= TRACERD_BLOCK_MAX ? block_flush(w, Z_SYNC_FLUSH) : 0;
+	/* a block stays small enough for the buffers and the reader */
+	return w->blk_bytes >= TRACERD_BLOCK_MAX ? block_flush(w) : 0;
 }
 
 static int put_target(struct record_writer *w, const struct wtarget *t)
@@ -208,7 +183,7 @@ static json_object *writer_meta(struct record_writer *w)
 	gethostname(host, sizeof(host) - 1);
 	json_object_object_add(m, "format", json_object_new_string("tracerd-record"));
 	json_object_object_add(m, "version", json_object_new_int(TRACERD_FILE_VERSION));
-	json_object_object_add(m, "compression", json_object_new_string("zlib"));
+	json_object_object_add(m, "compression", json_object_new_string("zstd"));
 	json_object_object_add(m, "byte_order",
 			       json_object_new_string(*(uint8_t *)&probe ? "little" : "big"));
 	json_object_object_add(m, "event_size",
@@ -263,16 +238,8 @@ static int file_open(struct record_writer *w)
 	json_object_put(meta);
 	if (err)
 		return err;
-	memset(&w->zs, 0, sizeof(w->zs));
-	/* Level 1: the writer runs in the daemon's event loop; speed first. */
-	if (deflateInit(&w->zs, Z_BEST_SPEED) != Z_OK)
-		return -ENOMEM;
-	w->zs_init = true;
-	w->zs.next_out = w->out;
-	w->zs.avail_out = sizeof(w->out);
 	w->block = w->blk_records = 0;
 	w->blk_bytes = 0;
-	w->blk_crc = (uint32_t)crc32(0, Z_NULL, 0);
 	for (i = 0; i < w->nr_targets; i++) {
 		err = put_target(w, &w->targets[i]);
 		if (err)
@@ -304,15 +271,23 @@ static int shift_files(struct record_writer *w)
 	return 0;
 }
 
+/* A clean close: the last block, then the END frame. */
 static int file_finish(struct record_writer *w)
 {
+	struct {
+		struct tracerd_rec_hdr h;
+		struct tracerd_rec_end e;
+	} end = {
+		.h = { .type = TRACERD_REC_END, .len = sizeof(end.e) },
+		.e = { .magic = TRACERD_REC_END_MAGIC },
+	};
 	int err = 0;
 
-	if (w->zs_init) {
-		err = block_flush(w, Z_FINISH);
-		if (w->zs_init)
-			deflateEnd(&w->zs);
-		w->zs_init = false;
+	if (w->fd >= 0) {
+		err = block_flush(w);
+		end.e.blocks = w->block;
+		if (!err)
+			err = frame_write(w, &end, sizeof(end));
 	}
 	if (w->fd >= 0)
 		close(w->fd);
@@ -358,11 +333,17 @@ int record_writer__new(const struct record_opts *o, struct record_writer **out,
 	w->keep = o->keep;
 	w->flush_events = o->flush_events ? o->flush_events : RECORD_FLUSH_EVENTS;
 	w->flush_ns = o->flush_ns ? o->flush_ns : RECORD_FLUSH_NS;
-	w->full_flush_every = o->full_flush_every ? o->full_flush_every : RECORD_FULL_FLUSH_EVERY;
 	w->meta_extra = o->meta ? json_object_get(o->meta) : NULL;
 	w->last_flush_ns = now_mono_ns();
 	snprintf(w->fname, sizeof(w->fname), "%s%s", o->name, RECORD_SUFFIX);
 	snprintf(w->path, sizeof(w->path), "%s/%s", o->dir, w->fname);
+	w->cctx = ZSTD_createCCtx();
+	if (!w->cctx || ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel,
+							       WRITER_ZSTD_LEVEL))) {
+		w->dirfd = -1;
+		err = set_err(msg, msglen, -ENOMEM, "out of memory");
+		goto cleanup;
+	}
 	w->dirfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (w->dirfd < 0) {
 		err = set_err(msg, msglen, -errno, "record_dir '%s': %s", o->dir, strerror(errno));
@@ -394,10 +375,9 @@ void record_writer__free(struct record_writer *w)
 		return;
 	if (!w->st.stopped)
 		file_finish(w);
-	if (w->zs_init)
-		deflateEnd(&w->zs);
 	if (w->fd >= 0)
 		close(w->fd);
+	ZSTD_freeCCtx(w->cctx);
 	if (w->dirfd >= 0)
 		close(w->dirfd);
 	for (i = 0; i < w->nr_targets; i++)
@@ -461,17 +441,16 @@ size_t record_writer__nr_targets(const struct record_writer *w)
 	return w->nr_targets;
 }
 
-int record_writer__flush(struct record_writer *w, bool full)
+int record_writer__flush(struct record_writer *w)
 {
 	int err;
 
 	if (w->st.stopped)
 		return w->st.error;
-	err = block_flush(w, full ? Z_FULL_FLUSH : Z_SYNC_FLUSH);
+	err = block_flush(w);
 	if (err)
 		return err;
 	w->pending = 0;
-	w->nflush++;
 	w->st.flushes++;
 	w->last_flush_ns = now_mono_ns();
 	if (w->max_bytes && w->file_bytes >= w->max_bytes)
@@ -484,7 +463,7 @@ static int writer_maybe_flush(struct record_writer *w, uint64_t now_ns)
 	bool due = now_ns > w->last_flush_ns && now_ns - w->last_flush_ns >= w->flush_ns;
 
 	if (w->pending >= w->flush_events || (w->pending && due))
-		return record_writer__flush(w, (w->nflush + 1) % w->full_flush_every == 0);
+		return record_writer__flush(w);
 	return 0;
 }
 
@@ -560,16 +539,21 @@ struct record_reader {
 	int fd;
 	uint32_t version;		/* of the file: 1 has no CHECK records */
 	json_object *meta;
-	z_stream zs;
+	z_stream zs;			/* v1, v2 */
 	bool zs_init, in_eof, z_end, out_full;
-	bool done;			/* v2: the end is final (reader_bad, reader_tail) */
+	bool done;			/* v2, v3: the end is final (reader_bad, reader_tail) */
+	ZSTD_DCtx *dctx;		/* v3 */
+	size_t in_pos, in_len;		/* v3: [in_pos, in_len) of in not decoded yet */
+	uint64_t in_off;		/* v3: file offset of in[0] */
+	uint64_t frame_off;		/* v3: file offset of the current frame */
+	bool ended;			/* v3: END frame seen */
 	unsigned char in[IN_BUF_SIZE];
 	unsigned char *buf;		/* decompressed, [pos, len) unread */
 	size_t pos, len;
-	size_t vend;			/* v2: [pos, vend) is verified */
-	uint64_t base;			/* stream offset of buf[0] */
-	uint64_t data_off;		/* file offset of the zlib stream */
-	uint32_t block;			/* v2: the next block's number */
+	size_t vend;			/* v2, v3: [pos, vend) is verified */
+	uint64_t base;			/* v1, v2: stream offset of buf[0] */
+	uint64_t data_off;		/* file offset of the compressed data */
+	uint32_t block;			/* v2, v3: the next block's number */
 	uint64_t records, events;	/* handed out */
 	enum record_end end;
 	const char *why;
@@ -646,11 +630,16 @@ int record_reader__open(const char *path, struct record_reader **out, char *msg,
 	err = reader_header(r, path, msg, msglen);
 	if (err)
 		goto cleanup;
-	if (inflateInit(&r->zs) != Z_OK) {
+	if (r->version >= 3) {
+		r->dctx = ZSTD_createDCtx();
+		r->in_off = r->data_off;
+	} else if (inflateInit(&r->zs) == Z_OK) {
+		r->zs_init = true;
+	}
+	if (!r->dctx && !r->zs_init) {
 		err = set_err(msg, msglen, -ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	r->zs_init = true;
 	*out = r;
 	return 0;
 cleanup:
@@ -666,6 +655,7 @@ void record_reader__free(struct record_reader *r)
 		return;
 	if (r->zs_init)
 		inflateEnd(&r->zs);
+	ZSTD_freeDCtx(r->dctx);
 	if (r->fd >= 0)
 		close(r->fd);
 	for (i = 0; i < r->nr_names; i++)
@@ -700,6 +690,12 @@ static void reader_bad(struct record_reader *r, enum record_end end, size_t off,
 
 	snprintf(w, sizeof(w), "%s", what);	/* what may be r->why_buf */
 	r->done = true;
+	if (r->version >= 3) {
+		reader_end(r, end, "%s, after record %llu (event %llu): block %u at file offset %llu",
+			   w, (unsigned long long)r->records, (unsigned long long)r->events,
+			   r->block, (unsigned long long)r->frame_off);
+		return;
+	}
 	reader_end(r, end, "%s, after record %llu (event %llu): stream offset %llu, "
 		   "file offset <= %llu", w, (unsigned long long)r->records,
 		   (unsigned long long)r->events, (unsigned long long)(r->base + r->pos + off),
@@ -905,7 +901,172 @@ static int reader_verify(struct record_reader *r)
 	}
 }
 
-/* v2: hand out records of verified blocks only. */
+/* v3: more of the file into in (kept from in_pos on); sets in_eof. */
+static int v3_read(struct record_reader *r)
+{
+	ssize_t n;
+
+	if (r->in_pos) {
+		memmove(r->in, r->in + r->in_pos, r->in_len - r->in_pos);
+		r->in_off += r->in_pos;
+		r->in_len -= r->in_pos;
+		r->in_pos = 0;
+	}
+	n = read(r->fd, r->in + r->in_len, sizeof(r->in) - r->in_len);
+	if (n < 0)
+		return -errno;
+	r->in_eof = n == 0;
+	r->in_len += (size_t)n;
+	return 0;
+}
+
+/*
+ * v3: decompress the next frame into buf: 1; 0 at the end (clean after the
+ * END frame, open right after a frame, else cut short or corrupt); -errno.
+ */
+static int v3_frame(struct record_reader *r)
+{
+	static const unsigned char magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };	/* ZSTD_MAGICNUMBER */
+	unsigned long long content;
+	const unsigned char *p;
+	size_t avail, csize = 0, dsize;
+	char what[160];
+	int err;
+
+	for (;;) {
+		avail = r->in_len - r->in_pos;
+		p = r->in + r->in_pos;
+		r->frame_off = r->in_off + r->in_pos;
+		if (avail && r->ended) {
+			reader_bad(r, RECORD_END_CORRUPT, 0, "data after the end of stream");
+			return 0;
+		}
+		if (memcmp(p, magic, avail < sizeof(magic) ? avail : sizeof(magic))) {
+			reader_bad(r, RECORD_END_CORRUPT, 0, "corrupt data: not a compressed block");
+			return 0;
+		}
+		/* frame header descriptor: no unused, reserved or dictionary bits */
+		if (avail > sizeof(magic) && (p[sizeof(magic)] & 0x1b)) {
+			reader_bad(r, RECORD_END_CORRUPT, 0, "corrupt block header");
+			return 0;
+		}
+		if (avail) {
+			csize = ZSTD_findFrameCompressedSize(p, avail);
+			if (!ZSTD_isError(csize) && avail >= csize + FCRC_BYTES)
+				break;
+			if (ZSTD_isError(csize) && ZSTD_getErrorCode(csize) != ZSTD_error_srcSize_wrong) {
+				snprintf(what, sizeof(what), "corrupt compressed data (%s)",
+					 ZSTD_getErrorName(csize));
+				reader_bad(r, RECORD_END_CORRUPT, 0, what);
+				return 0;
+			}
+			if (avail >= FRAME_MAX) {
+				reader_bad(r, RECORD_END_CORRUPT, 0, "corrupt data: block too large");
+				return 0;
+			}
+		}
+		if (r->in_eof) {
+			if (avail)
+				reader_bad(r, RECORD_END_TRUNCATED, 0, "file cut short inside a block "
+					   "(its records are not shown)");
+			else if (r->ended)
+				reader_end(r, RECORD_END_CLEAN, "end of stream");
+			else
+				reader_end(r, RECORD_END_OPEN, "no end of stream: the file ends at a "
+					   "flush point (still being written, or its writer stopped)");
+			r->done = true;
+			return 0;
+		}
+		err = v3_read(r);
+		if (err)
+			return err;
+	}
+	if (get_le32(p + csize) != TRACERD_FRAME_CRC_MAGIC || get_le32(p + csize + 4) != 4) {
+		reader_bad(r, RECORD_END_CORRUPT, 0, "corrupt data: no CRC frame after the block");
+		return 0;
+	}
+	if (get_le32(p + csize + 8) != (uint32_t)crc32(0, p, (uInt)csize)) {
+		snprintf(what, sizeof(what), "checksum mismatch in block %u (compressed bytes)",
+			 r->block);
+		reader_bad(r, RECORD_END_CORRUPT, 0, what);
+		return 0;
+	}
+	content = ZSTD_getFrameContentSize(p, avail);
+	if (content == ZSTD_CONTENTSIZE_UNKNOWN || content == ZSTD_CONTENTSIZE_ERROR ||
+	    content > TRACERD_BLOCK_LIMIT) {
+		reader_bad(r, RECORD_END_CORRUPT, 0, "corrupt block header (block size)");
+		return 0;
+	}
+	dsize = ZSTD_decompressDCtx(r->dctx, r->buf, DEC_BUF_SIZE, p, csize);
+	if (ZSTD_isError(dsize) || dsize != content) {
+		snprintf(what, sizeof(what), "corrupt compressed data (%s)",
+			 ZSTD_isError(dsize) ? ZSTD_getErrorName(dsize) : "size mismatch");
+		reader_bad(r, RECORD_END_CORRUPT, 0, what);
+		return 0;
+	}
+	r->in_pos += csize + FCRC_BYTES;
+	r->pos = r->vend = 0;
+	r->len = dsize;
+	return 1;
+}
+
+/* v3: the END frame's record (the frame's only one) at buf[0..rl). */
+static void v3_end(struct record_reader *r, struct tracerd_rec_hdr h, size_t rl)
+{
+	struct tracerd_rec_end e;
+	char what[128];
+
+	if (rl != r->len || h.len != sizeof(e)) {
+		reader_bad(r, RECORD_END_CORRUPT, 0, "malformed end record");
+		return;
+	}
+	memcpy(&e, r->buf + sizeof(h), sizeof(e));
+	if (e.blocks != r->block || e.magic != TRACERD_REC_END_MAGIC) {
+		snprintf(what, sizeof(what), "end record after %u blocks where %u were read",
+			 e.blocks, r->block);
+		reader_bad(r, RECORD_END_CORRUPT, 0, what);
+		return;
+	}
+	r->ended = true;
+	r->len = 0;
+}
+
+/* v3: the next frame, verified: [0, vend) its records, or the end. */
+static int v3_block(struct record_reader *r)
+{
+	uint32_t crc = (uint32_t)crc32(0, Z_NULL, 0), n = 0;
+	struct tracerd_rec_hdr h;
+	size_t off = 0, rl;
+	int ret;
+
+	ret = v3_frame(r);
+	if (ret <= 0)
+		return ret;
+	while (r->len - off >= sizeof(h)) {
+		memcpy(&h, r->buf + off, sizeof(h));
+		rl = sizeof(h) + h.len;
+		if (r->len - off < rl)
+			break;
+		if (h.type == TRACERD_REC_END && !off) {
+			v3_end(r, h, rl);
+			return 0;
+		}
+		if (h.type == TRACERD_REC_CHECK) {
+			if (off + rl != r->len)
+				reader_bad(r, RECORD_END_CORRUPT, 0, "data after a check record");
+			else
+				reader_check(r, off, rl, crc, n);
+			return 0;
+		}
+		crc = (uint32_t)crc32(crc, r->buf + off, (uInt)rl);
+		n++;
+		off += rl;
+	}
+	reader_bad(r, RECORD_END_CORRUPT, 0, "block without a check record");
+	return 0;
+}
+
+/* v2, v3: hand out records of verified blocks only. */
 static int next_checked(struct record_reader *r, struct record_item *it)
 {
 	size_t used;
@@ -928,7 +1089,7 @@ static int next_checked(struct record_reader *r, struct record_item *it)
 		}
 		if (r->done)
 			return 0;
-		ret = reader_verify(r);
+		ret = r->version >= 3 ? v3_block(r) : reader_verify(r);
 		if (ret)
 			return ret;
 	}

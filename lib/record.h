@@ -6,11 +6,13 @@
  * Writer: DIR/NAME.trec is the current file; when it reaches max_bytes it
  * is finished and renamed NAME.trec.1 (older ones shift up, the ones past
  * `keep` are removed) and a new NAME.trec starts with its own header.
- * Flush policy: Z_SYNC_FLUSH after flush_events events or when flush_ns has
+ * Flush policy: a flush after flush_events events or when flush_ns has
  * passed since the last flush (checked on each event and by
- * record_writer__tick), every full_flush_every-th flush a Z_FULL_FLUSH.
- * Every flush closes an integrity block (include/tracerd/record.h), and
- * compressed bytes reach the file only at flush points.
+ * record_writer__tick). Every flush closes an integrity block, written as
+ * one zstd frame (format version 3, include/tracerd/record.h): compressed
+ * bytes reach the file only at flush points. Records are gathered
+ * uncompressed until then; a block also closes when it reaches
+ * TRACERD_BLOCK_MAX bytes.
  * A write error (ENOSPC, EDQUOT, EIO, ...), or the file found deleted by
  * record_writer__tick (-ENOENT), stops the writer: it keeps the error,
  * counts what it drops, and never fails the caller's tracing.
@@ -27,7 +29,6 @@
 #define RECORD_SUFFIX		".trec"
 #define RECORD_FLUSH_EVENTS	256
 #define RECORD_FLUSH_NS		(1000ULL * 1000 * 1000)
-#define RECORD_FULL_FLUSH_EVERY	16
 
 struct record_writer;
 
@@ -38,12 +39,11 @@ struct record_opts {
 	unsigned int keep;		/* rotated files kept (NAME.trec.1..keep) */
 	unsigned int flush_events;	/* 0: RECORD_FLUSH_EVENTS */
 	uint64_t flush_ns;		/* 0: RECORD_FLUSH_NS */
-	unsigned int full_flush_every;	/* 0: RECORD_FULL_FLUSH_EVERY */
 	json_object *meta;		/* extra meta fields (copied), or NULL */
 };
 
 struct record_writer_stats {
-	uint64_t events;		/* events written (accepted by zlib) */
+	uint64_t events;		/* events taken into a block */
 	uint64_t dropped;		/* events not recorded (writer stopped) */
 	uint64_t bytes;			/* compressed bytes written, all files */
 	uint64_t flushes;
@@ -56,7 +56,7 @@ struct record_writer_stats {
 /* 0 or -errno; msg says which file and why. */
 int record_writer__new(const struct record_opts *o, struct record_writer **out,
 		       char *msg, size_t msglen);
-/* Finish the stream (Z_FINISH) and close; NULL-safe. */
+/* Close the last block, end the file (END frame) and close; NULL-safe. */
 void record_writer__free(struct record_writer *w);
 /* Name a slot in the current and every later file (a slot named again: the new name). */
 int record_writer__define_target(struct record_writer *w, uint32_t slot, uint32_t mode,
@@ -72,7 +72,8 @@ int record_writer__lost(struct record_writer *w, uint64_t count);
 /* Time-based flush and a check that the file still exists (a deleted file
  * or record_dir stops the writer with -ENOENT); call periodically. */
 int record_writer__tick(struct record_writer *w, uint64_t now_ns);
-int record_writer__flush(struct record_writer *w, bool full);
+/* Close the current block: its frame goes to the file. */
+int record_writer__flush(struct record_writer *w);
 void record_writer__stats(const struct record_writer *w, struct record_writer_stats *st);
 /* The path of the current file. */
 const char *record_writer__path(const struct record_writer *w);
@@ -83,7 +84,7 @@ struct record_reader;
 
 enum record_end {
 	RECORD_END_NONE = 0,	/* not at the end yet */
-	RECORD_END_CLEAN,	/* stream finished by the writer */
+	RECORD_END_CLEAN,	/* file finished by the writer (end of stream, END frame) */
 	RECORD_END_TRUNCATED,	/* file cut short: read up to the last whole block
 				 * (version 1: the last whole record) */
 	RECORD_END_CORRUPT,	/* bad data: read up to the last good block */
@@ -106,7 +107,7 @@ json_object *record_reader__meta(const struct record_reader *r);
 int record_reader__next(struct record_reader *r, struct record_item *it);
 /* How the read ended; why: what and where (record, event, offsets). */
 enum record_end record_reader__end(const struct record_reader *r, const char **why);
-/* The file's format version (1: no integrity checks). */
+/* The file's format version (1: no integrity checks; 1, 2: zlib; 3: zstd). */
 uint32_t record_reader__version(const struct record_reader *r);
 /* Event ts (monotonic ns) -> realtime ns, from the header's clock pair. */
 uint64_t record_reader__realtime(const struct record_reader *r, uint64_t ts_ns);

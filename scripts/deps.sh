@@ -6,6 +6,7 @@ set -euo pipefail
 PKGS=(
 	# build
 	make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
+	libzstd-dev	# record files (format 3): zstd
 	libevent-dev libjson-c-dev libsystemd-dev
 	# kernel modules (kbuild from Debian's linux-kbuild, module BTF)
 	dwarves kmod

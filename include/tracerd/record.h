@@ -11,14 +11,11 @@
  *
  *   struct tracerd_file_header          fixed, uncompressed, host byte order
  *   meta_len bytes of JSON               self-description ("byte_order", ...)
- *   zlib stream (RFC 1950) of records:   struct tracerd_rec_hdr + payload
+ *   compressed records:                  struct tracerd_rec_hdr + payload
  *
- * The writer sync-flushes the zlib stream after a number of events and after
- * an interval, so a file cut short (crash, full disk) decodes up to the last
- * flush; a clean close ends the stream (Z_FINISH). Readers skip record types
- * they do not know (the length says how far).
+ * Readers skip record types they do not know (the length says how far).
  *
- * Integrity (version 2): records come in blocks, each closed by a
+ * Integrity (version >= 2): records come in blocks, each closed by a
  * TRACERD_REC_CHECK record holding the block's number in the file, its
  * record count and the CRC-32 of its bytes (headers and payloads of the
  * records since the previous CHECK). Every flush point ends a block, and
@@ -26,10 +23,23 @@
  * a file that is still being written ends at a block boundary. A reader
  * hands out a block's records only once its CHECK matched: a file cut
  * short, zero-filled (a power loss) or bit-flipped stops at the last whole
- * verified block, never with invented or repeated events (deflate
- * back-references into zeros repeat earlier data; the block number catches
- * a repeated block, the CRC anything else). Version 1 files (no CHECK
- * records) are still read, without these checks.
+ * verified block, never with invented or repeated events (the block number
+ * catches a repeated block, the CRC anything else).
+ *
+ * Version 3 (what the writer makes): each block is one zstd frame
+ * (RFC 8878, content size in its header, no dictionary) holding the
+ * block's records and, last, its CHECK, followed by a zstd skippable frame
+ * (struct tracerd_frame_crc) with the CRC-32 of the compressed frame's
+ * bytes: a flipped bit the decoder would not notice (or not report) still
+ * fails a check. A clean close appends one more frame and its CRC frame,
+ * holding only a TRACERD_REC_END record. A file that ends right after a
+ * CRC frame without an END is still being written (or its writer was
+ * killed): nothing is lost; one that ends anywhere else was cut short.
+ * `zstd -dc` on the bytes after the meta gives the record stream.
+ *
+ * Version 2: one zlib stream (RFC 1950) of the blocks, sync-flushed at
+ * every flush point, finished (Z_FINISH) by a clean close. Version 1: the
+ * same without CHECK records. Both are still read.
  *
  * Fixed-width types only, natural alignment; sizes pinned below.
  */
@@ -42,6 +52,16 @@
 
 #define TRACERD_EVENT_COMM_LEN	16
 #define TRACERD_RINGBUF_BYTES	(4U << 20)	/* ring buffer "events" */
+/*
+ * Wakeups are batched: a producer submits with BPF_RB_NO_WAKEUP, except
+ * that it wakes the consumer once the ring holds TRACERD_RINGBUF_WAKEUP
+ * bytes, and again every TRACERD_RINGBUF_WAKEUP_STRIDE bytes past that
+ * while nobody drained (a wakeup two CPUs both stepped over is made up
+ * one stride later). The daemon also drains on a timer, so a quiet ring
+ * is read within that period.
+ */
+#define TRACERD_RINGBUF_WAKEUP		(256U << 10)
+#define TRACERD_RINGBUF_WAKEUP_STRIDE	(64U << 10)	/* a power of 2 */
 
 /* tracerd_event.flags */
 #define TRACERD_EV_DURATION	(1U << 0)	/* duration_ns is valid */
@@ -62,7 +82,7 @@ struct tracerd_event {
 
 /* File header: "TRACERDR", then the version and the JSON meta length. */
 #define TRACERD_FILE_MAGIC	"TRACERDR"
-#define TRACERD_FILE_VERSION	2
+#define TRACERD_FILE_VERSION	3	/* 3: zstd frames; 2, 1: zlib */
 #define TRACERD_FILE_VERSION_MIN	1	/* oldest version readers accept */
 #define TRACERD_BLOCK_MAX	(32U * 1024)	/* writer: record bytes per block */
 #define TRACERD_BLOCK_LIMIT	(160U * 1024)	/* reader: larger is corrupt */
@@ -74,12 +94,13 @@ struct tracerd_file_header {
 	__u32 meta_len;		/* JSON bytes that follow, <= TRACERD_FILE_META_MAX */
 };
 
-/* Records inside the zlib stream. */
+/* Records inside the compressed data. */
 enum tracerd_rec_type {
 	TRACERD_REC_TARGET = 1,	/* struct tracerd_rec_target + name */
 	TRACERD_REC_EVENT = 2,	/* struct tracerd_event */
 	TRACERD_REC_LOST = 3,	/* struct tracerd_rec_lost */
 	TRACERD_REC_CHECK = 4,	/* struct tracerd_rec_check (version >= 2) */
+	TRACERD_REC_END = 5,	/* struct tracerd_rec_end (version >= 3) */
 };
 
 struct tracerd_rec_hdr {
@@ -108,11 +129,31 @@ struct tracerd_rec_check {
 	__u32 reserved;
 };
 
+/*
+ * Version 3: the only record of the last frame of a cleanly closed file.
+ * It ends with a non-zero magic, so a zero-filled tail never reads as it.
+ */
+#define TRACERD_REC_END_MAGIC	0x21444e45U	/* "END!" */
+struct tracerd_rec_end {
+	__u32 blocks;		/* blocks in the file (the next CHECK's number) */
+	__u32 magic;		/* TRACERD_REC_END_MAGIC */
+};
+
+/* Version 3: after each zstd frame, a skippable frame (little-endian fields). */
+#define TRACERD_FRAME_CRC_MAGIC	0x184D2A5EU	/* a zstd skippable-frame magic */
+struct tracerd_frame_crc {
+	__u32 magic;		/* TRACERD_FRAME_CRC_MAGIC */
+	__u32 size;		/* 4: the payload's bytes */
+	__u32 crc;		/* zlib crc32() of the zstd frame before it */
+};
+
 _Static_assert(sizeof(struct tracerd_event) == 64, "tracerd_event size");
 _Static_assert(sizeof(struct tracerd_file_header) == 16, "tracerd_file_header size");
 _Static_assert(sizeof(struct tracerd_rec_hdr) == 4, "tracerd_rec_hdr size");
 _Static_assert(sizeof(struct tracerd_rec_target) == 16, "tracerd_rec_target size");
 _Static_assert(sizeof(struct tracerd_rec_lost) == 8, "tracerd_rec_lost size");
 _Static_assert(sizeof(struct tracerd_rec_check) == 16, "tracerd_rec_check size");
+_Static_assert(sizeof(struct tracerd_rec_end) == 8, "tracerd_rec_end size");
+_Static_assert(sizeof(struct tracerd_frame_crc) == 12, "tracerd_frame_crc size");
 
 #endif /* TRACERD_RECORD_H */

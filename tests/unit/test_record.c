@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Record files: N in = N out, cut files, rotation, write errors. */
+/* Record files: N in = N out, cut files, rotation, write errors; format 3
+ * (zstd) as written, 2 and 1 (zlib) as read. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -277,13 +278,189 @@ TEST(bit_flip)
 		put_file(bad, data, size, 0);
 		data[at] ^= (char)(1 << (at % 8));
 		n = read_all(bad, &end, 0);
+		/* format 3: the CRC frame covers every compressed bit */
 		if (!ASSERT_TRUE(n >= 0 && n % 100 == 0, "whole verified blocks") ||
-		    !ASSERT_TRUE(end != RECORD_END_CLEAN || n == 1000, "clean only when whole"))
+		    !ASSERT_TRUE(end == RECORD_END_CORRUPT || end == RECORD_END_TRUNCATED,
+				 "error end"))
 			break;
-		if (end == RECORD_END_CLEAN)
-			continue;	/* a flip zlib and the CRC cannot see: none in practice */
-		ASSERT_TRUE(end == RECORD_END_CORRUPT || end == RECORD_END_TRUNCATED, "error end");
 	}
+	free(data);
+	rm_tmp();
+}
+
+/* The writer makes format 3: zstd frames, each with its CRC frame, and an END frame. */
+TEST(writes_version_3)
+{
+	struct record_reader *r;
+	struct record_item it;
+	const char *comp = NULL;
+	char path[256], msg[256];
+	off_t size, start;
+	unsigned char *p;
+	char *data;
+
+	data = make_file("v3", path, sizeof(path), &size);
+	if (!data)
+		return;
+	p = (unsigned char *)data;
+	ASSERT_EQ(((struct tracerd_file_header *)data)->version, 3, "header version");
+	start = 16 + ((struct tracerd_file_header *)data)->meta_len;
+	ASSERT_TRUE(p[start] == 0x28 && p[start + 1] == 0xb5 && p[start + 2] == 0x2f &&
+		    p[start + 3] == 0xfd, "a zstd frame after the meta");
+	/* the file ends with the END frame's CRC frame */
+	ASSERT_TRUE(p[size - 12] == 0x5e && p[size - 11] == 0x2a && p[size - 10] == 0x4d &&
+		    p[size - 9] == 0x18 && p[size - 8] == 4, "CRC frame at the end");
+	if (ASSERT_OK(record_reader__open(path, &r, msg, sizeof(msg)), msg)) {
+		ASSERT_EQ(record_reader__version(r), 3, "reader version");
+		json_object_object_foreach(record_reader__meta(r), k, v)
+			if (!strcmp(k, "compression"))
+				comp = json_object_get_string(v);
+		ASSERT_STREQ(comp, "zstd", "meta compression");
+		while (record_reader__next(r, &it) == 1)
+			;
+		ASSERT_EQ(record_reader__end(r, NULL), RECORD_END_CLEAN, "clean");
+		record_reader__free(r);
+	}
+	/* data after the END frame (another file appended) is an error, not more events */
+	{
+		char bad[300];
+		enum record_end end;
+
+		snprintf(bad, sizeof(bad), "%s.twice", path);
+		put_file(bad, data, size, 0);
+		{
+			int fd = open(bad, O_WRONLY | O_APPEND);
+
+			ASSERT_EQ(write(fd, data + start, size - start), size - start, "append");
+			close(fd);
+		}
+		ASSERT_EQ(read_all(bad, &end, 0), 1000, "the first file's events");
+		ASSERT_EQ(end, RECORD_END_CORRUPT, "data after the end");
+	}
+	free(data);
+	rm_tmp();
+}
+
+/*
+ * Write a format 2 file as the zlib writer did: blocks of per_block events
+ * closed by CHECK records, a sync flush after each, Z_FINISH when finish.
+ */
+static void write_v2(const char *path, unsigned int n, unsigned int per_block, bool finish)
+{
+	static const char meta[] = "{\"byte_order\":\"little\",\"compression\":\"zlib\"}";
+	struct tracerd_file_header h = { .version = 2, .meta_len = sizeof(meta) - 1 };
+	struct __attribute__((packed)) {
+		struct tracerd_rec_hdr h;
+		struct tracerd_rec_target t;
+		char name[21];
+	} tr = {
+		{ TRACERD_REC_TARGET, sizeof(tr.t) + 21 }, { .slot = 0 }, "tp:sched/sched_switch",
+	};
+	static const char *const names[] = { "vfs_read", "vfs_write" };
+	unsigned char rec[4 + 512], out[65536];
+	struct tracerd_rec_hdr rh;
+	struct tracerd_rec_check c = { 0 };
+	struct tracerd_rec_target t = { 0 };
+	struct tracerd_event ev;
+	z_stream zs = { 0 };
+	unsigned int i, k;
+	size_t len;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	memcpy(h.magic, TRACERD_FILE_MAGIC, sizeof(h.magic));
+	ASSERT_EQ(write(fd, &h, sizeof(h)), (ssize_t)sizeof(h), "header");
+	ASSERT_EQ(write(fd, meta, sizeof(meta) - 1), (ssize_t)sizeof(meta) - 1, "meta");
+	ASSERT_EQ(deflateInit(&zs, 1), Z_OK, "deflateInit");
+#define V2_PUT(buf, l, flush) do {						\
+		zs.next_in = (unsigned char *)(buf);				\
+		zs.avail_in = (uInt)(l);					\
+		do {								\
+			zs.next_out = out;					\
+			zs.avail_out = sizeof(out);				\
+			deflate(&zs, flush);					\
+			ASSERT_EQ(write(fd, out, sizeof(out) - zs.avail_out),	\
+				  (ssize_t)(sizeof(out) - zs.avail_out), "stream"); \
+		} while (!zs.avail_out);					\
+	} while (0)
+#define V2_REC(type, a, alen, b, blen) do {					\
+		rh = (struct tracerd_rec_hdr){ type, (uint16_t)((alen) + (blen)) }; \
+		memcpy(rec, &rh, 4);						\
+		memcpy(rec + 4, a, alen);					\
+		memcpy(rec + 4 + (alen), b, blen);				\
+		len = 4 + (alen) + (blen);					\
+		if ((type) != TRACERD_REC_CHECK) {				\
+			c.crc = (uint32_t)crc32(c.crc, rec, (uInt)len);		\
+			c.records++;						\
+		}								\
+		V2_PUT(rec, len, Z_NO_FLUSH);					\
+	} while (0)
+	c.crc = (uint32_t)crc32(0, Z_NULL, 0);
+	V2_PUT(&tr, sizeof(tr), Z_NO_FLUSH);
+	c.crc = (uint32_t)crc32(c.crc, (void *)&tr, sizeof(tr));
+	c.records = 1;
+	for (k = 1; k <= 2; k++) {
+		t.slot = k;
+		V2_REC(TRACERD_REC_TARGET, &t, sizeof(t), names[k - 1], strlen(names[k - 1]));
+	}
+	for (i = 0; i < n; i++) {
+		make_event(&ev, i);
+		V2_REC(TRACERD_REC_EVENT, &ev, sizeof(ev), "", 0);
+		if ((i + 1) % per_block == 0 || i + 1 == n) {
+			V2_REC(TRACERD_REC_CHECK, &c, sizeof(c), "", 0);
+			c.block++;
+			c.records = 0;
+			c.crc = (uint32_t)crc32(0, Z_NULL, 0);
+			V2_PUT(NULL, 0, Z_SYNC_FLUSH);
+		}
+	}
+	if (finish)
+		V2_PUT(NULL, 0, Z_FINISH);
+#undef V2_PUT
+#undef V2_REC
+	deflateEnd(&zs);
+	close(fd);
+}
+
+/* Format 2 (zlib, CHECK records) still reads, with its checks. */
+TEST(reads_version_2)
+{
+	char path[300], cut[310];
+	enum record_end end;
+	struct stat sb;
+	char *data;
+	off_t len;
+	long n, prev = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/v2.trec", mkdir_tmp());
+	write_v2(path, 1000, 100, true);
+	ASSERT_EQ(read_all(path, &end, 0), 1000, "v2 events");
+	ASSERT_EQ(end, RECORD_END_CLEAN, "v2 clean");
+	write_v2(path, 1000, 100, false);
+	ASSERT_EQ(read_all(path, &end, 0), 1000, "v2 crash-cut: every flushed event");
+	ASSERT_EQ(end, RECORD_END_OPEN, "v2 crash-cut: ends at a flush point");
+	/* cut anywhere: whole blocks only */
+	stat(path, &sb);
+	data = malloc(sb.st_size);
+	fd = open(path, O_RDONLY);
+	ASSERT_EQ(read(fd, data, sb.st_size), sb.st_size, "read");
+	close(fd);
+	snprintf(cut, sizeof(cut), "%s.cut", path);
+	for (len = 16 + ((struct tracerd_file_header *)data)->meta_len; len < sb.st_size; len += 61) {
+		put_file(cut, data, len, 0);
+		n = read_all(cut, &end, 0);
+		if (!ASSERT_TRUE(n >= prev && n % 100 == 0, "whole blocks, growing") ||
+		    !ASSERT_TRUE(end == RECORD_END_TRUNCATED || end == RECORD_END_OPEN, "cut end"))
+			break;
+		prev = n;
+	}
+	/* zeros over the tail: an error, a prefix of the events */
+	len = sb.st_size / 2;
+	put_file(cut, data, len, sb.st_size - len);
+	n = read_all(cut, &end, 0);
+	ASSERT_TRUE(n >= 0 && n < 1000 && n % 100 == 0, "v2 zero tail: whole blocks");
+	ASSERT_TRUE(end == RECORD_END_CORRUPT || end == RECORD_END_TRUNCATED, "v2 zero tail: error");
 	free(data);
 	rm_tmp();
 }

@@ -34,20 +34,20 @@ VM_SYSTEMD_CMDLINE="tracerd.init=/lib/systemd/systemd systemd.run=/opt/tracerd/t
 # Guest root packages. Bump VM_ROOTFS_RECIPE when the root's recipe (not
 # the package list) changes, to rebuild the cached root.
 VM_ROOTFS_RECIPE=2
-VM_ROOT_PKGS="systemd,systemd-sysv,dbus,kmod,procps,iproute2,libbpf1,libelf1,libevent-2.1-7,libevent-core-2.1-7,libevent-pthreads-2.1-7,libjson-c5,zlib1g,libsystemd0,bpftool,curl,python3-minimal,busybox-static"
+VM_ROOT_PKGS="systemd,systemd-sysv,dbus,kmod,procps,iproute2,libbpf1,libelf1,libevent-2.1-7,libevent-core-2.1-7,libevent-pthreads-2.1-7,libjson-c5,zlib1g,libzstd1,libsystemd0,bpftool,curl,python3-minimal,busybox-static"
 # The native root also carries bpftrace, the peer `bench trigger --peers` measures
 # tracerd against (not on foreign roots: its LLVM under qemu-user costs minutes).
 VM_ROOT_PKGS_NATIVE="bpftrace"
 # The same for sid (7.x kernels): the t64 library names, and bpftrace for
 # the peer benchmarks.
-VM_ROOT_PKGS_sid="systemd,systemd-sysv,dbus,kmod,procps,iproute2,libbpf1,libelf1t64,libevent-2.1-7t64,libevent-core-2.1-7t64,libevent-pthreads-2.1-7t64,libjson-c5,zlib1g,libsystemd0,bpftool,curl,python3-minimal,busybox-static,bpftrace"
+VM_ROOT_PKGS_sid="systemd,systemd-sysv,dbus,kmod,procps,iproute2,libbpf1,libelf1t64,libevent-2.1-7t64,libevent-core-2.1-7t64,libevent-pthreads-2.1-7t64,libjson-c5,zlib1g,libzstd1,libsystemd0,bpftool,curl,python3-minimal,busybox-static,bpftrace"
 # A foreign-arch root doubles as the sysroot user space is cross-built against.
 # trixie (riscv64 6.12): the t64 names too; no bpftrace (see VM_ROOT_NO_PEERS)
-VM_ROOT_PKGS_trixie="systemd,systemd-sysv,dbus,kmod,procps,iproute2,libbpf1,libelf1t64,libevent-2.1-7t64,libevent-core-2.1-7t64,libevent-pthreads-2.1-7t64,libjson-c5,zlib1g,libsystemd0,bpftool,curl,python3-minimal,busybox-static"
+VM_ROOT_PKGS_trixie="systemd,systemd-sysv,dbus,kmod,procps,iproute2,libbpf1,libelf1t64,libevent-2.1-7t64,libevent-core-2.1-7t64,libevent-pthreads-2.1-7t64,libjson-c5,zlib1g,libzstd1,libsystemd0,bpftool,curl,python3-minimal,busybox-static"
 # roots of these architectures leave bpftrace out: its LLVM under qemu-user
 # costs minutes per root, and riscv64 guests run no peer benchmarks
 VM_ROOT_NO_PEERS="riscv64"
-VM_SYSROOT_PKGS="libc6-dev,libbpf-dev,libelf-dev,zlib1g-dev,libevent-dev,libjson-c-dev,libsystemd-dev"
+VM_SYSROOT_PKGS="libc6-dev,libbpf-dev,libelf-dev,zlib1g-dev,libzstd-dev,libevent-dev,libjson-c-dev,libsystemd-dev"
 VM_MIRROR=${VM_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)\/*$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)}
 : "${VM_MIRROR:=http://deb.debian.org/debian}"
 

@@ -5,13 +5,17 @@
  * file:
  *   bit 0 clear: the rest is the whole file, byte for byte;
  *   bit 0 set:   the rest is the decompressed record stream, behind a valid
- *                header and compressed here (bit 1: finished with Z_FINISH,
- *                else sync-flushed like a file cut by a crash), so the
+ *                header and compressed here (bit 1: finished, else cut at
+ *                a flush point like a file whose writer was killed), so the
  *                fuzzer reaches the record parser without having to forge
- *                deflate data;
+ *                compressed data;
  *   bit 2: --json output; bit 3: --target and --pid filters;
- *   bit 4 (wrapped): a version 1 header (no checks), else version 2 with a
- *                CHECK record closing the records, so they are handed out.
+ *   bit 4 (wrapped): a version 1 header (no checks), else a CHECK record
+ *                closes the records, so they are handed out;
+ *   bit 5 (wrapped, bit 4 clear): version 3, the records and their CHECK
+ *                one zstd frame with its CRC frame (bit 1: then the END
+ *                frame), else version 2 (one zlib stream: bit 1 Z_FINISH,
+ *                else sync-flushed).
  * The file lives in a memfd, opened by its /proc/self/fd path.
  */
 #include <stdint.h>
@@ -21,6 +25,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <zlib.h>
+#include <zstd.h>
 #include "../../../lib/record.h"
 #include "../../../cli/dump.h"
 
@@ -75,12 +80,64 @@ static void put_check(z_stream *zs, const uint8_t *recs, size_t n, unsigned char
 	put(out, outlen - zs->avail_out);
 }
 
+/* One zstd frame of n bytes at src and its CRC frame, as the v3 writer makes them. */
+static void put_frame(const void *src, size_t n)
+{
+	size_t cap = ZSTD_compressBound(n) + 12, c;
+	unsigned char *out = malloc(cap);
+	uint32_t crc[3] = { 0x184D2A5EU, 4, 0 };
+
+	if (!out)
+		abort();
+	c = ZSTD_compress(out, cap, src, n, 1);
+	if (ZSTD_isError(c))
+		abort();
+	crc[2] = (uint32_t)crc32(0, out, (uInt)c);
+	put(out, c);
+	put(crc, sizeof(crc));	/* the fields are little-endian: so is the fuzzing host */
+	free(out);
+}
+
+/* version 3: the records and a CHECK closing them as block 0, then END when finish */
+static void put_v3(const uint8_t *recs, size_t n, bool finish)
+{
+	struct __attribute__((packed)) {
+		struct tracerd_rec_hdr h;
+		struct tracerd_rec_check c;
+	} chk = { .h = { TRACERD_REC_CHECK, sizeof(chk.c) } };
+	struct __attribute__((packed)) {
+		struct tracerd_rec_hdr h;
+		struct tracerd_rec_end e;
+	} end = { .h = { TRACERD_REC_END, sizeof(end.e) },
+		  .e = { .blocks = 1, .magic = TRACERD_REC_END_MAGIC } };
+	struct tracerd_rec_hdr h;
+	size_t off = 0;
+	unsigned char *blk = malloc(n + sizeof(chk));
+
+	if (!blk)
+		abort();
+	while (off + sizeof(h) <= n) {
+		memcpy(&h, recs + off, sizeof(h));
+		if (off + sizeof(h) + h.len > n)
+			break;
+		off += sizeof(h) + h.len;
+		chk.c.records++;
+	}
+	chk.c.crc = (uint32_t)crc32(0, recs, (uInt)off);
+	memcpy(blk, recs, n);	/* what is past the last whole record stays: the reader says so */
+	memcpy(blk + n, &chk, sizeof(chk));
+	put_frame(blk, n + sizeof(chk));
+	if (finish)
+		put_frame(&end, sizeof(end));
+	free(blk);
+}
+
 /* header + meta as the writer makes them, then the records compressed */
-static void put_wrapped(const uint8_t *recs, size_t n, bool finish, bool v1)
+static void put_wrapped(const uint8_t *recs, size_t n, bool finish, bool v1, bool v3)
 {
 	static const char meta[] = "{\"byte_order\":\"little\",\"created_realtime_ns\":1,"
 				   "\"created_monotonic_ns\":1}";
-	struct tracerd_file_header h = { .version = v1 ? 1 : TRACERD_FILE_VERSION,
+	struct tracerd_file_header h = { .version = v1 ? 1 : v3 ? 3 : 2,
 					 .meta_len = sizeof(meta) - 1 };
 	unsigned char out[16384];
 	z_stream zs = { 0 };
@@ -89,6 +146,10 @@ static void put_wrapped(const uint8_t *recs, size_t n, bool finish, bool v1)
 	memcpy(h.magic, TRACERD_FILE_MAGIC, sizeof(h.magic));
 	put(&h, sizeof(h));
 	put(meta, sizeof(meta) - 1);
+	if (v3) {
+		put_v3(recs, n, finish);
+		return;
+	}
 	if (deflateInit(&zs, 1) != Z_OK)
 		abort();
 	zs.next_in = (unsigned char *)recs;
@@ -123,7 +184,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(memfd, 0) || lseek(memfd, 0, SEEK_SET))
 		abort();
 	if (how & 1)
-		put_wrapped(data + 1, size - 1, how & 2, how & 16);
+		put_wrapped(data + 1, size - 1, how & 2, how & 16, !(how & 16) && (how & 32));
 	else
 		put(data + 1, size - 1);
 
