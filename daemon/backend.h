@@ -30,10 +30,12 @@
  * unavailable: a variant's: why this kernel (or module) lacks it, NULL
  *   when it has it; asks, never changes the kernel (NULL: as its mode).
  * site: optional; where a hook's ftrace call site branches now (kmod).
- * batch: attach and detach take the whole set in one call (one link:
- *   kprobe-multi; one kernel update: the kmod modes' TRACERD_IOC_ATTACH_BATCH
- *   / DETACH_BATCH); otherwise the registry hands them a few hooks at a time (a
- *   view of a->hooks) so the event loop answers between steps.
+ * batch: how many hooks attach and detach take per call. BACKEND_BATCH_ALL:
+ *   the whole set in one call (one link: kprobe-multi; one kernel update:
+ *   kmod-callops' and kmod-direct's TRACERD_IOC_ATTACH_BATCH / DETACH_BATCH);
+ *   otherwise the registry hands them up to batch hooks at a time (0: one;
+ *   a view of a->hooks), so the event loop answers between steps (kmod-kprobe:
+ *   a batch ioctl per 16 kprobes, each kprobe a text patch of its own).
  * fds: file descriptors the daemon holds per hooked function ([0]) and
  *   per attachment ([1]), [latency]: the registry checks RLIMIT_NOFILE
  *   against them before attaching (registry.c:fds_check).
@@ -41,6 +43,7 @@
 #ifndef TRACERD_BACKEND_H
 #define TRACERD_BACKEND_H
 
+#include <limits.h>
 #include "../lib/modes.h"
 #include "tracerd.h"
 
@@ -50,6 +53,8 @@ struct hook_site {
 	char target[64];	/* the symbol it branches to ("" unknown) */
 	char err[96];		/* when site() fails: why */
 };
+
+#define BACKEND_BATCH_ALL	UINT_MAX
 
 struct backend {
 	enum tracerd_mode mode;
@@ -68,7 +73,7 @@ struct backend {
 	const struct backend *variant[MODE_VARIANT_NR];
 	const char *(*unavailable)(struct tracerd *d);
 	int (*site)(struct tracerd *d, const struct hook *h, struct hook_site *out);
-	bool batch;
+	unsigned int batch;
 	unsigned char fds[2][2];	/* [per function, per attachment][latency] */
 };
 

@@ -176,7 +176,7 @@ const struct backend backend_fsession = {
 	.detach = fs_detach,
 	.misses = fs_misses,
 	.fini = fs_fini,
-	.batch = true,	/* one link per BTF object (the multi form) */
+	.batch = BACKEND_BATCH_ALL,	/* one link per BTF object (the multi form) */
 	/* per function at worst: a clone and its link each (no multi form) */
 	.fds = { { 2, 2 }, { 0, 0 } },
 };

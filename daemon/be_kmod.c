@@ -490,14 +490,21 @@ static int kmod_site(struct tracerd *d, const struct hook *h, struct hook_site *
 }
 
 /* the module counts calls filtered by tgid: no latency, comm or ring buffer */
+#define KMOD_KPROBE_BATCH	16
 #define KMOD_CAPS	(MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_NEEDS_ADDR)
 
-#define KMOD_BACKEND(var, m, caps_, probe_fn, misses_fn, fini_, ...)	\
+/*
+ * batch_: hooks per TRACERD_IOC_ATTACH_BATCH: every one for the ftrace
+ * modes (one ftrace_ops, one kernel update); 16 for the kprobes, each a
+ * text patch of its own (1150 took minutes to detach under TCG), so the
+ * event loop answers between ioctls
+ */
+#define KMOD_BACKEND(var, m, caps_, batch_, probe_fn, misses_fn, fini_, ...)	\
 	const struct backend var = {		\
 		.mode = m,			\
 		.caps = caps_,			\
 		.probe = probe_fn,		\
-		.batch = true,			\
+		.batch = batch_,		\
 		.attach = kmod_attach,		\
 		.detach = kmod_detach,		\
 		.read = kmod_read,		\
@@ -507,17 +514,22 @@ static int kmod_site(struct tracerd *d, const struct hook *h, struct hook_site *
 		__VA_ARGS__			\
 	}
 
-KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS, kmod_callops_probe,
+KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS, BACKEND_BATCH_ALL,
+	     kmod_callops_probe,
 	     kmod_ftrace_misses, kmod_fini,
 	     .variant = { [MODE_VARIANT_SAVE_REGS] = &backend_kmod_callops_regs });
 KMOD_BACKEND(backend_kmod_direct, TRACERD_MODE_KMOD_DIRECT,
-	     KMOD_CAPS | MODE_CAP_DIRECT_CALL | MODE_CAP_DIRECT_EXCL, kmod_direct_probe,
+	     KMOD_CAPS | MODE_CAP_DIRECT_CALL | MODE_CAP_DIRECT_EXCL, BACKEND_BATCH_ALL,
+	     kmod_direct_probe,
 	     kmod_ftrace_misses, NULL);
-KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS, kmod_kprobe_probe,
+KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS, KMOD_KPROBE_BATCH,
+	     kmod_kprobe_probe,
 	     kmod_kprobe_misses, NULL,
 	     .variant = { [MODE_VARIANT_INT3] = &backend_kmod_kprobe_int3 });
 /* the variants: the same paths with another TRACERD_KMOD_* mode or flag */
-KMOD_BACKEND(backend_kmod_callops_regs, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS, NULL,
+KMOD_BACKEND(backend_kmod_callops_regs, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS, BACKEND_BATCH_ALL,
+	     NULL,
 	     kmod_ftrace_misses, NULL, .unavailable = kmod_regs_unavailable);
-KMOD_BACKEND(backend_kmod_kprobe_int3, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS, NULL,
+KMOD_BACKEND(backend_kmod_kprobe_int3, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS, KMOD_KPROBE_BATCH,
+	     NULL,
 	     kmod_kprobe_misses, NULL, .unavailable = kmod_int3_unavailable);

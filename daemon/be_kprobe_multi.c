@@ -200,6 +200,6 @@ const struct backend backend_kprobe_multi = {
 	.misses = multi_misses,
 	.fini = multi_fini,
 	.variant = { [MODE_VARIANT_EMPTY] = &backend_kprobe_multi_empty },
-	.batch = true,	/* one link for all: the kernel takes them at once */
+	.batch = BACKEND_BATCH_ALL,	/* one link for all: the kernel takes them at once */
 	.fds = { { 0, 0 }, { 1, 2 } },
 };

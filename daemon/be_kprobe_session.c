@@ -176,6 +176,6 @@ const struct backend backend_kprobe_session = {
 	.detach = ks_detach,
 	.misses = ks_misses,
 	.fini = ks_fini,
-	.batch = true,	/* one link for all: the kernel takes them at once */
+	.batch = BACKEND_BATCH_ALL,	/* one link for all: the kernel takes them at once */
 	.fds = { { 0, 0 }, { 2, 2 } },	/* a program and its link */
 };

@@ -40,6 +40,7 @@ struct client {
 	bool can_read, can_admin;
 	bool closing;	/* close once the output is flushed */
 	bool eof;	/* the peer shut down its side: answer what it sent, then close */
+	bool grace;	/* an idle timeout was forgiven: a reply was still queued */
 	struct control_wait *waits;	/* replies still to come (control_wait) */
 };
 
@@ -279,6 +280,7 @@ static void client_write(struct bufferevent *bev, void *arg)
 {
 	struct client *c = arg;
 
+	c->grace = false;	/* the output went out */
 	if (!c->closing && !(bufferevent_get_enabled(bev) & EV_READ)) {
 		if (!c->eof)
 			bufferevent_enable(bev, EV_READ);
@@ -324,6 +326,20 @@ static void client_event(struct bufferevent *bev, short what, void *arg)
 		client_read(bev, c);
 		if (client_finished(c))
 			client_free(c);
+		return;
+	}
+	/*
+	 * A timeout with a reply still queued may be the daemon's doing, not the
+	 * client's: a long call (a kmod batch ioctl detaching 1000 kprobes,
+	 * minutes under TCG) held the loop after the reply was queued, and the
+	 * timers ran out before the write could happen. One more period to
+	 * take it; a client that really does not read is dropped after that.
+	 */
+	if ((what & BEV_EVENT_TIMEOUT) && !(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) &&
+	    !c->grace && evbuffer_get_length(bufferevent_get_output(bev))) {
+		c->grace = true;
+		client_rearm(c);
+		bufferevent_enable(bev, c->eof ? EV_WRITE : EV_READ | EV_WRITE);
 		return;
 	}
 	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))

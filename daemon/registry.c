@@ -652,12 +652,20 @@ static struct attachment attach_view(const struct attachment *a, size_t pos, siz
 	return v;
 }
 
-/* Hook the next function (a batch backend: all); true when a is settled or gone. */
+/* How many of left hooks be takes in one call (struct backend's batch). */
+static size_t step_size(const struct backend *be, size_t left)
+{
+	size_t n = be->batch ? be->batch : 1;
+
+	return be->batch == BACKEND_BATCH_ALL || n > left ? left : n;
+}
+
+/* Hook the next functions (a batch backend: all); true when a is settled or gone. */
 static bool attach_step(struct tracerd *d, struct attachment *a)
 {
 	const struct backend *be = attachment_backend(a);
 	struct attach_op *op = a->op;
-	size_t n = be->batch ? a->nr_hooks - a->nr_done : 1, i;
+	size_t n = step_size(be, a->nr_hooks - a->nr_done), i;
 	struct attachment v = attach_view(a, a->nr_done, n);
 	int err;
 
@@ -682,14 +690,15 @@ static bool attach_step(struct tracerd *d, struct attachment *a)
 	return false;
 }
 
-/* Unhook the last function (a batch backend: all); true when a is gone. */
+/* Unhook the last functions (a batch backend: all); true when a is gone. */
 static bool detach_step(struct tracerd *d, struct attachment *a)
 {
 	const struct backend *be = attachment_backend(a);
-	size_t n = be->batch ? a->nr_hooks : (a->nr_hooks ? 1 : 0);
+	bool all = be->batch == BACKEND_BATCH_ALL;
+	size_t n = step_size(be, a->nr_hooks);
 	struct attachment v = attach_view(a, a->nr_hooks - n, n);
 
-	if (n && !be->batch) {
+	if (n && !all) {
 		be->detach(d, &v);
 		hooks_release(d, v.hooks, n);
 		a->nr_hooks -= n;
