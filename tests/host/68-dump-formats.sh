@@ -211,8 +211,11 @@ fc=$!
 sleep 0.5	# both read the (still empty) file before the first event
 M=3000
 for ((i = 0; i < M; i++)); do printf "f$i" > /proc/self/comm; done
-for i in $(seq 150); do
-	[ "$(wc -l < "$W/fol.json")" -ge "$M" ] && break
+# both followers caught up (each polls on its own: under ASan the chrome
+# one can be a poll behind the json one)
+for i in $(seq 300); do
+	[ "$(wc -l < "$W/fol.json")" -ge "$M" ] &&
+		[ "$(grep -c '"ph":"[iX]"' "$W/fol.chrome")" -ge "$M" ] && break
 	sleep 0.1
 done
 rot=$(ls "$W"/rec/fol.trec.* 2>/dev/null | wc -l)
