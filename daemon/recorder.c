@@ -61,6 +61,7 @@ struct rec_att {
 /* Drain period without a wakeup: at 2 M events/s the ring gains 2.9 MiB
  * in 20 ms, below its 4 MiB; the producers' wakeup comes at 256 KiB. */
 #define RINGBUF_POLL_MS		20
+static const struct timeval poll_period = { 0, RINGBUF_POLL_MS * 1000 };
 
 struct recorder {
 	struct tracerd *d;
@@ -224,7 +225,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 static int loop_start(struct tracerd *d)
 {
 	struct recorder *r = d->rec;
-	struct timeval sec = { 1, 0 }, period = { 0, RINGBUF_POLL_MS * 1000 };
+	struct timeval sec = { 1, 0 };
 	int err;
 
 	if (r->rb)
@@ -237,7 +238,7 @@ static int loop_start(struct tracerd *d)
 	r->more = evtimer_new(d->base, on_ringbuf, r);
 	r->poll = event_new(d->base, -1, EV_PERSIST, on_ringbuf, r);
 	if (!r->rb_ev || !r->tick || !r->more || !r->poll || event_add(r->rb_ev, NULL) ||
-	    event_add(r->tick, &sec) || event_add(r->poll, &period)) {
+	    event_add(r->tick, &sec)) {
 		err = -ENOMEM;
 		recorder_loop_stop(d);
 		return err;
@@ -394,6 +395,9 @@ int recorder_attach(struct tracerd *d, struct attachment *a, char *msg, size_t m
 	err = loop_start(d);
 	if (err)
 		return set_err(msg, msglen, err, "ring buffer consumer: %s", strerror(-err));
+	/* the drain period runs while something records (an idle daemon sleeps) */
+	if (!r->atts && event_add(r->poll, &poll_period))
+		return set_err(msg, msglen, -ENOMEM, "ring buffer consumer: cannot add its timer");
 	ra = calloc(1, sizeof(*ra));
 	if (!ra)
 		return set_err(msg, msglen, -ENOMEM, "out of memory");
@@ -445,6 +449,8 @@ void recorder_detach(struct tracerd *d, struct attachment *a)
 	}
 	file_put(r, ra->f);
 	free(ra);
+	if (!r->atts && r->poll)
+		event_del(r->poll);
 }
 
 int recorder_stats(struct tracerd *d, struct attachment *a, struct metrics_record *out)
