@@ -67,7 +67,8 @@ static void print_json_event(const struct record_item *it, uint64_t real_ns)
 	comm[sizeof(ev->comm)] = '\0';
 	json_object_object_add(o, "ts_ns", json_object_new_uint64(ev->ts_ns));
 	json_object_object_add(o, "realtime_ns", json_object_new_uint64(real_ns));
-	json_object_object_add(o, "cpu", json_object_new_int64(ev->cpu));
+	json_object_object_add(o, "cpu", ev->cpu == TRACERD_CPU_UNKNOWN ? NULL :
+			       json_object_new_int64(ev->cpu));
 	json_object_object_add(o, "pid", json_object_new_int64(ev->pid));
 	json_object_object_add(o, "tid", json_object_new_int64(ev->tid));
 	json_object_object_add(o, "comm", json_object_new_string(comm));
@@ -84,16 +85,18 @@ static void print_json_event(const struct record_item *it, uint64_t real_ns)
 static void print_text_event(const struct record_item *it, uint64_t real_ns)
 {
 	const struct tracerd_event *ev = it->ev;
-	char when[64], dur[32] = "-", ret[32] = "-", comm[sizeof(ev->comm) + 1];
+	char when[64], cpu[16] = "-", dur[32] = "-", ret[32] = "-", comm[sizeof(ev->comm) + 1];
 
 	fmt_time(when, sizeof(when), real_ns);
 	memcpy(comm, ev->comm, sizeof(ev->comm));
 	comm[sizeof(ev->comm)] = '\0';
+	if (ev->cpu != TRACERD_CPU_UNKNOWN)
+		snprintf(cpu, sizeof(cpu), "%u", ev->cpu);
 	if (ev->flags & TRACERD_EV_DURATION)
 		snprintf(dur, sizeof(dur), "%" PRIu64, (uint64_t)ev->duration_ns);
 	if (ev->flags & TRACERD_EV_RET)
 		snprintf(ret, sizeof(ret), "%" PRId64, (int64_t)ev->ret);
-	printf("%s %3u %7u %7u %-16s %-28s %12s %s\n", when, ev->cpu, ev->pid, ev->tid,
+	printf("%s %3s %7u %7u %-16s %-28s %12s %s\n", when, cpu, ev->pid, ev->tid,
 	       tty_str(comm), tty_str(it->target ? it->target : "?"), dur, ret);
 }
 
