@@ -107,7 +107,8 @@ void bpf_jit_explain(char *err, size_t errlen)
  * that calls it as needing the JIT (Linux 7.2's bpf_do_misc_fixups sets
  * jit_required whether the JIT is on or not), and with the JIT off
  * bpf_fixup_call_args refuses it once verified: "program requires BPF JIT
- * compiler but it is not available" (EINVAL), whatever the program type. With the JIT off, each of obj's programs to load has its
+ * compiler but it is not available" (EINVAL), whatever the program type.
+ * With the JIT off, each of obj's programs to load has its
  * bpf_get_smp_processor_id calls (the CPU of a recorded event) replaced by
  * w0 = TRACERD_CPU_UNKNOWN; the task-storage path, the one with
  * bpf_get_current_task_btf, is turned off in clones (task_storage_ok) and
