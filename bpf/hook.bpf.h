@@ -133,6 +133,8 @@ static __always_inline void record_event(__u32 slot, __u64 ts, __u64 dur, __s64 
 	e->duration_ns = dur;
 	e->ret = ret;
 	e->slot = slot;
+	/* with the BPF JIT off the daemon replaces this call (TRACERD_CPU_UNKNOWN):
+	 * daemon/bpfutil.c, bpf_obj_for_interpreter */
 	e->cpu = bpf_get_smp_processor_id();
 	e->pid = (__u32)(id >> 32);
 	e->tid = (__u32)id;

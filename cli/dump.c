@@ -132,7 +132,8 @@ static void print_json_event(const struct record_item *it, uint64_t real_ns)
 	event_comm(ev, comm);
 	json_object_object_add(o, "ts_ns", json_object_new_uint64(ev->ts_ns));
 	json_object_object_add(o, "realtime_ns", json_object_new_uint64(real_ns));
-	json_object_object_add(o, "cpu", json_object_new_int64(ev->cpu));
+	json_object_object_add(o, "cpu", ev->cpu == TRACERD_CPU_UNKNOWN ? NULL :
+			       json_object_new_int64(ev->cpu));
 	json_object_object_add(o, "pid", json_object_new_int64(ev->pid));
 	json_object_object_add(o, "tid", json_object_new_int64(ev->tid));
 	json_object_object_add(o, "comm", json_object_new_string(comm));
@@ -149,15 +150,18 @@ static void print_json_event(const struct record_item *it, uint64_t real_ns)
 static void print_text_event(const struct record_item *it, uint64_t real_ns)
 {
 	const struct tracerd_event *ev = it->ev;
-	char when[64], dur[32] = "-", ret[32] = "-", comm[TRACERD_EVENT_COMM_LEN + 1];
+	char when[64], cpu[16] = "-", dur[32] = "-", ret[32] = "-";
+	char comm[TRACERD_EVENT_COMM_LEN + 1];
 
 	fmt_time(when, sizeof(when), real_ns);
 	event_comm(ev, comm);
+	if (ev->cpu != TRACERD_CPU_UNKNOWN)
+		snprintf(cpu, sizeof(cpu), "%u", ev->cpu);
 	if (ev->flags & TRACERD_EV_DURATION)
 		snprintf(dur, sizeof(dur), "%" PRIu64, (uint64_t)ev->duration_ns);
 	if (ev->flags & TRACERD_EV_RET)
 		snprintf(ret, sizeof(ret), "%" PRId64, (int64_t)ev->ret);
-	printf("%s %3u %7u %7u %-16s %-28s %12s %s\n", when, ev->cpu, ev->pid, ev->tid,
+	printf("%s %3s %7u %7u %-16s %-28s %12s %s\n", when, cpu, ev->pid, ev->tid,
 	       tty_str(comm), tty_str(it->target ? it->target : "?"), dur, ret);
 }
 
@@ -195,8 +199,10 @@ static void print_csv_event(const struct record_item *it, uint64_t real_ns)
 	char comm[TRACERD_EVENT_COMM_LEN + 1];
 
 	event_comm(ev, comm);
-	printf("%" PRIu64 ",%" PRIu64 ",%u,%u,%u,", (uint64_t)ev->ts_ns, real_ns, ev->cpu, ev->pid,
-	       ev->tid);
+	printf("%" PRIu64 ",%" PRIu64 ",", (uint64_t)ev->ts_ns, real_ns);
+	if (ev->cpu != TRACERD_CPU_UNKNOWN)	/* else empty, as null is */
+		printf("%u", ev->cpu);
+	printf(",%u,%u,", ev->pid, ev->tid);
 	csv_str(comm, false);
 	printf("%u,", ev->slot);
 	csv_str(it->target, false);
@@ -331,7 +337,8 @@ static int print_chrome_event(struct dump_opts *d, const struct record_item *it)
 	json_object_object_add(o, "pid", json_object_new_int64(ev->pid));
 	json_object_object_add(o, "tid", json_object_new_int64(ev->tid));
 	json_object_object_add(args, "comm", json_object_new_string(comm));
-	json_object_object_add(args, "cpu", json_object_new_int64(ev->cpu));
+	if (ev->cpu != TRACERD_CPU_UNKNOWN)
+		json_object_object_add(args, "cpu", json_object_new_int64(ev->cpu));
 	json_object_object_add(args, "slot", json_object_new_int64(ev->slot));
 	if (ev->flags & TRACERD_EV_RET)
 		json_object_object_add(args, "ret", json_object_new_int64(ev->ret));

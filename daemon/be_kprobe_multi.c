@@ -34,12 +34,15 @@ static int multi_load(struct tracerd *d, char *err, size_t errlen)
 	}
 	bpf_program__set_autoload(skel->progs.multi_entry, true);
 	bpf_program__set_autoload(skel->progs.multi_return, true);
-	ret = maps_reuse(d, skel->obj);
+	ret = bpf_obj_for_interpreter(skel->obj);
+	if (!ret)
+		ret = maps_reuse(d, skel->obj);
 	if (!ret)
 		ret = kprobe_multi_bpf__load(skel);
 	if (ret) {
 		set_err(err, errlen, ret, "failed to load kprobe.multi programs: %s",
 			errno_str(ret, ebuf, sizeof(ebuf)));
+		bpf_jit_explain(err, errlen);
 		kprobe_multi_bpf__destroy(skel);
 		return ret;
 	}

@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/filter.h>
+#include <tracerd/record.h>
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "bpfutil.h"
@@ -68,6 +69,88 @@ void libbpf_log_setup(int verbose)
 	libbpf_set_print(libbpf_print);
 }
 
+/*
+ * net.core.bpf_jit_enable: 1 (2: with debug dumps) the JIT compiles every
+ * program, 0 the kernel's interpreter runs them; -1 unreadable (taken as
+ * on). Debian's riscv64 kernels boot with it off: riscv selects no
+ * ARCH_WANT_DEFAULT_BPF_JIT, so there is no BPF_JIT_DEFAULT_ON.
+ */
+int bpf_jit_enabled(void)
+{
+	FILE *f = fopen("/proc/sys/net/core/bpf_jit_enable", "re");
+	int v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static bool jit_off(void)
+{
+	return bpf_jit_enabled() == 0;
+}
+
+void bpf_jit_explain(char *err, size_t errlen)
+{
+	size_t n = strlen(err);
+
+	if (jit_off() && n < errlen)
+		snprintf(err + n, errlen - n, "%s", "; the BPF JIT is off (net.core.bpf_jit_enable=0)");
+}
+
+/*
+ * A kernel whose JIT inlines a helper (riscv64's bpf_jit_inlines_helper_call:
+ * bpf_get_smp_processor_id, bpf_get_current_task[_btf]) marks every program
+ * that calls it as needing the JIT (Linux 7.2's bpf_do_misc_fixups sets
+ * jit_required whether the JIT is on or not), and with the JIT off
+ * bpf_fixup_call_args refuses it once verified: "program requires BPF JIT
+ * compiler but it is not available" (EINVAL), whatever the program type.
+ * With the JIT off, each of obj's programs to load has its
+ * bpf_get_smp_processor_id calls (the CPU of a recorded event) replaced by
+ * w0 = TRACERD_CPU_UNKNOWN; the task-storage path, the one with
+ * bpf_get_current_task_btf, is turned off in clones (task_storage_ok) and
+ * is dead code in a template. 0 or -errno.
+ */
+int bpf_obj_for_interpreter(struct bpf_object *obj)
+{
+	const struct bpf_insn mov = {	/* w0 = imm */
+		.code = BPF_ALU | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		.imm = (__s32)TRACERD_CPU_UNKNOWN,
+	};
+	struct bpf_program *prog;
+	struct bpf_insn *in;
+	size_t i, n, hits;
+	int ret;
+
+	if (!jit_off())
+		return 0;
+	bpf_object__for_each_program(prog, obj) {
+		if (!bpf_program__autoload(prog))
+			continue;
+		n = bpf_program__insn_cnt(prog);
+		in = malloc(n * sizeof(*in));
+		if (!in)
+			return -ENOMEM;
+		memcpy(in, bpf_program__insns(prog), n * sizeof(*in));
+		for (i = hits = 0; i < n; i++) {
+			if (in[i].code == (BPF_JMP | BPF_CALL) && !in[i].src_reg &&
+			    in[i].imm == BPF_FUNC_get_smp_processor_id) {
+				in[i] = mov;
+				hits++;
+			}
+		}
+		/* same length, one instruction for another: relocations still hold */
+		ret = hits ? bpf_program__set_insns(prog, in, n) : 0;
+		free(in);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* Set every MOV of the 32-bit immediate magic to val; how many there were. */
 static size_t patch_imm32(struct bpf_insn *in, size_t n, __s32 magic, __s32 val)
 {
@@ -105,6 +188,8 @@ static bool task_storage_ok(enum bpf_prog_type t)
 {
 	static signed char ok[64];	/* 0: not asked yet, 1: yes, -1: no */
 
+	if (jit_off())	/* bpf_get_current_task_btf may need the JIT: bpf_obj_for_interpreter */
+		return false;
 	if (t == BPF_PROG_TYPE_TRACING)	/* fentry/fexit: since Linux 5.11 */
 		return true;
 	if ((size_t)t >= sizeof(ok))
@@ -163,6 +248,7 @@ static int clone_load(const struct bpf_program *tmpl, unsigned int attach_type, 
 		fd = -errno;
 		set_err(err, errlen, fd, "failed to load %s clone: %s",
 			bpf_program__name(tmpl), errno_str(fd, ebuf, sizeof(ebuf)));
+		bpf_jit_explain(err, errlen);
 	}
 	free(insns);
 	return fd;
@@ -274,6 +360,12 @@ int bpf_skel_load(struct tracerd *d, const struct bpf_skel *sk, const char *targ
 			goto cleanup;
 		}
 	}
+	ret = bpf_obj_for_interpreter(sk->obj(skel));
+	if (ret) {
+		set_err(err, errlen, ret, "failed to prepare %s for the BPF interpreter: %s", sk->what,
+			errno_str(ret, ebuf, sizeof(ebuf)));
+		goto cleanup;
+	}
 	ret = maps_reuse(d, sk->obj(skel));
 	if (ret && !sk->maps_err_is_load_err) {
 		set_err(err, errlen, ret, "failed to share maps: %s", errno_str(ret, ebuf, sizeof(ebuf)));
@@ -288,6 +380,7 @@ int bpf_skel_load(struct tracerd *d, const struct bpf_skel *sk, const char *targ
 		else
 			set_err(err, errlen, ret, "failed to load %s: %s", sk->what,
 				errno_str(ret, ebuf, sizeof(ebuf)));
+		bpf_jit_explain(err, errlen);
 		goto cleanup;
 	}
 	*pskel = skel;

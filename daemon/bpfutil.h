@@ -52,6 +52,15 @@ struct bpf_skel {
  */
 int bpf_skel_load(struct tracerd *d, const struct bpf_skel *sk, const char *target,
 		  void **pskel, char *err, size_t errlen);
+/* net.core.bpf_jit_enable (0: the interpreter runs BPF programs), -1 unreadable. */
+int bpf_jit_enabled(void);
+/*
+ * With the JIT off: obj's programs to load made loadable by the
+ * interpreter (no helper only the JIT inlines). Between open and load.
+ */
+int bpf_obj_for_interpreter(struct bpf_object *obj);
+/* With the JIT off, say so after err (why a load failed). */
+void bpf_jit_explain(char *err, size_t errlen);
 /* Destroy *pskel (NULL-safe) and clear it. */
 void bpf_skel_free(const struct bpf_skel *sk, void **pskel);
 

@@ -12,6 +12,7 @@
 #include "../lib/modes.h"
 #include "../lib/util.h"
 #include "backend.h"
+#include "bpfutil.h"
 
 /* the one table of modes (include/tracerd/modes.h): a row, a backend */
 #define BACKEND_ROW(e, name, be)	[TRACERD_MODE_##e] = &backend_##be,
@@ -77,6 +78,10 @@ void probe_features(struct tracerd *d)
 	int m, ret;
 
 	str_copy(d->probe_fn, probe_function(), sizeof(d->probe_fn));
+	if (bpf_jit_enabled() == 0)
+		log_info("BPF JIT off (net.core.bpf_jit_enable=0): the kernel's interpreter runs the "
+			 "BPF modes (slower; recorded events carry no CPU), and the modes that call "
+			 "kfuncs are unavailable");
 	for (m = 1; m < TRACERD_MODE_NR; m++) {
 		f = &d->features[m];
 		f->reason[0] = '\0';

@@ -66,13 +66,15 @@
 /* tracerd_event.flags */
 #define TRACERD_EV_DURATION	(1U << 0)	/* duration_ns is valid */
 #define TRACERD_EV_RET		(1U << 1)	/* ret is valid */
+#define TRACERD_CPU_UNKNOWN	0xffffffffU	/* tracerd_event.cpu not known */
 
 struct tracerd_event {
 	__u64 ts_ns;		/* bpf_ktime_get_ns() at entry (CLOCK_MONOTONIC) */
 	__u64 duration_ns;	/* entry -> return, with TRACERD_EV_DURATION */
 	__s64 ret;		/* return value, with TRACERD_EV_RET */
 	__u32 slot;		/* target id (tracerd/trace.h slot) */
-	__u32 cpu;
+	__u32 cpu;		/* TRACERD_CPU_UNKNOWN: the kernel ran the program
+				 * without its JIT (daemon/bpfutil.c) */
 	__u32 pid;		/* tgid */
 	__u32 tid;
 	__u32 flags;		/* TRACERD_EV_* */

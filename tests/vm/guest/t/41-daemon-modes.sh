@@ -9,6 +9,13 @@ load_testmod
 [ -e /dev/tracerd ] || load_kmod
 daemon_start
 $C status
+# Debian's riscv64 kernels boot with the BPF JIT off: the BPF modes below
+# then run in the interpreter, without the helpers only the JIT inlines
+if [ "$(cat /proc/sys/net/core/bpf_jit_enable 2>/dev/null)" = 0 ]; then
+	grep -q 'BPF JIT off (net.core.bpf_jit_enable=0)' "$TD/daemon.log" ||
+		fail "the daemon does not say the BPF JIT is off"
+	echo "ok: BPF JIT off: the BPF modes run in the interpreter"
+fi
 fn=$(sys_getpgid)
 modes="fentry kprobe kprobe-int3 kprobe-multi kmod-callops kmod-direct kmod-kprobe"
 for m in $modes; do
