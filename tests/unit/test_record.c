@@ -352,7 +352,7 @@ static void write_v2(const char *path, unsigned int n, unsigned int per_block, b
 	struct __attribute__((packed)) {
 		struct tracerd_rec_hdr h;
 		struct tracerd_rec_target t;
-		char name[21];
+		char name[21] __attribute__((nonstring));	/* on disk without its NUL */
 	} tr = {
 		{ TRACERD_REC_TARGET, sizeof(tr.t) + 21 }, { .slot = 0 }, "tp:sched/sched_switch",
 	};
@@ -473,7 +473,7 @@ TEST(reads_version_1)
 	struct __attribute__((packed)) {
 		struct tracerd_rec_hdr h;
 		struct tracerd_rec_target t;
-		char name[21];
+		char name[21] __attribute__((nonstring));	/* on disk without its NUL */
 	} tr = {
 		{ TRACERD_REC_TARGET, sizeof(tr.t) + 21 }, { .slot = 0 }, "tp:sched/sched_switch",
 	};
