@@ -395,9 +395,6 @@ int recorder_attach(struct tracerd *d, struct attachment *a, char *msg, size_t m
 	err = loop_start(d);
 	if (err)
 		return set_err(msg, msglen, err, "ring buffer consumer: %s", strerror(-err));
-	/* the drain period runs while something records (an idle daemon sleeps) */
-	if (!r->atts && event_add(r->poll, &poll_period))
-		return set_err(msg, msglen, -ENOMEM, "ring buffer consumer: cannot add its timer");
 	ra = calloc(1, sizeof(*ra));
 	if (!ra)
 		return set_err(msg, msglen, -ENOMEM, "out of memory");
@@ -417,6 +414,11 @@ int recorder_attach(struct tracerd *d, struct attachment *a, char *msg, size_t m
 	}
 	ra->next = r->atts;
 	r->atts = ra;
+	/* the drain period runs while something records (an idle daemon
+	 * sleeps); started by the first recording that really joined, so a
+	 * refused one (record_dir read-only, full) leaves no timer behind */
+	if (!ra->next)
+		event_add(r->poll, &poll_period);
 	return 0;
 }
 
