@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct test_case {
@@ -79,5 +80,29 @@ extern bool test_failed;
 		}							\
 		return nfail ? 1 : 0;					\
 	}
+
+/*
+ * A scratch directory of the test file's own: tmpl, its mkdtemp template
+ * ("/tmp/NAME.XXXXXX", a static array), is made on the first call.
+ * Returns the path (tmpl), NULL when it cannot be made; test_tmp_clear()
+ * empties it.
+ */
+static inline const char *test_tmp(char *tmpl)
+{
+	size_t n = strlen(tmpl);
+
+	if (n >= 6 && !strcmp(tmpl + n - 6, "XXXXXX") && !mkdtemp(tmpl))
+		return NULL;
+	return tmpl;
+}
+
+static inline void test_tmp_clear(const char *dir)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/*", dir);
+	if (system(cmd))
+		fprintf(stderr, "cleanup of %s failed\n", dir);
+}
 
 #endif /* TRACERD_TEST_H */

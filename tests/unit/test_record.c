@@ -13,24 +13,6 @@
 
 static char tmpdir[] = "/tmp/test_record.XXXXXX";
 
-static const char *mkdir_tmp(void)
-{
-	static bool made;
-
-	if (!made && mkdtemp(tmpdir))
-		made = true;
-	return tmpdir;
-}
-
-static void rm_tmp(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s/*", tmpdir);
-	if (system(cmd))
-		fprintf(stderr, "cleanup failed\n");
-}
-
 static void make_event(struct tracerd_event *ev, unsigned int i)
 {
 	memset(ev, 0, sizeof(*ev));
@@ -49,7 +31,7 @@ static struct record_writer *open_writer(const char *name, uint64_t max_bytes, u
 					 unsigned int flush_events)
 {
 	struct record_opts o = {
-		.dir = mkdir_tmp(), .name = name, .max_bytes = max_bytes, .keep = keep,
+		.dir = test_tmp(tmpdir), .name = name, .max_bytes = max_bytes, .keep = keep,
 		.flush_events = flush_events, .flush_ns = 1ULL << 62,
 	};
 	struct record_writer *w = NULL;
@@ -118,7 +100,7 @@ TEST(n_in_n_out)
 		ASSERT_EQ(read_all(path, &end, 0), counts[c], "events read back");
 		ASSERT_EQ(end, RECORD_END_CLEAN, "clean end");
 	}
-	rm_tmp();
+	test_tmp_clear(tmpdir);
 }
 
 /* A file cut at any byte reads up to the last flush at least, never garbage. */
@@ -185,7 +167,7 @@ TEST(truncated)
 		prev = n;
 	}
 	free(data);
-	rm_tmp();
+	test_tmp_clear(tmpdir);
 }
 
 /* Write 1000 events (flush every 100) to NAME; returns the file's bytes (malloc). */
@@ -256,7 +238,7 @@ TEST(zero_tail)
 			break;
 	}
 	free(data);
-	rm_tmp();
+	test_tmp_clear(tmpdir);
 }
 
 /* One bit flipped anywhere in the stream: a prefix of the events, or all of them. */
@@ -285,7 +267,7 @@ TEST(bit_flip)
 			break;
 	}
 	free(data);
-	rm_tmp();
+	test_tmp_clear(tmpdir);
 }
 
 /* The writer makes format 3: zstd frames, each with its CRC frame, and an END frame. */
@@ -338,7 +320,7 @@ TEST(writes_version_3)
 		ASSERT_EQ(end, RECORD_END_CORRUPT, "data after the end");
 	}
 	free(data);
-	rm_tmp();
+	test_tmp_clear(tmpdir);
 }
 
 /*
@@ -433,7 +415,7 @@ TEST(reads_version_2)
 	long n, prev = 0;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/v2.trec", mkdir_tmp());
+	snprintf(path, sizeof(path), "%s/v2.trec", test_tmp(tmpdir));
 	write_v2(path, 1000, 100, true);
 	ASSERT_EQ(read_all(path, &end, 0), 1000, "v2 events");
 	ASSERT_EQ(end, RECORD_END_CLEAN, "v2 clean");
@@ -462,7 +444,7 @@ TEST(reads_version_2)
 	ASSERT_TRUE(n >= 0 && n < 1000 && n % 100 == 0, "v2 zero tail: whole blocks");
 	ASSERT_TRUE(end == RECORD_END_CORRUPT || end == RECORD_END_TRUNCATED, "v2 zero tail: error");
 	free(data);
-	rm_tmp();
+	test_tmp_clear(tmpdir);
 }
 
 /* Format 1 (no CHECK records) still reads. */
@@ -496,7 +478,7 @@ TEST(reads_version_1)
 	memcpy(in + sizeof(tr), er, sizeof(er));
 	ASSERT_EQ(compress(out, &outlen, in, sizeof(in)), Z_OK, "compress");
 	memcpy(h.magic, TRACERD_FILE_MAGIC, sizeof(h.magic));
-	snprintf(path, sizeof(path), "%s/v1.trec", mkdir_tmp());
+	snprintf(path, sizeof(path), "%s/v1.trec", test_tmp(tmpdir));
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	ASSERT_EQ(write(fd, &h, sizeof(h)), (ssize_t)sizeof(h), "header");
 	ASSERT_EQ(write(fd, meta, sizeof(meta) - 1), (ssize_t)sizeof(meta) - 1, "meta");
@@ -518,7 +500,7 @@ TEST(reads_version_1)
 		record_reader__free(r);
 	}
 	ASSERT_EQ(end, RECORD_END_CLEAN, "v1 clean");
-	rm_tmp();
+	test_tmp_clear(tmpdir);
 }
 
 /* Count the TARGET records a file declares. */
@@ -564,7 +546,7 @@ TEST(rotation_forgets_gone_targets)
 	ASSERT_EQ(count_targets(path), 3, "current file declares the 3 live targets");
 	snprintf(path, sizeof(path), "%s/gone.trec.1", tmpdir);
 	ASSERT_EQ(count_targets(path), 3, "rotated file declares the 3 live targets");
-	rm_tmp();
+	test_tmp_clear(tmpdir);
 }
 
 /* A file deleted or moved under the writer: the tick stops it, nothing claims to record. */
@@ -597,7 +579,7 @@ TEST(deleted_file_stops)
 		ASSERT_EQ(record_writer__write(w, &ev, 0), -ENOENT, "later events refused");
 		record_writer__free(w);
 	}
-	rm_tmp();
+	test_tmp_clear(tmpdir);
 }
 
 TEST(rotation)
@@ -652,7 +634,7 @@ TEST(rotation)
 		total += n;
 	}
 	ASSERT_TRUE(total < 20000, "oldest files were removed");
-	rm_tmp();
+	test_tmp_clear(tmpdir);
 }
 
 /* A file from an earlier run is kept (shifted to .1), never truncated. */
@@ -673,13 +655,13 @@ TEST(restart_keeps_old)
 	ASSERT_EQ(read_all(path, &end, 0), 1, "old file");
 	snprintf(path, sizeof(path), "%s/re.trec", tmpdir);
 	ASSERT_EQ(read_all(path, &end, 0), 0, "new file");
-	rm_tmp();
+	test_tmp_clear(tmpdir);
 }
 
 TEST(bad_names)
 {
 	static const char *const bad[] = { "", ".hidden", "../x", "a/b" };
-	struct record_opts o = { .dir = mkdir_tmp() };
+	struct record_opts o = { .dir = test_tmp(tmpdir) };
 	struct record_writer *w;
 	char msg[256];
 	unsigned int i;
@@ -699,12 +681,12 @@ TEST(not_a_record)
 	char path[300], msg[256];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/junk", mkdir_tmp());
+	snprintf(path, sizeof(path), "%s/junk", test_tmp(tmpdir));
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	ASSERT_EQ(write(fd, "hello world, no record here", 27), 27, "write");
 	close(fd);
 	ASSERT_EQ(record_reader__open(path, &r, msg, sizeof(msg)), -EINVAL, "junk");
-	rm_tmp();
+	test_tmp_clear(tmpdir);
 }
 
 /* ENOSPC: the writer stops, keeps the error, counts drops, file stays readable. */
@@ -718,7 +700,7 @@ TEST(write_error_stops)
 	int err = 0;
 
 	/* a tiny tmpfs when we may mount one; else skip quietly */
-	snprintf(dir, sizeof(dir), "%s/mnt", mkdir_tmp());
+	snprintf(dir, sizeof(dir), "%s/mnt", test_tmp(tmpdir));
 	mkdir(dir, 0700);
 	{
 		char cmd[400];
@@ -778,7 +760,7 @@ cleanup:
 		snprintf(cmd, sizeof(cmd), "umount %s", dir);
 		ASSERT_EQ(system(cmd), 0, "umount");
 	}
-	rm_tmp();
+	test_tmp_clear(tmpdir);
 }
 
 TEST_MAIN()

@@ -14,24 +14,6 @@
 
 static char tmpdir[] = "/tmp/test_record_follow.XXXXXX";
 
-static bool tmp_made(void)
-{
-	static bool made;
-
-	if (!made && mkdtemp(tmpdir))
-		made = true;
-	return made;
-}
-
-static void rm_tmp(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s/*", tmpdir);
-	if (system(cmd))
-		fprintf(stderr, "cleanup failed\n");
-}
-
 static void make_event(struct tracerd_event *ev, unsigned int i)
 {
 	memset(ev, 0, sizeof(*ev));
@@ -157,14 +139,14 @@ TEST(follow_growing_file)
 	char *data;
 	size_t i;
 
-	if (!ASSERT_TRUE(tmp_made(), "mkdtemp"))
+	if (!ASSERT_TRUE(test_tmp(tmpdir), "mkdtemp"))
 		return;
 	data = make_file(path, sizeof(path), &size);
 	if (ASSERT_TRUE(data != NULL, "make_file"))
 		for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
 			grow(data, size, steps[i]);
 	free(data);
-	rm_tmp();
+	test_tmp_clear(tmpdir);
 }
 
 /* Resume only where the read stopped at an end that can move on. */
@@ -176,7 +158,7 @@ TEST(resume_refused)
 	off_t size;
 	int fd;
 
-	if (!ASSERT_TRUE(tmp_made(), "mkdtemp"))
+	if (!ASSERT_TRUE(test_tmp(tmpdir), "mkdtemp"))
 		return;
 	free(make_file(path, sizeof(path), &size));
 	snprintf(path, sizeof(path), "%s/junk.trec", tmpdir);
@@ -192,7 +174,7 @@ TEST(resume_refused)
 	ASSERT_EQ(record_reader__end(r, NULL), RECORD_END_CLEAN, "clean end");
 	ASSERT_EQ(record_reader__resume(r), -EINVAL, "clean end is final");
 	record_reader__free(r);
-	rm_tmp();
+	test_tmp_clear(tmpdir);
 }
 
 TEST_MAIN()
