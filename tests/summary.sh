@@ -24,5 +24,14 @@ if compgen -G "$O/results/*.tsv" > /dev/null; then
 		esac
 	done < <(cat "$O"/results/*.tsv)
 fi
+# where the VM layer's time went (guest/run-tests.sh 'time:' lines of the
+# latest boot of each kind): the make check budget is 60 minutes cold
+if compgen -G "$O/vm/run/check-*/out.log" > /dev/null; then
+	for f in "$O"/vm/run/check-*/out.log; do
+		[ -L "${f%/out.log}" ] || continue	# check-BOOT points at the latest run
+		b=${f%/out.log}; b=${b##*/check-}
+		tr -d '\r' < "$f" | awk -v b="$b" '$1 == "time:" { print $3, b "/" $2 }'
+	done | sort -rn | head -n 10 | awk 'NR == 1 { print "slowest guest tests (s):" } { print "  " $0 }'
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]

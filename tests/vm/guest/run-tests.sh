@@ -3,7 +3,8 @@
 # In-VM test runner: runs every tests/vm/guest/t/*.sh (or those named in
 # /opt/tracerd/only) with its own timeout (300 s, or what the test's
 # '# timeout: CI FULL' line asks for), prints '@@TEST name RESULT msg'
-# per test. A test exits 0 (pass), 77 (skip, reason on its last line) or
+# per test, after its output and a 'time: NAME S s' line (guest wall
+# time, for the make check budget). A test exits 0 (pass), 77 (skip, reason on its last line) or
 # anything else (fail). Kernel-log markers bracket each test so the
 # harness can tell which test a kernel warning belongs to.
 cd /opt/tracerd/tests || exit 1
@@ -19,10 +20,13 @@ for t in $tests; do
 	tmo=${TEST_TIMEOUT:-$(sed -n 's/^# timeout: *\([0-9]*\) *\([0-9]*\).*/\1 \2/p' "$t" | head -n1)}
 	set -- $tmo
 	if [ $# -eq 2 ] && [ "$PROFILE" = full ]; then tmo=$2; else tmo=${1:-300}; fi
+	t0=$SECONDS
 	out=$(timeout --kill-after=5 "$tmo" bash "$t" 2>&1)
 	rc=$?
 	echo "tracerd-vm: test $name end" > /dev/kmsg
 	printf '%s\n' "$out" | sed 's/^/    /'
+	# guest wall time (TCG): what a test costs the make check budget
+	echo "    time: $name $((SECONDS - t0)) s"
 	case $rc in
 	0) echo "@@TEST $name PASS" ;;
 	77) echo "@@TEST $name SKIP $(printf '%s\n' "$out" | tail -n1)" ;;
