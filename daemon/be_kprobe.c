@@ -3,7 +3,8 @@
  * kprobe backends: BPF kprobe/kretprobe at the function entry ("kprobe":
  * with KPROBES_ON_FTRACE this runs through an ftrace_ops callback) and a
  * kprobe past the entry ("kprobe-int3": the first instruction after the
- * fentry call, +5, or +9 behind an ENDBR on IBT kernels; a real int3).
+ * fentry call, +5, or +9 behind an ENDBR on IBT kernels, a real int3;
+ * riscv64: +8, past the auipc/jalr pair, an ebreak).
  * The templates are loaded once and cloned with the attachment's filters
  * in immediates (bpf_clone_hook): per hook with its slot when the
  * attachment has one function, once per attachment (the slot from the
@@ -118,11 +119,18 @@ static int kprobe_attach_prog(struct hook *h, const struct tracerd_spec *spec, i
 		       errno_str(fd, ebuf, sizeof(ebuf)));
 }
 
-/* int3 offset: +5 past the fentry call; +9 when the kernel says EILSEQ (ENDBR). */
+/*
+ * int3 offset: x86 +5 past the fentry call, +9 when the kernel says EILSEQ
+ * (ENDBR); riscv64 +8 past the auipc/jalr (or nop) pair at the symbol.
+ */
 static int kprobe_attach_int3(struct hook *h, const struct tracerd_spec *spec,
 			      const struct bpf_program *prog, int shared)
 {
+#ifdef __riscv
+	int ret = kprobe_attach_prog(h, spec, 0, prog, shared, 8);
+#else
 	int ret = kprobe_attach_prog(h, spec, 0, prog, shared, 5);
+#endif
 
 	if (ret == -EILSEQ) {
 		bpf_hook_close(bpf_hook(h));
@@ -303,14 +311,16 @@ static int kprobe_probe(struct tracerd *d, char *reason, size_t len)
 }
 
 /*
- * kprobe-int3 is x86's breakpoint path past the fentry call site. Other
- * arches (arm64: no KPROBES_ON_FTRACE) put every kprobe on a breakpoint
- * already, so there mode kprobe is that path and this one does not exist.
+ * kprobe-int3 is the breakpoint path past the ftrace call site: x86's
+ * int3 after the fentry call, riscv64's ebreak after the 8-byte site
+ * (there, without KPROBES_ON_FTRACE, the only kprobe a traceable function
+ * can take). arm64 puts every kprobe on a breakpoint already (BRK at the
+ * symbol, no KPROBES_ON_FTRACE), so there mode kprobe is that path.
  */
 static int kprobe_int3_probe(struct tracerd *d, char *reason, size_t len)
 {
-#ifndef __x86_64__
-	snprintf(reason, len, "x86 only: every kprobe on this arch already takes the breakpoint path (mode kprobe)");
+#if !defined(__x86_64__) && !defined(__riscv)
+	snprintf(reason, len, "x86 and riscv64 only: every kprobe on this arch already takes the breakpoint path (mode kprobe)");
 	return -EOPNOTSUPP;
 #endif
 	return kprobe_probe_mode(d, true, reason, len);

@@ -23,13 +23,13 @@
 #define TRACERD_HAVE_ARCH_INT3	0
 #elif defined(CONFIG_RISCV) && defined(CONFIG_64BIT)
 /*
- * Same slot scheme (tramp_riscv64.S). No kprobe-int3: a riscv kprobe on a
- * function entry is an ebreak at the symbol, and without KPROBES_ON_FTRACE
- * (Debian's 6.12 and 7.2) the ftrace site itself cannot be probed.
+ * Same slot scheme (tramp_riscv64.S). kprobe-int3 is the kprobe past the
+ * 8-byte ftrace site (an ebreak at +8): without KPROBES_ON_FTRACE (Debian's
+ * 6.12 and 7.2) the site itself, the symbol, cannot be probed.
  */
 #define TRACERD_DIRECT_SLOTS	1280
 #define TRACERD_HAVE_ARCH_TRAMP	1
-#define TRACERD_HAVE_ARCH_INT3	0
+#define TRACERD_HAVE_ARCH_INT3	1
 #else
 #define TRACERD_DIRECT_SLOTS	0
 #define TRACERD_HAVE_ARCH_TRAMP	0
@@ -197,12 +197,6 @@ static inline int tracerd_arch_site(unsigned long addr, unsigned long *site,
 #define TRACERD_RV_AUIPC	0x17U
 #define TRACERD_RV_JALR		0x67U
 
-static inline int tracerd_arch_int3_offset(unsigned long addr,
-					   unsigned long *off)
-{
-	return -EOPNOTSUPP;
-}
-
 /*
  * The riscv64 site (-fpatchable-function-entry, 8 bytes at the symbol):
  * "auipc t0, hi; jalr t0, lo(t0)" when enabled (rd t0, or ra), nops when
@@ -231,6 +225,26 @@ static inline int tracerd_arch_site(unsigned long addr, unsigned long *site,
 		return -ENOEXEC;
 	*target = addr + (long)(s32)(w[0] & 0xfffff000U) + (long)((s32)w[1] >> 20);
 	return 1;
+}
+
+/*
+ * Offset of the first instruction past the ftrace site: the site is the
+ * 8 bytes at the symbol (nops or the auipc/jalr pair, tracerd_arch_site),
+ * so 8. A kernel without KPROBES_ON_FTRACE (Debian's riscv64 6.12 and
+ * 7.2) refuses a kprobe on the site itself, so for a traceable function
+ * this is the only place a kprobe can go. -EADDRNOTAVAIL when the function
+ * does not begin with such a site.
+ */
+static inline int tracerd_arch_int3_offset(unsigned long addr,
+					   unsigned long *off)
+{
+	unsigned long site, target;
+	u32 insn;
+
+	if (tracerd_arch_site(addr, &site, &insn, &target) < 0)
+		return -EADDRNOTAVAIL;
+	*off = 8;
+	return 0;
 }
 #else
 static inline int tracerd_arch_int3_offset(unsigned long addr,

@@ -35,7 +35,8 @@
  *     EADDRNOTAVAIL addr is a function the mode cannot hook: callops and
  *                   direct: ftrace has no call site there (notrace, data,
  *                   ...); kprobe: the kernel refuses a kprobe there;
- *                   kprobe-int3: no 5-byte ftrace call site to step over
+ *                   kprobe-int3: no ftrace call site to step over (x86: 5
+ *                   bytes, riscv64: 8)
  *     EOPNOTSUPP    the mode or flag does not exist on this kernel/arch
  *                   (see TRACERD_IOC_FEATURES: modes, flags)
  *     EBUSY         direct: the function already carries a direct call
@@ -100,7 +101,7 @@ enum tracerd_kmod_mode {
 	TRACERD_KMOD_CALLOPS	= 1,	/* kmod-callops: ftrace_ops C callback */
 	TRACERD_KMOD_DIRECT	= 2,	/* kmod-direct: ftrace direct call to asm */
 	TRACERD_KMOD_KPROBE	= 3,	/* kmod-kprobe: kprobe at the entry */
-	TRACERD_KMOD_KPROBE_INT3 = 4,	/* kprobe past the ftrace site (+5/+9) */
+	TRACERD_KMOD_KPROBE_INT3 = 4,	/* kprobe past the ftrace site (x86 +5/+9, riscv64 +8) */
 };
 #define TRACERD_KMOD_MODE_MAX	4
 

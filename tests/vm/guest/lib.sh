@@ -40,6 +40,10 @@ kernel_has() {
 	jmp_direct:7.2) return 0 ;;
 	kprobe_session:6.12|kprobe_session:7.2|kprobe_session:7.2-arm64|kprobe_session:7.2-riscv64) return 0 ;;
 	fsession:7.2|tracing_multi:7.2) return 0 ;;
+	# a kprobe at a traceable function's entry: riscv64 6.12's entry is its
+	# ftrace site, and it has no KPROBES_ON_FTRACE (kprobe-int3 goes past it)
+	entry_kprobe:6.12-riscv64) return 1 ;;
+	entry_kprobe:*) return 0 ;;
 	direct_calls:6.1-arm64) return 1 ;;
 	direct_calls:*) return 0 ;;
 	esac
@@ -48,10 +52,12 @@ kernel_has() {
 
 # bench_want KEY — the status a bench point KEY must have here: ok, or
 # unavailable for the paths this kernel lacks (without direct calls, arm64
-# 6.1: no BPF trampolines for fentry and its peers, no kmod-direct)
+# 6.1: no BPF trampolines for fentry and its peers, no kmod-direct; riscv64
+# 6.12: no kprobe at a traceable function's entry)
 bench_want() {
 	case $1 in
 	fentry/*|ref-fentry/*|kmod-direct/*) kernel_has direct_calls || { echo unavailable; return; } ;;
+	kprobe/*|ref-kprobe/*|kmod-kprobe/*) kernel_has entry_kprobe || { echo unavailable; return; } ;;
 	esac
 	echo ok
 }
