@@ -4,7 +4,8 @@
 # /opt/tracerd/only) with its own timeout (300 s, or what the test's
 # '# timeout: CI FULL' line asks for), prints '@@TEST name RESULT msg'
 # per test, after its output and a 'time: NAME S s' line (guest wall
-# time, for the make check budget). A test exits 0 (pass), 77 (skip, reason on its last line) or
+# time, for the make check budget). '# ci-kernels: K...' limits a test to
+# those kernels in the ci profile. A test exits 0 (pass), 77 (skip, reason on its last line) or
 # anything else (fail). Kernel-log markers bracket each test so the
 # harness can tell which test a kernel warning belongs to.
 cd /opt/tracerd/tests || exit 1
@@ -15,6 +16,13 @@ tests=$(ls t/*.sh | sort)
 fail=0
 for t in $tests; do
 	name=$(basename "$t" .sh)
+	# a test whose kernel does not matter much may run on fewer kernels in
+	# make check: a line '# ci-kernels: K...' (full runs it everywhere)
+	ck=$(sed -n 's/^# ci-kernels: *//p' "$t" | head -n1)
+	if [ -n "$ck" ] && [ "$PROFILE" != full ] && [[ " $ck " != *" $KERNEL_NAME "* ]]; then
+		echo "@@TEST $name SKIP make check runs it on $ck only (check-full: every kernel)"
+		continue
+	fi
 	echo "tracerd-vm: test $name begin" > /dev/kmsg
 	# a test may ask for more time: a line '# timeout: CI_SECONDS FULL_SECONDS'
 	tmo=${TEST_TIMEOUT:-$(sed -n 's/^# timeout: *\([0-9]*\) *\([0-9]*\).*/\1 \2/p' "$t" | head -n1)}

@@ -6,7 +6,9 @@
 # `exists`; the reply comes when it is done, with the default config's
 # max_glob_matches. Then a daemon with few fds refuses the glob naming
 # RLIMIT_NOFILE, and hooks what fits with --partial. States and counts,
-# never durations.
+# never durations. The daemon's event loop is what is tested, and 200 s of
+# TCG per kernel is what it costs: make check runs it on 6.12 only.
+# ci-kernels: 6.12
 source ./t/40-daemon-lib.sh
 daemon_start
 [ "$(feature fentry)" = true ] || skip "fentry unavailable: $(reason_of fentry)"
