@@ -280,6 +280,18 @@ static int kprobe_misses(struct tracerd *d, struct attachment *a, struct hook *h
 	return 0;
 }
 
+/*
+ * riscv64: a traceable function's first instruction is its ftrace site,
+ * where a kernel without KPROBES_ON_FTRACE (Debian's 6.12) refuses a
+ * kprobe with EINVAL.
+ */
+#ifdef __riscv
+#define RISCV_ENTRY_HINT "; a traceable function begins with its ftrace site, which this kernel " \
+	"(no KPROBES_ON_FTRACE) does not let a kprobe take: mode kprobe-int3 probes past it"
+#else
+#define RISCV_ENTRY_HINT ""
+#endif
+
 static int kprobe_probe_mode(struct tracerd *d, bool int3, char *reason, size_t len)
 {
 	struct bpf_hook b = { .prog_fd = { -1, -1 }, .link_fd = { -1, -1 } };
@@ -298,6 +310,8 @@ static int kprobe_probe_mode(struct tracerd *d, bool int3, char *reason, size_t 
 	if (ret) {
 		if (access("/sys/bus/event_source/devices/kprobe", F_OK))
 			snprintf(reason, len, "%s; no kprobe PMU (kernel without CONFIG_KPROBES?)", h.err);
+		else if (ret == -EINVAL && !int3 && RISCV_ENTRY_HINT[0])
+			snprintf(reason, len, "%s%s", h.err, RISCV_ENTRY_HINT);
 		else
 			snprintf(reason, len, "%s", h.err);
 	}
