@@ -258,6 +258,15 @@ static enum proto_code kmod_bench_error(int err, const char *what, char *msg, si
 {
 	char ebuf[96];
 
+	/* the mode cannot hook the module's own (traceable) tracee at all:
+	 * riscv64 6.12's kprobe at an ftrace site. Unavailable, not an error. */
+	if (err == -EADDRNOTAVAIL) {
+		str_fmt(msg, msglen, "kmod %s benchmark: %s (the mode cannot hook a traceable "
+			"function of the module on this kernel)", what,
+			errno_str(err, ebuf, sizeof(ebuf)));
+		return PROTO_E_UNAVAILABLE;
+	}
+
 	str_fmt(msg, msglen, "kmod %s benchmark: %s%s", what, errno_str(err, ebuf, sizeof(ebuf)),
 		 err == -EPROTO ? " (hook counts disagree with the calls made: the point is an "
 		 "error, not a number)" : err == -E2BIG ? " (above the module's limits)" : "");
