@@ -15,7 +15,12 @@ trap daemon_cleanup EXIT
 r="-r 2 -w 0"
 $C bench ops --ci -n "$(size 1000 100000)" $r -o "$TD/ops.json" --svg "$TD/ops.svg" ||
 	fail "bench ops failed (exit $?)"
-$C bench attach --ci --all $r -o "$TD/attach.json" --svg "$TD/attach.svg" ||
+# --all (one callops ops on every traceable function) did not finish in
+# 10 minutes under riscv64 7.2's TCG (CALL_OPS: a literal and a jalr per
+# site); make check leaves it to check-full there
+all=--all
+[ "${PROFILE:-ci}:$KERNEL_NAME" = ci:7.2-riscv64 ] && all=
+$C bench attach --ci $all $r -o "$TD/attach.json" --svg "$TD/attach.svg" ||
 	fail "bench attach failed (exit $?)"
 grep -q '</svg>' "$TD/ops.svg" && grep -q '<polyline' "$TD/ops.svg" || fail "ops.svg"
 grep -q '</svg>' "$TD/attach.svg" && grep -q '<polyline' "$TD/attach.svg" || fail "attach.svg"
@@ -50,14 +55,18 @@ i=$(jpath '.points[*].key' < "$TD/ops.json" | grep -n '^kmod-callops/R2/I0$' | c
 expect_eq "ops kmod-callops/R2/I0: relevant hits over 2 runs" \
 	"$(jpath ".points[$((i - 1))].counts.relevant_hits.counted" < "$TD/ops.json")" \
 	$((2 * 2 * $(size 1000 100000)))
-expect_eq "attach kmod-callops/all" "$(status "$TD/attach.json" kmod-callops/all)" ok
-i=$(jpath '.points[*].key' < "$TD/attach.json" | grep -n '^kmod-callops/all$' | cut -d: -f1)
-expect_eq "attach kmod-callops/all: tracee counted once per run" \
-	"$(jpath ".points[$((i - 1))].counts.tracee_hits.counted" < "$TD/attach.json")" 2
-expect_eq "attach kmod-callops/all: functions" \
-	"$(jpath ".points[$((i - 1))].labels.funcs" < "$TD/attach.json")" \
-	"$(wc -l < /sys/kernel/tracing/available_filter_functions)"
-expect_eq "enabled_functions after --all" "$(wc -l < /sys/kernel/tracing/enabled_functions)" 0
+if [ -n "$all" ]; then
+	expect_eq "attach kmod-callops/all" "$(status "$TD/attach.json" kmod-callops/all)" ok
+	i=$(jpath '.points[*].key' < "$TD/attach.json" | grep -n '^kmod-callops/all$' | cut -d: -f1)
+	expect_eq "attach kmod-callops/all: tracee counted once per run" \
+		"$(jpath ".points[$((i - 1))].counts.tracee_hits.counted" < "$TD/attach.json")" 2
+	expect_eq "attach kmod-callops/all: functions" \
+		"$(jpath ".points[$((i - 1))].labels.funcs" < "$TD/attach.json")" \
+		"$(wc -l < /sys/kernel/tracing/available_filter_functions)"
+else
+	expect_eq "attach kmod-callops/all not asked for" "$(status "$TD/attach.json" kmod-callops/all)" ""
+fi
+expect_eq "enabled_functions after the bench" "$(wc -l < /sys/kernel/tracing/enabled_functions)" 0
 # full profile: K = 1024, one ioctl of minutes under TCG (the daemon's idle
 # timers must not drop the client waiting for it)
 if [ "${PROFILE:-ci}" = full ]; then
