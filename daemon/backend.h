@@ -36,6 +36,12 @@
  *   otherwise the registry hands them up to batch hooks at a time (0: one;
  *   a view of a->hooks), so the event loop answers between steps (kmod-kprobe:
  *   a batch ioctl per 16 kprobes, each kprobe a text patch of its own).
+ * progs: optional; call fn(prog_fd, ctx) for every BPF program the
+ *   attachment owns (its clones, entry and return); the sum of fn's
+ *   non-negative returns or the first negative one. A backend whose
+ *   programs are shared with other attachments (kprobe-session) or that
+ *   has none (kmod) leaves it NULL: no BPF run-time statistics
+ *   (daemon/bpf_stats.c).
  * fds: file descriptors the daemon holds per hooked function ([0]) and
  *   per attachment ([1]), [latency]: the registry checks RLIMIT_NOFILE
  *   against them before attaching (registry.c:fds_check).
@@ -73,6 +79,8 @@ struct backend {
 	const struct backend *variant[MODE_VARIANT_NR];
 	const char *(*unavailable)(struct tracerd *d);
 	int (*site)(struct tracerd *d, const struct hook *h, struct hook_site *out);
+	int (*progs)(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),
+		     void *ctx);
 	unsigned int batch;
 	unsigned char fds[2][2];	/* [per function, per attachment][latency] */
 };

@@ -118,6 +118,7 @@ const struct backend backend_fentry = {
 	.probe = fentry_probe,
 	.attach = fentry_attach,
 	.detach = bpf_hooks_detach,
+	.progs = bpf_hooks_progs,
 	.misses = fentry_misses,
 	.fini = fentry_fini,
 	.variant = { [MODE_VARIANT_EMPTY] = &backend_fentry_empty },

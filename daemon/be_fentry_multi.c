@@ -95,6 +95,7 @@ const struct backend backend_fentry_multi = {
 	.detach = tmulti_detach,
 	.misses = fmulti_misses,
 	.fini = fmulti_fini,
+	.progs = tmulti_progs,
 	.batch = BACKEND_BATCH_ALL,	/* one link pair per BTF object */
 	.fds = { { 0, 0 }, { 8, 8 } },	/* entry and exit programs and links, vmlinux and a module */
 };

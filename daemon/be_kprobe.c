@@ -221,6 +221,25 @@ static void kprobe_detach(struct tracerd *d, struct attachment *a)
 	a->priv = NULL;
 }
 
+/* the shared clones of a->priv, then each hook's own */
+static int kprobe_progs(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),
+			void *ctx)
+{
+	const struct kprobe_shared *sh = a->priv;
+	int i, ret, sum = 0;
+
+	for (i = 0; sh && i < 2; i++) {
+		if (sh->prog[i] < 0)
+			continue;
+		ret = fn(sh->prog[i], ctx);
+		if (ret < 0)
+			return ret;
+		sum += ret;
+	}
+	ret = bpf_hooks_progs(d, a, fn, ctx);
+	return ret < 0 ? ret : sum + ret;
+}
+
 /*
  * struct bpf_link_info for a perf-event kprobe link as of Linux 6.7 (the
  * first with "missed"); the uapi headers of this build may be older.
@@ -327,6 +346,7 @@ const struct backend backend_kprobe = {
 	.probe = kprobe_probe,
 	.attach = kprobe_attach,
 	.detach = kprobe_detach,
+	.progs = kprobe_progs,
 	.misses = kprobe_misses,
 	.fini = kprobe_fini,
 	.variant = { [MODE_VARIANT_EMPTY] = &backend_kprobe_empty },
@@ -342,6 +362,7 @@ const struct backend backend_kprobe_int3 = {
 	.probe = kprobe_int3_probe,
 	.attach = kprobe_int3_attach,
 	.detach = kprobe_detach,
+	.progs = kprobe_progs,
 	.misses = kprobe_misses,
 	.fini = NULL,	/* shares kprobe's state */
 	.variant = { [MODE_VARIANT_EMPTY] = &backend_kprobe_int3_empty },

@@ -148,6 +148,23 @@ cleanup:
 	return ret;
 }
 
+static int multi_progs(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),
+		       void *ctx)
+{
+	const struct multi_links *ml = a->priv;
+	int i, ret, sum = 0;
+
+	for (i = 0; ml && i < 2; i++) {
+		if (ml->prog[i] < 0)
+			continue;
+		ret = fn(ml->prog[i], ctx);
+		if (ret < 0)
+			return ret;
+		sum += ret;
+	}
+	return sum;
+}
+
 static void multi_detach(struct tracerd *d, struct attachment *a)
 {
 	size_t i;
@@ -200,6 +217,7 @@ const struct backend backend_kprobe_multi = {
 	.probe = multi_probe,
 	.attach = multi_attach,
 	.detach = multi_detach,
+	.progs = multi_progs,
 	.misses = multi_misses,
 	.fini = multi_fini,
 	.variant = { [MODE_VARIANT_EMPTY] = &backend_kprobe_multi_empty },

@@ -16,6 +16,7 @@
 #include "../lib/util.h"
 #include "backend.h"
 #include "bench.h"
+#include "bpf_stats.h"
 #include "commands.h"
 #include "plan.h"
 #include "control.h"
@@ -439,6 +440,39 @@ static void stats_add_merged(struct hook_stats *acc, bool *lat, char **names,
 	lat[i] |= latency;
 }
 
+/* the per-attachment part of a stats reply: the BPF programs' run statistics */
+static json_object *stats_bpf_json(struct tracerd *d, unsigned int id, const char *target)
+{
+	json_object *arr = json_object_new_array(), *o, *r;
+	struct bpf_run_stats rs;
+	struct attachment *a;
+	const char *why;
+	size_t i;
+
+	for (a = d->attachments; a; a = a->next) {
+		for (i = 0; i < a->nr_hooks && !stats_match(a, &a->hooks[i], id, target); i++)
+			;
+		if (i == a->nr_hooks)
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "id", json_object_new_int64(a->id));
+		json_object_object_add(o, "target", json_object_new_string(a->spec.target));
+		json_object_object_add(o, "mode", json_object_new_string(tracerd_mode_name(a->mode)));
+		r = NULL;
+		why = NULL;
+		if (!bpf_stats_read(d, a, &rs, &why)) {
+			r = json_object_new_object();
+			json_object_object_add(r, "count", json_object_new_int64((int64_t)rs.runs));
+			json_object_object_add(r, "time_ns", json_object_new_int64((int64_t)rs.run_ns));
+			json_object_object_add(r, "programs", json_object_new_int64(rs.progs));
+		}
+		json_object_object_add(o, "bpf_run", r);
+		json_object_object_add(o, "bpf_run_reason", why ? json_object_new_string(why) : NULL);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
 /* stats filtered by id (0: any) and target (NULL: any); merged per function */
 static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char *target,
 				  bool merge, json_object **result, char *msg, size_t msglen)
@@ -447,6 +481,7 @@ static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char
 	struct hook_stats hs, *acc = NULL;
 	struct attachment *a;
 	char **names = NULL;
+	const char *why;
 	bool *lat = NULL;
 	size_t i, n = 0, total = 0;
 
@@ -496,6 +531,11 @@ static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char
 	}
 	*result = json_object_new_object();
 	json_object_object_add(*result, "stats", arr);
+	o = json_object_new_object();
+	json_object_object_add(o, "enabled", json_object_new_boolean(bpf_stats_on(d, &why)));
+	json_object_object_add(o, "reason", why ? json_object_new_string(why) : NULL);
+	json_object_object_add(*result, "bpf_stats", o);
+	json_object_object_add(*result, "attachments", stats_bpf_json(d, id, target));
 	return PROTO_OK;
 }
 

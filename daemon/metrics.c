@@ -12,6 +12,7 @@
 #include "../lib/modes.h"
 #include "../lib/util.h"
 #include "bench.h"
+#include "bpf_stats.h"
 #include "registry.h"
 #include "service.h"
 #include "recorder.h"
@@ -23,6 +24,7 @@ struct snap_buf {
 	struct metrics_function *fns;
 	struct metrics_latency *lats;
 	struct metrics_record *recs;
+	struct metrics_bpf_run *runs;
 	struct utsname u;
 	char host[256];
 };
@@ -67,6 +69,19 @@ static void snap_function(struct tracerd *d, struct attachment *a, struct hook *
 	f->latency = lat;
 }
 
+static void snap_bpf_run(struct tracerd *d, struct attachment *a, struct metrics_attachment *m,
+			 struct metrics_bpf_run *r)
+{
+	struct bpf_run_stats rs;
+
+	if (bpf_stats_read(d, a, &rs, &m->bpf_run_reason))
+		return;
+	r->count = rs.runs;
+	r->time_ns = rs.run_ns;
+	r->programs = rs.progs;
+	m->bpf_run = r;
+}
+
 static int snap_fill(struct tracerd *d, struct snap_buf *b)
 {
 	struct attachment *a;
@@ -98,9 +113,10 @@ static int snap_fill(struct tracerd *d, struct snap_buf *b)
 	}
 	b->atts = calloc(na + 1, sizeof(*b->atts));
 	b->recs = calloc(na + 1, sizeof(*b->recs));
+	b->runs = calloc(na + 1, sizeof(*b->runs));
 	b->fns = calloc(nf + 1, sizeof(*b->fns));
 	b->lats = calloc(nf + 1, sizeof(*b->lats));
-	if (!b->atts || !b->recs || !b->fns || !b->lats)
+	if (!b->atts || !b->recs || !b->fns || !b->lats || !b->runs)
 		return -ENOMEM;
 	na = nf = 0;
 	for (a = d->attachments; a; a = a->next, na++) {
@@ -120,6 +136,7 @@ static int snap_fill(struct tracerd *d, struct snap_buf *b)
 		for (i = 0; i < a->nr_hooks; i++, nf++)
 			snap_function(d, a, &a->hooks[i], &b->fns[nf], &b->lats[nf]);
 		bench_metrics_overhead(d, a, m);	/* daemon/bench_store.c */
+		snap_bpf_run(d, a, m, &b->runs[na]);
 		if (recorder_stats(d, a, &b->recs[na]) == 0)
 			m->record = &b->recs[na];
 	}
@@ -134,6 +151,7 @@ static void snap_free(struct snap_buf *b)
 	free(b->fns);
 	free(b->lats);
 	free(b->recs);
+	free(b->runs);
 }
 
 char *metrics_render_prometheus(struct tracerd *d, size_t *len)

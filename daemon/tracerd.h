@@ -113,6 +113,9 @@ struct tracerd {
 	struct http_server *http;	/* http.c; NULL: listen = off */
 	struct recorder *rec;		/* record.c: recordings and the ring buffer */
 
+	int bpf_stats_fd;		/* BPF_ENABLE_STATS held (bpf_stats.c), -1: off */
+	char bpf_stats_why[200];	/* why off */
+
 	struct btf *vmlinux_btf;
 	void *be_state[TRACERD_MODE_NR];	/* backend private state */
 	void *resolve_cache;		/* resolve.c */
