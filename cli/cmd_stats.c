@@ -30,6 +30,9 @@ struct stats_row {
 	bool misses_known, timed;
 	uint64_t lat_count, lat_sum, lat_min, lat_max;
 	struct hist_bucket hist[TRACERD_HIST_BUCKETS];
+	bool errors;		/* counts errors (--errors) */
+	uint64_t err_total;
+	char err_text[160];	/* "ENOENT 10, EACCES 2" (the first that fit) */
 };
 
 struct stats_snap {
@@ -72,6 +75,27 @@ static void row_latency(struct stats_row *r, json_object *lat)
 	}
 }
 
+static void row_errors(struct stats_row *r, json_object *e)
+{
+	json_object *arr = jarr(e, "by_errno"), *x;
+	size_t i, off = 0;
+	int n;
+
+	r->errors = true;
+	r->err_total = (uint64_t)jint(e, "total", 0);
+	for (i = 0; i < jlen(arr); i++) {
+		x = json_object_array_get_idx(arr, i);
+		n = snprintf(r->err_text + off, sizeof(r->err_text) - off, "%s%s %lld", i ? ", " : "",
+			     jtty(x, "name", "?"), jint(x, "count", 0));
+		if (n < 0 || (size_t)n >= sizeof(r->err_text) - off) {
+			r->err_text[off] = '\0';
+			snprintf(r->err_text + off, sizeof(r->err_text) - off, ", ...");
+			break;
+		}
+		off += (size_t)n;
+	}
+}
+
 static void row_from_json(struct stats_row *r, json_object *s)
 {
 	memset(r, 0, sizeof(*r));
@@ -84,6 +108,8 @@ static void row_from_json(struct stats_row *r, json_object *s)
 	hist_init(r->hist, TRACERD_HIST_BUCKETS);
 	if (jobj(s, "latency"))
 		row_latency(r, jobj(s, "latency"));
+	if (jobj(s, "errors"))
+		row_errors(r, jobj(s, "errors"));
 }
 
 /* The daemon's stats for args (not consumed) into snap; the reply into *reply when asked. */
@@ -193,6 +219,9 @@ static void print_row(const struct stats_row *r, const struct stats_opts *o, dou
 	}
 	if (r->timed)
 		print_latency(r, dt <= 0);
+	if (r->errors && dt <= 0)
+		printf("     errors: %llu%s%s%s\n", (unsigned long long)r->err_total,
+		       r->err_total ? " (" : "", r->err_text, r->err_total ? ")" : "");
 	if (r->timed && o->hist)
 		print_hist(r);
 }

@@ -143,7 +143,7 @@ static int kprobe_attach_hook(struct tracerd *d, struct attachment *a, struct ho
 		ret = kprobe_attach_int3(h, &a->spec, skel->progs.kprobe_entry, entry);
 	else
 		ret = kprobe_attach_prog(h, &a->spec, 0, skel->progs.kprobe_entry, entry, 0);
-	if (!ret && a->spec.latency)
+	if (!ret && spec_returns(&a->spec))
 		ret = kprobe_attach_prog(h, &a->spec, 1, skel->progs.kprobe_return,
 					 sh ? sh->prog[1] : -1, 0);
 	return ret;
@@ -182,7 +182,7 @@ static int kprobe_share(struct tracerd *d, struct attachment *a)
 				     err, errlen);
 	if (sh->prog[0] < 0)
 		return sh->prog[0];
-	if (!a->spec.latency)
+	if (!spec_returns(&a->spec))
 		return 0;
 	sh->prog[1] = bpf_clone_hook(skel->progs.kprobe_return, TRACERD_SLOT_COOKIE, &a->spec, 0, 0,
 				     err, errlen);

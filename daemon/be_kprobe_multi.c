@@ -132,7 +132,7 @@ static int multi_attach(struct tracerd *d, struct attachment *a)
 	if (ret < 0)
 		goto cleanup;
 	ml->link[0] = ret;
-	if (a->spec.latency) {
+	if (spec_returns(&a->spec)) {
 		ret = multi_link(skel->progs.multi_return, slot, &a->spec, syms, cookies,
 				 a->nr_hooks, true, &ml->prog[1], err, errlen);
 		if (ret < 0)

@@ -77,6 +77,7 @@ json_object *attachment_json(const struct attachment *a)
 			       json_object_new_string(tracerd_mode_name(a->spec.mode)));
 	json_object_object_add(o, "mode_reason", json_object_new_string(a->mode_reason));
 	json_object_object_add(o, "latency", json_object_new_boolean(a->spec.latency));
+	json_object_object_add(o, "errors", json_object_new_boolean(a->spec.errors));
 	json_object_object_add(o, "pid", json_object_new_int64(a->spec.tgid));
 	json_object_object_add(o, "comm", a->spec.comm[0] ?
 			       json_object_new_string(a->spec.comm) : NULL);
@@ -136,6 +137,31 @@ static json_object *latency_json(const struct tracerd_slot_stats *s)
 	return o;
 }
 
+/* {total, by_errno: [{errno (null: other), name, count}]}: the errnos seen, other last */
+static json_object *errors_json(const struct tracerd_slot_errors *e)
+{
+	json_object *o = json_object_new_object(), *arr = json_object_new_array(), *x;
+	__u64 total = 0;
+	char nbuf[16];
+	int i, k;
+
+	for (k = 1; k <= TRACERD_ERRNO_SLOTS; k++) {
+		i = k % TRACERD_ERRNO_SLOTS;	/* 1..133, then 0 (other) */
+		if (!e->count[i])
+			continue;
+		total += e->count[i];
+		x = json_object_new_object();
+		json_object_object_add(x, "errno", i ? json_object_new_int(i) : NULL);
+		json_object_object_add(x, "name",
+				       json_object_new_string(metrics_errno_name(i, nbuf, sizeof(nbuf))));
+		json_object_object_add(x, "count", json_object_new_int64((int64_t)e->count[i]));
+		json_object_array_add(arr, x);
+	}
+	json_object_object_add(o, "total", json_object_new_int64((int64_t)total));
+	json_object_object_add(o, "by_errno", arr);
+	return o;
+}
+
 static json_object *hook_stats_json(const struct hook_stats *hs, bool latency)
 {
 	json_object *o = json_object_new_object();
@@ -151,6 +177,7 @@ static json_object *hook_stats_json(const struct hook_stats *hs, bool latency)
 	}
 	json_object_object_add(o, "bpf_misses", json_object_new_int64(hs->s.misses));
 	json_object_object_add(o, "latency", latency ? latency_json(&hs->s) : NULL);
+	json_object_object_add(o, "errors", hs->errors_known ? errors_json(&hs->errors) : NULL);
 	return o;
 }
 
@@ -240,7 +267,8 @@ static json_object *kmod_json(const struct tracerd *d)
 /* The arguments each command accepts (docs/protocol.md): anything else is refused. */
 static const struct proto_field no_fields[] = { {} };
 static const struct proto_field attach_fields[] = {
-	F("target", string), F("mode", string), F("latency", boolean), F("pid", int),
+	F("target", string), F("mode", string), F("latency", boolean), F("errors", boolean),
+	F("pid", int),
 	F("comm", string), F("record", string), F("partial", boolean),
 	F("dry_run", boolean), {}
 };
@@ -305,6 +333,7 @@ static enum proto_code attach_args(json_object *args, struct tracerd_spec *s, ch
 	comm = proto_arg_str(args, "comm", &bad);
 	record = proto_arg_str(args, "record", &bad);
 	s->latency = proto_arg_bool(args, "latency", &bad);
+	s->errors = proto_arg_bool(args, "errors", &bad);
 	s->partial = proto_arg_bool(args, "partial", &bad);
 	pid = proto_arg_int(args, "pid", 0, &bad);
 	if (bad) {
