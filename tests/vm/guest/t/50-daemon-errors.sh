@@ -11,6 +11,7 @@ source ./t/40-daemon-lib.sh
 command -v curl > /dev/null || skip "no curl in the guest"
 n=$(size 200 20000)
 PORT=9478
+ip link set lo up 2>/dev/null	# the test boot brings up no network
 load_testmod
 [ -e /dev/tracerd ] || load_kmod
 daemon_start "listen = 127.0.0.1:$PORT
