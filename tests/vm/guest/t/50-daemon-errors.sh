@@ -2,7 +2,8 @@
 # attach --errors: the calls that return an error, counted by errno, in
 # every BPF function mode with a return hook this kernel has, filtered to
 # the test's own tgid: getpgid(INT_MAX) fails with ESRCH exactly N times
-# among 2N calls (N getpgid(0) succeed), close(-1) with EBADF. With
+# among 2N calls (N getpgid(0) succeed), close(-1) with EBADF N times (among
+# the successful closes of the shell and the loader). With
 # --latency too, both counts hold. The series in /metrics. Refused for a
 # tracepoint and for kmod modes. With bpf_stats = on: each attachment's
 # programs ran at least once per call and hook (entry and return), and a
@@ -56,7 +57,9 @@ for m in fentry kprobe kprobe-multi kprobe-session fentry-multi fsession; do
 
 	id=$(ATTACH_FLAGS=--errors attach_pid "$m" "$close_fn" trigger ebadf "$n")
 	st=$($C --json stats "$id")
-	expect_eq "$m: $close_fn calls" "$(jp '.stats[0].calls' <<< "$st")" "$n"
+	# the shell and the dynamic loader close fds of their own (successfully)
+	c=$(jp '.stats[0].calls' <<< "$st")
+	[ "$c" -ge "$n" ] || fail "$m: $close_fn calls $c < $n"
 	expect_eq "$m: EBADF errors" "$(got_errors <<< "$st")" "EBADF 9 $n $n "
 	$C stats "$id" | grep -q "errors: $n (EBADF $n)" || fail "$m: stats text: $($C stats "$id")"
 	echo "ok: $m: tracectl stats prints the errors"
