@@ -32,6 +32,8 @@ for m in fentry kprobe kprobe-multi kprobe-session fentry-multi fsession; do
 	expect_eq "$m: $fn calls" "$(jp '.stats[0].calls' <<< "$st")" $((2 * n))
 	expect_eq "$m: ESRCH errors" "$(got_errors <<< "$st")" "ESRCH 3 $n $n "
 	expect_eq "$m: not timed" "$(jp '.stats[0].latency' <<< "$st")" null
+	$C list | grep -q "counts error returns by errno" || fail "$m: list: $($C list)"
+	expect_eq "$m: list --json errors" "$($C --json list | jp '.attachments[0].errors')" true
 	# the kernel's run count: entry and return programs run for every
 	# getpgid of the system (the pid filter runs inside them)
 	runs=$(jp '.attachments[0].bpf_run.count' <<< "$st")
