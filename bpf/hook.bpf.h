@@ -72,6 +72,14 @@ struct {
 	__type(value, struct tracerd_task_ts);
 } task_ts SEC(".maps");
 
+/* --errors (TRACERD_SLOT_ERRORS): error returns by errno, per slot. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRACERD_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct tracerd_slot_errors);
+} slot_errors SEC(".maps");
+
 /* Recording (TRACERD_SLOT_RECORD): per-call events, and per-slot drops. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -388,11 +396,34 @@ static __always_inline int hook_entry(__u32 slot)
 	return 0;
 }
 
+/*
+ * Count ret when it is an error (trace.h, tracerd_slot_errors): only
+ * under TRACERD_SLOT_ERRORS, which a clone's flags immediate bakes in, so
+ * without it the verifier prunes this and the paths are as they were.
+ */
+static __always_inline void slot_error(__u32 slot, __s64 ret)
+{
+	struct tracerd_slot_errors *e;
+	__u64 err = (__u32)(0U - (__u32)ret);	/* an int's errno, 0 for ret 0 */
+
+	if (err - 1 >= TRACERD_ERRNO_MAX)
+		return;
+	e = bpf_map_lookup_elem(&slot_errors, &slot);
+	if (!e)
+		return;
+	barrier_var(err);
+	if (err > TRACERD_ERRNO_SLOTS - 1)
+		err = 0;
+	__sync_fetch_and_add(&e->count[err], 1);
+}
+
 /* The return hook; ret_flags is TRACERD_EV_RET when ret is the real return value. */
 static __always_inline int hook_return_ret(__u32 slot, __s64 ret, __u32 ret_flags)
 {
 	__u64 flags = slot_pass(slot), now, ts;
 
+	if (flags & TRACERD_SLOT_ERRORS)
+		slot_error(slot, ret);
 	if (!(flags & TRACERD_SLOT_LATENCY))
 		return 0;
 	now = bpf_ktime_get_ns();

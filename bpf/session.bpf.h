@@ -33,8 +33,9 @@ extern bool bpf_session_is_return(void *ctx) __ksym;
 
 /*
  * The entry half: count the call and, when the slot times calls, start
- * the clock in the cookie. Returns what a kprobe session's entry returns:
- * 0 to run the return half, 1 to skip it (nothing to time).
+ * the clock in the cookie (1 when it only counts errors: not timed).
+ * Returns what a kprobe session's entry returns: 0 to run the return
+ * half, 1 to skip it (nothing to time or count).
  */
 static __always_inline int session_entry(__u32 slot, __u64 *cookie)
 {
@@ -52,7 +53,10 @@ static __always_inline int session_entry(__u32 slot, __u64 *cookie)
 	if (!(flags & TRACERD_SLOT_LATENCY) || !cookie) {
 		if (flags & TRACERD_SLOT_RECORD)
 			record_event(slot, bpf_ktime_get_ns(), 0, 0, 0);
-		return 1;
+		if (!(flags & TRACERD_SLOT_ERRORS) || !cookie)
+			return 1;
+		*cookie = 1;	/* untimed: the return half counts errors only */
+		return 0;
 	}
 	*cookie = bpf_ktime_get_ns();
 	return 0;
@@ -67,6 +71,8 @@ static __always_inline int session_return(__u32 slot, __u64 *cookie, __s64 ret)
 	if (!cookie || !*cookie)
 		return 0;	/* the entry did not time this call */
 	flags = slot_pass(slot);
+	if (flags & TRACERD_SLOT_ERRORS)
+		slot_error(slot, ret);
 	if (flags & TRACERD_SLOT_LATENCY)
 		slot_time(slot, *cookie, now, flags, ret, TRACERD_EV_RET);
 	return 0;

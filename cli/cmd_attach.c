@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tracectl attach TARGET [--mode M] [--latency] [--pid N] [--comm C]
+ * tracectl attach TARGET [--mode M] [--latency] [--errors] [--pid N] [--comm C]
  * [--record NAME] [--partial] [--dry-run]: --dry-run prints what would be
  * hooked, in which mode and why, touching nothing (daemon/plan.c).
  */
@@ -59,6 +59,7 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "mode", required_argument, NULL, 'm' },
 		{ "latency", no_argument, NULL, 'l' },
+		{ "errors", no_argument, NULL, 'e' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "comm", required_argument, NULL, 'c' },
 		{ "record", required_argument, NULL, 'r' },
@@ -72,13 +73,16 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "m:lp:c:r:Pn", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:lep:c:r:Pn", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			json_object_object_add(args, "mode", json_object_new_string(optarg));
 			break;
 		case 'l':
 			json_object_object_add(args, "latency", json_object_new_boolean(1));
+			break;
+		case 'e':
+			json_object_object_add(args, "errors", json_object_new_boolean(1));
 			break;
 		case 'p':
 			if (cli_number(cli, "--pid", optarg, 1, 0x3fffffff, &pid)) {
@@ -125,7 +129,20 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 
 const struct cmd_entry cmd_attach = {
 	.name = "attach",
-	.args = "TARGET [--mode M] [--latency] [--pid N] [--comm C] [--record NAME] [--partial] [--dry-run]",
+	.args = "TARGET [--mode M] [--latency] [--errors] [--pid N] [--comm C] [--record NAME] [--partial] [--dry-run]",
 	.summary = "hook a function, a glob of them, or tp:CATEGORY/NAME",
 	.exec = attach_exec,
+	.help = "  TARGET           a function, a glob of them (vfs_*), or tp:CATEGORY/NAME\n"
+		"  -m, --mode=M     auto (default), fentry, kprobe, kprobe-multi, tp-btf, ...\n"
+		"  -l, --latency    time entry to return (log2 histogram)\n"
+		"  -e, --errors     count the calls that return an error, by errno: the\n"
+		"                   return value as an int, -1 to -4095 (functions returning\n"
+		"                   int, long or an ERR_PTR); needs a return hook: fentry,\n"
+		"                   kprobe, kprobe-multi, fentry-multi and the session modes,\n"
+		"                   not tracepoints nor kmod modes\n"
+		"  -p, --pid=N      only calls of process N\n"
+		"  -c, --comm=C     only calls of tasks named C\n"
+		"  -r, --record=NAME  record each call into record_dir/NAME\n"
+		"  -P, --partial    hook what the fd limit allows, skip the rest\n"
+		"  -n, --dry-run    say what would be hooked, in which mode and why\n",
 };

@@ -71,6 +71,8 @@ static void print_list(json_object *r)
 		if (strcmp(jstr(a, "owner", "user"), "user"))	/* bench's: its own, not a user's */
 			printf("     owner %s%s%s\n", jtty(a, "owner", "?"),
 			       jget(a, "variant") ? ", variant " : "", jtty(a, "variant", ""));
+		if (jbool(a, "errors"))
+			printf("     counts error returns by errno (attach --errors; tracectl stats)\n");
 		print_progress(a);
 		print_sites(jget(a, "sites"));
 		print_recording(jget(a, "recording"));

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tracectl stats [ID|TARGET|FUNCTION] [--merge] [--hist] [--interval S
+ * tracectl stats [ID|TARGET|FUNCTION] [--merge] [--hist] [--bpf] [--interval S
  * [--count K]]: calls, misses and, for latency attachments, p50/p90/p99
  * of the log2 histogram (lib/quantile.c) and with --hist the histogram as
- * bpftrace prints one. --interval S samples every S seconds and prints
+ * bpftrace prints one; the attachments' BPF run count and time where the
+ * daemon has them (bpf_stats = on), with --bpf why not where it has not. --interval S samples every S seconds and prints
  * what happened in each interval (calls, calls/s, misses, the interval's
  * percentiles) until ^C or K intervals.
  */
@@ -29,6 +30,9 @@ struct stats_row {
 	bool misses_known, timed;
 	uint64_t lat_count, lat_sum, lat_min, lat_max;
 	struct hist_bucket hist[TRACERD_HIST_BUCKETS];
+	bool errors;		/* counts errors (--errors) */
+	uint64_t err_total;
+	char err_text[160];	/* "ENOENT 10, EACCES 2" (the first that fit) */
 };
 
 struct stats_snap {
@@ -38,7 +42,7 @@ struct stats_snap {
 };
 
 struct stats_opts {
-	bool hist, merge;
+	bool hist, merge, bpf;
 	double interval;	/* 0: one reply */
 	unsigned long long count;	/* intervals; 0: until ^C */
 };
@@ -71,6 +75,27 @@ static void row_latency(struct stats_row *r, json_object *lat)
 	}
 }
 
+static void row_errors(struct stats_row *r, json_object *e)
+{
+	json_object *arr = jarr(e, "by_errno"), *x;
+	size_t i, off = 0;
+	int n;
+
+	r->errors = true;
+	r->err_total = (uint64_t)jint(e, "total", 0);
+	for (i = 0; i < jlen(arr); i++) {
+		x = json_object_array_get_idx(arr, i);
+		n = snprintf(r->err_text + off, sizeof(r->err_text) - off, "%s%s %lld", i ? ", " : "",
+			     jtty(x, "name", "?"), jint(x, "count", 0));
+		if (n < 0 || (size_t)n >= sizeof(r->err_text) - off) {
+			r->err_text[off] = '\0';
+			snprintf(r->err_text + off, sizeof(r->err_text) - off, ", ...");
+			break;
+		}
+		off += (size_t)n;
+	}
+}
+
 static void row_from_json(struct stats_row *r, json_object *s)
 {
 	memset(r, 0, sizeof(*r));
@@ -83,10 +108,13 @@ static void row_from_json(struct stats_row *r, json_object *s)
 	hist_init(r->hist, TRACERD_HIST_BUCKETS);
 	if (jobj(s, "latency"))
 		row_latency(r, jobj(s, "latency"));
+	if (jobj(s, "errors"))
+		row_errors(r, jobj(s, "errors"));
 }
 
-/* The daemon's stats for args (not consumed) into snap. */
-static int snap_fetch(struct cli *cli, json_object *args, struct stats_snap *snap)
+/* The daemon's stats for args (not consumed) into snap; the reply into *reply when asked. */
+static int snap_fetch(struct cli *cli, json_object *args, struct stats_snap *snap,
+		      json_object **reply)
 {
 	json_object *r, *arr;
 	size_t i, n;
@@ -103,7 +131,10 @@ static int snap_fetch(struct cli *cli, json_object *args, struct stats_snap *sna
 	snap->t_ns = now_mono_ns();
 	for (i = 0; i < snap->n; i++)
 		row_from_json(&snap->rows[i], json_object_array_get_idx(arr, i));
-	json_object_put(r);
+	if (reply)
+		*reply = r;
+	else
+		json_object_put(r);
 	return snap->rows ? 0 : cli_error(cli, EXIT_FAILURE_, "error", "out of memory");
 }
 
@@ -188,6 +219,9 @@ static void print_row(const struct stats_row *r, const struct stats_opts *o, dou
 	}
 	if (r->timed)
 		print_latency(r, dt <= 0);
+	if (r->errors && dt <= 0)
+		printf("     errors: %llu%s%s%s\n", (unsigned long long)r->err_total,
+		       r->err_total ? " (" : "", r->err_text, r->err_total ? ")" : "");
 	if (r->timed && o->hist)
 		print_hist(r);
 }
@@ -241,10 +275,10 @@ static int stats_watch(struct cli *cli, json_object *args, const struct stats_op
 	stats_stop = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	ret = snap_fetch(cli, args, &snaps[cur]);
+	ret = snap_fetch(cli, args, &snaps[cur], NULL);
 	while (!ret && (!o->count || done < o->count) && !nap(o->interval)) {
 		cur = !cur;
-		ret = snap_fetch(cli, args, &snaps[cur]);
+		ret = snap_fetch(cli, args, &snaps[cur], NULL);
 		if (!ret)
 			print_snap(&snaps[cur], &snaps[!cur], o);
 		done++;
@@ -252,6 +286,45 @@ static int stats_watch(struct cli *cli, json_object *args, const struct stats_op
 	free(snaps[0].rows);
 	free(snaps[1].rows);
 	return ret;
+}
+
+/*
+ * The attachments' BPF run-time statistics (bpf_stats on): a table of
+ * those that have them; with --bpf also those that do not, and why, or
+ * that the statistics are off.
+ */
+static void print_bpf(json_object *r, const struct stats_opts *o)
+{
+	json_object *arr = jarr(r, "attachments"), *a, *run;
+	char t[16], avg[16];
+	bool header = false;
+	size_t i;
+
+	if (!jbool(jobj(r, "bpf_stats"), "enabled")) {
+		if (o->bpf)
+			printf("\n%s\n", jtty(jobj(r, "bpf_stats"), "reason", "BPF statistics are off"));
+		return;
+	}
+	for (i = 0; i < jlen(arr); i++) {
+		a = json_object_array_get_idx(arr, i);
+		run = jobj(a, "bpf_run");
+		if (!run && !o->bpf)
+			continue;
+		if (!header)
+			printf("\n%-5s %-36s %-13s %12s %10s %9s\n", "ID", "TARGET", "MODE", "BPF RUNS",
+			       "BPF TIME", "AVG/RUN");
+		header = true;
+		if (!run) {
+			printf("%-5lld %-36s %-13s %s\n", jint(a, "id", 0), jtty(a, "target", "?"),
+			       jtty(a, "mode", "?"), jtty(a, "bpf_run_reason", "-"));
+			continue;
+		}
+		uint64_t n = (uint64_t)jint(run, "count", 0), ns = (uint64_t)jint(run, "time_ns", 0);
+
+		printf("%-5lld %-36s %-13s %12llu %10s %9s\n", jint(a, "id", 0), jtty(a, "target", "?"),
+		       jtty(a, "mode", "?"), (unsigned long long)n, fmt_ns((double)ns, t, sizeof(t)),
+		       fmt_ns(n ? (double)ns / (double)n : -1, avg, sizeof(avg)));
+	}
 }
 
 static int stats_once(struct cli *cli, json_object *args, const struct stats_opts *o)
@@ -267,9 +340,12 @@ static int stats_once(struct cli *cli, json_object *args, const struct stats_opt
 		json_object_put(r);
 		return ret;
 	}
-	ret = snap_fetch(cli, args, &snap);
-	if (!ret)
+	ret = snap_fetch(cli, args, &snap, &r);
+	if (!ret) {
 		print_snap(&snap, NULL, o);
+		print_bpf(r, o);
+		json_object_put(r);
+	}
 	free(snap.rows);
 	return ret;
 }
@@ -291,13 +367,14 @@ static int stats_options(struct cli *cli, int argc, char **argv, struct stats_op
 		{ "hist", no_argument, NULL, 'H' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "bpf", no_argument, NULL, 'B' },
 		{ 0 }
 	};
 	int c;
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "MHi:n:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "MHi:n:B", opts, NULL)) != -1) {
 		switch (c) {
 		case 'M':
 			o->merge = true;
@@ -305,6 +382,9 @@ static int stats_options(struct cli *cli, int argc, char **argv, struct stats_op
 			break;
 		case 'H':
 			o->hist = true;
+			break;
+		case 'B':
+			o->bpf = true;
 			break;
 		case 'i':
 			if (parse_seconds(optarg, &o->interval))
@@ -355,12 +435,15 @@ static int stats_exec(struct cli *cli, int argc, char **argv)
 
 const struct cmd_entry cmd_stats = {
 	.name = "stats",
-	.args = "[ID|TARGET] [--merge] [--hist] [--interval S [--count K]]",
+	.args = "[ID|TARGET] [--merge] [--hist] [--bpf] [--interval S [--count K]]",
 	.summary = "calls, misses, latency p50/p90/p99 and histograms (ns)",
 	.exec = stats_exec,
 	.help = "  ID|TARGET        one attachment, or every hooked function of that target\n"
 		"  -M, --merge      one row per function across attachments\n"
 		"  -H, --hist       the latency histogram, as bpftrace prints @usecs (log2 ns)\n"
+		"  -B, --bpf        the BPF programs' run count and time for every attachment\n"
+		"                   (shown anyway where known), or why there are none: the\n"
+		"                   kernel counts them only with bpf_stats = on in tracerd.conf\n"
 		"  -i, --interval=S every S seconds (0.1 to 3600) what happened in the\n"
 		"                   interval: calls, calls/s, misses, p50/p90/p99\n"
 		"  -n, --count=K    stop after K intervals (default: until ^C)\n",

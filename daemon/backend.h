@@ -36,9 +36,16 @@
  *   otherwise the registry hands them up to batch hooks at a time (0: one;
  *   a view of a->hooks), so the event loop answers between steps (kmod-kprobe:
  *   a batch ioctl per 16 kprobes, each kprobe a text patch of its own).
+ * progs: optional; call fn(prog_fd, ctx) for every BPF program the
+ *   attachment owns (its clones, entry and return); the sum of fn's
+ *   non-negative returns or the first negative one. A backend whose
+ *   programs are shared with other attachments (kprobe-session) or that
+ *   has none (kmod) leaves it NULL: no BPF run-time statistics
+ *   (daemon/bpf_stats.c).
  * fds: file descriptors the daemon holds per hooked function ([0]) and
- *   per attachment ([1]), [latency]: the registry checks RLIMIT_NOFILE
- *   against them before attaching (registry.c:fds_check).
+ *   per attachment ([1]), [with the return hook: latency or errors]: the
+ *   registry checks RLIMIT_NOFILE against them before attaching
+ *   (registry.c:fds_check).
  */
 #ifndef TRACERD_BACKEND_H
 #define TRACERD_BACKEND_H
@@ -73,13 +80,15 @@ struct backend {
 	const struct backend *variant[MODE_VARIANT_NR];
 	const char *(*unavailable)(struct tracerd *d);
 	int (*site)(struct tracerd *d, const struct hook *h, struct hook_site *out);
+	int (*progs)(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),
+		     void *ctx);
 	unsigned int batch;
-	unsigned char fds[2][2];	/* [per function, per attachment][latency] */
+	unsigned char fds[2][2];	/* [per function, per attachment][return hook] */
 };
 
 /* what every BPF function mode does: the shared maps and the ring buffer */
 #define BE_CAPS_BPF_FUNCTION	(MODE_CAP_FUNCTION | MODE_CAP_LATENCY | MODE_CAP_COMM | \
-				 MODE_CAP_PID | MODE_CAP_RECORD)
+				 MODE_CAP_PID | MODE_CAP_RECORD | MODE_CAP_ERRORS)
 
 /* backend_<backend> of every row of TRACERD_MODES (include/tracerd/modes.h) */
 #define BACKEND_DECLARE(e, name, be)	extern const struct backend backend_##be;

@@ -66,7 +66,7 @@ static int fentry_attach_hook(struct tracerd *d, struct attachment *a, struct ho
 	if (!bpf_hook_new(h))
 		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
 	ret = fentry_attach_prog(d, a, h, 0, skel->progs.fentry_entry);
-	if (!ret && a->spec.latency)
+	if (!ret && spec_returns(&a->spec))
 		ret = fentry_attach_prog(d, a, h, 1, skel->progs.fexit_return);
 	return ret;
 }
@@ -118,6 +118,7 @@ const struct backend backend_fentry = {
 	.probe = fentry_probe,
 	.attach = fentry_attach,
 	.detach = bpf_hooks_detach,
+	.progs = bpf_hooks_progs,
 	.misses = fentry_misses,
 	.fini = fentry_fini,
 	.variant = { [MODE_VARIANT_EMPTY] = &backend_fentry_empty },

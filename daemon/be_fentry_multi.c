@@ -48,7 +48,7 @@ static int fmulti_attach(struct tracerd *d, struct attachment *a)
 	/* the return half first: the kernel refuses fexit on a __noreturn
 	 * function (tracing_multi.c skips it), and its entry must then not be
 	 * linked either (its slot is freed with the skipped hook) */
-	if (a->spec.latency) {
+	if (spec_returns(&a->spec)) {
 		ret = tmulti_attach(d, a, skel->progs.fmulti_return, TRACERD_TRACE_FEXIT_MULTI,
 				    "fexit.multi");
 		if (ret)
@@ -95,6 +95,7 @@ const struct backend backend_fentry_multi = {
 	.detach = tmulti_detach,
 	.misses = fmulti_misses,
 	.fini = fmulti_fini,
+	.progs = tmulti_progs,
 	.batch = BACKEND_BATCH_ALL,	/* one link pair per BTF object */
 	.fds = { { 0, 0 }, { 8, 8 } },	/* entry and exit programs and links, vmlinux and a module */
 };

@@ -115,6 +115,12 @@ static void fs_detach(struct tracerd *d, struct attachment *a)
 		bpf_hooks_detach(d, a);
 }
 
+static int fs_progs(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),
+		    void *ctx)
+{
+	return a->priv ? tmulti_progs(d, a, fn, ctx) : bpf_hooks_progs(d, a, fn, ctx);
+}
+
 static int fs_misses(struct tracerd *d, struct attachment *a, struct hook *h,
 		     __u64 *out, const char **why)
 {
@@ -176,6 +182,7 @@ const struct backend backend_fsession = {
 	.detach = fs_detach,
 	.misses = fs_misses,
 	.fini = fs_fini,
+	.progs = fs_progs,
 	.batch = BACKEND_BATCH_ALL,	/* one link per BTF object (the multi form) */
 	/* per function at worst: a clone and its link each (no multi form) */
 	.fds = { { 2, 2 }, { 0, 0 } },

@@ -151,7 +151,7 @@ static int kprobe_attach_hook(struct tracerd *d, struct attachment *a, struct ho
 		ret = kprobe_attach_int3(h, &a->spec, skel->progs.kprobe_entry, entry);
 	else
 		ret = kprobe_attach_prog(h, &a->spec, 0, skel->progs.kprobe_entry, entry, 0);
-	if (!ret && a->spec.latency)
+	if (!ret && spec_returns(&a->spec))
 		ret = kprobe_attach_prog(h, &a->spec, 1, skel->progs.kprobe_return,
 					 sh ? sh->prog[1] : -1, 0);
 	return ret;
@@ -190,7 +190,7 @@ static int kprobe_share(struct tracerd *d, struct attachment *a)
 				     err, errlen);
 	if (sh->prog[0] < 0)
 		return sh->prog[0];
-	if (!a->spec.latency)
+	if (!spec_returns(&a->spec))
 		return 0;
 	sh->prog[1] = bpf_clone_hook(skel->progs.kprobe_return, TRACERD_SLOT_COOKIE, &a->spec, 0, 0,
 				     err, errlen);
@@ -227,6 +227,25 @@ static void kprobe_detach(struct tracerd *d, struct attachment *a)
 			close(sh->prog[i]);
 	free(sh);
 	a->priv = NULL;
+}
+
+/* the shared clones of a->priv, then each hook's own */
+static int kprobe_progs(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),
+			void *ctx)
+{
+	const struct kprobe_shared *sh = a->priv;
+	int i, ret, sum = 0;
+
+	for (i = 0; sh && i < 2; i++) {
+		if (sh->prog[i] < 0)
+			continue;
+		ret = fn(sh->prog[i], ctx);
+		if (ret < 0)
+			return ret;
+		sum += ret;
+	}
+	ret = bpf_hooks_progs(d, a, fn, ctx);
+	return ret < 0 ? ret : sum + ret;
 }
 
 /*
@@ -351,6 +370,7 @@ const struct backend backend_kprobe = {
 	.probe = kprobe_probe,
 	.attach = kprobe_attach,
 	.detach = kprobe_detach,
+	.progs = kprobe_progs,
 	.misses = kprobe_misses,
 	.fini = kprobe_fini,
 	.variant = { [MODE_VARIANT_EMPTY] = &backend_kprobe_empty },
@@ -366,6 +386,7 @@ const struct backend backend_kprobe_int3 = {
 	.probe = kprobe_int3_probe,
 	.attach = kprobe_int3_attach,
 	.detach = kprobe_detach,
+	.progs = kprobe_progs,
 	.misses = kprobe_misses,
 	.fini = NULL,	/* shares kprobe's state */
 	.variant = { [MODE_VARIANT_EMPTY] = &backend_kprobe_int3_empty },

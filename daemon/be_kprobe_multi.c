@@ -132,7 +132,7 @@ static int multi_attach(struct tracerd *d, struct attachment *a)
 	if (ret < 0)
 		goto cleanup;
 	ml->link[0] = ret;
-	if (a->spec.latency) {
+	if (spec_returns(&a->spec)) {
 		ret = multi_link(skel->progs.multi_return, slot, &a->spec, syms, cookies,
 				 a->nr_hooks, true, &ml->prog[1], err, errlen);
 		if (ret < 0)
@@ -146,6 +146,23 @@ cleanup:
 	free(syms);
 	free(cookies);
 	return ret;
+}
+
+static int multi_progs(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),
+		       void *ctx)
+{
+	const struct multi_links *ml = a->priv;
+	int i, ret, sum = 0;
+
+	for (i = 0; ml && i < 2; i++) {
+		if (ml->prog[i] < 0)
+			continue;
+		ret = fn(ml->prog[i], ctx);
+		if (ret < 0)
+			return ret;
+		sum += ret;
+	}
+	return sum;
 }
 
 static void multi_detach(struct tracerd *d, struct attachment *a)
@@ -200,6 +217,7 @@ const struct backend backend_kprobe_multi = {
 	.probe = multi_probe,
 	.attach = multi_attach,
 	.detach = multi_detach,
+	.progs = multi_progs,
 	.misses = multi_misses,
 	.fini = multi_fini,
 	.variant = { [MODE_VARIANT_EMPTY] = &backend_kprobe_multi_empty },

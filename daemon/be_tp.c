@@ -322,6 +322,7 @@ const struct backend backend_tp = {
 	.probe = tp_probe,
 	.attach = tp_attach,
 	.detach = bpf_hooks_detach,
+	.progs = bpf_hooks_progs,
 	.misses = tp_misses,
 	.path = tp_path,
 	.fini = tp_fini,

@@ -472,3 +472,24 @@ int hook_prog_misses(const struct hook *h, __u64 *out)
 	}
 	return n;
 }
+
+int bpf_hooks_progs(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),
+		    void *ctx)
+{
+	const struct bpf_hook *b;
+	int i, ret, sum = 0;
+	size_t k;
+
+	for (k = 0; k < a->nr_hooks; k++) {
+		b = a->hooks[k].attached ? bpf_hook(&a->hooks[k]) : NULL;
+		for (i = 0; b && i < 2; i++) {
+			if (b->prog_fd[i] < 0)
+				continue;
+			ret = fn(b->prog_fd[i], ctx);
+			if (ret < 0)
+				return ret;
+			sum += ret;
+		}
+	}
+	return sum;
+}

@@ -121,6 +121,10 @@ int bpf_probe_link(struct bpf_link *l, const char *kind, const char *target,
  */
 int hook_prog_misses(const struct hook *h, __u64 *out);
 
+/* backend.h's progs of a per-hook BPF backend: the clones in each hook's bpf_hook. */
+int bpf_hooks_progs(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),
+		    void *ctx);
+
 static inline struct bpf_hook *bpf_hook(const struct hook *h)
 {
 	return h->priv;

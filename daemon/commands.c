@@ -16,6 +16,7 @@
 #include "../lib/util.h"
 #include "backend.h"
 #include "bench.h"
+#include "bpf_stats.h"
 #include "commands.h"
 #include "plan.h"
 #include "control.h"
@@ -76,6 +77,7 @@ json_object *attachment_json(const struct attachment *a)
 			       json_object_new_string(tracerd_mode_name(a->spec.mode)));
 	json_object_object_add(o, "mode_reason", json_object_new_string(a->mode_reason));
 	json_object_object_add(o, "latency", json_object_new_boolean(a->spec.latency));
+	json_object_object_add(o, "errors", json_object_new_boolean(a->spec.errors));
 	json_object_object_add(o, "pid", json_object_new_int64(a->spec.tgid));
 	json_object_object_add(o, "comm", a->spec.comm[0] ?
 			       json_object_new_string(a->spec.comm) : NULL);
@@ -135,6 +137,31 @@ static json_object *latency_json(const struct tracerd_slot_stats *s)
 	return o;
 }
 
+/* {total, by_errno: [{errno (null: other), name, count}]}: the errnos seen, other last */
+static json_object *errors_json(const struct tracerd_slot_errors *e)
+{
+	json_object *o = json_object_new_object(), *arr = json_object_new_array(), *x;
+	__u64 total = 0;
+	char nbuf[16];
+	int i, k;
+
+	for (k = 1; k <= TRACERD_ERRNO_SLOTS; k++) {
+		i = k % TRACERD_ERRNO_SLOTS;	/* 1..133, then 0 (other) */
+		if (!e->count[i])
+			continue;
+		total += e->count[i];
+		x = json_object_new_object();
+		json_object_object_add(x, "errno", i ? json_object_new_int(i) : NULL);
+		json_object_object_add(x, "name",
+				       json_object_new_string(metrics_errno_name(i, nbuf, sizeof(nbuf))));
+		json_object_object_add(x, "count", json_object_new_int64((int64_t)e->count[i]));
+		json_object_array_add(arr, x);
+	}
+	json_object_object_add(o, "total", json_object_new_int64((int64_t)total));
+	json_object_object_add(o, "by_errno", arr);
+	return o;
+}
+
 static json_object *hook_stats_json(const struct hook_stats *hs, bool latency)
 {
 	json_object *o = json_object_new_object();
@@ -150,6 +177,7 @@ static json_object *hook_stats_json(const struct hook_stats *hs, bool latency)
 	}
 	json_object_object_add(o, "bpf_misses", json_object_new_int64(hs->s.misses));
 	json_object_object_add(o, "latency", latency ? latency_json(&hs->s) : NULL);
+	json_object_object_add(o, "errors", hs->errors_known ? errors_json(&hs->errors) : NULL);
 	return o;
 }
 
@@ -239,7 +267,8 @@ static json_object *kmod_json(const struct tracerd *d)
 /* The arguments each command accepts (docs/protocol.md): anything else is refused. */
 static const struct proto_field no_fields[] = { {} };
 static const struct proto_field attach_fields[] = {
-	F("target", string), F("mode", string), F("latency", boolean), F("pid", int),
+	F("target", string), F("mode", string), F("latency", boolean), F("errors", boolean),
+	F("pid", int),
 	F("comm", string), F("record", string), F("partial", boolean),
 	F("dry_run", boolean), {}
 };
@@ -304,6 +333,7 @@ static enum proto_code attach_args(json_object *args, struct tracerd_spec *s, ch
 	comm = proto_arg_str(args, "comm", &bad);
 	record = proto_arg_str(args, "record", &bad);
 	s->latency = proto_arg_bool(args, "latency", &bad);
+	s->errors = proto_arg_bool(args, "errors", &bad);
 	s->partial = proto_arg_bool(args, "partial", &bad);
 	pid = proto_arg_int(args, "pid", 0, &bad);
 	if (bad) {
@@ -439,6 +469,39 @@ static void stats_add_merged(struct hook_stats *acc, bool *lat, char **names,
 	lat[i] |= latency;
 }
 
+/* the per-attachment part of a stats reply: the BPF programs' run statistics */
+static json_object *stats_bpf_json(struct tracerd *d, unsigned int id, const char *target)
+{
+	json_object *arr = json_object_new_array(), *o, *r;
+	struct bpf_run_stats rs;
+	struct attachment *a;
+	const char *why;
+	size_t i;
+
+	for (a = d->attachments; a; a = a->next) {
+		for (i = 0; i < a->nr_hooks && !stats_match(a, &a->hooks[i], id, target); i++)
+			;
+		if (i == a->nr_hooks)
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "id", json_object_new_int64(a->id));
+		json_object_object_add(o, "target", json_object_new_string(a->spec.target));
+		json_object_object_add(o, "mode", json_object_new_string(tracerd_mode_name(a->mode)));
+		r = NULL;
+		why = NULL;
+		if (!bpf_stats_read(d, a, &rs, &why)) {
+			r = json_object_new_object();
+			json_object_object_add(r, "count", json_object_new_int64((int64_t)rs.runs));
+			json_object_object_add(r, "time_ns", json_object_new_int64((int64_t)rs.run_ns));
+			json_object_object_add(r, "programs", json_object_new_int64(rs.progs));
+		}
+		json_object_object_add(o, "bpf_run", r);
+		json_object_object_add(o, "bpf_run_reason", why ? json_object_new_string(why) : NULL);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
 /* stats filtered by id (0: any) and target (NULL: any); merged per function */
 static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char *target,
 				  bool merge, json_object **result, char *msg, size_t msglen)
@@ -447,6 +510,7 @@ static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char
 	struct hook_stats hs, *acc = NULL;
 	struct attachment *a;
 	char **names = NULL;
+	const char *why;
 	bool *lat = NULL;
 	size_t i, n = 0, total = 0;
 
@@ -496,6 +560,11 @@ static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char
 	}
 	*result = json_object_new_object();
 	json_object_object_add(*result, "stats", arr);
+	o = json_object_new_object();
+	json_object_object_add(o, "enabled", json_object_new_boolean(bpf_stats_on(d, &why)));
+	json_object_object_add(o, "reason", why ? json_object_new_string(why) : NULL);
+	json_object_object_add(*result, "bpf_stats", o);
+	json_object_object_add(*result, "attachments", stats_bpf_json(d, id, target));
 	return PROTO_OK;
 }
 

@@ -19,6 +19,7 @@
 #include "../lib/util.h"
 #include "backend.h"
 #include "control.h"
+#include "bpf_stats.h"
 #include "registry.h"
 #include "recorder.h"
 #include "resolve.h"
@@ -249,7 +250,8 @@ cleanup:
 
 int main(int argc, char **argv)
 {
-	struct tracerd d = { .kmod.fd = -1, .stats_fd = -1, .cfg_fd = -1, .ts_fd = -1 };
+	struct tracerd d = { .kmod.fd = -1, .stats_fd = -1, .cfg_fd = -1, .ts_fd = -1,
+			    .errors_fd = -1, .bpf_stats_fd = -1 };
 	struct options o = {};
 	int ret;
 
@@ -289,12 +291,14 @@ int main(int argc, char **argv)
 	if (ret)
 		goto cleanup;
 	probe_features(&d);
+	bpf_stats_apply(&d);	/* refused: logged, statistics say why they are off */
 	ret = run(&d);
 cleanup:
 	registry_detach_all(&d, stop_progress);
 	config_state_free(&d);
 	recorder_fini(&d);
 	backends_fini(&d);
+	bpf_stats_fini(&d);
 	resolve_fini(&d);
 	maps_destroy(&d);
 	config_free(&d.cfg);

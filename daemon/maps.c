@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The maps every tracerd BPF object shares: per-CPU slot statistics, slot
- * configuration, per-task entry timestamps. Created once here; each
+ * configuration, per-task entry timestamps, error returns by errno
+ * (--errors; 4096 slots x 1072 bytes, 4.4 MB of kernel memory). Created once here; each
  * skeleton points its maps at these fds before load, so a slot means the
  * same hooked function in every mode.
  */
@@ -20,7 +21,7 @@ int maps_create(struct tracerd *d)
 {
 	int err;
 
-	d->stats_fd = d->cfg_fd = d->ts_fd = -1;
+	d->stats_fd = d->cfg_fd = d->ts_fd = d->errors_fd = -1;
 	d->ncpus = libbpf_num_possible_cpus();
 	if (d->ncpus <= 0) {
 		log_err("cannot count possible CPUs: %s", strerror(-d->ncpus));
@@ -38,6 +39,10 @@ int maps_create(struct tracerd *d)
 				  sizeof(struct tracerd_ts_val), TRACERD_TS_ENTRIES, NULL);
 	if (d->ts_fd < 0)
 		goto fail;
+	d->errors_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "slot_errors", sizeof(__u32),
+				      sizeof(struct tracerd_slot_errors), TRACERD_MAX_SLOTS, NULL);
+	if (d->errors_fd < 0)
+		goto fail;
 	return 0;
 fail:
 	err = -errno;
@@ -54,19 +59,21 @@ void maps_destroy(struct tracerd *d)
 		close(d->cfg_fd);
 	if (d->ts_fd >= 0)
 		close(d->ts_fd);
-	d->stats_fd = d->cfg_fd = d->ts_fd = -1;
+	if (d->errors_fd >= 0)
+		close(d->errors_fd);
+	d->stats_fd = d->cfg_fd = d->ts_fd = d->errors_fd = -1;
 }
 
 int maps_reuse(struct tracerd *d, struct bpf_object *obj)
 {
-	static const char *const names[] = { "slot_stats", "slot_cfg", "entry_ts" };
-	int fds[] = { d->stats_fd, d->cfg_fd, d->ts_fd };
+	static const char *const names[] = { "slot_stats", "slot_cfg", "entry_ts", "slot_errors" };
+	int fds[] = { d->stats_fd, d->cfg_fd, d->ts_fd, d->errors_fd };
 	struct bpf_map *m;
 	char ebuf[96];
 	size_t i;
 	int err;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		m = bpf_object__find_map_by_name(obj, names[i]);
 		if (!m)
 			return -ENOENT;
@@ -80,16 +87,18 @@ int maps_reuse(struct tracerd *d, struct bpf_object *obj)
 	return recorder_reuse_maps(d, obj);
 }
 
-/* Zero a slot's per-CPU stats so a reused slot starts from nothing. */
+/* Zero a slot's per-CPU stats and its errors so a reused slot starts from nothing. */
 static int slot_zero(struct tracerd *d, __u32 slot)
 {
 	size_t sz = sizeof(struct tracerd_slot_stats) * d->ncpus;
-	void *zero = calloc(1, sz);
+	void *zero = calloc(1, sz > sizeof(struct tracerd_slot_errors) ?
+			    sz : sizeof(struct tracerd_slot_errors));
 	int err = 0;
 
 	if (!zero)
 		return -ENOMEM;
-	if (bpf_map_update_elem(d->stats_fd, &slot, zero, BPF_ANY))
+	if (bpf_map_update_elem(d->stats_fd, &slot, zero, BPF_ANY) ||
+	    bpf_map_update_elem(d->errors_fd, &slot, zero, BPF_ANY))
 		err = -errno;
 	free(zero);
 	return err;
@@ -144,6 +153,8 @@ void maps_spec_cfg(const struct tracerd_spec *spec, struct tracerd_slot_cfg *cfg
 	}
 	if (spec->record[0])
 		cfg->flags |= TRACERD_SLOT_RECORD;
+	if (spec->errors)
+		cfg->flags |= TRACERD_SLOT_ERRORS;
 }
 
 int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *spec)
@@ -201,4 +212,11 @@ int maps_slot_read(struct tracerd *d, __u32 slot, struct tracerd_slot_stats *out
 cleanup:
 	free(v);
 	return err;
+}
+
+int maps_slot_errors(struct tracerd *d, __u32 slot, struct tracerd_slot_errors *out)
+{
+	if (bpf_map_lookup_elem(d->errors_fd, &slot, out))
+		return -errno;
+	return 0;
 }

@@ -12,6 +12,7 @@
 #include "../lib/modes.h"
 #include "../lib/util.h"
 #include "bench.h"
+#include "bpf_stats.h"
 #include "registry.h"
 #include "service.h"
 #include "recorder.h"
@@ -23,6 +24,9 @@ struct snap_buf {
 	struct metrics_function *fns;
 	struct metrics_latency *lats;
 	struct metrics_record *recs;
+	struct metrics_bpf_run *runs;
+	struct metrics_errors *errs;	/* [attachment] */
+	struct metrics_errno *errnos;	/* TRACERD_ERRNO_SLOTS per attachment with errors */
 	struct utsname u;
 	char host[256];
 };
@@ -43,8 +47,23 @@ static void snap_features(struct tracerd *d, struct snap_buf *b)
 	b->s.nr_features = n;
 }
 
+/* errors, summed over an attachment's functions, into m's errnos (other last) */
+static void snap_errors(const __u64 *sum, struct metrics_errors *e, struct metrics_errno *v)
+{
+	int i, k;
+
+	e->by_errno = v;
+	for (k = 1; k <= TRACERD_ERRNO_SLOTS; k++) {
+		i = k % TRACERD_ERRNO_SLOTS;
+		if (!sum[i])
+			continue;
+		v[e->nr++] = (struct metrics_errno){ i, sum[i] };
+		e->total += sum[i];
+	}
+}
+
 static void snap_function(struct tracerd *d, struct attachment *a, struct hook *h,
-			  struct metrics_function *f, struct metrics_latency *lat)
+			  struct metrics_function *f, struct metrics_latency *lat, __u64 *errsum)
 {
 	struct hook_stats hs;
 
@@ -58,6 +77,8 @@ static void snap_function(struct tracerd *d, struct attachment *a, struct hook *
 	f->misses.known = hs.kernel_misses_known;
 	f->misses.value = hs.kernel_misses_known ? hs.kernel_misses + hs.s.misses : 0;
 	f->misses.reason = hs.kernel_misses_known ? NULL : hs.misses_why;
+	for (int i = 0; hs.errors_known && i < TRACERD_ERRNO_SLOTS; i++)
+		errsum[i] += hs.errors.count[i];
 	if (!a->spec.latency)
 		return;
 	lat->sum_ns = hs.s.lat_sum;
@@ -67,10 +88,24 @@ static void snap_function(struct tracerd *d, struct attachment *a, struct hook *
 	f->latency = lat;
 }
 
+static void snap_bpf_run(struct tracerd *d, struct attachment *a, struct metrics_attachment *m,
+			 struct metrics_bpf_run *r)
+{
+	struct bpf_run_stats rs;
+
+	if (bpf_stats_read(d, a, &rs, &m->bpf_run_reason))
+		return;
+	r->count = rs.runs;
+	r->time_ns = rs.run_ns;
+	r->programs = rs.progs;
+	m->bpf_run = r;
+}
+
 static int snap_fill(struct tracerd *d, struct snap_buf *b)
 {
 	struct attachment *a;
-	size_t na = 0, nf = 0, i;
+	size_t na = 0, nf = 0, ne = 0, i;
+	__u64 errsum[TRACERD_ERRNO_SLOTS];
 
 	memset(b, 0, sizeof(*b));
 	uname(&b->u);
@@ -95,14 +130,18 @@ static int snap_fill(struct tracerd *d, struct snap_buf *b)
 	for (a = d->attachments; a; a = a->next) {
 		na++;
 		nf += a->nr_hooks;
+		ne += a->spec.errors;
 	}
 	b->atts = calloc(na + 1, sizeof(*b->atts));
 	b->recs = calloc(na + 1, sizeof(*b->recs));
+	b->runs = calloc(na + 1, sizeof(*b->runs));
+	b->errs = calloc(na + 1, sizeof(*b->errs));
+	b->errnos = calloc(ne * TRACERD_ERRNO_SLOTS + 1, sizeof(*b->errnos));
 	b->fns = calloc(nf + 1, sizeof(*b->fns));
 	b->lats = calloc(nf + 1, sizeof(*b->lats));
-	if (!b->atts || !b->recs || !b->fns || !b->lats)
+	if (!b->atts || !b->recs || !b->fns || !b->lats || !b->runs || !b->errs || !b->errnos)
 		return -ENOMEM;
-	na = nf = 0;
+	na = nf = ne = 0;
 	for (a = d->attachments; a; a = a->next, na++) {
 		struct metrics_attachment *m = &b->atts[na];
 
@@ -117,9 +156,15 @@ static int snap_fill(struct tracerd *d, struct snap_buf *b)
 		m->since_real_ns = a->since_real_ns;
 		m->functions = &b->fns[nf];
 		m->nr_functions = a->nr_hooks;
+		memset(errsum, 0, sizeof(errsum));
 		for (i = 0; i < a->nr_hooks; i++, nf++)
-			snap_function(d, a, &a->hooks[i], &b->fns[nf], &b->lats[nf]);
+			snap_function(d, a, &a->hooks[i], &b->fns[nf], &b->lats[nf], errsum);
+		if (a->spec.errors) {
+			snap_errors(errsum, &b->errs[na], &b->errnos[ne++ * TRACERD_ERRNO_SLOTS]);
+			m->errors = &b->errs[na];
+		}
 		bench_metrics_overhead(d, a, m);	/* daemon/bench_store.c */
+		snap_bpf_run(d, a, m, &b->runs[na]);
 		if (recorder_stats(d, a, &b->recs[na]) == 0)
 			m->record = &b->recs[na];
 	}
@@ -134,6 +179,9 @@ static void snap_free(struct snap_buf *b)
 	free(b->fns);
 	free(b->lats);
 	free(b->recs);
+	free(b->runs);
+	free(b->errs);
+	free(b->errnos);
 }
 
 char *metrics_render_prometheus(struct tracerd *d, size_t *len)

@@ -117,6 +117,7 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 		.latency = spec->latency,
 		.comm = spec->comm[0] != '\0',
 		.record = spec->record[0] != '\0',
+		.errors = spec->errors,
 		.available = avail,
 		.caps = caps,
 	};
@@ -147,7 +148,8 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 			break;
 		case AUTO_SKIP_OPTIONS:
 			snprintf(buf, sizeof(buf), "the mode has no %s", mode_caps_missing(
-				caps[order[i]], r.latency, r.comm, r.record, miss, sizeof(miss)));
+				caps[order[i]], r.latency, r.comm, r.record, r.errors, miss,
+				sizeof(miss)));
 			reason = buf;
 			break;
 		default:
@@ -280,13 +282,13 @@ static int request_check(const struct backend *mode_be, const struct tracerd_spe
 	if (spec->tgid && !(be->caps & MODE_CAP_PID))
 		return set_err(msg, msglen, -EINVAL, "mode %s has no pid filter",
 			       tracerd_mode_name(be->mode));
-	if (mode_caps_missing(be->caps, spec->latency, spec->comm[0], spec->record[0], miss,
-			      sizeof(miss))[0] && spec->variant)
+	if (mode_caps_missing(be->caps, spec->latency, spec->comm[0], spec->record[0],
+			      spec->errors, miss, sizeof(miss))[0] && spec->variant)
 		return set_err(msg, msglen, -EINVAL, "mode %s, variant %s, has no %s",
 			       tracerd_mode_name(be->mode), mode_variant_name(spec->variant), miss);
 	if (miss[0])
 		return set_err(msg, msglen, -EINVAL, "mode %s has no %s (the module counts calls "
-			       "by pid only; latency, comm and recording need a BPF mode)",
+			       "by pid only; latency, comm, recording and error counting need a BPF mode)",
 			       tracerd_mode_name(be->mode), miss);
 	return 0;
 }
@@ -477,7 +479,7 @@ static unsigned long long fds_promised(const struct tracerd *d, const struct att
 	for (o = d->changing; o; o = o->next)
 		if (o != a && o->state == ATTACHMENT_ATTACHING)
 			n += (o->nr_total - o->nr_done) *
-			     attachment_backend(o)->fds[0][o->spec.latency];
+			     attachment_backend(o)->fds[0][spec_returns(&o->spec)];
 	return n;
 }
 
@@ -490,7 +492,8 @@ static unsigned long long fds_promised(const struct tracerd *d, const struct att
 static int fds_check(const struct tracerd *d, const struct backend *be, struct attachment *a,
 		     char *msg, size_t msglen)
 {
-	unsigned int per = be->fds[0][a->spec.latency], fixed = be->fds[1][a->spec.latency];
+	unsigned int per = be->fds[0][spec_returns(&a->spec)],
+		     fixed = be->fds[1][spec_returns(&a->spec)];
 	unsigned long long need, used, avail, fit;
 	struct rlimit rl;
 	long open;
@@ -905,6 +908,12 @@ int hook_stats(struct tracerd *d, struct attachment *a, struct hook *h, struct h
 		err = maps_slot_read(d, h->slot, &out->s);
 	if (err)
 		return err;
+	if (a->spec.errors && !(be && be->read)) {
+		err = maps_slot_errors(d, h->slot, &out->errors);
+		if (err)
+			return err;
+		out->errors_known = true;
+	}
 	out->misses_why = "not reported for this mode";
 	if (be && be->misses)
 		out->kernel_misses_known =
@@ -931,6 +940,11 @@ void hook_stats_merge(struct hook_stats *into, const struct hook_stats *from)
 		into->misses_why = from->misses_why;
 	}
 	into->kernel_misses += from->kernel_misses;
+	if (from->errors_known) {
+		into->errors_known = true;
+		for (i = 0; i < TRACERD_ERRNO_SLOTS; i++)
+			into->errors.count[i] += from->errors.count[i];
+	}
 }
 
 /*

@@ -17,6 +17,8 @@ struct hook_stats {
 	bool kernel_misses_known;
 	__u64 kernel_misses;
 	const char *misses_why;		/* when !kernel_misses_known */
+	bool errors_known;		/* the attachment counts errors (--errors) */
+	struct tracerd_slot_errors errors;
 };
 
 /*

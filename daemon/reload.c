@@ -17,7 +17,7 @@
  * Attachments made with tracectl are never detached by a reload. A line
  * whose attach fails is logged, counted (tracerd_config_attach_failures,
  * `tracectl status`) and shown in systemd's STATUS=.
- * log_level, listen and the record_* keys apply at once (record_* to new
+ * log_level, listen, bpf_stats and the record_* keys apply at once (record_* to new
  * recordings); socket, read_group and admin_group need a restart.
  */
 #include <errno.h>
@@ -26,6 +26,7 @@
 #include <string.h>
 #include "../lib/log.h"
 #include "../lib/util.h"
+#include "bpf_stats.h"
 #include "registry.h"
 #include "service.h"
 
@@ -318,6 +319,7 @@ int config_reload(struct tracerd *d, const struct reload_opts *o, struct reload_
 	apply_keys(d, &new, o->verbose);
 	old = d->cfg;
 	d->cfg = new;		/* new recordings use the new record_* keys */
+	bpf_stats_apply(d);	/* bpf_stats: refused, logged and said by stats */
 	r->detached = carry_over(d, &old, &new, st);
 	r->attached = attach_lines(d, &new, st, "reload: ");
 	lines_free(cfg_lines, old.nr_attach);

@@ -101,7 +101,7 @@ struct tracerd {
 	struct kmod_info kmod;
 	char probe_fn[128];		/* the function probes attach to */
 
-	int stats_fd, cfg_fd, ts_fd;	/* shared maps (daemon/maps.c) */
+	int stats_fd, cfg_fd, ts_fd, errors_fd;	/* shared maps (daemon/maps.c) */
 	unsigned char slot_used[TRACERD_MAX_SLOTS];
 	unsigned int nr_slots_used;
 
@@ -113,12 +113,15 @@ struct tracerd {
 	struct http_server *http;	/* http.c; NULL: listen = off */
 	struct recorder *rec;		/* record.c: recordings and the ring buffer */
 
+	int bpf_stats_fd;		/* BPF_ENABLE_STATS held (bpf_stats.c), -1: off */
+	char bpf_stats_why[200];	/* why off */
+
 	struct btf *vmlinux_btf;
 	void *be_state[TRACERD_MODE_NR];	/* backend private state */
 	void *resolve_cache;		/* resolve.c */
 };
 
-/* maps.c: the three maps every BPF object shares */
+/* maps.c: the four maps every BPF object shares */
 int maps_create(struct tracerd *d);
 void maps_destroy(struct tracerd *d);
 int maps_slot_alloc(struct tracerd *d, __u32 *slot);
@@ -127,6 +130,8 @@ int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *s
 void maps_slot_disable(struct tracerd *d, __u32 slot);
 /* Sum of the per-CPU stats of a slot. */
 int maps_slot_read(struct tracerd *d, __u32 slot, struct tracerd_slot_stats *out);
+/* A slot's error returns by errno (--errors). */
+int maps_slot_errors(struct tracerd *d, __u32 slot, struct tracerd_slot_errors *out);
 /* Point a BPF object's maps at the shared ones (before load). */
 struct bpf_object;
 int maps_reuse(struct tracerd *d, struct bpf_object *obj);

@@ -180,6 +180,22 @@ void tmulti_detach(struct tracerd *d, struct attachment *a)
 		a->hooks[i].attached = false;
 }
 
+int tmulti_progs(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),
+		 void *ctx)
+{
+	const struct tmulti *t = a->priv;
+	int ret, sum = 0;
+	size_t i;
+
+	for (i = 0; t && i < t->n; i++) {
+		ret = fn(t->fd[i][0], ctx);
+		if (ret < 0)
+			return ret;
+		sum += ret;
+	}
+	return sum;
+}
+
 int tmulti_probe(struct tracerd *d, const struct bpf_program *tmpl, unsigned int attach_type,
 		 const char *what, char *reason, size_t len)
 {

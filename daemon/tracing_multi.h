@@ -29,6 +29,9 @@ int tmulti_attach(struct tracerd *d, struct attachment *a, const struct bpf_prog
 		  unsigned int attach_type, const char *what);
 /* Close every link and clone of a (a->priv), NULL-safe. */
 void tmulti_detach(struct tracerd *d, struct attachment *a);
+/* backend.h's progs: the clone of each link in a->priv */
+int tmulti_progs(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),
+		 void *ctx);
 /* A probe: tmpl linked as attach_type on d->probe_fn, then closed. */
 int tmulti_probe(struct tracerd *d, const struct bpf_program *tmpl, unsigned int attach_type,
 		 const char *what, char *reason, size_t len);

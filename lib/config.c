@@ -123,6 +123,14 @@ static int set_max_glob_matches(struct tracerd_config *c, const char *val, char 
 	return 0;
 }
 
+static int set_bpf_stats(struct tracerd_config *c, const char *val, char *err, size_t errlen)
+{
+	if (strcmp(val, "on") && strcmp(val, "off"))
+		return set_err(err, errlen, -EINVAL, "bpf_stats '%s' is not on or off", val);
+	c->bpf_stats = !strcmp(val, "on");
+	return 0;
+}
+
 static int add_attach(struct tracerd_config *c, const char *val, char *err, size_t errlen)
 {
 	struct tracerd_config_attach *a;
@@ -154,6 +162,7 @@ static const struct config_key {
 	{ "state_dir", set_state_dir, false },
 	{ "log_level", set_log_level, false },
 	{ "max_glob_matches", set_max_glob_matches, false },
+	{ "bpf_stats", set_bpf_stats, false },
 	{ "attach", add_attach, true },
 };
 

@@ -44,6 +44,7 @@ struct tracerd_config {
 	char state_dir[PATH_MAX];
 	int log_level;
 	unsigned int max_glob_matches;
+	bool bpf_stats;			/* hold BPF_ENABLE_STATS: programs' run time and count */
 	struct tracerd_config_attach *attach;
 	size_t nr_attach;
 	char **files;			/* the files read, main first, then drop-ins */

@@ -318,6 +318,62 @@ static void js_record(struct mbuf *b, const struct metrics_record *r)
 	mb_putc(b, '}');
 }
 
+const char *metrics_errno_name(int err, char *buf, size_t size)
+{
+	const char *n = err > 0 ? strerrorname_np(err) : NULL;
+
+	if (!err)
+		return "other";
+	if (n)
+		return n;
+	snprintf(buf, size, "%d", err);
+	return buf;
+}
+
+static void js_bpf_run(struct mbuf *b, const struct metrics_attachment *a)
+{
+	js_nkey(b, "bpf_run");
+	if (a->bpf_run) {
+		mb_lit(b, "{\"count\":");
+		mb_u64(b, a->bpf_run->count);
+		js_nkey(b, "time_ns");
+		mb_u64(b, a->bpf_run->time_ns);
+		js_nkey(b, "programs");
+		mb_u64(b, a->bpf_run->programs);
+		mb_putc(b, '}');
+	} else {
+		mb_lit(b, "null");
+	}
+	js_nkey(b, "bpf_run_reason");
+	js_str(b, a->bpf_run ? NULL : a->bpf_run_reason);
+}
+
+static void js_errors(struct mbuf *b, const struct metrics_errors *e)
+{
+	char nbuf[16];
+	size_t i;
+
+	mb_lit(b, "{\"total\":");
+	mb_u64(b, e->total);
+	js_nkey(b, "by_errno");
+	mb_putc(b, '[');
+	for (i = 0; i < e->nr; i++) {
+		if (i)
+			mb_putc(b, ',');
+		mb_lit(b, "{\"errno\":");
+		if (e->by_errno[i].err)
+			mb_u64(b, (uint64_t)e->by_errno[i].err);
+		else
+			mb_lit(b, "null");
+		js_nkey(b, "name");
+		js_str(b, metrics_errno_name(e->by_errno[i].err, nbuf, sizeof(nbuf)));
+		js_nkey(b, "count");
+		mb_u64(b, e->by_errno[i].count);
+		mb_putc(b, '}');
+	}
+	mb_lit(b, "]}");
+}
+
 static void js_attachment(struct mbuf *b, const struct metrics_attachment *a)
 {
 	struct metrics_opt_u64 misses;
@@ -360,6 +416,12 @@ static void js_attachment(struct mbuf *b, const struct metrics_attachment *a)
 	js_nkey(b, "overhead_cpu_seconds_total");
 	if (a->overhead_known)
 		js_double(b, a->overhead_cpu_seconds_total);
+	else
+		mb_lit(b, "null");
+	js_bpf_run(b, a);
+	js_nkey(b, "errors");
+	if (a->errors)
+		js_errors(b, a->errors);
 	else
 		mb_lit(b, "null");
 	js_nkey(b, "record");
@@ -785,10 +847,27 @@ static void prom_histogram(struct mbuf *b, const char *name, const struct att_la
 	mb_putc(b, '\n');
 }
 
+/* An attachment's error counts: one series per errno seen (and other). */
+static void prom_errors(struct mbuf *b, const char *name, const struct att_labels *labels,
+			size_t att, const struct metrics_errors *e)
+{
+	char nbuf[16];
+	size_t i;
+
+	for (i = 0; i < e->nr; i++) {
+		mb_puts(b, name);
+		put_att_labels(b, labels, att);
+		put_label(b, "errno", metrics_errno_name(e->by_errno[i].err, nbuf, sizeof(nbuf)), false);
+		mb_lit(b, "} ");
+		mb_u64(b, e->by_errno[i].count);
+		mb_putc(b, '\n');
+	}
+}
+
 /* One metric family over all attachments. */
 enum att_metric {
 	AM_START, AM_FUNCTIONS, AM_CALLS, AM_MISSES, AM_LATENCY, AM_OVH_NS, AM_OVH_CPU,
-	AM_REC_EVENTS, AM_REC_DROPPED, AM_REC_BYTES, AM_REC_ERRORS, AM_REC_ACTIVE, AM_NR
+	AM_BPF_RUNS, AM_BPF_SECONDS, AM_ERRORS, AM_REC_EVENTS, AM_REC_DROPPED, AM_REC_BYTES, AM_REC_ERRORS, AM_REC_ACTIVE, AM_NR
 };
 
 static const struct {
@@ -805,6 +884,15 @@ static const struct {
 			"Measured cost of one traced call; absent until measured." },
 	[AM_OVH_CPU] = { "tracerd_overhead_cpu_seconds_total", "counter",
 			 "CPU time spent in tracing; absent until measured." },
+	[AM_BPF_RUNS] = { "tracerd_bpf_runs_total", "counter",
+			  "Runs of the attachment's BPF programs, as the kernel counts them (filtered "
+			  "calls included); absent unless bpf_stats = on." },
+	[AM_BPF_SECONDS] = { "tracerd_bpf_run_seconds_total", "counter",
+			     "Time the kernel measured in the attachment's BPF programs; absent "
+			     "unless bpf_stats = on." },
+	[AM_ERRORS] = { "tracerd_function_errors_total", "counter",
+			"Calls that returned an error (< 0), by errno (other: past the table); "
+			"attachments made with --errors only." },
 	[AM_REC_EVENTS] = { "tracerd_record_events_total", "counter", "Events written to the record file." },
 	[AM_REC_DROPPED] = { "tracerd_record_dropped_total", "counter",
 			     "Events not recorded (recording stopped by an error)." },
@@ -832,6 +920,8 @@ static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
 		attachment_totals(a, &calls, &misses);
 		if ((m == AM_MISSES && !misses.known) ||
 		    ((m == AM_OVH_NS || m == AM_OVH_CPU) && !a->overhead_known) ||
+		    ((m == AM_BPF_RUNS || m == AM_BPF_SECONDS) && !a->bpf_run) ||
+		    (m == AM_ERRORS && !a->errors) ||
 		    (m >= AM_REC_EVENTS && !r) ||
 		    (m == AM_LATENCY && !attachment_latency(a, &lat)))
 			continue;
@@ -840,6 +930,10 @@ static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
 		header = true;
 		if (m == AM_LATENCY) {
 			prom_histogram(b, att_metrics[m].name, labels, i, le, &lat);
+			continue;
+		}
+		if (m == AM_ERRORS) {
+			prom_errors(b, att_metrics[m].name, labels, i, a->errors);
 			continue;
 		}
 		mb_puts(b, att_metrics[m].name);
@@ -856,6 +950,11 @@ static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
 		case AM_OVH_CPU:
 			mb_printf(b, "%.17g\n", a->overhead_cpu_seconds_total);
 			continue;
+		case AM_BPF_SECONDS:
+			put_seconds(b, a->bpf_run->time_ns);
+			mb_putc(b, '\n');
+			continue;
+		case AM_BPF_RUNS: v = a->bpf_run->count; break;
 		case AM_FUNCTIONS: v = a->nr_functions; break;
 		case AM_CALLS: v = calls; break;
 		case AM_MISSES: v = misses.value; break;

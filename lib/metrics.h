@@ -47,6 +47,24 @@ struct metrics_record {
 	uint64_t events, dropped, bytes, errors, rotations;
 };
 
+/* The kernel's run-time statistics of the attachment's BPF programs (BPF_ENABLE_STATS). */
+struct metrics_bpf_run {
+	uint64_t count, time_ns;
+	unsigned int programs;
+};
+
+/* Calls that returned < 0 (attach --errors), by errno: the non-zero ones. */
+struct metrics_errno {
+	int err;			/* 1.. ; 0: any other (past the table) */
+	uint64_t count;
+};
+
+struct metrics_errors {
+	uint64_t total;
+	const struct metrics_errno *by_errno;	/* ascending errno, other (0) last */
+	size_t nr;
+};
+
 struct metrics_attachment {
 	unsigned int id;
 	const char *target, *mode, *requested_mode, *mode_reason;
@@ -60,6 +78,9 @@ struct metrics_attachment {
 	/* What tracing costs right now; unknown until measured (bench). */
 	bool overhead_known;
 	double overhead_ns_per_call, overhead_cpu_seconds_total;
+	const struct metrics_bpf_run *bpf_run;	/* NULL: unknown, bpf_run_reason says why */
+	const char *bpf_run_reason;
+	const struct metrics_errors *errors;	/* NULL: not counting errors */
 };
 
 struct metrics_feature {
@@ -122,6 +143,8 @@ json_object *metrics_json(const struct metrics_snapshot *s);
 char *metrics_prometheus(const struct metrics_snapshot *s, size_t *len);
 /* The calling process's CPU time, memory and fds (/proc/self); 0 or -errno. */
 int metrics_process_read(struct metrics_process *p);
+/* "ENOENT" for 2, "other" for 0, the number when the C library has no name. */
+const char *metrics_errno_name(int err, char *buf, size_t size);
 /* Escape a Prometheus label value into buf (\\, \", \n); -E2BIG if it does not fit. */
 int metrics_escape_label(const char *in, char *buf, size_t size);
 

@@ -42,7 +42,7 @@ bool tracerd_mode_is_function(enum tracerd_mode m)
 }
 
 const char *mode_caps_missing(unsigned int caps, bool latency, bool comm, bool record,
-			      char *buf, size_t len)
+			      bool errors, char *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -52,7 +52,9 @@ const char *mode_caps_missing(unsigned int caps, bool latency, bool comm, bool r
 	if (comm && !(caps & MODE_CAP_COMM) && off < len)
 		off += snprintf(buf + off, len - off, "%scomm", off ? ", " : "");
 	if (record && !(caps & MODE_CAP_RECORD) && off < len)
-		snprintf(buf + off, len - off, "%srecord", off ? ", " : "");
+		off += snprintf(buf + off, len - off, "%srecord", off ? ", " : "");
+	if (errors && !(caps & MODE_CAP_ERRORS) && off < len)
+		snprintf(buf + off, len - off, "%serror counting", off ? ", " : "");
 	return buf;
 }
 

@@ -31,11 +31,12 @@ enum mode_cap {
 	MODE_CAP_DIRECT_EXCL	= 1U << 8,	/* owns that direct call: one per function */
 	MODE_CAP_NEEDS_BTF	= 1U << 9,	/* a function without BTF cannot be hooked */
 	MODE_CAP_NEEDS_ADDR	= 1U << 10,	/* needs the kallsyms address */
+	MODE_CAP_ERRORS		= 1U << 11,	/* sees the return value: --errors */
 };
 /* The options of a request a mode with caps cannot honour, as words
  * ("latency, comm"), into buf; "" when it can honour them all. */
 const char *mode_caps_missing(unsigned int caps, bool latency, bool comm, bool record,
-			      char *buf, size_t len);
+			      bool errors, char *buf, size_t len);
 
 /*
  * Variants of a mode: another way the same backend hooks, declared by the

@@ -94,6 +94,9 @@ int spec_validate(const struct tracerd_spec *spec, char *err, size_t errlen)
 		return set_err(err, errlen, -EINVAL, "tracepoint '%s' has no return to time: latency "
 			       "needs a function or a tp:syscalls/sys_enter_NAME (timed to sys_exit_NAME)",
 			       spec->target);
+	if (spec_is_tracepoint(spec->target) && spec->errors)
+		return set_err(err, errlen, -EINVAL, "tracepoint '%s' has no return value: errors "
+			       "needs a function (an fentry, kprobe or session mode)", spec->target);
 	if (!spec_is_tracepoint(spec->target) && spec->mode != TRACERD_MODE_AUTO &&
 	    !tracerd_mode_is_function(spec->mode))
 		return set_err(err, errlen, -EINVAL,
@@ -119,6 +122,10 @@ static int parse_option(const char *opt, struct tracerd_spec *spec, char *err, s
 
 	if (!strcmp(opt, "latency")) {
 		spec->latency = true;
+		return 0;
+	}
+	if (!strcmp(opt, "errors")) {
+		spec->errors = true;
 		return 0;
 	}
 	if (!strcmp(opt, "partial")) {
@@ -178,7 +185,7 @@ int spec_parse_line(const char *line, struct tracerd_spec *spec, char *err, size
 bool spec_same_hooks(const struct tracerd_spec *a, const struct tracerd_spec *b)
 {
 	return !strcmp(a->target, b->target) && a->mode == b->mode &&
-	       a->latency == b->latency && a->tgid == b->tgid && !strcmp(a->comm, b->comm) &&
+	       a->latency == b->latency && a->errors == b->errors && a->tgid == b->tgid && !strcmp(a->comm, b->comm) &&
 	       a->variant == b->variant && a->owner == b->owner;
 }
 

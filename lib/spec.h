@@ -2,7 +2,7 @@
 /*
  * Attach specifications: what a user asks tracerd to trace, the same
  * whether it comes from a config `attach =` line or a control request.
- *   TARGET [mode=M] [latency] [pid=N] [comm=NAME] [record=NAME]
+ *   TARGET [mode=M] [latency] [errors] [pid=N] [comm=NAME] [record=NAME]
  * TARGET is a kernel function name, a glob of them ("vfs_*"), or a
  * tracepoint "tp:CATEGORY/NAME".
  */
@@ -34,6 +34,7 @@ struct tracerd_spec {
 	char target[TRACERD_TARGET_MAX];
 	enum tracerd_mode mode;
 	bool latency;
+	bool errors;			/* count error returns by errno (needs a return hook) */
 	bool partial;			/* hook what the fds allow, skip the rest */
 	__u32 tgid;			/* 0: any process */
 	char comm[TRACERD_COMM_LEN];	/* "": any command */
@@ -41,6 +42,12 @@ struct tracerd_spec {
 	enum mode_variant variant;	/* lib/modes.h; NONE unless bench asks */
 	enum spec_owner owner;		/* who asked: bench's attachments are its own */
 };
+
+/* Does spec need the function's return hook (latency, errors)? */
+static inline bool spec_returns(const struct tracerd_spec *spec)
+{
+	return spec->latency || spec->errors;
+}
 
 /* Validate a target string; 0 or -EINVAL with a reason in err. */
 int spec_check_target(const char *target, char *err, size_t errlen);
@@ -59,7 +66,7 @@ bool spec_is_syscall_pair(const char *target);
 int spec_check_record_name(const char *name, char *err, size_t errlen);
 /* Parse the config form "TARGET [opt...]" into *spec (zeroed first). */
 int spec_parse_line(const char *line, struct tracerd_spec *spec, char *err, size_t errlen);
-/* Same target, mode, variant, latency, pid, comm and owner: the same hooks
+/* Same target, mode, variant, latency, errors, pid, comm and owner: the same hooks
  * (record aside). */
 bool spec_same_hooks(const struct tracerd_spec *a, const struct tracerd_spec *b);
 /* Every field equal, record included. */

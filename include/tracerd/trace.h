@@ -47,6 +47,8 @@
 #define TRACERD_SLOT_TASK_TS	(1U << 5)	/* entry times in task storage (clones
 						 * only: set by the loader when the
 						 * kernel allows it for the program type) */
+#define TRACERD_SLOT_ERRORS	(1U << 6)	/* count error returns by errno (--errors):
+						 * the return hook runs for it */
 
 /* Per-slot configuration: array map "slot_cfg", written by the daemon. */
 struct tracerd_slot_cfg {
@@ -76,6 +78,21 @@ struct tracerd_slot_stats {
 	__u64 hist[TRACERD_HIST_BUCKETS];
 };
 
+/*
+ * Error returns of a slot (TRACERD_SLOT_ERRORS): array map "slot_errors",
+ * one row per slot, shared by all CPUs (atomic adds; errors are the rare
+ * path). A return value whose low 32 bits, as an int, are -1 to -4095 is
+ * an error: count[errno] for errno < TRACERD_ERRNO_SLOTS (133,
+ * EHWPOISON, is the last Linux errno), count[0] for the others ("other":
+ * the kernel-internal 512-530, ERESTARTSYS, ENOTSUPP...).
+ */
+#define TRACERD_ERRNO_SLOTS	134
+#define TRACERD_ERRNO_MAX	4095
+
+struct tracerd_slot_errors {
+	__u64 count[TRACERD_ERRNO_SLOTS];
+};
+
 /* Key/value of the per-task entry timestamps (LRU hash "entry_ts"). */
 struct tracerd_ts_key {
 	__u32 tid;
@@ -91,6 +108,8 @@ struct tracerd_ts_val {
 _Static_assert(sizeof(struct tracerd_slot_cfg) == 24, "tracerd_slot_cfg size");
 _Static_assert(sizeof(struct tracerd_slot_stats) == 8 * (6 + TRACERD_HIST_BUCKETS),
 	       "tracerd_slot_stats size");
+_Static_assert(sizeof(struct tracerd_slot_errors) == 8 * TRACERD_ERRNO_SLOTS,
+	       "tracerd_slot_errors size");
 _Static_assert(sizeof(struct tracerd_ts_key) == 8, "tracerd_ts_key size");
 _Static_assert(sizeof(struct tracerd_ts_val) == 8 + 8 * TRACERD_NEST_MAX,
 	       "tracerd_ts_val size");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * metrics_bench [-a ATTACHMENTS] [-f FUNCTIONS] [-b BUCKETS] [-n RENDERS] [-o DIR]
+ * metrics_bench [-a ATTACHMENTS] [-f FUNCTIONS] [-b BUCKETS] [-n RENDERS] [-o DIR] [-B] [-E]
  *
  * Times lib/metrics.c on a made-up snapshot, as the daemon renders it for
  * HTTP: /metrics (metrics_prometheus) and /metrics.json
@@ -10,7 +10,9 @@
  * min, median and max of RENDERS renders (default 50) of each format, in ms,
  * and the body sizes. With -o, writes both bodies to DIR/metrics.prom and
  * DIR/metrics.json (the snapshot is the same on every run, so two builds'
- * outputs can be diffed). A benchmark: it reports, never asserts a time.
+ * outputs can be diffed). -B: every attachment but the kmod ones has BPF
+ * run statistics (bpf_stats = on); -E: every other one counts errors
+ * (--errors, 3 errnos seen). A benchmark: it reports, never asserts a time.
  * docs/limits.md ("Rendering cost and idle memory") has numbers and the command.
  */
 #include <errno.h>
@@ -79,18 +81,24 @@ int main(int argc, char **argv)
 	size_t len[2] = { 0, 0 };
 	char *names, *targets, *body;
 	const char *dir = NULL;
+	bool bpf = false, errs = false;
+	struct metrics_bpf_run *runs;
+	static const struct metrics_errno by_errno[] = { { 2, 1000 }, { 13, 10 }, { 0, 1 } };
+	static const struct metrics_errors errors = { 1011, by_errno, 3 };
 	int c, f;
 
-	while ((c = getopt(argc, argv, "a:f:b:n:o:")) != -1) {
+	while ((c = getopt(argc, argv, "a:f:b:n:o:BE")) != -1) {
 		switch (c) {
 		case 'a': natt = strtoul(optarg, NULL, 10); break;
 		case 'f': nfn = strtoul(optarg, NULL, 10); break;
 		case 'b': nbuckets = strtoul(optarg, NULL, 10); break;
 		case 'n': n = strtoul(optarg, NULL, 10); break;
 		case 'o': dir = optarg; break;
+		case 'B': bpf = true; break;
+		case 'E': errs = true; break;
 		default:
 			fprintf(stderr, "usage: metrics_bench [-a ATTACHMENTS] [-f FUNCTIONS] "
-				"[-b BUCKETS] [-n RENDERS] [-o DIR]\n");
+				"[-b BUCKETS] [-n RENDERS] [-o DIR] [-B] [-E]\n");
 			return 2;
 		}
 	}
@@ -105,9 +113,10 @@ int main(int argc, char **argv)
 	lats = calloc(natt * nfn, sizeof(*lats));
 	names = calloc(natt * nfn, 32);
 	targets = calloc(natt, 48);
+	runs = calloc(natt, sizeof(*runs));
 	t[0] = calloc(n, sizeof(uint64_t));
 	t[1] = calloc(n, sizeof(uint64_t));
-	if (!atts || !fns || !lats || !names || !targets || !t[0] || !t[1]) {
+	if (!atts || !fns || !lats || !names || !targets || !runs || !t[0] || !t[1]) {
 		fprintf(stderr, "metrics_bench: out of memory\n");
 		return 1;
 	}
@@ -148,6 +157,13 @@ int main(int argc, char **argv)
 			.overhead_known = i % 4 == 0, .overhead_ns_per_call = 42.25 + (double)i / 8,
 			.overhead_cpu_seconds_total = 0.001 * (double)i,
 		};
+		runs[i] = (struct metrics_bpf_run){ 1000000 + i, 123456789 + i * 1000, 2 };
+		if (bpf && i % 4 != 3)
+			atts[i].bpf_run = &runs[i];
+		else
+			atts[i].bpf_run_reason = "BPF run-time statistics are off (config: bpf_stats = on)";
+		if (errs && i % 2)
+			atts[i].errors = &errors;
 	}
 	s.attachments = atts;
 	s.nr_attachments = natt;

@@ -5,7 +5,10 @@
  * --pid $$ && exec trigger getpgid N'`).
  *   trigger getpgid N     N getpgid(0) syscalls
  *   trigger rename N      N prctl(PR_SET_NAME) (tracepoint task:task_rename)
+ *   trigger esrch N       N getpgid(0), then N getpgid(INT_MAX): N ESRCH errors
+ *   trigger ebadf N       N close(-1): N EBADF errors
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +22,7 @@ int main(int argc, char **argv)
 	char *end;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: trigger getpgid|rename N\n");
+		fprintf(stderr, "usage: trigger getpgid|rename|esrch|ebadf N\n");
 		return 2;
 	}
 	n = strtoul(argv[2], &end, 0);
@@ -30,6 +33,16 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "getpgid")) {
 		for (i = 0; i < n; i++)
 			syscall(SYS_getpgid, 0);
+	} else if (!strcmp(argv[1], "esrch")) {
+		for (i = 0; i < n; i++)
+			syscall(SYS_getpgid, 0);
+		for (i = 0; i < n; i++)
+			if (syscall(SYS_getpgid, INT_MAX) != -1)
+				return 1;	/* no such process: the test's premise */
+	} else if (!strcmp(argv[1], "ebadf")) {
+		for (i = 0; i < n; i++)
+			if (syscall(SYS_close, -1) != -1)
+				return 1;
 	} else if (!strcmp(argv[1], "rename")) {
 		for (i = 0; i < n; i++)
 			prctl(PR_SET_NAME, "trigger");

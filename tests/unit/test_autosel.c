@@ -14,7 +14,7 @@ static bool all[TRACERD_MODE_NR], k612[TRACERD_MODE_NR], k61[TRACERD_MODE_NR], h
 
 /* the backends' caps (daemon/be_*.c), as the registry hands them over */
 #define BPF_FN	(MODE_CAP_FUNCTION | MODE_CAP_LATENCY | MODE_CAP_COMM | MODE_CAP_PID | \
-		 MODE_CAP_RECORD)
+		 MODE_CAP_RECORD | MODE_CAP_ERRORS)
 #define KMOD_FN	(MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_NEEDS_ADDR)
 static const unsigned int caps[TRACERD_MODE_NR] = {
 	[TRACERD_MODE_FENTRY] = BPF_FN | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
@@ -133,6 +133,16 @@ TEST(row7_kmod_only)
 	r.available = all;
 	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 3, "record: the BPF modes");
 	ASSERT_EQ(out[0], TRACERD_MODE_FENTRY, "record: fentry");
+	/* nor has it the return value --errors needs */
+	r.record = false;
+	r.errors = true;
+	r.available = kmod_only;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 0, "errors: none");
+	ASSERT_EQ(skip[TRACERD_MODE_KMOD_CALLOPS], AUTO_SKIP_OPTIONS, "errors why");
+	r.available = k61;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 2, "errors on 6.1: fentry, kprobe");
+	ASSERT_EQ(out[0], TRACERD_MODE_FENTRY, "errors: fentry");
+	ASSERT_EQ(out[1], TRACERD_MODE_KPROBE, "errors: then kprobe");
 }
 
 

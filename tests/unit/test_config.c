@@ -25,6 +25,7 @@ TEST(empty_config_gives_defaults)
 	ASSERT_STREQ(c.socket, TRACERD_DEFAULT_SOCKET, "socket");
 	ASSERT_STREQ(c.listen, "127.0.0.1:9477", "listen");
 	ASSERT_EQ(c.max_glob_matches, 2048, "max_glob_matches");
+	ASSERT_FALSE(c.bpf_stats, "bpf_stats off by default");
 	ASSERT_EQ(c.nr_attach, 0, "attach");
 	config_free(&c);
 }
@@ -45,6 +46,7 @@ TEST(all_keys)
 		"state_dir = /var/tmp/st\n"
 		"log_level = debug\n"
 		"max_glob_matches = 200\n"
+		"bpf_stats = on\n"
 		"\n"
 		"attach = vfs_read mode=fentry latency pid=42\n"
 		"attach = tp:sched/sched_switch comm=bash record=sw\n";
@@ -58,15 +60,16 @@ TEST(all_keys)
 	ASSERT_EQ(c.record_keep, 3, "record_keep");
 	ASSERT_EQ(c.log_level, TLOG_DEBUG, "log_level");
 	ASSERT_EQ(c.max_glob_matches, 200, "max_glob_matches");
+	ASSERT_TRUE(c.bpf_stats, "bpf_stats = on");
 	ASSERT_EQ(c.nr_attach, 2, "nr_attach");
 	ASSERT_STREQ(c.attach[0].spec.target, "vfs_read", "target 0");
 	ASSERT_EQ(c.attach[0].spec.mode, TRACERD_MODE_FENTRY, "mode 0");
 	ASSERT_TRUE(c.attach[0].spec.latency, "latency 0");
 	ASSERT_EQ(c.attach[0].spec.tgid, 42, "pid 0");
-	ASSERT_EQ(c.attach[0].line, 13, "line 0");
+	ASSERT_EQ(c.attach[0].line, 14, "line 0");
 	ASSERT_STREQ(c.attach[1].spec.comm, "bash", "comm 1");
 	ASSERT_STREQ(c.attach[1].spec.record, "sw", "record 1");
-	ASSERT_EQ(c.attach[1].line, 14, "line 1");
+	ASSERT_EQ(c.attach[1].line, 15, "line 1");
 	config_free(&c);
 }
 
@@ -89,6 +92,8 @@ static const struct {
 	{ "attach = vfs_read pid=010\n", "t.conf:1: invalid pid '010': a leading 0 is not allowed (decimal only, never octal)" },
 	{ "socket = /a/b #c\nsocket = /x\n", "t.conf:2: key 'socket' given twice" },
 	{ "log_level = loud\n", "t.conf:1: log_level 'loud' is not one of err, warning, notice, info, debug" },
+	{ "bpf_stats = yes\n", "t.conf:1: bpf_stats 'yes' is not on or off" },
+	{ "attach = tp:sched/sched_switch errors\n", "t.conf:1: tracepoint 'tp:sched/sched_switch' has no return value: errors needs a function (an fentry, kprobe or session mode)" },
 	{ "max_glob_matches = 0\n", "t.conf:1: max_glob_matches '0': out of range 1..4096" },
 	{ "record_max_bytes = 12X\n", "t.conf:1: record_max_bytes '12X' is not a size >= 4096 (K/M/G suffixes allowed)" },
 	{ "record_keep = -1\n", "t.conf:1: record_keep '-1': a sign is not allowed" },

@@ -18,6 +18,9 @@ static struct metrics_record rec = {
 	.bytes = 4096, .errors = 1, .rotations = 0,
 };
 static struct metrics_attachment atts[3];
+static const struct metrics_bpf_run run = { .count = 123, .time_ns = 1500, .programs = 2 };
+static const struct metrics_errno errnos[] = { { 2, 5 }, { 13, 1 }, { 0, 2 } };
+static const struct metrics_errors errs = { .total = 8, .by_errno = errnos, .nr = 3 };
 static const struct metrics_feature feats[] = {
 	{ "fentry", false, "attach to 'x' refused: Operation not permitted (EPERM)" },
 	{ "tp-btf", true, NULL },
@@ -50,11 +53,13 @@ static void fill(void)
 		fn_glob[i] = (struct metrics_function){ "tcp_x", 10 + i, i, { false, 0, "kprobe misses need 6.7" }, NULL };
 	atts[0] = (struct metrics_attachment){ .id = 1, .target = "vfs_*", .mode = "fentry",
 		.requested_mode = "auto", .mode_reason = "cheapest", .latency = true,
-		.since_real_ns = 1700000001000000000ULL, .functions = fn_small, .nr_functions = 2 };
+		.since_real_ns = 1700000001000000000ULL, .functions = fn_small, .nr_functions = 2,
+		.bpf_run = &run };
 	atts[1] = (struct metrics_attachment){ .id = 2, .target = "tcp_*", .mode = "kprobe-multi",
 		.requested_mode = "kprobe-multi", .mode_reason = "requested",
 		.since_real_ns = 1700000002000000000ULL, .functions = fn_glob,
-		.nr_functions = ARRAY_SIZE(fn_glob), .pid = 1234 };
+		.nr_functions = ARRAY_SIZE(fn_glob), .pid = 1234, .errors = &errs,
+		.bpf_run_reason = "BPF run-time statistics are off (config: bpf_stats = on)" };
 	atts[2] = (struct metrics_attachment){ .id = 3, .target = "tp:sched/\"we\\ird\"\nname",
 		.mode = "tp-btf", .requested_mode = "auto", .mode_reason = "tracepoint",
 		.since_real_ns = 1700000003000000000ULL, .functions = fn_small, .nr_functions = 1,
@@ -137,6 +142,17 @@ TEST(prometheus)
 	ASSERT_TRUE(has_line(t, "tracerd_ringbuf_drops_total 7"), "ringbuf drops");
 	ASSERT_TRUE(has_line(t, "tracerd_ringbuf_drain_yields_total 3"), "ringbuf yields");
 	ASSERT_TRUE(has_line(t, "tracerd_start_time_seconds 1700000000.123456789"), "start time");
+	/* BPF run statistics where known (seconds), absent elsewhere */
+	ASSERT_TRUE(has_line(t, "# TYPE tracerd_bpf_runs_total counter"), "bpf runs TYPE");
+	ASSERT_TRUE(has_line(t, "tracerd_bpf_runs_total{id=\"1\",target=\"vfs_*\",mode=\"fentry\"} 123"), "bpf runs");
+	ASSERT_TRUE(has_line(t, "tracerd_bpf_run_seconds_total{id=\"1\",target=\"vfs_*\",mode=\"fentry\"} 0.0000015"), "bpf run seconds");
+	ASSERT_EQ(count_prefix(t, "tracerd_bpf_runs_total{"), 1, "bpf runs: attachment 1 only");
+	ASSERT_EQ(count_prefix(t, "tracerd_bpf_run_seconds_total{"), 1, "bpf seconds: attachment 1 only");
+	/* errors: a series per errno seen, other by name */
+	ASSERT_TRUE(has_line(t, "tracerd_function_errors_total{id=\"2\",target=\"tcp_*\",mode=\"kprobe-multi\",errno=\"ENOENT\"} 5"), "ENOENT");
+	ASSERT_TRUE(has_line(t, "tracerd_function_errors_total{id=\"2\",target=\"tcp_*\",mode=\"kprobe-multi\",errno=\"EACCES\"} 1"), "EACCES");
+	ASSERT_TRUE(has_line(t, "tracerd_function_errors_total{id=\"2\",target=\"tcp_*\",mode=\"kprobe-multi\",errno=\"other\"} 2"), "other");
+	ASSERT_EQ(count_prefix(t, "tracerd_function_errors_total{"), 3, "errors: attachment 2 only");
 	write_sample("sample.prom", t);
 	free(t);
 }
@@ -167,6 +183,20 @@ TEST(json)
 	ASSERT_STREQ(json_object_get_string(json_object_object_get(v, "misses_reason")),
 		     "kprobe misses need 6.7", "misses reason");
 	ASSERT_EQ(json_object_array_length(json_object_object_get(v, "functions")), 40, "all functions in JSON");
+	ASSERT_TRUE(json_object_object_get(v, "bpf_run") == NULL, "bpf_run null");
+	ASSERT_STREQ(json_object_get_string(json_object_object_get(v, "bpf_run_reason")),
+		     "BPF run-time statistics are off (config: bpf_stats = on)", "bpf_run reason");
+	b = json_object_object_get(json_object_object_get(v, "errors"), "by_errno");
+	ASSERT_EQ(json_object_array_length(b), 3, "errnos");
+	ASSERT_STREQ(json_object_get_string(json_object_object_get(json_object_array_get_idx(b, 0), "name")),
+		     "ENOENT", "errno name");
+	ASSERT_TRUE(json_object_object_get(json_object_array_get_idx(b, 2), "errno") == NULL, "other: errno null");
+	ASSERT_EQ(json_object_get_int64(json_object_object_get(json_object_object_get(v, "errors"), "total")),
+		  8, "errors total");
+	v = json_object_array_get_idx(a, 0);
+	ASSERT_EQ(json_object_get_int64(json_object_object_get(json_object_object_get(v, "bpf_run"), "count")),
+		  123, "bpf_run count");
+	ASSERT_TRUE(json_object_object_get(v, "errors") == NULL, "errors null");
 	write_sample("sample.json", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
 	json_object_put(o);
 }

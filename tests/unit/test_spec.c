@@ -33,6 +33,24 @@ TEST(spec_line)
 	ASSERT_EQ(s.tgid, 7, "pid");
 	ASSERT_ERR(spec_parse_line("vfs_read mode=tp-btf", &s, err, sizeof(err)), "tp-btf on function");
 	ASSERT_ERR(spec_parse_line("tp:a/b/c", &s, err, sizeof(err)), "tp with two slashes");
+	ASSERT_OK(spec_parse_line("do_faccessat errors", &s, err, sizeof(err)), err);
+	ASSERT_TRUE(s.errors && !s.latency, "errors");
+	ASSERT_TRUE(spec_returns(&s), "errors needs the return hook");
+	ASSERT_ERR(spec_parse_line("tp:task/task_rename errors", &s, err, sizeof(err)), "tp errors");
+	ASSERT_STREQ(err, "tracepoint 'tp:task/task_rename' has no return value: errors needs a "
+		     "function (an fentry, kprobe or session mode)", "tp errors message");
+}
+
+TEST(caps_missing_errors)
+{
+	char buf[96];
+
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, true,
+				       buf, sizeof(buf)), "error counting", "kmod: errors");
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, true, false, true, true, buf, sizeof(buf)),
+		     "latency, record, error counting", "three missing");
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_ERRORS, false, false, false, true,
+				       buf, sizeof(buf)), "", "a BPF function mode has it");
 }
 
 /* issue #20: weak (W/w) symbols are functions the kmod modes must find */
