@@ -150,6 +150,12 @@ static __always_inline __u32 slot_imm(void)
 	return (__u32)hook_imm32(TRACERD_SLOT_MAGIC);
 }
 
+/* slot_imm as a 64-bit value (a clone's slot is non-negative): no zero-extension */
+static __always_inline __u64 slot_imm64(void)
+{
+	return hook_imm32(TRACERD_SLOT_MAGIC);
+}
+
 /*
  * The slot of a program with a BPF cookie (kprobe, kprobe.multi): its
  * immediate, or the cookie when the clone says so or it is not a clone.
@@ -157,6 +163,19 @@ static __always_inline __u32 slot_imm(void)
 static __always_inline __u32 cookie_slot(void *ctx)
 {
 	__u32 slot = slot_imm();
+
+	if (slot == TRACERD_SLOT_MAGIC || slot == TRACERD_SLOT_COOKIE)
+		return (__u32)bpf_get_attach_cookie(ctx);
+	return slot;
+}
+
+/*
+ * cookie_slot as a 64-bit value: the immediate as it is (a clone's slot is
+ * non-negative), so no zero-extension is left in a clone's path.
+ */
+static __always_inline __u64 cookie_slot64(void *ctx)
+{
+	__u64 slot = hook_imm32(TRACERD_SLOT_MAGIC);
 
 	if (slot == TRACERD_SLOT_MAGIC || slot == TRACERD_SLOT_COOKIE)
 		return (__u32)bpf_get_attach_cookie(ctx);
@@ -405,6 +424,33 @@ static __always_inline int hook_return_ret(__u32 slot, __s64 ret, __u32 ret_flag
 static __always_inline int hook_return(__u32 slot)
 {
 	return hook_return_ret(slot, 0, 0);
+}
+
+/*
+ * The specialised templates (NAME_count, beside NAME in each object):
+ * the daemon clones one of them instead of NAME (bpf_hook_tmpl) when the
+ * attachment's flags are exactly theirs, so a call runs no flag test at
+ * all. The tgid immediate is 0 when the attachment has no tgid filter.
+ */
+static __always_inline bool fast_tgid_pass(void)
+{
+	__u64 tgid = hook_imm32(TRACERD_TGID_MAGIC);
+
+	return !tgid || bpf_get_current_pid_tgid() >> 32 == tgid;
+}
+
+/* Count only (flags: ENABLED, TGID): the filter, one lookup, one add. */
+static __always_inline int fast_count(__u64 slot64)
+{
+	struct tracerd_slot_stats *st;
+	__u32 slot = slot64;
+
+	if (!fast_tgid_pass())
+		return 0;
+	st = bpf_map_lookup_elem(&slot_stats, &slot);
+	if (st)
+		__sync_fetch_and_add(&st->calls, 1);
+	return 0;
 }
 
 #endif
