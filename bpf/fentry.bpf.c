@@ -27,3 +27,14 @@ int fentry_entry_count(void *ctx)
 	return fast_count(slot_imm64());
 }
 
+SEC("?fentry")
+int fentry_entry_lat(void *ctx)
+{
+	return fast_lat_entry(slot_imm64());
+}
+
+SEC("?fexit")
+int fexit_return_lat(void *ctx)
+{
+	return fast_lat_return(slot_imm64());
+}

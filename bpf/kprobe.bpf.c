@@ -24,3 +24,14 @@ int kprobe_entry_count(struct pt_regs *ctx)
 	return fast_count(cookie_slot64(ctx));
 }
 
+SEC("?kprobe")
+int kprobe_entry_lat(struct pt_regs *ctx)
+{
+	return fast_lat_entry(cookie_slot64(ctx));
+}
+
+SEC("?kretprobe")
+int kprobe_return_lat(struct pt_regs *ctx)
+{
+	return fast_lat_return(cookie_slot64(ctx));
+}

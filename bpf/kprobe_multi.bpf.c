@@ -25,3 +25,14 @@ int multi_entry_count(struct pt_regs *ctx)
 	return fast_count(cookie_slot64(ctx));
 }
 
+SEC("?kprobe.multi")
+int multi_entry_lat(struct pt_regs *ctx)
+{
+	return fast_lat_entry(cookie_slot64(ctx));
+}
+
+SEC("?kretprobe.multi")
+int multi_return_lat(struct pt_regs *ctx)
+{
+	return fast_lat_return(cookie_slot64(ctx));
+}

@@ -24,7 +24,7 @@ static const struct bpf_skel fentry_skel = {
 	BPF_SKEL_FNS(fentry_bpf),
 	.name = "fentry",
 	.progs = (const char *const[]){ "fentry_entry", "fexit_return", "fentry_entry_count",
-					NULL },
+					"fentry_entry_lat", "fexit_return_lat", NULL },
 	.aim = "function",
 	.what = "fentry program",
 };

@@ -30,7 +30,7 @@ static const struct bpf_skel kprobe_skel = {
 	BPF_SKEL_FNS(kprobe_bpf),
 	.name = "kprobe",
 	.progs = (const char *const[]){ "kprobe_entry", "kprobe_return", "kprobe_entry_count",
-					NULL },
+					"kprobe_entry_lat", "kprobe_return_lat", NULL },
 	.what = "kprobe programs",
 	.maps_err_is_load_err = true,
 };

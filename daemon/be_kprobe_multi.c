@@ -35,6 +35,8 @@ static int multi_load(struct tracerd *d, char *err, size_t errlen)
 	bpf_program__set_autoload(skel->progs.multi_entry, true);
 	bpf_program__set_autoload(skel->progs.multi_return, true);
 	bpf_program__set_autoload(skel->progs.multi_entry_count, true);
+	bpf_program__set_autoload(skel->progs.multi_entry_lat, true);
+	bpf_program__set_autoload(skel->progs.multi_return_lat, true);
 	ret = bpf_obj_for_interpreter(skel->obj);
 	if (!ret)
 		ret = maps_reuse(d, skel->obj);

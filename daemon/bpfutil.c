@@ -220,7 +220,8 @@ static void patch_spec(struct bpf_insn *in, size_t n, enum bpf_prog_type type,
  * The template to clone for spec: tmpl, or its specialised form in obj
  * (bpf/hook.bpf.h's fast_*: no flag test per call) when spec's flags are
  * exactly that form's: NAME_count for an attachment that only counts
- * (a tgid filter or none). A form obj did not load leaves tmpl.
+ * (a tgid filter or none), NAME_lat for one that only times calls with
+ * task storage. A form obj did not load leaves tmpl.
  */
 const struct bpf_program *bpf_hook_tmpl(const struct bpf_object *obj,
 					const struct bpf_program *tmpl,
@@ -238,6 +239,9 @@ const struct bpf_program *bpf_hook_tmpl(const struct bpf_object *obj,
 	f = cfg.flags & ~TRACERD_SLOT_TGID;
 	if (f == TRACERD_SLOT_ENABLED)
 		form = "count";
+	else if (f == (TRACERD_SLOT_ENABLED | TRACERD_SLOT_LATENCY) &&
+		 task_storage_ok(bpf_program__type(tmpl)))
+		form = "lat";
 	if (!form || (size_t)snprintf(name, sizeof(name), "%s_%s", bpf_program__name(tmpl), form) >=
 	    sizeof(name))
 		return tmpl;

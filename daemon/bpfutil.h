@@ -70,7 +70,7 @@ void bpf_skel_free(const struct bpf_skel *sk, void **pskel);
  * storage where the kernel allows it for the program's type. spec NULL:
  * the slot only (the clone reads slot_cfg). The prog fd or -errno.
  */
-/* tmpl, or its specialised form in obj for spec (NAME_count) */
+/* tmpl, or its specialised form in obj for spec (NAME_count, NAME_lat) */
 const struct bpf_program *bpf_hook_tmpl(const struct bpf_object *obj,
 					const struct bpf_program *tmpl,
 					const struct tracerd_spec *spec);
