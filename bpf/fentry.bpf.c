@@ -20,3 +20,21 @@ int fexit_return(void *ctx)
 	bpf_get_func_ret(ctx, &ret);	/* inlined: works in every clone */
 	return hook_return_ret(slot_imm(), (__s64)ret, TRACERD_EV_RET);
 }
+
+SEC("?fentry")
+int fentry_entry_count(void *ctx)
+{
+	return fast_count(slot_imm64());
+}
+
+SEC("?fentry")
+int fentry_entry_lat(void *ctx)
+{
+	return fast_lat_entry(slot_imm64());
+}
+
+SEC("?fexit")
+int fexit_return_lat(void *ctx)
+{
+	return fast_lat_return(slot_imm64());
+}

@@ -56,13 +56,19 @@ struct {
 /*
  * A task's entry times: a stack over a ring. An entry pushed on a full
  * stack overwrites the oldest (whose call then goes untimed), so entries
- * whose return never ran (a kretprobe over its maxactive) age out.
+ * whose return never ran (a kretprobe over its maxactive) age out. An
+ * entry's tag and time are side by side: one address per entry.
  */
+struct tracerd_task_ent {
+	__u32 tag;			/* slot + 1; 0: returned */
+	__u32 reserved;
+	__u64 ts;
+};
+
 struct tracerd_task_ts {
 	__u32 top;			/* next index, mod TRACERD_TASK_NEST */
-	__u32 n;			/* live entries below top */
-	__u32 tag[TRACERD_TASK_NEST];	/* slot + 1; 0: returned */
-	__u64 ts[TRACERD_TASK_NEST];
+	__u32 n;			/* entries (live or returned) below top */
+	struct tracerd_task_ent e[TRACERD_TASK_NEST];
 };
 
 struct {
@@ -158,6 +164,12 @@ static __always_inline __u32 slot_imm(void)
 	return (__u32)hook_imm32(TRACERD_SLOT_MAGIC);
 }
 
+/* slot_imm as a 64-bit value (a clone's slot is non-negative): no zero-extension */
+static __always_inline __u64 slot_imm64(void)
+{
+	return hook_imm32(TRACERD_SLOT_MAGIC);
+}
+
 /*
  * The slot of a program with a BPF cookie (kprobe, kprobe.multi): its
  * immediate, or the cookie when the clone says so or it is not a clone.
@@ -165,6 +177,19 @@ static __always_inline __u32 slot_imm(void)
 static __always_inline __u32 cookie_slot(void *ctx)
 {
 	__u32 slot = slot_imm();
+
+	if (slot == TRACERD_SLOT_MAGIC || slot == TRACERD_SLOT_COOKIE)
+		return (__u32)bpf_get_attach_cookie(ctx);
+	return slot;
+}
+
+/*
+ * cookie_slot as a 64-bit value: the immediate as it is (a clone's slot is
+ * non-negative), so no zero-extension is left in a clone's path.
+ */
+static __always_inline __u64 cookie_slot64(void *ctx)
+{
+	__u64 slot = hook_imm32(TRACERD_SLOT_MAGIC);
 
 	if (slot == TRACERD_SLOT_MAGIC || slot == TRACERD_SLOT_COOKIE)
 		return (__u32)bpf_get_attach_cookie(ctx);
@@ -247,10 +272,11 @@ static __always_inline void slot_miss(__u32 slot)
 }
 
 /* Push this call's entry time on the task's stack. */
-static __always_inline void task_push(__u32 slot, struct tracerd_slot_stats *st)
+static __always_inline void task_push(__u64 slot, struct tracerd_slot_stats *st)
 {
+	struct tracerd_task_ent *e;
 	struct tracerd_task_ts *t;
-	__u32 i;
+	__u32 top;
 
 	t = bpf_task_storage_get(&task_ts, bpf_get_current_task_btf(), 0,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -258,47 +284,75 @@ static __always_inline void task_push(__u32 slot, struct tracerd_slot_stats *st)
 		__sync_fetch_and_add(&st->misses, 1);
 		return;
 	}
-	i = t->top & (TRACERD_TASK_NEST - 1);
+	top = t->top;
+	e = &t->e[top & (TRACERD_TASK_NEST - 1)];
 	if (t->n < TRACERD_TASK_NEST)
 		t->n++;
-	else if (t->tag[i])	/* full: the oldest call goes untimed */
-		slot_miss(t->tag[i] - 1);
-	t->tag[i] = slot + 1;
-	t->ts[i] = bpf_ktime_get_ns();
-	t->top++;
+	else if (e->tag)	/* full: the oldest call goes untimed */
+		slot_miss(e->tag - 1);
+	e->tag = slot + 1;
+	t->top = top + 1;
+	e->ts = bpf_ktime_get_ns();
 }
 
-/* The entry time of the task's latest open call of slot, taken off its stack; 0: none. */
-static __always_inline __u64 task_pop(__u32 slot)
+/*
+ * The entry time of the task's latest open call of slot below its top
+ * (the top is not it: a call returned out of order, or its entry went
+ * unseen), taken off its stack; 0: none. Rare: a loop.
+ */
+static __always_inline __u64 task_pop_deep(struct tracerd_task_ts *t, __u64 tag)
 {
+	struct tracerd_task_ent *e;
+	__u32 k, n = t->n, top = t->top;
+	__u64 ts;
+
+	for (k = 1; k < TRACERD_TASK_NEST; k++) {
+		if (k >= n)
+			return 0;
+		e = &t->e[(top - 1 - k) & (TRACERD_TASK_NEST - 1)];
+		if (e->tag == tag) {
+			ts = e->ts;
+			e->tag = 0;	/* leaves when it gets to the top */
+			return ts;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The entry time of the task's latest open call of slot, taken off its
+ * stack; 0: none. The latest call is the top's in all but rare cases: the
+ * fast path reads and writes one entry, and only looks below it when
+ * calls returned out of order left returned entries there.
+ */
+static __always_inline __u64 task_pop(__u64 slot)
+{
+	struct tracerd_task_ent *e;
 	struct tracerd_task_ts *t;
-	__u32 i = 0, k, n;
+	__u32 k, n, top;
 	__u64 ts;
 
 	t = bpf_task_storage_get(&task_ts, bpf_get_current_task_btf(), 0, 0);
 	if (!t)
 		return 0;	/* entered before the hook was attached */
 	n = t->n;
-#pragma unroll
-	for (k = 0; k < TRACERD_TASK_NEST; k++) {
-		if (k >= n)
-			return 0;
-		i = (t->top - 1 - k) & (TRACERD_TASK_NEST - 1);
-		if (t->tag[i] == slot + 1)
-			break;
-	}
-	if (k == TRACERD_TASK_NEST)
+	if (!n)
 		return 0;
-	ts = t->ts[i];
-	t->tag[i] = 0;
-	/* returned entries leave from the top (out of order: when they get there) */
-#pragma unroll
-	for (k = 0; k < TRACERD_TASK_NEST; k++) {
-		if (!t->n || t->tag[(t->top - 1) & (TRACERD_TASK_NEST - 1)])
-			break;
-		t->top--;
-		t->n--;
+	top = t->top - 1;
+	e = &t->e[top & (TRACERD_TASK_NEST - 1)];
+	if (e->tag != slot + 1)
+		return task_pop_deep(t, slot + 1);
+	ts = e->ts;
+	e->tag = 0;
+	n--;
+	/* returned entries below leave with it (rare: out-of-order returns) */
+	for (k = 0; k < TRACERD_TASK_NEST - 1 && n &&
+	     !t->e[(top - 1) & (TRACERD_TASK_NEST - 1)].tag; k++) {
+		top--;
+		n--;
 	}
+	t->top = top;
+	t->n = n;
 	return ts;
 }
 
@@ -436,6 +490,68 @@ static __always_inline int hook_return_ret(__u32 slot, __s64 ret, __u32 ret_flag
 static __always_inline int hook_return(__u32 slot)
 {
 	return hook_return_ret(slot, 0, 0);
+}
+
+/*
+ * The specialised templates (NAME_count, NAME_lat, beside NAME in each
+ * object): the daemon clones one of them instead of NAME (bpf_hook_tmpl)
+ * when the attachment's flags are exactly theirs, so a call runs no flag
+ * test at all. The tgid immediate is 0 when the attachment has no tgid filter.
+ */
+static __always_inline bool fast_tgid_pass(void)
+{
+	__u64 tgid = hook_imm32(TRACERD_TGID_MAGIC);
+
+	return !tgid || bpf_get_current_pid_tgid() >> 32 == tgid;
+}
+
+/* Count only (flags: ENABLED, TGID): the filter, one lookup, one add. */
+static __always_inline int fast_count(__u64 slot64)
+{
+	struct tracerd_slot_stats *st;
+	__u32 slot = slot64;
+
+	if (!fast_tgid_pass())
+		return 0;
+	st = bpf_map_lookup_elem(&slot_stats, &slot);
+	if (st)
+		__sync_fetch_and_add(&st->calls, 1);
+	return 0;
+}
+
+/*
+ * Latency, entry (flags: ENABLED, LATENCY, TGID, TASK_TS). In the template
+ * loaded as it is, the flags immediate holds its magic: nothing runs, and
+ * the verifier never sees the task-storage helpers (bpf_clone_hook picks
+ * this template only where the kernel allows them).
+ */
+static __always_inline int fast_lat_entry(__u64 slot64)
+{
+	struct tracerd_slot_stats *st;
+	__u32 slot = slot64;
+
+	if (hook_imm32(TRACERD_FLAGS_MAGIC) == TRACERD_FLAGS_MAGIC || !fast_tgid_pass())
+		return 0;
+	st = bpf_map_lookup_elem(&slot_stats, &slot);
+	if (!st)
+		return 0;
+	__sync_fetch_and_add(&st->calls, 1);
+	task_push(slot64, st);
+	return 0;
+}
+
+/* Latency, return: the entry's time off the task's stack, accounted. */
+static __always_inline int fast_lat_return(__u64 slot)
+{
+	__u64 now, ts;
+
+	if (hook_imm32(TRACERD_FLAGS_MAGIC) == TRACERD_FLAGS_MAGIC || !fast_tgid_pass())
+		return 0;
+	now = bpf_ktime_get_ns();
+	ts = task_pop(slot);
+	if (ts)
+		slot_time(slot, ts, now, 0, 0, 0);
+	return 0;
 }
 
 #endif

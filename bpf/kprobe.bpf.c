@@ -17,3 +17,21 @@ int kprobe_return(struct pt_regs *ctx)
 	return hook_return_ret(cookie_slot(ctx), (__s64)PT_REGS_RC(ctx),
 			       TRACERD_EV_RET);
 }
+
+SEC("?kprobe")
+int kprobe_entry_count(struct pt_regs *ctx)
+{
+	return fast_count(cookie_slot64(ctx));
+}
+
+SEC("?kprobe")
+int kprobe_entry_lat(struct pt_regs *ctx)
+{
+	return fast_lat_entry(cookie_slot64(ctx));
+}
+
+SEC("?kretprobe")
+int kprobe_return_lat(struct pt_regs *ctx)
+{
+	return fast_lat_return(cookie_slot64(ctx));
+}

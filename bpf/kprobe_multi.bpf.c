@@ -18,3 +18,21 @@ int multi_return(struct pt_regs *ctx)
 	return hook_return_ret(cookie_slot(ctx), (__s64)PT_REGS_RC(ctx),
 			       TRACERD_EV_RET);
 }
+
+SEC("?kprobe.multi")
+int multi_entry_count(struct pt_regs *ctx)
+{
+	return fast_count(cookie_slot64(ctx));
+}
+
+SEC("?kprobe.multi")
+int multi_entry_lat(struct pt_regs *ctx)
+{
+	return fast_lat_entry(cookie_slot64(ctx));
+}
+
+SEC("?kretprobe.multi")
+int multi_return_lat(struct pt_regs *ctx)
+{
+	return fast_lat_return(cookie_slot64(ctx));
+}

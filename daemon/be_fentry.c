@@ -23,7 +23,8 @@ BPF_SKEL_ADAPTERS(fentry_bpf)
 static const struct bpf_skel fentry_skel = {
 	BPF_SKEL_FNS(fentry_bpf),
 	.name = "fentry",
-	.progs = (const char *const[]){ "fentry_entry", "fexit_return", NULL },
+	.progs = (const char *const[]){ "fentry_entry", "fexit_return", "fentry_entry_count",
+					"fentry_entry_lat", "fexit_return_lat", NULL },
 	.aim = "function",
 	.what = "fentry program",
 };
@@ -43,6 +44,8 @@ static int fentry_attach_prog(struct tracerd *d, struct attachment *a, struct ho
 	if (btf_fd < 0)
 		return set_err(h->err, sizeof(h->err), btf_fd, "no BTF for module '%s' of '%s'",
 			       h->module, h->name);
+	tmpl = bpf_hook_tmpl(((struct fentry_bpf *)d->be_state[TRACERD_MODE_FENTRY])->obj, tmpl,
+			     &a->spec);
 	fd = bpf_clone_hook(tmpl, h->slot, &a->spec, (__u32)h->btf_id, btf_fd, h->err,
 			    sizeof(h->err));
 	if (fd < 0)

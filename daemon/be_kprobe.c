@@ -30,7 +30,8 @@ BPF_SKEL_ADAPTERS(kprobe_bpf)
 static const struct bpf_skel kprobe_skel = {
 	BPF_SKEL_FNS(kprobe_bpf),
 	.name = "kprobe",
-	.progs = (const char *const[]){ "kprobe_entry", "kprobe_return", NULL },
+	.progs = (const char *const[]){ "kprobe_entry", "kprobe_return", "kprobe_entry_count",
+					"kprobe_entry_lat", "kprobe_return_lat", NULL },
 	.what = "kprobe programs",
 	.maps_err_is_load_err = true,
 };
@@ -148,11 +149,14 @@ static int kprobe_attach_hook(struct tracerd *d, struct attachment *a, struct ho
 	if (!bpf_hook_new(h))
 		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
 	if (int3)
-		ret = kprobe_attach_int3(h, &a->spec, skel->progs.kprobe_entry, entry);
+		ret = kprobe_attach_int3(h, &a->spec, bpf_hook_tmpl(skel->obj, skel->progs.kprobe_entry,
+								    &a->spec), entry);
 	else
-		ret = kprobe_attach_prog(h, &a->spec, 0, skel->progs.kprobe_entry, entry, 0);
+		ret = kprobe_attach_prog(h, &a->spec, 0, bpf_hook_tmpl(skel->obj,
+					 skel->progs.kprobe_entry, &a->spec), entry, 0);
 	if (!ret && spec_returns(&a->spec))
-		ret = kprobe_attach_prog(h, &a->spec, 1, skel->progs.kprobe_return,
+		ret = kprobe_attach_prog(h, &a->spec, 1, bpf_hook_tmpl(skel->obj,
+					 skel->progs.kprobe_return, &a->spec),
 					 sh ? sh->prog[1] : -1, 0);
 	return ret;
 }
@@ -186,13 +190,15 @@ static int kprobe_share(struct tracerd *d, struct attachment *a)
 		return set_err(err, errlen, -ENOMEM, "out of memory");
 	sh->prog[1] = -1;
 	a->priv = sh;
-	sh->prog[0] = bpf_clone_hook(skel->progs.kprobe_entry, TRACERD_SLOT_COOKIE, &a->spec, 0, 0,
+	sh->prog[0] = bpf_clone_hook(bpf_hook_tmpl(skel->obj, skel->progs.kprobe_entry, &a->spec),
+				     TRACERD_SLOT_COOKIE, &a->spec, 0, 0,
 				     err, errlen);
 	if (sh->prog[0] < 0)
 		return sh->prog[0];
 	if (!spec_returns(&a->spec))
 		return 0;
-	sh->prog[1] = bpf_clone_hook(skel->progs.kprobe_return, TRACERD_SLOT_COOKIE, &a->spec, 0, 0,
+	sh->prog[1] = bpf_clone_hook(bpf_hook_tmpl(skel->obj, skel->progs.kprobe_return, &a->spec),
+				     TRACERD_SLOT_COOKIE, &a->spec, 0, 0,
 				     err, errlen);
 	return sh->prog[1] < 0 ? sh->prog[1] : 0;
 }

@@ -34,6 +34,9 @@ static int multi_load(struct tracerd *d, char *err, size_t errlen)
 	}
 	bpf_program__set_autoload(skel->progs.multi_entry, true);
 	bpf_program__set_autoload(skel->progs.multi_return, true);
+	bpf_program__set_autoload(skel->progs.multi_entry_count, true);
+	bpf_program__set_autoload(skel->progs.multi_entry_lat, true);
+	bpf_program__set_autoload(skel->progs.multi_return_lat, true);
 	ret = bpf_obj_for_interpreter(skel->obj);
 	if (!ret)
 		ret = maps_reuse(d, skel->obj);
@@ -127,13 +130,13 @@ static int multi_attach(struct tracerd *d, struct attachment *a)
 		syms[i] = a->hooks[i].name;
 		cookies[i] = a->hooks[i].slot;
 	}
-	ret = multi_link(skel->progs.multi_entry, slot, &a->spec, syms, cookies, a->nr_hooks,
+	ret = multi_link(bpf_hook_tmpl(skel->obj, skel->progs.multi_entry, &a->spec), slot, &a->spec, syms, cookies, a->nr_hooks,
 			 false, &ml->prog[0], err, errlen);
 	if (ret < 0)
 		goto cleanup;
 	ml->link[0] = ret;
 	if (spec_returns(&a->spec)) {
-		ret = multi_link(skel->progs.multi_return, slot, &a->spec, syms, cookies,
+		ret = multi_link(bpf_hook_tmpl(skel->obj, skel->progs.multi_return, &a->spec), slot, &a->spec, syms, cookies,
 				 a->nr_hooks, true, &ml->prog[1], err, errlen);
 		if (ret < 0)
 			goto cleanup;

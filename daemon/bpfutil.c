@@ -216,6 +216,39 @@ static void patch_spec(struct bpf_insn *in, size_t n, enum bpf_prog_type type,
 	patch_imm64(in, n, TRACERD_COMM1_MAGIC, comm[1]);
 }
 
+/*
+ * The template to clone for spec: tmpl, or its specialised form in obj
+ * (bpf/hook.bpf.h's fast_*: no flag test per call) when spec's flags are
+ * exactly that form's: NAME_count for an attachment that only counts
+ * (a tgid filter or none), NAME_lat for one that only times calls with
+ * task storage. A form obj did not load leaves tmpl.
+ */
+const struct bpf_program *bpf_hook_tmpl(const struct bpf_object *obj,
+					const struct bpf_program *tmpl,
+					const struct tracerd_spec *spec)
+{
+	const struct bpf_program *fast;
+	struct tracerd_slot_cfg cfg;
+	const char *form = NULL;
+	char name[64];
+	__u32 f;
+
+	if (!spec)
+		return tmpl;
+	maps_spec_cfg(spec, &cfg);
+	f = cfg.flags & ~TRACERD_SLOT_TGID;
+	if (f == TRACERD_SLOT_ENABLED)
+		form = "count";
+	else if (f == (TRACERD_SLOT_ENABLED | TRACERD_SLOT_LATENCY) &&
+		 task_storage_ok(bpf_program__type(tmpl)))
+		form = "lat";
+	if (!form || (size_t)snprintf(name, sizeof(name), "%s_%s", bpf_program__name(tmpl), form) >=
+	    sizeof(name))
+		return tmpl;
+	fast = bpf_object__find_program_by_name(obj, name);
+	return fast && bpf_program__fd(fast) >= 0 ? fast : tmpl;
+}
+
 /* A clone of tmpl loaded as attach_type, its slot (and spec, if any) patched in. */
 static int clone_load(const struct bpf_program *tmpl, unsigned int attach_type, __u32 slot,
 		      const struct tracerd_spec *spec, __u32 attach_btf_id, int attach_btf_obj_fd,

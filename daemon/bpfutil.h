@@ -70,6 +70,10 @@ void bpf_skel_free(const struct bpf_skel *sk, void **pskel);
  * storage where the kernel allows it for the program's type. spec NULL:
  * the slot only (the clone reads slot_cfg). The prog fd or -errno.
  */
+/* tmpl, or its specialised form in obj for spec (NAME_count, NAME_lat) */
+const struct bpf_program *bpf_hook_tmpl(const struct bpf_object *obj,
+					const struct bpf_program *tmpl,
+					const struct tracerd_spec *spec);
 int bpf_clone_hook(const struct bpf_program *tmpl, __u32 slot, const struct tracerd_spec *spec,
 		   __u32 attach_btf_id, int attach_btf_obj_fd, char *err, size_t errlen);
 /* maps.c: the slot config (slot_cfg, a clone's immediates) of spec */

@@ -116,20 +116,40 @@ _Static_assert(sizeof(struct tracerd_ts_val) == 8 + 8 * TRACERD_NEST_MAX,
 
 /*
  * log2 bucket of a duration in ns: 0 -> 0, [2^(i-1), 2^i) -> i, capped at
- * TRACERD_HIST_BUCKETS - 1. Branch-only (no clz), so BPF can use it too.
+ * TRACERD_HIST_BUCKETS - 1. A binary search on the bit length (no clz, so
+ * BPF can use it too): six tests, each a shift, a branch and an add, where
+ * computing each step's condition as a 0/1 costs BPF a branch and two
+ * moves more.
  */
 static inline __u32 tracerd_hist_bucket(__u64 v)
 {
-	__u32 r = 0, s;
+	__u32 r = 1;
 
-	s = (v > 0xffffffffULL) << 5; v >>= s; r |= s;
-	s = (v > 0xffffULL) << 4; v >>= s; r |= s;
-	s = (v > 0xffULL) << 3; v >>= s; r |= s;
-	s = (v > 0xfULL) << 2; v >>= s; r |= s;
-	s = (v > 0x3ULL) << 1; v >>= s; r |= s;
-	r |= (v >> 1);
-	/* r = floor(log2(v)) for v > 0 */
-	r = v ? r + 1 : 0;
+	if (!v)
+		return 0;
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	if (v >> 1)
+		r += 1;
+	/* r = floor(log2(v)) + 1 */
 	return r < TRACERD_HIST_BUCKETS ? r : TRACERD_HIST_BUCKETS - 1;
 }
 

@@ -1,7 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Latency lower bound: tracerd_testmod_sleep(US) sleeps at least US, so no
 # sample may be below US*1000 ns (a bound, not a timing assertion), and
-# the histogram holds exactly one sample per call, per mode.
+# the histogram holds exactly one sample per call, per mode. Nested: with
+# vfs_write (the caller, through the debugfs write) timed too, in the same
+# mode, the entry times of both stack up per task: each return takes its
+# own call's, so both get one sample per call and each write that slept
+# lasted at least US.
 source ./t/40-daemon-lib.sh
 load_testmod
 daemon_start
@@ -22,5 +26,36 @@ for m in fentry kprobe kprobe-multi; do
 		[ "$hi" = null ] || [ "$hi" -ge $((us * 1000)) ] || fail "$m: a bucket ends at $hi ns"
 	done
 	$C detach "$id" > /dev/null
+done
+mkfifo "$TD/go"
+for m in fentry kprobe kprobe-multi; do
+	[ "$(feature "$m")" = true ] || continue
+	sh -c "read x < $TD/go; for i in \$(seq $k); do echo $us > $TESTMOD_DBG/sleep_us; done" &
+	p=$!
+	outer=$($C --json attach vfs_write --mode "$m" --latency --pid $p | jp .attachment.id)
+	inner=$($C --json attach tracerd_testmod_sleep --mode "$m" --latency --pid $p |
+		jp .attachment.id)
+	echo go > "$TD/go"
+	wait $p || fail "$m: the nested writes failed"
+	so=$($C --json stats "$outer")
+	si=$($C --json stats "$inner")
+	expect_eq "$m nested: inner calls" "$(jp '.stats[0].calls' <<< "$si")" $k
+	expect_eq "$m nested: inner samples" "$(jp '.stats[0].latency.count' <<< "$si")" $k
+	[ "$(jp '.stats[0].latency.min_ns' <<< "$si")" -ge $((us * 1000)) ] ||
+		fail "$m nested: an inner sample is below the $us us sleep"
+	n=$(jp '.stats[0].calls' <<< "$so")
+	[ "$n" -ge $k ] || fail "$m nested: $n outer calls, fewer than the $k writes"
+	expect_eq "$m nested: outer samples = outer calls" "$(jp '.stats[0].latency.count' <<< "$so")" "$n"
+	# the buckets that can hold a sample >= the sleep hold one per write that slept
+	long=$(jp '.stats[0].latency.buckets[*]' <<< "$so" | awk -v b=$((us * 1000)) '
+		match($0, /"hi_ns": *[0-9]+/) { h = substr($0, RSTART, RLENGTH); sub(/.*: */, "", h) }
+		!/"hi_ns": *[0-9]/ { h = -1 }
+		match($0, /"count": *[0-9]+/) { c = substr($0, RSTART, RLENGTH); sub(/.*: */, "", c)
+			if (h < 0 || h + 0 >= b) s += c }
+		END { print s + 0 }')
+	[ "$long" -ge $k ] || fail "$m nested: $long outer samples could hold the $us us sleep, want >= $k"
+	echo "ok: $m nested: $n outer calls timed, $long of them >= the sleep's bucket"
+	$C detach "$outer" > /dev/null
+	$C detach "$inner" > /dev/null
 done
 daemon_stop
