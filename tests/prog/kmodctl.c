@@ -52,6 +52,12 @@
  *                                         N untraced calls first);
  *                                         --single: one ATTACH per entry
  *
+ *   sites [--reserved N] ITEM...          one TRACERD_IOC_SITES over ITEMs
+ *                                         (FUNC, FUNC+OFF or 0xADDR; more
+ *                                         than 64: E2BIG), print "ITEM
+ *                                         error=ERRNO" or "ITEM kind=K
+ *                                         target=SYM ops=KIND:SYM" per entry
+ *
  * MODE: callops, callops-regs (SAVE_REGS), direct, kprobe, kprobe-int3, or
  * a raw number (for bad-input tests). FUNC is resolved in /proc/kallsyms.
  * How calls are made: tracerd_testmod_* through the test module's debugfs
@@ -941,6 +947,65 @@ static int cmd_batch(int argc, char **argv)
 	return ret;
 }
 
+/* TRACERD_IOC_SITES over argv's items, in one call (the ioctl's bounds). */
+static int cmd_sites(int argc, char **argv)
+{
+	struct tracerd_site_entry *e;
+	struct tracerd_sites req = {};
+	int fd, i, n = 0, first = 0;
+
+	if (argc >= 2 && !strcmp(argv[0], "--reserved")) {
+		req.reserved = strtoull(argv[1], NULL, 0);
+		first = 2;
+	}
+	if (argc <= first)
+		return 2;
+	e = calloc(argc, sizeof(*e));
+	if (!e)
+		return ENOMEM;
+	for (i = first; i < argc; i++, n++) {
+		char name[256], *plus;
+
+		snprintf(name, sizeof(name), "%s", argv[i]);
+		plus = strchr(name, '+');
+		if (plus)
+			*plus++ = '\0';
+		e[n].addr = !strncmp(name, "0x", 2) ? strtoull(name, NULL, 16) : ksym_addr(name);
+		if (!e[n].addr && strncmp(name, "0x", 2)) {
+			fprintf(stderr, "kmodctl: '%s' not in /proc/kallsyms\n", name);
+			free(e);
+			return 2;
+		}
+		if (plus)
+			e[n].addr += strtoull(plus, NULL, 0);
+	}
+	req.entries = (uint64_t)(uintptr_t)e;
+	req.count = n;
+	fd = dev_open();
+	if (ioctl(fd, TRACERD_IOC_SITES, &req)) {
+		int err = errno;
+
+		fprintf(stderr, "kmodctl: sites: %s\n", strerror(err));
+		free(e);
+		close(fd);
+		return err;
+	}
+	for (i = 0; i < n; i++) {
+		if (e[i].error)
+			printf("%s error=%d\n", argv[first + i], -e[i].error);
+		else
+			printf("%s kind=%u target=%s insn=0x%08x ops=%u:%s call=%s\n",
+			       argv[first + i], e[i].kind,
+			       e[i].target_sym[0] ? e[i].target_sym : "-", e[i].insn, e[i].ops_kind,
+			       e[i].ops_sym[0] ? e[i].ops_sym : "-",
+			       e[i].ops_call_sym[0] ? e[i].ops_call_sym : "-");
+	}
+	printf("sites: done=%u count=%u\n", req.done, req.count);
+	free(e);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -981,6 +1046,8 @@ int main(int argc, char **argv)
 		return cmd_table(rest, av);
 	if (!strcmp(cmd, "batch"))
 		return cmd_batch(rest, av);
+	if (!strcmp(cmd, "sites"))
+		return cmd_sites(rest, av);
 	fprintf(stderr, "usage: see the head of tests/prog/kmodctl.c\n");
 	return 2;
 }

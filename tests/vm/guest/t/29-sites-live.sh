@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tracectl sites --live (TRACERD_IOC_SITES through the daemon): one test
+# module function per attach mode the kernel offers, one left untraced,
+# and each call site must show the right kind, agreeing with
+# enabled_functions:
+#   untraced              nop, not in enabled_functions
+#   kmod-direct           tracerd_trampoline (arm64 out of bl range, or
+#                         riscv64 with CALL_OPS: caller, whose literal
+#                         ops is tracerd's)
+#   fentry                bpf_trampoline (same arm64 caveat: caller, the
+#                         literal's ops calling bpf_trampoline_*)
+#   kmod-callops, kprobe  caller or ops_trampoline (x86_64: the ops'
+#                         dynamic trampoline); arm64 CALL_OPS: caller,
+#                         literal tracerd's / another ops; a kprobe
+#                         without KPROBES_ON_FTRACE is no ftrace user
+#                         (arm64: a BRK at the entry)
+# and every site back to nop once all are detached. The module's own
+# checks: address 0, an unknown address, one inside a function, a
+# notrace function and data are refused entry by entry; 65 entries E2BIG.
+# timeout: 240 600
+source ./t/40-daemon-lib.sh
+load_testmod
+[ -e /dev/tracerd ] || load_kmod
+arch=$(uname -m)
+feat=$(kmodctl features | sed -n 's/.*flags=\(0x[0-9a-f]*\).*/\1/p')
+kp_ftrace=$(( feat & (1 << 6) ))
+callops_lit=$(( feat & (1 << 2) ))
+
+# --- the module's ioctl, bad input first (errno per entry)
+out=$(kmodctl sites 0x0 0x1 tracerd_testmod_target+1 tracerd_testmod_notrace \
+	tracerd_testmod_data tracerd_testmod_target) || fail "kmodctl sites: $out"
+echo "$out"
+ent() { echo "$out" | awk -v k="$1" '$1 == k { print $2; exit }'; }
+expect_eq "sites: address 0" "$(ent 0x0)" error=22
+expect_eq "sites: no symbol there" "$(ent 0x1)" error=6
+expect_eq "sites: inside a function" "$(ent tracerd_testmod_target+1)" error=3
+expect_eq "sites: notrace function" "$(ent tracerd_testmod_notrace)" error=99
+expect_eq "sites: data" "$(ent tracerd_testmod_data)" error=99
+expect_eq "sites: untraced function" "$(ent tracerd_testmod_target)" kind=0
+expect_eq "sites: done" "$(echo "$out" | sed -n 's/^sites: done=\([0-9]*\).*/\1/p')" 1
+out=$(kmodctl sites $(for i in $(seq 65); do echo tracerd_testmod_target; done)) &&
+	fail "65 entries: $out"
+expect_eq "sites: 65 entries: errno" "$?" 7
+out=$(kmodctl sites --reserved 1 tracerd_testmod_target) && fail "reserved: $out"
+expect_eq "sites: reserved: errno" "$?" 22
+kmodctl clean || fail "not clean after the sites ioctls"
+
+# --- through the daemon
+daemon_start
+out=$($C sites --live tracerd_testmod_notrace 2>&1) && fail "notrace function listed: $out"
+expect_eq "sites --live notrace: exit" "$?" 5
+out=$($C sites --live 'tp:sched/*' 2>&1) && fail "tracepoint glob accepted: $out"
+expect_eq "sites --live tp: exit" "$?" 2
+
+F=tracerd_testmod_fn_
+all="${F}000 ${F}001 ${F}002 ${F}003 ${F}004 ${F}005"
+live() { $C --json sites --live "${F}00[0-5]"; }
+# row FN FIELD: FIELD of FN's entry in the last `live` result ($L)
+row() {
+	local i
+	for i in 0 1 2 3 4 5; do
+		[ "$(jp ".sites[$i].name" <<< "$L")" = "$1" ] &&
+			{ jp ".sites[$i]$2" <<< "$L"; return; }
+	done
+	fail "$1 not in sites --live"
+}
+L=$(live) || fail "sites --live: $L"
+expect_eq "sites --live: functions" "$(jp '.sites|length' <<< "$L")" 6
+for f in $all; do
+	expect_eq "before: $f kind" "$(row "$f" .kind)" nop
+	expect_eq "before: $f enabled" "$(row "$f" .enabled)" false
+done
+
+declare -A fn_of=([kmod-direct]=${F}001 [kmod-callops]=${F}002 [fentry]=${F}003
+	[kprobe]=${F}004 [kmod-kprobe]=${F}005)
+ids=
+for m in kmod-direct kmod-callops fentry kprobe kmod-kprobe; do
+	if [ "$(feature "$m")" != true ]; then
+		echo "skip: $m unavailable here: $(reason_of "$m")"
+		# only arm64 6.1 lacks direct calls (no kmod-direct, no fentry)
+		case $m in kmod-direct|fentry) ! kernel_has direct_calls && continue ;; esac
+		fail "$m must work on $KERNEL_NAME"
+	fi
+	id=$($C --json attach "${fn_of[$m]}" --mode "$m" | jp .attachment.id) ||
+		fail "attach $m ${fn_of[$m]}"
+	ids="$ids $id"
+done
+L=$(live) || fail "sites --live: $L"
+$C sites --live "${F}00[0-5]"
+
+# ops_is FN KIND [CALL_GLOB]: the CALL_OPS literal of FN is KIND's (and calls CALL_GLOB)
+ops_is() {
+	expect_eq "$1: literal ops kind" "$(row "$1" .ops.kind)" "$2"
+	[ -z "${3:-}" ] || [[ $(row "$1" .ops.call_sym) == $3 ]] ||
+		fail "$1: literal ops calls $(row "$1" .ops.call_sym), want $3"
+}
+for m in kmod-direct kmod-callops fentry kprobe kmod-kprobe; do
+	f=${fn_of[$m]}
+	[ "$(feature "$m")" = true ] || continue
+	k=$(row "$f" .kind) en=$(row "$f" .enabled) with=$(row "$f" .enabled_with)
+	echo "site-kind $KERNEL_NAME $m: kind=$k target=$(row "$f" .target_sym)" \
+		"ops=$(row "$f" .ops) enabled_with=$with"
+	case $m in
+	kmod-direct|fentry)
+		want=tracerd_trampoline call='tracerd_direct*'
+		[ "$m" = fentry ] && want=bpf_trampoline call='bpf_trampoline_*'
+		if [ "$k" = caller ] && [ "$callops_lit" != 0 ]; then
+			# out of bl range: ftrace_caller, then the literal's direct call
+			[ "$m" = fentry ] && ops_is "$f" other "$call" || ops_is "$f" tracerd
+		else
+			expect_eq "$m: $f kind" "$k" "$want"
+			[ "$m" = fentry ] && [[ $(row "$f" .target_sym) != bpf_trampoline_* ]] &&
+				fail "fentry: target $(row "$f" .target_sym)"
+		fi
+		expect_eq "$m: $f enabled" "$en" true
+		[[ $with == *direct-\-\>* ]] || fail "$m: no direct call in enabled_functions: $with"
+		;;
+	kmod-callops)
+		case $k in caller|ops_trampoline) ;; *) fail "kmod-callops: $f kind $k" ;; esac
+		[ "$callops_lit" != 0 ] && ops_is "$f" tracerd
+		expect_eq "$m: $f enabled" "$en" true
+		;;
+	kprobe|kmod-kprobe)
+		if [ "$kp_ftrace" != 0 ]; then
+			case $k in caller|ops_trampoline) ;; *) fail "$m: $f kind $k" ;; esac
+			expect_eq "$m: $f enabled" "$en" true
+			[ "$callops_lit" != 0 ] && ops_is "$f" other
+		else
+			# a breakpoint on the entry, not an ftrace user
+			case $k in nop|unknown) ;; *) fail "$m: $f kind $k without kprobes on ftrace" ;; esac
+			expect_eq "$m: $f enabled" "$en" false
+		fi
+		;;
+	esac
+	# enabled_functions agrees: an ftrace user iff the site branches
+	if [ "$en" = true ]; then
+		[ "$k" != nop ] || fail "$m: $f enabled but its site is a nop"
+	else
+		grep -q "^$f " /sys/kernel/tracing/enabled_functions &&
+			fail "$m: $f in enabled_functions but not reported enabled"
+	fi
+done
+expect_eq "untraced ${F}000 kind" "$(row "${F}000" .kind)" nop
+expect_eq "untraced ${F}000 enabled" "$(row "${F}000" .enabled)" false
+[ "$callops_lit" != 0 ] && expect_eq "untraced ${F}000: literal ops" \
+	"$(row "${F}000" .ops.kind)" nop
+
+for id in $ids; do
+	$C detach "$id" > /dev/null || fail "detach $id"
+done
+# a BPF trampoline leaves when its link's last reference goes: allow it a moment
+for i in $(seq 50); do
+	L=$(live) || fail "sites --live: $L"
+	[ "$(jp '.sites[*].kind' <<< "$L" | sort -u)" = nop ] && break
+	sleep 0.2
+done
+for f in $all; do
+	expect_eq "after detach: $f kind" "$(row "$f" .kind)" nop
+	expect_eq "after detach: $f enabled" "$(row "$f" .enabled)" false
+done
+daemon_stop
+kmodctl clean || fail "not clean after the test"
