@@ -46,6 +46,11 @@ static int enabled_cmp(const void *a, const void *b)
 static char *trim(char *s)
 {
 	size_t n;
+	char *t;
+
+	for (t = s; *t; t++)	/* 6.x puts a tab before "tramp:" */
+		if (*t == '\t')
+			*t = ' ';
 
 	while (*s == ' ' || *s == '\t')
 		s++;
@@ -204,11 +209,38 @@ static json_object *str_or_null(const char *s)
 	return s && s[0] ? json_object_new_string(s) : NULL;
 }
 
+/*
+ * x86_64's per-ops trampolines have no name %ps resolves: the module calls
+ * such a branch `other`. enabled_functions names the function's ops
+ * trampoline ("tramp: 0xADDR (FUNC)"): when that is where the site goes,
+ * it is the ops trampoline, of that callback.
+ */
+static void ops_tramp_refine(struct tracerd_site_entry *e, const char *enabled)
+{
+	char needle[48], func[64];
+	const char *p;
+	size_t n;
+
+	if (e->kind != TRACERD_SITEK_OTHER || !enabled)
+		return;
+	snprintf(needle, sizeof(needle), "tramp: 0x%" PRIx64 " (", (uint64_t)e->target);
+	p = strstr(enabled, needle);
+	if (!p)
+		return;
+	p += strlen(needle);
+	n = strcspn(p, "+)");
+	snprintf(func, sizeof(func), "%.*s", (int)(n < sizeof(func) ? n : sizeof(func) - 1), p);
+	e->kind = TRACERD_SITEK_OPS_TRAMP;
+	snprintf(e->target_sym, sizeof(e->target_sym), "ftrace_trampoline (%s)", func);
+}
+
 static json_object *site_json(const char *name, const char *module,
 			      struct tracerd_site_entry *e, const char *enabled)
 {
 	json_object *o = json_object_new_object(), *ops = NULL;
 	char ebuf[96];
+
+	ops_tramp_refine(e, enabled);
 
 	e->target_sym[sizeof(e->target_sym) - 1] = '\0';
 	e->ops_sym[sizeof(e->ops_sym) - 1] = '\0';

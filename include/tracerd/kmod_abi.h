@@ -367,8 +367,10 @@ struct tracerd_batch {
  *   NOP       no branch: nothing uses ftrace on the function
  *   CALLER    the common caller: ftrace_caller / ftrace_regs_caller
  *             (arm64 CALL_OPS: it then calls the literal's ops)
- *   OPS_TRAMP an ftrace ops trampoline (x86_64: a per-ops dynamic
- *             trampoline, "ftrace_trampoline" in kallsyms)
+ *   OPS_TRAMP an ftrace ops trampoline that %ps names ftrace_trampoline
+ *             (x86_64's per-ops dynamic trampolines are unnamed on 6.x:
+ *             OTHER here; the daemon tells them by enabled_functions'
+ *             "tramp: ADDR")
  *   TRACERD   a direct trampoline of this module (kmod-direct)
  *   BPF       a BPF trampoline (fentry/fexit/fmod_ret: bpf_trampoline_*)
  *   OTHER     a branch anywhere else (another module's direct trampoline)
