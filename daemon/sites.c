@@ -217,7 +217,7 @@ static json_object *str_or_null(const char *s)
  */
 static void ops_tramp_refine(struct tracerd_site_entry *e, const char *enabled)
 {
-	char needle[48], func[64];
+	char needle[48], func[41];
 	const char *p;
 	size_t n;
 
@@ -231,7 +231,7 @@ static void ops_tramp_refine(struct tracerd_site_entry *e, const char *enabled)
 	n = strcspn(p, "+)");
 	snprintf(func, sizeof(func), "%.*s", (int)(n < sizeof(func) ? n : sizeof(func) - 1), p);
 	e->kind = TRACERD_SITEK_OPS_TRAMP;
-	snprintf(e->target_sym, sizeof(e->target_sym), "ftrace_trampoline (%s)", func);
+	snprintf(e->target_sym, sizeof(e->target_sym), "ftrace_trampoline (%.40s)", func);
 }
 
 static json_object *site_json(const char *name, const char *module,

@@ -23,9 +23,11 @@ source ./t/40-daemon-lib.sh
 load_testmod
 [ -e /dev/tracerd ] || load_kmod
 arch=$(uname -m)
-feat=$(kmodctl features | sed -n 's/.*flags=\(0x[0-9a-f]*\).*/\1/p')
-kp_ftrace=$(( feat & (1 << 6) ))
-callops_lit=$(( feat & (1 << 2) ))
+feat=$(kmodctl features) || fail "kmodctl features"
+fflag() { echo "$feat" | sed -n "s/.* $1=\([01]\).*/\1/p"; }
+kp_ftrace=$(fflag kprobes_on_ftrace)
+callops_lit=$(fflag call_ops)
+[ -n "$kp_ftrace" ] && [ -n "$callops_lit" ] || fail "kmodctl features: $feat"
 # one ftrace_ops alone on a function: x86_64 calls its own trampoline
 one_ops=caller
 [ "$arch" = x86_64 ] && one_ops=ops_trampoline
