@@ -266,7 +266,9 @@ static json_object *site_json(const char *name, const char *module,
 		json_object_object_add(ops, "addr", hex_json(e->ops));
 		json_object_object_add(ops, "kind", json_object_new_string(
 			site_ops_kind_name(e->ops_kind)));
-		json_object_object_add(ops, "sym", str_or_null(e->ops_sym));
+		/* an allocated ops has no symbol: %ps printed its address */
+		json_object_object_add(ops, "sym", strncmp(e->ops_sym, "0x", 2) ?
+				       str_or_null(e->ops_sym) : NULL);
 		json_object_object_add(ops, "call", e->ops_call ? hex_json(e->ops_call) : NULL);
 		json_object_object_add(ops, "call_sym", str_or_null(e->ops_call_sym));
 	}

@@ -57,11 +57,16 @@ static u32 tracerd_target_kind(const struct tracerd_site_entry *e)
 #if defined(CONFIG_ARM64) && defined(CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS)
 /*
  * The CALL_OPS literal of the site at `site` (the BL): the kernel keeps it
- * at ALIGN_DOWN(site - 12, 8) (arch/arm64/kernel/ftrace.c).
+ * at ALIGN_DOWN(site - 12, 8) (arch/arm64/kernel/ftrace.c). When the entry
+ * did not decode (a kprobe's BRK over `mov x9, x30`), from the function:
+ * the BL is at +4 (+8 behind BTI) of an 8-byte aligned function, so the
+ * literal is the 8 bytes before it either way.
  */
 static void tracerd_site_ops(struct tracerd_site_entry *e)
 {
-	unsigned long lit = ALIGN_DOWN((unsigned long)e->site - 12, 8);
+	unsigned long lit = e->kind == TRACERD_SITEK_UNKNOWN ?
+		ALIGN_DOWN((unsigned long)e->addr - 4, 8) :
+		ALIGN_DOWN((unsigned long)e->site - 12, 8);
 	struct ftrace_ops *ops;
 	unsigned long ptr = 0, func = 0, call = 0;
 

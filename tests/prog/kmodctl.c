@@ -947,6 +947,29 @@ static int cmd_batch(int argc, char **argv)
 	return ret;
 }
 
+/* Addresses of n names in one pass over /proc/kallsyms (0: not there). */
+static void ksym_addrs(char **names, int n, unsigned long long *addrs)
+{
+	char line[512], name[256], type;
+	unsigned long long a;
+	int i, left = n;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	for (i = 0; i < n; i++)
+		addrs[i] = 0;
+	while (f && left && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
+			continue;
+		for (i = 0; i < n; i++)
+			if (!addrs[i] && !strcmp(names[i], name)) {
+				addrs[i] = a;
+				left--;
+			}
+	}
+	if (f)
+		fclose(f);
+}
+
 /* TRACERD_IOC_SITES over argv's items, in one call (the ioctl's bounds). */
 static int cmd_sites(int argc, char **argv)
 {
@@ -963,21 +986,44 @@ static int cmd_sites(int argc, char **argv)
 	e = calloc(argc, sizeof(*e));
 	if (!e)
 		return ENOMEM;
-	for (i = first; i < argc; i++, n++) {
-		char name[256], *plus;
+	{
+		char **names = calloc(argc, sizeof(*names));
+		unsigned long long *addrs = calloc(argc, sizeof(*addrs));
+		unsigned long long *offs = calloc(argc, sizeof(*offs));
+		int k = 0;
 
-		snprintf(name, sizeof(name), "%s", argv[i]);
-		plus = strchr(name, '+');
-		if (plus)
-			*plus++ = '\0';
-		e[n].addr = !strncmp(name, "0x", 2) ? strtoull(name, NULL, 16) : ksym_addr(name);
-		if (!e[n].addr && strncmp(name, "0x", 2)) {
-			fprintf(stderr, "kmodctl: '%s' not in /proc/kallsyms\n", name);
+		if (!names || !addrs || !offs) {
 			free(e);
-			return 2;
+			return ENOMEM;
 		}
-		if (plus)
-			e[n].addr += strtoull(plus, NULL, 0);
+		for (i = first; i < argc; i++, k++) {
+			char *plus;
+
+			names[k] = strdup(argv[i]);
+			if (!names[k])
+				return ENOMEM;
+			plus = strchr(names[k], '+');
+			if (plus) {
+				*plus++ = '\0';
+				offs[k] = strtoull(plus, NULL, 0);
+			}
+		}
+		ksym_addrs(names, k, addrs);
+		for (i = 0; i < k; i++, n++) {
+			if (!strncmp(names[i], "0x", 2)) {
+				e[n].addr = strtoull(names[i], NULL, 16);
+			} else if (!addrs[i]) {
+				fprintf(stderr, "kmodctl: '%s' not in /proc/kallsyms\n", names[i]);
+				return 2;
+			} else {
+				e[n].addr = addrs[i];
+			}
+			e[n].addr += offs[i];
+			free(names[i]);
+		}
+		free(names);
+		free(addrs);
+		free(offs);
 	}
 	req.entries = (uint64_t)(uintptr_t)e;
 	req.count = n;

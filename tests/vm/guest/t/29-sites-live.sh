@@ -52,7 +52,11 @@ expect_eq "sites: reserved: errno" "$?" 22
 kmodctl clean || fail "not clean after the sites ioctls"
 
 # --- through the daemon
+echo "t=${SECONDS}s: module checks done"
 daemon_start
+echo "t=${SECONDS}s: daemon up"
+ST=$($C --json status) || fail "status"
+has_mode() { [ "$(jp ".features.$1.available" <<< "$ST")" = true ]; }
 out=$($C sites --live tracerd_testmod_notrace 2>&1) && fail "notrace function listed: $out"
 expect_eq "sites --live notrace: exit" "$?" 5
 out=$($C sites --live 'tp:sched/*' 2>&1) && fail "tracepoint glob accepted: $out"
@@ -61,16 +65,20 @@ expect_eq "sites --live tp: exit" "$?" 2
 F=tracerd_testmod_fn_
 all="${F}000 ${F}001 ${F}002 ${F}003 ${F}004 ${F}005"
 live() { $C --json sites --live "${F}00[0-5]"; }
-# row FN FIELD: FIELD of FN's entry in the last `live` result ($L)
-row() {
-	local i
-	for i in 0 1 2 3 4 5; do
-		[ "$(jp ".sites[$i].name" <<< "$L")" = "$1" ] &&
-			{ jp ".sites[$i]$2" <<< "$L"; return; }
-	done
-	fail "$1 not in sites --live"
+# relive: L = a fresh `live` result, IDX[FN] = FN's index in it
+declare -A IDX
+relive() {
+	local i=0 n
+	L=$(live) || fail "sites --live: $L"
+	IDX=()
+	for n in $(jp '.sites[*].name' <<< "$L"); do IDX[$n]=$i; i=$((i + 1)); done
 }
-L=$(live) || fail "sites --live: $L"
+# row FN FIELD: FIELD of FN's entry in $L
+row() {
+	[ -n "${IDX[$1]:-}" ] || fail "$1 not in sites --live"
+	jp ".sites[${IDX[$1]}]$2" <<< "$L"
+}
+relive
 expect_eq "sites --live: functions" "$(jp '.sites|length' <<< "$L")" 6
 for f in $all; do
 	expect_eq "before: $f kind" "$(row "$f" .kind)" nop
@@ -81,8 +89,8 @@ declare -A fn_of=([kmod-direct]=${F}001 [kmod-callops]=${F}002 [fentry]=${F}003
 	[kprobe]=${F}004 [kmod-kprobe]=${F}005)
 ids=
 for m in kmod-direct kmod-callops fentry kprobe kmod-kprobe; do
-	if [ "$(feature "$m")" != true ]; then
-		echo "skip: $m unavailable here: $(reason_of "$m")"
+	if ! has_mode "$m"; then
+		echo "skip: $m unavailable here: $(jp ".features.$m.reason" <<< "$ST")"
 		# only arm64 6.1 lacks direct calls (no kmod-direct, no fentry)
 		case $m in kmod-direct|fentry) ! kernel_has direct_calls && continue ;; esac
 		fail "$m must work on $KERNEL_NAME"
@@ -91,7 +99,8 @@ for m in kmod-direct kmod-callops fentry kprobe kmod-kprobe; do
 		fail "attach $m ${fn_of[$m]}"
 	ids="$ids $id"
 done
-L=$(live) || fail "sites --live: $L"
+relive
+echo "t=${SECONDS}s: attached"
 $C sites --live "${F}00[0-5]"
 
 # ops_is FN KIND [CALL_GLOB]: the CALL_OPS literal of FN is KIND's (and calls CALL_GLOB)
@@ -102,7 +111,7 @@ ops_is() {
 }
 for m in kmod-direct kmod-callops fentry kprobe kmod-kprobe; do
 	f=${fn_of[$m]}
-	[ "$(feature "$m")" = true ] || continue
+	has_mode "$m" || continue
 	k=$(row "$f" .kind) en=$(row "$f" .enabled) with=$(row "$f" .enabled_with)
 	echo "site-kind $KERNEL_NAME $m: kind=$k target=$(row "$f" .target_sym)" \
 		"ops=$(row "$f" .ops) enabled_with=$with"
@@ -135,6 +144,7 @@ for m in kmod-direct kmod-callops fentry kprobe kmod-kprobe; do
 			# a breakpoint on the entry, not an ftrace user
 			case $k in nop|unknown) ;; *) fail "$m: $f kind $k without kprobes on ftrace" ;; esac
 			expect_eq "$m: $f enabled" "$en" false
+			[ "$callops_lit" != 0 ] && ops_is "$f" nop
 		fi
 		;;
 	esac
@@ -156,7 +166,7 @@ for id in $ids; do
 done
 # a BPF trampoline leaves when its link's last reference goes: allow it a moment
 for i in $(seq 50); do
-	L=$(live) || fail "sites --live: $L"
+	relive
 	[ "$(jp '.sites[*].kind' <<< "$L" | sort -u)" = nop ] && break
 	sleep 0.2
 done
@@ -164,5 +174,6 @@ for f in $all; do
 	expect_eq "after detach: $f kind" "$(row "$f" .kind)" nop
 	expect_eq "after detach: $f enabled" "$(row "$f" .enabled)" false
 done
+echo "t=${SECONDS}s: detached"
 daemon_stop
 kmodctl clean || fail "not clean after the test"
