@@ -44,10 +44,9 @@ expect_eq "sites: notrace function" "$(ent tracerd_testmod_notrace)" error=99
 expect_eq "sites: data" "$(ent tracerd_testmod_data)" error=99
 expect_eq "sites: untraced function" "$(ent tracerd_testmod_target)" kind=0
 expect_eq "sites: done" "$(echo "$out" | sed -n 's/^sites: done=\([0-9]*\).*/\1/p')" 1
-out=$(kmodctl sites $(for i in $(seq 65); do echo tracerd_testmod_target; done)) &&
-	fail "65 entries: $out"
+out=$(kmodctl sites $(for i in $(seq 65); do echo 0x1; done)) && fail "65 entries: $out"
 expect_eq "sites: 65 entries: errno" "$?" 7
-out=$(kmodctl sites --reserved 1 tracerd_testmod_target) && fail "reserved: $out"
+out=$(kmodctl sites --reserved 1 0x1) && fail "reserved: $out"
 expect_eq "sites: reserved: errno" "$?" 22
 kmodctl clean || fail "not clean after the sites ioctls"
 
@@ -65,18 +64,26 @@ expect_eq "sites --live tp: exit" "$?" 2
 F=tracerd_testmod_fn_
 all="${F}000 ${F}001 ${F}002 ${F}003 ${F}004 ${F}005"
 live() { $C --json sites --live "${F}00[0-5]"; }
-# relive: L = a fresh `live` result, IDX[FN] = FN's index in it
-declare -A IDX
+# relive: L = a fresh `live` result; R[FN.FIELD] its fields (one jp a field)
+declare -A R
 relive() {
-	local i=0 n
+	local fld i names vals
 	L=$(live) || fail "sites --live: $L"
-	IDX=()
-	for n in $(jp '.sites[*].name' <<< "$L"); do IDX[$n]=$i; i=$((i + 1)); done
+	R=()
+	mapfile -t names < <(jp '.sites[*].name' <<< "$L")
+	for fld in kind enabled enabled_with target_sym ops; do
+		mapfile -t vals < <(jp ".sites[*].$fld" <<< "$L")
+		for i in "${!names[@]}"; do R[${names[$i]}.$fld]=${vals[$i]}; done
+	done
 }
-# row FN FIELD: FIELD of FN's entry in $L
+# row FN .FIELD: FIELD of FN's entry in $L (.ops.KEY: a key of its CALL_OPS literal)
 row() {
-	[ -n "${IDX[$1]:-}" ] || fail "$1 not in sites --live"
-	jp ".sites[${IDX[$1]}]$2" <<< "$L"
+	local k=${2#.}
+	[ -n "${R[$1.kind]+x}" ] || fail "$1 not in sites --live"
+	case $k in
+	ops.*) sed -n "s/.*\"${k#ops.}\":\"\([^\"]*\)\".*/\1/p" <<< "${R[$1.ops]}" ;;
+	*) echo "${R[$1.$k]}" ;;
+	esac
 }
 relive
 expect_eq "sites --live: functions" "$(jp '.sites|length' <<< "$L")" 6
@@ -87,7 +94,6 @@ done
 
 declare -A fn_of=([kmod-direct]=${F}001 [kmod-callops]=${F}002 [fentry]=${F}003
 	[kprobe]=${F}004 [kmod-kprobe]=${F}005)
-ids=
 for m in kmod-direct kmod-callops fentry kprobe kmod-kprobe; do
 	if ! has_mode "$m"; then
 		echo "skip: $m unavailable here: $(jp ".features.$m.reason" <<< "$ST")"
@@ -95,9 +101,7 @@ for m in kmod-direct kmod-callops fentry kprobe kmod-kprobe; do
 		case $m in kmod-direct|fentry) ! kernel_has direct_calls && continue ;; esac
 		fail "$m must work on $KERNEL_NAME"
 	fi
-	id=$($C --json attach "${fn_of[$m]}" --mode "$m" | jp .attachment.id) ||
-		fail "attach $m ${fn_of[$m]}"
-	ids="$ids $id"
+	$C attach "${fn_of[$m]}" --mode "$m" > /dev/null || fail "attach $m ${fn_of[$m]}"
 done
 relive
 echo "t=${SECONDS}s: attached"
@@ -161,9 +165,7 @@ expect_eq "untraced ${F}000 enabled" "$(row "${F}000" .enabled)" false
 [ "$callops_lit" != 0 ] && expect_eq "untraced ${F}000: literal ops" \
 	"$(row "${F}000" .ops.kind)" nop
 
-for id in $ids; do
-	$C detach "$id" > /dev/null || fail "detach $id"
-done
+$C detach --all > /dev/null || fail "detach --all"
 # a BPF trampoline leaves when its link's last reference goes: allow it a moment
 for i in $(seq 50); do
 	relive
