@@ -614,6 +614,6 @@ const struct command tracerd_commands[] = {
 	{ "bench", true, cmd_bench },
 	{ "reload", true, cmd_reload },	/* reload.c */
 	{ "functions", false, cmd_functions },	/* functions.c */
-	{ "sites", false, cmd_sites },	/* sites.c */
+	{ "sites", true, cmd_sites },
 	{ NULL, false, NULL },
 };
