@@ -3,6 +3,8 @@
  * tracectl sites FILE [GLOB]: the patchable function entries of a vmlinux
  * or a module, offline (lib/sites.c does the reading; no daemon). One row
  * per entry and a summary, or one JSON object (docs/sites.md).
+ * tracectl sites --live [GLOB]: the running kernel's call sites now,
+ * through the daemon and its module (the `sites` request).
  */
 #include <elf.h>
 #include <errno.h>
@@ -241,6 +243,58 @@ static void print_table(const struct sites *s, const char *glob)
 			print_row(s, &s->v[i]);
 }
 
+/* --live: one row per function (docs/sites.md, "Live sites") */
+static void print_live(json_object *r)
+{
+	json_object *arr = jarr(r, "sites");
+	size_t i, n = jlen(arr);
+	char ops[160];
+
+	printf("%-40s %-18s %-18s %-34s %-28s %s\n", "FUNCTION", "ADDR", "KIND", "TARGET",
+	       "OPS", "ENABLED");
+	for (i = 0; i < n; i++) {
+		json_object *f = json_object_array_get_idx(arr, i), *o = jobj(f, "ops");
+
+		if (jstr(f, "error", NULL)) {
+			printf("%-40s %-18s %-18s %s\n", jtty(f, "name", "?"), jtty(f, "addr", "?"),
+			       "-", jtty(f, "error", ""));
+			continue;
+		}
+		if (o)
+			str_fmt(ops, sizeof(ops), "%s:%s", jtty(o, "kind", "?"),
+				jtty(o, "call_sym", jstr(o, "sym", "?")));
+		else
+			str_fmt(ops, sizeof(ops), "-");
+		printf("%-40s %-18s %-18s %-34s %-28s %s\n", jtty(f, "name", "?"),
+		       jtty(f, "addr", "?"), jtty(f, "kind", "?"), jtty(f, "target_sym", "-"), ops,
+		       jbool(f, "enabled") ? jtty(f, "enabled_with", "") : "-");
+	}
+	if (jbool(r, "truncated"))
+		printf("(the first %zu of %lld: narrow the GLOB, or --limit up to 4096)\n", n,
+		       jint(r, "total", 0));
+	else
+		printf("%zu %s\n", n, n == 1 ? "function" : "functions");
+}
+
+static int sites_live(struct cli *cli, const char *glob, const char *limit)
+{
+	json_object *args = json_object_new_object();
+	unsigned long long n;
+
+	if (limit) {
+		if (cli_number(cli, "--limit", limit, 1, 4096, &n)) {
+			json_object_put(args);
+			return EXIT_USAGE;
+		}
+		json_object_object_add(args, "limit", json_object_new_int64((long long)n));
+	}
+	if (glob)
+		json_object_object_add(args, "glob", json_object_new_string(glob));
+	if (cli->timeout < 0)	/* up to 4096 functions read through the module */
+		cli->timeout = CLI_TIMEOUT_MUTATE_S;
+	return client_show(cli, "sites", args, print_live);
+}
+
 static int sites_exec(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -248,8 +302,12 @@ static int sites_exec(struct cli *cli, int argc, char **argv)
 		{ "summary", no_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "live", no_argument, NULL, 'L' },
+		{ "limit", required_argument, NULL, 'l' },
 		{ 0 }
 	};
+	const char *limit = NULL;
+	bool live = false;
 	struct sites_opts so = { 0 };
 	struct sites *s = NULL;
 	const char *glob;
@@ -259,19 +317,32 @@ static int sites_exec(struct cli *cli, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "m:Sjh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:Sjhl:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'L': live = true; break;
+		case 'l': limit = optarg; break;
 		case 'm': so.symbols = optarg; break;
 		case 'S': summary = true; break;
 		case 'j': cli->json = true; break;
 		case 'h':
-			printf("Usage: tracectl sites %s\n%s\n", cmd_sites.args, cmd_sites.summary);
+			printf("Usage: tracectl sites %s\n%s\n\nOptions:\n%s", cmd_sites.args, cmd_sites.summary,
+			       cmd_sites.help);
 			return 0;
 		default:
 			return cli_usage(cli, &cmd_sites, "unknown or incomplete option '%s'",
 					 argv[optind - 1]);
 		}
 	}
+	if (live) {
+		if (so.symbols || summary)
+			return cli_usage(cli, &cmd_sites, "--symbols and --summary are for a FILE, "
+					 "not --live");
+		if (argc - optind > 1)
+			return cli_usage(cli, &cmd_sites, "--live takes at most one GLOB (no FILE)");
+		return sites_live(cli, optind < argc ? argv[optind] : NULL, limit);
+	}
+	if (limit)
+		return cli_usage(cli, &cmd_sites, "--limit is for --live");
 	if (optind >= argc || argc - optind > 2)
 		return cli_usage(cli, &cmd_sites, "expected FILE and at most one GLOB");
 	glob = argc - optind == 2 ? argv[optind + 1] : NULL;
@@ -295,8 +366,18 @@ static int sites_exec(struct cli *cli, int argc, char **argv)
 
 const struct cmd_entry cmd_sites = {
 	.name = "sites",
-	.args = "FILE [GLOB] [--symbols MAP] [--summary]",
-	.summary = "patchable function entries of a vmlinux or .ko (offline, no daemon)",
+	.args = "FILE [GLOB] [--symbols MAP] [--summary] | --live [GLOB] [--limit N]",
+	.summary = "patchable function entries of a vmlinux or .ko (offline), or the running "
+		   "kernel's (--live)",
 	.exec = sites_exec,
+	.help = "  FILE             a vmlinux or .ko: read offline, no daemon\n"
+		"  GLOB             function names (* ? [...]); default every function\n"
+		"  -m, --symbols=MAP  System.map or /proc/kallsyms for a stripped image\n"
+		"  -S, --summary    counts only\n"
+		"  --live           the running kernel's call sites now, through the daemon\n"
+		"                   (needs tracerd_kmod loaded): kind, target, arm64 CALL_OPS\n"
+		"                   literal, enabled_functions\n"
+		"  -l, --limit=N    --live: at most N functions (1 to 4096, the default)\n"
+		"  --json           the whole result as JSON\n",
 	.own_help = true,
 };

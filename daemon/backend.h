@@ -126,6 +126,11 @@ int bpf_prog_misses(int prog_fd, __u64 *out);
 /* be_kmod.c: the module's TRACERD_KMOD_* mode and TRACERD_ATTACH_* flags of
  * a kmod mode and variant; -EINVAL when (m, v) is not one */
 int kmod_abi_mode(enum tracerd_mode m, enum mode_variant v, __u32 *mode, __u32 *flags);
+/* be_kmod.c: TRACERD_IOC_SITES over e[0..n) (addr set), in ioctls of
+ * TRACERD_SITES_MAX; -ENODEV (module absent), -EOPNOTSUPP (ABI < 1.4) */
+struct tracerd_site_entry;
+int kmod_sites(struct tracerd *d, struct tracerd_site_entry *e, size_t n,
+	       char *why, size_t len);
 /* "Operation not permitted (EPERM)" */
 const char *errno_str(int err, char *buf, size_t len);
 /* route libbpf's log through ours: warnings at -v, debug at -vv */

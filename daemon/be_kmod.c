@@ -489,6 +489,40 @@ static int kmod_site(struct tracerd *d, const struct hook *h, struct hook_site *
 	return 0;
 }
 
+/*
+ * The call sites of n functions (e[i].addr set), TRACERD_IOC_SITES in
+ * batches of TRACERD_SITES_MAX. -ENODEV with why when the module is not
+ * there, -EOPNOTSUPP when it predates ABI 1.4, -errno of the ioctl else.
+ */
+int kmod_sites(struct tracerd *d, struct tracerd_site_entry *e, size_t n,
+	       char *why, size_t len)
+{
+	struct tracerd_sites req = {};
+	char ebuf[96];
+	__u32 modes;
+	size_t i;
+	int ret;
+
+	ret = kmod_open(d, &modes);
+	if (ret)
+		return set_err(why, len, -ENODEV, "%s", d->kmod.reason);
+	if (d->kmod.abi_minor < 4)
+		return set_err(why, len, -EOPNOTSUPP,
+			       "kmod: module speaks ABI %u.%u, live sites need 1.4 (TRACERD_IOC_SITES)",
+			       d->kmod.abi_major, d->kmod.abi_minor);
+	for (i = 0; i < n; i += req.count) {
+		req.entries = (__u64)(uintptr_t)&e[i];
+		req.count = (__u32)(n - i < TRACERD_SITES_MAX ? n - i : TRACERD_SITES_MAX);
+		req.done = 0;
+		if (ioctl(d->kmod.fd, TRACERD_IOC_SITES, &req)) {
+			ret = -errno;
+			return set_err(why, len, ret, "kmod: sites ioctl failed: %s",
+				       errno_str(ret, ebuf, sizeof(ebuf)));
+		}
+	}
+	return 0;
+}
+
 /* the module counts calls filtered by tgid: no latency, comm or ring buffer */
 #define KMOD_KPROBE_BATCH	16
 #define KMOD_CAPS	(MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_NEEDS_ADDR)

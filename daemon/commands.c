@@ -683,5 +683,6 @@ const struct command tracerd_commands[] = {
 	{ "bench", true, cmd_bench },
 	{ "reload", true, cmd_reload },	/* reload.c */
 	{ "functions", false, cmd_functions },	/* functions.c */
+	{ "sites", true, cmd_sites },
 	{ NULL, false, NULL },
 };

@@ -27,4 +27,8 @@ json_object *kmod_config_json(const struct tracerd *d);
 enum proto_code cmd_functions(struct tracerd *d, json_object *args, json_object **result,
 			      char *msg, size_t msglen);
 
+/* sites.c: the `sites` command (tracectl sites --live) */
+enum proto_code cmd_sites(struct tracerd *d, json_object *args, json_object **result,
+			  char *msg, size_t msglen);
+
 #endif

@@ -598,6 +598,8 @@ static long tracerd_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		return tracerd_ioc_features(uarg);
 	case TRACERD_IOC_STATS:
 		return tracerd_ioc_stats(uarg);
+	case TRACERD_IOC_SITES:
+		return tracerd_ioc_sites(uarg);
 	case TRACERD_IOC_BENCH_OPS:
 	case TRACERD_IOC_BENCH_PATCH:
 	case TRACERD_IOC_BENCH_ALL:

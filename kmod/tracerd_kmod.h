@@ -77,6 +77,9 @@ struct tracerd_att *tracerd_member_new(u32 mode, u32 flags, u32 tgid,
 void tracerd_batch_arm(struct tracerd_att **atts, unsigned int n, int *errs);
 void tracerd_atts_free(struct tracerd_att **atts, unsigned int n);
 
+/* sites.c */
+long tracerd_ioc_sites(void __user *arg);
+
 /* bench.c */
 long tracerd_bench_ops(struct tracerd_bench_ops *b);
 long tracerd_bench_patch(struct tracerd_bench_patch *b);

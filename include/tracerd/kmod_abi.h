@@ -59,6 +59,16 @@
  *     EEXIST        attach: the same address appears earlier in the batch
  *   TRACERD_IOC_SITE
  *     EADDRNOTAVAIL the function's ftrace call site cannot be read
+ *   TRACERD_IOC_SITES (the call as a whole)
+ *     EINVAL        count 0, non-zero reserved
+ *     E2BIG         count above TRACERD_SITES_MAX
+ *     EFAULT        the entries cannot be read or written back
+ *   per entry (tracerd_site_entry.error)
+ *     EINVAL        address 0, non-zero reserved
+ *     ENXIO         no kernel symbol at addr
+ *     ESRCH         addr is not the start of its symbol
+ *     EADDRNOTAVAIL ftrace has no call site in that function (notrace,
+ *                   data, init text gone, ...), or its text cannot be read
  *   TRACERD_IOC_BENCH_OPS, TRACERD_IOC_BENCH_PATCH, TRACERD_IOC_BENCH_ALL
  *     E2BIG         N, R, I, K or reps above its limit (direct: R above 1)
  *     EINTR         a signal arrived while waiting for another benchmark,
@@ -94,7 +104,8 @@
 #define TRACERD_IOC_MAGIC	'x'
 
 #define TRACERD_ABI_MAJOR	1
-#define TRACERD_ABI_MINOR	3	/* 1.2: SITE, BENCH_ALL; 1.3: ATTACH_BATCH, DETACH_BATCH */
+#define TRACERD_ABI_MINOR	4	/* 1.2: SITE, BENCH_ALL; 1.3: ATTACH_BATCH, DETACH_BATCH;
+					 * 1.4: SITES */
 
 /* Attach modes (DESIGN.md, "The three attach paths"). 0 is never valid. */
 enum tracerd_kmod_mode {
@@ -344,6 +355,78 @@ struct tracerd_batch {
 	__u32 reserved;		/* in: must be 0 */
 };
 
+/*
+ * TRACERD_IOC_SITES: what the ftrace call site of any traceable function
+ * holds now, attached by anyone or by no one, up to TRACERD_SITES_MAX
+ * functions per call. An address is read only once kallsyms says it starts
+ * a symbol and ftrace says that function has a call site (the module
+ * never reads memory named by the caller otherwise), and every read is a
+ * nofault one. Entries are independent: each gets its own `error`; `done`
+ * counts the entries decoded.
+ *
+ * kind, from what the site branches to (target, target_sym = "%ps"):
+ *   NOP       no branch: nothing uses ftrace on the function
+ *   CALLER    the common caller: ftrace_caller / ftrace_regs_caller
+ *             (arm64 CALL_OPS: it then calls the literal's ops)
+ *   OPS_TRAMP an ftrace ops trampoline that %ps names ftrace_trampoline
+ *             (x86_64's per-ops dynamic trampolines are unnamed on 6.x:
+ *             OTHER here; the daemon tells them by enabled_functions'
+ *             "tramp: ADDR")
+ *   TRACERD   a direct trampoline of this module (kmod-direct)
+ *   BPF       a BPF trampoline (fentry/fexit/fmod_ret: bpf_trampoline_*)
+ *   OTHER     a branch anywhere else (another module's direct trampoline)
+ *   UNKNOWN   an instruction this module does not decode
+ *
+ * ops (arm64 with DYNAMIC_FTRACE_WITH_CALL_OPS only, else 0): the 8-byte
+ * literal before the function, the ftrace_ops ftrace_caller hands the call
+ * to; ops_kind says whose: ftrace_list_ops (several ops share the
+ * function: the list walker), ftrace_nop_ops (none), an ops of this module,
+ * another one (ops_sym "%ps" of it, ops_call_sym of its direct call, or of
+ * its callback when it has none).
+ */
+enum tracerd_site_kind {
+	TRACERD_SITEK_NOP	= 0,
+	TRACERD_SITEK_CALLER	= 1,
+	TRACERD_SITEK_OPS_TRAMP	= 2,
+	TRACERD_SITEK_TRACERD	= 3,
+	TRACERD_SITEK_BPF	= 4,
+	TRACERD_SITEK_OTHER	= 5,
+	TRACERD_SITEK_UNKNOWN	= 6,
+};
+
+enum tracerd_site_ops_kind {
+	TRACERD_SITEOPS_NONE	= 0,	/* no literal on this kernel/arch */
+	TRACERD_SITEOPS_LIST	= 1,	/* ftrace_list_ops */
+	TRACERD_SITEOPS_NOP	= 2,	/* ftrace_nop_ops */
+	TRACERD_SITEOPS_TRACERD	= 3,	/* an ops of this module */
+	TRACERD_SITEOPS_OTHER	= 4,
+};
+
+#define TRACERD_SITES_MAX	64	/* entries per TRACERD_IOC_SITES */
+
+struct tracerd_site_entry {
+	__u64 addr;		/* in: the function's start */
+	__u64 site;		/* out: address of the patched instruction */
+	__u64 target;		/* out: where it branches, 0 for NOP/UNKNOWN */
+	__u64 ops;		/* out: arm64 CALL_OPS literal, else 0 */
+	__u64 ops_call;		/* out: that ops' direct call, else its func */
+	__u32 kind;		/* out: enum tracerd_site_kind */
+	__u32 insn;		/* out: first 4 bytes at site, little endian */
+	__u32 ops_kind;		/* out: enum tracerd_site_ops_kind */
+	__s32 error;		/* out: 0 or -errno of this entry */
+	__u64 reserved;		/* in: must be 0 */
+	char target_sym[64];	/* out: "%ps" of target ("" when none) */
+	char ops_sym[64];	/* out: "%ps" of ops ("" when none) */
+	char ops_call_sym[64];	/* out: "%ps" of ops_call ("" when none) */
+};
+
+struct tracerd_sites {
+	__u64 entries;		/* in: user pointer to `count` entries */
+	__u32 count;		/* in: 1..TRACERD_SITES_MAX */
+	__u32 done;		/* out: entries decoded (error 0) */
+	__u64 reserved;		/* in: must be 0 */
+};
+
 #define TRACERD_IOC_VERSION	_IOR(TRACERD_IOC_MAGIC, 1, struct tracerd_version)
 #define TRACERD_IOC_FEATURES	_IOR(TRACERD_IOC_MAGIC, 2, struct tracerd_features)
 #define TRACERD_IOC_ATTACH	_IOWR(TRACERD_IOC_MAGIC, 3, struct tracerd_attach)
@@ -356,6 +439,7 @@ struct tracerd_batch {
 #define TRACERD_IOC_BENCH_ALL	_IOWR(TRACERD_IOC_MAGIC, 10, struct tracerd_bench_all)
 #define TRACERD_IOC_ATTACH_BATCH _IOWR(TRACERD_IOC_MAGIC, 11, struct tracerd_batch)
 #define TRACERD_IOC_DETACH_BATCH _IOWR(TRACERD_IOC_MAGIC, 12, struct tracerd_batch)
+#define TRACERD_IOC_SITES	_IOWR(TRACERD_IOC_MAGIC, 13, struct tracerd_sites)
 
 #ifndef __cplusplus
 _Static_assert(sizeof(struct tracerd_version) == 40, "tracerd_version ABI size");
@@ -370,6 +454,8 @@ _Static_assert(sizeof(struct tracerd_site) == 120, "tracerd_site ABI size");
 _Static_assert(sizeof(struct tracerd_bench_all) == 64, "tracerd_bench_all ABI size");
 _Static_assert(sizeof(struct tracerd_batch_entry) == 160, "tracerd_batch_entry ABI size");
 _Static_assert(sizeof(struct tracerd_batch) == 32, "tracerd_batch ABI size");
+_Static_assert(sizeof(struct tracerd_site_entry) == 256, "tracerd_site_entry ABI size");
+_Static_assert(sizeof(struct tracerd_sites) == 24, "tracerd_sites ABI size");
 #endif
 
 #endif /* TRACERD_KMOD_ABI_H */

@@ -52,6 +52,12 @@
  *                                         N untraced calls first);
  *                                         --single: one ATTACH per entry
  *
+ *   sites [--reserved N] ITEM...          one TRACERD_IOC_SITES over ITEMs
+ *                                         (FUNC, FUNC+OFF or 0xADDR; more
+ *                                         than 64: E2BIG), print "ITEM
+ *                                         error=ERRNO" or "ITEM kind=K
+ *                                         target=SYM ops=KIND:SYM" per entry
+ *
  * MODE: callops, callops-regs (SAVE_REGS), direct, kprobe, kprobe-int3, or
  * a raw number (for bad-input tests). FUNC is resolved in /proc/kallsyms.
  * How calls are made: tracerd_testmod_* through the test module's debugfs
@@ -941,6 +947,111 @@ static int cmd_batch(int argc, char **argv)
 	return ret;
 }
 
+/* Addresses of n names in one pass over /proc/kallsyms (0: not there). */
+static void ksym_addrs(char **names, int n, unsigned long long *addrs)
+{
+	char line[512], name[256], type;
+	unsigned long long a;
+	int i, left = n;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	for (i = 0; i < n; i++)
+		addrs[i] = 0;
+	while (f && left && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
+			continue;
+		for (i = 0; i < n; i++)
+			if (!addrs[i] && !strcmp(names[i], name)) {
+				addrs[i] = a;
+				left--;
+			}
+	}
+	if (f)
+		fclose(f);
+}
+
+/* TRACERD_IOC_SITES over argv's items, in one call (the ioctl's bounds). */
+static int cmd_sites(int argc, char **argv)
+{
+	struct tracerd_site_entry *e;
+	struct tracerd_sites req = {};
+	int fd, i, n = 0, first = 0;
+
+	if (argc >= 2 && !strcmp(argv[0], "--reserved")) {
+		req.reserved = strtoull(argv[1], NULL, 0);
+		first = 2;
+	}
+	if (argc <= first)
+		return 2;
+	e = calloc(argc, sizeof(*e));
+	if (!e)
+		return ENOMEM;
+	{
+		char **names = calloc(argc, sizeof(*names));
+		unsigned long long *addrs = calloc(argc, sizeof(*addrs));
+		unsigned long long *offs = calloc(argc, sizeof(*offs));
+		int k = 0;
+
+		if (!names || !addrs || !offs) {
+			free(e);
+			return ENOMEM;
+		}
+		for (i = first; i < argc; i++, k++) {
+			char *plus;
+
+			names[k] = strdup(argv[i]);
+			if (!names[k])
+				return ENOMEM;
+			plus = strchr(names[k], '+');
+			if (plus) {
+				*plus++ = '\0';
+				offs[k] = strtoull(plus, NULL, 0);
+			}
+		}
+		ksym_addrs(names, k, addrs);
+		for (i = 0; i < k; i++, n++) {
+			if (!strncmp(names[i], "0x", 2)) {
+				e[n].addr = strtoull(names[i], NULL, 16);
+			} else if (!addrs[i]) {
+				fprintf(stderr, "kmodctl: '%s' not in /proc/kallsyms\n", names[i]);
+				return 2;
+			} else {
+				e[n].addr = addrs[i];
+			}
+			e[n].addr += offs[i];
+			free(names[i]);
+		}
+		free(names);
+		free(addrs);
+		free(offs);
+	}
+	req.entries = (uint64_t)(uintptr_t)e;
+	req.count = n;
+	fd = dev_open();
+	if (ioctl(fd, TRACERD_IOC_SITES, &req)) {
+		int err = errno;
+
+		fprintf(stderr, "kmodctl: sites: %s\n", strerror(err));
+		free(e);
+		close(fd);
+		return err;
+	}
+	for (i = 0; i < n; i++) {
+		if (e[i].error)
+			printf("%s error=%d\n", argv[first + i], -e[i].error);
+		else
+			printf("%s kind=%u target=%s insn=0x%08x ops=%u:%s call=%s\n",
+			       argv[first + i], e[i].kind,
+			       e[i].target_sym[0] ? e[i].target_sym : "-", e[i].insn, e[i].ops_kind,
+			       e[i].ops_sym[0] ? e[i].ops_sym : "-",
+			       e[i].ops_call_sym[0] ? e[i].ops_call_sym : "-");
+	}
+	printf("sites: done=%u count=%u\n", req.done, req.count);
+	free(e);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -981,6 +1092,8 @@ int main(int argc, char **argv)
 		return cmd_table(rest, av);
 	if (!strcmp(cmd, "batch"))
 		return cmd_batch(rest, av);
+	if (!strcmp(cmd, "sites"))
+		return cmd_sites(rest, av);
 	fprintf(stderr, "usage: see the head of tests/prog/kmodctl.c\n");
 	return 2;
 }

@@ -38,6 +38,7 @@ TEST(ioctl_numbers)
 		PIN(TRACERD_IOC_SITE, 0xc0787809),
 		PIN(TRACERD_IOC_BENCH_ALL, 0xc040780a),
 		PIN(TRACERD_IOC_ATTACH_BATCH, 0xc020780b),
+		PIN(TRACERD_IOC_SITES, 0xc018780d),
 		PIN(TRACERD_IOC_DETACH_BATCH, 0xc020780c),
 	};
 	CHECK(t);
@@ -97,6 +98,18 @@ TEST(struct_layouts)
 		OFF(tracerd_batch, count, 8),
 		OFF(tracerd_batch, tgid, 20),
 		OFF(tracerd_batch, done, 24),
+		PIN(sizeof(struct tracerd_site_entry), 256),
+		OFF(tracerd_site_entry, ops_call, 32),
+		OFF(tracerd_site_entry, kind, 40),
+		OFF(tracerd_site_entry, error, 52),
+		OFF(tracerd_site_entry, reserved, 56),
+		OFF(tracerd_site_entry, target_sym, 64),
+		OFF(tracerd_site_entry, ops_sym, 128),
+		OFF(tracerd_site_entry, ops_call_sym, 192),
+		PIN(sizeof(struct tracerd_sites), 24),
+		OFF(tracerd_sites, count, 8),
+		OFF(tracerd_sites, done, 12),
+		OFF(tracerd_sites, reserved, 16),
 	};
 	CHECK(t);
 }
@@ -121,6 +134,19 @@ TEST(constants)
 		PIN(TRACERD_BENCH_MAX_IRRELEVANT, 1000),
 		PIN(TRACERD_BENCH_MAX_FUNCS, 1024),
 		PIN(TRACERD_BENCH_MAX_REPS, 100),
+		PIN(TRACERD_SITES_MAX, 64),
+		PIN(TRACERD_SITEK_NOP, 0),
+		PIN(TRACERD_SITEK_CALLER, 1),
+		PIN(TRACERD_SITEK_OPS_TRAMP, 2),
+		PIN(TRACERD_SITEK_TRACERD, 3),
+		PIN(TRACERD_SITEK_BPF, 4),
+		PIN(TRACERD_SITEK_OTHER, 5),
+		PIN(TRACERD_SITEK_UNKNOWN, 6),
+		PIN(TRACERD_SITEOPS_NONE, 0),
+		PIN(TRACERD_SITEOPS_LIST, 1),
+		PIN(TRACERD_SITEOPS_NOP, 2),
+		PIN(TRACERD_SITEOPS_TRACERD, 3),
+		PIN(TRACERD_SITEOPS_OTHER, 4),
 	};
 	CHECK(t);
 }
