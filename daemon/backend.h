@@ -29,6 +29,10 @@
  *   declare, and checks the request against the variant's caps.
  * unavailable: a variant's: why this kernel (or module) lacks it, NULL
  *   when it has it; asks, never changes the kernel (NULL: as its mode).
+ * latency_unavailable: optional, for a mode whose MODE_CAP_LATENCY depends
+ *   on the kernel (kmod: the module's TRACERD_IOC_FEATURES latency_modes):
+ *   why latency cannot be had here, NULL when it can; asks, never changes
+ *   the kernel. attach refuses --latency with it, auto skips the mode.
  * site: optional; where a hook's ftrace call site branches now (kmod).
  * batch: how many hooks attach and detach take per call. BACKEND_BATCH_ALL:
  *   the whole set in one call (one link: kprobe-multi; one kernel update:
@@ -72,6 +76,7 @@ struct backend {
 	void (*fini)(struct tracerd *d);
 	const struct backend *variant[MODE_VARIANT_NR];
 	const char *(*unavailable)(struct tracerd *d);
+	const char *(*latency_unavailable)(struct tracerd *d);
 	int (*site)(struct tracerd *d, const struct hook *h, struct hook_site *out);
 	unsigned int batch;
 	unsigned char fds[2][2];	/* [per function, per attachment][latency] */

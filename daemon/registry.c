@@ -127,8 +127,15 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 	int m;
 
 	for (m = 0; m < TRACERD_MODE_NR; m++) {
+		const struct backend *be = backend_get(m);
+
 		avail[m] = d->features[m].available;
 		caps[m] = mode_caps(m);
+		/* the module's latency: only where it says it has it (asked
+		 * only of a mode that is here and only for a latency request) */
+		if (r.latency && avail[m] && be && be->latency_unavailable &&
+		    be->latency_unavailable(d))
+			caps[m] &= ~MODE_CAP_LATENCY;
 	}
 	n = auto_select(&r, out, skip, order, &len);
 	why[0] = '\0';
@@ -286,7 +293,8 @@ static int request_check(const struct backend *mode_be, const struct tracerd_spe
 			       tracerd_mode_name(be->mode), mode_variant_name(spec->variant), miss);
 	if (miss[0])
 		return set_err(msg, msglen, -EINVAL, "mode %s has no %s (the module counts calls "
-			       "by pid only; latency, comm and recording need a BPF mode)",
+			       "by pid, and times them in kmod-kprobe and kmod-callops only; "
+			       "comm and recording need a BPF mode)",
 			       tracerd_mode_name(be->mode), miss);
 	return 0;
 }
@@ -340,6 +348,10 @@ static int attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
 		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s, variant %s, is not available "
 			       "here: %s", tracerd_mode_name(spec->mode),
 			       mode_variant_name(spec->variant), why);
+	if (spec->latency && backend_get(spec->mode)->latency_unavailable &&
+	    (why = backend_get(spec->mode)->latency_unavailable(d)))
+		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s has no latency here: %s",
+			       tracerd_mode_name(spec->mode), why);
 	cand[0] = spec->mode;
 	*nc = 1;
 	return 0;

@@ -1,12 +1,29 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Latency lower bound: tracerd_testmod_sleep(US) sleeps at least US, so no
 # sample may be below US*1000 ns (a bound, not a timing assertion), and
-# the histogram holds exactly one sample per call, per mode.
+# the histogram holds exactly one sample per call, per mode; the module's
+# latency (kmod-kprobe: kretprobe; kmod-callops: fprobe, where the kernel
+# has it) the same way, in stats, JSON and /metrics; --latency where the
+# module has none is refused with the reason.
 source ./t/40-daemon-lib.sh
 load_testmod
-daemon_start
+[ -e /dev/tracerd ] || load_kmod
+PORT=19478
+daemon_start "listen = 127.0.0.1:$PORT"
 us=2000 k=5
-for m in fentry kprobe kprobe-multi; do
+kmods="kmod-kprobe"
+if kernel_has fprobe; then
+	kmods="$kmods kmod-callops"
+else
+	out=$($C --json attach tracerd_testmod_sleep --mode kmod-callops --latency); rc=$?
+	expect_eq "kmod-callops --latency without fprobe: exit" $rc 6
+	grep -q "has no latency here: kmod: no fprobe" <<< "$out" || fail "kmod-callops --latency: $out"
+	echo "kmod-callops --latency refused: $(jp .error.message <<< "$out")"
+fi
+out=$($C --json attach tracerd_testmod_sleep --mode kmod-direct --latency); rc=$?
+expect_eq "kmod-direct --latency: exit (bad_request)" $rc 2
+grep -q "mode kmod-direct has no latency" <<< "$out" || fail "kmod-direct --latency: $out"
+for m in fentry kprobe kprobe-multi $kmods; do
 	[ "$(feature "$m")" = true ] || { echo "mode $m unavailable: skipped"; continue; }
 	id=$(ATTACH_FLAGS=--latency attach_pid "$m" tracerd_testmod_sleep sh -c \
 		"for i in \$(seq $k); do echo $us > $TESTMOD_DBG/sleep_us; done")
@@ -21,6 +38,12 @@ for m in fentry kprobe kprobe-multi; do
 	for hi in $(jp '.stats[0].latency.buckets[*].hi_ns' <<< "$st"); do
 		[ "$hi" = null ] || [ "$hi" -ge $((us * 1000)) ] || fail "$m: a bucket ends at $hi ns"
 	done
+	case $m in kmod-*)
+		# /metrics: the same histogram, its count the number of calls
+		curl -sf "http://127.0.0.1:$PORT/metrics" > "$TD/m.prom" || fail "GET /metrics"
+		c=$(grep "^tracerd_latency_seconds_count{id=\"$id\"," "$TD/m.prom" | awk '{ print $NF }')
+		expect_eq "$m: /metrics latency count" "$c" $k ;;
+	esac
 	$C detach "$id" > /dev/null
 done
 daemon_stop
