@@ -600,9 +600,6 @@ KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS | MODE_CAP
 	     KMOD_KPROBE_BATCH, kmod_kprobe_probe,
 	     kmod_kprobe_misses, NULL,
 	     .latency_unavailable = kmod_kprobe_lat_unavailable,
-	     .auto_why = { "one function, latency: the module is loaded, and its kretprobe "
-			   "(native, no BPF program) costs less per call than a BPF program",
-			   NULL },
 	     .variant = { [MODE_VARIANT_INT3] = &backend_kmod_kprobe_int3 });
 /* the variants: the same paths with another TRACERD_KMOD_* mode or flag */
 KMOD_BACKEND(backend_kmod_callops_regs, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS, BACKEND_BATCH_ALL,

@@ -9,6 +9,7 @@ source ./t/40-daemon-lib.sh
 load_testmod
 [ -e /dev/tracerd ] || load_kmod
 PORT=19478
+ip link set lo up 2>/dev/null	# the test boot brings up no network
 daemon_start "listen = 127.0.0.1:$PORT"
 us=2000 k=5
 kmods="kmod-kprobe"
