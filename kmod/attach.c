@@ -10,6 +10,20 @@
  *   kprobe-int3      a kprobe on the first instruction past the ftrace call
  *                    site, which takes the breakpoint path
  *
+ * With TRACERD_ATTACH_LATENCY an attachment hooks the return too, through
+ * the kernel's own return hooks, never a trampoline of ours:
+ *
+ *   kmod-kprobe      a kretprobe (entry_handler; the entry time in the
+ *                    instance's data)
+ *   kmod-callops     an fprobe (entry and exit handlers, the entry time in
+ *                    its entry data): rethook before 6.14, the function
+ *                    graph tracer from 6.14 (ftrace_compat.h)
+ *   kmod-direct      none: its return would need a shadow stack in the
+ *                    trampoline, not built (EOPNOTSUPP)
+ *
+ * and adds each call's duration to a per-CPU log2 histogram (this_cpu ops
+ * and this_cpu_cmpxchg for min/max: lock-free, interrupt-safe).
+ *
  * Every callback only bumps a per-CPU counter: no locks, no calls, so it is
  * safe in any context, NMI included, and cannot recurse into itself. The
  * callbacks are notrace and NOKPROBE so that tracing them cannot recurse
