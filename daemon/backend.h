@@ -40,6 +40,9 @@
  *   otherwise the registry hands them up to batch hooks at a time (0: one;
  *   a view of a->hooks), so the event loop answers between steps (kmod-kprobe:
  *   a batch ioctl per 16 kprobes, each kprobe a text patch of its own).
+ * batch_latency: the same for an attachment with --latency, when it differs
+ *   (0: batch): kmod-callops' latency is an fprobe per function, one
+ *   registration each, so 16 per call like kmod-kprobe.
  * fds: file descriptors the daemon holds per hooked function ([0]) and
  *   per attachment ([1]), [latency]: the registry checks RLIMIT_NOFILE
  *   against them before attaching (registry.c:fds_check).
@@ -79,6 +82,7 @@ struct backend {
 	const char *(*latency_unavailable)(struct tracerd *d);
 	int (*site)(struct tracerd *d, const struct hook *h, struct hook_site *out);
 	unsigned int batch;
+	unsigned int batch_latency;
 	unsigned char fds[2][2];	/* [per function, per attachment][latency] */
 };
 

@@ -587,6 +587,7 @@ KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS | MODE_C
 	     BACKEND_BATCH_ALL, kmod_callops_probe,
 	     kmod_ftrace_misses, kmod_fini,
 	     .latency_unavailable = kmod_callops_lat_unavailable,
+	     .batch_latency = KMOD_KPROBE_BATCH,	/* an fprobe per function */
 	     .auto_why = { "one function: the module is loaded, and its native hook (an "
 			   "ftrace_ops callback; for latency an fprobe) costs less per call "
 			   "than a BPF program",

@@ -664,12 +664,19 @@ static struct attachment attach_view(const struct attachment *a, size_t pos, siz
 	return v;
 }
 
-/* How many of left hooks be takes in one call (struct backend's batch). */
-static size_t step_size(const struct backend *be, size_t left)
+/* be's batch for a (struct backend's batch, or batch_latency). */
+static unsigned int step_batch(const struct backend *be, const struct attachment *a)
 {
-	size_t n = be->batch ? be->batch : 1;
+	return a->spec.latency && be->batch_latency ? be->batch_latency : be->batch;
+}
 
-	return be->batch == BACKEND_BATCH_ALL || n > left ? left : n;
+/* How many of left hooks be takes in one call for a. */
+static size_t step_size(const struct backend *be, const struct attachment *a, size_t left)
+{
+	unsigned int batch = step_batch(be, a);
+	size_t n = batch ? batch : 1;
+
+	return batch == BACKEND_BATCH_ALL || n > left ? left : n;
 }
 
 /* Hook the next functions (a batch backend: all); true when a is settled or gone. */
@@ -677,7 +684,7 @@ static bool attach_step(struct tracerd *d, struct attachment *a)
 {
 	const struct backend *be = attachment_backend(a);
 	struct attach_op *op = a->op;
-	size_t n = step_size(be, a->nr_hooks - a->nr_done), i;
+	size_t n = step_size(be, a, a->nr_hooks - a->nr_done), i;
 	struct attachment v = attach_view(a, a->nr_done, n);
 	int err;
 
@@ -706,8 +713,8 @@ static bool attach_step(struct tracerd *d, struct attachment *a)
 static bool detach_step(struct tracerd *d, struct attachment *a)
 {
 	const struct backend *be = attachment_backend(a);
-	bool all = be->batch == BACKEND_BATCH_ALL;
-	size_t n = step_size(be, a->nr_hooks);
+	bool all = step_batch(be, a) == BACKEND_BATCH_ALL;
+	size_t n = step_size(be, a, a->nr_hooks);
 	struct attachment v = attach_view(a, a->nr_hooks - n, n);
 
 	if (n && !all) {
