@@ -18,13 +18,14 @@ static const enum tracerd_mode row_many[] = {
 	TRACERD_MODE_FENTRY_MULTI, TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE,
 	TRACERD_MODE_KMOD_CALLOPS,
 };
-/* row 9: one function, latency — the module's fprobe where it has one
- * (kmod-callops: no BPF program, no map; not its kretprobe, kmod-kprobe,
- * measured 7x fentry's latency cost on 6.12), else a session program,
- * which times a call with its per-call cookie, without a map or a second
- * program; the trampoline one (fsession) first */
+/* row 9: one function, latency — the module's native return hooks where
+ * it has them (fprobe, else kretprobe: no BPF program, no map; 6.12 TCG,
+ * bench trigger --peers: +1403 and +1700 ns per call against fentry's
+ * +2725), else a session program, which times a call with its per-call
+ * cookie, without a map or a second program; the trampoline one
+ * (fsession) first */
 static const enum tracerd_mode row_one_lat[] = {
-	TRACERD_MODE_KMOD_CALLOPS,
+	TRACERD_MODE_KMOD_CALLOPS, TRACERD_MODE_KMOD_KPROBE,
 	TRACERD_MODE_FSESSION, TRACERD_MODE_KPROBE_SESSION, TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE,
 	TRACERD_MODE_KPROBE_MULTI,
 };

@@ -139,18 +139,20 @@ TEST(row7_kmod_only)
 	ASSERT_EQ(pick(kmod_only, false, 1, false, false), TRACERD_MODE_KMOD_CALLOPS, "module");
 	ASSERT_EQ(pick(kmod_only, false, 50, false, false), TRACERD_MODE_KMOD_CALLOPS, "glob");
 	r.available = kmod_only;
-	/* latency: the module's fprobe (its kretprobe costs more than BPF) */
-	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 1, "latency: the module");
+	/* latency: the module's fprobe, else its kretprobe */
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 2, "latency: the module");
 	ASSERT_EQ(out[0], TRACERD_MODE_KMOD_CALLOPS, "latency: fprobe");
-	ASSERT_EQ(skip[TRACERD_MODE_KMOD_KPROBE], AUTO_NOT_CONSIDERED, "never kretprobe");
+	ASSERT_EQ(out[1], TRACERD_MODE_KMOD_KPROBE, "latency: then kretprobe");
 	ASSERT_EQ(skip[TRACERD_MODE_FENTRY], AUTO_SKIP_UNAVAILABLE, "fentry why");
 	r.caps = caps_nofprobe;
-	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 0, "latency, no fprobe: none");
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 1, "latency, no fprobe");
+	ASSERT_EQ(out[0], TRACERD_MODE_KMOD_KPROBE, "latency, no fprobe: kretprobe");
 	ASSERT_EQ(skip[TRACERD_MODE_KMOD_CALLOPS], AUTO_SKIP_OPTIONS, "why");
-	/* a module without fprobe next to BPF (6.1): fentry */
+	/* a module without fprobe next to BPF (6.1): its kretprobe first */
 	r.available = k61;
-	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 2, "6.1 module, latency");
-	ASSERT_EQ(out[0], TRACERD_MODE_FENTRY, "6.1 module, latency: fentry");
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 3, "6.1 module, latency");
+	ASSERT_EQ(out[0], TRACERD_MODE_KMOD_KPROBE, "6.1 module, latency: kretprobe");
+	ASSERT_EQ(out[1], TRACERD_MODE_FENTRY, "6.1 module, latency: then fentry");
 	r.available = kmod_only;
 	/* comm: the module has no comm filter */
 	r.caps = caps;

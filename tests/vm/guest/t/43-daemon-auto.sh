@@ -69,18 +69,11 @@ first_available() {
 	for m in "$@"; do [ "$(feature "$m")" = true ] && { echo "$m"; return; }; done
 }
 # row 9: one function, latency -> the module's fprobe (kmod-callops) where
-# the kernel has fprobe; else (its kretprobe costs more than BPF) a session
-# form, without (6.1) row 2's order
-if kernel_has fprobe; then
-	expect_eq "row 9: one function, latency, module" "$(auto tracerd_testmod_target --latency)" \
-		kmod-callops
-else
-	expect_eq "row 9: one function, latency, module without fprobe" \
-		"$(auto tracerd_testmod_target --latency)" \
-		"$(first_available fsession kprobe-session fentry kprobe kprobe-multi)"
-	reason | grep -q "not kmod-callops: the mode has no latency" ||
-		fail "row 9: no reason for skipping kmod-callops: $(reason)"
-fi
+# the kernel has fprobe, else its kretprobe (kmod-kprobe)
+want=kmod-kprobe; kernel_has fprobe && want=kmod-callops
+expect_eq "row 9: one function, latency, module" "$(auto tracerd_testmod_target --latency)" $want
+[ $want = kmod-kprobe ] && { reason | grep -q "not kmod-callops: the mode has no latency" ||
+	fail "row 9: no reason for skipping kmod-callops: $(reason)"; }
 $C detach --all > /dev/null
 # without the module's options (comm): a session form; without (6.1) row 2's order
 expect_eq "row 9: one function, latency, comm" "$(auto tracerd_testmod_target --latency --comm t43)" \

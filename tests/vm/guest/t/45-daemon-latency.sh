@@ -47,4 +47,17 @@ for m in fentry kprobe kprobe-multi $kmods; do
 	esac
 	$C detach "$id" > /dev/null
 done
+# the module's latency on a glob: every function timed once per call
+for m in $kmods; do
+	id=$(ATTACH_FLAGS=--latency attach_pid "$m" 'tracerd_testmod_fn_00[0-3]' sh -c \
+		"for i in 0 1 2 3; do echo \"\$i $k\" > $TESTMOD_DBG/call_fn; done")
+	st=$($C --json stats "$id")
+	expect_eq "$m glob: functions" "$(jp '.stats|length' <<< "$st")" 4
+	expect_eq "$m glob: calls" "$(jp '.stats[*].calls' <<< "$st" | sort -u)" $k
+	expect_eq "$m glob: samples" "$(jp '.stats[*].latency.count' <<< "$st" | sort -u)" $k
+	expect_eq "$m glob: histogram total" "$(jp '.stats[*].latency.buckets[*].count' <<< "$st" | sum)" \
+		$((4 * k))
+	$C detach "$id" > /dev/null
+done
+kmodctl stats | grep -q " attachments=0 " || fail "module attachments left: $(kmodctl stats)"
 daemon_stop
