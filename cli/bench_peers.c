@@ -330,6 +330,10 @@ static const struct {
 	{ "fentry", { "ref-fentry", "bpftrace-kfunc" } },
 	{ "kprobe", { "ref-kprobe", "bpftrace-kprobe" } },
 	{ "kprobe-multi", { "ref-kprobe-multi", NULL } },
+	/* the module's native hooks: its ftrace_ops (latency: fprobe), its
+	 * kprobe (latency: kretprobe) */
+	{ "kmod-callops", { "ref-fentry", "bpftrace-kfunc" } },
+	{ "kmod-kprobe", { "ref-kprobe", "bpftrace-kprobe" } },
 };
 
 bool peer_pair(size_t i, const char **mode, const char *const **peers)

@@ -29,6 +29,10 @@
  *   declare, and checks the request against the variant's caps.
  * unavailable: a variant's: why this kernel (or module) lacks it, NULL
  *   when it has it; asks, never changes the kernel (NULL: as its mode).
+ * latency_unavailable: optional, for a mode whose MODE_CAP_LATENCY depends
+ *   on the kernel (kmod: the module's TRACERD_IOC_FEATURES latency_modes):
+ *   why latency cannot be had here, NULL when it can; asks, never changes
+ *   the kernel. attach refuses --latency with it, auto skips the mode.
  * site: optional; where a hook's ftrace call site branches now (kmod).
  * batch: how many hooks attach and detach take per call. BACKEND_BATCH_ALL:
  *   the whole set in one call (one link: kprobe-multi; one kernel update:
@@ -42,6 +46,9 @@
  *   programs are shared with other attachments (kprobe-session) or that
  *   has none (kmod) leaves it NULL: no BPF run-time statistics
  *   (daemon/bpf_stats.c).
+ * batch_latency: the same for an attachment with --latency, when it differs
+ *   (0: batch): kmod-callops' latency is an fprobe per function, one
+ *   registration each, so 16 per call like kmod-kprobe.
  * fds: file descriptors the daemon holds per hooked function ([0]) and
  *   per attachment ([1]), [with the return hook: latency or errors]: the
  *   registry checks RLIMIT_NOFILE against them before attaching
@@ -79,10 +86,12 @@ struct backend {
 	void (*fini)(struct tracerd *d);
 	const struct backend *variant[MODE_VARIANT_NR];
 	const char *(*unavailable)(struct tracerd *d);
+	const char *(*latency_unavailable)(struct tracerd *d);
 	int (*site)(struct tracerd *d, const struct hook *h, struct hook_site *out);
 	int (*progs)(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),
 		     void *ctx);
 	unsigned int batch;
+	unsigned int batch_latency;
 	unsigned char fds[2][2];	/* [per function, per attachment][return hook] */
 };
 

@@ -5,8 +5,12 @@
  * daemon resolves each function to its kallsyms address and hands address
  * and name to the module, which checks they agree. Attachments belong to
  * the open fd, so the kernel detaches everything when tracerd dies.
- * Counting is the module's (TRACERD_IOC_COUNTERS), with its tgid filter;
- * no comm filter and no latency on these paths.
+ * Counting is the module's (TRACERD_IOC_COUNTERS), with its tgid filter.
+ * Latency (--latency, ABI 1.5) in kmod-kprobe (a kretprobe) and
+ * kmod-callops (an fprobe, where the kernel has one the module can use):
+ * the module's per-CPU log2 histogram (TRACERD_IOC_LATENCY), in the BPF
+ * slot stats' layout. No comm filter on these paths; no latency in
+ * kmod-direct (its trampoline has no return hook).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -153,6 +157,16 @@ static struct kmod_hook *kmod_hook_new(struct hook *h)
 	return h->priv;
 }
 
+/* The module's mode and flags of attachment a (its variant, --latency). */
+static int kmod_spec_flags(const struct attachment *a, __u32 *mode, __u32 *flags)
+{
+	int ret = kmod_abi_mode(a->mode, a->spec.variant, mode, flags);
+
+	if (a->spec.latency)
+		*flags |= TRACERD_ATTACH_LATENCY;
+	return ret;
+}
+
 static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook *h)
 {
 	struct kmod_hook *k = kmod_hook_new(h);
@@ -163,7 +177,7 @@ static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook
 
 	if (!k)
 		return -ENOMEM;
-	if (kmod_abi_mode(a->mode, a->spec.variant, &at.mode, &at.flags))
+	if (kmod_spec_flags(a, &at.mode, &at.flags))
 		return set_err(h->err, sizeof(h->err), -EINVAL, "%s has no variant %s",
 			       tracerd_mode_name(a->mode), mode_variant_name(a->spec.variant));
 	if (str_copy(at.name, h->name, sizeof(at.name)))
@@ -240,7 +254,7 @@ static int kmod_attach_batch(struct tracerd *d, struct attachment *a)
 	int ret, first = 0, n = 0;
 	__u32 i;
 
-	if (kmod_abi_mode(a->mode, a->spec.variant, &req.mode, &req.flags))
+	if (kmod_spec_flags(a, &req.mode, &req.flags))
 		return set_err(a->hooks[0].err, sizeof(a->hooks[0].err), -EINVAL,
 			       "%s has no variant %s", tracerd_mode_name(a->mode),
 			       mode_variant_name(a->spec.variant));
@@ -340,23 +354,48 @@ static int kmod_counters(struct tracerd *d, struct hook *h, struct tracerd_count
 	return ioctl(d->kmod.fd, TRACERD_IOC_COUNTERS, c) ? -errno : 0;
 }
 
-/* The module's counters stand in for the BPF slot stats. */
+_Static_assert(TRACERD_LAT_BUCKETS == TRACERD_HIST_BUCKETS,
+	       "the module's histogram has the BPF slot stats' layout");
+
+/*
+ * The module's counters stand in for the BPF slot stats, and with
+ * --latency its histogram (TRACERD_IOC_LATENCY) for theirs: calls,
+ * lat_count (the sum of hist), lat_sum, lat_min, lat_max, hist[]. The
+ * calls the kernel did not time are its misses (kernel_misses), not
+ * the slot's own.
+ */
 static int kmod_read(struct tracerd *d, struct attachment *a, struct hook *h,
 		     struct tracerd_slot_stats *s)
 {
 	struct tracerd_counters c;
-	int ret = kmod_counters(d, h, &c);
+	struct tracerd_latency l = { .id = kmod_id(h) };
+	int ret = kmod_counters(d, h, &c), b;
 
 	memset(s, 0, sizeof(*s));
 	if (ret)
 		return ret;
 	s->calls = c.hits;
+	if (!a->spec.latency)
+		return 0;
+	if (ioctl(d->kmod.fd, TRACERD_IOC_LATENCY, &l))
+		return -errno;
+	s->lat_count = l.count;
+	s->lat_sum = l.sum_ns;
+	s->lat_min = l.min_ns;
+	s->lat_max = l.max_ns;
+	for (b = 0; b < TRACERD_HIST_BUCKETS; b++)
+		s->hist[b] = l.hist[b];
 	return 0;
 }
+
+static int kmod_kprobe_misses(struct tracerd *d, struct attachment *a, struct hook *h,
+			      __u64 *out, const char **why);
 
 static int kmod_ftrace_misses(struct tracerd *d, struct attachment *a, struct hook *h,
 			      __u64 *out, const char **why)
 {
+	if (a->spec.latency)	/* an fprobe: its nmissed */
+		return kmod_kprobe_misses(d, a, h, out, why);
 	*why = "the module's ftrace callbacks do not count misses";
 	return -ENODATA;
 }
@@ -434,6 +473,32 @@ static const char *kmod_int3_unavailable(struct tracerd *d)
 		return d->kmod.reason;
 	return modes & (1U << TRACERD_KMOD_KPROBE_INT3) ? NULL :
 		"kmod: no int3 kprobe past an ftrace site on this kernel/arch";
+}
+
+/* --latency: the module says the mode times calls here (ABI 1.5) */
+static const char *kmod_lat_unavailable(struct tracerd *d, __u32 km)
+{
+	__u32 modes;
+
+	if (kmod_open(d, &modes))
+		return d->kmod.reason;
+	if (d->kmod.abi_minor < 5)
+		return "kmod: the module is older than ABI 1.5 (no latency): install a matching one";
+	if (kmod_feat.latency_modes & (1U << km))
+		return NULL;
+	return km == TRACERD_KMOD_CALLOPS ?
+		"kmod: no fprobe the module can use on this kernel (CONFIG_FPROBE, Linux >= 6.5)" :
+		"kmod: no kretprobes on this kernel (CONFIG_KRETPROBES)";
+}
+
+static const char *kmod_kprobe_lat_unavailable(struct tracerd *d)
+{
+	return kmod_lat_unavailable(d, TRACERD_KMOD_KPROBE);
+}
+
+static const char *kmod_callops_lat_unavailable(struct tracerd *d)
+{
+	return kmod_lat_unavailable(d, TRACERD_KMOD_CALLOPS);
 }
 
 /* kmod-callops, variant save_regs: FTRACE_OPS_FL_SAVE_REGS */
@@ -523,7 +588,11 @@ int kmod_sites(struct tracerd *d, struct tracerd_site_entry *e, size_t n,
 	return 0;
 }
 
-/* the module counts calls filtered by tgid: no latency, comm or ring buffer */
+/*
+ * the module counts calls filtered by tgid, and times them in kmod-kprobe
+ * and kmod-callops where it says so (latency_unavailable): no comm or ring
+ * buffer
+ */
 #define KMOD_KPROBE_BATCH	16
 #define KMOD_CAPS	(MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_NEEDS_ADDR)
 
@@ -548,17 +617,24 @@ int kmod_sites(struct tracerd *d, struct tracerd_site_entry *e, size_t n,
 		__VA_ARGS__			\
 	}
 
-KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS, BACKEND_BATCH_ALL,
-	     kmod_callops_probe,
+KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS | MODE_CAP_LATENCY,
+	     BACKEND_BATCH_ALL, kmod_callops_probe,
 	     kmod_ftrace_misses, kmod_fini,
+	     .latency_unavailable = kmod_callops_lat_unavailable,
+	     .batch_latency = KMOD_KPROBE_BATCH,	/* an fprobe per function */
+	     .auto_why = { "one function: the module is loaded, and its native hook (an "
+			   "ftrace_ops callback; for latency an fprobe) costs less per call "
+			   "than a BPF program",
+			   "many functions: no BPF function mode works here" },
 	     .variant = { [MODE_VARIANT_SAVE_REGS] = &backend_kmod_callops_regs });
 KMOD_BACKEND(backend_kmod_direct, TRACERD_MODE_KMOD_DIRECT,
 	     KMOD_CAPS | MODE_CAP_DIRECT_CALL | MODE_CAP_DIRECT_EXCL, BACKEND_BATCH_ALL,
 	     kmod_direct_probe,
 	     kmod_ftrace_misses, NULL);
-KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS, KMOD_KPROBE_BATCH,
-	     kmod_kprobe_probe,
+KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS | MODE_CAP_LATENCY,
+	     KMOD_KPROBE_BATCH, kmod_kprobe_probe,
 	     kmod_kprobe_misses, NULL,
+	     .latency_unavailable = kmod_kprobe_lat_unavailable,
 	     .variant = { [MODE_VARIANT_INT3] = &backend_kmod_kprobe_int3 });
 /* the variants: the same paths with another TRACERD_KMOD_* mode or flag */
 KMOD_BACKEND(backend_kmod_callops_regs, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS, BACKEND_BATCH_ALL,

@@ -128,8 +128,15 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 	int m;
 
 	for (m = 0; m < TRACERD_MODE_NR; m++) {
+		const struct backend *be = backend_get(m);
+
 		avail[m] = d->features[m].available;
 		caps[m] = mode_caps(m);
+		/* the module's latency: only where it says it has it (asked
+		 * only of a mode that is here and only for a latency request) */
+		if (r.latency && avail[m] && be && be->latency_unavailable &&
+		    be->latency_unavailable(d))
+			caps[m] &= ~MODE_CAP_LATENCY;
 	}
 	n = auto_select(&r, out, skip, order, &len);
 	why[0] = '\0';
@@ -288,7 +295,8 @@ static int request_check(const struct backend *mode_be, const struct tracerd_spe
 			       tracerd_mode_name(be->mode), mode_variant_name(spec->variant), miss);
 	if (miss[0])
 		return set_err(msg, msglen, -EINVAL, "mode %s has no %s (the module counts calls "
-			       "by pid only; latency, comm, recording and error counting need a BPF mode)",
+			       "by pid, and times them in kmod-kprobe and kmod-callops only; "
+			       "comm, recording and error counting need a BPF mode)",
 			       tracerd_mode_name(be->mode), miss);
 	return 0;
 }
@@ -342,6 +350,10 @@ static int attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
 		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s, variant %s, is not available "
 			       "here: %s", tracerd_mode_name(spec->mode),
 			       mode_variant_name(spec->variant), why);
+	if (spec->latency && backend_get(spec->mode)->latency_unavailable &&
+	    (why = backend_get(spec->mode)->latency_unavailable(d)))
+		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s has no latency here: %s",
+			       tracerd_mode_name(spec->mode), why);
 	cand[0] = spec->mode;
 	*nc = 1;
 	return 0;
@@ -655,12 +667,19 @@ static struct attachment attach_view(const struct attachment *a, size_t pos, siz
 	return v;
 }
 
-/* How many of left hooks be takes in one call (struct backend's batch). */
-static size_t step_size(const struct backend *be, size_t left)
+/* be's batch for a (struct backend's batch, or batch_latency). */
+static unsigned int step_batch(const struct backend *be, const struct attachment *a)
 {
-	size_t n = be->batch ? be->batch : 1;
+	return a->spec.latency && be->batch_latency ? be->batch_latency : be->batch;
+}
 
-	return be->batch == BACKEND_BATCH_ALL || n > left ? left : n;
+/* How many of left hooks be takes in one call for a. */
+static size_t step_size(const struct backend *be, const struct attachment *a, size_t left)
+{
+	unsigned int batch = step_batch(be, a);
+	size_t n = batch ? batch : 1;
+
+	return batch == BACKEND_BATCH_ALL || n > left ? left : n;
 }
 
 /* Hook the next functions (a batch backend: all); true when a is settled or gone. */
@@ -668,7 +687,7 @@ static bool attach_step(struct tracerd *d, struct attachment *a)
 {
 	const struct backend *be = attachment_backend(a);
 	struct attach_op *op = a->op;
-	size_t n = step_size(be, a->nr_hooks - a->nr_done), i;
+	size_t n = step_size(be, a, a->nr_hooks - a->nr_done), i;
 	struct attachment v = attach_view(a, a->nr_done, n);
 	int err;
 
@@ -697,8 +716,8 @@ static bool attach_step(struct tracerd *d, struct attachment *a)
 static bool detach_step(struct tracerd *d, struct attachment *a)
 {
 	const struct backend *be = attachment_backend(a);
-	bool all = be->batch == BACKEND_BATCH_ALL;
-	size_t n = step_size(be, a->nr_hooks);
+	bool all = step_batch(be, a) == BACKEND_BATCH_ALL;
+	size_t n = step_size(be, a, a->nr_hooks);
 	struct attachment v = attach_view(a, a->nr_hooks - n, n);
 
 	if (n && !all) {

@@ -10,6 +10,20 @@
  *   kprobe-int3      a kprobe on the first instruction past the ftrace call
  *                    site, which takes the breakpoint path
  *
+ * With TRACERD_ATTACH_LATENCY an attachment hooks the return too, through
+ * the kernel's own return hooks, never a trampoline of ours:
+ *
+ *   kmod-kprobe      a kretprobe (entry_handler; the entry time in the
+ *                    instance's data)
+ *   kmod-callops     an fprobe (entry and exit handlers, the entry time in
+ *                    its entry data): rethook before 6.14, the function
+ *                    graph tracer from 6.14 (ftrace_compat.h)
+ *   kmod-direct      none: its return would need a shadow stack in the
+ *                    trampoline, not built (EOPNOTSUPP)
+ *
+ * and adds each call's duration to a per-CPU log2 histogram (this_cpu ops
+ * and this_cpu_cmpxchg for min/max: lock-free, interrupt-safe).
+ *
  * Every callback only bumps a per-CPU counter: no locks, no calls, so it is
  * safe in any context, NMI included, and cannot recurse into itself. The
  * callbacks are notrace and NOKPROBE so that tracing them cannot recurse
@@ -23,8 +37,11 @@
 #include <linux/idr.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sort.h>
+#include <linux/timekeeping.h>
+#include <tracerd/trace.h>
 
 #include "arch.h"
 #include "ftrace_compat.h"
@@ -32,14 +49,46 @@
 
 #define TRACERD_HAVE_DIRECT_MODE (TRACERD_HAVE_DIRECT && TRACERD_HAVE_ARCH_TRAMP)
 
-/* Count one call for a, honouring its tgid filter. Any context. */
-static __always_inline void tracerd_att_hit(struct tracerd_att *a)
+_Static_assert(TRACERD_LAT_BUCKETS == TRACERD_HIST_BUCKETS,
+	       "the module's histogram has the BPF side's layout");
+
+/* Count one call for a, honouring its tgid filter; true if it passed. */
+static __always_inline bool tracerd_att_hit(struct tracerd_att *a)
 {
 	if (a->tgid && a->tgid != (u32)current->tgid) {
 		this_cpu_inc(a->pcpu->filtered);
-		return;
+		return false;
 	}
 	this_cpu_inc(a->pcpu->hits);
+	return true;
+}
+
+/*
+ * One call of a returned, t0 its entry time. Lock-free, any context: each
+ * field is one this_cpu op, min/max a this_cpu_cmpxchg loop.
+ */
+static __always_inline void tracerd_lat_add(struct tracerd_att *a, u64 t0)
+{
+	u64 now = ktime_get_mono_fast_ns();
+	u64 d = now > t0 ? now - t0 : 0;
+	u64 old, prev;
+
+	this_cpu_inc(a->lat->hist[tracerd_hist_bucket(d)]);
+	this_cpu_add(a->lat->sum, d);
+	old = this_cpu_read(a->lat->max);
+	while (d > old) {
+		prev = this_cpu_cmpxchg(a->lat->max, old, d);
+		if (prev == old)
+			break;
+		old = prev;
+	}
+	old = this_cpu_read(a->lat->min);
+	while (old == 0 || d < old) {
+		prev = this_cpu_cmpxchg(a->lat->min, old, d);
+		if (prev == old)
+			break;
+		old = prev;
+	}
 }
 
 /* kmod-callops: the ftrace_ops callback. */
@@ -220,6 +269,82 @@ static void notrace tracerd_kprobe_post(struct kprobe *p, struct pt_regs *regs,
 }
 NOKPROBE_SYMBOL(tracerd_kprobe_post);
 
+/*
+ * kmod-kprobe + latency: a kretprobe. The entry handler counts the call
+ * and keeps its entry time in the instance; a call the tgid filter skips
+ * gets no return hook (non-zero).
+ */
+static int notrace tracerd_kret_entry(struct kretprobe_instance *ri,
+				      struct pt_regs *regs)
+{
+	struct tracerd_att *a = container_of(get_kretprobe(ri),
+					     struct tracerd_att, krp);
+
+	if (!tracerd_att_hit(a))
+		return 1;
+	*(u64 *)ri->data = ktime_get_mono_fast_ns();
+	return 0;
+}
+NOKPROBE_SYMBOL(tracerd_kret_entry);
+
+static int notrace tracerd_kret_return(struct kretprobe_instance *ri,
+				       struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+
+	if (rp)
+		tracerd_lat_add(container_of(rp, struct tracerd_att, krp),
+				*(u64 *)ri->data);
+	return 0;
+}
+NOKPROBE_SYMBOL(tracerd_kret_return);
+
+#if TRACERD_HAVE_FPROBE_LAT
+/* kmod-callops + latency: an fprobe, the entry time in its entry data. */
+static int notrace tracerd_fprobe_entry(struct fprobe *fp, unsigned long ip,
+					unsigned long ret_ip,
+					tracerd_fprobe_regs_t *regs, void *data)
+{
+	if (!tracerd_att_hit(container_of(fp, struct tracerd_att, fp)))
+		return 1;
+	*(u64 *)data = ktime_get_mono_fast_ns();
+	return 0;
+}
+NOKPROBE_SYMBOL(tracerd_fprobe_entry);
+
+static void notrace tracerd_fprobe_exit(struct fprobe *fp, unsigned long ip,
+					unsigned long ret_ip,
+					tracerd_fprobe_regs_t *regs, void *data)
+{
+	tracerd_lat_add(container_of(fp, struct tracerd_att, fp), *(u64 *)data);
+}
+NOKPROBE_SYMBOL(tracerd_fprobe_exit);
+
+static int tracerd_fprobe_arm(struct tracerd_att *a)
+{
+	a->fp.entry_handler = tracerd_fprobe_entry;
+	a->fp.exit_handler = tracerd_fprobe_exit;
+	a->fp.entry_data_size = sizeof(u64);
+	return register_fprobe_ips(&a->fp, &a->addr, 1);
+}
+
+static void tracerd_fprobe_disarm(struct tracerd_att *a)
+{
+	unregister_fprobe(&a->fp);
+	/* an exit handler may still be running: see ftrace_compat.h */
+	synchronize_rcu();
+}
+#else
+static int tracerd_fprobe_arm(struct tracerd_att *a)
+{
+	return -EOPNOTSUPP;
+}
+
+static void tracerd_fprobe_disarm(struct tracerd_att *a)
+{
+}
+#endif
+
 /* Bit (1 << mode) for every mode this kernel and arch support. */
 u32 tracerd_modes_available(void)
 {
@@ -236,11 +361,28 @@ u32 tracerd_modes_available(void)
 	return m;
 }
 
-/* TRACERD_ATTACH_* flags this kernel supports. */
+/* Bit (1 << mode) for every mode TRACERD_ATTACH_LATENCY works in here. */
+u32 tracerd_latency_modes(void)
+{
+	u32 m = 0;
+
+	if (IS_ENABLED(CONFIG_KRETPROBES))
+		m |= BIT(TRACERD_KMOD_KPROBE);
+	if (TRACERD_HAVE_FPROBE_LAT)
+		m |= BIT(TRACERD_KMOD_CALLOPS);
+	return m & tracerd_modes_available();
+}
+
+/* TRACERD_ATTACH_* flags this kernel supports (in some mode). */
 u32 tracerd_flags_available(void)
 {
-	return IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS) ?
-		TRACERD_ATTACH_SAVE_REGS : 0;
+	u32 f = 0;
+
+	if (IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS))
+		f |= TRACERD_ATTACH_SAVE_REGS;
+	if (tracerd_latency_modes())
+		f |= TRACERD_ATTACH_LATENCY;
+	return f;
 }
 
 /* -EINVAL for a malformed mode/flags pair, -EOPNOTSUPP if not here. */
@@ -252,11 +394,23 @@ int tracerd_att_check(u32 mode, u32 flags)
 		return -EINVAL;
 	if ((flags & TRACERD_ATTACH_SAVE_REGS) && mode != TRACERD_KMOD_CALLOPS)
 		return -EINVAL;
+	/* a return hook sits at the entry, with an ops of its own */
+	if ((flags & TRACERD_ATTACH_LATENCY) &&
+	    (mode == TRACERD_KMOD_KPROBE_INT3 || (flags & TRACERD_ATTACH_SAVE_REGS)))
+		return -EINVAL;
 	if (!(tracerd_modes_available() & BIT(mode)))
 		return -EOPNOTSUPP;
 	if (flags & ~tracerd_flags_available())
 		return -EOPNOTSUPP;
+	if ((flags & TRACERD_ATTACH_LATENCY) && !(tracerd_latency_modes() & BIT(mode)))
+		return -EOPNOTSUPP;
 	return 0;
+}
+
+/* a's hook is an fprobe or a kretprobe (TRACERD_ATTACH_LATENCY). */
+static bool tracerd_is_lat(const struct tracerd_att *a)
+{
+	return a->flags & TRACERD_ATTACH_LATENCY;
 }
 
 static bool tracerd_is_kprobe(const struct tracerd_att *a)
@@ -293,6 +447,22 @@ static struct tracerd_att *tracerd_att_alloc(u32 mode, u32 flags, u32 tgid,
 		goto out_free_att;
 	}
 	atomic64_inc(&tracerd_live.allocs);
+	if (flags & TRACERD_ATTACH_LATENCY) {
+		a->lat = alloc_percpu(struct tracerd_lat_pcpu);
+		if (!a->lat) {
+			ret = -ENOMEM;
+			goto out_free_pcpu;
+		}
+		atomic64_inc(&tracerd_live.allocs);
+		/* its own hook, never a batch member: fprobe or kretprobe */
+		if (mode == TRACERD_KMOD_KPROBE) {
+			a->krp.kp.addr = (kprobe_opcode_t *)addr;
+			a->krp.entry_handler = tracerd_kret_entry;
+			a->krp.handler = tracerd_kret_return;
+			a->krp.data_size = sizeof(u64);
+		}
+		member = true;	/* nothing of the switch below */
+	}
 
 	switch (member ? 0 : mode) {
 	case TRACERD_KMOD_CALLOPS:
@@ -323,6 +493,10 @@ static struct tracerd_att *tracerd_att_alloc(u32 mode, u32 flags, u32 tgid,
 out_free_pcpu:
 	free_percpu(a->pcpu);
 	atomic64_dec(&tracerd_live.allocs);
+	if (a->lat) {
+		free_percpu(a->lat);
+		atomic64_dec(&tracerd_live.allocs);
+	}
 out_free_att:
 	tracerd_free(a);
 	return ERR_PTR(ret);
@@ -338,7 +512,8 @@ struct tracerd_att *tracerd_att_new(u32 mode, u32 flags, u32 tgid,
 struct tracerd_att *tracerd_member_new(u32 mode, u32 flags, u32 tgid,
 				       unsigned long addr)
 {
-	bool member = mode == TRACERD_KMOD_CALLOPS || mode == TRACERD_KMOD_DIRECT;
+	bool member = (mode == TRACERD_KMOD_CALLOPS || mode == TRACERD_KMOD_DIRECT) &&
+		      !(flags & TRACERD_ATTACH_LATENCY);
 
 	return tracerd_att_alloc(mode, flags, tgid, addr, member);
 }
@@ -358,7 +533,7 @@ int tracerd_att_arm_ips(struct tracerd_att *a, unsigned long *ips,
 {
 	int ret;
 
-	if (tracerd_is_kprobe(a) || a->armed || n == 0)
+	if (tracerd_is_kprobe(a) || tracerd_is_lat(a) || a->armed || n == 0)
 		return -EINVAL;
 	if (n == 1)
 		ret = ftrace_set_filter_ip(&a->ops, ips[0], 0, 0);
@@ -388,11 +563,21 @@ int tracerd_att_arm(struct tracerd_att *a)
 {
 	int ret;
 
-	if (!tracerd_is_kprobe(a))
+	if (!tracerd_is_kprobe(a) && !tracerd_is_lat(a))
 		return tracerd_att_arm_ips(a, &a->addr, 1);
 	if (a->armed)
 		return -EINVAL;
-	ret = register_kprobe(&a->kp);
+	if (tracerd_is_lat(a) && a->mode == TRACERD_KMOD_CALLOPS) {
+		ret = tracerd_fprobe_arm(a);
+		if (ret)
+			return tracerd_where_err(ret);
+		a->armed = true;
+		return 0;
+	}
+	if (tracerd_is_lat(a))
+		ret = register_kretprobe(&a->krp);
+	else
+		ret = register_kprobe(&a->kp);
 	if (ret)
 		return tracerd_where_err(ret);
 	/* the kernel may move an entry probe behind ENDBR */
@@ -451,6 +636,15 @@ static bool tracerd_att_disarm(struct tracerd_att *a)
 
 	if (!a->armed)
 		return true;
+	if (tracerd_is_lat(a)) {
+		/* both wait for running handlers; nothing to leak */
+		if (a->mode == TRACERD_KMOD_CALLOPS)
+			tracerd_fprobe_disarm(a);
+		else
+			unregister_kretprobe(&a->krp);
+		a->armed = false;
+		return true;
+	}
 	switch (a->mode) {
 	case TRACERD_KMOD_CALLOPS:
 		ret = unregister_ftrace_function(&a->ops);
@@ -482,6 +676,10 @@ static void tracerd_att_destroy(struct tracerd_att *a)
 	tracerd_slot_put(a);
 	free_percpu(a->pcpu);
 	atomic64_dec(&tracerd_live.allocs);
+	if (a->lat) {
+		free_percpu(a->lat);
+		atomic64_dec(&tracerd_live.allocs);
+	}
 	atomic64_dec(&tracerd_live.attachments);
 	tracerd_free(a);
 }
@@ -710,7 +908,7 @@ void tracerd_batch_arm(struct tracerd_att **atts, unsigned int n, int *errs)
 		first = atts[i];
 	if (!first)
 		return;
-	if (tracerd_is_kprobe(first)) {
+	if (tracerd_is_kprobe(first) || tracerd_is_lat(first)) {
 		for (i = 0; i < n; i++)
 			if (atts[i])
 				errs[i] = tracerd_att_arm(atts[i]);
@@ -797,4 +995,50 @@ void tracerd_att_sum(const struct tracerd_att *a, u64 *hits, u64 *filtered)
 		*hits += READ_ONCE(pc->hits);
 		*filtered += READ_ONCE(pc->filtered);
 	}
+}
+
+/* Calls the kernel's hook dropped: kprobe nmissed, kretprobe/fprobe misses. */
+u64 tracerd_att_missed(const struct tracerd_att *a)
+{
+	u64 m = 0;
+
+	if (tracerd_is_kprobe(a))
+		m = READ_ONCE(a->kp.nmissed);	/* krp.kp is kp */
+	if (tracerd_is_lat(a) && a->mode == TRACERD_KMOD_KPROBE)
+		m += READ_ONCE(a->krp.nmissed);
+	if (tracerd_is_lat(a) && a->mode == TRACERD_KMOD_CALLOPS)
+		m += READ_ONCE(a->fp.nmissed);
+	return m;
+}
+
+/* a's latency summed over every CPU (all but l->id); -ENODATA: not timed. */
+int tracerd_att_latency(const struct tracerd_att *a, struct tracerd_latency *l)
+{
+	int cpu, b;
+
+	if (!a->lat)
+		return -ENODATA;
+	for_each_possible_cpu(cpu) {
+		const struct tracerd_lat_pcpu *pc = per_cpu_ptr(a->lat, cpu);
+		u64 n = 0, min;
+
+		for (b = 0; b < TRACERD_LAT_BUCKETS; b++) {
+			u64 v = READ_ONCE(pc->hist[b]);
+
+			l->hist[b] += v;
+			n += v;
+		}
+		l->sum_ns += READ_ONCE(pc->sum);
+		if (!n)
+			continue;
+		/* min is 0 until the first sample: a 0 ns one is hist[0] */
+		min = READ_ONCE(pc->hist[0]) ? 0 : READ_ONCE(pc->min);
+		if (!l->count || min < l->min_ns)
+			l->min_ns = min;
+		if (READ_ONCE(pc->max) > l->max_ns)
+			l->max_ns = READ_ONCE(pc->max);
+		l->count += n;
+	}
+	l->missed = tracerd_att_missed(a);
+	return 0;
 }

@@ -311,7 +311,8 @@ long tracerd_bench_patch(struct tracerd_bench_patch *b)
 	long ret;
 
 	ret = tracerd_att_check(b->mode, b->flags);
-	if (ret == -EINVAL || b->reserved || b->funcs == 0)
+	if (ret == -EINVAL || b->reserved || b->funcs == 0 ||
+	    (b->flags & TRACERD_ATTACH_LATENCY))
 		return -EINVAL;
 	if (b->funcs > TRACERD_BENCH_MAX_FUNCS)
 		return -E2BIG;
@@ -394,6 +395,7 @@ long tracerd_bench_all(struct tracerd_bench_all *b)
 
 	ret = tracerd_att_check(b->mode, b->flags);
 	if (ret == -EINVAL || b->mode != TRACERD_KMOD_CALLOPS ||
+	    (b->flags & TRACERD_ATTACH_LATENCY) ||
 	    memchr_inv(b->reserved, 0, sizeof(b->reserved)))
 		return -EINVAL;
 	if (ret)

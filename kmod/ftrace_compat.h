@@ -32,6 +32,19 @@
  *   many functions with ONE trampoline, registered with the (ops, addr)
  *   calls above on every kernel, the trampoline finding the function by
  *   its return address.
+ * - fprobe (kmod-callops latency): entry_handler/exit_handler with an
+ *   entry_data of entry_data_size bytes exist from v6.2, the entry
+ *   handler returns int (non-zero: no exit call) from v6.4, and both take
+ *   the return address (ret_ip) from v6.5: (fp, entry_ip, ret_ip, regs,
+ *   entry_data). regs is a struct pt_regs * up to v6.13 (fprobe on
+ *   rethook, FTRACE_OPS_FL_SAVE_REGS) and a struct ftrace_regs * from v6.14
+ *   (fprobe on the function-graph tracer). We use the v6.5+ shape only:
+ *   older kernels refuse callops latency (TRACERD_HAVE_FPROBE_LAT 0,
+ *   EOPNOTSUPP, not in latency_modes). Neither unregister waits for a
+ *   running exit handler (6.12: rethook_free() clears the handler, the
+ *   trampoline calls it with preemption off; 7.x: fprobe_return() checks
+ *   the fprobe is still registered with preemption off), so the module
+ *   calls synchronize_rcu() after unregister_fprobe() before freeing.
  */
 #ifndef TRACERD_FTRACE_COMPAT_H
 #define TRACERD_FTRACE_COMPAT_H
@@ -47,7 +60,20 @@
 
 #else /* !__ASSEMBLY__ */
 
+#include <linux/fprobe.h>
 #include <linux/ftrace.h>
+
+#if IS_ENABLED(CONFIG_FPROBE) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#define TRACERD_HAVE_FPROBE_LAT 1
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+typedef struct ftrace_regs tracerd_fprobe_regs_t;
+#else
+typedef struct pt_regs tracerd_fprobe_regs_t;
+#endif
+#else
+#define TRACERD_HAVE_FPROBE_LAT 0
+typedef struct pt_regs tracerd_fprobe_regs_t;
+#endif
 
 /* The kernel version this module was built against (FEATURES ioctl). */
 #define TRACERD_BUILT_FOR_VERSION	LINUX_VERSION_CODE

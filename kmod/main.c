@@ -28,7 +28,7 @@
 #include "ftrace_compat.h"
 #include "tracerd_kmod.h"
 
-#define TRACERD_KMOD_VERSION "0.2.0"
+#define TRACERD_KMOD_VERSION "0.3.0"
 
 struct tracerd_stats_live tracerd_live;
 
@@ -119,6 +119,7 @@ static long tracerd_ioc_features(void __user *arg)
 	f.max_relevant = TRACERD_BENCH_MAX_RELEVANT;
 	f.max_irrelevant = TRACERD_BENCH_MAX_IRRELEVANT;
 	f.max_funcs = TRACERD_BENCH_MAX_FUNCS;
+	f.latency_modes = tracerd_latency_modes();
 	strscpy(f.arch, init_utsname()->machine, sizeof(f.arch));
 	strscpy(f.release, init_utsname()->release, sizeof(f.release));
 	if (copy_to_user(arg, &f, sizeof(f)))
@@ -502,14 +503,35 @@ static long tracerd_ioc_counters(struct tracerd_file *f, void __user *arg)
 	memset(&c, 0, sizeof(c));
 	c.id = id;
 	tracerd_att_sum(a, &c.hits, &c.filtered);
-	if (a->mode == TRACERD_KMOD_KPROBE || a->mode == TRACERD_KMOD_KPROBE_INT3)
-		c.missed = READ_ONCE(a->kp.nmissed);
+	c.missed = tracerd_att_missed(a);
 	c.addr = a->addr;
 	c.probe_addr = a->probe_addr;
 	c.mode = a->mode;
 	c.flags = a->flags;
 	c.tgid = a->tgid;
 	if (copy_to_user(arg, &c, sizeof(c)))
+		return -EFAULT;
+	return 0;
+}
+
+static long tracerd_ioc_latency(struct tracerd_file *f, void __user *arg)
+{
+	struct tracerd_latency l;	/* 384 bytes */
+	struct tracerd_att *a;
+	u64 id;
+	int ret;
+
+	if (copy_from_user(&id, arg, sizeof(id)))
+		return -EFAULT;
+	a = (id == 0 || id > U32_MAX) ? NULL : xa_load(&f->atts, id);
+	if (!a)
+		return -ENOENT;
+	memset(&l, 0, sizeof(l));
+	l.id = id;
+	ret = tracerd_att_latency(a, &l);
+	if (ret)
+		return ret;
+	if (copy_to_user(arg, &l, sizeof(l)))
 		return -EFAULT;
 	return 0;
 }
@@ -610,6 +632,7 @@ static long tracerd_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	case TRACERD_IOC_SITE:
 	case TRACERD_IOC_ATTACH_BATCH:
 	case TRACERD_IOC_DETACH_BATCH:
+	case TRACERD_IOC_LATENCY:
 		break;
 	default:
 		return -ENOTTY;
@@ -626,6 +649,8 @@ static long tracerd_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		ret = tracerd_ioc_attach_batch(f, uarg);
 	else if (cmd == TRACERD_IOC_DETACH_BATCH)
 		ret = tracerd_ioc_detach_batch(f, uarg);
+	else if (cmd == TRACERD_IOC_LATENCY)
+		ret = tracerd_ioc_latency(f, uarg);
 	else
 		ret = tracerd_ioc_counters(f, uarg);
 	mutex_unlock(&f->lock);

@@ -7,6 +7,7 @@
 #define TRACERD_KMOD_H
 
 #include <linux/atomic.h>
+#include <linux/fprobe.h>
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
@@ -18,6 +19,19 @@
 struct tracerd_pcpu {
 	u64 hits;
 	u64 filtered;
+};
+
+/*
+ * Per-CPU latency of one attachment made with TRACERD_ATTACH_LATENCY:
+ * written with this_cpu ops only (min/max by this_cpu_cmpxchg), so an
+ * interrupt timing another call on the same CPU loses nothing. min is 0
+ * until the first sample (a 0 ns sample shows as hist[0]).
+ */
+struct tracerd_lat_pcpu {
+	u64 sum;
+	u64 min;
+	u64 max;
+	u64 hist[TRACERD_LAT_BUCKETS];
 };
 
 /*
@@ -38,9 +52,12 @@ struct tracerd_att {
 	unsigned long addr;		/* function entry */
 	unsigned long probe_addr;	/* where the hook sits */
 	struct tracerd_pcpu __percpu *pcpu;
+	struct tracerd_lat_pcpu __percpu *lat;	/* TRACERD_ATTACH_LATENCY, or NULL */
 	union {
 		struct ftrace_ops ops;	/* callops, direct */
 		struct kprobe kp;	/* kprobe, kprobe-int3 */
+		struct kretprobe krp;	/* kprobe + latency (krp.kp is kp) */
+		struct fprobe fp;	/* callops + latency */
 	};
 };
 
@@ -69,6 +86,9 @@ int tracerd_kprobes_arm(struct tracerd_att **atts, unsigned int n);
 void tracerd_kprobes_disarm(struct tracerd_att **atts, unsigned int n);
 void tracerd_att_free(struct tracerd_att *a);
 void tracerd_att_sum(const struct tracerd_att *a, u64 *hits, u64 *filtered);
+u32 tracerd_latency_modes(void);
+u64 tracerd_att_missed(const struct tracerd_att *a);
+int tracerd_att_latency(const struct tracerd_att *a, struct tracerd_latency *l);
 int tracerd_att_site(const struct tracerd_att *a, struct tracerd_site *s);
 int tracerd_att_arm_all(struct tracerd_att *a, ftrace_func_t func);
 void tracerd_direct_exit(void);

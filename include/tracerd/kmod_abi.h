@@ -45,8 +45,12 @@
  *     ENOSPC        TRACERD_MAX_ATTACH attachments on this file, or every
  *                   direct trampoline slot is in use
  *     ENOMEM        out of memory
- *   TRACERD_IOC_DETACH, TRACERD_IOC_COUNTERS, TRACERD_IOC_SITE
+ *   TRACERD_IOC_DETACH, TRACERD_IOC_COUNTERS, TRACERD_IOC_SITE,
+ *   TRACERD_IOC_LATENCY
  *     ENOENT        no attachment with that id on this file
+ *   TRACERD_IOC_LATENCY
+ *     ENODATA       the attachment does not time calls (no
+ *                   TRACERD_ATTACH_LATENCY)
  *   TRACERD_IOC_ATTACH_BATCH, TRACERD_IOC_DETACH_BATCH (the call as a whole)
  *     EINVAL        bad header: mode/flags/tgid as for ATTACH, count 0,
  *                   non-zero reserved
@@ -104,8 +108,9 @@
 #define TRACERD_IOC_MAGIC	'x'
 
 #define TRACERD_ABI_MAJOR	1
-#define TRACERD_ABI_MINOR	4	/* 1.2: SITE, BENCH_ALL; 1.3: ATTACH_BATCH, DETACH_BATCH;
-					 * 1.4: SITES */
+#define TRACERD_ABI_MINOR	5	/* 1.2: SITE, BENCH_ALL; 1.3: ATTACH_BATCH, DETACH_BATCH;
+					 * 1.4: SITES;
+					 * 1.5: ATTACH_LATENCY, LATENCY, features.latency_modes */
 
 /* Attach modes (DESIGN.md, "The three attach paths"). 0 is never valid. */
 enum tracerd_kmod_mode {
@@ -118,7 +123,24 @@ enum tracerd_kmod_mode {
 
 /* Attach flags. */
 #define TRACERD_ATTACH_SAVE_REGS (1U << 0)	/* callops: FTRACE_OPS_FL_SAVE_REGS */
-#define TRACERD_ATTACH_FLAGS	TRACERD_ATTACH_SAVE_REGS
+/*
+ * Time every call entry -> return into a per-CPU log2 histogram
+ * (TRACERD_IOC_LATENCY). kmod-kprobe: a kretprobe (entry_handler, the
+ * entry time in the instance data); kmod-callops: an fprobe of its own
+ * (rethook before 6.14, the function-graph tracer from 6.14), kernels >=
+ * 6.5 with CONFIG_FPROBE only. Which modes take it here:
+ * tracerd_features.latency_modes. kprobe-int3 and save_regs: EINVAL (a
+ * return hook sits at the entry, through its own ops); kmod-direct:
+ * EOPNOTSUPP (its return would need a shadow stack in the trampoline: not
+ * built).
+ */
+#define TRACERD_ATTACH_LATENCY	(1U << 1)
+#define TRACERD_ATTACH_FLAGS	(TRACERD_ATTACH_SAVE_REGS | TRACERD_ATTACH_LATENCY)
+
+/* Histogram buckets of TRACERD_IOC_LATENCY: log2 ns, the layout of the BPF
+ * side's (tracerd/trace.h TRACERD_HIST_BUCKETS, tracerd_hist_bucket()):
+ * 0 ns -> 0, [2^(i-1), 2^i) ns -> i, the last bucket open-ended. */
+#define TRACERD_LAT_BUCKETS	40
 
 /* Limits (also reported by TRACERD_IOC_FEATURES). */
 #define TRACERD_NAME_LEN		128	/* bytes, NUL included */
@@ -162,7 +184,8 @@ struct tracerd_features {
 	__u32 max_relevant;	/* out: TRACERD_BENCH_MAX_RELEVANT */
 	__u32 max_irrelevant;	/* out: TRACERD_BENCH_MAX_IRRELEVANT */
 	__u32 max_funcs;	/* out: TRACERD_BENCH_MAX_FUNCS */
-	__u32 reserved;		/* out: 0 */
+	__u32 latency_modes;	/* out: bit (1 << mode) where TRACERD_ATTACH_LATENCY
+				 * works here (ABI < 1.5: reserved, 0) */
 	char arch[16];		/* out: "x86_64", "arm64", ... */
 	char release[64];	/* out: running kernel's uname -r */
 };
@@ -245,7 +268,8 @@ struct tracerd_bench_ops {
  * whose filter holds K addresses, set by ftrace_set_filter_ips, what
  * enabling a tracer does; kprobe modes: one register_kprobes() batch) and
  * (b) as K separate attachments. Between attach and detach each function
- * is called once, so both hit counts must equal K.
+ * is called once, so both hit counts must equal K. TRACERD_ATTACH_LATENCY
+ * is not taken here nor by BENCH_ALL (EINVAL); BENCH_OPS takes it.
  */
 struct tracerd_bench_patch {
 	__u32 mode;		/* in: enum tracerd_kmod_mode */
@@ -427,6 +451,27 @@ struct tracerd_sites {
 	__u64 reserved;		/* in: must be 0 */
 };
 
+/*
+ * TRACERD_IOC_LATENCY: the latency histogram of an attachment made with
+ * TRACERD_ATTACH_LATENCY, summed over CPUs (min and max combined). Each
+ * sample is one call timed entry -> return with ktime_get_mono_fast_ns()
+ * (the clock of bpf_ktime_get_ns()); a call is in `count` once it returned.
+ * Errors: ENOENT no attachment with that id on this file; ENODATA the
+ * attachment was made without TRACERD_ATTACH_LATENCY.
+ */
+struct tracerd_latency {
+	__u64 id;		/* in: id from TRACERD_IOC_ATTACH */
+	__u64 count;		/* out: timed calls, the sum of hist */
+	__u64 sum_ns;		/* out: sum of their durations */
+	__u64 min_ns;		/* out: 0 when count is 0 */
+	__u64 max_ns;		/* out */
+	__u64 missed;		/* out: calls the kernel did not time (kretprobe
+				 * or fprobe nmissed: no free return instance,
+				 * recursion) */
+	__u64 reserved[2];	/* out: 0 */
+	__u64 hist[TRACERD_LAT_BUCKETS];	/* out */
+};
+
 #define TRACERD_IOC_VERSION	_IOR(TRACERD_IOC_MAGIC, 1, struct tracerd_version)
 #define TRACERD_IOC_FEATURES	_IOR(TRACERD_IOC_MAGIC, 2, struct tracerd_features)
 #define TRACERD_IOC_ATTACH	_IOWR(TRACERD_IOC_MAGIC, 3, struct tracerd_attach)
@@ -440,6 +485,7 @@ struct tracerd_sites {
 #define TRACERD_IOC_ATTACH_BATCH _IOWR(TRACERD_IOC_MAGIC, 11, struct tracerd_batch)
 #define TRACERD_IOC_DETACH_BATCH _IOWR(TRACERD_IOC_MAGIC, 12, struct tracerd_batch)
 #define TRACERD_IOC_SITES	_IOWR(TRACERD_IOC_MAGIC, 13, struct tracerd_sites)
+#define TRACERD_IOC_LATENCY	_IOWR(TRACERD_IOC_MAGIC, 14, struct tracerd_latency)
 
 #ifndef __cplusplus
 _Static_assert(sizeof(struct tracerd_version) == 40, "tracerd_version ABI size");
@@ -456,6 +502,8 @@ _Static_assert(sizeof(struct tracerd_batch_entry) == 160, "tracerd_batch_entry A
 _Static_assert(sizeof(struct tracerd_batch) == 32, "tracerd_batch ABI size");
 _Static_assert(sizeof(struct tracerd_site_entry) == 256, "tracerd_site_entry ABI size");
 _Static_assert(sizeof(struct tracerd_sites) == 24, "tracerd_sites ABI size");
+_Static_assert(sizeof(struct tracerd_latency) == 64 + 8 * TRACERD_LAT_BUCKETS,
+	       "tracerd_latency ABI size");
 #endif
 
 #endif /* TRACERD_KMOD_ABI_H */

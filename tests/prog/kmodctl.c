@@ -22,7 +22,7 @@
  *                                         attach each MODE:FUNC, touch FILE,
  *                                         sleep until killed
  *   kmodctl hot FUNC                      call FUNC forever (load generator)
- *   kmodctl detach ID | counters ID | site ID
+ *   kmodctl detach ID | counters ID | site ID | latency ID
  *                                         on a fresh fd: ENOENT expected
  *   kmodctl ioctl-nr NR                   an unknown ioctl number
  *   kmodctl bench-ops MODE N R I [--save-regs] [--reps K]
@@ -68,6 +68,11 @@
  *                    with no NUL (N = field size)
  *   --tgid N|self    tgid filter (default self for count/cycles, 0 else)
  *   --flags N  --reserved N  --repeat R
+ *   --latency        TRACERD_ATTACH_LATENCY: count also reads each
+ *                    attachment's histogram (TRACERD_IOC_LATENCY), prints
+ *                    "lat: count=.. sum=.. min=.. max=.. missed=.. hist=.."
+ *                    and exits 1 unless count == hist total == N, min <= max
+ *                    and nothing missed; without it, LATENCY must say ENODATA
  *   --other M        count: a child process makes M calls too (filtered)
  * Exit status: 0 ok, errno of a failed ioctl, 1 mismatch, 2 usage.
  */
@@ -186,6 +191,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 		if (!strcmp(a, "--save-regs")) {
 			o->flags |= TRACERD_ATTACH_SAVE_REGS;
+			continue;
+		}
+		if (!strcmp(a, "--latency")) {
+			o->flags |= TRACERD_ATTACH_LATENCY;
 			continue;
 		}
 		if (!v) {
@@ -338,6 +347,8 @@ static int cmd_features(void)
 	       f.direct_slots, f.name_len, f.max_attach, (unsigned long long)f.max_calls);
 	printf("max_relevant=%u max_irrelevant=%u max_funcs=%u arch=%s release=%s\n",
 	       f.max_relevant, f.max_irrelevant, f.max_funcs, f.arch, f.release);
+	printf("latency_mask=0x%x fprobe=%d\n", f.latency_modes,
+	       !!(f.flags & TRACERD_FEAT_FPROBE));
 	printf("direct_calls=%d call_ops=%d with_args=%d with_regs=%d kprobes=%d "
 	       "kprobes_on_ftrace=%d ibt=%d call_depth=%d\n",
 	       !!(f.flags & TRACERD_FEAT_DIRECT_CALLS), !!(f.flags & TRACERD_FEAT_CALL_OPS),
@@ -411,6 +422,47 @@ static int cmd_attach(int argc, char **argv)
 	return err;
 }
 
+/*
+ * The latency of attachment id after n calls: with TRACERD_ATTACH_LATENCY
+ * every call timed once (count == sum of hist == n), min <= max, nothing
+ * missed; without it the ioctl says ENODATA. 0, errno, or 1 on mismatch.
+ */
+static int check_latency(int fd, __u64 id, __u32 flags, long n, int verbose)
+{
+	struct tracerd_latency l = { .id = id };
+	unsigned long long total = 0;
+	int b, e;
+
+	if (ioctl(fd, TRACERD_IOC_LATENCY, &l)) {
+		e = errno;
+		if (!(flags & TRACERD_ATTACH_LATENCY) && e == ENODATA)
+			return 0;
+		printf("latency %llu: error %s\n", (unsigned long long)id, errname(e));
+		return e;
+	}
+	if (!(flags & TRACERD_ATTACH_LATENCY)) {
+		printf("MISMATCH attachment %llu: LATENCY answered without the flag\n",
+		       (unsigned long long)id);
+		return 1;
+	}
+	for (b = 0; b < TRACERD_LAT_BUCKETS; b++)
+		total += l.hist[b];
+	if (verbose)
+		printf("lat: count=%llu sum=%llu min=%llu max=%llu missed=%llu hist=%llu\n",
+		       (unsigned long long)l.count, (unsigned long long)l.sum_ns,
+		       (unsigned long long)l.min_ns, (unsigned long long)l.max_ns,
+		       (unsigned long long)l.missed, total);
+	if (l.count != (__u64)n || total != l.count || l.min_ns > l.max_ns || l.missed ||
+	    l.reserved[0] || l.reserved[1] || l.id != id) {
+		printf("MISMATCH attachment %llu: latency count=%llu hist=%llu want %ld, "
+		       "min=%llu max=%llu missed=%llu\n", (unsigned long long)id,
+		       (unsigned long long)l.count, total, n, (unsigned long long)l.min_ns,
+		       (unsigned long long)l.max_ns, (unsigned long long)l.missed);
+		return 1;
+	}
+	return 0;
+}
+
 /* Attach R times, make n calls (and m from a child), check every count. */
 static int count_once(int fd, const char *mode, const char *func, long n,
 		      const struct opts *o, int verbose)
@@ -453,6 +505,8 @@ static int count_once(int fd, const char *mode, const char *func, long n,
 			       (unsigned long long)c.missed);
 			bad = 1;
 		}
+		if (check_latency(fd, ids[i], req.flags, n, verbose))
+			bad = 1;
 		if (o->other > 0 && c.filtered < (__u64)o->other) {
 			printf("MISMATCH attachment %llu: filtered=%llu want >= %ld\n",
 			       (unsigned long long)ids[i], (unsigned long long)c.filtered,
@@ -545,6 +599,15 @@ static int cmd_id(const char *what, const char *id)
 		return detach(fd, strtoull(id, NULL, 0));
 	if (!strcmp(what, "site"))
 		return print_site(fd, strtoull(id, NULL, 0), "id");
+	if (!strcmp(what, "latency")) {
+		struct tracerd_latency l = { .id = strtoull(id, NULL, 0) };
+
+		if (ioctl(fd, TRACERD_IOC_LATENCY, &l)) {
+			printf("latency: error %s\n", errname(errno));
+			return errno;
+		}
+		return 0;
+	}
 	return read_counters(fd, strtoull(id, NULL, 0), &c);
 }
 
@@ -1075,8 +1138,8 @@ int main(int argc, char **argv)
 		return cmd_hold(rest, av);
 	if (!strcmp(cmd, "hot") && rest == 1)
 		return cmd_hot(av[0]);
-	if ((!strcmp(cmd, "detach") || !strcmp(cmd, "counters") || !strcmp(cmd, "site")) &&
-	    rest == 1)
+	if ((!strcmp(cmd, "detach") || !strcmp(cmd, "counters") || !strcmp(cmd, "site") ||
+	     !strcmp(cmd, "latency")) && rest == 1)
 		return cmd_id(cmd, av[0]);
 	if (!strcmp(cmd, "ioctl-nr") && rest == 1)
 		return cmd_ioctl_nr(av[0]);

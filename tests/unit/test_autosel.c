@@ -3,16 +3,19 @@
  * Every row of the auto decision table (docs/auto.md) with the feature
  * sets of the test kernels: 7.2 (everything), 6.12 (no fsession or
  * fentry.multi), 6.1 (no kprobe.multi, no kprobe.session), this host
- * (tp-btf only), and a kernel with only the module.
+ * (tp-btf only), and a kernel with only the module; the *_bpf sets are
+ * the same kernels without the module loaded.
  */
 #include "../../lib/autosel.h"
 #include "../../lib/modes.h"
 #include "test.h"
 
 static bool all[TRACERD_MODE_NR], k612[TRACERD_MODE_NR], k61[TRACERD_MODE_NR], host[TRACERD_MODE_NR],
-	    kmod_only[TRACERD_MODE_NR];
+	    kmod_only[TRACERD_MODE_NR], all_bpf[TRACERD_MODE_NR], k612_bpf[TRACERD_MODE_NR],
+	    k61_bpf[TRACERD_MODE_NR];
 
-/* the backends' caps (daemon/be_*.c), as the registry hands them over */
+/* the backends' caps (daemon/be_*.c), as the registry hands them over
+ * (kmod-callops and kmod-kprobe: latency where the module has it) */
 #define BPF_FN	(MODE_CAP_FUNCTION | MODE_CAP_LATENCY | MODE_CAP_COMM | MODE_CAP_PID | \
 		 MODE_CAP_RECORD | MODE_CAP_ERRORS)
 #define KMOD_FN	(MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_NEEDS_ADDR)
@@ -22,13 +25,16 @@ static const unsigned int caps[TRACERD_MODE_NR] = {
 	[TRACERD_MODE_KPROBE_INT3] = BPF_FN,
 	[TRACERD_MODE_KPROBE_MULTI] = BPF_FN | MODE_CAP_MULTI,
 	[TRACERD_MODE_TP_BTF] = MODE_CAP_TRACEPOINT | MODE_CAP_COMM | MODE_CAP_PID | MODE_CAP_RECORD,
-	[TRACERD_MODE_KMOD_CALLOPS] = KMOD_FN,
+	[TRACERD_MODE_KMOD_CALLOPS] = KMOD_FN | MODE_CAP_LATENCY,
 	[TRACERD_MODE_KMOD_DIRECT] = KMOD_FN | MODE_CAP_DIRECT_CALL | MODE_CAP_DIRECT_EXCL,
-	[TRACERD_MODE_KMOD_KPROBE] = KMOD_FN,
+	[TRACERD_MODE_KMOD_KPROBE] = KMOD_FN | MODE_CAP_LATENCY,
 	[TRACERD_MODE_KPROBE_SESSION] = BPF_FN | MODE_CAP_MULTI,
 	[TRACERD_MODE_FSESSION] = BPF_FN | MODE_CAP_MULTI | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
 	[TRACERD_MODE_FENTRY_MULTI] = BPF_FN | MODE_CAP_MULTI | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
 };
+/* the same with a module that has no fprobe (6.1, arm64 6.12): no latency
+ * in kmod-callops */
+static unsigned int caps_nofprobe[TRACERD_MODE_NR];
 
 static void profiles(void)
 {
@@ -41,7 +47,12 @@ static void profiles(void)
 			 k612[m];
 		host[m] = m == TRACERD_MODE_TP_BTF;
 		kmod_only[m] = tracerd_mode_is_kmod(m) || m == TRACERD_MODE_TP_BTF;
+		all_bpf[m] = all[m] && !tracerd_mode_is_kmod(m);
+		k612_bpf[m] = k612[m] && !tracerd_mode_is_kmod(m);
+		k61_bpf[m] = k61[m] && !tracerd_mode_is_kmod(m);
+		caps_nofprobe[m] = caps[m];
 	}
+	caps_nofprobe[TRACERD_MODE_KMOD_CALLOPS] &= ~MODE_CAP_LATENCY;
 }
 
 /* first candidate, or -1 */
@@ -66,8 +77,11 @@ TEST(row1_tracepoint)
 TEST(row2_one_function)
 {
 	profiles();
-	ASSERT_EQ(pick(all, false, 1, false, false), TRACERD_MODE_FENTRY, "6.12");
-	ASSERT_EQ(pick(k61, false, 1, false, false), TRACERD_MODE_FENTRY, "6.1");
+	/* the module loaded: its native callback */
+	ASSERT_EQ(pick(all, false, 1, false, false), TRACERD_MODE_KMOD_CALLOPS, "7.2 module");
+	ASSERT_EQ(pick(k61, false, 1, false, false), TRACERD_MODE_KMOD_CALLOPS, "6.1 module");
+	ASSERT_EQ(pick(all_bpf, false, 1, false, false), TRACERD_MODE_FENTRY, "7.2");
+	ASSERT_EQ(pick(k61_bpf, false, 1, false, false), TRACERD_MODE_FENTRY, "6.1");
 	ASSERT_EQ(pick(host, false, 1, false, false), -1, "host: nothing");
 }
 
@@ -87,11 +101,13 @@ TEST(row4_direct_call_taken)
 	enum auto_skip skip[TRACERD_MODE_NR];
 
 	profiles();
-	r.available = all;
-	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 3, "candidates");
+	r.available = all_bpf;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 2, "candidates");
 	ASSERT_EQ(out[0], TRACERD_MODE_KPROBE, "6.12: kprobe");
 	ASSERT_EQ(skip[TRACERD_MODE_FENTRY], AUTO_SKIP_DIRECT_CALL, "why");
-	ASSERT_EQ(pick(k61, false, 1, true, false), TRACERD_MODE_KPROBE, "6.1: kprobe");
+	ASSERT_EQ(pick(k61_bpf, false, 1, true, false), TRACERD_MODE_KPROBE, "6.1: kprobe");
+	/* the module's callback shares the function's ftrace site */
+	ASSERT_EQ(pick(k61, false, 1, true, false), TRACERD_MODE_KMOD_CALLOPS, "6.1 module");
 	/* a glob is not affected: fentry failing on one function is row 5 */
 	ASSERT_EQ(pick(k61, false, 100, true, false), TRACERD_MODE_FENTRY, "6.1 glob");
 }
@@ -106,9 +122,10 @@ TEST(row5_order_for_fallback)
 	r.available = all;
 	/* the registry tries these in turn when the kernel refuses one */
 	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 4, "count");
-	ASSERT_EQ(out[1], TRACERD_MODE_KPROBE, "after fentry");
-	ASSERT_EQ(out[2], TRACERD_MODE_KPROBE_MULTI, "then kprobe-multi");
-	ASSERT_EQ(out[3], TRACERD_MODE_KMOD_CALLOPS, "then the module");
+	ASSERT_EQ(out[0], TRACERD_MODE_KMOD_CALLOPS, "the module first");
+	ASSERT_EQ(out[1], TRACERD_MODE_FENTRY, "then fentry");
+	ASSERT_EQ(out[2], TRACERD_MODE_KPROBE, "after fentry");
+	ASSERT_EQ(out[3], TRACERD_MODE_KPROBE_MULTI, "then kprobe-multi");
 	ASSERT_EQ(skip[TRACERD_MODE_KMOD_DIRECT], AUTO_NOT_CONSIDERED, "never direct");
 }
 
@@ -122,9 +139,28 @@ TEST(row7_kmod_only)
 	ASSERT_EQ(pick(kmod_only, false, 1, false, false), TRACERD_MODE_KMOD_CALLOPS, "module");
 	ASSERT_EQ(pick(kmod_only, false, 50, false, false), TRACERD_MODE_KMOD_CALLOPS, "glob");
 	r.available = kmod_only;
-	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 0, "latency: none");
-	ASSERT_EQ(skip[TRACERD_MODE_KMOD_CALLOPS], AUTO_SKIP_OPTIONS, "why");
+	/* latency: the module's fprobe, else its kretprobe */
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 2, "latency: the module");
+	ASSERT_EQ(out[0], TRACERD_MODE_KMOD_CALLOPS, "latency: fprobe");
+	ASSERT_EQ(out[1], TRACERD_MODE_KMOD_KPROBE, "latency: then kretprobe");
 	ASSERT_EQ(skip[TRACERD_MODE_FENTRY], AUTO_SKIP_UNAVAILABLE, "fentry why");
+	r.caps = caps_nofprobe;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 1, "latency, no fprobe");
+	ASSERT_EQ(out[0], TRACERD_MODE_KMOD_KPROBE, "latency, no fprobe: kretprobe");
+	ASSERT_EQ(skip[TRACERD_MODE_KMOD_CALLOPS], AUTO_SKIP_OPTIONS, "why");
+	/* a module without fprobe next to BPF (6.1): its kretprobe first */
+	r.available = k61;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 3, "6.1 module, latency");
+	ASSERT_EQ(out[0], TRACERD_MODE_KMOD_KPROBE, "6.1 module, latency: kretprobe");
+	ASSERT_EQ(out[1], TRACERD_MODE_FENTRY, "6.1 module, latency: then fentry");
+	r.available = kmod_only;
+	/* comm: the module has no comm filter */
+	r.caps = caps;
+	r.latency = false;
+	r.comm = true;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 0, "comm: none");
+	ASSERT_EQ(skip[TRACERD_MODE_KMOD_CALLOPS], AUTO_SKIP_OPTIONS, "comm why");
+	r.comm = false;
 	/* the module has no ring buffer: --record is an option it cannot honour */
 	r.latency = false;
 	r.record = true;
@@ -133,6 +169,7 @@ TEST(row7_kmod_only)
 	r.available = all;
 	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 3, "record: the BPF modes");
 	ASSERT_EQ(out[0], TRACERD_MODE_FENTRY, "record: fentry");
+	ASSERT_EQ(skip[TRACERD_MODE_KMOD_CALLOPS], AUTO_SKIP_OPTIONS, "record: not the module");
 	/* nor has it the return value --errors needs */
 	r.record = false;
 	r.errors = true;
@@ -149,14 +186,16 @@ TEST(row7_kmod_only)
 TEST(row9_one_function_latency)
 {
 	profiles();
-	ASSERT_EQ(pick(all, false, 1, false, true), TRACERD_MODE_FSESSION, "7.2");
+	/* the module loaded: its fprobe (kmod-callops) */
+	ASSERT_EQ(pick(all, false, 1, false, true), TRACERD_MODE_KMOD_CALLOPS, "7.2 module");
+	ASSERT_EQ(pick(all_bpf, false, 1, false, true), TRACERD_MODE_FSESSION, "7.2");
 	/* the function's direct call is taken: not the trampoline (row 4) */
-	ASSERT_EQ(pick(all, false, 1, true, true), TRACERD_MODE_KPROBE_SESSION, "7.2 direct");
-	ASSERT_EQ(pick(k612, false, 1, false, true), TRACERD_MODE_KPROBE_SESSION, "6.12");
-	ASSERT_EQ(pick(k61, false, 1, false, true), TRACERD_MODE_FENTRY, "6.1: no sessions");
+	ASSERT_EQ(pick(all_bpf, false, 1, true, true), TRACERD_MODE_KPROBE_SESSION, "7.2 direct");
+	ASSERT_EQ(pick(k612_bpf, false, 1, false, true), TRACERD_MODE_KPROBE_SESSION, "6.12");
+	ASSERT_EQ(pick(k61_bpf, false, 1, false, true), TRACERD_MODE_FENTRY, "6.1: no sessions");
 	ASSERT_EQ(pick(host, false, 1, false, true), -1, "host: nothing");
 	/* without latency a session buys nothing: row 2 */
-	ASSERT_EQ(pick(k612, false, 1, false, false), TRACERD_MODE_FENTRY, "6.12 count");
+	ASSERT_EQ(pick(k612_bpf, false, 1, false, false), TRACERD_MODE_FENTRY, "6.12 count");
 }
 
 TEST(row10_many_functions_latency)
@@ -172,7 +211,9 @@ TEST(row10_many_functions_latency)
 	for (m = 0; m < TRACERD_MODE_NR; m++)
 		nosess[m] = all[m] && m != TRACERD_MODE_FSESSION && m != TRACERD_MODE_KPROBE_SESSION;
 	ASSERT_EQ(pick(nosess, false, 100, false, true), TRACERD_MODE_FENTRY_MULTI, "7.2 sessions off");
-	ASSERT_EQ(pick(kmod_only, false, 100, false, true), -1, "module only: no latency");
+	/* module only: its fprobe per function (kmod-callops, last of the row) */
+	ASSERT_EQ(pick(kmod_only, false, 100, false, true), TRACERD_MODE_KMOD_CALLOPS,
+		  "module only: its latency");
 }
 
 TEST_MAIN()

@@ -40,6 +40,7 @@ TEST(ioctl_numbers)
 		PIN(TRACERD_IOC_ATTACH_BATCH, 0xc020780b),
 		PIN(TRACERD_IOC_SITES, 0xc018780d),
 		PIN(TRACERD_IOC_DETACH_BATCH, 0xc020780c),
+		PIN(TRACERD_IOC_LATENCY, 0xc180780e),
 	};
 	CHECK(t);
 }
@@ -110,6 +111,12 @@ TEST(struct_layouts)
 		OFF(tracerd_sites, count, 8),
 		OFF(tracerd_sites, done, 12),
 		OFF(tracerd_sites, reserved, 16),
+		OFF(tracerd_features, latency_modes, 52),
+		PIN(sizeof(struct tracerd_latency), 384),
+		OFF(tracerd_latency, count, 8),
+		OFF(tracerd_latency, min_ns, 24),
+		OFF(tracerd_latency, missed, 40),
+		OFF(tracerd_latency, hist, 64),
 	};
 	CHECK(t);
 }
@@ -124,7 +131,10 @@ TEST(constants)
 		PIN(TRACERD_KMOD_KPROBE_INT3, 4),
 		PIN(TRACERD_KMOD_MODE_MAX, 4),
 		PIN(TRACERD_ATTACH_SAVE_REGS, 1),
-		PIN(TRACERD_ATTACH_FLAGS, 1),
+		PIN(TRACERD_ATTACH_LATENCY, 2),
+		PIN(TRACERD_ATTACH_FLAGS, 3),
+		PIN(TRACERD_LAT_BUCKETS, 40),
+		PIN(TRACERD_ABI_MINOR >= 4, 1),
 		PIN(TRACERD_SITE_NOP, 0),
 		PIN(TRACERD_SITE_DIRECT, 1),
 		PIN(TRACERD_SITE_CALLER, 2),

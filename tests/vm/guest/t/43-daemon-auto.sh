@@ -12,10 +12,15 @@ reason() { jp .attachment.mode_reason < "$TD/auto.json"; }
 
 # row 1: a tracepoint -> tp-btf
 expect_eq "row 1: tracepoint" "$(auto tp:task/task_rename)" tp-btf
-# row 2: one function -> fentry
+# row 2: one function -> the module's kmod-callops (it is loaded here)
+expect_eq "row 2: one function, module loaded" "$(auto tracerd_testmod_target)" kmod-callops
+reason | grep -q "the module is loaded" || fail "row 2: reason: $(reason)"
+$C detach --all > /dev/null
+# row 7: a comm filter, which the module lacks -> fentry
 # (kprobe without BPF trampolines: arm64 6.1)
 want=fentry; [ "$(feature fentry)" = true ] || want=kprobe
-expect_eq "row 2: one function" "$(auto tracerd_testmod_target)" "$want"
+expect_eq "row 7: one function, comm" "$(auto tracerd_testmod_target --comm t43)" "$want"
+reason | grep -q "not kmod-callops: the mode has no comm" || fail "row 7: reason: $(reason)"
 $C detach --all > /dev/null
 # row 3: many functions -> fentry-multi (7.x) or kprobe-multi (one link); without fprobe (6.1) fentry
 want=kprobe-multi
@@ -28,7 +33,10 @@ $C detach --all > /dev/null
 # row 4: the function carries a direct call (kmod-direct) -> not fentry
 if [ "$(feature kmod-direct)" = true ]; then
 	$C attach tracerd_testmod_target --mode kmod-direct > /dev/null || fail "kmod-direct attach"
-	expect_eq "row 4: direct call taken" "$(auto tracerd_testmod_target --pid 1)" kprobe
+	# the module's callback shares the site with the direct call
+	expect_eq "row 4: direct call taken, module" "$(auto tracerd_testmod_target --pid 1)" kmod-callops
+	# a comm filter leaves the BPF modes: not fentry
+	expect_eq "row 4: direct call taken" "$(auto tracerd_testmod_target --pid 1 --comm t43)" kprobe
 	reason | grep -q "direct call" || fail "row 4: reason lacks the direct call: $(reason)"
 	out=$($C --json attach tracerd_testmod_target --mode fentry --pid 2); rc=$?
 	expect_eq "row 4: explicit fentry on a direct-call function (exit)" $rc 6
@@ -41,7 +49,11 @@ fi
 fn=$(grep -E '^[a-z_0-9]+\.(constprop|isra)\.[0-9]+$' /sys/kernel/tracing/available_filter_functions |
 	sort | uniq -u | grep -v -E '^(bpf|htab|ftrace|kprobe|rcu|perf)' | head -n1)
 if [ -n "$fn" ]; then
-	expect_eq "row 5: fentry refused ($fn)" "$(auto "$fn")" kprobe
+	# the module needs no BTF
+	expect_eq "row 5: no BTF ($fn), module" "$(auto "$fn")" kmod-callops
+	$C detach --all > /dev/null
+	# a comm filter leaves the BPF modes
+	expect_eq "row 5: fentry refused ($fn)" "$(auto "$fn" --comm t43)" kprobe
 	reason | grep -q "not fentry" || fail "row 5: no reason: $(reason)"
 	$C detach --all > /dev/null
 else
@@ -56,8 +68,15 @@ first_available() {
 	local m
 	for m in "$@"; do [ "$(feature "$m")" = true ] && { echo "$m"; return; }; done
 }
-# row 9: one function, latency -> a session form; without (6.1) row 2's order
-expect_eq "row 9: one function, latency" "$(auto tracerd_testmod_target --latency)" \
+# row 9: one function, latency -> the module's fprobe (kmod-callops) where
+# the kernel has fprobe, else its kretprobe (kmod-kprobe)
+want=kmod-kprobe; kernel_has fprobe && want=kmod-callops
+expect_eq "row 9: one function, latency, module" "$(auto tracerd_testmod_target --latency)" $want
+[ $want = kmod-kprobe ] && { reason | grep -q "not kmod-callops: the mode has no latency" ||
+	fail "row 9: no reason for skipping kmod-callops: $(reason)"; }
+$C detach --all > /dev/null
+# without the module's options (comm): a session form; without (6.1) row 2's order
+expect_eq "row 9: one function, latency, comm" "$(auto tracerd_testmod_target --latency --comm t43)" \
 	"$(first_available fsession kprobe-session fentry kprobe kprobe-multi)"
 $C detach --all > /dev/null
 # row 10: many functions, latency -> one session link

@@ -5,12 +5,30 @@
 # vfs_write (the caller, through the debugfs write) timed too, in the same
 # mode, the entry times of both stack up per task: each return takes its
 # own call's, so both get one sample per call and each write that slept
-# lasted at least US.
+# lasted at least US. The module's
+# latency (kmod-kprobe: kretprobe; kmod-callops: fprobe, where the kernel
+# has it) the same way, in stats, JSON and /metrics; --latency where the
+# module has none is refused with the reason.
 source ./t/40-daemon-lib.sh
 load_testmod
-daemon_start
+[ -e /dev/tracerd ] || load_kmod
+PORT=19478
+ip link set lo up 2>/dev/null	# the test boot brings up no network
+daemon_start "listen = 127.0.0.1:$PORT"
 us=2000 k=5
-for m in fentry kprobe kprobe-multi; do
+kmods="kmod-kprobe"
+if kernel_has fprobe; then
+	kmods="$kmods kmod-callops"
+else
+	out=$($C --json attach tracerd_testmod_sleep --mode kmod-callops --latency); rc=$?
+	expect_eq "kmod-callops --latency without fprobe: exit" $rc 6
+	grep -q "has no latency here: kmod: no fprobe" <<< "$out" || fail "kmod-callops --latency: $out"
+	echo "kmod-callops --latency refused: $(jp .error.message <<< "$out")"
+fi
+out=$($C --json attach tracerd_testmod_sleep --mode kmod-direct --latency); rc=$?
+expect_eq "kmod-direct --latency: exit (bad_request)" $rc 2
+grep -q "mode kmod-direct has no latency" <<< "$out" || fail "kmod-direct --latency: $out"
+for m in fentry kprobe kprobe-multi $kmods; do
 	[ "$(feature "$m")" = true ] || { echo "mode $m unavailable: skipped"; continue; }
 	id=$(ATTACH_FLAGS=--latency attach_pid "$m" tracerd_testmod_sleep sh -c \
 		"for i in \$(seq $k); do echo $us > $TESTMOD_DBG/sleep_us; done")
@@ -25,6 +43,12 @@ for m in fentry kprobe kprobe-multi; do
 	for hi in $(jp '.stats[0].latency.buckets[*].hi_ns' <<< "$st"); do
 		[ "$hi" = null ] || [ "$hi" -ge $((us * 1000)) ] || fail "$m: a bucket ends at $hi ns"
 	done
+	case $m in kmod-*)
+		# /metrics: the same histogram, its count the number of calls
+		curl -sf "http://127.0.0.1:$PORT/metrics" > "$TD/m.prom" || fail "GET /metrics"
+		c=$(grep "^tracerd_latency_seconds_count{id=\"$id\"," "$TD/m.prom" | awk '{ print $NF }')
+		expect_eq "$m: /metrics latency count" "$c" $k ;;
+	esac
 	$C detach "$id" > /dev/null
 done
 mkfifo "$TD/go"
@@ -58,4 +82,17 @@ for m in fentry kprobe kprobe-multi; do
 	$C detach "$outer" > /dev/null
 	$C detach "$inner" > /dev/null
 done
+# the module's latency on a glob: every function timed once per call
+for m in $kmods; do
+	id=$(ATTACH_FLAGS=--latency attach_pid "$m" 'tracerd_testmod_fn_00[0-3]' sh -c \
+		"for i in 0 1 2 3; do echo \"\$i $k\" > $TESTMOD_DBG/call_fn; done")
+	st=$($C --json stats "$id")
+	expect_eq "$m glob: functions" "$(jp '.stats|length' <<< "$st")" 4
+	expect_eq "$m glob: calls" "$(jp '.stats[*].calls' <<< "$st" | sort -u)" $k
+	expect_eq "$m glob: samples" "$(jp '.stats[*].latency.count' <<< "$st" | sort -u)" $k
+	expect_eq "$m glob: histogram total" "$(jp '.stats[*].latency.buckets[*].count' <<< "$st" | sum)" \
+		$((4 * k))
+	$C detach "$id" > /dev/null
+done
+kmodctl stats | grep -q " attachments=0 " || fail "module attachments left: $(kmodctl stats)"
 daemon_stop

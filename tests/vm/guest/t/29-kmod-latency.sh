@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tracerd_kmod latency (TRACERD_ATTACH_LATENCY, ABI 1.5): kmod-kprobe (a
+# kretprobe, every kernel) and kmod-callops (an fprobe, where the kernel
+# has CONFIG_FPROBE) time every call of this process: N calls give hits ==
+# timed calls == sum of the histogram == N, min <= max, nothing missed,
+# on the test module's target and on getpgid (another process's calls are
+# filtered, untimed), with several attachments at once. Where the module
+# has no latency the attach says EOPNOTSUPP (kmod-direct everywhere,
+# kmod-callops without fprobe), kprobe-int3 and save_regs EINVAL; an
+# attachment without the flag answers LATENCY with ENODATA (kmodctl count
+# checks it on every count). The holder of latency attachments killed
+# (SIGKILL) or exiting with the targets hot detaches everything, rmmod
+# is refused while it holds them and succeeds right after.
+source ./lib.sh
+load_testmod
+load_kmod
+n=$(size 1000 100000)
+T=tracerd_testmod_target
+sys=$(sys_getpgid)
+feat=$(kmodctl features) || fail "features ioctl"
+echo "$feat"
+modes=$(sed -n 's/.*modes=\(0x[0-9a-f]*\) .*/\1/p' <<< "$feat")
+aflags=$(sed -n 's/.*attach_flags=\(0x[0-9a-f]*\).*/\1/p' <<< "$feat")
+lat=$(sed -n 's/.*latency_mask=\(0x[0-9a-f]*\).*/\1/p' <<< "$feat")
+[[ $modes =~ ^0x[0-9a-f]+$ && $aflags =~ ^0x[0-9a-f]+$ && $lat =~ ^0x[0-9a-f]+$ ]] ||
+	fail "cannot read the features: modes '$modes' attach_flags '$aflags' latency '$lat'"
+has() { [ $(( modes & (1 << $1) )) != 0 ]; }
+haslat() { [ $(( lat & (1 << $1) )) != 0 ]; }
+expect_eq "TRACERD_ATTACH_LATENCY in attach_flags" $(( (aflags >> 1) & 1 )) 1
+# every test kernel has kretprobes; callops latency is fprobe's
+expect_eq "kmod-kprobe latency" $(( (lat >> 3) & 1 )) 1
+want=0; kernel_has fprobe && want=1
+expect_eq "kmod-callops latency iff fprobe" $(( (lat >> 1) & 1 )) $want
+expect_eq "no latency in kmod-direct nor kprobe-int3" $(( lat & ((1 << 2) | (1 << 4)) )) 0
+
+for spec in kprobe:3 callops:1; do
+	m=${spec%:*}
+	if ! haslat "${spec#*:}"; then
+		out=$(kmodctl attach "$m" $T --latency); rc=$?
+		expect_eq "$m latency unavailable: errno" $rc 95
+		continue
+	fi
+	for f in $T "$sys"; do
+		out=$(kmodctl count "$m" "$f" "$n" --latency --other 100) || fail "$m $f: $out"
+		echo "$out"
+		grep -q "^hits=$n filtered=[0-9]* missed=0$" <<< "$out" || fail "$m $f hits: $out"
+		grep -q "^lat: count=$n sum=[0-9]* min=[0-9]* max=[0-9]* missed=0 hist=$n$" <<< "$out" ||
+			fail "$m $f latency: $out"
+		echo "ok: $m latency $f: $n calls timed, histogram total $n"
+	done
+	out=$(kmodctl count "$m" $T "$n" --latency --repeat 3) || fail "$m x3: $out"
+	expect_eq "$m x3 latency attachments timing $n" "$(grep -c "^lat: count=$n .* hist=$n$" <<< "$out")" 3
+	out=$(kmodctl cycles "$m" $T 5 100 --latency) || fail "$m cycles: $out"
+	echo "ok: $m latency: 5 attach/detach cycles"
+	# the in-kernel bench takes the flag (its hits are checked in the module)
+	out=$(kmodctl bench-ops "$m" 10000 1 2 --latency) || fail "$m bench-ops --latency: $out"
+	echo "$out"
+done
+# a non-latency attachment: LATENCY says ENODATA (checked inside count)
+kmodctl count kprobe $T 10 > /dev/null || fail "kprobe count without latency"
+
+# error paths
+if has 2; then
+	out=$(kmodctl attach direct $T --latency); rc=$?
+	expect_eq "direct latency: EOPNOTSUPP (no return hook in the trampoline)" $rc 95
+fi
+if has 4; then
+	out=$(kmodctl attach kprobe-int3 $T --latency); rc=$?
+	expect_eq "kprobe-int3 latency: EINVAL" $rc 22
+fi
+if [ $(( aflags & 1 )) != 0 ]; then
+	out=$(kmodctl attach callops-regs $T --latency); rc=$?
+	expect_eq "save_regs latency: EINVAL" $rc 22
+fi
+out=$(kmodctl bench-patch kprobe 4 --flags 2); rc=$?
+expect_eq "bench-patch latency: EINVAL" $rc 22
+out=$(kmodctl latency 1); rc=$?
+expect_eq "LATENCY of an unknown id: ENOENT" $rc 2
+kmodctl clean || fail "not clean after the counts"
+
+# lifetime: held latency attachments, the targets hot
+specs="kprobe:$T kprobe:$sys"
+haslat 1 && specs="$specs callops:$T callops:$sys"
+ready=/tmp/kmod-lat-ready
+hold() {
+	rm -f $ready
+	kmodctl hold $specs --latency --signal-ready $ready > /tmp/kmod-lat-hold.out 2>&1 & holder=$!
+	for _ in $(seq 600); do
+		[ -e $ready ] && return 0
+		kill -0 $holder 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "holder not ready: $(cat /tmp/kmod-lat-hold.out)"
+}
+trap 'kill $hot1 $hot2 2>/dev/null; wait' EXIT
+for round in 1 2; do
+	load_kmod
+	kmodctl hot $T & hot1=$!
+	kmodctl hot "$sys" & hot2=$!
+	hold
+	expect_eq "round $round: attachments while held" \
+		"$(kmodctl stats | sed -n 's/.*attachments=\([0-9]*\).*/\1/p')" "$(echo $specs | wc -w)"
+	rmmod tracerd_kmod 2>/dev/null && fail "rmmod succeeded while /dev/tracerd is open"
+	if [ $round = 1 ]; then kill -KILL $holder; else kill -TERM $holder; fi
+	wait $holder 2>/dev/null
+	kill $hot1 $hot2; wait $hot1 $hot2 2>/dev/null
+	kmodctl clean || fail "round $round: not clean after the holder died"
+	rmmod tracerd_kmod || fail "rmmod right after close (round $round)"
+	echo "ok: round $round: the holder's latency attachments went with it, rmmod succeeded"
+done
+trap - EXIT
+load_kmod
+kmodctl clean || fail "not clean after the test"
+unload_mod tracerd_kmod
