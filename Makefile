@@ -7,6 +7,8 @@
 #   make demo            boot the test VM and show what tracerd sees
 #   make vm-check        VM tests only (VM_KERNEL=6.1|6.12|7.2|... picks one)
 #   make deps            install build/test dependencies (apt, idempotent)
+#   make install / uninstall [PREFIX= DESTDIR= KVER=]; install-dkms / uninstall-dkms
+#   make deb             tracerd + tracerd-dkms .debs in $(O)/deb (dpkg-buildpackage)
 #   O=DIR  output dir (default build/)   V=1  show full commands
 #   KDIR=  kernel build tree for the kmods (default: running kernel's, else
 #          the 6.12 test kernel's headers, fetched under $(O)/vm/)

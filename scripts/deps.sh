@@ -3,12 +3,12 @@
 # Install every build and test dependency with apt (Debian 12). Idempotent
 # and quiet when nothing is missing. Other distributions: see README.md.
 # deps.sh deb: the packaging tools only (dpkg-buildpackage, debhelper,
-# dh-dkms, lintian), which tests/host/88-deb-package.sh installs when it
-# runs rather than every `make deps` (lintian pulls in a few dozen perl
-# packages).
+# dh-dkms, lintian; dkms, to build tracerd-dkms's module), which
+# tests/host/88-deb-package.sh installs when it runs rather than every
+# `make deps` (lintian pulls in a few dozen perl packages).
 set -euo pipefail
 if [ "${1:-}" = deb ]; then
-PKGS=(dpkg-dev debhelper dh-dkms lintian git)
+PKGS=(dpkg-dev debhelper dh-dkms lintian git dkms)
 else
 PKGS=(
 	# build

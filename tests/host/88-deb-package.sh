@@ -7,7 +7,8 @@
 # config as a conffile, man pages; module sources and dkms.conf) and
 # carries VERSION, as does the dkms.conf and the packaged daemon's
 # --version; the maintainer scripts enable the unit and hand the module to
-# DKMS. The packages are kept in $O/deb for the VM test
+# DKMS, and DKMS builds that module from tracerd-dkms's sources (against
+# the 6.12 test kernel's headers) at VERSION. The packages are kept in $O/deb for the VM test
 # (tests/vm/guest/t/69-deb-package.sh installs them under systemd).
 # The packaging tools (scripts/deps.sh deb) are installed here, as root.
 # timeout: 900
@@ -80,6 +81,25 @@ ok "packaged tracectl --version: $out"
 grep -q "ExecStart=/usr/sbin/tracerd --config /etc/tracerd/tracerd.conf" \
 	"$W/root/lib/systemd/system/tracerd.service" || fail "unit's ExecStart does not name /usr/sbin, /etc"
 ok "unit runs /usr/sbin/tracerd with /etc/tracerd/tracerd.conf"
+
+# --- tracerd-dkms's sources build with DKMS (into a scratch DKMS tree),
+# against the 6.12 test kernel's headers (fetched by make all when the
+# host has none of its own)
+kd=$O/vm/k/6.12/kdir-link
+if [ -e "$kd/include/config/kernel.release" ]; then
+	kv=$(cat "$kd/include/config/kernel.release")
+	mkdir -p "$W/dkms"
+	dkms build -m tracerd -v "$V" -k "$kv" --kernelsourcedir "$(readlink -f "$kd")" \
+		--sourcetree "$W/root/usr/src" --dkmstree "$W/dkms" > "$W/dkms.log" 2>&1 ||
+		{ tail -n 30 "$W/dkms.log"; fail "dkms build of tracerd/$V for $kv"; }
+	grep -q 'bad exit status' "$W/dkms.log" && { cat "$W/dkms.log"; fail "a dkms step failed"; }
+	ko=$(find "$W/dkms" -name tracerd_kmod.ko | head -n1)
+	[ -n "$ko" ] || fail "dkms built no tracerd_kmod.ko"
+	expect_eq "dkms-built module version" "$(modinfo -F version "$ko")" "$V"
+	expect_eq "dkms-built module kernel" "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" "$kv"
+else
+	echo "note: no $kd (the 6.12 test kernel's headers): the dkms build is not run"
+fi
 
 # --- maintainer scripts
 dpkg-deb -e "$D" "$W/ctl"; dpkg-deb -e "$K" "$W/ctl-dkms"

@@ -22,7 +22,7 @@ running && fail "a tracerd runs before the package is installed"
 # --- install with apt, offline (no package lists: only installed packages
 # can satisfy the dependencies)
 cp "$deb" /tmp/ && chmod 0644 "/tmp/${deb##*/}"
-out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y --no-download --no-install-recommends \
+out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 	"/tmp/${deb##*/}" 2>&1) || fail "apt-get install ./${deb##*/}: $(tail -n 5 <<< "$out")"
 echo "ok: apt-get install ./${deb##*/}"
 expect_eq "dpkg status" "$(dpkg-query -W -f='${Status}' tracerd)" "install ok installed"
