@@ -24,7 +24,7 @@ running && fail "a tracerd runs before the package is installed"
 cp "$deb" /tmp/ && chmod 0644 "/tmp/${deb##*/}"
 out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 	"/tmp/${deb##*/}" 2>&1) || fail "apt-get install ./${deb##*/}: $(tail -n 5 <<< "$out")"
-echo "ok: apt-get install ./${deb##*/}"
+echo "ok: apt-get install ./${deb##*/} (at ${SECONDS}s)"
 expect_eq "dpkg status" "$(dpkg-query -W -f='${Status}' tracerd)" "install ok installed"
 expect_eq "dpkg version" "$(dpkg-query -W -f='${Version}' tracerd)" "$V"
 expect_eq "unit enabled by the package" "$(systemctl is-enabled tracerd)" enabled
@@ -41,6 +41,7 @@ out=$($C attach tp:task/task_rename --comm t69 2>&1) || fail "tracectl attach: $
 bash -c "printf t69 > /proc/self/comm; for ((i = 0; i < $N; i++)); do printf t69 > /proc/self/comm; done"
 n=$($C --json stats | grep -o '"calls":[0-9]*' | head -n1 | cut -d: -f2)
 expect_eq "calls through the packaged service" "$n" "$N"
+echo "  (at ${SECONDS}s)"
 
 # --- stop, start; remove a running service; purge
 systemctl stop tracerd || fail "systemctl stop"
@@ -55,7 +56,7 @@ expect_eq "dpkg status after remove" "$(dpkg-query -W -f='${Status}' tracerd)" "
 [ -e /usr/sbin/tracerd ] && fail "dpkg -r left /usr/sbin/tracerd"
 [ -e /lib/systemd/system/tracerd.service ] && fail "dpkg -r left the unit"
 grep -q '^# changed' /etc/tracerd/tracerd.conf || fail "dpkg -r did not keep the changed config"
-echo "ok: dpkg -r: stopped, files gone, config kept"
+echo "ok: dpkg -r: stopped, files gone, config kept (at ${SECONDS}s)"
 dpkg --purge tracerd > /dev/null 2>&1 || fail "dpkg --purge tracerd"
 dpkg-query -W -f='${Status}' tracerd 2>/dev/null | grep -q installed && fail "tracerd still known to dpkg"
 for p in /etc/tracerd /var/lib/tracerd /run/tracerd /usr/bin/tracectl /usr/lib/tracerd; do
@@ -63,5 +64,4 @@ for p in /etc/tracerd /var/lib/tracerd /run/tracerd /usr/bin/tracectl /usr/lib/t
 done
 running && fail "purge left tracerd running"
 systemctl is-enabled tracerd > /dev/null 2>&1 && fail "tracerd.service still enabled after purge"
-systemctl daemon-reload
-echo "ok: dpkg --purge: nothing left"
+echo "ok: dpkg --purge: nothing left (at ${SECONDS}s)"
