@@ -7,6 +7,8 @@
 #   make demo            boot the test VM and show what tracerd sees
 #   make vm-check        VM tests only (VM_KERNEL=6.1|6.12|7.2|... picks one)
 #   make deps            install build/test dependencies (apt, idempotent)
+#   make install / uninstall [PREFIX= DESTDIR= KVER=]; install-dkms / uninstall-dkms
+#   make deb             tracerd + tracerd-dkms .debs in $(O)/deb (dpkg-buildpackage)
 #   O=DIR  output dir (default build/)   V=1  show full commands
 #   KDIR=  kernel build tree for the kmods (default: running kernel's, else
 #          the 6.12 test kernel's headers, fetched under $(O)/vm/)
@@ -115,7 +117,7 @@ CLI_LIBS := $(shell $(PKG_CONFIG) --libs json-c zlib libzstd libelf 2>/dev/null 
 $(O)/obj/%.o: $(SRC)/%.c | $(BPF_SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(O)/tracerd: $(call obj,$(DAEMON_SRCS) $(LIB_SRCS))
 	$(call msg,LINK,$@)
@@ -203,16 +205,20 @@ $(KMOD_OUT)/tracerd_testmod.ko: FORCE | $(if $(filter $(O)/vm/k/6.12/kdir-link,$
 		{ cp $(KMOD_OUT)/tracerd_testmod/tracerd_testmod.ko $@ && printf '  %-8s %s\n' KBUILD $(notdir $@); }
 
 # ---------------------------------------------------------------- top-level
-USER_BINS := $(O)/tracerd $(O)/tracectl $(O)/tracerd-ref $(TEST_PROGS) $(UNIT_BINS)
+PROGS := $(O)/tracerd $(O)/tracectl $(O)/tracerd-ref
+USER_BINS := $(PROGS) $(TEST_PROGS) $(UNIT_BINS)
 KMODS := $(KMOD_OUT)/tracerd_kmod.ko $(KMOD_OUT)/tracerd_testmod.ko
 
 .PHONY: FORCE
 FORCE:
-.PHONY: all user bpf kmod deps check check-full unit host vm-check demo clean distclean help \
-	install install-nobuild install-dkms fuzz fuzz-bins fuzz-ci sanitize-check
+.PHONY: all user progs bpf kmod deps check check-full unit host vm-check demo clean distclean help \
+	install install-nobuild install-dkms uninstall uninstall-dkms deb check-version \
+	fuzz fuzz-bins fuzz-ci sanitize-check
 
 all: user kmod
 user: $(USER_BINS)
+# progs: what `make install` and the Debian package ship (no test programs)
+progs: $(PROGS)
 bpf: $(BPF_SKELS)
 kmod: $(KMODS)
 
@@ -285,7 +291,16 @@ demo: deps
 # default config (kept if present), man pages, bash completion, docs, the
 # monitoring package (Prometheus rules, Grafana dashboard) and,
 # when it was built, the module (+ depmod when DESTDIR is empty).
+# The module goes under /lib/modules/KVER/extra of the kernel it was built
+# for (its vermagic; KDIR picks the tree), and install says which. Without
+# DESTDIR, a module built for another kernel than the running one (KDIR
+# fell back to the test kernel's headers) is refused unless KVER= names
+# that kernel; KVER= that is not the module's kernel is always refused.
 # make install-dkms: module sources + dkms.conf under $(PREFIX)/src.
+# make uninstall [DESTDIR=] [PREFIX=] [KVER=]: removes what install put
+# there, except a tracerd.conf that differs from the shipped one and any
+# conf.d/ drop-in (said so); directories shared with other software (bin,
+# man/man8, lib/systemd/system, lib/modules/KVER, ...) stay.
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
@@ -296,14 +311,30 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DKMSDIR ?= $(PREFIX)/src/tracerd-$(VERSION)
 KMOD_KVER = $(shell modinfo -F vermagic $(KMOD_OUT)/tracerd_kmod.ko 2>/dev/null | cut -d' ' -f1)
+RUNNING_KVER ?= $(shell uname -r)
 subst_paths = sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
 	-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 	-e 's|@VERSION@|$(VERSION)|g'
+MAN_PAGES := $(notdir $(wildcard $(SRC)/docs/man/*.[58]))
+DOC_FILES := $(SRC)/docs/metrics.md $(SRC)/docs/metrics.schema.json \
+	$(SRC)/docs/protocol.md $(SRC)/docs/fleet.md $(SRC)/systemd/tracerd-modules-load.conf
+MON_FILES := $(wildcard $(SRC)/monitoring/*.yml $(SRC)/monitoring/*.json)
+CONF := $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf
 
-install: user
+install: progs
 	$(Q)$(MAKE) --no-print-directory install-nobuild
 # install-nobuild: what is built already (the VM harness stages it this way)
+# The module check runs first: a refused module installs nothing at all.
 install-nobuild:
+	$(Q)kv="$(KMOD_KVER)"; \
+	if [ -n "$$kv" ] && [ -n "$(KVER)" ] && [ "$(KVER)" != "$$kv" ]; then \
+		echo "install: $(KMOD_OUT)/tracerd_kmod.ko is built for kernel $$kv, not KVER=$(KVER);" \
+			"rebuild it with KDIR=/lib/modules/$(KVER)/build (make kmod), or use make install-dkms" >&2; exit 1; fi; \
+	if [ -n "$$kv" ] && [ -z "$(DESTDIR)" ] && [ -z "$(KVER)" ] && [ "$$kv" != "$(RUNNING_KVER)" ]; then \
+		echo "install: $(KMOD_OUT)/tracerd_kmod.ko is built for kernel $$kv (KDIR=$(KDIR))," \
+			"not the running kernel $(RUNNING_KVER): refusing to install it under /lib/modules/$$kv." \
+			"KVER=$$kv installs it there anyway; KDIR=/lib/modules/$(RUNNING_KVER)/build make kmod" \
+			"builds it for this kernel; make install-dkms builds it for every installed kernel" >&2; exit 1; fi
 	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/tracerd $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)
@@ -313,28 +344,63 @@ install-nobuild:
 	$(Q)$(subst_paths) $(SRC)/systemd/tracerd.service.in > $(DESTDIR)$(UNITDIR)/tracerd.service
 	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/tracerd.service
 	$(Q)install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/tracerd/conf.d
-	$(Q)[ -e $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf ] || \
-		install -m 0644 $(SRC)/systemd/tracerd.conf $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf
-	$(Q)for m in $(SRC)/docs/man/*.[58]; do \
-		$(subst_paths) $$m > $(DESTDIR)$(MANDIR)/man$${m##*.}/$$(basename $$m); done
+	$(Q)[ -e $(CONF) ] || install -m 0644 $(SRC)/systemd/tracerd.conf $(CONF)
+	$(Q)for m in $(MAN_PAGES); do \
+		$(subst_paths) $(SRC)/docs/man/$$m > $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
 	$(Q)install -m 0644 $(SRC)/cli/tracectl.bash $(DESTDIR)$(BASHCOMPDIR)/tracectl
-	$(Q)install -m 0644 $(SRC)/docs/metrics.md $(SRC)/docs/metrics.schema.json \
-		$(SRC)/docs/protocol.md $(SRC)/docs/fleet.md \
-		$(SRC)/systemd/tracerd-modules-load.conf $(DESTDIR)$(DOCDIR)/
+	$(Q)install -m 0644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
 	$(Q)install -d $(DESTDIR)$(DOCDIR)/monitoring
-	$(Q)install -m 0644 $(SRC)/monitoring/*.yml $(SRC)/monitoring/*.json $(DESTDIR)$(DOCDIR)/monitoring/
-	$(Q)if [ -n "$(KMOD_KVER)" ]; then \
+	$(Q)install -m 0644 $(MON_FILES) $(DESTDIR)$(DOCDIR)/monitoring/
+	$(Q)kv="$(KMOD_KVER)"; if [ -n "$$kv" ]; then \
+		echo "install: tracerd_kmod.ko for kernel $$kv -> $(DESTDIR)/lib/modules/$$kv/extra/tracerd_kmod.ko"; \
 		install -D -m 0644 $(KMOD_OUT)/tracerd_kmod.ko \
-			$(DESTDIR)/lib/modules/$(KMOD_KVER)/extra/tracerd_kmod.ko; \
-		[ -n "$(DESTDIR)" ] || depmod -a $(KMOD_KVER); \
+			$(DESTDIR)/lib/modules/$$kv/extra/tracerd_kmod.ko; \
+		[ -n "$(DESTDIR)" ] || depmod -a $$kv; \
 	else echo "install: no $(KMOD_OUT)/tracerd_kmod.ko built, module not installed"; fi
+
+# uninstall: the module of kernel KVER (default: the built module's kernel,
+# else the running one)
+uninstall:
+	$(Q)rm -f $(DESTDIR)$(SBINDIR)/tracerd $(DESTDIR)$(BINDIR)/tracectl \
+		$(DESTDIR)$(PREFIX)/lib/tracerd/tracerd-ref $(DESTDIR)$(UNITDIR)/tracerd.service \
+		$(foreach m,$(MAN_PAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(m)) \
+		$(DESTDIR)$(BASHCOMPDIR)/tracectl \
+		$(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES))) \
+		$(addprefix $(DESTDIR)$(DOCDIR)/monitoring/,$(notdir $(MON_FILES)))
+	$(Q)if [ -e $(CONF) ]; then \
+		if cmp -s $(SRC)/systemd/tracerd.conf $(CONF); then rm -f $(CONF); \
+		else echo "uninstall: keeping $(CONF): it differs from the shipped one"; fi; fi
+	$(Q)for f in $(DESTDIR)$(SYSCONFDIR)/tracerd/conf.d/*; do \
+		[ ! -e "$$f" ] || echo "uninstall: keeping the drop-in $$f"; done
+	$(Q)for d in $(DESTDIR)$(SYSCONFDIR)/tracerd/conf.d $(DESTDIR)$(SYSCONFDIR)/tracerd \
+		$(DESTDIR)$(DOCDIR)/monitoring $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PREFIX)/lib/tracerd; do \
+		[ ! -d $$d ] || rmdir --ignore-fail-on-non-empty $$d; done
+	$(Q)kv="$(or $(KVER),$(KMOD_KVER),$(RUNNING_KVER))"; \
+	ko=$(DESTDIR)/lib/modules/$$kv/extra/tracerd_kmod.ko; \
+	if [ -e $$ko ]; then echo "uninstall: removing $$ko"; rm -f $$ko; \
+		rmdir --ignore-fail-on-non-empty $(DESTDIR)/lib/modules/$$kv/extra; \
+		[ -n "$(DESTDIR)" ] || depmod -a $$kv; \
+	else echo "uninstall: no module for kernel $$kv ($$ko)"; fi
 
 install-dkms:
 	$(Q)install -d $(DESTDIR)$(DKMSDIR)/kmod $(DESTDIR)$(DKMSDIR)/include/tracerd
 	$(Q)install -m 0644 $(SRC)/kmod/Kbuild $(wildcard $(SRC)/kmod/*.c $(SRC)/kmod/*.h $(SRC)/kmod/*.S) \
 		$(DESTDIR)$(DKMSDIR)/kmod/
 	$(Q)install -m 0644 $(SRC)/include/tracerd/*.h $(DESTDIR)$(DKMSDIR)/include/tracerd/
+	$(Q)install -m 0644 $(SRC)/VERSION $(DESTDIR)$(DKMSDIR)/VERSION
 	$(Q)$(subst_paths) $(SRC)/systemd/dkms.conf.in > $(DESTDIR)$(DKMSDIR)/dkms.conf
+# uninstall-dkms: the sources only (`dkms remove tracerd/VERSION --all` first)
+uninstall-dkms:
+	$(Q)rm -rf $(DESTDIR)$(DKMSDIR)
+
+# deb: tracerd and tracerd-dkms .debs in $(O)/deb, built by
+# dpkg-buildpackage from a copy of the checkout (scripts/build-deb.sh)
+deb:
+	$(Q)$(SRC)/scripts/build-deb.sh $(O)/deb
+
+# check-version: VERSION, debian/changelog and the built module agree
+check-version:
+	$(Q)$(SRC)/scripts/check-version.sh $(KMOD_OUT)/tracerd_kmod.ko
 
 clean:
 	rm -rf $(O)/obj $(O)/bpf $(O)/tests $(O)/kmod $(O)/tracerd $(O)/tracectl $(O)/results \

@@ -28,7 +28,10 @@
 #include "ftrace_compat.h"
 #include "tracerd_kmod.h"
 
-#define TRACERD_KMOD_VERSION "0.3.0"
+/* From the VERSION file (Kbuild): the module and the packages carry one version. */
+#ifndef TRACERD_KMOD_VERSION
+#error "TRACERD_KMOD_VERSION is set by kmod/Kbuild from $(TRACERD_SRC)/VERSION"
+#endif
 
 struct tracerd_stats_live tracerd_live;
 

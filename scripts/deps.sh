@@ -2,7 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Install every build and test dependency with apt (Debian 12). Idempotent
 # and quiet when nothing is missing. Other distributions: see README.md.
+# deps.sh deb: the packaging tools only (dpkg-buildpackage, debhelper,
+# dh-dkms, lintian; dkms, to build tracerd-dkms's module), which
+# tests/host/88-deb-package.sh installs when it runs rather than every
+# `make deps` (lintian pulls in a few dozen perl packages).
 set -euo pipefail
+if [ "${1:-}" = deb ]; then
+PKGS=(dpkg-dev debhelper dh-dkms lintian git dkms)
+else
 PKGS=(
 	# build
 	make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
@@ -26,6 +33,7 @@ PKGS=(
 	prometheus	# promtool (check metrics, rules) and the server tests/host/66 scrapes with
 	chromium	# renders the demo's report page in tests/host/72 (headless; ~120 MB)
 )
+fi
 missing=()
 for p in "${PKGS[@]}"; do
 	case $p in \#*) continue ;; esac

@@ -5,7 +5,8 @@
 # for tests/summary.sh. Exits non-zero when a test failed.
 #   unit: every $O/tests/unit/test_* binary ('PASS name'/'FAIL name' lines)
 #   host: every tests/host/*.sh (exit 0 pass, 77 skip, else fail), run with
-#         O, SRC and PROFILE in the environment, each with its own timeout.
+#         O, SRC and PROFILE in the environment, each with its own timeout
+#         (300 s, or a '# timeout: SECONDS' line in the test).
 #   fuzz: every $O/fuzz/fuzz_NAME: first its regression inputs
 #         (tests/fuzz/NAME/regress/*), then FUZZ_SECONDS of fuzzing (default:
 #         15 in the ci profile, 60 in full) from the checked-in seeds, new
@@ -47,7 +48,9 @@ host)
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .sh)
 		log=$O/results/host-$name.log
-		timeout --kill-after=5 "${HOST_TEST_TIMEOUT:-300}" bash "$t" > "$log" 2>&1; rc=$?
+		# a test may ask for more time: a line '# timeout: SECONDS'
+		tmo=${HOST_TEST_TIMEOUT:-$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$t" | head -n1)}
+		timeout --kill-after=5 "${tmo:-300}" bash "$t" > "$log" 2>&1; rc=$?
 		case $rc in
 		0) record "$name" PASS "" ;;
 		77) record "$name" SKIP "$(tail -n1 "$log")" ;;

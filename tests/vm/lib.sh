@@ -28,7 +28,9 @@ VM_SUBSET_KERNELS="6.12-riscv64 7.2-riscv64"
 VM_SUBSET_TESTS=${VM_SUBSET_TESTS:-"01-kmod-load 02-bpf-fentry 03-bpf-kprobe 04-warn-selftest 20-kmod-attach 41-daemon-modes 91-bench-kmod"}
 # KERNEL@systemd boots real systemd as PID 1 (guest/systemd-run reports
 # like guest/init) and runs only these tests: the installed service.
-VM_SYSTEMD_TESTS=${VM_SYSTEMD_TESTS:-"70-systemd"}
+# 69-deb-package installs the tracerd .deb, runs and purges it first, so
+# 70-systemd starts from the same clean root.
+VM_SYSTEMD_TESTS=${VM_SYSTEMD_TESTS:-"69-deb-package 70-systemd"}
 VM_SYSTEMD_CMDLINE="tracerd.init=/lib/systemd/systemd systemd.run=/opt/tracerd/tests/systemd-run
 	systemd.run_success_action=reboot systemd.run_failure_action=reboot"
 # Guest root packages. Bump VM_ROOTFS_RECIPE when the root's recipe (not
@@ -314,6 +316,19 @@ vm_payload() {
 	if vm_native "$(vm_arch "$k")"; then
 		make -s --no-print-directory -C "$VM_SRC" O="$ob" KMOD_OUT="$kd/kmod" \
 			DESTDIR="$dir/install" PREFIX=/usr install-nobuild >/dev/null
+	fi
+	# systemd boots: the tracerd .deb too (t/69-deb-package installs it),
+	# from $O/deb when built from these sources (tests/host/88 leaves it
+	# there), else built now; without the packaging tools, none (69 skips)
+	if [[ ${VM_CMDLINE:-} == *tracerd.init=/lib/systemd/systemd* ]] && vm_native "$(vm_arch "$k")" &&
+	   [ "$(vm_suite "$k")" = bookworm ]; then
+		mkdir -p "$O/deb" "$dir/deb"
+		if flock "$O/deb/.lock" "$VM_SRC/scripts/build-deb.sh" --cached "$O/deb" > "$O/deb/stage.log" 2>&1; then
+			cp "$O/deb"/tracerd_*.deb "$dir/deb/"
+		else
+			vm_log "no tracerd .deb staged: $(tail -n1 "$O/deb/stage.log")"
+			tail -n1 "$O/deb/stage.log" > "$dir/deb/why-none"
+		fi
 	fi
 }
 
