@@ -332,7 +332,7 @@ static const struct {
 } seed_kernels[] = {
 	{ "riscv64", "6.12", "6.12-riscv64" },	{ "riscv64", "7.2", "7.2-riscv64" },
 	{ "aarch64", "6.1", "6.1-arm64" },	{ "aarch64", "6.12", "6.12-arm64" },
-	{ "x86_64", "6.12", "6.12" },
+	{ "x86_64", "6.12", "6.12 (x86_64)" },
 };
 #define SEED_NK		(sizeof(seed_kernels) / sizeof(seed_kernels[0]))
 
@@ -351,6 +351,7 @@ struct seed_view {
 	int col[MAX_KERNELS], nc;	/* kernels with ops results, in column order */
 	char head[2][2 + MAX_KERNELS][SEED_CELL];
 	char cell[SEED_ROWS][2 + MAX_KERNELS][SEED_CELL];
+	bool shown[SEED_ROWS];		/* not a row of "-" only */
 	struct {
 		int level;		/* 0: a heading, 1: one of its items */
 		char text[320];
@@ -431,8 +432,8 @@ static void seed_kcell(char *buf, size_t len, json_object *doc, int r, int i)
 	v = point_stat(p, r || i ? "overhead_ns" : "ns_per_call", "median");
 	if (isnan(v))
 		snprintf(buf, len, "?");
-	else
-		snprintf(buf, len, r || i ? "%.0f" : "[%.0f]", v);
+	else	/* noise of -0.4 is a 0, not a "-0" */
+		snprintf(buf, len, r || i ? "%.0f" : "[%.0f]", fabs(v) <= 0.5 ? 0.0 : v);
 }
 
 /* "num / den = q x", or why it is noise: an overhead at or below 0 */
@@ -442,7 +443,7 @@ static void seed_ratio(char *buf, size_t len, const char *nname, double num, con
 	double q = num / den;
 
 	if (num <= 0 || den <= 0)
-		snprintf(buf, len, "noise: %s %.0f ns, %s %.0f ns (an overhead at or below 0 is "
+		snprintf(buf, len, "noise: %s %.1f ns, %s %.1f ns (an overhead at or below 0 is "
 			 "the emulator's noise, no ratio)", nname, num, dname, den);
 	else
 		snprintf(buf, len, q >= 10 ? "%.0f / %.0f = %.0fx" : "%.0f / %.0f = %.2fx", num, den,
@@ -586,6 +587,8 @@ static void seed_view(struct seed_view *v, const struct report *r)
 		for (c = 0; c < v->nc; c++)
 			seed_kcell(v->cell[i][2 + c], SEED_CELL, r->k[v->col[c]].doc[S_OPS],
 				   seed_rows[i].r, seed_rows[i].i);
+		for (c = 0; c < 2 + v->nc; c++)
+			v->shown[i] |= strcmp(v->cell[i][c], "-") != 0;
 	}
 
 	/* a) per kernel */
@@ -651,8 +654,8 @@ static void screen_seed000(FILE *f, const struct report *r)
 	if (!v)
 		return;
 	seed_view(v, r);
-	fprintf(f, "\nSeed 000 side by side: kmod-callops overhead ns per call against 0/0 of the "
-		"same boot (median; [0/0: ns per call])\n");
+	fprintf(f, "\nSeed 000 side by side: kmod-callops overhead ns/call against 0/0 of the same "
+		"boot (median; 0/0: [base ns/call])\n");
 	for (h = 0; h < 2; h++) {
 		fprintf(f, "  %-10s", h ? "" : "R/I");
 		for (c = 0; c < 2 + v->nc; c++)
@@ -662,6 +665,8 @@ static void screen_seed000(FILE *f, const struct report *r)
 	for (i = 0; i < SEED_ROWS; i++) {
 		char rl[16];
 
+		if (!v->shown[i])
+			continue;
 		snprintf(rl, sizeof(rl), "%d/%d", seed_rows[i].r, seed_rows[i].i);
 		fprintf(f, "  %-10s", rl);
 		for (c = 0; c < 2 + v->nc; c++)
@@ -936,8 +941,9 @@ static void page_seed000(FILE *f, const struct report *r)
 		return;
 	seed_view(v, r);
 	fputs("<p>kmod-callops overhead ns per call against the 0/0 point of the same boot "
-	      "(median); the 0/0 row is the base's ns per call. The seed's columns: Spacemit K1, "
-	      "riscv64, without and with its CALL_OPS patch.</p>\n"
+	      "(median); the 0/0 row is the base's ns per call; a row no column measured is left "
+	      "out. The seed's columns: Spacemit K1, riscv64, without and with its CALL_OPS "
+	      "patch.</p>\n"
 	      "<table class=\"seed\" data-table=\"seed000\">\n<thead>\n", f);
 	for (h = 0; h < 2; h++) {
 		fprintf(f, "<tr><th>%s</th>", h ? "" : "R/I");
@@ -950,6 +956,8 @@ static void page_seed000(FILE *f, const struct report *r)
 	}
 	fputs("</thead>\n<tbody>\n", f);
 	for (i = 0; i < SEED_ROWS; i++) {
+		if (!v->shown[i])
+			continue;
 		fprintf(f, "<tr data-row=\"%d/%d\"><th>%d/%d</th>", seed_rows[i].r, seed_rows[i].i,
 			seed_rows[i].r, seed_rows[i].i);
 		for (c = 0; c < 2 + v->nc; c++) {
