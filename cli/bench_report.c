@@ -15,9 +15,9 @@
  * entry, seed 003); and each mode a kernel lacks, with the reason. Offline.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,7 +354,7 @@ struct seed_view {
 	bool shown[SEED_ROWS];		/* not a row of "-" only */
 	struct {
 		int level;		/* 0: a heading, 1: one of its items */
-		char text[320];
+		char text[512];
 	} line[SEED_LINES];
 	int nl;
 };
@@ -470,7 +470,7 @@ static void seed_effect_a(struct seed_view *v, const struct kern *k)
 {
 	static const char *const modes[] = { "kmod-callops", "kmod-direct" };
 	json_object *doc = k->doc[S_OPS];
-	char text[320], rt[200], nn[32], lab[40];
+	char text[480], rt[200], nn[32], lab[40];
 	const char *why;
 	size_t off = 0, m;
 
@@ -969,10 +969,13 @@ static void page_seed000(FILE *f, const struct report *r)
 	}
 	fputs("</tbody>\n</table>\n", f);
 	for (i = 0; i < (size_t)v->nl; i++) {
-		if (v->line[i].level && !open)
-			open = fputs("<ul data-list=\"seed000\">\n", f) >= 0;
-		else if (!v->line[i].level && open)
-			open = !(fputs("</ul>\n", f) >= 0);
+		if (v->line[i].level && !open) {
+			fputs("<ul data-list=\"seed000\">\n", f);
+			open = 1;
+		} else if (!v->line[i].level && open) {
+			fputs("</ul>\n", f);
+			open = 0;
+		}
 		fputs(v->line[i].level ? "<li>" : "<p>", f);
 		svg_esc(f, v->line[i].text);
 		fputs(v->line[i].level ? "</li>\n" : "</p>\n", f);
