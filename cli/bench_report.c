@@ -7,8 +7,9 @@
  * Results are grouped per kernel (machine.kernel's version and the arch).
  * The screen answers, per kernel: the overhead per call of each hook path
  * (trigger, count variant) as ns and as a ratio to the cheapest path; the
- * entry+return (latency) variants; seed 000's two effects from ops (1
- * relevant tracer with I irrelevant against none, and CALL_OPS against a
+ * entry+return (latency) variants; seed 000's table side by side with each
+ * kernel's kmod-callops ops points, and its two effects as measured ratios
+ * (1 relevant tracer with I irrelevant against none, and CALL_OPS against a
  * kernel of the same arch without it); the attach and detach times of the
  * largest K; the untraced entry sequence against its notrace twin (bench
  * entry, seed 003); and each mode a kernel lacks, with the reason. Offline.
@@ -16,6 +17,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,7 @@ static const char *const suite_names[S_NR] = { "trigger", "ops", "attach", "work
 struct kern {
 	char label[64];		/* "6.12 x86_64" */
 	char arch[16];
+	char rel[16];		/* "6.12" */
 	bool call_ops;		/* CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS=y */
 	json_object *doc[S_NR];
 	const char *file[S_NR];
@@ -97,6 +100,7 @@ static struct kern *kern_for(struct report *r, json_object *doc)
 	else
 		snprintf(r->k[i].label, sizeof(r->k[i].label), "%s", label);
 	snprintf(r->k[i].arch, sizeof(r->k[i].arch), "%s", jstr(m, "arch", "?"));
+	snprintf(r->k[i].rel, sizeof(r->k[i].rel), "%s", rel);
 	r->k[i].call_ops = !strcmp(jstr(cfg, "CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS", "n"), "y");
 	return &r->k[i];
 }
@@ -296,72 +300,382 @@ static double ops_overhead(json_object *doc, const char *mode, long long rel, lo
 	return point_median(doc, key, "overhead_ns");
 }
 
-static void ratio_text(char *buf, size_t len, double num, double den)
+/* ------------------------------------------------ seed 000, side by side */
+
+/*
+ * Seed 000's table (Spacemit K1, riscv64, without and with its CALL_OPS
+ * patch), the rows the screen shows: its cross (R = 0 and 1 against every
+ * I, every R against I = 0) for R <= 10. Overhead ns per call against its
+ * 0/0 (NAN: the seed gives none); the 0/0 row is the base's ns per call.
+ */
+static const struct {
+	int r, i;
+	double without, with;
+} seed_rows[] = {
+	{ 0, 0, 13, 14 },
+	{ 0, 1, NAN, NAN },	{ 0, 2, NAN, NAN },	{ 0, 10, NAN, NAN },
+	{ 0, 100, NAN, NAN },	{ 0, 200, NAN, NAN },
+	{ 1, 0, 123, 38 },	{ 1, 1, 172, 38 },	{ 1, 2, 215, 40 },
+	{ 1, 10, 575, 38 },	{ 1, 100, 5038, 39 },	{ 1, 200, 15791, 39 },
+	{ 2, 0, 184, 181 },	{ 10, 0, 664, 663 },
+};
+#define SEED_ROWS	(sizeof(seed_rows) / sizeof(seed_rows[0]))
+#define SEED_1_0_WITHOUT	123	/* its 1/0 in the I sweep (the 128x) */
+#define SEED_1_200_WITHOUT	15791
+#define SEED_1_0_WITH		38
+#define SEED_1_200_WITH		39
+#define SEED_R_1_0_WITHOUT	122	/* its 1/0 in the R sweep (the text's 122 -> 38) */
+
+/* make demo's kernels (tests/vm/demo.sh names), in the table's column order */
+static const struct {
+	const char *arch, *rel, *name;
+} seed_kernels[] = {
+	{ "riscv64", "6.12", "6.12-riscv64" },	{ "riscv64", "7.2", "7.2-riscv64" },
+	{ "aarch64", "6.1", "6.1-arm64" },	{ "aarch64", "6.12", "6.12-arm64" },
+	{ "x86_64", "6.12", "6.12 (x86_64)" },
+};
+#define SEED_NK		(sizeof(seed_kernels) / sizeof(seed_kernels[0]))
+
+/* per arch, the demo's kernel without CALL_OPS and the one with it (seed_kernels[]) */
+static const struct {
+	const char *arch;
+	size_t without, with;
+} seed_pairs[] = { { "riscv64", 0, 1 }, { "aarch64", 2, 3 } };
+#define SEED_NPAIRS	(sizeof(seed_pairs) / sizeof(seed_pairs[0]))
+
+#define SEED_CELL	24
+#define SEED_LINES	(2 * MAX_KERNELS + 8)
+
+/* What the section shows, for the screen and the page alike. */
+struct seed_view {
+	int col[MAX_KERNELS], nc;	/* kernels with ops results, in column order */
+	char head[2][2 + MAX_KERNELS][SEED_CELL];
+	char cell[SEED_ROWS][2 + MAX_KERNELS][SEED_CELL];
+	bool shown[SEED_ROWS];		/* not a row of "-" only */
+	struct {
+		int level;		/* 0: a heading, 1: one of its items */
+		char text[512];
+	} line[SEED_LINES];
+	int nl;
+};
+
+static void seed_say(struct seed_view *v, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void seed_say(struct seed_view *v, int level, const char *fmt, ...)
 {
-	if (isnan(num) || isnan(den))
-		snprintf(buf, len, "n/a");
-	else if (den <= 0 || num <= 0)
-		snprintf(buf, len, "noise (%.0f / %.0f)", num, den);
+	va_list ap;
+
+	if (v->nl == SEED_LINES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(v->line[v->nl].text, sizeof(v->line[v->nl].text), fmt, ap);
+	va_end(ap);
+	v->line[v->nl++].level = level;
+}
+
+static size_t seed_rank(const struct kern *k)
+{
+	size_t i;
+
+	for (i = 0; i < SEED_NK; i++)
+		if (!strcmp(k->arch, seed_kernels[i].arch) && !strcmp(k->rel, seed_kernels[i].rel))
+			break;
+	return i;
+}
+
+/* The first kernel of the report that is demo kernel i, or NULL. */
+static const struct kern *seed_kernel(const struct report *r, size_t i)
+{
+	int k;
+
+	for (k = 0; k < r->nk; k++)
+		if (seed_rank(&r->k[k]) == i)
+			return &r->k[k];
+	return NULL;
+}
+
+/* kmod-callops unavailable in doc (its 0/0 point or the features say so) */
+static bool callops_unavailable(json_object *doc, const char **why)
+{
+	json_object *p = bench_find_point(doc, "kmod-callops/R0/I0");
+	json_object *st = jget(jget(doc, "modes"), "kmod-callops");
+
+	if (p && !strcmp(jstr(p, "status", ""), "unavailable")) {
+		*why = jstr(p, "reason", "?");
+		return true;
+	}
+	if (!p && st && !jbool(st, "available")) {
+		*why = jstr(st, "reason", "?");
+		return true;
+	}
+	return false;
+}
+
+static void seed_kcell(char *buf, size_t len, json_object *doc, int r, int i)
+{
+	json_object *p;
+	const char *st, *why;
+	char key[64];
+	double v;
+
+	snprintf(key, sizeof(key), "kmod-callops/R%d/I%d", r, i);
+	p = bench_find_point(doc, key);
+	if (!p) {
+		snprintf(buf, len, "%s", callops_unavailable(doc, &why) ? "n/a" : "-");
+		return;
+	}
+	st = jstr(p, "status", "");
+	if (strcmp(st, "ok")) {
+		snprintf(buf, len, "%s", !strcmp(st, "error") ? "error" : "n/a");
+		return;
+	}
+	v = point_stat(p, r || i ? "overhead_ns" : "ns_per_call", "median");
+	if (isnan(v))
+		snprintf(buf, len, "?");
+	else	/* noise of -0.4 is a 0, not a "-0" */
+		snprintf(buf, len, r || i ? "%.0f" : "[%.0f]", fabs(v) <= 0.5 ? 0.0 : v);
+}
+
+/* "num / den = q x", or why it is noise: an overhead at or below 0 */
+static void seed_ratio(char *buf, size_t len, const char *nname, double num, const char *dname,
+		       double den)
+{
+	double q = num / den;
+
+	if (num <= 0 || den <= 0)
+		snprintf(buf, len, "noise: %s %.1f ns, %s %.1f ns (an overhead at or below 0 is "
+			 "the emulator's noise, no ratio)", nname, num, dname, den);
 	else
-		snprintf(buf, len, "%.2fx", num / den);
+		snprintf(buf, len, q >= 10 ? "%.0f / %.0f = %.0fx" : "%.0f / %.0f = %.2fx", num, den,
+			 q);
+}
+
+/* why kernel role (demo kernel i) is not there for a ratio */
+static void seed_missing(char *buf, size_t len, const struct report *r, size_t i, bool call_ops)
+{
+	const struct kern *k = seed_kernel(r, i);
+
+	if (!k)
+		snprintf(buf, len, "no %s run", seed_kernels[i].name);
+	else if (!k->doc[S_OPS])
+		snprintf(buf, len, "no %s ops run", seed_kernels[i].name);
+	else
+		snprintf(buf, len, "no %s kernel %s CALL_OPS in these results (%s's config: %s)",
+			 seed_kernels[i].arch, call_ops ? "with" : "without", k->label,
+			 k->call_ops ? "CALL_OPS" : "no CALL_OPS");
+}
+
+/* effect a) on kernel k: 1/Imax over 1/0 of kmod-callops (and kmod-direct) */
+static void seed_effect_a(struct seed_view *v, const struct kern *k)
+{
+	static const char *const modes[] = { "kmod-callops", "kmod-direct" };
+	json_object *doc = k->doc[S_OPS];
+	char text[480], rt[200], nn[32], lab[40];
+	const char *why;
+	size_t off = 0, m;
+
+	snprintf(lab, sizeof(lab), "%s%s", k->label, k->call_ops ? " (CALL_OPS)" : "");
+	for (m = 0; m < 2 && off < sizeof(text); m++) {
+		long long imax = ops_max_i(doc, modes[m]);
+		double a = ops_overhead(doc, modes[m], 1, 0), b;
+
+		if (m && (imax <= 0 || isnan(a)))
+			continue;	/* kmod-direct: only when there is a ratio */
+		if (!m && callops_unavailable(doc, &why)) {
+			off += (size_t)snprintf(text + off, sizeof(text) - off, "kmod-callops n/a: %.150s",
+						why);
+			continue;
+		}
+		if (imax <= 0 || isnan(a)) {
+			off += (size_t)snprintf(text + off, sizeof(text) - off, "kmod-callops: no "
+						"measured 1/0 and 1/I (I > 0) in these results");
+			continue;
+		}
+		b = ops_overhead(doc, modes[m], 1, imax);
+		snprintf(nn, sizeof(nn), "1/%lld", imax);
+		seed_ratio(rt, sizeof(rt), nn, b, "1/0", a);
+		if (m)
+			off += (size_t)snprintf(text + off, sizeof(text) - off, "; kmod-direct 1/%lld "
+						"over 1/0: %s", imax, rt);
+		else if (imax != 200)
+			off += (size_t)snprintf(text + off, sizeof(text) - off, "kmod-callops 1/%lld "
+						"over 1/0 (Imax %lld, not 200): %s", imax, imax, rt);
+		else
+			off += (size_t)snprintf(text + off, sizeof(text) - off, "kmod-callops 1/%lld "
+						"over 1/0: %s", imax, rt);
+	}
+	seed_say(v, 1, "%-25s %s", lab, text);
+}
+
+/* effect b) on arch: 1/0 with CALL_OPS over without; pair: the demo's kernels or NULL */
+static void seed_effect_b(struct seed_view *v, const struct report *r, const char *arch,
+			  const size_t *pair)
+{
+	const struct kern *w = NULL, *wo = NULL;
+	char rt[200], a[160], b[160];
+	int c;
+
+	for (c = 0; c < v->nc; c++) {
+		const struct kern *k = &r->k[v->col[c]];
+
+		if (strcmp(k->arch, arch))
+			continue;
+		if (k->call_ops && !w)
+			w = k;
+		else if (!k->call_ops && !wo)
+			wo = k;
+	}
+	if (w && wo) {
+		double num = ops_overhead(w->doc[S_OPS], "kmod-callops", 1, 0);
+		double den = ops_overhead(wo->doc[S_OPS], "kmod-callops", 1, 0);
+
+		if (isnan(num) || isnan(den))
+			snprintf(rt, sizeof(rt), "kmod-callops 1/0 not measured on %s",
+				 isnan(num) ? w->label : wo->label);
+		else
+			seed_ratio(rt, sizeof(rt), w->label, num, wo->label, den);
+		seed_say(v, 1, "%s: %s over %s: %s", arch, w->label, wo->label, rt);
+		return;
+	}
+	a[0] = b[0] = 0;
+	if (!wo) {
+		if (pair)
+			seed_missing(a, sizeof(a), r, pair[0], false);
+		else
+			snprintf(a, sizeof(a), "no %s kernel without CALL_OPS in these results", arch);
+	}
+	if (!w) {
+		if (pair)
+			seed_missing(b, sizeof(b), r, pair[1], true);
+		else
+			snprintf(b, sizeof(b), "no %s kernel with CALL_OPS in these results", arch);
+	}
+	seed_say(v, 1, "%s: %s%s%s", arch, a, a[0] && b[0] ? "; " : "", b);
+}
+
+static void seed_view(struct seed_view *v, const struct report *r)
+{
+	char missing[200];
+	size_t i, rank, j, off = 0;
+	int k, c;
+
+	memset(v, 0, sizeof(*v));
+	for (rank = 0; rank <= SEED_NK; rank++)	/* the demo's order, then the others */
+		for (k = 0; k < r->nk; k++)
+			if (r->k[k].doc[S_OPS] && seed_rank(&r->k[k]) == rank)
+				v->col[v->nc++] = k;
+	snprintf(v->head[0][0], SEED_CELL, "seed 000 K1");
+	snprintf(v->head[1][0], SEED_CELL, "no CALL_OPS");
+	snprintf(v->head[0][1], SEED_CELL, "seed 000 K1");
+	snprintf(v->head[1][1], SEED_CELL, "CALL_OPS");
+	for (c = 0; c < v->nc; c++) {
+		snprintf(v->head[0][2 + c], SEED_CELL, "%s", r->k[v->col[c]].label);
+		snprintf(v->head[1][2 + c], SEED_CELL, "%s",
+			 r->k[v->col[c]].call_ops ? "CALL_OPS" : "no CALL_OPS");
+	}
+	for (i = 0; i < SEED_ROWS; i++) {
+		const char *fmt = seed_rows[i].r || seed_rows[i].i ? "%.0f" : "[%.0f]";
+
+		if (isnan(seed_rows[i].without))
+			snprintf(v->cell[i][0], SEED_CELL, "-");
+		else
+			snprintf(v->cell[i][0], SEED_CELL, fmt, seed_rows[i].without);
+		if (isnan(seed_rows[i].with))
+			snprintf(v->cell[i][1], SEED_CELL, "-");
+		else
+			snprintf(v->cell[i][1], SEED_CELL, fmt, seed_rows[i].with);
+		for (c = 0; c < v->nc; c++)
+			seed_kcell(v->cell[i][2 + c], SEED_CELL, r->k[v->col[c]].doc[S_OPS],
+				   seed_rows[i].r, seed_rows[i].i);
+		for (c = 0; c < 2 + v->nc; c++)
+			v->shown[i] |= strcmp(v->cell[i][c], "-") != 0;
+	}
+
+	/* a) per kernel */
+	{
+		char s1[96], s2[96];
+
+		seed_ratio(s1, sizeof(s1), "1/200", SEED_1_200_WITHOUT, "1/0", SEED_1_0_WITHOUT);
+		seed_ratio(s2, sizeof(s2), "1/200", SEED_1_200_WITH, "1/0", SEED_1_0_WITH);
+		seed_say(v, 0, "a) 1 relevant tracer, I irrelevant: overhead 1/Imax over 1/0 (Imax "
+			 "200 unless said; seed: without CALL_OPS %s, with %s)", s1, s2);
+	}
+	for (c = 0; c < v->nc; c++)
+		seed_effect_a(v, &r->k[v->col[c]]);
+	missing[0] = 0;
+	for (i = 0; i < SEED_NK && off < sizeof(missing); i++) {
+		const struct kern *kk = seed_kernel(r, i);
+
+		if (kk && kk->doc[S_OPS])
+			continue;
+		off += (size_t)snprintf(missing + off, sizeof(missing) - off, "%sno %s %srun",
+					off ? "; " : "", seed_kernels[i].name, kk ? "ops " : "");
+	}
+	if (missing[0])
+		seed_say(v, 1, "%s", missing);
+	if (!v->nc)
+		seed_say(v, 1, "(no ops results)");
+
+	/* b) per arch: the demo's pairs, then any other arch with a CALL_OPS kernel */
+	{
+		char s[96];
+
+		seed_ratio(s, sizeof(s), "with", SEED_1_0_WITH, "without", SEED_R_1_0_WITHOUT);
+		seed_say(v, 0, "b) 1/0 with CALL_OPS over without, same arch, kmod-callops "
+			 "(seed: %s)", s);
+	}
+	for (j = 0; j < SEED_NPAIRS; j++) {
+		size_t pair[2] = { seed_pairs[j].without, seed_pairs[j].with };
+
+		seed_effect_b(v, r, seed_pairs[j].arch, pair);
+	}
+	for (c = 0; c < v->nc; c++) {
+		const struct kern *kk = &r->k[v->col[c]];
+		int d;
+
+		for (j = 0; j < SEED_NPAIRS && strcmp(kk->arch, seed_pairs[j].arch); j++)
+			;
+		if (!kk->call_ops || j < SEED_NPAIRS)
+			continue;
+		for (d = 0; d < c; d++)	/* once per arch */
+			if (r->k[v->col[d]].call_ops && !strcmp(r->k[v->col[d]].arch, kk->arch))
+				break;
+		if (d == c)
+			seed_effect_b(v, r, kk->arch, NULL);
+	}
 }
 
 static void screen_seed000(FILE *f, const struct report *r)
 {
-	const char *modes[] = { "kmod-callops", "kmod-direct" };
-	char rt[64];
-	long long imax;
-	double a, b;
-	int k, m, j;
-	bool any = false;
+	struct seed_view *v = calloc(1, sizeof(*v));
+	size_t i;
+	int c, h;
 
-	fprintf(f, "\nSeed 000: 1 relevant tracer as irrelevant ones are added (ops, overhead ns)\n");
-	fprintf(f, "  seed riscv64 K1: without CALL_OPS 1/0 123, 1/200 15791 (128x); with 38, 39 (1.0x)\n");
-	for (k = 0; k < r->nk; k++) {
-		json_object *doc = r->k[k].doc[S_OPS];
-		bool line = false;
-
-		for (m = 0; m < 2; m++) {
-			imax = doc ? ops_max_i(doc, modes[m]) : -1;
-			if (imax <= 0)
-				continue;
-			a = ops_overhead(doc, modes[m], 1, 0);
-			b = ops_overhead(doc, modes[m], 1, imax);
-			ratio_text(rt, sizeof(rt), b, a);
-			if (!line) {
-				snprintf(rt, sizeof(rt), "%s%s", r->k[k].label,
-					 r->k[k].call_ops ? " (CALL_OPS)" : "");
-				fprintf(f, "  %-25s", rt);
-				ratio_text(rt, sizeof(rt), b, a);
-			}
-			fprintf(f, "  %s 1/0 %.0f, 1/%lld %.0f: %s", modes[m] + 5, a, imax, b, rt);
-			line = any = true;
-		}
-		if (line)
-			fputc('\n', f);
+	if (!v)
+		return;
+	seed_view(v, r);
+	fprintf(f, "\nSeed 000 side by side: kmod-callops overhead ns/call against 0/0 of the same "
+		"boot (median; 0/0: [base ns/call])\n");
+	for (h = 0; h < 2; h++) {
+		fprintf(f, "  %-10s", h ? "" : "R/I");
+		for (c = 0; c < 2 + v->nc; c++)
+			fprintf(f, "%*s", COL, v->head[h][c]);
+		fputc('\n', f);
 	}
-	if (!any)
-		fprintf(f, "  (no ops results)\n");
-	fprintf(f, "  CALL_OPS / without, 1/0 kmod-callops (seed: 38 / 122 = 0.31):");
-	any = false;
-	for (k = 0; k < r->nk; k++) {
-		if (!r->k[k].call_ops || !r->k[k].doc[S_OPS])
+	for (i = 0; i < SEED_ROWS; i++) {
+		char rl[16];
+
+		if (!v->shown[i])
 			continue;
-		for (j = 0; j < r->nk; j++)
-			if (!r->k[j].call_ops && r->k[j].doc[S_OPS] && !strcmp(r->k[j].arch, r->k[k].arch))
-				break;
-		if (j == r->nk) {
-			fprintf(f, "%s %s: no %s kernel without CALL_OPS in these results", any ? ";" : "",
-				r->k[k].arch, r->k[k].arch);
-		} else {
-			ratio_text(rt, sizeof(rt), ops_overhead(r->k[k].doc[S_OPS], modes[0], 1, 0),
-				   ops_overhead(r->k[j].doc[S_OPS], modes[0], 1, 0));
-			fprintf(f, "%s %s (%s / %s): %s", any ? ";" : "", r->k[k].arch,
-				r->k[k].label, r->k[j].label, rt);
-		}
-		any = true;
+		snprintf(rl, sizeof(rl), "%d/%d", seed_rows[i].r, seed_rows[i].i);
+		fprintf(f, "  %-10s", rl);
+		for (c = 0; c < 2 + v->nc; c++)
+			fprintf(f, "%*s", COL, v->cell[i][c]);
+		fputc('\n', f);
 	}
-	fprintf(f, "%s\n", any ? "" : " no kernel with CALL_OPS in these results");
+	for (i = 0; i < (size_t)v->nl; i++)
+		fprintf(f, "%s%s\n", v->line[i].level ? "    " : "  ", v->line[i].text);
+	free(v);
 }
 
 /* The attach point of mode with the largest K that was measured, or NULL. */
@@ -616,6 +930,61 @@ static void seed_line(struct svg_line *l, const char *name, const double *y)
 	l->n = SEED_N;
 }
 
+/* The page: seed 000's table side by side (the screen's), its two ratios under it. */
+static void page_seed000(FILE *f, const struct report *r)
+{
+	struct seed_view *v = calloc(1, sizeof(*v));
+	size_t i;
+	int c, h, open = 0;
+
+	if (!v)
+		return;
+	seed_view(v, r);
+	fputs("<p>kmod-callops overhead ns per call against the 0/0 point of the same boot "
+	      "(median); the 0/0 row is the base's ns per call; a row no column measured is left "
+	      "out. The seed's columns: Spacemit K1, riscv64, without and with its CALL_OPS "
+	      "patch.</p>\n"
+	      "<table class=\"seed\" data-table=\"seed000\">\n<thead>\n", f);
+	for (h = 0; h < 2; h++) {
+		fprintf(f, "<tr><th>%s</th>", h ? "" : "R/I");
+		for (c = 0; c < 2 + v->nc; c++) {
+			fputs("<th>", f);
+			svg_esc(f, v->head[h][c]);
+			fputs("</th>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</thead>\n<tbody>\n", f);
+	for (i = 0; i < SEED_ROWS; i++) {
+		if (!v->shown[i])
+			continue;
+		fprintf(f, "<tr data-row=\"%d/%d\"><th>%d/%d</th>", seed_rows[i].r, seed_rows[i].i,
+			seed_rows[i].r, seed_rows[i].i);
+		for (c = 0; c < 2 + v->nc; c++) {
+			fputs("<td>", f);
+			svg_esc(f, v->cell[i][c]);
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n", f);
+	for (i = 0; i < (size_t)v->nl; i++) {
+		if (v->line[i].level && !open) {
+			fputs("<ul data-list=\"seed000\">\n", f);
+			open = 1;
+		} else if (!v->line[i].level && open) {
+			fputs("</ul>\n", f);
+			open = 0;
+		}
+		fputs(v->line[i].level ? "<li>" : "<p>", f);
+		svg_esc(f, v->line[i].text);
+		fputs(v->line[i].level ? "</li>\n" : "</p>\n", f);
+	}
+	if (open)
+		fputs("</ul>\n", f);
+	free(v);
+}
+
 /* Lines: 1 relevant tracer, I irrelevant, per kernel and kmod mode, beside the seed's. */
 static int page_ops(FILE *f, const struct report *r)
 {
@@ -728,6 +1097,8 @@ static int write_page(const char *path, const struct report *r, const char *text
 	      "pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:12px}\n"
 	      "svg{margin:0.5em 1em 0.5em 0;vertical-align:top;border:1px solid #eee}\n"
 	      ".row{display:flex;flex-wrap:wrap}\n"
+	      "table.seed{border-collapse:collapse;font-size:13px}\n"
+	      "table.seed th,table.seed td{padding:2px 10px;text-align:right;border-bottom:1px solid #eee}\n"
 	      "</style></head><body>\n<h1>tracerd: what each hook path costs</h1>\n"
 	      "<p>Measured by <code>tracectl bench</code> on each kernel below. Under QEMU TCG "
 	      "(how the project's harness boots them) the counts are exact and the times are "
@@ -735,6 +1106,8 @@ static int write_page(const char *path, const struct report *r, const char *text
 	svg_esc(f, text);
 	fputs("</pre>\n<h2>Overhead per call, per path and kernel</h2>\n", f);
 	page_overhead(f, r);
+	fputs("\n<h2>Seed 000 side by side</h2>\n", f);
+	page_seed000(f, r);
 	fputs("\n<h2>Seed 000: one relevant tracer, I irrelevant ones</h2>\n", f);
 	page_ops(f, r);
 	fputs("\n<h2>Attach time against K</h2>\n<div class=\"row\">\n", f);

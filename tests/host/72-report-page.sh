@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# tracectl bench report: the screen make demo ends with fits 60 lines and
+# tracectl bench report: the screen make demo ends with fits 66 lines (60
+# before seed 000's table side by side: 14 rows at most, and its ratios;
+# tests/host/72-report-seed000.sh checks that section) and
 # names the cheapest path per kernel; the HTML page, rendered by a real
 # browser (Debian's headless Chromium), loads without a console message
 # (no script error, no resource it fails to load: it is self-contained),
@@ -18,12 +20,14 @@ local_files=("$W"/demo/*.json)
 $TRACECTL bench report --html "$W/demo/index.html" "${local_files[@]}" > "$W/screen.txt" ||
 	fail "bench report"
 n=$(grep -vc '^report page:' "$W/screen.txt")
-[ "$n" -le 60 ] || fail "the screen has $n lines (at most 60)"
+[ "$n" -le 66 ] || fail "the screen has $n lines (at most 66)"
 ok "summary screen: $n lines"
 for k in "6.1 x86_64" "6.12 aarch64"; do
 	head -n 5 "$W/screen.txt" | grep -q "$k" || fail "screen lacks a column for $k"
 done
 expect_eq "cheapest path per kernel" "$(grep -c '^  cheapest  *[a-z]' "$W/screen.txt")" 1
+python3 "$SRC/tests/host/seed000-check.py" "$W/screen.txt" "$W/demo/index.html" "${local_files[@]}" ||
+	fail "seed 000 section"
 grep -q 'Unavailable here, and why' "$W/screen.txt" || fail "no unavailable section"
 grep -q 'kprobe-multi (6.1 x86_64): .*CONFIG_FPROBE' "$W/screen.txt" ||
 	fail "6.1's missing kprobe-multi not explained"
