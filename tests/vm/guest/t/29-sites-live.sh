@@ -19,8 +19,8 @@
 # checks: address 0, an unknown address, one inside a function, a
 # notrace function and data are refused entry by entry; 65 entries E2BIG.
 # timeout: 240 600
-# x86 6.1 shows the kinds x86 6.12 does, 7.2 (x86) those too plus fexit's
-# jmp: make check runs it on 6.12 and both arm64s (CALL_OPS and not)
+# x86 6.1 showed the kinds x86 6.12 does: make check runs it on 6.12 and
+# both arm64s (CALL_OPS and not), check-full everywhere
 # ci-kernels: 6.12 6.12-arm64 6.1-arm64
 source ./t/40-daemon-lib.sh
 load_testmod
