@@ -6,6 +6,7 @@
 # (its tracee counted exactly once per run). An error point fails (tracectl
 # exits 1); an unavailable one needs a reason; the SVG charts are written.
 # No timing assertion. The JSON goes to the host (tests/vm/bench-check.sh).
+# riscv64 in make check: the ops bench only (below).
 # timeout: 600 3600
 source ./t/40-daemon-lib.sh
 load_testmod
@@ -15,15 +16,7 @@ trap daemon_cleanup EXIT
 r="-r 2 -w 0"
 $C bench ops --ci -n "$(size 1000 100000)" $r -o "$TD/ops.json" --svg "$TD/ops.svg" ||
 	fail "bench ops failed (exit $?)"
-# --all (one callops ops on every traceable function) did not finish in
-# 10 minutes under riscv64 TCG (6.12 and 7.2); make check leaves it to
-# check-full there
-all=--all
-[ "${PROFILE:-ci}:$(uname -m)" = ci:riscv64 ] && all=
-$C bench attach --ci $all $r -o "$TD/attach.json" --svg "$TD/attach.svg" ||
-	fail "bench attach failed (exit $?)"
 grep -q '</svg>' "$TD/ops.svg" && grep -q '<polyline' "$TD/ops.svg" || fail "ops.svg"
-grep -q '</svg>' "$TD/attach.svg" && grep -q '<polyline' "$TD/attach.svg" || fail "attach.svg"
 status() {	# status FILE KEY: the status of that point ("" when absent)
 	jpath '.points[*].key' < "$1" > "$TD/keys"
 	jpath '.points[*].status' < "$1" > "$TD/sts"
@@ -42,6 +35,24 @@ for k in kmod-callops/R1/I2 kmod-callops/R2/I0 kmod-direct/R1/I2 kmod-kprobe/R2/
 	fi
 done
 expect_eq "ops: direct never with 2 relevant" "$(status "$TD/ops.json" kmod-direct/R2/I0)" ""
+i=$(jpath '.points[*].key' < "$TD/ops.json" | grep -n '^kmod-callops/R2/I0$' | cut -d: -f1)
+expect_eq "ops kmod-callops/R2/I0: relevant hits over 2 runs" \
+	"$(jpath ".points[$((i - 1))].counts.relevant_hits.counted" < "$TD/ops.json")" \
+	$((2 * 2 * $(size 1000 100000)))
+# riscv64 under TCG: each ftrace_ops (un)registration patches text under
+# stop_machine with remote fences; the attach bench took over 10 minutes
+# there (and --all never finished), so make check runs the ops bench only
+# (issue #15's subset); check-full runs it all
+if [ "${PROFILE:-ci}:$(uname -m)" = ci:riscv64 ]; then
+	expect_eq "enabled_functions after the ops bench" "$(wc -l < /sys/kernel/tracing/enabled_functions)" 0
+	daemon_stop
+	trap - EXIT
+	emit_bench ops "$TD/ops.json"
+	exit 0
+fi
+$C bench attach --ci --all $r -o "$TD/attach.json" --svg "$TD/attach.svg" ||
+	fail "bench attach failed (exit $?)"
+grep -q '</svg>' "$TD/attach.svg" && grep -q '<polyline' "$TD/attach.svg" || fail "attach.svg"
 for k in kmod-callops/one/K16 kmod-callops/separate/K16 kmod-direct/one/K16 \
 	fentry/one/K16 fentry/separate/K16 kprobe/separate/K16; do
 	expect_eq "attach $k" "$(status "$TD/attach.json" "$k")" "$(bench_want "$k")"
@@ -51,21 +62,13 @@ if [ "$(bench_want fentry/one/K16)" = ok ]; then
 	expect_eq "attach fentry/one/K16: functions hooked over 2 runs" \
 		"$(jpath ".points[$((i - 1))].counts.functions.counted" < "$TD/attach.json")" 32
 fi
-i=$(jpath '.points[*].key' < "$TD/ops.json" | grep -n '^kmod-callops/R2/I0$' | cut -d: -f1)
-expect_eq "ops kmod-callops/R2/I0: relevant hits over 2 runs" \
-	"$(jpath ".points[$((i - 1))].counts.relevant_hits.counted" < "$TD/ops.json")" \
-	$((2 * 2 * $(size 1000 100000)))
-if [ -n "$all" ]; then
-	expect_eq "attach kmod-callops/all" "$(status "$TD/attach.json" kmod-callops/all)" ok
-	i=$(jpath '.points[*].key' < "$TD/attach.json" | grep -n '^kmod-callops/all$' | cut -d: -f1)
-	expect_eq "attach kmod-callops/all: tracee counted once per run" \
-		"$(jpath ".points[$((i - 1))].counts.tracee_hits.counted" < "$TD/attach.json")" 2
-	expect_eq "attach kmod-callops/all: functions" \
-		"$(jpath ".points[$((i - 1))].labels.funcs" < "$TD/attach.json")" \
-		"$(wc -l < /sys/kernel/tracing/available_filter_functions)"
-else
-	expect_eq "attach kmod-callops/all not asked for" "$(status "$TD/attach.json" kmod-callops/all)" ""
-fi
+expect_eq "attach kmod-callops/all" "$(status "$TD/attach.json" kmod-callops/all)" ok
+i=$(jpath '.points[*].key' < "$TD/attach.json" | grep -n '^kmod-callops/all$' | cut -d: -f1)
+expect_eq "attach kmod-callops/all: tracee counted once per run" \
+	"$(jpath ".points[$((i - 1))].counts.tracee_hits.counted" < "$TD/attach.json")" 2
+expect_eq "attach kmod-callops/all: functions" \
+	"$(jpath ".points[$((i - 1))].labels.funcs" < "$TD/attach.json")" \
+	"$(wc -l < /sys/kernel/tracing/available_filter_functions)"
 expect_eq "enabled_functions after the bench" "$(wc -l < /sys/kernel/tracing/enabled_functions)" 0
 # full profile: K = 1024, one ioctl of minutes under TCG (the daemon's idle
 # timers must not drop the client waiting for it)
