@@ -79,7 +79,7 @@ ensure() {
 		local tmp=$root.tmp extra
 		extra=$(IFS=,; echo "$*")
 		vm_log "debootstrap build root $suite $arch ($VM_MIRROR)"
-		rm -rf "$tmp" "$root"
+		vm_rm_tree "$tmp"; vm_rm_tree "$root"
 		debootstrap --arch="$arch" --variant=minbase \
 			--include="$BUILDROOT_PKGS${extra:+,$extra}" "$suite" "$tmp" "$VM_MIRROR" \
 			> "$VM_DIR/debootstrap-build-$suite-$arch.log" 2>&1 ||

@@ -75,6 +75,16 @@ vm_out() {
 
 vm_log() { printf 'vm: %s\n' "$*" >&2; }
 vm_die() { printf 'vm: error: %s\n' "$*" >&2; exit 1; }
+# vm_rm_tree DIR — rm -rf DIR once nothing is mounted at or below it: a
+# debootstrap killed halfway (a stopped make check) leaves its /proc
+# mounted in the unfinished root, and rm -rf would walk into it
+vm_rm_tree() {
+	local m
+	[ -e "$1" ] || return 0
+	awk -v d="$(realpath -m "$1")" '$2 == d || index($2, d "/") == 1 { print $2 }' /proc/mounts |
+		sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
+	rm -rf "$1"
+}
 
 # vm_stage NAME BUDGET_S CMD... — run one stage with a time budget
 vm_stage() {
@@ -111,7 +121,7 @@ vm_rootfs() {
 	vm_native "$arch" || vm_binfmt "$arch" || return 1
 	vm_log "debootstrap $suite $arch ($VM_MIRROR)"
 	local r=$VM_DIR/rootfs-$name.tmp
-	rm -rf "$r"; mkdir -p "$VM_DIR"
+	vm_rm_tree "$r"; mkdir -p "$VM_DIR"
 	debootstrap --arch="$arch" --variant=minbase --include="$pkgs" "$suite" \
 		"$r" "$VM_MIRROR" > "$VM_DIR/debootstrap-$name.log" 2>&1 ||
 		{ tail -n 20 "$VM_DIR/debootstrap-$name.log" >&2; vm_die "debootstrap $suite $arch failed"; }
