@@ -175,8 +175,9 @@ static struct snap *snap_render(struct http_server *h, enum snap_kind kind)
 	return s;
 }
 
-/* The set of attachments (ids are never reused): a body rendered for
- * another set is stale however young, e.g. just after a detach. */
+/* The set of attachments (ids are never reused) and the configuration's
+ * generation: a body rendered for another set or before a reload is stale
+ * however young, e.g. just after a detach, or after bpf_stats went off. */
 static uint64_t attachments_print(const struct tracerd *d)
 {
 	const struct attachment *a;
@@ -184,7 +185,7 @@ static uint64_t attachments_print(const struct tracerd *d)
 
 	for (a = d->attachments; a; a = a->next)
 		h = (h ^ a->id) * 1099511628211ull;
-	return h;
+	return (h ^ d->cfg_gen) * 1099511628211ull;
 }
 
 /* close a set-up connection now, without its close callback */

@@ -319,6 +319,7 @@ int config_reload(struct tracerd *d, const struct reload_opts *o, struct reload_
 	apply_keys(d, &new, o->verbose);
 	old = d->cfg;
 	d->cfg = new;		/* new recordings use the new record_* keys */
+	d->cfg_gen++;
 	bpf_stats_apply(d);	/* bpf_stats: refused, logged and said by stats */
 	r->detached = carry_over(d, &old, &new, st);
 	r->attached = attach_lines(d, &new, st, "reload: ");

@@ -114,6 +114,8 @@ struct tracerd {
 	struct recorder *rec;		/* record.c: recordings and the ring buffer */
 
 	int bpf_stats_fd;		/* BPF_ENABLE_STATS held (bpf_stats.c), -1: off */
+	unsigned int cfg_gen;		/* +1 per applied reload (http.c: a body
+					 * rendered before it is stale) */
 	char bpf_stats_why[200];	/* why off */
 
 	struct btf *vmlinux_btf;
