@@ -592,7 +592,16 @@ static int table_linked(struct loader *l, uint64_t addr, uint64_t size, const ch
 	bool have[8];
 	int err;
 
-	err = read_relative(l, &rel, &nrel);
+	/*
+	 * A riscv64 Image without CONFIG_RELOCATABLE has addresses in its
+	 * slots and no .rela.dyn: do not look for one (a stray match in init
+	 * data would only be a wrong KASLR offset to fail on).
+	 */
+	read_at(l, addr, b, have, 8);
+	if (l->image && l->eh.e_machine == EM_RISCV && have[0] && have[7] && le64(b))
+		err = 0;
+	else
+		err = read_relative(l, &rel, &nrel);
 	if (!err && l->image && nrel) {
 		err = image_offset(l->s, rel, nrel, addr, size, &d);
 		if (err)
