@@ -71,7 +71,7 @@ static void print_row(const struct sites *s, const struct site *e)
 	       e->kind == SITE_ZERO ? "(zero)" : e->insn, tgt, fl);
 }
 
-/* A section's sh_addralign, "-" when unknown (arm64 Image) */
+/* A section's sh_addralign, "-" when unknown (an Image) */
 static const char *align_str(char *buf, size_t len, uint64_t align)
 {
 	if (!align)
@@ -367,12 +367,14 @@ static int sites_exec(struct cli *cli, int argc, char **argv)
 const struct cmd_entry cmd_sites = {
 	.name = "sites",
 	.args = "FILE [GLOB] [--symbols MAP] [--summary] | --live [GLOB] [--limit N]",
-	.summary = "patchable function entries of a vmlinux or .ko (offline), or the running "
+	.summary = "patchable function entries of a vmlinux, Image or .ko (offline), or the running "
 		   "kernel's (--live)",
 	.exec = sites_exec,
-	.help = "  FILE             a vmlinux or .ko: read offline, no daemon\n"
+	.help = "  FILE             a vmlinux, an arm64 or riscv64 Image, or a .ko: read\n"
+		"                   offline, no daemon\n"
 		"  GLOB             function names (* ? [...]); default every function\n"
-		"  -m, --symbols=MAP  System.map or /proc/kallsyms for a stripped image\n"
+		"  -m, --symbols=MAP  System.map or /proc/kallsyms for a stripped vmlinux;\n"
+		"                   required for an Image\n"
 		"  -S, --summary    counts only\n"
 		"  --live           the running kernel's call sites now, through the daemon\n"
 		"                   (needs tracerd_kmod loaded): kind, target, arm64 CALL_OPS\n"

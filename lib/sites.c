@@ -54,7 +54,7 @@ struct loader {
 	uint64_t *base;		/* per section index: its address */
 	struct seg *segs;	/* where file bytes are, by address */
 	size_t nsegs;
-	bool image;		/* arm64 Image: no ELF headers, kallsyms addresses */
+	bool image;		/* arm64/riscv64 Image: no ELF headers, kallsyms addresses */
 	struct named *specials;	/* every named symbol, sorted by name */
 	size_t nspecials;
 	uint64_t *table;	/* table entries, file addresses */
@@ -409,24 +409,29 @@ static int table_rel(struct loader *l, size_t idx, const char *tname)
 	return 0;
 }
 
-/* Is there an R_AARCH64_RELATIVE record at run-time address a? */
+/* Is there a RELATIVE record (R_AARCH64_ or R_RISCV_) at run-time address a? */
 static bool image_rel_at(struct loader *l, uint64_t a, uint8_t r[24])
 {
 	bool have[24];
 
 	read_at(l, a, r, have, 24);
-	return have[0] && have[23] && le64(r + 8) == R_AARCH64_RELATIVE_ &&
+	return have[0] && have[23] && (int64_t)le64(r + 8) == relative_type(l->eh.e_machine) &&
 	       le64(r) >> 48 == 0xffff;
 }
 
 /*
- * Where .rela.dyn is: [__rela_start, __rela_end) when the symbols have
- * them; kallsyms does not, so else the first run of 4 RELATIVE records in
- * init data (the linker script puts .rela.dyn there), to its end.
+ * Where .rela.dyn is: [__rela_start, __rela_end) (riscv64:
+ * [__rela_dyn_start, __rela_dyn_end)) when the symbols have them;
+ * kallsyms does not, so else the first run of 4 RELATIVE records in init
+ * data (the linker script puts .rela.dyn there), to its end. A riscv64
+ * kernel without CONFIG_RELOCATABLE (Debian's) has none: its table slots
+ * hold the link addresses themselves.
  */
 static void image_rela_range(struct loader *l, uint64_t *from, uint64_t *to)
 {
-	const struct named *b = special(l, "__rela_start"), *e = special(l, "__rela_end");
+	bool rv = l->eh.e_machine == EM_RISCV;
+	const struct named *b = special(l, rv ? "__rela_dyn_start" : "__rela_start");
+	const struct named *e = special(l, rv ? "__rela_dyn_end" : "__rela_end");
 	const struct named *ib = special(l, "__init_begin"), *ie = special(l, "__init_end");
 	uint64_t a, end;
 	uint8_t r[24];
@@ -451,7 +456,7 @@ static void image_rela_range(struct loader *l, uint64_t *from, uint64_t *to)
 	*to = a;
 }
 
-/* arm64 Image: the RELATIVE relocations the kernel applies to itself at boot. */
+/* Image: the RELATIVE relocations the kernel applies to itself at boot (if any). */
 static int image_relative(struct loader *l, uint64_t **out, size_t *nout)
 {
 	uint64_t *v, a, from, to;
@@ -552,7 +557,7 @@ static bool offset_fits(const struct sites *s, const uint64_t *rel, size_t nrel,
 }
 
 /*
- * arm64 Image named by kallsyms: the relocations are at link addresses,
+ * Image named by kallsyms: the relocations are at link addresses,
  * the table at run-time ones. The KASLR offset is the one that puts a
  * relocation on the table's slots, their values in text (0 first, for a
  * System.map); -ENOENT when none does. Data around the table is dense
@@ -587,7 +592,16 @@ static int table_linked(struct loader *l, uint64_t addr, uint64_t size, const ch
 	bool have[8];
 	int err;
 
-	err = read_relative(l, &rel, &nrel);
+	/*
+	 * A riscv64 Image without CONFIG_RELOCATABLE has addresses in its
+	 * slots and no .rela.dyn: do not look for one (a stray match in init
+	 * data would only be a wrong KASLR offset to fail on).
+	 */
+	read_at(l, addr, b, have, 8);
+	if (l->image && l->eh.e_machine == EM_RISCV && have[0] && have[7] && le64(b))
+		err = 0;
+	else
+		err = read_relative(l, &rel, &nrel);
 	if (!err && l->image && nrel) {
 		err = image_offset(l->s, rel, nrel, addr, size, &d);
 		if (err)
@@ -1023,28 +1037,37 @@ static int build_entries(struct loader *l)
 
 /* ------------------------------------------------------------ load, free */
 
-/* An arm64 Image ("ARMd" at 56): the kernel's bytes from _text, no headers. */
-static int open_image(struct loader *l)
+/*
+ * A raw kernel Image, no ELF headers: arm64 ("ARMd" at 56, the kernel's
+ * bytes from _text) or riscv64 ("RISCV\0\0\0" at 48 and "RSC\x05" at 56,
+ * the bytes from _start: the header is the first instructions, the EFI
+ * "MZ" a c.li; _text is a page or more further on).
+ */
+static int open_image(struct loader *l, uint16_t machine)
 {
 	struct stat st;
 	void *p;
 
 	if (fstat(l->fd, &st) || st.st_size < 64)
-		return fail(l, -EINVAL, "cannot read the arm64 Image");
+		return fail(l, -EINVAL, "cannot read the %s Image", sites_machine_name(machine));
 	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, l->fd, 0);
 	if (p == MAP_FAILED)
 		return fail(l, -errno, "mmap: %s", strerror(errno));
 	l->raw = p;
 	l->rawsize = st.st_size;
 	l->image = true;
-	l->eh.e_machine = EM_AARCH64;
+	l->eh.e_machine = machine;
 	l->eh.e_type = ET_EXEC;
 	return 0;
 }
 
 /*
- * arm64 Image: everything at the run-time addresses of the symbols
- * (kallsyms), the file mapped at _text; sections from the text bounds.
+ * Image: everything at the run-time addresses of the symbols (kallsyms),
+ * the file mapped at the symbol of its first byte (arm64 _text, riscv64
+ * _start); sections from the text bounds. The table is then
+ * [__start_mcount_loc, __stop_mcount_loc) (read_table), its slots filled
+ * from the image's RELATIVE relocations when they are 0 (arm64) or used
+ * as they are (riscv64 without CONFIG_RELOCATABLE: link addresses).
  */
 static int load_image(struct loader *l, const char *map)
 {
@@ -1052,24 +1075,28 @@ static int load_image(struct loader *l, const char *map)
 		{ ".text", "_stext", "_etext" },
 		{ ".init.text", "_sinittext", "_einittext" },
 	};
+	const char *arch = sites_machine_name(l->eh.e_machine);
+	const char *first = l->eh.e_machine == EM_RISCV ? "_start" : "_text";
 	const struct named *t, *b, *e;
 	size_t i;
 	int err;
 
 	if (!map)
-		return fail(l, -EINVAL, "an arm64 Image has no symbols: pass --symbols "
-			    "/proc/kallsyms (or the System.map) of this kernel");
+		return fail(l, -EINVAL, "the %s Image has no symbols: pass --symbols "
+			    "/proc/kallsyms (or the System.map) of this kernel", arch);
 	err = read_map(l, map);
 	if (err)
 		return err;
 	qsort(l->specials, l->nspecials, sizeof(*l->specials), cmp_named);
-	t = special(l, "_text");
+	t = special(l, first);
 	l->segs = calloc(1, sizeof(*l->segs));
 	l->s->secs = calloc(2, sizeof(*l->s->secs));
 	if (!l->segs || !l->s->secs)
 		return fail(l, -ENOMEM, "%s", strerror(ENOMEM));
 	if (!t || !t->addr)
-		return fail(l, -EINVAL, "symbols '%s' have no _text address", map);
+		return fail(l, -EINVAL, "symbols '%s' have no %s address%s", map, first,
+			    l->nspecials + l->s->nfuncs <= 1 ? " (a placeholder? Debian's "
+			    "System.map is: the real one is in the linux-image-*-dbg package)" : "");
 	l->segs[l->nsegs++] = (struct seg){ t->addr, 0, l->rawsize };
 	for (i = 0; i < 2; i++) {
 		struct sites_section *sec = &l->s->secs[l->s->nsecs];
@@ -1089,18 +1116,23 @@ static int load_image(struct loader *l, const char *map)
 
 static int open_elf(struct loader *l)
 {
-	char magic[4];
+	uint8_t h[64];
+	ssize_t n;
+	bool elf;
 
 	l->fd = open(l->path, O_RDONLY | O_CLOEXEC);
 	if (l->fd < 0)
 		return fail(l, -errno, "cannot open: %s", strerror(errno));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return fail(l, -EINVAL, "libelf: %s", elf_errmsg(-1));
-	if (pread(l->fd, magic, 4, 0) == 4 && memcmp(magic, ELFMAG, 4) &&
-	    pread(l->fd, magic, 4, 56) == 4 && !memcmp(magic, "ARMd", 4))
-		return open_image(l);
-	if (pread(l->fd, magic, 4, 0) != 4 || memcmp(magic, ELFMAG, 4))
-		return fail(l, -ENOEXEC, "not an ELF file or arm64 Image (a compressed kernel? "
+	n = pread(l->fd, h, sizeof(h), 0);
+	elf = n >= 4 && !memcmp(h, ELFMAG, 4);
+	if (!elf && n == sizeof(h) && !memcmp(h + 56, "ARMd", 4))
+		return open_image(l, EM_AARCH64);
+	if (!elf && n == sizeof(h) && !memcmp(h + 48, "RISCV\0\0\0RSC\x05", 12))
+		return open_image(l, EM_RISCV);
+	if (!elf)
+		return fail(l, -ENOEXEC, "not an ELF file, arm64 or riscv64 Image (a compressed kernel? "
 			    "tests/vm/extract-vmlinux.sh extracts an ELF vmlinux)");
 	l->elf = elf_begin(l->fd, ELF_C_READ_MMAP, NULL);
 	if (!l->elf || !gelf_getehdr(l->elf, &l->eh))

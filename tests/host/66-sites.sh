@@ -78,3 +78,54 @@ o = json.load(sys.stdin)
 assert list(o) == ["error"] and "not an ELF" in o["error"]["message"], o
 ' || fail "--json error object"
 echo "ok: exit codes, JSON error"
+
+# a riscv64 Image (Debian's EFI stub header, no ELF): --symbols is required
+printf 'MZ' > "$d/Image-rv"
+dd if=/dev/zero bs=1 count=46 status=none >> "$d/Image-rv"
+printf 'RISCV\0\0\0RSC\005\0\0\0\0' >> "$d/Image-rv"
+dd if=/dev/zero bs=1 count=192 status=none >> "$d/Image-rv"
+"$ctl" sites "$d/Image-rv" 2> "$d/err"; rc=$?
+[ $rc = 1 ] || fail "riscv64 Image without --symbols: exit $rc, want 1"
+grep -q 'riscv64 Image has no symbols: pass --symbols' "$d/err" ||
+	fail "riscv64 Image without --symbols: $(cat "$d/err")"
+echo "ok: riscv64 Image needs --symbols"
+
+# the harness's riscv64 Images (VM cache; SITES_VM_K=DIR for another one),
+# named by a System.map: DIR/KERNEL/System.map, else the one the kernel
+# package installs (Debian's is a placeholder: the real one is in the -dbg
+# package). Every entry must decode, and on a CALL_OPS kernel carry an
+# 8-byte-aligned literal slot.
+rvk=0
+for kd in "${SITES_VM_K:-$O/vm/k}"/*riscv64/; do
+	kd=${kd%/}
+	[ -f "$kd/vmlinux" ] || continue
+	rvk=$((rvk + 1))
+	k=$(basename "$kd")
+	map=
+	for m in "$kd/System.map" "$kd"/root/boot/System.map-* "$kd"/root/usr/lib/modules/*/System.map; do
+		[ -f "$m" ] && grep -q ' _start$' "$m" && { map=$m; break; }
+	done
+	if [ -z "$map" ]; then
+		echo "skip: $k: no System.map with symbols (Debian ships a placeholder; put the real one at $kd/System.map)"
+		continue
+	fi
+	"$ctl" sites "$kd/vmlinux" --symbols "$map" > "$d/rv" 2> "$d/err" ||
+		fail "$k: sites: $(cat "$d/err")"
+	sed -n '/ riscv64 image, /,$p' "$d/rv" | head -n 4
+	grep -q ' riscv64 image, table __start_mcount_loc' "$d/rv" || fail "$k: summary: $(head -c 300 "$d/rv")"
+	n=$(sed -n 's/^  entries \([0-9]*\): .* other \([0-9]*\), zero \([0-9]*\)$/\1 \2 \3/p' "$d/rv")
+	set -- $n
+	[ $# = 3 ] || fail "$k: no entries line"
+	[ "$1" -gt 10000 ] || fail "$k: only $1 entries"
+	[ "$2" = 0 ] || fail "$k: $2 entries not a nop or auipc/jalr pair"
+	[ "$3" = 0 ] || fail "$k: $3 zero entries"
+	grep -q 'stale (not at a function entry) 0,' "$d/rv" || fail "$k: stale entries"
+	if grep -q '^CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS=y' "$kd/config" 2>/dev/null; then
+		grep -q "CALL_OPS literal $1 (8-byte aligned $1, misaligned 0)" "$d/rv" ||
+			fail "$k: CALL_OPS literals: $(grep 'CALL_OPS literal' "$d/rv")"
+	else
+		grep -q 'no pre-function literal' "$d/rv" || fail "$k: literal slots without CALL_OPS"
+	fi
+	echo "ok: $k Image: $1 entries decoded"
+done
+[ $rvk -gt 0 ] || echo "skip: no riscv64 Image in ${SITES_VM_K:-$O/vm/k} (the VM cache; the check of a real one is skipped)"

@@ -511,6 +511,132 @@ TEST(arm64_image_kaslr)
 	sites_free(s);
 }
 
+/*
+ * A tiny riscv64 Image as Debian ships it (an EFI stub: "MZ" at 0, "RISCV"
+ * at 48, "RSC\x05" at 56, the bytes from _start, _text further on), with
+ * CALL_OPS: an 8-byte literal slot of c.nops before each function, then
+ * c.nop x4 or auipc t0;jalr t0. Not relocatable (CONFIG_RELOCATABLE=n, as
+ * Debian's): the table slots are link addresses, kallsyms the same. Else
+ * relocatable: slots 0, R_RISCV_RELATIVE records in
+ * [__rela_dyn_start, __rela_dyn_end), the symbols KASLR-shifted.
+ */
+static void riscv_image(bool reloc)
+{
+	const uint64_t link = 0xffffffff80000000ULL, kaslr = reloc ? 0x200000ULL : 0;
+	const uint64_t run = link + kaslr;
+	static const struct { const char *name; uint64_t off; } syms[] = {
+		{ "_start", 0 }, { "_text", 0x100 }, { "_stext", 0x100 }, { "f1", 0x108 },
+		{ "f2", 0x128 }, { "ftrace_caller", 0x180 }, { "_etext", 0x200 },
+		{ "__init_begin", 0x200 }, { "_sinittext", 0x200 }, { "f3", 0x208 },
+		{ "_einittext", 0x240 }, { "__start_mcount_loc", 0x280 },
+		{ "__stop_mcount_loc", 0x298 }, { "__rela_dyn_start", 0x300 },
+		{ "__rela_dyn_end", 0x300 + 3 * 24 }, { "__init_end", 0x400 },
+	};
+	static const uint64_t slots[3] = { 0x100, 0x120, 0x200 };	/* f1, f2, f3 - 8 */
+	uint8_t img[0x400] = { 0 };
+	char path[128], map[128], err[512] = "";
+	struct sites_opts o = { .symbols = NULL };
+	struct sites_summary sum;
+	struct sites *s = NULL;
+	const struct site *e;
+	size_t i;
+	FILE *f;
+
+	if (!setup_dir())
+		return;
+	memcpy(img, "MZ", 2);
+	memcpy(img + 48, "RISCV\0\0\0RSC\x05", 12);
+	memcpy(img + 64, "PE\0\0", 4);
+	for (i = 0x100; i < 0x140; i += 2)
+		img[i] = 0x01;			/* c.nop */
+	for (i = 0x200; i < 0x210; i += 2)
+		img[i] = 0x01;
+	put32(img + 0x110, 0x00a50533);		/* f1's body: add a0, a0, a0 */
+	put32(img + 0x210, 0x00a50533);		/* f3's */
+	/* f2 patched: auipc t0, 0; jalr t0, 0x58(t0) -> ftrace_caller */
+	put32(img + 0x128, 0x00000297);
+	put32(img + 0x12c, (0x58U << 20) | (5U << 15) | (5U << 7) | 0x67);
+	for (i = 0; i < 3; i++) {
+		if (!reloc) {
+			put64(img + 0x280 + 8 * i, link + slots[i]);
+			continue;
+		}
+		put64(img + 0x300 + 24 * i, link + 0x280 + 8 * i);
+		put64(img + 0x308 + 24 * i, 3);		/* R_RISCV_RELATIVE */
+		put64(img + 0x310 + 24 * i, link + slots[i]);
+	}
+	snprintf(path, sizeof(path), "%s/Image-riscv64", dir);
+	snprintf(map, sizeof(map), "%s/kallsyms-riscv64", dir);
+	f = fopen(path, "w");
+	if (!ASSERT_OK_PTR(f, path))
+		return;
+	fwrite(img, 1, sizeof(img), f);
+	fclose(f);
+	/* Debian's placeholder System.map */
+	f = fopen(map, "w");
+	if (!ASSERT_OK_PTR(f, map))
+		return;
+	fprintf(f, "ffffffffffffffff B The real System.map is in the linux-image-x-dbg package\n");
+	fclose(f);
+	ASSERT_ERR(sites_load(path, &o, &s, err, sizeof(err)), "riscv64 Image without symbols");
+	ASSERT_TRUE(strstr(err, "riscv64 Image has no symbols: pass --symbols") != NULL, err);
+	o.symbols = map;
+	ASSERT_ERR(sites_load(path, &o, &s, err, sizeof(err)), "placeholder System.map");
+	ASSERT_TRUE(strstr(err, "no _start address (a placeholder?") != NULL, err);
+	f = fopen(map, "w");
+	if (!ASSERT_OK_PTR(f, map))
+		return;
+	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
+		fprintf(f, "%016llx %c %s\n", (unsigned long long)(run + syms[i].off),
+			syms[i].name[0] == '_' && syms[i].off >= 0x280 ? 'D' : 'T', syms[i].name);
+	fclose(f);
+	if (!ASSERT_OK(sites_load(path, &o, &s, err, sizeof(err)), err))
+		return;
+	ASSERT_EQ(s->machine, EM_RISCV, "machine");
+	ASSERT_EQ(s->n, 3, "entries");
+	ASSERT_EQ(s->slide, kaslr, "KASLR offset (0: not relocatable)");
+	ASSERT_TRUE(s->callops, "literal");
+	ASSERT_STREQ(s->table, "__start_mcount_loc", "table");
+	e = entry(s, "f1");
+	if (e) {
+		ASSERT_EQ(e->rec, run + 0x100, "f1's record at run time");
+		ASSERT_EQ(e->kind, SITE_NOP, "f1 kind");
+		ASSERT_EQ(e->flags, SITE_F_LITERAL | SITE_F_LIT_ALIGNED, "f1 flags");
+		ASSERT_STREQ(e->insn, "c.nop x4", "f1 entry");
+		ASSERT_STREQ(secname(s, e), ".text", "f1 section");
+	}
+	e = entry(s, "f2");
+	if (e) {
+		ASSERT_EQ(e->kind, SITE_CALL, "f2 kind");
+		ASSERT_STREQ(e->insn, "auipc t0;jalr t0", "f2 entry");
+		ASSERT_EQ(e->target, run + 0x180, "f2 target");
+		ASSERT_STREQ(e->target_name ? e->target_name : "(null)", "ftrace_caller",
+			     "f2 target name");
+	}
+	e = entry(s, "f3");
+	if (e) {
+		ASSERT_TRUE(e->flags & SITE_F_INIT, "f3 init");
+		ASSERT_STREQ(secname(s, e), ".init.text", "f3 section");
+	}
+	sites_summarize(s, NULL, &sum);
+	ASSERT_EQ(sum.kinds[SITE_NOP], 2, "nops");
+	ASSERT_EQ(sum.kinds[SITE_CALL], 1, "calls");
+	ASSERT_EQ(sum.kinds[SITE_OTHER], 0, "undecoded");
+	ASSERT_EQ(sum.init, 1, "init");
+	ASSERT_EQ(sum.literal_aligned, 3, "aligned literals");
+	sites_free(s);
+}
+
+TEST(riscv64_image)
+{
+	riscv_image(false);
+}
+
+TEST(riscv64_image_relocatable)
+{
+	riscv_image(true);
+}
+
 TEST(errors_name_the_file)
 {
 	struct sites *s = NULL;
