@@ -46,7 +46,7 @@ for spec in callops:1 direct:2 kprobe:3 kprobe-int3:4; do
 	kprobe) expect 0 "$m: notrace function (int3 at the entry)" kmodctl attach "$m" tracerd_testmod_notrace ;;
 	*) expect $EADDRNOTAVAIL "$m: no ftrace call site" kmodctl attach "$m" tracerd_testmod_notrace ;;
 	esac
-	expect $EINVAL "$m: unknown flag" kmodctl attach "$m" $T --flags 0x2
+	expect $EINVAL "$m: unknown flag" kmodctl attach "$m" $T --flags 0x80000000
 	expect $EINVAL "$m: reserved field" kmodctl attach "$m" $T --reserved 1
 	expect $EINVAL "$m: tgid above PID_MAX_LIMIT" kmodctl attach "$m" $T --tgid 0x7fffffff
 	expect $EINVAL "$m: address 0" kmodctl attach "$m" $T --addr 0
