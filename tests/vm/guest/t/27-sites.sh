@@ -34,11 +34,18 @@ total=$(wc -l < "$tmp/rows")
 init=$(grep -cE '(^| |,)init(,|$)' "$tmp/rows")
 zero=$(grep -c ' (zero) ' "$tmp/rows")
 stale=$(grep -vE '(^| |,)init(,|$)' "$tmp/rows" | grep -cE '(,|  )stale(,|$)')
+invalid=$(grep -v ' \[' "$aff" | grep -c '^__ftrace_invalid_address__')
+# x86 names an entry that is not at a function's start (a discarded weak
+# function's body) __ftrace_invalid_address___N; a kernel without
+# FTRACE_MCOUNT_MAX_OFFSET (riscv64 6.12) lists it under the function
+# before it, the name the offline row gives it too
+keep_stale=false
+[ "$invalid" = 0 ] && [ "$stale" -gt 0 ] && keep_stale=true
 grep -vE '(^| |,)init(,|$)' "$tmp/rows" | grep -v ' (zero) ' |
-	grep -vE '(,|  )stale(,|$)' | awk '{ sub(/[-+][0-9]+$/, "", $2); print $2 }' |
+	if $keep_stale; then cat; else grep -vE '(,|  )stale(,|$)'; fi |
+	awk '{ sub(/[-+][0-9]+$/, "", $2); sub(/[-+]0x[0-9a-f]+$/, "", $2); print $2 }' |
 	sort > "$tmp/offline"
 grep -v ' \[' "$aff" | grep -v '^__ftrace_invalid_address__' | sort > "$tmp/online"
-invalid=$(grep -v ' \[' "$aff" | grep -c '^__ftrace_invalid_address__')
 live=$(grep -vc ' \[' "$aff")
 echo "entries $total: init text $init, zero $zero, stale $stale, rest $(wc -l < "$tmp/offline")"
 echo "available_filter_functions (vmlinux): $live, of which invalid $invalid"
@@ -53,7 +60,11 @@ if [ -s "$tmp/only-offline" ] || [ -s "$tmp/only-online" ]; then
 fi
 expect_eq "entries outside init text, not zero = available_filter_functions (vmlinux)" \
 	"$((total - init - zero))" "$live"
-expect_eq "stale entries = __ftrace_invalid_address lines" "$stale" "$invalid"
+if $keep_stale; then
+	echo "stale entries $stale: listed under the function before each (no __ftrace_invalid_address lines here)"
+else
+	expect_eq "stale entries = __ftrace_invalid_address lines" "$stale" "$invalid"
+fi
 # CALL_OPS reads and writes the literal as one 8-byte word: it must be aligned
 if grep -q 'CALL_OPS literal slots' "$tmp/table"; then
 	lit=$(sed -n 's/.*CALL_OPS literal \([0-9]*\) (8-byte aligned \([0-9]*\), misaligned \([0-9]*\)).*/\1 \3/p' "$tmp/table")
