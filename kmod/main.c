@@ -492,17 +492,30 @@ static long tracerd_ioc_detach_batch(struct tracerd_file *f, void __user *arg)
 	return ret;
 }
 
+/*
+ * The attachment of f named by the id that leads the struct at arg (*id
+ * gets it): ERR_PTR(-EFAULT) when arg cannot be read, -ENOENT when f has
+ * no such attachment.
+ */
+static struct tracerd_att *tracerd_att_of(struct tracerd_file *f, void __user *arg, u64 *id)
+{
+	struct tracerd_att *a;
+
+	if (copy_from_user(id, arg, sizeof(*id)))
+		return ERR_PTR(-EFAULT);
+	a = (*id == 0 || *id > U32_MAX) ? NULL : xa_load(&f->atts, *id);
+	return a ? a : ERR_PTR(-ENOENT);
+}
+
 static long tracerd_ioc_counters(struct tracerd_file *f, void __user *arg)
 {
 	struct tracerd_counters c;
 	struct tracerd_att *a;
 	u64 id;
 
-	if (copy_from_user(&id, arg, sizeof(id)))
-		return -EFAULT;
-	a = (id == 0 || id > U32_MAX) ? NULL : xa_load(&f->atts, id);
-	if (!a)
-		return -ENOENT;
+	a = tracerd_att_of(f, arg, &id);
+	if (IS_ERR(a))
+		return PTR_ERR(a);
 	memset(&c, 0, sizeof(c));
 	c.id = id;
 	tracerd_att_sum(a, &c.hits, &c.filtered);
@@ -524,11 +537,9 @@ static long tracerd_ioc_latency(struct tracerd_file *f, void __user *arg)
 	u64 id;
 	int ret;
 
-	if (copy_from_user(&id, arg, sizeof(id)))
-		return -EFAULT;
-	a = (id == 0 || id > U32_MAX) ? NULL : xa_load(&f->atts, id);
-	if (!a)
-		return -ENOENT;
+	a = tracerd_att_of(f, arg, &id);
+	if (IS_ERR(a))
+		return PTR_ERR(a);
 	memset(&l, 0, sizeof(l));
 	l.id = id;
 	ret = tracerd_att_latency(a, &l);
@@ -546,11 +557,9 @@ static long tracerd_ioc_site(struct tracerd_file *f, void __user *arg)
 	u64 id;
 	int ret;
 
-	if (copy_from_user(&id, arg, sizeof(id)))
-		return -EFAULT;
-	a = (id == 0 || id > U32_MAX) ? NULL : xa_load(&f->atts, id);
-	if (!a)
-		return -ENOENT;
+	a = tracerd_att_of(f, arg, &id);
+	if (IS_ERR(a))
+		return PTR_ERR(a);
 	memset(&s, 0, sizeof(s));
 	s.id = id;
 	ret = tracerd_att_site(a, &s);
