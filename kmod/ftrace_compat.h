@@ -63,7 +63,16 @@
 #include <linux/fprobe.h>
 #include <linux/ftrace.h>
 
-#if IS_ENABLED(CONFIG_FPROBE) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+/*
+ * Not from v6.14, where fprobe rides on the function-graph tracer: on
+ * Debian's 7.2 (x86_64) 29-kmod-latency made the ORC unwinder print
+ * "WARNING: stack going in the wrong direction? at return_to_handler"
+ * while hooked calls were in flight and their holder was killed. Until
+ * that is understood, callops latency stays off there (kmod-kprobe's
+ * kretprobe times calls on every kernel).
+ */
+#if IS_ENABLED(CONFIG_FPROBE) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
 #define TRACERD_HAVE_FPROBE_LAT 1
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
 typedef struct ftrace_regs tracerd_fprobe_regs_t;

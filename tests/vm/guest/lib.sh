@@ -36,6 +36,8 @@ unload_mod() { ! grep -q "^$1 " /proc/modules || rmmod "$1" || fail "rmmod $1"; 
 kernel_has() {
 	case "$1:$KERNEL_NAME" in
 	fprobe:6.12|fprobe:7.2|fprobe:7.2-arm64|fprobe:7.2-riscv64) return 0 ;;
+	# the module's callops latency: an fprobe on rethook (6.5 to 6.13)
+	fprobe_lat:6.12) return 0 ;;
 	call_ops:6.12-arm64|call_ops:7.2-arm64|call_ops:7.2-riscv64) return 0 ;;
 	jmp_direct:7.2) return 0 ;;
 	kprobe_session:6.12|kprobe_session:7.2|kprobe_session:7.2-arm64|kprobe_session:7.2-riscv64) return 0 ;;

@@ -70,7 +70,7 @@ first_available() {
 }
 # row 9: one function, latency -> the module's fprobe (kmod-callops) where
 # the kernel has fprobe, else its kretprobe (kmod-kprobe)
-want=kmod-kprobe; kernel_has fprobe && want=kmod-callops
+want=kmod-kprobe; kernel_has fprobe_lat && want=kmod-callops
 expect_eq "row 9: one function, latency, module" "$(auto tracerd_testmod_target --latency)" $want
 [ $want = kmod-kprobe ] && { reason | grep -q "not kmod-callops: the mode has no latency" ||
 	fail "row 9: no reason for skipping kmod-callops: $(reason)"; }

@@ -17,7 +17,7 @@ ip link set lo up 2>/dev/null	# the test boot brings up no network
 daemon_start "listen = 127.0.0.1:$PORT"
 us=2000 k=5
 kmods="kmod-kprobe"
-if kernel_has fprobe; then
+if kernel_has fprobe_lat; then
 	kmods="$kmods kmod-callops"
 else
 	out=$($C --json attach tracerd_testmod_sleep --mode kmod-callops --latency); rc=$?

@@ -30,8 +30,12 @@ first_status() {	# first_status FILE MODE: the status of MODE's first point
 for k in kmod-callops/R1/I2 kmod-callops/R2/I0 kmod-direct/R1/I2 kmod-kprobe/R2/I0; do
 	if [ "$(bench_want "$k")" = ok ]; then
 		expect_eq "ops $k" "$(status "$TD/ops.json" "$k")" ok
-	else	# an unavailable mode's grid stops at its first point
-		expect_eq "ops ${k%%/*}" "$(first_status "$TD/ops.json" "${k%%/*}")" unavailable
+	else	# unavailable: that point, or, where a mode's grid stops at its
+		# first point (no such mode here), that first one (riscv64 6.12's
+		# kmod-kprobe has its R = 0 points, which attach nothing)
+		st=$(status "$TD/ops.json" "$k")
+		[ -n "$st" ] || st=$(first_status "$TD/ops.json" "${k%%/*}")
+		expect_eq "ops $k" "$st" unavailable
 	fi
 done
 expect_eq "ops: direct never with 2 relevant" "$(status "$TD/ops.json" kmod-direct/R2/I0)" ""
