@@ -28,12 +28,16 @@ first_status() {	# first_status FILE MODE: the status of MODE's first point
 	paste "$TD/keys" "$TD/sts" | awk -v m="$2" 'index($1, m "/") == 1 { print $2; exit }'
 }
 for k in kmod-callops/R1/I2 kmod-callops/R2/I0 kmod-direct/R1/I2 kmod-kprobe/R2/I0; do
-	# riscv64 6.12 refuses a kprobe at a traceable entry; the module's
-	# tracee was refused in one boot and counted exactly in another (not
-	# understood yet): either is accepted there, an error is not
+	# riscv64 6.12 refuses a kprobe at a traceable entry: kmod-kprobe's
+	# points there are unavailable, or absent past its first; none may be
+	# an error (whether the R = 0 points run depends on the daemon's probe)
 	if [ "${k%%/*}" = kmod-kprobe ] && ! kernel_has entry_kprobe; then
-		st=$(status "$TD/ops.json" "$k")
-		case $st in ok|unavailable) echo "ok: ops $k = $st" ;; *) fail "ops $k: '$st'" ;; esac
+		jpath '.points[*].key' < "$TD/ops.json" > "$TD/keys"
+		jpath '.points[*].status' < "$TD/ops.json" > "$TD/sts"
+		bad=$(paste "$TD/keys" "$TD/sts" | awk 'index($1, "kmod-kprobe/") == 1 && $2 == "error"' | head -n 3)
+		[ -z "$bad" ] || fail "ops kmod-kprobe error points: $bad"
+		echo "ok: ops kmod-kprobe: no error point ($(paste "$TD/keys" "$TD/sts" |
+			awk 'index($1, "kmod-kprobe/") == 1 { print $2 }' | sort | uniq -c | tr -s ' \n' ' '))"
 		continue
 	fi
 	if [ "$(bench_want "$k")" = ok ]; then
