@@ -181,11 +181,14 @@ systemctl stop tracerd
 rm -r /etc/systemd/system/tracerd.service.d
 systemctl daemon-reload
 
-# --- stop with ~1100 fentry hooks (issue #20 item 4): detaching them takes
-# longer than TimeoutStopSec=30s under emulation; the daemon asks for more
+# --- stop with ~1100 fentry hooks (issue #20 item 4; make check: the ~570
+# of __x64_sys_*): detaching them takes longer than TimeoutStopSec=30s under
+# emulation (~150 s for 1100, ~75 s for 570); the daemon asks for more
 # (EXTEND_TIMEOUT_USEC) while it detaches, so the stop ends cleanly (Result
 # success, not timeout) and leaves no hook
-if [ "$(uname -m)" = aarch64 ]; then G='__arm64_sys_*'; else G='__*_sys_*'; fi
+if [ "$(uname -m)" = aarch64 ]; then G='__arm64_sys_*'; min=400
+elif [ "${PROFILE:-ci}" = full ]; then G='__*_sys_*'; min=900
+else G='__x64_sys_*'; min=400; fi
 systemctl start tracerd || fail "start (big glob)"
 pid=$(systemctl show -p MainPID --value tracerd)
 # the start-up lines' attachments (one function each) before the glob's
@@ -196,7 +199,7 @@ t0=$(date +%s)
 out=$(tracectl --json --timeout 900 attach "$G" --mode fentry) || fail "attach $G fentry: $out"
 n=$(jpath '.attachment.functions|length' <<< "$out")
 echo "figures: systemd: $G fentry: $n functions attached in $(( $(date +%s) - t0 ))s"
-[ "$n" -gt 900 ] || fail "only $n functions attached"
+[ "$n" -gt "$min" ] || fail "only $n functions attached"
 # the loop attached them in steps and kept feeding the watchdog: same
 # process, no restart, and STATUS= counts them (at most a second later)
 expect_eq "same main pid after the big attach" "$(systemctl show -p MainPID --value tracerd)" "$pid"
