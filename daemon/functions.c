@@ -263,27 +263,39 @@ static enum proto_code list_tracepoints(struct tracerd *d, const char *glob, str
 	return PROTO_OK;
 }
 
-enum proto_code cmd_functions(struct tracerd *d, json_object *args, json_object **result,
-			      char *msg, size_t msglen)
+enum proto_code glob_limit_args(json_object *args, const char *cmd, long long max,
+				const char **glob, size_t *limit, char *msg, size_t msglen)
 {
 	static const struct proto_field fields[] = {
 		{ "glob", json_type_string }, { "limit", json_type_int }, {}
 	};
 	bool bad = false;
-	const char *glob = proto_arg_str(args, "glob", &bad);
-	long long limit = proto_arg_int(args, "limit", FUNCTIONS_MAX, &bad);
-	struct fn_walk w = { .d = d, .limit = FUNCTIONS_MAX };
-	enum proto_code code = PROTO_OK;
-	int err;
+	long long n;
 
-	if (proto_args_check(args, "functions", fields, msg, msglen))
+	if (proto_args_check(args, cmd, fields, msg, msglen))
 		return PROTO_E_BAD_REQUEST;
-	if (bad || limit < 1 || limit > FUNCTIONS_MAX || (glob && !glob[0])) {
-		str_fmt(msg, msglen, "functions: invalid arguments (glob: a non-empty string, "
-			"limit: 1 to %d)", FUNCTIONS_MAX);
+	*glob = proto_arg_str(args, "glob", &bad);
+	n = proto_arg_int(args, "limit", max, &bad);
+	if (bad || n < 1 || n > max || (*glob && !(*glob)[0])) {
+		str_fmt(msg, msglen, "%s: invalid arguments (glob: a non-empty string, "
+			"limit: 1 to %lld)", cmd, max);
 		return PROTO_E_BAD_REQUEST;
 	}
-	w.limit = (size_t)limit;
+	*limit = (size_t)n;
+	return PROTO_OK;
+}
+
+enum proto_code cmd_functions(struct tracerd *d, json_object *args, json_object **result,
+			      char *msg, size_t msglen)
+{
+	struct fn_walk w = { .d = d };
+	enum proto_code code;
+	const char *glob;
+	int err;
+
+	code = glob_limit_args(args, "functions", FUNCTIONS_MAX, &glob, &w.limit, msg, msglen);
+	if (code)
+		return code;
 	w.arr = json_object_new_array();
 	if (glob && spec_is_tracepoint(glob)) {
 		code = list_tracepoints(d, glob + 3, &w, msg, msglen);

@@ -293,26 +293,18 @@ static void walk_free(struct site_walk *w)
 enum proto_code cmd_sites(struct tracerd *d, json_object *args, json_object **result,
 			  char *msg, size_t msglen)
 {
-	static const struct proto_field fields[] = {
-		{ "glob", json_type_string }, { "limit", json_type_int }, {}
-	};
-	bool bad = false;
-	const char *glob = proto_arg_str(args, "glob", &bad);
-	long long limit = proto_arg_int(args, "limit", SITES_MAX, &bad);
 	struct site_walk w = {};
 	struct enabled_set en;
+	enum proto_code code;
+	const char *glob;
 	json_object *arr;
 	char why[256];
 	size_t i;
 	int err;
 
-	if (proto_args_check(args, "sites", fields, msg, msglen))
-		return PROTO_E_BAD_REQUEST;
-	if (bad || limit < 1 || limit > SITES_MAX) {
-		str_fmt(msg, msglen, "sites: invalid arguments (glob: a function name or glob, "
-			"limit: 1 to %d)", SITES_MAX);
-		return PROTO_E_BAD_REQUEST;
-	}
+	code = glob_limit_args(args, "sites", SITES_MAX, &glob, &w.limit, msg, msglen);
+	if (code)
+		return code;
 	if (glob && (spec_is_tracepoint(glob) || spec_check_target(glob, why, sizeof(why)))) {
 		str_fmt(msg, msglen, "sites: bad glob: %s", spec_is_tracepoint(glob) ?
 			"a tracepoint has no ftrace call site" : why);
@@ -324,7 +316,6 @@ enum proto_code cmd_sites(struct tracerd *d, json_object *args, json_object **re
 		str_fmt(msg, msglen, "sites: reading live call sites needs tracerd_kmod: %s", why);
 		return command_code(err);
 	}
-	w.limit = (size_t)limit;
 	w.names = calloc(w.limit, sizeof(*w.names));
 	w.mods = calloc(w.limit, sizeof(*w.mods));
 	w.e = calloc(w.limit, sizeof(*w.e));
