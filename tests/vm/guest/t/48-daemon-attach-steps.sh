@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Issue #12 class 5, #20: attaching and detaching the ~1100-function
-# syscall glob (make check: its ~570 __x64_sys_* half) in fentry runs in steps, the daemon answering between them:
+# syscall glob (make check: its __x64_sys_* part, 435 on 6.12) in fentry
+# runs in steps, the daemon answering between them:
 # `list` shows the attachment attaching (then detaching) with progress
 # below the total while `status` answers; a duplicate attach meanwhile is
 # `exists`; the reply comes when it is done, with the default config's

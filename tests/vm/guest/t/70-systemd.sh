@@ -181,14 +181,14 @@ systemctl stop tracerd
 rm -r /etc/systemd/system/tracerd.service.d
 systemctl daemon-reload
 
-# --- stop with ~1100 fentry hooks (issue #20 item 4; make check: the ~570
+# --- stop with ~1100 fentry hooks (issue #20 item 4; make check: the 435
 # of __x64_sys_*): detaching them takes longer than TimeoutStopSec=30s under
-# emulation (~150 s for 1100, ~75 s for 570); the daemon asks for more
+# emulation (~150 s for 1100, ~60 s for 435); the daemon asks for more
 # (EXTEND_TIMEOUT_USEC) while it detaches, so the stop ends cleanly (Result
 # success, not timeout) and leaves no hook
 if [ "$(uname -m)" = aarch64 ]; then G='__arm64_sys_*'; min=400
 elif [ "${PROFILE:-ci}" = full ]; then G='__*_sys_*'; min=900
-else G='__x64_sys_*'; min=400; fi
+else G='__x64_sys_*'; min=300; fi
 systemctl start tracerd || fail "start (big glob)"
 pid=$(systemctl show -p MainPID --value tracerd)
 # the start-up lines' attachments (one function each) before the glob's
