@@ -45,11 +45,11 @@ TEST(caps_missing_errors)
 {
 	char buf[96];
 
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, true,
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, true, false,
 				       buf, sizeof(buf)), "error counting", "kmod: errors");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, true, false, true, true, buf, sizeof(buf)),
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, true, false, true, true, false, buf, sizeof(buf)),
 		     "latency, record, error counting", "three missing");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_ERRORS, false, false, false, true,
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_ERRORS, false, false, false, true, false,
 				       buf, sizeof(buf)), "", "a BPF function mode has it");
 }
 
