@@ -405,6 +405,7 @@ static void js_by(struct mbuf *b, const struct metrics_by *by, bool latency)
 		js_by_val(b, &by->top[i], latency);
 		mb_putc(b, '}');
 	}
+	mb_putc(b, ']');
 	js_nkey(b, "other");
 	mb_putc(b, '{');
 	js_by_val(b, &by->other, latency);
