@@ -497,7 +497,7 @@ const struct cmd_entry cmd_stats = {
 		"  -B, --bpf        the BPF programs' run count and time for every attachment\n"
 		"                   (shown anyway where known), or why there are none: the\n"
 		"                   kernel counts them only with bpf_stats = on in tracerd.conf\n"
-		"  -t, --top=N      attachments made with --by: the N keys with the most\n"
+		"  -t, --top=N      attachments counting calls per key: the N keys with most\n"
 		"                   calls (1 to 1000; default by_top in tracerd.conf, 10),\n"
 		"                   the rest summed as other\n"
 		"  -i, --interval=S every S seconds (0.1 to 3600) what happened in the\n"
