@@ -128,6 +128,7 @@ int maps_slot_alloc(struct tracerd *d, __u32 *slot)
 	__u32 i;
 	int err;
 
+	maps_by_sweep(d);	/* no slot comes back with keys of its past */
 	for (i = 0; i < TRACERD_MAX_SLOTS; i++) {
 		if (d->slot_used[i])
 			continue;
@@ -143,20 +144,31 @@ int maps_slot_alloc(struct tracerd *d, __u32 *slot)
 	return -ENOSPC;
 }
 
-/* Delete slot's --by keys: its room in by_keys goes back to the others. */
-static void by_keys_forget(struct tracerd *d, __u32 slot)
+/*
+ * Delete the --by keys of the slots freed since the last sweep (slot_by
+ * 2): their room in by_keys goes back to the others. One pass over the
+ * map however many slots an attachment frees.
+ */
+void maps_by_sweep(struct tracerd *d)
 {
 	struct tracerd_by_key k, next, *prev = NULL;
+	__u32 i;
 
+	if (!d->by_sweep)
+		return;
 	/* a deleted key's successor is found from the key before it */
 	while (!bpf_map_get_next_key(d->by_fd, prev, &next)) {
-		if (next.slot == slot) {
+		if (next.slot < TRACERD_MAX_SLOTS && d->slot_by[next.slot] == 2) {
 			bpf_map_delete_elem(d->by_fd, &next);
 			continue;
 		}
 		k = next;
 		prev = &k;
 	}
+	for (i = 0; i < TRACERD_MAX_SLOTS; i++)
+		if (d->slot_by[i] == 2)
+			d->slot_by[i] = 0;
+	d->by_sweep = false;
 }
 
 void maps_slot_free(struct tracerd *d, __u32 slot)
@@ -164,9 +176,10 @@ void maps_slot_free(struct tracerd *d, __u32 slot)
 	if (slot >= TRACERD_MAX_SLOTS || !d->slot_used[slot])
 		return;
 	maps_slot_disable(d, slot);
-	if (d->slot_by[slot])
-		by_keys_forget(d, slot);
-	d->slot_by[slot] = 0;
+	if (d->slot_by[slot]) {
+		d->slot_by[slot] = 2;	/* its keys go at the next maps_by_sweep */
+		d->by_sweep = true;
+	}
 	d->slot_used[slot] = 0;
 	d->nr_slots_used--;
 }

@@ -184,6 +184,7 @@ static void hooks_release(struct tracerd *d, struct hook *hooks, size_t nr)
 
 	for (i = 0; i < nr; i++)
 		maps_slot_free(d, hooks[i].slot);
+	maps_by_sweep(d);
 }
 
 /* The backend of a's mode, or of its variant (spec.variant). */
@@ -226,6 +227,7 @@ static void hooks_compact(struct tracerd *d, struct attachment *a, struct skip_l
 		skip_list_add(skipped, h->name, h->err[0] ? h->err : "not attached");
 		maps_slot_free(d, h->slot);
 	}
+	maps_by_sweep(d);
 	a->nr_hooks = j;
 }
 
