@@ -81,6 +81,27 @@ for m in fentry kprobe kprobe-multi kprobe-session fentry-multi fsession; do
 	done
 	tested=$((tested + 1))
 done
+# a glob: the keys merged over its functions (5 test functions, each
+# called twice by a shell named tbysh, twice by one named tbysz)
+ln -sf "$(command -v sh)" "$TD/tbysh"
+ln -sf "$(command -v sh)" "$TD/tbysz"
+for m in fentry kprobe kprobe-multi; do
+	[ "$(feature "$m")" = true ] || continue
+	id=$($C --json attach 'tracerd_testmod_fn_00[0-4]' --mode "$m" --by comm | jp .attachment.id) ||
+		fail "$m glob: attach --by comm"
+	"$TD/tbysh" -c "echo 2 > $TESTMOD_DBG/call_all" || fail "call_all"
+	"$TD/tbysz" -c "echo 2 > $TESTMOD_DBG/call_all" || fail "call_all"
+	"$TD/tbysh" -c "echo 2 > $TESTMOD_DBG/call_all" || fail "call_all"
+	st=$($C --json stats "$id")
+	expect_eq "$m glob: functions" "$(jp '.stats|length' <<< "$st")" 5
+	expect_eq "$m glob: comm tbysh over the functions" "$(key_val "$st" tbysh calls)" 20
+	expect_eq "$m glob: comm tbysz" "$(key_val "$st" tbysz calls)" 10
+	expect_eq "$m glob: keys + other = calls" \
+		"$(( $(top_sum "$st") + $(jp '.attachments[0].by.other.calls' <<< "$st") ))" \
+		"$(jp '.stats[*].calls' <<< "$st" | sum)"
+	$C detach "$id" > /dev/null || fail "$m glob: detach"
+done
+
 # fentry and kprobe at least; arm64 6.1 has no direct calls, so no fentry
 want=2; kernel_has direct_calls || want=1
 [ "$tested" -ge $want ] || fail "only $tested modes could count by key"
