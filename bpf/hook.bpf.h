@@ -86,6 +86,24 @@ struct {
 	__type(value, struct tracerd_slot_errors);
 } slot_errors SEC(".maps");
 
+/*
+ * --by (TRACERD_SLOT_BY_*): calls per key (trace.h, tracerd_by_key). The
+ * daemon sizes by_keys (by_max_keys) before load; 1 here is a placeholder.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct tracerd_by_key);
+	__type(value, struct tracerd_by_val);
+} by_keys SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRACERD_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct tracerd_by_val);
+} by_other SEC(".maps");
+
 /* Recording (TRACERD_SLOT_RECORD): per-call events, and per-slot drops. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -401,6 +419,64 @@ static __always_inline __u64 hash_pop(__u32 slot)
 	return ts;
 }
 
+/* This call's --by key for slot (flags: which kind). */
+static __always_inline void by_key(struct tracerd_by_key *k, __u32 slot, __u64 flags)
+{
+	__builtin_memset(k, 0, sizeof(*k));
+	k->slot = slot;
+	if (flags & TRACERD_SLOT_BY_PID)
+		k->id = bpf_get_current_pid_tgid() >> 32;
+	else if (flags & TRACERD_SLOT_BY_CGROUP)
+		k->id = bpf_get_current_cgroup_id();
+	else
+		bpf_get_current_comm(k->comm, sizeof(k->comm));
+}
+
+/*
+ * The --by row of this call: its key's, the key added when new and the
+ * map has room, else the slot's other row (a full map, or an update the
+ * kernel refused: -EBUSY when it nests in another update on this CPU).
+ * Only under TRACERD_SLOT_BY_*, which a clone's flags immediate bakes in:
+ * without it the verifier prunes this.
+ */
+static __always_inline struct tracerd_by_val *by_row(__u32 slot, __u64 flags, bool add)
+{
+	struct tracerd_by_val *v, zero = {};
+	struct tracerd_by_key k;
+
+	by_key(&k, slot, flags);
+	v = bpf_map_lookup_elem(&by_keys, &k);
+	if (v)
+		return v;
+	if (add) {
+		bpf_map_update_elem(&by_keys, &k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&by_keys, &k);	/* ours, or another CPU's */
+		if (v)
+			return v;
+	}
+	return bpf_map_lookup_elem(&by_other, &slot);
+}
+
+/* Count this call under its --by key. */
+static __always_inline void by_count(__u32 slot, __u64 flags)
+{
+	struct tracerd_by_val *v = by_row(slot, flags, true);
+
+	if (v)
+		__sync_fetch_and_add(&v->calls, 1);
+}
+
+/* Account a timed call under its key (the row its entry counted it in). */
+static __always_inline void by_time(__u32 slot, __u64 flags, __u64 delta)
+{
+	struct tracerd_by_val *v = by_row(slot, flags, false);
+
+	if (!v)
+		return;
+	__sync_fetch_and_add(&v->timed, 1);
+	__sync_fetch_and_add(&v->lat_sum, delta);
+}
+
 /* Account one call of slot timed from ts to now: histogram, sum, min, max, event. */
 static __always_inline void slot_time(__u32 slot, __u64 ts, __u64 now, __u64 flags, __s64 ret,
 				      __u32 ret_flags)
@@ -424,6 +500,8 @@ static __always_inline void slot_time(__u32 slot, __u64 ts, __u64 now, __u64 fla
 	if (b > TRACERD_HIST_BUCKETS - 1)
 		b = TRACERD_HIST_BUCKETS - 1;
 	__sync_fetch_and_add(&st->hist[b], 1);
+	if (flags & TRACERD_SLOT_BY)
+		by_time(slot, flags, delta);
 	if (flags & TRACERD_SLOT_RECORD)
 		record_event(slot, ts, delta, ret, TRACERD_EV_DURATION | ret_flags);
 }
@@ -439,6 +517,8 @@ static __always_inline int hook_entry(__u32 slot)
 	if (!st)
 		return 0;
 	__sync_fetch_and_add(&st->calls, 1);
+	if (flags & TRACERD_SLOT_BY)
+		by_count(slot, flags);
 	if (flags & TRACERD_SLOT_LATENCY) {
 		if (task_ts_on(flags))
 			task_push(slot, st);

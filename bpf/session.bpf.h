@@ -50,6 +50,8 @@ static __always_inline int session_entry(__u32 slot, __u64 *cookie)
 	if (!st)
 		return 1;
 	__sync_fetch_and_add(&st->calls, 1);
+	if (flags & TRACERD_SLOT_BY)
+		by_count(slot, flags);
 	if (!(flags & TRACERD_SLOT_LATENCY) || !cookie) {
 		if (flags & TRACERD_SLOT_RECORD)
 			record_event(slot, bpf_ktime_get_ns(), 0, 0, 0);

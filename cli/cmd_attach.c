@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tracectl attach TARGET [--mode M] [--latency] [--errors] [--pid N] [--comm C]
+ * tracectl attach TARGET [--mode M] [--latency] [--errors] [--by pid|comm|cgroup]
+ * [--pid N] [--comm C]
  * [--record NAME] [--partial] [--dry-run]: --dry-run prints what would be
  * hooked, in which mode and why, touching nothing (daemon/plan.c).
  */
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../lib/util.h"
+#include "../lib/spec.h"
 #include "tracectl.h"
 
 static void print_attach(json_object *r)
@@ -60,6 +62,7 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "latency", no_argument, NULL, 'l' },
 		{ "errors", no_argument, NULL, 'e' },
+		{ "by", required_argument, NULL, 'b' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "comm", required_argument, NULL, 'c' },
 		{ "record", required_argument, NULL, 'r' },
@@ -69,11 +72,12 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 	};
 	json_object *args = json_object_new_object(), *r;
 	unsigned long long pid;
+	bool by = false;
 	int c, ret;
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "m:lep:c:r:Pn", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:leb:p:c:r:Pn", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			json_object_object_add(args, "mode", json_object_new_string(optarg));
@@ -83,6 +87,16 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 			break;
 		case 'e':
 			json_object_object_add(args, "errors", json_object_new_boolean(1));
+			break;
+		case 'b':
+			if (by || spec_by_parse(optarg) < 0) {
+				json_object_put(args);
+				return cli_usage(cli, &cmd_attach, by ?
+						 "--by: one key per attachment (pid, comm or cgroup)" :
+						 "--by: pid, comm or cgroup, not '%s'", optarg);
+			}
+			by = true;
+			json_object_object_add(args, "by", json_object_new_string(optarg));
 			break;
 		case 'p':
 			if (cli_number(cli, "--pid", optarg, 1, 0x3fffffff, &pid)) {
@@ -129,7 +143,7 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 
 const struct cmd_entry cmd_attach = {
 	.name = "attach",
-	.args = "TARGET [--mode M] [--latency] [--errors] [--pid N] [--comm C] [--record NAME] [--partial] [--dry-run]",
+	.args = "TARGET [--mode M] [--latency] [--errors] [--by KEY] [--pid N] [--comm C] [--record NAME] [--partial] [--dry-run]",
 	.summary = "hook a function, a glob of them, or tp:CATEGORY/NAME",
 	.exec = attach_exec,
 	.help = "  TARGET           a function, a glob of them (vfs_*), or tp:CATEGORY/NAME\n"
@@ -140,6 +154,12 @@ const struct cmd_entry cmd_attach = {
 		"                   int, long or an ERR_PTR); needs a return hook: fentry,\n"
 		"                   kprobe, kprobe-multi, fentry-multi and the session modes,\n"
 		"                   not tracepoints nor kmod modes\n"
+		"  -b, --by=KEY     count calls per KEY as well: pid (the process), comm\n"
+		"                   (the task's name) or cgroup (its cgroup v2; shown as\n"
+		"                   the path under /sys/fs/cgroup, else the id); one KEY\n"
+		"                   per attachment; the kernel keeps by_max_keys keys for\n"
+		"                   all attachments, the calls of keys past that count as\n"
+		"                   other; BPF modes only, not kmod modes\n"
 		"  -p, --pid=N      only calls of process N\n"
 		"  -c, --comm=C     only calls of tasks named C\n"
 		"  -r, --record=NAME  record each call into record_dir/NAME\n"

@@ -73,6 +73,9 @@ static void print_list(json_object *r)
 			       jget(a, "variant") ? ", variant " : "", jtty(a, "variant", ""));
 		if (jbool(a, "errors"))
 			printf("     counts error returns by errno (attach --errors; tracectl stats)\n");
+		if (jstr(a, "by", NULL))
+			printf("     counts calls by %s (attach --by; tracectl stats)\n",
+			       jtty(a, "by", "?"));
 		print_progress(a);
 		print_sites(jget(a, "sites"));
 		print_recording(jget(a, "recording"));

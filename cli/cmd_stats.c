@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tracectl stats [ID|TARGET|FUNCTION] [--merge] [--hist] [--bpf] [--interval S
- * [--count K]]: calls, misses and, for latency attachments, p50/p90/p99
+ * tracectl stats [ID|TARGET|FUNCTION] [--merge] [--hist] [--bpf] [--top N]
+ * [--interval S [--count K]]: calls, misses and, for latency attachments, p50/p90/p99
  * of the log2 histogram (lib/quantile.c) and with --hist the histogram as
  * bpftrace prints one; the attachments' BPF run count and time where the
  * daemon has them (bpf_stats = on), with --bpf why not where it has not. --interval S samples every S seconds and prints
  * what happened in each interval (calls, calls/s, misses, the interval's
- * percentiles) until ^C or K intervals.
+ * percentiles) until ^C or K intervals. Attachments made with --by: their
+ * top N keys by calls (--top, default by_top) and the rest as other.
  */
 #include <getopt.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <tracerd/trace.h>
+#include "../lib/config.h"
 #include "../lib/quantile.h"
 #include "../lib/util.h"
 #include "tracectl.h"
@@ -288,6 +290,49 @@ static int stats_watch(struct cli *cli, json_object *args, const struct stats_op
 	return ret;
 }
 
+/* the calls of a --by row, and its average latency when timed */
+static void print_by_row(const char *key, json_object *v)
+{
+	uint64_t timed = (uint64_t)jint(v, "timed", 0);
+	char avg[16];
+
+	printf("  %-40s %12llu", key, (unsigned long long)jint(v, "calls", 0));
+	if (jobj(v, "timed"))
+		printf(" %12llu %9s", (unsigned long long)timed,
+		       fmt_ns(timed ? (double)jint(v, "lat_sum_ns", 0) / (double)timed : -1, avg,
+			      sizeof(avg)));
+	putchar('\n');
+}
+
+/* Each --by attachment's top keys by calls, then other (the rest, and unkept keys). */
+static void print_by(json_object *r)
+{
+	json_object *arr = jarr(r, "attachments"), *a, *by, *top, *other;
+	char label[64];
+	size_t i, k;
+
+	for (i = 0; i < jlen(arr); i++) {
+		a = json_object_array_get_idx(arr, i);
+		by = jobj(a, "by");
+		if (!by)
+			continue;
+		top = jarr(by, "top");
+		other = jobj(by, "other");
+		printf("\n%lld %s: calls by %s (%lld keys, top %zu)\n", jint(a, "id", 0),
+		       jtty(a, "target", "?"), jtty(by, "key", "?"), jint(by, "keys", 0), jlen(top));
+		printf("  %-40s %12s", jtty(by, "key", "?"), "CALLS");
+		if (jobj(other, "timed"))
+			printf(" %12s %9s", "TIMED", "AVG");
+		putchar('\n');
+		for (k = 0; k < jlen(top); k++)
+			print_by_row(jtty(json_object_array_get_idx(top, k), "key", "?"),
+				     json_object_array_get_idx(top, k));
+		snprintf(label, sizeof(label), "(other: %lld keys%s)", jint(other, "keys", 0),
+			 jint(other, "unkept_calls", 0) ? ", and unkept" : "");
+		print_by_row(label, other);
+	}
+}
+
 /*
  * The attachments' BPF run-time statistics (bpf_stats on): a table of
  * those that have them; with --bpf also those that do not, and why, or
@@ -343,6 +388,7 @@ static int stats_once(struct cli *cli, json_object *args, const struct stats_opt
 	ret = snap_fetch(cli, args, &snap, &r);
 	if (!ret) {
 		print_snap(&snap, NULL, o);
+		print_by(r);
 		print_bpf(r, o);
 		json_object_put(r);
 	}
@@ -368,13 +414,15 @@ static int stats_options(struct cli *cli, int argc, char **argv, struct stats_op
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "bpf", no_argument, NULL, 'B' },
+		{ "top", required_argument, NULL, 't' },
 		{ 0 }
 	};
+	unsigned long long top;
 	int c;
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "MHi:n:B", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "MHi:n:Bt:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'M':
 			o->merge = true;
@@ -385,6 +433,11 @@ static int stats_options(struct cli *cli, int argc, char **argv, struct stats_op
 			break;
 		case 'B':
 			o->bpf = true;
+			break;
+		case 't':
+			if (cli_number(cli, "--top", optarg, 1, TRACERD_BY_TOP_LIMIT, &top))
+				return EXIT_USAGE;
+			json_object_object_add(args, "top", json_object_new_int64((long long)top));
 			break;
 		case 'i':
 			if (parse_seconds(optarg, &o->interval))
@@ -435,7 +488,7 @@ static int stats_exec(struct cli *cli, int argc, char **argv)
 
 const struct cmd_entry cmd_stats = {
 	.name = "stats",
-	.args = "[ID|TARGET] [--merge] [--hist] [--bpf] [--interval S [--count K]]",
+	.args = "[ID|TARGET] [--merge] [--hist] [--bpf] [--top N] [--interval S [--count K]]",
 	.summary = "calls, misses, latency p50/p90/p99 and histograms (ns)",
 	.exec = stats_exec,
 	.help = "  ID|TARGET        one attachment, or every hooked function of that target\n"
@@ -444,6 +497,9 @@ const struct cmd_entry cmd_stats = {
 		"  -B, --bpf        the BPF programs' run count and time for every attachment\n"
 		"                   (shown anyway where known), or why there are none: the\n"
 		"                   kernel counts them only with bpf_stats = on in tracerd.conf\n"
+		"  -t, --top=N      attachments counting calls per key: the N keys with most\n"
+		"                   calls (1 to 1000; default by_top in tracerd.conf, 10),\n"
+		"                   the rest summed as other\n"
 		"  -i, --interval=S every S seconds (0.1 to 3600) what happened in the\n"
 		"                   interval: calls, calls/s, misses, p50/p90/p99\n"
 		"  -n, --count=K    stop after K intervals (default: until ^C)\n",

@@ -17,6 +17,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "bpf_stats.h"
+#include "by.h"
 #include "commands.h"
 #include "plan.h"
 #include "control.h"
@@ -78,6 +79,8 @@ json_object *attachment_json(const struct attachment *a)
 	json_object_object_add(o, "mode_reason", json_object_new_string(a->mode_reason));
 	json_object_object_add(o, "latency", json_object_new_boolean(a->spec.latency));
 	json_object_object_add(o, "errors", json_object_new_boolean(a->spec.errors));
+	json_object_object_add(o, "by", a->spec.by ? json_object_new_string(spec_by_name(a->spec.by)) :
+			       NULL);
 	json_object_object_add(o, "pid", json_object_new_int64(a->spec.tgid));
 	json_object_object_add(o, "comm", a->spec.comm[0] ?
 			       json_object_new_string(a->spec.comm) : NULL);
@@ -268,12 +271,12 @@ static json_object *kmod_json(const struct tracerd *d)
 static const struct proto_field no_fields[] = { {} };
 static const struct proto_field attach_fields[] = {
 	F("target", string), F("mode", string), F("latency", boolean), F("errors", boolean),
-	F("pid", int),
+	F("by", string), F("pid", int),
 	F("comm", string), F("record", string), F("partial", boolean),
 	F("dry_run", boolean), {}
 };
 static const struct proto_field stats_fields[] = {
-	F("id", int), F("target", string), F("merge", boolean), {}
+	F("id", int), F("target", string), F("merge", boolean), F("top", int), {}
 };
 static const struct proto_field detach_fields[] = {
 	F("id", int), F("target", string), F("all", boolean), {}
@@ -320,7 +323,7 @@ static enum proto_code cmd_status(struct tracerd *d, json_object *args, json_obj
 static enum proto_code attach_args(json_object *args, struct tracerd_spec *s, char *msg,
 				   size_t msglen)
 {
-	const char *target, *mode, *comm, *record;
+	const char *target, *mode, *comm, *record, *by;
 	bool bad = false;
 	long long pid;
 	int m;
@@ -332,6 +335,7 @@ static enum proto_code attach_args(json_object *args, struct tracerd_spec *s, ch
 	mode = proto_arg_str(args, "mode", &bad);
 	comm = proto_arg_str(args, "comm", &bad);
 	record = proto_arg_str(args, "record", &bad);
+	by = proto_arg_str(args, "by", &bad);
 	s->latency = proto_arg_bool(args, "latency", &bad);
 	s->errors = proto_arg_bool(args, "errors", &bad);
 	s->partial = proto_arg_bool(args, "partial", &bad);
@@ -352,6 +356,14 @@ static enum proto_code attach_args(json_object *args, struct tracerd_spec *s, ch
 			return PROTO_E_BAD_REQUEST;
 		}
 		s->mode = m;
+	}
+	if (by) {
+		m = spec_by_parse(by);
+		if (m < 0) {
+			str_fmt(msg, msglen, "unknown by key '%s' (pid, comm or cgroup)", by);
+			return PROTO_E_BAD_REQUEST;
+		}
+		s->by = m;
 	}
 	if (pid < 0 || pid > 0x3fffffff) {
 		str_fmt(msg, msglen, "invalid pid %lld", pid);
@@ -469,10 +481,33 @@ static void stats_add_merged(struct hook_stats *acc, bool *lat, char **names,
 	lat[i] |= latency;
 }
 
-/* the per-attachment part of a stats reply: the BPF programs' run statistics */
-static json_object *stats_bpf_json(struct tracerd *d, unsigned int id, const char *target)
+/* an attachment's --by keys: its top ones and other (daemon/by.c); NULL on error */
+static json_object *stats_by_json(struct tracerd *d, const struct attachment *a,
+				  struct by_scan *scan, bool *scanned, unsigned int top)
+{
+	struct by_summary s;
+	json_object *o;
+
+	if (!*scanned && by_scan(d, scan))
+		return NULL;
+	*scanned = true;
+	if (by_summarize(d, a, scan, top, &s))
+		return NULL;
+	o = by_json(&s, a->spec.latency);
+	by_summary_free(&s);
+	return o;
+}
+
+/*
+ * The per-attachment part of a stats reply: the BPF programs' run
+ * statistics, and the --by keys (top of them) of those made with --by.
+ */
+static json_object *stats_bpf_json(struct tracerd *d, unsigned int id, const char *target,
+				   unsigned int top)
 {
 	json_object *arr = json_object_new_array(), *o, *r;
+	struct by_scan scan = { 0 };
+	bool scanned = false;
 	struct bpf_run_stats rs;
 	struct attachment *a;
 	const char *why;
@@ -497,14 +532,18 @@ static json_object *stats_bpf_json(struct tracerd *d, unsigned int id, const cha
 		}
 		json_object_object_add(o, "bpf_run", r);
 		json_object_object_add(o, "bpf_run_reason", why ? json_object_new_string(why) : NULL);
+		json_object_object_add(o, "by", a->spec.by ?
+				       stats_by_json(d, a, &scan, &scanned, top) : NULL);
 		json_object_array_add(arr, o);
 	}
+	by_scan_free(&scan);
 	return arr;
 }
 
 /* stats filtered by id (0: any) and target (NULL: any); merged per function */
 static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char *target,
-				  bool merge, json_object **result, char *msg, size_t msglen)
+				  bool merge, unsigned int top, json_object **result, char *msg,
+				  size_t msglen)
 {
 	json_object *arr = json_object_new_array(), *o;
 	struct hook_stats hs, *acc = NULL;
@@ -564,7 +603,7 @@ static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char
 	json_object_object_add(o, "enabled", json_object_new_boolean(bpf_stats_on(d, &why)));
 	json_object_object_add(o, "reason", why ? json_object_new_string(why) : NULL);
 	json_object_object_add(*result, "bpf_stats", o);
-	json_object_object_add(*result, "attachments", stats_bpf_json(d, id, target));
+	json_object_object_add(*result, "attachments", stats_bpf_json(d, id, target, top));
 	return PROTO_OK;
 }
 
@@ -574,15 +613,17 @@ static enum proto_code cmd_stats(struct tracerd *d, json_object *args, json_obje
 	bool bad = false, merge = proto_arg_bool(args, "merge", &bad);
 	const char *target = proto_arg_str(args, "target", &bad);
 	long long id = proto_arg_int(args, "id", 0, &bad);
+	long long top = proto_arg_int(args, "top", d->cfg.by_top, &bad);
 
 	if (proto_args_check(args, "stats", stats_fields, msg, msglen))
 		return PROTO_E_BAD_REQUEST;
-	if (bad || id < 0 || id > 0xffffffffLL) {
+	if (bad || id < 0 || id > 0xffffffffLL || top < 1 || top > TRACERD_BY_TOP_LIMIT) {
 		str_fmt(msg, msglen, "stats: invalid arguments (id: integer, target: string, "
-			"merge: bool)");
+			"merge: bool, top: 1 to %d)", TRACERD_BY_TOP_LIMIT);
 		return PROTO_E_BAD_REQUEST;
 	}
-	return stats_view(d, (unsigned int)id, target, merge, result, msg, msglen);
+	return stats_view(d, (unsigned int)id, target, merge, (unsigned int)top, result, msg,
+			  msglen);
 }
 
 /* a detach request: answered when the last of its attachments is gone */

@@ -251,7 +251,8 @@ cleanup:
 int main(int argc, char **argv)
 {
 	struct tracerd d = { .kmod.fd = -1, .stats_fd = -1, .cfg_fd = -1, .ts_fd = -1,
-			    .errors_fd = -1, .bpf_stats_fd = -1 };
+			    .errors_fd = -1, .by_fd = -1, .by_other_fd = -1,
+			    .bpf_stats_fd = -1 };
 	struct options o = {};
 	int ret;
 

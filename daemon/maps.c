@@ -2,7 +2,8 @@
 /*
  * The maps every tracerd BPF object shares: per-CPU slot statistics, slot
  * configuration, per-task entry timestamps, error returns by errno
- * (--errors; 4096 slots x 1072 bytes, 4.4 MB of kernel memory). Created once here; each
+ * (--errors; 4096 slots x 1072 bytes, 4.4 MB of kernel memory), calls per
+ * key (--by: by_keys, by_max_keys entries; by_other, 4096 x 24 bytes). Created once here; each
  * skeleton points its maps at these fds before load, so a slot means the
  * same hooked function in every mode.
  */
@@ -21,7 +22,7 @@ int maps_create(struct tracerd *d)
 {
 	int err;
 
-	d->stats_fd = d->cfg_fd = d->ts_fd = d->errors_fd = -1;
+	d->stats_fd = d->cfg_fd = d->ts_fd = d->errors_fd = d->by_fd = d->by_other_fd = -1;
 	d->ncpus = libbpf_num_possible_cpus();
 	if (d->ncpus <= 0) {
 		log_err("cannot count possible CPUs: %s", strerror(-d->ncpus));
@@ -43,6 +44,18 @@ int maps_create(struct tracerd *d)
 				      sizeof(struct tracerd_slot_errors), TRACERD_MAX_SLOTS, NULL);
 	if (d->errors_fd < 0)
 		goto fail;
+	/* preallocated: a call of a new key never allocates, and the map
+	 * holds exactly by_max_keys keys (a full one refuses with E2BIG) */
+	d->by_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "by_keys", sizeof(struct tracerd_by_key),
+				  sizeof(struct tracerd_by_val),
+				  d->cfg.by_max_keys ? d->cfg.by_max_keys : TRACERD_BY_MAX_KEYS_DEFAULT,
+				  NULL);
+	if (d->by_fd < 0)
+		goto fail;
+	d->by_other_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "by_other", sizeof(__u32),
+					sizeof(struct tracerd_by_val), TRACERD_MAX_SLOTS, NULL);
+	if (d->by_other_fd < 0)
+		goto fail;
 	return 0;
 fail:
 	err = -errno;
@@ -61,13 +74,18 @@ void maps_destroy(struct tracerd *d)
 		close(d->ts_fd);
 	if (d->errors_fd >= 0)
 		close(d->errors_fd);
-	d->stats_fd = d->cfg_fd = d->ts_fd = d->errors_fd = -1;
+	if (d->by_fd >= 0)
+		close(d->by_fd);
+	if (d->by_other_fd >= 0)
+		close(d->by_other_fd);
+	d->stats_fd = d->cfg_fd = d->ts_fd = d->errors_fd = d->by_fd = d->by_other_fd = -1;
 }
 
 int maps_reuse(struct tracerd *d, struct bpf_object *obj)
 {
-	static const char *const names[] = { "slot_stats", "slot_cfg", "entry_ts", "slot_errors" };
-	int fds[] = { d->stats_fd, d->cfg_fd, d->ts_fd, d->errors_fd };
+	static const char *const names[] = { "slot_stats", "slot_cfg", "entry_ts", "slot_errors",
+					     "by_keys", "by_other" };
+	int fds[] = { d->stats_fd, d->cfg_fd, d->ts_fd, d->errors_fd, d->by_fd, d->by_other_fd };
 	struct bpf_map *m;
 	char ebuf[96];
 	size_t i;
@@ -98,7 +116,8 @@ static int slot_zero(struct tracerd *d, __u32 slot)
 	if (!zero)
 		return -ENOMEM;
 	if (bpf_map_update_elem(d->stats_fd, &slot, zero, BPF_ANY) ||
-	    bpf_map_update_elem(d->errors_fd, &slot, zero, BPF_ANY))
+	    bpf_map_update_elem(d->errors_fd, &slot, zero, BPF_ANY) ||
+	    bpf_map_update_elem(d->by_other_fd, &slot, zero, BPF_ANY))
 		err = -errno;
 	free(zero);
 	return err;
@@ -109,6 +128,7 @@ int maps_slot_alloc(struct tracerd *d, __u32 *slot)
 	__u32 i;
 	int err;
 
+	maps_by_sweep(d);	/* no slot comes back with keys of its past */
 	for (i = 0; i < TRACERD_MAX_SLOTS; i++) {
 		if (d->slot_used[i])
 			continue;
@@ -124,11 +144,42 @@ int maps_slot_alloc(struct tracerd *d, __u32 *slot)
 	return -ENOSPC;
 }
 
+/*
+ * Delete the --by keys of the slots freed since the last sweep (slot_by
+ * 2): their room in by_keys goes back to the others. One pass over the
+ * map however many slots an attachment frees.
+ */
+void maps_by_sweep(struct tracerd *d)
+{
+	struct tracerd_by_key k, next, *prev = NULL;
+	__u32 i;
+
+	if (!d->by_sweep)
+		return;
+	/* a deleted key's successor is found from the key before it */
+	while (!bpf_map_get_next_key(d->by_fd, prev, &next)) {
+		if (next.slot < TRACERD_MAX_SLOTS && d->slot_by[next.slot] == 2) {
+			bpf_map_delete_elem(d->by_fd, &next);
+			continue;
+		}
+		k = next;
+		prev = &k;
+	}
+	for (i = 0; i < TRACERD_MAX_SLOTS; i++)
+		if (d->slot_by[i] == 2)
+			d->slot_by[i] = 0;
+	d->by_sweep = false;
+}
+
 void maps_slot_free(struct tracerd *d, __u32 slot)
 {
 	if (slot >= TRACERD_MAX_SLOTS || !d->slot_used[slot])
 		return;
 	maps_slot_disable(d, slot);
+	if (d->slot_by[slot]) {
+		d->slot_by[slot] = 2;	/* its keys go at the next maps_by_sweep */
+		d->by_sweep = true;
+	}
 	d->slot_used[slot] = 0;
 	d->nr_slots_used--;
 }
@@ -155,6 +206,12 @@ void maps_spec_cfg(const struct tracerd_spec *spec, struct tracerd_slot_cfg *cfg
 		cfg->flags |= TRACERD_SLOT_RECORD;
 	if (spec->errors)
 		cfg->flags |= TRACERD_SLOT_ERRORS;
+	if (spec->by == SPEC_BY_PID)
+		cfg->flags |= TRACERD_SLOT_BY_PID;
+	else if (spec->by == SPEC_BY_COMM)
+		cfg->flags |= TRACERD_SLOT_BY_COMM;
+	else if (spec->by == SPEC_BY_CGROUP)
+		cfg->flags |= TRACERD_SLOT_BY_CGROUP;
 }
 
 int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *spec)
@@ -164,6 +221,7 @@ int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *s
 	maps_spec_cfg(spec, &cfg);
 	if (bpf_map_update_elem(d->cfg_fd, &slot, &cfg, BPF_ANY))
 		return -errno;
+	d->slot_by[slot] = spec->by != SPEC_BY_NONE;
 	return 0;
 }
 

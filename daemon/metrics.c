@@ -12,7 +12,9 @@
 #include "../lib/modes.h"
 #include "../lib/util.h"
 #include "bench.h"
+#include "../lib/strutil.h"
 #include "bpf_stats.h"
+#include "by.h"
 #include "registry.h"
 #include "service.h"
 #include "recorder.h"
@@ -27,6 +29,11 @@ struct snap_buf {
 	struct metrics_bpf_run *runs;
 	struct metrics_errors *errs;	/* [attachment] */
 	struct metrics_errno *errnos;	/* TRACERD_ERRNO_SLOTS per attachment with errors */
+	struct metrics_by *bys;		/* [attachment] */
+	struct metrics_by_key **by_keys;	/* [attachment]: malloc'd, keys malloc'd */
+	size_t nr_atts;
+	struct by_scan by_scan;		/* by_keys, read once per snapshot */
+	bool by_scanned;
 	struct utsname u;
 	char host[256];
 };
@@ -101,6 +108,56 @@ static void snap_bpf_run(struct tracerd *d, struct attachment *a, struct metrics
 	m->bpf_run = r;
 }
 
+/*
+ * a's --by keys into m (the top by_top of them, and other): the label
+ * values terminal-escaped (str_escape: valid UTF-8, a comm's odd bytes as
+ * \xNN). Left NULL when the map cannot be read (logged by nobody: the
+ * series are absent for that scrape).
+ */
+static void snap_by(struct tracerd *d, struct snap_buf *b, size_t na, struct attachment *a,
+		    struct metrics_attachment *m)
+{
+	struct metrics_by *mb = &b->bys[na];
+	struct metrics_by_key *keys;
+	struct by_summary s;
+	char buf[32];
+	size_t i;
+
+	if (!b->by_scanned && by_scan(d, &b->by_scan))
+		return;
+	b->by_scanned = true;
+	if (by_summarize(d, a, &b->by_scan, d->cfg.by_top, &s))
+		return;
+	keys = calloc(s.nr + 1, sizeof(*keys));
+	if (!keys) {
+		by_summary_free(&s);
+		return;
+	}
+	b->by_keys[na] = keys;
+	for (i = 0; i < s.nr; i++) {
+		keys[i].key = str_escape(by_item_label(&s, &s.items[i], buf, sizeof(buf)));
+		if (!keys[i].key)
+			break;
+		keys[i].calls = s.items[i].v.calls;
+		keys[i].timed = s.items[i].v.timed;
+		keys[i].lat_sum_ns = s.items[i].v.lat_sum;
+	}
+	if (i == s.nr) {
+		mb->by = spec_by_name(s.by);
+		mb->top = keys;
+		mb->nr = s.nr;
+		mb->keys = s.keys;
+		mb->calls = s.calls;
+		mb->other.calls = s.other.calls;
+		mb->other.timed = s.other.timed;
+		mb->other.lat_sum_ns = s.other.lat_sum;
+		mb->other_keys = s.other_keys;
+		mb->unkept_calls = s.unkept;
+		m->by = mb;
+	}
+	by_summary_free(&s);
+}
+
 static int snap_fill(struct tracerd *d, struct snap_buf *b)
 {
 	struct attachment *a;
@@ -137,9 +194,13 @@ static int snap_fill(struct tracerd *d, struct snap_buf *b)
 	b->runs = calloc(na + 1, sizeof(*b->runs));
 	b->errs = calloc(na + 1, sizeof(*b->errs));
 	b->errnos = calloc(ne * TRACERD_ERRNO_SLOTS + 1, sizeof(*b->errnos));
+	b->bys = calloc(na + 1, sizeof(*b->bys));
+	b->by_keys = calloc(na + 1, sizeof(*b->by_keys));
+	b->nr_atts = b->by_keys ? na : 0;
 	b->fns = calloc(nf + 1, sizeof(*b->fns));
 	b->lats = calloc(nf + 1, sizeof(*b->lats));
-	if (!b->atts || !b->recs || !b->fns || !b->lats || !b->runs || !b->errs || !b->errnos)
+	if (!b->atts || !b->recs || !b->fns || !b->lats || !b->runs || !b->errs || !b->errnos ||
+	    !b->bys || !b->by_keys)
 		return -ENOMEM;
 	na = nf = ne = 0;
 	for (a = d->attachments; a; a = a->next, na++) {
@@ -163,6 +224,8 @@ static int snap_fill(struct tracerd *d, struct snap_buf *b)
 			snap_errors(errsum, &b->errs[na], &b->errnos[ne++ * TRACERD_ERRNO_SLOTS]);
 			m->errors = &b->errs[na];
 		}
+		if (a->spec.by)
+			snap_by(d, b, na, a, m);
 		bench_metrics_overhead(d, a, m);	/* daemon/bench_store.c */
 		snap_bpf_run(d, a, m, &b->runs[na]);
 		if (recorder_stats(d, a, &b->recs[na]) == 0)
@@ -182,6 +245,14 @@ static void snap_free(struct snap_buf *b)
 	free(b->runs);
 	free(b->errs);
 	free(b->errnos);
+	for (size_t i = 0; i < b->nr_atts; i++) {
+		for (size_t k = 0; b->by_keys[i] && b->by_keys[i][k].key; k++)
+			free((char *)b->by_keys[i][k].key);
+		free(b->by_keys[i]);
+	}
+	free(b->by_keys);
+	free(b->bys);
+	by_scan_free(&b->by_scan);
 }
 
 char *metrics_render_prometheus(struct tracerd *d, size_t *len)

@@ -118,6 +118,7 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 		.comm = spec->comm[0] != '\0',
 		.record = spec->record[0] != '\0',
 		.errors = spec->errors,
+		.by = spec->by != SPEC_BY_NONE,
 		.available = avail,
 		.caps = caps,
 	};
@@ -155,7 +156,7 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 			break;
 		case AUTO_SKIP_OPTIONS:
 			snprintf(buf, sizeof(buf), "the mode has no %s", mode_caps_missing(
-				caps[order[i]], r.latency, r.comm, r.record, r.errors, miss,
+				caps[order[i]], r.latency, r.comm, r.record, r.errors, r.by, miss,
 				sizeof(miss)));
 			reason = buf;
 			break;
@@ -183,6 +184,7 @@ static void hooks_release(struct tracerd *d, struct hook *hooks, size_t nr)
 
 	for (i = 0; i < nr; i++)
 		maps_slot_free(d, hooks[i].slot);
+	maps_by_sweep(d);
 }
 
 /* The backend of a's mode, or of its variant (spec.variant). */
@@ -225,6 +227,7 @@ static void hooks_compact(struct tracerd *d, struct attachment *a, struct skip_l
 		skip_list_add(skipped, h->name, h->err[0] ? h->err : "not attached");
 		maps_slot_free(d, h->slot);
 	}
+	maps_by_sweep(d);
 	a->nr_hooks = j;
 }
 
@@ -290,13 +293,13 @@ static int request_check(const struct backend *mode_be, const struct tracerd_spe
 		return set_err(msg, msglen, -EINVAL, "mode %s has no pid filter",
 			       tracerd_mode_name(be->mode));
 	if (mode_caps_missing(be->caps, spec->latency, spec->comm[0], spec->record[0],
-			      spec->errors, miss, sizeof(miss))[0] && spec->variant)
+			      spec->errors, spec->by, miss, sizeof(miss))[0] && spec->variant)
 		return set_err(msg, msglen, -EINVAL, "mode %s, variant %s, has no %s",
 			       tracerd_mode_name(be->mode), mode_variant_name(spec->variant), miss);
 	if (miss[0])
 		return set_err(msg, msglen, -EINVAL, "mode %s has no %s (the module counts calls "
 			       "by pid, and times them in kmod-kprobe and kmod-callops only; "
-			       "comm, recording and error counting need a BPF mode)",
+			       "comm, recording, error counting and by keys need a BPF mode)",
 			       tracerd_mode_name(be->mode), miss);
 	return 0;
 }

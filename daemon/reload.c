@@ -18,7 +18,8 @@
  * whose attach fails is logged, counted (tracerd_config_attach_failures,
  * `tracectl status`) and shown in systemd's STATUS=.
  * log_level, listen, bpf_stats and the record_* keys apply at once (record_* to new
- * recordings); socket, read_group and admin_group need a restart.
+ * recordings), by_top to the next stats and scrape; socket, read_group,
+ * admin_group and by_max_keys (the size of a BPF map) need a restart.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -281,8 +282,10 @@ static int read_new(const struct reload_opts *o, struct tracerd_config *new, cha
 static void apply_keys(struct tracerd *d, struct tracerd_config *new, int verbose)
 {
 	if (strcmp(new->socket, d->cfg.socket) || strcmp(new->read_group, d->cfg.read_group) ||
-	    strcmp(new->admin_group, d->cfg.admin_group))
-		log_warn("reload: socket, read_group and admin_group changes need a restart");
+	    strcmp(new->admin_group, d->cfg.admin_group) || new->by_max_keys != d->cfg.by_max_keys)
+		log_warn("reload: socket, read_group, admin_group and by_max_keys changes need "
+			 "a restart");
+	new->by_max_keys = d->cfg.by_max_keys;
 	strcpy(new->socket, d->cfg.socket);
 	strcpy(new->read_group, d->cfg.read_group);
 	strcpy(new->admin_group, d->cfg.admin_group);

@@ -102,7 +102,11 @@ struct tracerd {
 	char probe_fn[128];		/* the function probes attach to */
 
 	int stats_fd, cfg_fd, ts_fd, errors_fd;	/* shared maps (daemon/maps.c) */
+	int by_fd, by_other_fd;		/* --by: by_keys, by_other (maps.c, by.c) */
 	unsigned char slot_used[TRACERD_MAX_SLOTS];
+	unsigned char slot_by[TRACERD_MAX_SLOTS];	/* 1: the slot counts --by keys,
+							 * 2: freed, keys not swept yet */
+	bool by_sweep;			/* some slot_by is 2 */
 	unsigned int nr_slots_used;
 
 	struct attachment *attachments;	/* in id order: the attached ones */
@@ -123,11 +127,13 @@ struct tracerd {
 	void *resolve_cache;		/* resolve.c */
 };
 
-/* maps.c: the four maps every BPF object shares */
+/* maps.c: the six maps every BPF object shares */
 int maps_create(struct tracerd *d);
 void maps_destroy(struct tracerd *d);
 int maps_slot_alloc(struct tracerd *d, __u32 *slot);
 void maps_slot_free(struct tracerd *d, __u32 slot);
+/* Delete the --by keys of the slots freed since the last sweep (one map pass). */
+void maps_by_sweep(struct tracerd *d);
 int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *spec);
 void maps_slot_disable(struct tracerd *d, __u32 slot);
 /* Sum of the per-CPU stats of a slot. */

@@ -123,6 +123,28 @@ static int set_max_glob_matches(struct tracerd_config *c, const char *val, char 
 	return 0;
 }
 
+static int set_by_max_keys(struct tracerd_config *c, const char *val, char *err, size_t errlen)
+{
+	unsigned long long v;
+	char why[96];
+
+	if (parse_dec(val, 1, TRACERD_BY_MAX_KEYS_LIMIT, &v, why, sizeof(why)))
+		return set_err(err, errlen, -EINVAL, "by_max_keys '%s': %s", val, why);
+	c->by_max_keys = (unsigned int)v;
+	return 0;
+}
+
+static int set_by_top(struct tracerd_config *c, const char *val, char *err, size_t errlen)
+{
+	unsigned long long v;
+	char why[96];
+
+	if (parse_dec(val, 1, TRACERD_BY_TOP_LIMIT, &v, why, sizeof(why)))
+		return set_err(err, errlen, -EINVAL, "by_top '%s': %s", val, why);
+	c->by_top = (unsigned int)v;
+	return 0;
+}
+
 static int set_bpf_stats(struct tracerd_config *c, const char *val, char *err, size_t errlen)
 {
 	if (strcmp(val, "on") && strcmp(val, "off"))
@@ -163,6 +185,8 @@ static const struct config_key {
 	{ "log_level", set_log_level, false },
 	{ "max_glob_matches", set_max_glob_matches, false },
 	{ "bpf_stats", set_bpf_stats, false },
+	{ "by_max_keys", set_by_max_keys, false },
+	{ "by_top", set_by_top, false },
 	{ "attach", add_attach, true },
 };
 
@@ -177,6 +201,8 @@ void config_init(struct tracerd_config *c)
 	c->record_keep = 4;
 	c->log_level = TLOG_NOTICE;
 	c->max_glob_matches = 2048;	/* docs/limits.md, "Big globs" */
+	c->by_max_keys = TRACERD_BY_MAX_KEYS_DEFAULT;
+	c->by_top = TRACERD_BY_TOP_DEFAULT;
 }
 
 void config_free(struct tracerd_config *c)

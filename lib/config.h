@@ -27,6 +27,12 @@
 #define TRACERD_CONF_D		"conf.d"	/* beside the main file */
 #define TRACERD_DROPINS_MAX	1024
 
+/* by_max_keys: the size of the by_keys map (docs/limits.md); by_top: keys shown */
+#define TRACERD_BY_MAX_KEYS_DEFAULT	1024
+#define TRACERD_BY_MAX_KEYS_LIMIT	65536
+#define TRACERD_BY_TOP_DEFAULT		10
+#define TRACERD_BY_TOP_LIMIT		1000
+
 struct tracerd_config_attach {
 	struct tracerd_spec spec;
 	int line;
@@ -45,6 +51,8 @@ struct tracerd_config {
 	int log_level;
 	unsigned int max_glob_matches;
 	bool bpf_stats;			/* hold BPF_ENABLE_STATS: programs' run time and count */
+	unsigned int by_max_keys;	/* --by keys the kernel keeps, all attachments (start-up) */
+	unsigned int by_top;		/* --by keys shown per attachment, the rest as other */
 	struct tracerd_config_attach *attach;
 	size_t nr_attach;
 	char **files;			/* the files read, main first, then drop-ins */

@@ -374,6 +374,48 @@ static void js_errors(struct mbuf *b, const struct metrics_errors *e)
 	mb_lit(b, "]}");
 }
 
+static void js_by_val(struct mbuf *b, const struct metrics_by_key *k, bool latency)
+{
+	mb_lit(b, "\"calls\":");
+	mb_u64(b, k->calls);
+	js_nkey(b, "timed");
+	js_opt_u64(b, latency, k->timed);
+	js_nkey(b, "lat_sum_ns");
+	js_opt_u64(b, latency, k->lat_sum_ns);
+}
+
+static void js_by(struct mbuf *b, const struct metrics_by *by, bool latency)
+{
+	size_t i;
+
+	mb_lit(b, "{\"key\":");
+	js_str(b, by->by);
+	js_nkey(b, "keys");
+	mb_u64(b, by->keys);
+	js_nkey(b, "calls");
+	mb_u64(b, by->calls);
+	js_nkey(b, "top");
+	mb_putc(b, '[');
+	for (i = 0; i < by->nr; i++) {
+		if (i)
+			mb_putc(b, ',');
+		mb_lit(b, "{\"key\":");
+		js_str(b, by->top[i].key);
+		mb_putc(b, ',');
+		js_by_val(b, &by->top[i], latency);
+		mb_putc(b, '}');
+	}
+	mb_putc(b, ']');
+	js_nkey(b, "other");
+	mb_putc(b, '{');
+	js_by_val(b, &by->other, latency);
+	js_nkey(b, "keys");
+	mb_u64(b, by->other_keys);
+	js_nkey(b, "unkept_calls");
+	mb_u64(b, by->unkept_calls);
+	mb_lit(b, "}}");
+}
+
 static void js_attachment(struct mbuf *b, const struct metrics_attachment *a)
 {
 	struct metrics_opt_u64 misses;
@@ -422,6 +464,11 @@ static void js_attachment(struct mbuf *b, const struct metrics_attachment *a)
 	js_nkey(b, "errors");
 	if (a->errors)
 		js_errors(b, a->errors);
+	else
+		mb_lit(b, "null");
+	js_nkey(b, "by");
+	if (a->by)
+		js_by(b, a->by, a->latency);
 	else
 		mb_lit(b, "null");
 	js_nkey(b, "record");
@@ -864,10 +911,51 @@ static void prom_errors(struct mbuf *b, const char *name, const struct att_label
 	}
 }
 
+/*
+ * An attachment's --by series: one per top key, the key under the label
+ * named by the key's kind (pid, comm, cgroup); other without it.
+ * what: 0 calls, 1 the latency summary (_sum, _count).
+ */
+static void prom_by(struct mbuf *b, const char *name, const struct att_labels *labels,
+		    size_t att, const struct metrics_by *by, int what)
+{
+	size_t i;
+
+	for (i = 0; i <= by->nr; i++) {
+		const struct metrics_by_key *k = i < by->nr ? &by->top[i] : &by->other;
+
+		if (i == by->nr && !what)
+			break;	/* other's calls: a family of their own */
+		mb_puts(b, name);
+		if (what)
+			mb_lit(b, "_sum");
+		put_att_labels(b, labels, att);
+		if (i < by->nr)
+			put_label(b, by->by, k->key, false);
+		mb_lit(b, "} ");
+		if (!what) {
+			mb_u64(b, k->calls);
+			mb_putc(b, '\n');
+			continue;
+		}
+		put_seconds(b, k->lat_sum_ns);
+		mb_putc(b, '\n');
+		mb_puts(b, name);
+		mb_lit(b, "_count");
+		put_att_labels(b, labels, att);
+		if (i < by->nr)
+			put_label(b, by->by, k->key, false);
+		mb_lit(b, "} ");
+		mb_u64(b, k->timed);
+		mb_putc(b, '\n');
+	}
+}
+
 /* One metric family over all attachments. */
 enum att_metric {
 	AM_START, AM_FUNCTIONS, AM_CALLS, AM_MISSES, AM_LATENCY, AM_OVH_NS, AM_OVH_CPU,
-	AM_BPF_RUNS, AM_BPF_SECONDS, AM_ERRORS, AM_REC_EVENTS, AM_REC_DROPPED, AM_REC_BYTES, AM_REC_ERRORS, AM_REC_ACTIVE, AM_NR
+	AM_BPF_RUNS, AM_BPF_SECONDS, AM_ERRORS, AM_BY_CALLS, AM_BY_OTHER, AM_BY_UNKEPT, AM_BY_KEYS,
+	AM_BY_LATENCY, AM_REC_EVENTS, AM_REC_DROPPED, AM_REC_BYTES, AM_REC_ERRORS, AM_REC_ACTIVE, AM_NR
 };
 
 static const struct {
@@ -893,6 +981,20 @@ static const struct {
 	[AM_ERRORS] = { "tracerd_function_errors_total", "counter",
 			"Calls that returned an error (< 0), by errno (other: past the table); "
 			"attachments made with --errors only." },
+	[AM_BY_CALLS] = { "tracerd_by_calls_total", "counter",
+			  "Calls per key (label pid, comm or cgroup) of an attachment made with --by: "
+			  "its by_top keys with the most calls." },
+	[AM_BY_OTHER] = { "tracerd_by_other_calls_total", "counter",
+			  "Calls of an attachment made with --by not in its top keys' series: the "
+			  "other keys and the unkept ones." },
+	[AM_BY_UNKEPT] = { "tracerd_by_unkept_calls_total", "counter",
+			   "Calls of --by keys the kernel had no room for (by_max_keys): in "
+			   "tracerd_by_other_calls_total." },
+	[AM_BY_KEYS] = { "tracerd_by_keys", "gauge",
+			 "Keys the kernel keeps for an attachment made with --by." },
+	[AM_BY_LATENCY] = { "tracerd_by_latency_seconds", "summary",
+			    "Entry to return time per --by key (latency attachments); the series "
+			    "without a key label: other." },
 	[AM_REC_EVENTS] = { "tracerd_record_events_total", "counter", "Events written to the record file." },
 	[AM_REC_DROPPED] = { "tracerd_record_dropped_total", "counter",
 			     "Events not recorded (recording stopped by an error)." },
@@ -922,6 +1024,8 @@ static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
 		    ((m == AM_OVH_NS || m == AM_OVH_CPU) && !a->overhead_known) ||
 		    ((m == AM_BPF_RUNS || m == AM_BPF_SECONDS) && !a->bpf_run) ||
 		    (m == AM_ERRORS && !a->errors) ||
+		    (m >= AM_BY_CALLS && m <= AM_BY_LATENCY && !a->by) ||
+		    (m == AM_BY_LATENCY && !a->latency) ||
 		    (m >= AM_REC_EVENTS && !r) ||
 		    (m == AM_LATENCY && !attachment_latency(a, &lat)))
 			continue;
@@ -934,6 +1038,10 @@ static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
 		}
 		if (m == AM_ERRORS) {
 			prom_errors(b, att_metrics[m].name, labels, i, a->errors);
+			continue;
+		}
+		if (m == AM_BY_CALLS || m == AM_BY_LATENCY) {
+			prom_by(b, att_metrics[m].name, labels, i, a->by, m == AM_BY_LATENCY);
 			continue;
 		}
 		mb_puts(b, att_metrics[m].name);
@@ -958,6 +1066,9 @@ static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
 		case AM_FUNCTIONS: v = a->nr_functions; break;
 		case AM_CALLS: v = calls; break;
 		case AM_MISSES: v = misses.value; break;
+		case AM_BY_OTHER: v = a->by->other.calls; break;
+		case AM_BY_UNKEPT: v = a->by->unkept_calls; break;
+		case AM_BY_KEYS: v = a->by->keys; break;
 		case AM_REC_EVENTS: v = r->events; break;
 		case AM_REC_DROPPED: v = r->dropped; break;
 		case AM_REC_BYTES: v = r->bytes; break;

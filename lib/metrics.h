@@ -65,6 +65,23 @@ struct metrics_errors {
 	size_t nr;
 };
 
+/* attach --by: calls per key, the top ones (by_top) and the rest as other. */
+struct metrics_by_key {
+	const char *key;		/* the pid, comm or cgroup (path, else id) as text */
+	uint64_t calls, timed, lat_sum_ns;	/* timed, lat_sum_ns: latency attachments */
+};
+
+struct metrics_by {
+	const char *by;			/* "pid", "comm" or "cgroup": the label's name */
+	const struct metrics_by_key *top;	/* calls descending */
+	size_t nr;
+	uint64_t keys;			/* the attachment's keys the kernel keeps */
+	uint64_t calls;			/* all of them: top and other */
+	struct metrics_by_key other;	/* key unused: the keys past the top, and unkept */
+	uint64_t other_keys;		/* kept keys folded into other */
+	uint64_t unkept_calls;		/* calls of keys the kernel had no room for */
+};
+
 struct metrics_attachment {
 	unsigned int id;
 	const char *target, *mode, *requested_mode, *mode_reason;
@@ -81,6 +98,7 @@ struct metrics_attachment {
 	const struct metrics_bpf_run *bpf_run;	/* NULL: unknown, bpf_run_reason says why */
 	const char *bpf_run_reason;
 	const struct metrics_errors *errors;	/* NULL: not counting errors */
+	const struct metrics_by *by;		/* NULL: not made with --by */
 };
 
 struct metrics_feature {

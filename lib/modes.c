@@ -42,7 +42,7 @@ bool tracerd_mode_is_function(enum tracerd_mode m)
 }
 
 const char *mode_caps_missing(unsigned int caps, bool latency, bool comm, bool record,
-			      bool errors, char *buf, size_t len)
+			      bool errors, bool by, char *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -54,7 +54,9 @@ const char *mode_caps_missing(unsigned int caps, bool latency, bool comm, bool r
 	if (record && !(caps & MODE_CAP_RECORD) && off < len)
 		off += snprintf(buf + off, len - off, "%srecord", off ? ", " : "");
 	if (errors && !(caps & MODE_CAP_ERRORS) && off < len)
-		snprintf(buf + off, len - off, "%serror counting", off ? ", " : "");
+		off += snprintf(buf + off, len - off, "%serror counting", off ? ", " : "");
+	if (by && !(caps & MODE_CAP_BY) && off < len)
+		snprintf(buf + off, len - off, "%sby keys", off ? ", " : "");
 	return buf;
 }
 

@@ -77,6 +77,25 @@ int spec_check_record_name(const char *name, char *err, size_t errlen)
 	return 0;
 }
 
+static const char *const by_names[SPEC_BY_NR] = {
+	[SPEC_BY_PID] = "pid", [SPEC_BY_COMM] = "comm", [SPEC_BY_CGROUP] = "cgroup",
+};
+
+const char *spec_by_name(enum spec_by by)
+{
+	return (unsigned int)by < SPEC_BY_NR ? by_names[by] : NULL;
+}
+
+int spec_by_parse(const char *name)
+{
+	int i;
+
+	for (i = 1; i < SPEC_BY_NR; i++)
+		if (!strcmp(name, by_names[i]))
+			return i;
+	return -EINVAL;
+}
+
 int spec_validate(const struct tracerd_spec *spec, char *err, size_t errlen)
 {
 	int err_;
@@ -102,6 +121,12 @@ int spec_validate(const struct tracerd_spec *spec, char *err, size_t errlen)
 		return set_err(err, errlen, -EINVAL,
 			       "mode tp-btf needs a tracepoint target tp:CATEGORY/NAME, not '%s'",
 			       spec->target);
+	if ((unsigned int)spec->by >= SPEC_BY_NR)
+		return set_err(err, errlen, -EINVAL, "invalid by key");
+	if (spec->by && tracerd_mode_is_kmod(spec->mode))
+		return set_err(err, errlen, -EINVAL, "mode %s has no --by keys (the module counts "
+			       "calls per function only): use a BPF mode (fentry, kprobe, "
+			       "kprobe-multi, ...) or auto", tracerd_mode_name(spec->mode));
 	if ((unsigned int)spec->variant >= MODE_VARIANT_NR ||
 	    (unsigned int)spec->owner > SPEC_OWNER_BENCH)
 		return set_err(err, errlen, -EINVAL, "invalid variant or owner");
@@ -140,6 +165,14 @@ static int parse_option(const char *opt, struct tracerd_spec *spec, char *err, s
 		if (m < 0)
 			return set_err(err, errlen, -EINVAL, "unknown mode '%s'", val);
 		spec->mode = m;
+	} else if (!strncmp(opt, "by=", 3)) {
+		m = spec_by_parse(val);
+		if (m < 0)
+			return set_err(err, errlen, -EINVAL,
+				       "unknown by key '%s' (pid, comm or cgroup)", val);
+		if (spec->by)
+			return set_err(err, errlen, -EINVAL, "one by key per attachment");
+		spec->by = m;
 	} else if (!strncmp(opt, "pid=", 4)) {
 		if (parse_dec(val, 1, 0x3fffffff, &v, why, sizeof(why)))
 			return set_err(err, errlen, -EINVAL, "invalid pid '%s': %s", val, why);
@@ -185,7 +218,7 @@ int spec_parse_line(const char *line, struct tracerd_spec *spec, char *err, size
 bool spec_same_hooks(const struct tracerd_spec *a, const struct tracerd_spec *b)
 {
 	return !strcmp(a->target, b->target) && a->mode == b->mode &&
-	       a->latency == b->latency && a->errors == b->errors && a->tgid == b->tgid && !strcmp(a->comm, b->comm) &&
+	       a->latency == b->latency && a->errors == b->errors && a->by == b->by && a->tgid == b->tgid && !strcmp(a->comm, b->comm) &&
 	       a->variant == b->variant && a->owner == b->owner;
 }
 

@@ -2,7 +2,8 @@
 /*
  * Attach specifications: what a user asks tracerd to trace, the same
  * whether it comes from a config `attach =` line or a control request.
- *   TARGET [mode=M] [latency] [errors] [pid=N] [comm=NAME] [record=NAME]
+ *   TARGET [mode=M] [latency] [errors] [by=pid|comm|cgroup] [pid=N] [comm=NAME]
+ *          [record=NAME]
  * TARGET is a kernel function name, a glob of them ("vfs_*"), or a
  * tracepoint "tp:CATEGORY/NAME".
  */
@@ -30,11 +31,25 @@ enum spec_owner {
 	SPEC_OWNER_BENCH,	/* the bench command's hooks */
 };
 
+/* --by: the key calls are counted under (one per attachment) */
+enum spec_by {
+	SPEC_BY_NONE = 0,
+	SPEC_BY_PID,
+	SPEC_BY_COMM,
+	SPEC_BY_CGROUP,
+	SPEC_BY_NR,
+};
+/* "pid", "comm", "cgroup"; NULL for SPEC_BY_NONE */
+const char *spec_by_name(enum spec_by by);
+/* the spec_by of a name, or -EINVAL ("none" is not a name) */
+int spec_by_parse(const char *name);
+
 struct tracerd_spec {
 	char target[TRACERD_TARGET_MAX];
 	enum tracerd_mode mode;
 	bool latency;
 	bool errors;			/* count error returns by errno (needs a return hook) */
+	enum spec_by by;		/* calls per pid, comm or cgroup (--by) */
 	bool partial;			/* hook what the fds allow, skip the rest */
 	__u32 tgid;			/* 0: any process */
 	char comm[TRACERD_COMM_LEN];	/* "": any command */
@@ -66,7 +81,7 @@ bool spec_is_syscall_pair(const char *target);
 int spec_check_record_name(const char *name, char *err, size_t errlen);
 /* Parse the config form "TARGET [opt...]" into *spec (zeroed first). */
 int spec_parse_line(const char *line, struct tracerd_spec *spec, char *err, size_t errlen);
-/* Same target, mode, variant, latency, errors, pid, comm and owner: the same hooks
+/* Same target, mode, variant, latency, errors, by, pid, comm and owner: the same hooks
  * (record aside). */
 bool spec_same_hooks(const struct tracerd_spec *a, const struct tracerd_spec *b);
 /* Every field equal, record included. */

@@ -49,6 +49,12 @@
 						 * kernel allows it for the program type) */
 #define TRACERD_SLOT_ERRORS	(1U << 6)	/* count error returns by errno (--errors):
 						 * the return hook runs for it */
+/* --by: calls per key in the hash map "by_keys" (one of the three at most) */
+#define TRACERD_SLOT_BY_PID	(1U << 7)	/* key: the tgid */
+#define TRACERD_SLOT_BY_COMM	(1U << 8)	/* key: the task's comm */
+#define TRACERD_SLOT_BY_CGROUP	(1U << 9)	/* key: the cgroup v2 id */
+#define TRACERD_SLOT_BY		(TRACERD_SLOT_BY_PID | TRACERD_SLOT_BY_COMM | \
+				 TRACERD_SLOT_BY_CGROUP)
 
 /* Per-slot configuration: array map "slot_cfg", written by the daemon. */
 struct tracerd_slot_cfg {
@@ -93,6 +99,32 @@ struct tracerd_slot_errors {
 	__u64 count[TRACERD_ERRNO_SLOTS];
 };
 
+/*
+ * --by (TRACERD_SLOT_BY_*): calls per key of a slot, hash map "by_keys"
+ * (preallocated, by_max_keys entries shared by every slot; the daemon
+ * deletes a slot's keys when it frees the slot). A call whose key is new
+ * when the map is full is counted in its slot's "other" row, array map
+ * "by_other" (the same value, one row per slot): sum over keys + other =
+ * calls. Atomic adds: one row is written from every CPU.
+ * Key: id is the tgid (BY_PID) or the cgroup id (BY_CGROUP), comm the
+ * task's comm (BY_COMM), zero-padded as bpf_get_current_comm() pads;
+ * the fields of the other kinds are 0.
+ * Value: calls; timed, lat_sum: the calls timed entry to return (latency
+ * attachments) and their total time, ns.
+ */
+struct tracerd_by_key {
+	__u32 slot;
+	__u32 reserved;
+	__u64 id;
+	char comm[TRACERD_COMM_LEN];
+};
+
+struct tracerd_by_val {
+	__u64 calls;
+	__u64 timed;
+	__u64 lat_sum;
+};
+
 /* Key/value of the per-task entry timestamps (LRU hash "entry_ts"). */
 struct tracerd_ts_key {
 	__u32 tid;
@@ -110,6 +142,8 @@ _Static_assert(sizeof(struct tracerd_slot_stats) == 8 * (6 + TRACERD_HIST_BUCKET
 	       "tracerd_slot_stats size");
 _Static_assert(sizeof(struct tracerd_slot_errors) == 8 * TRACERD_ERRNO_SLOTS,
 	       "tracerd_slot_errors size");
+_Static_assert(sizeof(struct tracerd_by_key) == 32, "tracerd_by_key size");
+_Static_assert(sizeof(struct tracerd_by_val) == 24, "tracerd_by_val size");
 _Static_assert(sizeof(struct tracerd_ts_key) == 8, "tracerd_ts_key size");
 _Static_assert(sizeof(struct tracerd_ts_val) == 8 + 8 * TRACERD_NEST_MAX,
 	       "tracerd_ts_val size");

@@ -23,9 +23,10 @@ limited() { # PRLIMIT-OPTION: a private tracerd under that limit; 1 if it did no
 }
 
 # --- RLIMIT_NOFILE: attach until the fds run out; the error names the limit
-# (idle, the daemon holds about 53 fds here: every loaded BPF object keeps
-# a copy of each of the shared maps' fds, slot_errors included)
-NOFILE=64
+# (idle, the daemon holds about 69 fds here: every loaded BPF object keeps
+# a copy of each of the shared maps' fds, slot_errors, by_keys and
+# by_other included)
+NOFILE=80
 limited --nofile=$NOFILE || fail "tracerd did not start under RLIMIT_NOFILE $NOFILE"
 err=
 for tp in sched_switch sched_wakeup sched_wakeup_new sched_waking sched_process_fork \

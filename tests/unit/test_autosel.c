@@ -17,14 +17,15 @@ static bool all[TRACERD_MODE_NR], k612[TRACERD_MODE_NR], k61[TRACERD_MODE_NR], h
 /* the backends' caps (daemon/be_*.c), as the registry hands them over
  * (kmod-callops and kmod-kprobe: latency where the module has it) */
 #define BPF_FN	(MODE_CAP_FUNCTION | MODE_CAP_LATENCY | MODE_CAP_COMM | MODE_CAP_PID | \
-		 MODE_CAP_RECORD | MODE_CAP_ERRORS)
+		 MODE_CAP_RECORD | MODE_CAP_ERRORS | MODE_CAP_BY)
 #define KMOD_FN	(MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_NEEDS_ADDR)
 static const unsigned int caps[TRACERD_MODE_NR] = {
 	[TRACERD_MODE_FENTRY] = BPF_FN | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
 	[TRACERD_MODE_KPROBE] = BPF_FN,
 	[TRACERD_MODE_KPROBE_INT3] = BPF_FN,
 	[TRACERD_MODE_KPROBE_MULTI] = BPF_FN | MODE_CAP_MULTI,
-	[TRACERD_MODE_TP_BTF] = MODE_CAP_TRACEPOINT | MODE_CAP_COMM | MODE_CAP_PID | MODE_CAP_RECORD,
+	[TRACERD_MODE_TP_BTF] = MODE_CAP_TRACEPOINT | MODE_CAP_COMM | MODE_CAP_PID | MODE_CAP_RECORD |
+				MODE_CAP_BY,
 	[TRACERD_MODE_KMOD_CALLOPS] = KMOD_FN | MODE_CAP_LATENCY,
 	[TRACERD_MODE_KMOD_DIRECT] = KMOD_FN | MODE_CAP_DIRECT_CALL | MODE_CAP_DIRECT_EXCL,
 	[TRACERD_MODE_KMOD_KPROBE] = KMOD_FN | MODE_CAP_LATENCY,
@@ -180,6 +181,16 @@ TEST(row7_kmod_only)
 	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 2, "errors on 6.1: fentry, kprobe");
 	ASSERT_EQ(out[0], TRACERD_MODE_FENTRY, "errors: fentry");
 	ASSERT_EQ(out[1], TRACERD_MODE_KPROBE, "errors: then kprobe");
+	/* nor keys: --by never picks a kmod mode */
+	r.errors = false;
+	r.by = true;
+	r.available = kmod_only;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 0, "by: none");
+	ASSERT_EQ(skip[TRACERD_MODE_KMOD_CALLOPS], AUTO_SKIP_OPTIONS, "by why");
+	r.available = all;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 3, "by: the BPF modes");
+	ASSERT_EQ(out[0], TRACERD_MODE_FENTRY, "by: fentry");
+	ASSERT_EQ(skip[TRACERD_MODE_KMOD_CALLOPS], AUTO_SKIP_OPTIONS, "by: not the module");
 }
 
 

@@ -26,6 +26,8 @@ TEST(empty_config_gives_defaults)
 	ASSERT_STREQ(c.listen, "127.0.0.1:9477", "listen");
 	ASSERT_EQ(c.max_glob_matches, 2048, "max_glob_matches");
 	ASSERT_FALSE(c.bpf_stats, "bpf_stats off by default");
+	ASSERT_EQ(c.by_max_keys, 1024, "by_max_keys default");
+	ASSERT_EQ(c.by_top, 10, "by_top default");
 	ASSERT_EQ(c.nr_attach, 0, "attach");
 	config_free(&c);
 }
@@ -47,9 +49,10 @@ TEST(all_keys)
 		"log_level = debug\n"
 		"max_glob_matches = 200\n"
 		"bpf_stats = on\n"
-		"\n"
+		"by_max_keys = 8\n"
+		"by_top = 3\n"
 		"attach = vfs_read mode=fentry latency pid=42\n"
-		"attach = tp:sched/sched_switch comm=bash record=sw\n";
+		"attach = tp:sched/sched_switch comm=bash record=sw by=cgroup\n";
 
 	ASSERT_OK(parse(&c, text, err, sizeof(err)), err);
 	ASSERT_STREQ(c.socket, "/tmp/x.sock", "socket");
@@ -61,15 +64,19 @@ TEST(all_keys)
 	ASSERT_EQ(c.log_level, TLOG_DEBUG, "log_level");
 	ASSERT_EQ(c.max_glob_matches, 200, "max_glob_matches");
 	ASSERT_TRUE(c.bpf_stats, "bpf_stats = on");
+	ASSERT_EQ(c.by_max_keys, 8, "by_max_keys");
+	ASSERT_EQ(c.by_top, 3, "by_top");
+	ASSERT_EQ(c.attach[0].spec.by, SPEC_BY_NONE, "by 0");
+	ASSERT_EQ(c.attach[1].spec.by, SPEC_BY_CGROUP, "by 1");
 	ASSERT_EQ(c.nr_attach, 2, "nr_attach");
 	ASSERT_STREQ(c.attach[0].spec.target, "vfs_read", "target 0");
 	ASSERT_EQ(c.attach[0].spec.mode, TRACERD_MODE_FENTRY, "mode 0");
 	ASSERT_TRUE(c.attach[0].spec.latency, "latency 0");
 	ASSERT_EQ(c.attach[0].spec.tgid, 42, "pid 0");
-	ASSERT_EQ(c.attach[0].line, 14, "line 0");
+	ASSERT_EQ(c.attach[0].line, 15, "line 0");
 	ASSERT_STREQ(c.attach[1].spec.comm, "bash", "comm 1");
 	ASSERT_STREQ(c.attach[1].spec.record, "sw", "record 1");
-	ASSERT_EQ(c.attach[1].line, 15, "line 1");
+	ASSERT_EQ(c.attach[1].line, 16, "line 1");
 	config_free(&c);
 }
 
@@ -93,6 +100,14 @@ static const struct {
 	{ "socket = /a/b #c\nsocket = /x\n", "t.conf:2: key 'socket' given twice" },
 	{ "log_level = loud\n", "t.conf:1: log_level 'loud' is not one of err, warning, notice, info, debug" },
 	{ "bpf_stats = yes\n", "t.conf:1: bpf_stats 'yes' is not on or off" },
+	{ "by_max_keys = 0\n", "t.conf:1: by_max_keys '0': out of range 1..65536" },
+	{ "by_max_keys = 65537\n", "t.conf:1: by_max_keys '65537': out of range 1..65536" },
+	{ "by_max_keys = 0x10\n", "t.conf:1: by_max_keys '0x10': hexadecimal is not allowed (decimal only)" },
+	{ "by_top = 1001\n", "t.conf:1: by_top '1001': out of range 1..1000" },
+	{ "by_top = 05\n", "t.conf:1: by_top '05': a leading 0 is not allowed (decimal only, never octal)" },
+	{ "attach = vfs_read by=tid\n", "t.conf:1: unknown by key 'tid' (pid, comm or cgroup)" },
+	{ "attach = vfs_read by=pid by=comm\n", "t.conf:1: one by key per attachment" },
+	{ "attach = vfs_read mode=kmod-kprobe by=pid\n", "t.conf:1: mode kmod-kprobe has no --by keys (the module counts calls per function only): use a BPF mode (fentry, kprobe, kprobe-multi, ...) or auto" },
 	{ "attach = tp:sched/sched_switch errors\n", "t.conf:1: tracepoint 'tp:sched/sched_switch' has no return value: errors needs a function (an fentry, kprobe or session mode)" },
 	{ "max_glob_matches = 0\n", "t.conf:1: max_glob_matches '0': out of range 1..4096" },
 	{ "record_max_bytes = 12X\n", "t.conf:1: record_max_bytes '12X' is not a size >= 4096 (K/M/G suffixes allowed)" },

@@ -21,6 +21,13 @@ static struct metrics_attachment atts[3];
 static const struct metrics_bpf_run run = { .count = 123, .time_ns = 1500, .programs = 2 };
 static const struct metrics_errno errnos[] = { { 2, 5 }, { 13, 1 }, { 0, 2 } };
 static const struct metrics_errors errs = { .total = 8, .by_errno = errnos, .nr = 3 };
+static const struct metrics_by_key by_top[] = {
+	{ "bash", 30, 30, 3000 }, { "we\"ird\\\n", 5, 4, 400 },
+};
+static const struct metrics_by by_comm = {
+	.by = "comm", .top = by_top, .nr = 2, .keys = 5, .calls = 42,
+	.other = { NULL, 7, 6, 600 }, .other_keys = 3, .unkept_calls = 2,
+};
 static const struct metrics_feature feats[] = {
 	{ "fentry", false, "attach to 'x' refused: Operation not permitted (EPERM)" },
 	{ "tp-btf", true, NULL },
@@ -54,7 +61,7 @@ static void fill(void)
 	atts[0] = (struct metrics_attachment){ .id = 1, .target = "vfs_*", .mode = "fentry",
 		.requested_mode = "auto", .mode_reason = "cheapest", .latency = true,
 		.since_real_ns = 1700000001000000000ULL, .functions = fn_small, .nr_functions = 2,
-		.bpf_run = &run };
+		.bpf_run = &run, .by = &by_comm };
 	atts[1] = (struct metrics_attachment){ .id = 2, .target = "tcp_*", .mode = "kprobe-multi",
 		.requested_mode = "kprobe-multi", .mode_reason = "requested",
 		.since_real_ns = 1700000002000000000ULL, .functions = fn_glob,
@@ -153,6 +160,19 @@ TEST(prometheus)
 	ASSERT_TRUE(has_line(t, "tracerd_function_errors_total{id=\"2\",target=\"tcp_*\",mode=\"kprobe-multi\",errno=\"EACCES\"} 1"), "EACCES");
 	ASSERT_TRUE(has_line(t, "tracerd_function_errors_total{id=\"2\",target=\"tcp_*\",mode=\"kprobe-multi\",errno=\"other\"} 2"), "other");
 	ASSERT_EQ(count_prefix(t, "tracerd_function_errors_total{"), 3, "errors: attachment 2 only");
+	/* --by: a series per top key, other and unkept without the key label */
+	ASSERT_TRUE(has_line(t, "# TYPE tracerd_by_calls_total counter"), "by TYPE");
+	ASSERT_TRUE(has_line(t, "tracerd_by_calls_total{id=\"1\",target=\"vfs_*\",mode=\"fentry\",comm=\"bash\"} 30"), "by bash");
+	ASSERT_TRUE(has_line(t, "tracerd_by_calls_total{id=\"1\",target=\"vfs_*\",mode=\"fentry\",comm=\"we\\\"ird\\\\\\n\"} 5"), "by escaped");
+	ASSERT_EQ(count_prefix(t, "tracerd_by_calls_total{"), 2, "by: the top keys only");
+	ASSERT_TRUE(has_line(t, "tracerd_by_other_calls_total{id=\"1\",target=\"vfs_*\",mode=\"fentry\"} 7"), "by other");
+	ASSERT_TRUE(has_line(t, "tracerd_by_unkept_calls_total{id=\"1\",target=\"vfs_*\",mode=\"fentry\"} 2"), "by unkept");
+	ASSERT_TRUE(has_line(t, "tracerd_by_keys{id=\"1\",target=\"vfs_*\",mode=\"fentry\"} 5"), "by keys");
+	ASSERT_TRUE(has_line(t, "# TYPE tracerd_by_latency_seconds summary"), "by latency TYPE");
+	ASSERT_TRUE(has_line(t, "tracerd_by_latency_seconds_sum{id=\"1\",target=\"vfs_*\",mode=\"fentry\",comm=\"bash\"} 0.000003"), "by latency sum");
+	ASSERT_TRUE(has_line(t, "tracerd_by_latency_seconds_count{id=\"1\",target=\"vfs_*\",mode=\"fentry\",comm=\"bash\"} 30"), "by latency count");
+	ASSERT_TRUE(has_line(t, "tracerd_by_latency_seconds_count{id=\"1\",target=\"vfs_*\",mode=\"fentry\"} 6"), "by latency other");
+	ASSERT_EQ(count_prefix(t, "tracerd_by_keys{"), 1, "by: attachment 1 only");
 	write_sample("sample.prom", t);
 	free(t);
 }
@@ -197,6 +217,16 @@ TEST(json)
 	ASSERT_EQ(json_object_get_int64(json_object_object_get(json_object_object_get(v, "bpf_run"), "count")),
 		  123, "bpf_run count");
 	ASSERT_TRUE(json_object_object_get(v, "errors") == NULL, "errors null");
+	b = json_object_object_get(v, "by");
+	ASSERT_STREQ(json_object_get_string(json_object_object_get(b, "key")), "comm", "by key");
+	ASSERT_EQ(json_object_get_int64(json_object_object_get(b, "calls")), 42, "by calls");
+	ASSERT_EQ(json_object_array_length(json_object_object_get(b, "top")), 2, "by top");
+	ASSERT_STREQ(json_object_get_string(json_object_object_get(
+		json_object_array_get_idx(json_object_object_get(b, "top"), 1), "key")), "we\"ird\\\n",
+		"by key text");
+	ASSERT_EQ(json_object_get_int64(json_object_object_get(json_object_object_get(b, "other"),
+							       "unkept_calls")), 2, "by unkept");
+	ASSERT_TRUE(json_object_object_get(json_object_array_get_idx(a, 1), "by") == NULL, "by null");
 	write_sample("sample.json", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
 	json_object_put(o);
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Attach specs, mode names, globs, the denylist and histogram buckets. */
+#include <errno.h>
 #include "../../lib/modes.h"
 #include "../../lib/spec.h"
 #include "../../lib/symfilter.h"
@@ -45,12 +46,47 @@ TEST(caps_missing_errors)
 {
 	char buf[96];
 
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, true,
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, true, false,
 				       buf, sizeof(buf)), "error counting", "kmod: errors");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, true, false, true, true, buf, sizeof(buf)),
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, true, false, true, true, false, buf, sizeof(buf)),
 		     "latency, record, error counting", "three missing");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_ERRORS, false, false, false, true,
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_ERRORS, false, false, false, true, false,
 				       buf, sizeof(buf)), "", "a BPF function mode has it");
+}
+
+TEST(caps_missing_by)
+{
+	char buf[96];
+
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, false, true,
+				       buf, sizeof(buf)), "by keys", "kmod: by");
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, false, false, false, true, true, buf, sizeof(buf)),
+		     "error counting, by keys", "two missing");
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_BY, false, false, false, false, true,
+				       buf, sizeof(buf)), "", "a BPF mode has it");
+}
+
+TEST(by_names)
+{
+	struct tracerd_spec a, b;
+	char err[256] = "";
+
+	ASSERT_EQ(spec_by_parse("pid"), SPEC_BY_PID, "pid");
+	ASSERT_EQ(spec_by_parse("comm"), SPEC_BY_COMM, "comm");
+	ASSERT_EQ(spec_by_parse("cgroup"), SPEC_BY_CGROUP, "cgroup");
+	ASSERT_EQ(spec_by_parse("none"), -EINVAL, "none is not a key");
+	ASSERT_EQ(spec_by_parse("PID"), -EINVAL, "case matters");
+	ASSERT_STREQ(spec_by_name(SPEC_BY_COMM), "comm", "name");
+	ASSERT_TRUE(spec_by_name(SPEC_BY_NONE) == NULL, "none: NULL");
+	ASSERT_OK(spec_parse_line("vfs_read by=pid", &a, err, sizeof(err)), err);
+	ASSERT_OK(spec_parse_line("vfs_read by=comm", &b, err, sizeof(err)), err);
+	ASSERT_FALSE(spec_same_hooks(&a, &b), "another by key: other hooks");
+	ASSERT_OK(spec_parse_line("tp:task/task_rename by=cgroup", &b, err, sizeof(err)), err);
+	ASSERT_EQ(b.by, SPEC_BY_CGROUP, "tracepoints count by key too");
+	a.mode = TRACERD_MODE_KMOD_DIRECT;
+	ASSERT_EQ(spec_validate(&a, err, sizeof(err)), -EINVAL, "kmod refused");
+	ASSERT_STREQ(err, "mode kmod-direct has no --by keys (the module counts calls per function "
+		     "only): use a BPF mode (fentry, kprobe, kprobe-multi, ...) or auto", "kmod message");
 }
 
 /* issue #20: weak (W/w) symbols are functions the kmod modes must find */
