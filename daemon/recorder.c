@@ -499,6 +499,7 @@ json_object *recorder_json(struct tracerd *d, struct attachment *a)
 	json_object_object_add(o, "error", m.error ? json_object_new_string(m.error) : NULL);
 	json_object_object_add(o, "events", json_object_new_uint64(m.events));
 	json_object_object_add(o, "dropped", json_object_new_uint64(m.dropped));
+	json_object_object_add(o, "bytes", json_object_new_uint64(m.bytes));
 	return o;
 }
 
