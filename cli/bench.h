@@ -61,6 +61,9 @@ int bench_getopt(struct bench *b, int argc, char **argv, const char *shortopts,
 		 const struct option *opts, bench_opt_fn *one, void *ctx);
 
 /* bench_common.c */
+/* Any control command (args consumed); on failure msg says why (nothing printed). */
+int bench_cmd(struct bench *b, const char *cmd, json_object *args, json_object **result,
+	      char *msg, size_t msglen);
 /* The daemon's `bench` command; on failure *code/msg say why (nothing printed). */
 int bench_call(struct bench *b, const char *op, json_object *args, json_object **result,
 	       char *msg, size_t msglen);
@@ -101,6 +104,7 @@ int bench_ops(struct bench *b, int argc, char **argv);
 int bench_attach(struct bench *b, int argc, char **argv);
 int bench_workload(struct bench *b, int argc, char **argv);
 int bench_entry(struct bench *b, int argc, char **argv);
+int bench_record(struct bench *b, int argc, char **argv);
 int bench_compare(struct cli *cli, int argc, char **argv);
 int bench_show(struct cli *cli, int argc, char **argv);
 int bench_report(struct cli *cli, int argc, char **argv);
@@ -110,6 +114,7 @@ void ops_table(struct bench *b, FILE *f);
 void attach_table(struct bench *b, FILE *f);
 void wl_table(struct bench *b, FILE *f);
 void entry_table(struct bench *b, FILE *f);
+void record_table(struct bench *b, FILE *f);
 /* bench_entry.c: "+0.012 (1.001x)": medians of diff and ratio of point p, or its status */
 void entry_cell(char *buf, size_t len, json_object *p, const char *diff, const char *ratio);
 /* bench_peers.c: bench trigger --peers, the loop as two callbacks of the suite */
@@ -134,6 +139,7 @@ int ops_svg(struct bench *b, FILE *f);
 int attach_svg(struct bench *b, FILE *f);
 int wl_svg(struct bench *b, FILE *f);
 int entry_svg(struct bench *b, FILE *f);
+int record_svg(struct bench *b, FILE *f);
 /* bench_compare.c: a result file, checked; NULL with the error printed */
 json_object *bench_load(struct cli *cli, const char *path, int *exit);
 

@@ -25,8 +25,8 @@ double now_s(void)
 }
 
 /* One request on its own connection; errors come back in msg, unprinted. */
-int bench_call(struct bench *b, const char *op, json_object *args, json_object **result,
-	       char *msg, size_t msglen)
+int bench_cmd(struct bench *b, const char *cmd, json_object *args, json_object **result,
+	      char *msg, size_t msglen)
 {
 	json_object *req, *rep = NULL, *err;
 	char *out = NULL, buf[65536];
@@ -37,12 +37,11 @@ int bench_call(struct bench *b, const char *op, json_object *args, json_object *
 	*result = NULL;
 	if (!args)
 		args = json_object_new_object();
-	json_object_object_add(args, "op", json_object_new_string(op));
-	req = proto_request_new("bench", args);
+	req = proto_request_new(cmd, args);
 	out = proto_serialize(req, &len);
 	json_object_put(req);
 	/* checks the peer (SO_PEERCRED); --timeout bounds each read (cli/client.c) */
-	fd = out ? client_connect(b->cli, client_timeout(b->cli, "bench"), msg, msglen) : -ENOMEM;
+	fd = out ? client_connect(b->cli, client_timeout(b->cli, cmd), msg, msglen) : -ENOMEM;
 	if (fd < 0) {
 		if (fd == -ENOMEM)
 			snprintf(msg, msglen, "out of memory");
@@ -80,6 +79,15 @@ cleanup:
 		close(fd);
 	free(out);
 	return ret;
+}
+
+int bench_call(struct bench *b, const char *op, json_object *args, json_object **result,
+	       char *msg, size_t msglen)
+{
+	if (!args)
+		args = json_object_new_object();
+	json_object_object_add(args, "op", json_object_new_string(op));
+	return bench_cmd(b, "bench", args, result, msg, msglen);
 }
 
 void bench_progress(struct bench *b, const char *fmt, ...)

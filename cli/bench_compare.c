@@ -320,6 +320,7 @@ int bench_show(struct cli *cli, int argc, char **argv)
 		{ "trigger", trigger_table, trigger_svg }, { "ops", ops_table, ops_svg },
 		{ "attach", attach_table, attach_svg }, { "workload", wl_table, wl_svg },
 		{ "entry", entry_table, entry_svg },
+		{ "record", record_table, record_svg },
 	};
 	struct bench b = { .cli = cli };
 	const char *svg = NULL;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tracectl bench SUITE [options]: trigger, ops, attach, workload (through
+ * tracectl bench SUITE [options]: trigger, ops, attach, workload, entry, record (through
  * the daemon, which owns the hooks) and compare (offline). docs/bench.md.
  */
 #include <getopt.h>
@@ -95,6 +95,16 @@ static void usage(void)
 	       "            (the test module's twins; seed 003); needs tracerd_testmod loaded\n"
 	       "              -n, --calls=N          calls per variant and round (default 1000000)\n"
 	       "                  --rounds=R         interleaved rounds (same as -r)\n"
+	       "  record    writer threads make traced calls as fast as they can, recorded\n"
+	       "            through the daemon: events/s made and recorded, %% dropped, bytes\n"
+	       "            per event on disk, daemon CPU ns per event; recorded + dropped must\n"
+	       "            equal the calls, and the file hold the recorded events\n"
+	       "              -n, --calls=N          calls per run, all threads (default 2000000)\n"
+	       "              -d, --duration=S       instead, calls for S seconds per run\n"
+	       "              -p, --producers=T      writer threads (1..64, default 2)\n"
+	       "              -t, --target=T         traced target (default tp:task/task_rename,\n"
+	       "                                     prctl(PR_SET_NAME); else getpgid(0) calls)\n"
+	       "                  --name=NAME        the recording (default bench-record)\n"
 	       "  compare   A.json B.json [--all] [--force]: two runs side by side with ratios\n"
 	       "  show      FILE [--svg OUT]: the table (and chart) of a saved result\n"
 	       "  report    [--html FILE] RESULT.json...: one screen of what a set of results\n"
@@ -117,7 +127,7 @@ static int bench_exec(struct cli *cli, int argc, char **argv)
 	} suites[] = {
 		{ "trigger", bench_trigger }, { "ops", bench_ops },
 		{ "attach", bench_attach }, { "workload", bench_workload },
-		{ "entry", bench_entry },
+		{ "entry", bench_entry }, { "record", bench_record },
 	};
 	struct bench b = { .cli = cli, .reps = 5, .warmup = 1 };
 	size_t i;

@@ -58,6 +58,7 @@ struct rec_att {
 #define RINGBUF_BUDGET_EVENTS	4096		/* per callback */
 #define RINGBUF_BUDGET_NS	(5ULL * 1000 * 1000)
 #define RINGBUF_DRAIN_EVENTS	65536		/* at detach: > what the ring holds */
+#define RINGBUF_CLOCK_EVENTS	64		/* a power of 2: deadline checks ~ every 10 us */
 /* Drain period without a wakeup: at 2 M events/s the ring gains 2.9 MiB
  * in 20 ms, below its 4 MiB; the producers' wakeup comes at 256 KiB. */
 #define RINGBUF_POLL_MS		20
@@ -69,6 +70,8 @@ struct recorder {
 	struct ring_buffer *rb;
 	struct event *rb_ev, *tick, *more, *poll;
 	unsigned int budget;		/* events this callback may still take */
+	unsigned int taken;		/* events taken, mod 2^32 */
+	uint64_t now_ns;		/* the clock, read every RINGBUF_CLOCK_EVENTS */
 	uint64_t deadline_ns;		/* ... until this time (0: none) */
 	uint64_t yields;		/* drains cut short by the budget */
 	struct rec_file *files;
@@ -154,15 +157,18 @@ static int on_event(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
 	const struct tracerd_event *ev = data;
-	uint64_t now = now_mono_ns();
 	struct rec_file *f;
 
+	/* the clock once per RINGBUF_CLOCK_EVENTS events: read per event, it was
+	 * the consumer's largest cost (bench record, perf: 18 % in clock_gettime) */
+	if (!(++r->taken & (RINGBUF_CLOCK_EVENTS - 1)))
+		r->now_ns = now_mono_ns();
 	if (size < sizeof(*ev) || ev->slot >= TRACERD_MAX_SLOTS || !(f = r->by_slot[ev->slot]))
 		r->unrouted++;
-	else if (record_writer__write(f->w, ev, now))
+	else if (record_writer__write(f->w, ev, r->now_ns))
 		file_check(f);
 	/* this sample is consumed either way: libbpf stores the position past it */
-	if (!--r->budget || (r->deadline_ns && now >= r->deadline_ns))
+	if (!--r->budget || (r->deadline_ns && r->now_ns >= r->deadline_ns))
 		return RINGBUF_YIELD;
 	return 0;
 }
@@ -174,6 +180,7 @@ static bool drain(struct recorder *r, unsigned int events, uint64_t deadline_ns)
 
 	r->budget = events;
 	r->deadline_ns = deadline_ns;
+	r->now_ns = now_mono_ns();
 	n = ring_buffer__consume(r->rb);
 	if (n == RINGBUF_YIELD)
 		return true;
@@ -499,6 +506,7 @@ json_object *recorder_json(struct tracerd *d, struct attachment *a)
 	json_object_object_add(o, "error", m.error ? json_object_new_string(m.error) : NULL);
 	json_object_object_add(o, "events", json_object_new_uint64(m.events));
 	json_object_object_add(o, "dropped", json_object_new_uint64(m.dropped));
+	json_object_object_add(o, "bytes", json_object_new_uint64(m.bytes));
 	return o;
 }
 
