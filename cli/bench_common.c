@@ -29,10 +29,9 @@ int bench_cmd(struct bench *b, const char *cmd, json_object *args, json_object *
 	      char *msg, size_t msglen)
 {
 	json_object *req, *rep = NULL, *err;
-	char *out = NULL, buf[65536];
-	size_t len, n = 0;
-	ssize_t r;
-	int fd, ret = -EPROTO;
+	char *out = NULL, *line = NULL;
+	size_t len;
+	int r, fd, ret = -EPROTO;
 
 	*result = NULL;
 	if (!args)
@@ -40,7 +39,7 @@ int bench_cmd(struct bench *b, const char *cmd, json_object *args, json_object *
 	req = proto_request_new(cmd, args);
 	out = proto_serialize(req, &len);
 	json_object_put(req);
-	/* checks the peer (SO_PEERCRED); --timeout bounds each read (cli/client.c) */
+	/* checks the peer (SO_PEERCRED); --timeout bounds the exchange (cli/client.c) */
 	fd = out ? client_connect(b->cli, client_timeout(b->cli, cmd), msg, msglen) : -ENOMEM;
 	if (fd < 0) {
 		if (fd == -ENOMEM)
@@ -48,17 +47,19 @@ int bench_cmd(struct bench *b, const char *cmd, json_object *args, json_object *
 		ret = -ENOTCONN;
 		goto cleanup;
 	}
-	if (write(fd, out, len) != (ssize_t)len)
+	r = client_exchange(fd, out, len, client_timeout(b->cli, cmd), &line);
+	if (r == -ETIMEDOUT) {
+		snprintf(msg, msglen, "no reply from tracerd within %g s (--timeout S)",
+			 client_timeout(b->cli, cmd));
+		ret = -ETIMEDOUT;
 		goto cleanup;
-	while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n)) {
-		r = read(fd, buf + n, sizeof(buf) - 1 - n);
-		if (r <= 0)
-			break;
-		n += r;
-		buf[n] = '\0';
 	}
-	buf[n] = '\0';
-	rep = json_parse_strict(buf, strcspn(buf, "\n"), NULL, 0);
+	if (r && r != -EPROTO) {
+		snprintf(msg, msglen, "cannot talk to tracerd: %s", strerror(-(int)r));
+		ret = (int)r;
+		goto cleanup;
+	}
+	rep = line ? json_parse_strict(line, strlen(line), NULL, 0) : NULL;
 	if (!rep) {
 		snprintf(msg, msglen, "no or malformed reply from tracerd");
 		goto cleanup;
@@ -72,9 +73,8 @@ int bench_cmd(struct bench *b, const char *cmd, json_object *args, json_object *
 		ret = -(int)proto_code_parse(jstr(err, "code", "internal"));
 	}
 cleanup:
-	if (ret == -EPROTO && !rep)
-		snprintf(msg, msglen, "protocol error talking to tracerd");
 	json_object_put(rep);
+	free(line);
 	if (fd >= 0)
 		close(fd);
 	free(out);

@@ -277,6 +277,19 @@ static char *read_line(int fd, size_t *len, uint64_t deadline, int *err)
 	return NULL;
 }
 
+int client_exchange(int fd, const char *req, size_t len, double timeout_s, char **line)
+{
+	uint64_t deadline = deadline_after(timeout_s);
+	size_t n;
+	int err;
+
+	*line = NULL;
+	err = write_all(fd, req, len, deadline);
+	if (!err)
+		*line = read_line(fd, &n, deadline, &err);
+	return *line ? 0 : err;
+}
+
 static int handle_reply(struct cli *cli, const char *line, json_object **result)
 {
 	json_object *rep = json_parse_strict(line, strlen(line), NULL, 0), *err;

@@ -61,6 +61,13 @@ double client_timeout(const struct cli *cli, const char *cmd);
  * with msg set (-EPERM: an untrusted peer, -ETIMEDOUT, -ENOENT, ...).
  */
 int client_connect(struct cli *cli, double timeout_s, char *msg, size_t msglen);
+/*
+ * Send one request line on fd and read its reply line (up to the
+ * protocol's largest reply), within timeout_s (0: no limit). 0 and *line
+ * (malloc'd, the newline cut), or -errno (-ETIMEDOUT, -EPROTO: no or an
+ * oversized line) and *line NULL.
+ */
+int client_exchange(int fd, const char *req, size_t len, double timeout_s, char **line);
 /* Print an error (JSON object on stdout with --json, else stderr); returns exit. */
 int cli_error(struct cli *cli, int exit, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
