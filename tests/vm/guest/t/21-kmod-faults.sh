@@ -48,6 +48,15 @@ for spec in callops:1 direct:2 kprobe:3 kprobe-int3:4; do
 	esac
 	expect $EINVAL "$m: unknown flag" kmodctl attach "$m" $T --flags 0x80000000
 	expect $EINVAL "$m: reserved field" kmodctl attach "$m" $T --reserved 1
+	# ATTACH2's comm field (ABI 1.6): NUL-terminated, NUL-padded; reserved2 0
+	expect $EINVAL "$m: comm not NUL-terminated" kmodctl attach "$m" $T --comm-fill 16
+	expect $EINVAL "$m: comm byte past its NUL" kmodctl attach "$m" $T --comm ab --comm-tail z
+	expect $EINVAL "$m: comm '' with a byte past its NUL" kmodctl attach "$m" $T --comm-tail z
+	expect $EINVAL "$m: ATTACH2 reserved2" kmodctl attach "$m" $T --comm ab --reserved2 1
+	expect $EINVAL "$m: ATTACH2 reserved2, no comm" kmodctl attach "$m" $T --reserved2 0x100000000
+	expect $ENAMETOOLONG "$m: ATTACH2 name not NUL-terminated" kmodctl attach "$m" $T --comm ab --name-fill 128
+	{ [ "$m" = kprobe ] && ! kernel_has entry_kprobe; } ||
+		expect 0 "$m: ATTACH2, 15-byte comm" kmodctl attach "$m" $T --comm-fill 15
 	expect $EINVAL "$m: tgid above PID_MAX_LIMIT" kmodctl attach "$m" $T --tgid 0x7fffffff
 	expect $EINVAL "$m: address 0" kmodctl attach "$m" $T --addr 0
 	[ "$m" = callops ] || expect $EINVAL "$m: SAVE_REGS" kmodctl attach "$m" $T --save-regs
