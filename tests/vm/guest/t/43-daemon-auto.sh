@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Every row of the auto decision table (docs/auto.md) on this kernel.
+# Every row of the auto decision table (docs/auto.md) on this kernel, the
+# module's comm filter through the daemon (every kmod mode: exact counts),
+# and what a module older than ABI 1.6 (no comm filter) gets.
 source ./t/40-daemon-lib.sh
 load_testmod
 [ -e /dev/tracerd ] || load_kmod
@@ -124,5 +126,29 @@ $C detach --all > /dev/null
 # row 10: many functions, latency -> one session link
 expect_eq "row 10: many functions, latency" "$(auto 'tracerd_testmod_fn_0[0-9][0-9]' --latency)" \
 	"$(first_available fsession kprobe-session fentry-multi kprobe-multi fentry kprobe)"
+$C detach --all > /dev/null
+daemon_stop
+# an older module (its VERSION answer made ABI 1.5 by a preload shim,
+# tests/preload/kmod_abi_old.c): no comm filter. An explicit kmod mode with
+# --comm is unavailable, naming ABI 1.6; auto passes over the module with
+# that reason; without --comm the module is still chosen
+shim=$(command -v kmod_abi_old.so) || fail "kmod_abi_old.so not in the payload"
+DAEMON_WRAP="env LD_PRELOAD=$shim TRACERD_TEST_ABI_MINOR=5"
+daemon_start
+DAEMON_WRAP=
+for m in kmod-callops kmod-direct kmod-kprobe; do
+	[ "$(feature $m)" = true ] || continue
+	out=$($C --json attach tracerd_testmod_target --mode $m --comm t43); rc=$?
+	expect_eq "ABI 1.5 module: $m --comm: unavailable (exit)" $rc 6
+	jp .error.message <<< "$out" | grep -q "older than ABI 1.6 (no comm filter" ||
+		fail "ABI 1.5 module: $m --comm: message: $out"
+done
+want=fentry; [ "$(feature fentry)" = true ] || want=kprobe
+expect_eq "ABI 1.5 module: auto --comm" "$(auto tracerd_testmod_target --comm t43)" "$want"
+reason | grep -q "not kmod-callops: the mode has no comm here: kmod: the module is older than ABI 1.6" ||
+	fail "ABI 1.5 module: auto --comm: reason: $(reason)"
+echo "auto --comm with an ABI 1.5 module: $(reason)"
+$C detach --all > /dev/null
+expect_eq "ABI 1.5 module: auto without --comm" "$(auto tracerd_testmod_target)" kmod-callops
 $C detach --all > /dev/null
 daemon_stop
