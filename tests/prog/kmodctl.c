@@ -50,7 +50,9 @@
  *                                         done=D"); times: attach_ms,
  *                                         detach_ms, ns_per_call (--base:
  *                                         N untraced calls first);
- *                                         --single: one ATTACH per entry
+ *                                         --single: one ATTACH per entry;
+ *                                         --comm NAME, --comm-fill N,
+ *                                         --reserved2 N: ATTACH_BATCH2
  *
  *   sites [--reserved N] ITEM...          one TRACERD_IOC_SITES over ITEMs
  *                                         (FUNC, FUNC+OFF or 0xADDR; more
@@ -976,12 +978,13 @@ static void batch_single(int fd, struct tracerd_batch *b, struct tracerd_batch_e
 
 static int cmd_batch(int argc, char **argv)
 {
-	struct tracerd_batch b = {};
+	struct tracerd_batch2 b = {};
+	struct tracerd_batch db;
 	struct tracerd_batch_entry *e;
 	const struct tracerd_batch_entry *d;
 	const char *hold = NULL;
 	unsigned int flags = 0, n, i;
-	int fd, err, ret = 0, single = 0;
+	int fd, err, ret = 0, single = 0, batch2 = 0;
 	double t0;
 
 	if (argc < 2)
@@ -996,6 +999,16 @@ static int cmd_batch(int argc, char **argv)
 	for (i = 2; i < (unsigned int)argc; i++) {
 		if (!strcmp(argv[i], "--single")) {
 			single = 1;
+		} else if (!strcmp(argv[i], "--comm") && i + 1 < (unsigned int)argc) {
+			memcpy(b.comm, argv[i + 1], strnlen(argv[i + 1], sizeof(b.comm)));
+			batch2 = 1;
+			i++;
+		} else if (!strcmp(argv[i], "--comm-fill") && i + 1 < (unsigned int)argc) {
+			memset(b.comm, 'c', strtoul(argv[++i], NULL, 0) % (sizeof(b.comm) + 1));
+			batch2 = 1;
+		} else if (!strcmp(argv[i], "--reserved2") && i + 1 < (unsigned int)argc) {
+			b.reserved2[0] = strtoull(argv[++i], NULL, 0);
+			batch2 = 1;
 		} else if (!strcmp(argv[i], "--base") && i + 2 < (unsigned int)argc) {
 			long calls = strtol(argv[i + 2], NULL, 0);
 
@@ -1008,8 +1021,9 @@ static int cmd_batch(int argc, char **argv)
 	}
 	t0 = now_ns();
 	if (single) {
-		batch_single(fd, &b, e);
-	} else if (ioctl(fd, TRACERD_IOC_ATTACH_BATCH, &b)) {
+		memcpy(&db, &b, sizeof(db));
+		batch_single(fd, &db, e);
+	} else if (ioctl(fd, batch2 ? TRACERD_IOC_ATTACH_BATCH2 : TRACERD_IOC_ATTACH_BATCH, &b)) {
 		err = errno;
 		printf("batch: error %s\n", errname(err));
 		return err;
@@ -1031,6 +1045,9 @@ static int cmd_batch(int argc, char **argv)
 			hold = argv[++i];
 		} else if (!strcmp(argv[i], "--base")) {
 			i += 2;
+		} else if (!strcmp(argv[i], "--comm") || !strcmp(argv[i], "--comm-fill") ||
+			   !strcmp(argv[i], "--reserved2")) {
+			i++;
 		} else if (strcmp(argv[i], "--single")) {
 			return 2;
 		}
@@ -1046,12 +1063,13 @@ static int cmd_batch(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			b.done += e[i].id && !detach(fd, e[i].id);
 	} else {
-		b = (struct tracerd_batch){ .entries = (unsigned long)e, .count = n };
-		if (ioctl(fd, TRACERD_IOC_DETACH_BATCH, &b)) {
+		db = (struct tracerd_batch){ .entries = (unsigned long)e, .count = n };
+		if (ioctl(fd, TRACERD_IOC_DETACH_BATCH, &db)) {
 			err = errno;
 			printf("detach: error %s\n", errname(err));
 			return err;
 		}
+		b.done = db.done;
 	}
 	printf("detach: done=%u detach_ms=%.1f\n", b.done, (now_ns() - t0) / 1e6);
 	free(e);

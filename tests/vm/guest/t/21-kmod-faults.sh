@@ -64,6 +64,15 @@ done
 for bad in 0 5 99; do
 	expect $EINVAL "mode $bad" kmodctl attach "$bad" $T
 done
+# ATTACH_BATCH2's header (ABI 1.6): the comm rules of ATTACH2
+ksym_line $T > /tmp/faults-batch.list
+for spec in callops:1 direct:2 kprobe:3; do
+	m=${spec%:*}
+	has "${spec#*:}" || continue
+	expect $EINVAL "$m batch2: comm not NUL-terminated" \
+		kmodctl batch "$m" /tmp/faults-batch.list --comm-fill 16
+	expect $EINVAL "$m batch2: reserved2" kmodctl batch "$m" /tmp/faults-batch.list --comm ab --reserved2 1
+done
 if has 2; then
 	out=$(kmodctl attach direct $T --repeat 2); rc=$?
 	expect_eq "second direct call on a function: errno" "$rc" $EBUSY

@@ -8,7 +8,8 @@
 # other names are near misses: a prefix of C, C with one more byte, C
 # with its last byte changed (a 15-byte C: the whole field compared). An
 # empty comm counts everyone (N + M); a tgid and a comm filter must both
-# pass. Bad comm fields are 21-kmod-faults'.
+# pass; the same through ATTACH_BATCH2. Bad comm fields are
+# 21-kmod-faults'.
 source ./lib.sh
 load_testmod
 load_kmod
@@ -66,6 +67,20 @@ for spec in callops:1 callops-regs:5 direct:2 kprobe:3 kprobe-int3:4; do
 			--other "$m" --other-comm trce) || fail "$mode x3: $out"
 		check "$mode x3 comm trcd" "$out" "$n" "$m"
 	fi
+done
+
+# ATTACH_BATCH2 (what the daemon sends): callops and direct as one ops for
+# the batch, kprobe one each; kmodctl's own comm passes, another is filtered
+L=/tmp/comm-batch.list
+{ ksym_line $T; ksym_line tracerd_testmod_fn_005; } > $L
+for spec in callops:1 direct:2 kprobe:3; do
+	mode=${spec%:*}
+	has "${spec#*:}" || continue
+	[ $mode = kprobe ] && ! kernel_has entry_kprobe && continue
+	out=$(kmodctl batch $mode $L --comm kmodctl --count $T "$n") || fail "$mode batch2: $out"
+	expect_eq "$mode batch2 comm kmodctl: counts" "$(grep -c "^hits=$n filtered=0 $T " <<< "$out")" 1
+	out=$(kmodctl batch $mode $L --comm kmodctl2 --count $T "$n")
+	expect_eq "$mode batch2 comm kmodctl2: all filtered" "$(grep -c "^hits=0 filtered=$n $T " <<< "$out")" 1
 done
 
 # latency: a filtered call is not timed (count checks count == hist == N)
