@@ -6,6 +6,11 @@
 # --comm trigger (every call passes), --comm nomatch and --pid 1 (every
 # call filtered); ROUNDS interleaved rounds, the fastest kept per variant.
 #   tests/vm/run --kernel 6.12 -- bash /opt/tracerd/tests/bench-comm.sh
+# 6.12 TCG, N 1000000, 5 rounds: none 530 ns/call; kmod-callops +353
+# unfiltered, +359 comm passing, +274 comm filtered, +194 pid filtered (N
+# 200000, 7 rounds: +157, +60, +112, +198): the comm compare (one load and
+# test unfiltered; two loads, xor, and, or when set) is below TCG's
+# run-to-run noise.
 source /opt/tracerd/tests/lib.sh
 n=${1:-200000}
 rounds=${2:-5}
