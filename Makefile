@@ -140,6 +140,14 @@ $(O)/tests/%: $(O)/obj/tests/prog/%.o $(call obj,$(LIB_SRCS))
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
+# LD_PRELOAD shims of the guest tests: tests/preload/NAME.c -> $(O)/tests/NAME.so
+TEST_SO_SRCS := $(wildcard $(SRC)/tests/preload/*.c)
+TEST_SOS := $(patsubst $(SRC)/tests/preload/%.c,$(O)/tests/%.so,$(TEST_SO_SRCS))
+$(O)/tests/%.so: $(SRC)/tests/preload/%.c $(SRC)/include/tracerd/kmod_abi.h
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -ldl
+
 # unit tests: tests/unit/test_*.c, each linked with lib/ and the framework
 UNIT_SRCS := $(wildcard $(SRC)/tests/unit/test_*.c)
 UNIT_BINS := $(patsubst $(SRC)/tests/unit/%.c,$(O)/tests/unit/%,$(UNIT_SRCS))
@@ -206,7 +214,7 @@ $(KMOD_OUT)/tracerd_testmod.ko: FORCE | $(if $(filter $(O)/vm/k/6.12/kdir-link,$
 
 # ---------------------------------------------------------------- top-level
 PROGS := $(O)/tracerd $(O)/tracectl $(O)/tracerd-ref
-USER_BINS := $(PROGS) $(TEST_PROGS) $(UNIT_BINS)
+USER_BINS := $(PROGS) $(TEST_PROGS) $(TEST_SOS) $(UNIT_BINS)
 KMODS := $(KMOD_OUT)/tracerd_kmod.ko $(KMOD_OUT)/tracerd_testmod.ko
 
 .PHONY: FORCE

@@ -33,6 +33,9 @@
  *   on the kernel (kmod: the module's TRACERD_IOC_FEATURES latency_modes):
  *   why latency cannot be had here, NULL when it can; asks, never changes
  *   the kernel. attach refuses --latency with it, auto skips the mode.
+ * comm_unavailable: the same for MODE_CAP_COMM (kmod: a module older than
+ *   ABI 1.6 has no comm filter): attach refuses --comm with it, auto skips
+ *   the mode.
  * site: optional; where a hook's ftrace call site branches now (kmod).
  * batch: how many hooks attach and detach take per call. BACKEND_BATCH_ALL:
  *   the whole set in one call (one link: kprobe-multi; one kernel update:
@@ -87,6 +90,7 @@ struct backend {
 	const struct backend *variant[MODE_VARIANT_NR];
 	const char *(*unavailable)(struct tracerd *d);
 	const char *(*latency_unavailable)(struct tracerd *d);
+	const char *(*comm_unavailable)(struct tracerd *d);
 	int (*site)(struct tracerd *d, const struct hook *h, struct hook_site *out);
 	int (*progs)(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),
 		     void *ctx);

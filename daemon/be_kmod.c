@@ -9,8 +9,11 @@
  * Latency (--latency, ABI 1.5) in kmod-kprobe (a kretprobe) and
  * kmod-callops (an fprobe, where the kernel has one the module can use):
  * the module's per-CPU log2 histogram (TRACERD_IOC_LATENCY), in the BPF
- * slot stats' layout. No comm filter on these paths; no latency in
- * kmod-direct (its trampoline has no return hook).
+ * slot stats' layout. A comm filter (--comm, ABI 1.6) goes to the module
+ * with the attach (TRACERD_IOC_ATTACH2, ATTACH_BATCH2), which counts only
+ * calls of tasks so named; without --comm the ABI 1.0/1.3 ioctls, which
+ * every module takes. No latency in kmod-direct (its trampoline has no
+ * return hook).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -167,13 +170,43 @@ static int kmod_spec_flags(const struct attachment *a, __u32 *mode, __u32 *flags
 	return ret;
 }
 
+/* The module has a comm filter (ABI 1.6: ATTACH2, ATTACH_BATCH2). */
+static bool kmod_comm_ok(const struct tracerd *d)
+{
+	return d->kmod.abi_minor >= 6;
+}
+
+static const char kmod_no_comm[] =
+	"kmod: the module is older than ABI 1.6 (no comm filter: TRACERD_IOC_ATTACH2): "
+	"install a matching one";
+
+/*
+ * Copy a's comm filter into the module's field (NUL-padded: spec_parse
+ * took 1-15 bytes); -EOPNOTSUPP in err when the module has none.
+ */
+static int kmod_comm(const struct tracerd *d, const struct attachment *a,
+		     char comm[TRACERD_COMM_FILTER_LEN], char *err, size_t errlen)
+{
+	_Static_assert(TRACERD_COMM_FILTER_LEN == TRACERD_COMM_LEN,
+		       "the module's comm field is the spec's");
+	memset(comm, 0, TRACERD_COMM_FILTER_LEN);
+	if (!a->spec.comm[0])
+		return 0;
+	if (!kmod_comm_ok(d))
+		return set_err(err, errlen, -EOPNOTSUPP, "%s", kmod_no_comm);
+	if (str_copy(comm, a->spec.comm, TRACERD_COMM_FILTER_LEN))
+		return set_err(err, errlen, -EINVAL, "comm '%s' too long", a->spec.comm);
+	return 0;
+}
+
 static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook *h)
 {
 	struct kmod_hook *k = kmod_hook_new(h);
-	struct tracerd_attach at = {
+	struct tracerd_attach2 at = {
 		.addr = h->addr,
 		.tgid = a->spec.tgid,
 	};
+	int ret;
 
 	if (!k)
 		return -ENOMEM;
@@ -182,7 +215,11 @@ static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook
 			       tracerd_mode_name(a->mode), mode_variant_name(a->spec.variant));
 	if (str_copy(at.name, h->name, sizeof(at.name)))
 		return set_err(h->err, sizeof(h->err), -ENAMETOOLONG, "name '%s' too long", h->name);
-	if (ioctl(d->kmod.fd, TRACERD_IOC_ATTACH, &at))
+	ret = kmod_comm(d, a, at.comm, h->err, sizeof(h->err));
+	if (ret)
+		return ret;
+	/* without a comm, ATTACH (the prefix of ATTACH2): any module takes it */
+	if (ioctl(d->kmod.fd, at.comm[0] ? TRACERD_IOC_ATTACH2 : TRACERD_IOC_ATTACH, &at))
 		return kmod_hook_err(a, h, -errno);
 	k->id = at.id;
 	return 0;
@@ -249,7 +286,7 @@ static void kmod_batch_free(struct kmod_batch *b)
  */
 static int kmod_attach_batch(struct tracerd *d, struct attachment *a)
 {
-	struct tracerd_batch req = { .tgid = a->spec.tgid };
+	struct tracerd_batch2 req = { .tgid = a->spec.tgid };
 	struct kmod_batch b;
 	int ret, first = 0, n = 0;
 	__u32 i;
@@ -258,6 +295,9 @@ static int kmod_attach_batch(struct tracerd *d, struct attachment *a)
 		return set_err(a->hooks[0].err, sizeof(a->hooks[0].err), -EINVAL,
 			       "%s has no variant %s", tracerd_mode_name(a->mode),
 			       mode_variant_name(a->spec.variant));
+	ret = kmod_comm(d, a, req.comm, a->hooks[0].err, sizeof(a->hooks[0].err));
+	if (ret)
+		return ret;
 	ret = kmod_batch_new(a, &b, false);
 	if (ret)
 		return set_err(a->hooks[0].err, sizeof(a->hooks[0].err), ret, "out of memory");
@@ -267,7 +307,9 @@ static int kmod_attach_batch(struct tracerd *d, struct attachment *a)
 	}
 	req.entries = (__u64)(unsigned long)b.e;
 	req.count = b.n;
-	if (ioctl(d->kmod.fd, TRACERD_IOC_ATTACH_BATCH, &req)) {
+	/* without a comm, ATTACH_BATCH (the prefix of ATTACH_BATCH2) */
+	if (ioctl(d->kmod.fd, req.comm[0] ? TRACERD_IOC_ATTACH_BATCH2 : TRACERD_IOC_ATTACH_BATCH,
+		  &req)) {
 		ret = -errno;
 		kmod_batch_free(&b);
 		if (ret != -ENOTTY)
@@ -491,6 +533,16 @@ static const char *kmod_lat_unavailable(struct tracerd *d, __u32 km)
 		"kmod: no kretprobes on this kernel (CONFIG_KRETPROBES)";
 }
 
+/* --comm: the module has a comm filter (ABI 1.6) */
+static const char *kmod_comm_unavailable(struct tracerd *d)
+{
+	__u32 modes;
+
+	if (kmod_open(d, &modes))
+		return d->kmod.reason;
+	return kmod_comm_ok(d) ? NULL : kmod_no_comm;
+}
+
 static const char *kmod_kprobe_lat_unavailable(struct tracerd *d)
 {
 	return kmod_lat_unavailable(d, TRACERD_KMOD_KPROBE);
@@ -589,12 +641,12 @@ int kmod_sites(struct tracerd *d, struct tracerd_site_entry *e, size_t n,
 }
 
 /*
- * the module counts calls filtered by tgid, and times them in kmod-kprobe
- * and kmod-callops where it says so (latency_unavailable): no comm or ring
- * buffer
+ * the module counts calls filtered by tgid and comm (comm_unavailable: ABI
+ * 1.6), and times them in kmod-kprobe and kmod-callops where it says so
+ * (latency_unavailable): no ring buffer, no return values
  */
 #define KMOD_KPROBE_BATCH	16
-#define KMOD_CAPS	(MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_NEEDS_ADDR)
+#define KMOD_CAPS	(MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_COMM | MODE_CAP_NEEDS_ADDR)
 
 /*
  * batch_: hooks per TRACERD_IOC_ATTACH_BATCH: every one for the ftrace
@@ -614,6 +666,7 @@ int kmod_sites(struct tracerd *d, struct tracerd_site_entry *e, size_t n,
 		.misses = misses_fn,		\
 		.site = kmod_site,		\
 		.fini = fini_,			\
+		.comm_unavailable = kmod_comm_unavailable, \
 		__VA_ARGS__			\
 	}
 
@@ -623,8 +676,8 @@ KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS | MODE_C
 	     .latency_unavailable = kmod_callops_lat_unavailable,
 	     .batch_latency = KMOD_KPROBE_BATCH,	/* an fprobe per function */
 	     .auto_why = { "one function: the module is loaded, and its native hook (an "
-			   "ftrace_ops callback; for latency an fprobe) costs less per call "
-			   "than a BPF program",
+			   "ftrace_ops callback; for latency an fprobe; pid and comm filtered "
+			   "in the module) costs less per call than a BPF program",
 			   "many functions: no BPF function mode works here" },
 	     .variant = { [MODE_VARIANT_SAVE_REGS] = &backend_kmod_callops_regs });
 KMOD_BACKEND(backend_kmod_direct, TRACERD_MODE_KMOD_DIRECT,

@@ -124,20 +124,30 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 	};
 	enum auto_skip skip[TRACERD_MODE_NR];
 	enum tracerd_mode order[TRACERD_MODE_NR];
+	const char *opt_why[TRACERD_MODE_NR] = {};
 	size_t i, n, len, off = 0;
-	char buf[256], miss[64];
+	char buf[400], miss[64];
 	int m;
 
 	for (m = 0; m < TRACERD_MODE_NR; m++) {
 		const struct backend *be = backend_get(m);
+		const char *w;
 
 		avail[m] = d->features[m].available;
 		caps[m] = mode_caps(m);
-		/* the module's latency: only where it says it has it (asked
-		 * only of a mode that is here and only for a latency request) */
+		/* the module's latency and comm filter: only where it says it
+		 * has them (asked only of a mode that is here and only for a
+		 * request with the option) */
 		if (r.latency && avail[m] && be && be->latency_unavailable &&
-		    be->latency_unavailable(d))
+		    (w = be->latency_unavailable(d))) {
 			caps[m] &= ~MODE_CAP_LATENCY;
+			opt_why[m] = w;
+		}
+		if (r.comm && avail[m] && be && be->comm_unavailable &&
+		    (w = be->comm_unavailable(d))) {
+			caps[m] &= ~MODE_CAP_COMM;
+			opt_why[m] = opt_why[m] ? opt_why[m] : w;
+		}
 	}
 	n = auto_select(&r, out, skip, order, &len);
 	why[0] = '\0';
@@ -155,9 +165,10 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 			reason = buf;
 			break;
 		case AUTO_SKIP_OPTIONS:
-			snprintf(buf, sizeof(buf), "the mode has no %s", mode_caps_missing(
+			snprintf(buf, sizeof(buf), "the mode has no %s%s%s", mode_caps_missing(
 				caps[order[i]], r.latency, r.comm, r.record, r.errors, r.by, miss,
-				sizeof(miss)));
+				sizeof(miss)), opt_why[order[i]] ? " here: " : "",
+				opt_why[order[i]] ? opt_why[order[i]] : "");
 			reason = buf;
 			break;
 		default:
@@ -298,8 +309,8 @@ static int request_check(const struct backend *mode_be, const struct tracerd_spe
 			       tracerd_mode_name(be->mode), mode_variant_name(spec->variant), miss);
 	if (miss[0])
 		return set_err(msg, msglen, -EINVAL, "mode %s has no %s (the module counts calls "
-			       "by pid, and times them in kmod-kprobe and kmod-callops only; "
-			       "comm, recording, error counting and by keys need a BPF mode)",
+			       "by pid and comm, and times them in kmod-kprobe and kmod-callops "
+			       "only; recording, error counting and by keys need a BPF mode)",
 			       tracerd_mode_name(be->mode), miss);
 	return 0;
 }
@@ -356,6 +367,10 @@ static int attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
 	if (spec->latency && backend_get(spec->mode)->latency_unavailable &&
 	    (why = backend_get(spec->mode)->latency_unavailable(d)))
 		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s has no latency here: %s",
+			       tracerd_mode_name(spec->mode), why);
+	if (spec->comm[0] && backend_get(spec->mode)->comm_unavailable &&
+	    (why = backend_get(spec->mode)->comm_unavailable(d)))
+		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s has no comm filter here: %s",
 			       tracerd_mode_name(spec->mode), why);
 	cand[0] = spec->mode;
 	*nc = 1;

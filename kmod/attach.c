@@ -24,7 +24,9 @@
  * and adds each call's duration to a per-CPU log2 histogram (this_cpu ops
  * and this_cpu_cmpxchg for min/max: lock-free, interrupt-safe).
  *
- * Every callback only bumps a per-CPU counter: no locks, no calls, so it is
+ * Every callback checks the attachment's filters (tgid; comm: two masked
+ * 8-byte compares of current->comm against a copy made at attach) and
+ * bumps a per-CPU counter: no locks, no calls, so it is
  * safe in any context, NMI included, and cannot recurse into itself. The
  * callbacks are notrace and NOKPROBE so that tracing them cannot recurse
  * either. Unregistering waits for running callbacks (ftrace: RCU tasks for
@@ -52,15 +54,61 @@
 _Static_assert(TRACERD_LAT_BUCKETS == TRACERD_HIST_BUCKETS,
 	       "the module's histogram has the BPF side's layout");
 
-/* Count one call for a, honouring its tgid filter; true if it passed. */
+_Static_assert(sizeof(((struct task_struct *)0)->comm) >= TRACERD_COMM_FILTER_LEN,
+	       "the comm filter reads the first 16 bytes of current->comm");
+
+/*
+ * Does the current task's comm pass a's comm filter? Two 8-byte loads of
+ * current->comm, masked to the filter's bytes and its NUL: the bytes past
+ * the NUL need not be zero. No lock, no call; a concurrent rename may be
+ * seen half done, as bpf_get_current_comm() may.
+ */
+typedef u64 __attribute__((aligned(1), may_alias)) tracerd_u64_unaligned;
+
+static __always_inline bool tracerd_comm_pass(const struct tracerd_att *a)
+{
+	const tracerd_u64_unaligned *c = (const void *)current->comm;
+
+	return !(((c[0] ^ a->comm[0]) & a->comm_mask[0]) |
+		 ((c[1] ^ a->comm[1]) & a->comm_mask[1]));
+}
+
+/* Count one call for a, honouring its tgid and comm filters; true if it passed. */
 static __always_inline bool tracerd_att_hit(struct tracerd_att *a)
 {
-	if (a->tgid && a->tgid != (u32)current->tgid) {
+	if ((a->tgid && a->tgid != (u32)current->tgid) ||
+	    (a->comm_mask[0] && !tracerd_comm_pass(a))) {
 		this_cpu_inc(a->pcpu->filtered);
 		return false;
 	}
 	this_cpu_inc(a->pcpu->hits);
 	return true;
+}
+
+/*
+ * f's comm filter from a request's comm field (TRACERD_COMM_FILTER_LEN
+ * bytes): -EINVAL unless NUL-terminated and NUL-padded. "" is no filter
+ * (comm_mask 0); else the mask covers the comm and its NUL, so only that
+ * exact comm passes.
+ */
+int tracerd_filter_comm(struct tracerd_filter *f, const char *comm)
+{
+	size_t i, len = strnlen(comm, TRACERD_COMM_FILTER_LEN);
+	u8 mask[TRACERD_COMM_FILTER_LEN] = {};
+
+	if (len == TRACERD_COMM_FILTER_LEN)
+		return -EINVAL;
+	for (i = len; i < TRACERD_COMM_FILTER_LEN; i++)
+		if (comm[i])
+			return -EINVAL;
+	memset(f->comm, 0, sizeof(f->comm));
+	memset(f->comm_mask, 0, sizeof(f->comm_mask));
+	if (!len)
+		return 0;
+	memcpy(f->comm, comm, len);
+	memset(mask, 0xff, len + 1);
+	memcpy(f->comm_mask, mask, sizeof(mask));
+	return 0;
 }
 
 /*
@@ -271,7 +319,7 @@ NOKPROBE_SYMBOL(tracerd_kprobe_post);
 
 /*
  * kmod-kprobe + latency: a kretprobe. The entry handler counts the call
- * and keeps its entry time in the instance; a call the tgid filter skips
+ * and keeps its entry time in the instance; a call the tgid or comm filter skips
  * gets no return hook (non-zero).
  */
 static int notrace tracerd_kret_entry(struct kretprobe_instance *ri,
@@ -425,7 +473,8 @@ static bool tracerd_is_kprobe(const struct tracerd_att *a)
  * group and has neither a callback nor a slot of its own. Returns an
  * ERR_PTR on failure.
  */
-static struct tracerd_att *tracerd_att_alloc(u32 mode, u32 flags, u32 tgid,
+static struct tracerd_att *tracerd_att_alloc(u32 mode, u32 flags,
+					     const struct tracerd_filter *filt,
 					     unsigned long addr, bool member)
 {
 	struct tracerd_att *a;
@@ -437,7 +486,11 @@ static struct tracerd_att *tracerd_att_alloc(u32 mode, u32 flags, u32 tgid,
 		return ERR_PTR(-ENOMEM);
 	a->mode = mode;
 	a->flags = flags;
-	a->tgid = tgid;
+	if (filt) {
+		a->tgid = filt->tgid;
+		memcpy(a->comm, filt->comm, sizeof(a->comm));
+		memcpy(a->comm_mask, filt->comm_mask, sizeof(a->comm_mask));
+	}
 	a->slot = -1;
 	a->addr = addr;
 	a->probe_addr = addr;
@@ -502,20 +555,23 @@ out_free_att:
 	return ERR_PTR(ret);
 }
 
-struct tracerd_att *tracerd_att_new(u32 mode, u32 flags, u32 tgid,
+/* filt NULL: every task. */
+struct tracerd_att *tracerd_att_new(u32 mode, u32 flags,
+				    const struct tracerd_filter *filt,
 				    unsigned long addr)
 {
-	return tracerd_att_alloc(mode, flags, tgid, addr, false);
+	return tracerd_att_alloc(mode, flags, filt, addr, false);
 }
 
 /* An attachment for tracerd_batch_arm(): a member where mode has batches. */
-struct tracerd_att *tracerd_member_new(u32 mode, u32 flags, u32 tgid,
+struct tracerd_att *tracerd_member_new(u32 mode, u32 flags,
+				       const struct tracerd_filter *filt,
 				       unsigned long addr)
 {
 	bool member = (mode == TRACERD_KMOD_CALLOPS || mode == TRACERD_KMOD_DIRECT) &&
 		      !(flags & TRACERD_ATTACH_LATENCY);
 
-	return tracerd_att_alloc(mode, flags, tgid, addr, member);
+	return tracerd_att_alloc(mode, flags, filt, addr, member);
 }
 
 /* Kernel errors that mean "cannot hook there" become -EADDRNOTAVAIL. */

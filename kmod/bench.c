@@ -109,7 +109,7 @@ static unsigned long tracerd_bench_fn_addr(unsigned int i)
 static struct tracerd_att *tracerd_bench_att(u32 mode, u32 flags,
 					     unsigned long addr)
 {
-	struct tracerd_att *a = tracerd_att_new(mode, flags, 0, addr);
+	struct tracerd_att *a = tracerd_att_new(mode, flags, NULL, addr);
 	int ret;
 
 	if (IS_ERR(a))
@@ -243,7 +243,7 @@ static long tracerd_bench_patch_one(struct tracerd_bench_patch *b,
 	u64 t0;
 
 	for (i = 0; i < n; i++) {
-		atts[i] = tracerd_att_new(b->mode, b->flags, 0, ips[i]);
+		atts[i] = tracerd_att_new(b->mode, b->flags, NULL, ips[i]);
 		if (IS_ERR(atts[i])) {
 			ret = PTR_ERR(atts[i]);
 			atts[i] = NULL;
@@ -404,7 +404,7 @@ long tracerd_bench_all(struct tracerd_bench_all *b)
 		return -EINTR;
 	tracerd_all_reset();
 	WRITE_ONCE(tracerd_all_tracee, (unsigned long)tracerd_bench_tracee);
-	a = tracerd_att_new(b->mode, b->flags, 0,
+	a = tracerd_att_new(b->mode, b->flags, NULL,
 			    (unsigned long)tracerd_bench_tracee);
 	if (IS_ERR(a)) {
 		ret = PTR_ERR(a);

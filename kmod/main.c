@@ -197,8 +197,22 @@ static int tracerd_check_func(u64 addr, const char *name)
 	return tracerd_check_symbol(addr, name);
 }
 
-/* Validate a TRACERD_IOC_ATTACH request; the errno table is in the ABI. */
-static int tracerd_check_attach(const struct tracerd_attach *req)
+/*
+ * The filter of an attach request (tgid, comm, reserved2 of ATTACH2 or
+ * ATTACH_BATCH2; zero for the older layouts): -EINVAL when malformed.
+ */
+static int tracerd_check_filter(struct tracerd_filter *filt, u32 tgid,
+				const char *comm, const u64 *reserved2)
+{
+	if (reserved2[0] || reserved2[1])
+		return -EINVAL;
+	filt->tgid = tgid;
+	return tracerd_filter_comm(filt, comm);
+}
+
+/* Validate a TRACERD_IOC_ATTACH(2) request; the errno table is in the ABI. */
+static int tracerd_check_attach(const struct tracerd_attach2 *req,
+				struct tracerd_filter *filt)
 {
 	int ret = tracerd_check_how(req->mode, req->flags, req->tgid,
 				    req->reserved);
@@ -207,26 +221,35 @@ static int tracerd_check_attach(const struct tracerd_attach *req)
 		return ret;
 	if (req->addr == 0)
 		return -EINVAL;
+	if (tracerd_check_filter(filt, req->tgid, req->comm, req->reserved2))
+		return -EINVAL;
 	if (ret)
 		return ret;
 	return tracerd_check_func(req->addr, req->name);
 }
 
-static long tracerd_ioc_attach(struct tracerd_file *f, void __user *arg)
+_Static_assert(offsetof(struct tracerd_attach2, comm) == sizeof(struct tracerd_attach),
+	       "TRACERD_IOC_ATTACH's layout is TRACERD_IOC_ATTACH2's prefix");
+_Static_assert(offsetof(struct tracerd_batch2, comm) == sizeof(struct tracerd_batch),
+	       "TRACERD_IOC_ATTACH_BATCH's layout is TRACERD_IOC_ATTACH_BATCH2's prefix");
+
+/* TRACERD_IOC_ATTACH, or ATTACH2 (size: _IOC_SIZE of the command). */
+static long tracerd_ioc_attach(struct tracerd_file *f, void __user *arg, size_t size)
 {
-	struct tracerd_attach req;
+	struct tracerd_attach2 req = {};
+	struct tracerd_filter filt;
 	struct tracerd_att *a;
 	u32 id;
 	int ret;
 
-	if (copy_from_user(&req, arg, sizeof(req)))
+	if (copy_from_user(&req, arg, size))
 		return -EFAULT;
-	ret = tracerd_check_attach(&req);
+	ret = tracerd_check_attach(&req, &filt);
 	if (ret)
 		return ret;
 	if (f->nr >= TRACERD_MAX_ATTACH)
 		return -ENOSPC;
-	a = tracerd_att_new(req.mode, req.flags, req.tgid, req.addr);
+	a = tracerd_att_new(req.mode, req.flags, &filt, req.addr);
 	if (IS_ERR(a))
 		return PTR_ERR(a);
 	ret = tracerd_att_arm(a);
@@ -238,7 +261,7 @@ static long tracerd_ioc_attach(struct tracerd_file *f, void __user *arg)
 		goto out_free_att;
 	req.id = id;
 	req.probe_addr = a->probe_addr;
-	if (copy_to_user(arg, &req, sizeof(req))) {
+	if (copy_to_user(arg, &req, size)) {
 		ret = -EFAULT;
 		goto out_erase;
 	}
@@ -273,7 +296,8 @@ static long tracerd_ioc_detach(struct tracerd_file *f, void __user *arg)
  * Read and check entry i of an attach batch into e; e->error gets the
  * entry's errno, and the attachment is made (unarmed) when it is 0.
  */
-static struct tracerd_att *tracerd_batch_entry_new(const struct tracerd_batch *b,
+static struct tracerd_att *tracerd_batch_entry_new(const struct tracerd_batch2 *b,
+						   const struct tracerd_filter *filt,
 						   struct tracerd_batch_entry *e)
 {
 	struct tracerd_att *a;
@@ -281,7 +305,7 @@ static struct tracerd_att *tracerd_batch_entry_new(const struct tracerd_batch *b
 	e->error = e->reserved ? -EINVAL : tracerd_check_func(e->addr, e->name);
 	if (e->error)
 		return NULL;
-	a = tracerd_member_new(b->mode, b->flags, b->tgid, e->addr);
+	a = tracerd_member_new(b->mode, b->flags, filt, e->addr);
 	if (IS_ERR(a)) {
 		e->error = PTR_ERR(a);
 		return NULL;
@@ -375,17 +399,22 @@ static void tracerd_batch_work_free(struct tracerd_batch_work *w)
 }
 
 /*
- * Read and check a batch header (the errno table is in the ABI) and make
- * the work arrays for its entries.
+ * Read and check a batch header of size bytes (struct tracerd_batch, or
+ * tracerd_batch2 for ATTACH_BATCH2; the errno table is in the ABI) and
+ * make the work arrays for its entries. attach: filt gets the filter.
  */
-static int tracerd_batch_begin(void __user *arg, bool attach, struct tracerd_batch *b,
+static int tracerd_batch_begin(void __user *arg, size_t size, bool attach,
+			       struct tracerd_batch2 *b, struct tracerd_filter *filt,
 			       struct tracerd_batch_work *w)
 {
 	int ret;
 
-	if (copy_from_user(b, arg, sizeof(*b)))
+	memset(b, 0, sizeof(*b));
+	if (copy_from_user(b, arg, size))
 		return -EFAULT;
 	if (b->count == 0 || b->reserved)
+		return -EINVAL;
+	if (attach && tracerd_check_filter(filt, b->tgid, b->comm, b->reserved2))
 		return -EINVAL;
 	if (b->count > TRACERD_MAX_ATTACH)
 		return -E2BIG;
@@ -397,7 +426,8 @@ static int tracerd_batch_begin(void __user *arg, bool attach, struct tracerd_bat
 }
 
 /* Read, check and make every entry's attachment (unarmed). */
-static int tracerd_batch_read(struct tracerd_file *f, const struct tracerd_batch *b,
+static int tracerd_batch_read(struct tracerd_file *f, const struct tracerd_batch2 *b,
+			      const struct tracerd_filter *filt,
 			      struct tracerd_batch_entry __user *ue,
 			      struct tracerd_batch_work *w)
 {
@@ -411,7 +441,7 @@ static int tracerd_batch_read(struct tracerd_file *f, const struct tracerd_batch
 			w->errs[i] = -ENOSPC;
 			continue;
 		}
-		w->atts[i] = tracerd_batch_entry_new(b, &e);
+		w->atts[i] = tracerd_batch_entry_new(b, filt, &e);
 		w->errs[i] = e.error;
 		if (w->atts[i])
 			room--;
@@ -420,20 +450,22 @@ static int tracerd_batch_read(struct tracerd_file *f, const struct tracerd_batch
 	return 0;
 }
 
-static long tracerd_ioc_attach_batch(struct tracerd_file *f, void __user *arg)
+/* TRACERD_IOC_ATTACH_BATCH, or ATTACH_BATCH2 (size: _IOC_SIZE of the command). */
+static long tracerd_ioc_attach_batch(struct tracerd_file *f, void __user *arg, size_t size)
 {
 	struct tracerd_batch __user *ub = arg;
 	struct tracerd_batch_entry __user *ue;
+	struct tracerd_filter filt;
 	struct tracerd_batch_work w;
-	struct tracerd_batch b;
+	struct tracerd_batch2 b;
 	unsigned int i;
 	int ret;
 
-	ret = tracerd_batch_begin(arg, true, &b, &w);
+	ret = tracerd_batch_begin(arg, size, true, &b, &filt, &w);
 	if (ret)
 		return ret;
 	ue = u64_to_user_ptr(b.entries);
-	ret = tracerd_batch_read(f, &b, ue, &w);
+	ret = tracerd_batch_read(f, &b, &filt, ue, &w);
 	if (!ret) {
 		tracerd_batch_arm(w.atts, b.count, w.errs);
 		tracerd_batch_ids(f, w.atts, w.errs, w.ids, b.count);
@@ -458,11 +490,11 @@ static long tracerd_ioc_detach_batch(struct tracerd_file *f, void __user *arg)
 	struct tracerd_batch_entry __user *ue;
 	struct tracerd_batch_entry e;
 	struct tracerd_batch_work w;
-	struct tracerd_batch b;
+	struct tracerd_batch2 b;
 	unsigned int i, m = 0;
 	int ret;
 
-	ret = tracerd_batch_begin(arg, false, &b, &w);
+	ret = tracerd_batch_begin(arg, sizeof(struct tracerd_batch), false, &b, NULL, &w);
 	if (ret)
 		return ret;
 	ue = u64_to_user_ptr(b.entries);
@@ -639,10 +671,12 @@ static long tracerd_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	case TRACERD_IOC_BENCH_ALL:
 		return tracerd_ioc_bench(cmd, uarg);
 	case TRACERD_IOC_ATTACH:
+	case TRACERD_IOC_ATTACH2:
 	case TRACERD_IOC_DETACH:
 	case TRACERD_IOC_COUNTERS:
 	case TRACERD_IOC_SITE:
 	case TRACERD_IOC_ATTACH_BATCH:
+	case TRACERD_IOC_ATTACH_BATCH2:
 	case TRACERD_IOC_DETACH_BATCH:
 	case TRACERD_IOC_LATENCY:
 		break;
@@ -651,14 +685,14 @@ static long tracerd_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	}
 
 	mutex_lock(&f->lock);
-	if (cmd == TRACERD_IOC_ATTACH)
-		ret = tracerd_ioc_attach(f, uarg);
+	if (cmd == TRACERD_IOC_ATTACH || cmd == TRACERD_IOC_ATTACH2)
+		ret = tracerd_ioc_attach(f, uarg, _IOC_SIZE(cmd));
 	else if (cmd == TRACERD_IOC_DETACH)
 		ret = tracerd_ioc_detach(f, uarg);
 	else if (cmd == TRACERD_IOC_SITE)
 		ret = tracerd_ioc_site(f, uarg);
-	else if (cmd == TRACERD_IOC_ATTACH_BATCH)
-		ret = tracerd_ioc_attach_batch(f, uarg);
+	else if (cmd == TRACERD_IOC_ATTACH_BATCH || cmd == TRACERD_IOC_ATTACH_BATCH2)
+		ret = tracerd_ioc_attach_batch(f, uarg, _IOC_SIZE(cmd));
 	else if (cmd == TRACERD_IOC_DETACH_BATCH)
 		ret = tracerd_ioc_detach_batch(f, uarg);
 	else if (cmd == TRACERD_IOC_LATENCY)

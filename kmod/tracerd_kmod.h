@@ -35,6 +35,18 @@ struct tracerd_lat_pcpu {
 };
 
 /*
+ * Who an attachment counts (TRACERD_IOC_ATTACH2): tgid 0 = every task;
+ * comm_mask[0] 0 = every comm, else a task whose first 16 comm bytes b
+ * satisfy (b ^ comm) & comm_mask == 0, the mask covering the comm and
+ * its NUL (tracerd_filter_comm()).
+ */
+struct tracerd_filter {
+	u32 tgid;
+	u64 comm[2];
+	u64 comm_mask[2];
+};
+
+/*
  * One hook: a kmod-callops or kmod-direct ftrace_ops, or a kprobe.
  * Created by tracerd_att_new(), armed by tracerd_att_arm*() (or a kprobe
  * batch), disarmed and freed by tracerd_att_free().
@@ -45,6 +57,8 @@ struct tracerd_att {
 	u32 mode;
 	u32 flags;
 	u32 tgid;
+	u64 comm[2];			/* struct tracerd_filter's */
+	u64 comm_mask[2];
 	bool armed;
 	bool retired;			/* batch member detached: no counting */
 	struct tracerd_group *group;	/* its batch (callops, direct), or NULL */
@@ -77,7 +91,9 @@ void tracerd_free(const void *p);
 u32 tracerd_modes_available(void);
 u32 tracerd_flags_available(void);
 int tracerd_att_check(u32 mode, u32 flags);
-struct tracerd_att *tracerd_att_new(u32 mode, u32 flags, u32 tgid,
+int tracerd_filter_comm(struct tracerd_filter *f, const char *comm);
+struct tracerd_att *tracerd_att_new(u32 mode, u32 flags,
+				    const struct tracerd_filter *filt,
 				    unsigned long addr);
 int tracerd_att_arm(struct tracerd_att *a);
 int tracerd_att_arm_ips(struct tracerd_att *a, unsigned long *ips,
@@ -92,7 +108,8 @@ int tracerd_att_latency(const struct tracerd_att *a, struct tracerd_latency *l);
 int tracerd_att_site(const struct tracerd_att *a, struct tracerd_site *s);
 int tracerd_att_arm_all(struct tracerd_att *a, ftrace_func_t func);
 void tracerd_direct_exit(void);
-struct tracerd_att *tracerd_member_new(u32 mode, u32 flags, u32 tgid,
+struct tracerd_att *tracerd_member_new(u32 mode, u32 flags,
+				       const struct tracerd_filter *filt,
 				       unsigned long addr);
 void tracerd_batch_arm(struct tracerd_att **atts, unsigned int n, int *errs);
 void tracerd_atts_free(struct tracerd_att **atts, unsigned int n);

@@ -24,8 +24,11 @@
  *     EFAULT        the argument pointer cannot be read or written
  *     EINVAL        malformed request: unknown mode, a mode the command does
  *                   not take, unknown flag bit, a flag the mode does not take, non-zero reserved field, address
- *                   0, tgid above PID_MAX_LIMIT, N or K of 0
- *   TRACERD_IOC_ATTACH
+ *                   0, tgid above PID_MAX_LIMIT, N or K of 0; ATTACH2,
+ *                   ATTACH_BATCH2: comm not NUL-terminated within
+ *                   TRACERD_COMM_FILTER_LEN bytes, or a non-zero byte
+ *                   after its NUL
+ *   TRACERD_IOC_ATTACH, TRACERD_IOC_ATTACH2
  *     ENAMETOOLONG  name not NUL-terminated within TRACERD_NAME_LEN bytes
  *     EILSEQ        name empty or holding a character outside
  *                   [A-Za-z0-9_.$] (glob characters * ? [ ] ! among them:
@@ -51,8 +54,9 @@
  *   TRACERD_IOC_LATENCY
  *     ENODATA       the attachment does not time calls (no
  *                   TRACERD_ATTACH_LATENCY)
- *   TRACERD_IOC_ATTACH_BATCH, TRACERD_IOC_DETACH_BATCH (the call as a whole)
- *     EINVAL        bad header: mode/flags/tgid as for ATTACH, count 0,
+ *   TRACERD_IOC_ATTACH_BATCH, TRACERD_IOC_ATTACH_BATCH2,
+ *   TRACERD_IOC_DETACH_BATCH (the call as a whole)
+ *     EINVAL        bad header: mode/flags/tgid/comm as for ATTACH2, count 0,
  *                   non-zero reserved
  *     E2BIG         count above TRACERD_MAX_ATTACH
  *     EOPNOTSUPP    the mode does not exist on this kernel/arch
@@ -91,6 +95,15 @@
  * tgid. 0 counts every task; otherwise only tasks whose thread-group id
  * (in the initial pid namespace) equals tgid are counted as hits, the
  * others as `filtered`.
+ *
+ * comm (ABI 1.6: ATTACH2, ATTACH_BATCH2). "" counts every task; otherwise
+ * only tasks whose comm (current->comm, at most 15 bytes) is exactly comm
+ * are counted as hits, the others as `filtered` (never as missed); with
+ * tgid both must match. Latency: a filtered call is not timed. ATTACH and
+ * ATTACH_BATCH are ATTACH2 and ATTACH_BATCH2 with comm "": their layouts
+ * are the new ones' prefixes, and a module of ABI >= 1.6 takes both. A
+ * module older than 1.6 answers ENOTTY to the new numbers: the daemon
+ * checks abi_minor >= 6 before it asks for a comm filter.
  */
 #ifndef TRACERD_KMOD_ABI_H
 #define TRACERD_KMOD_ABI_H
@@ -108,9 +121,10 @@
 #define TRACERD_IOC_MAGIC	'x'
 
 #define TRACERD_ABI_MAJOR	1
-#define TRACERD_ABI_MINOR	5	/* 1.2: SITE, BENCH_ALL; 1.3: ATTACH_BATCH, DETACH_BATCH;
+#define TRACERD_ABI_MINOR	6	/* 1.2: SITE, BENCH_ALL; 1.3: ATTACH_BATCH, DETACH_BATCH;
 					 * 1.4: SITES;
-					 * 1.5: ATTACH_LATENCY, LATENCY, features.latency_modes */
+					 * 1.5: ATTACH_LATENCY, LATENCY, features.latency_modes;
+					 * 1.6: ATTACH2, ATTACH_BATCH2 (comm filter) */
 
 /* Attach modes (DESIGN.md, "The three attach paths"). 0 is never valid. */
 enum tracerd_kmod_mode {
@@ -144,6 +158,7 @@ enum tracerd_kmod_mode {
 
 /* Limits (also reported by TRACERD_IOC_FEATURES). */
 #define TRACERD_NAME_LEN		128	/* bytes, NUL included */
+#define TRACERD_COMM_FILTER_LEN		16	/* bytes, NUL included: TASK_COMM_LEN */
 #define TRACERD_MAX_ATTACH		4096	/* live attachments per file */
 #define TRACERD_BENCH_MAX_CALLS		100000000ULL	/* N */
 #define TRACERD_BENCH_MAX_RELEVANT	200	/* R (direct: 1) */
@@ -200,6 +215,25 @@ struct tracerd_attach {
 	__u64 id;		/* out: attachment id, >= 1, unique per fd */
 	__u64 probe_addr;	/* out: where the hook sits (kprobe-int3: addr+5/+9) */
 	char name[TRACERD_NAME_LEN];	/* in: the function's name, NUL-terminated */
+};
+
+/*
+ * TRACERD_IOC_ATTACH2 (ABI 1.6): TRACERD_IOC_ATTACH with a comm filter;
+ * the first 168 bytes are struct tracerd_attach's.
+ */
+struct tracerd_attach2 {
+	__u64 addr;		/* in: function entry address */
+	__u32 mode;		/* in: enum tracerd_kmod_mode */
+	__u32 flags;		/* in: TRACERD_ATTACH_* */
+	__u32 tgid;		/* in: 0 = every task, else this thread group only */
+	__u32 reserved;		/* in: must be 0 */
+	__u64 id;		/* out: attachment id, >= 1, unique per fd */
+	__u64 probe_addr;	/* out: where the hook sits (kprobe-int3: addr+5/+9) */
+	char name[TRACERD_NAME_LEN];	/* in: the function's name, NUL-terminated */
+	char comm[TRACERD_COMM_FILTER_LEN];	/* in: "" = every task, else this
+						 * comm only; NUL-terminated and
+						 * NUL-padded */
+	__u64 reserved2[2];	/* in: must be 0 */
 };
 
 /* TRACERD_IOC_DETACH: remove one attachment of this fd. */
@@ -380,6 +414,23 @@ struct tracerd_batch {
 };
 
 /*
+ * TRACERD_IOC_ATTACH_BATCH2 (ABI 1.6): TRACERD_IOC_ATTACH_BATCH with the
+ * comm filter of TRACERD_IOC_ATTACH2 for every entry; the first 32 bytes
+ * are struct tracerd_batch's, the entries are the same.
+ */
+struct tracerd_batch2 {
+	__u64 entries;		/* in: user pointer to `count` entries */
+	__u32 count;		/* in: 1..TRACERD_MAX_ATTACH */
+	__u32 mode;		/* in: enum tracerd_kmod_mode */
+	__u32 flags;		/* in: TRACERD_ATTACH_* */
+	__u32 tgid;		/* in: as TRACERD_IOC_ATTACH */
+	__u32 done;		/* out: entries attached */
+	__u32 reserved;		/* in: must be 0 */
+	char comm[TRACERD_COMM_FILTER_LEN];	/* in: as TRACERD_IOC_ATTACH2 */
+	__u64 reserved2[2];	/* in: must be 0 */
+};
+
+/*
  * TRACERD_IOC_SITES: what the ftrace call site of any traceable function
  * holds now, attached by anyone or by no one, up to TRACERD_SITES_MAX
  * functions per call. An address is read only once kallsyms says it starts
@@ -486,11 +537,15 @@ struct tracerd_latency {
 #define TRACERD_IOC_DETACH_BATCH _IOWR(TRACERD_IOC_MAGIC, 12, struct tracerd_batch)
 #define TRACERD_IOC_SITES	_IOWR(TRACERD_IOC_MAGIC, 13, struct tracerd_sites)
 #define TRACERD_IOC_LATENCY	_IOWR(TRACERD_IOC_MAGIC, 14, struct tracerd_latency)
+#define TRACERD_IOC_ATTACH2	_IOWR(TRACERD_IOC_MAGIC, 15, struct tracerd_attach2)
+#define TRACERD_IOC_ATTACH_BATCH2 _IOWR(TRACERD_IOC_MAGIC, 16, struct tracerd_batch2)
 
 #ifndef __cplusplus
 _Static_assert(sizeof(struct tracerd_version) == 40, "tracerd_version ABI size");
 _Static_assert(sizeof(struct tracerd_features) == 136, "tracerd_features ABI size");
 _Static_assert(sizeof(struct tracerd_attach) == 168, "tracerd_attach ABI size");
+_Static_assert(sizeof(struct tracerd_attach2) == 200, "tracerd_attach2 ABI size");
+_Static_assert(sizeof(struct tracerd_batch2) == 64, "tracerd_batch2 ABI size");
 _Static_assert(sizeof(struct tracerd_detach) == 8, "tracerd_detach ABI size");
 _Static_assert(sizeof(struct tracerd_counters) == 64, "tracerd_counters ABI size");
 _Static_assert(sizeof(struct tracerd_stats) == 64, "tracerd_stats ABI size");

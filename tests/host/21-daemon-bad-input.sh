@@ -78,7 +78,9 @@ t 6 unavailable attach vfs_read --mode kmod-direct
 # not the module is loaded), the same way for every option (issue #13)
 t 2 bad_request attach vfs_read --mode kmod-direct --latency
 t 2 bad_request attach vfs_read --mode kmod-direct --record r
-t 2 bad_request attach vfs_read --mode kmod-callops --comm sh
+t 2 bad_request attach vfs_read --mode kmod-callops --errors
+# a comm filter the module has (ABI 1.6): only its absence refuses it here
+t 6 unavailable attach vfs_read --mode kmod-callops --comm sh
 out=$($C --json attach vfs_read --mode kmod-kprobe --record r 2>&1)
 grep -q 'BPF mode' <<< "$out" || fail "kmod --record: the reason does not name a BPF mode: $out"
 

@@ -50,7 +50,9 @@
  *                                         done=D"); times: attach_ms,
  *                                         detach_ms, ns_per_call (--base:
  *                                         N untraced calls first);
- *                                         --single: one ATTACH per entry
+ *                                         --single: one ATTACH per entry;
+ *                                         --comm NAME, --comm-fill N,
+ *                                         --reserved2 N: ATTACH_BATCH2
  *
  *   sites [--reserved N] ITEM...          one TRACERD_IOC_SITES over ITEMs
  *                                         (FUNC, FUNC+OFF or 0xADDR; more
@@ -74,6 +76,13 @@
  *                    and exits 1 unless count == hist total == N, min <= max
  *                    and nothing missed; without it, LATENCY must say ENODATA
  *   --other M        count: a child process makes M calls too (filtered)
+ *   --comm NAME      TRACERD_IOC_ATTACH2 with this comm filter (ABI 1.6);
+ *                    --comm-fill N: N 'c's and no NUL when N is 16;
+ *                    --comm-tail C: byte 15 of the field is C (a byte
+ *                    past the NUL); --reserved2 N: reserved2[0];
+ *                    --attach2: ATTACH2 even without those
+ *   --as NAME        count: this process's comm (PR_SET_NAME) before its calls
+ *   --other-comm NAME  count: the --other child's comm
  * Exit status: 0 ok, errno of a failed ioctl, 1 mismatch, 2 usage.
  */
 #include <errno.h>
@@ -84,6 +93,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -104,6 +114,13 @@ struct opts {
 	long other;
 	const char *ready;	/* --signal-ready */
 	unsigned int reps;	/* --reps */
+	const char *comm;	/* --comm */
+	int comm_fill;		/* --comm-fill */
+	int comm_tail;		/* --comm-tail */
+	unsigned long long reserved2;	/* --reserved2 */
+	int attach2;		/* ATTACH2: any of the four, or --attach2 */
+	const char *as;		/* --as */
+	const char *other_comm;	/* --other-comm */
 };
 
 static const char *errname(int e)
@@ -197,6 +214,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->flags |= TRACERD_ATTACH_LATENCY;
 			continue;
 		}
+		if (!strcmp(a, "--attach2")) {
+			o->attach2 = 1;
+			continue;
+		}
 		if (!v) {
 			fprintf(stderr, "kmodctl: bad option '%s'\n", a);
 			exit(2);
@@ -222,6 +243,18 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->ready = v;
 		else if (!strcmp(a, "--reps"))
 			o->reps = strtoul(v, NULL, 0);
+		else if (!strcmp(a, "--comm"))
+			o->comm = v, o->attach2 = 1;
+		else if (!strcmp(a, "--comm-fill"))
+			o->comm_fill = atoi(v), o->attach2 = 1;
+		else if (!strcmp(a, "--comm-tail"))
+			o->comm_tail = v[0], o->attach2 = 1;
+		else if (!strcmp(a, "--reserved2"))
+			o->reserved2 = strtoull(v, NULL, 0), o->attach2 = 1;
+		else if (!strcmp(a, "--as"))
+			o->as = v;
+		else if (!strcmp(a, "--other-comm"))
+			o->other_comm = v;
 		else {
 			fprintf(stderr, "kmodctl: bad option '%s'\n", a);
 			exit(2);
@@ -234,7 +267,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 }
 
 /* Fill an attach request for MODE FUNC with the options applied. */
-static void make_req(struct tracerd_attach *req, const char *mode, const char *func,
+static void make_req(struct tracerd_attach2 *req, const char *mode, const char *func,
 		     const struct opts *o, long long def_tgid)
 {
 	unsigned long long addr = ksym_addr(func);
@@ -258,12 +291,24 @@ static void make_req(struct tracerd_attach *req, const char *mode, const char *f
 								  : TRACERD_NAME_LEN);
 	else
 		snprintf(req->name, sizeof(req->name), "%s", o->name ? o->name : func);
+	if (o->comm_fill)
+		memset(req->comm, 'c', o->comm_fill < TRACERD_COMM_FILTER_LEN ?
+		       o->comm_fill : TRACERD_COMM_FILTER_LEN);
+	else if (o->comm)
+		memcpy(req->comm, o->comm, strnlen(o->comm, sizeof(req->comm)));	/* no NUL when 16 */
+	if (o->comm_tail)
+		req->comm[TRACERD_COMM_FILTER_LEN - 1] = (char)o->comm_tail;
+	req->reserved2[0] = o->reserved2;
+	req->id = o->attach2;	/* do_attach's: which ioctl */
 }
 
-/* Attach req; print the outcome; 0 or errno. */
-static int do_attach(int fd, struct tracerd_attach *req, int verbose)
+/* Attach req (ATTACH2 when make_req said so); print the outcome; 0 or errno. */
+static int do_attach(int fd, struct tracerd_attach2 *req, int verbose)
 {
-	if (ioctl(fd, TRACERD_IOC_ATTACH, req)) {
+	unsigned long cmd = req->id ? TRACERD_IOC_ATTACH2 : TRACERD_IOC_ATTACH;
+
+	req->id = 0;
+	if (ioctl(fd, cmd, req)) {
 		int e = errno;
 
 		printf("attach: error %s (%d)\n", errname(e), e);
@@ -407,7 +452,7 @@ static int cmd_clean(void)
 
 static int cmd_attach(int argc, char **argv)
 {
-	struct tracerd_attach req;
+	struct tracerd_attach2 req;
 	struct opts o;
 	int fd, i, err = 0;
 
@@ -468,7 +513,7 @@ static int count_once(int fd, const char *mode, const char *func, long n,
 		      const struct opts *o, int verbose)
 {
 	__u64 ids[MAX_REPEAT];
-	struct tracerd_attach req;
+	struct tracerd_attach2 req;
 	struct tracerd_counters c;
 	int i, err, bad = 0;
 	pid_t child = -1;
@@ -480,10 +525,15 @@ static int count_once(int fd, const char *mode, const char *func, long n,
 			return err;
 		ids[i] = req.id;
 	}
+	if (o->as && prctl(PR_SET_NAME, o->as, 0, 0, 0))
+		return errno;
 	if (o->other > 0) {
 		child = fork();
-		if (child == 0)
+		if (child == 0) {
+			if (o->other_comm && prctl(PR_SET_NAME, o->other_comm, 0, 0, 0))
+				_exit(3);
 			_exit(make_calls(func, o->other));
+		}
 	}
 	err = make_calls(func, n);
 	if (child > 0) {
@@ -552,7 +602,7 @@ static int cmd_cycles(int argc, char **argv)
 
 static int cmd_hold(int argc, char **argv)
 {
-	struct tracerd_attach req;
+	struct tracerd_attach2 req;
 	struct opts o;
 	int fd, i, nspec = 0, err;
 
@@ -751,7 +801,7 @@ static int print_site(int fd, __u64 id, const char *when)
 
 static int cmd_site(int argc, char **argv)
 {
-	struct tracerd_attach req, req2;
+	struct tracerd_attach2 req, req2;
 	struct opts o;
 	int fd, err, i;
 
@@ -928,12 +978,13 @@ static void batch_single(int fd, struct tracerd_batch *b, struct tracerd_batch_e
 
 static int cmd_batch(int argc, char **argv)
 {
-	struct tracerd_batch b = {};
+	struct tracerd_batch2 b = {};
+	struct tracerd_batch db;
 	struct tracerd_batch_entry *e;
 	const struct tracerd_batch_entry *d;
 	const char *hold = NULL;
 	unsigned int flags = 0, n, i;
-	int fd, err, ret = 0, single = 0;
+	int fd, err, ret = 0, single = 0, batch2 = 0;
 	double t0;
 
 	if (argc < 2)
@@ -948,6 +999,16 @@ static int cmd_batch(int argc, char **argv)
 	for (i = 2; i < (unsigned int)argc; i++) {
 		if (!strcmp(argv[i], "--single")) {
 			single = 1;
+		} else if (!strcmp(argv[i], "--comm") && i + 1 < (unsigned int)argc) {
+			memcpy(b.comm, argv[i + 1], strnlen(argv[i + 1], sizeof(b.comm)));
+			batch2 = 1;
+			i++;
+		} else if (!strcmp(argv[i], "--comm-fill") && i + 1 < (unsigned int)argc) {
+			memset(b.comm, 'c', strtoul(argv[++i], NULL, 0) % (sizeof(b.comm) + 1));
+			batch2 = 1;
+		} else if (!strcmp(argv[i], "--reserved2") && i + 1 < (unsigned int)argc) {
+			b.reserved2[0] = strtoull(argv[++i], NULL, 0);
+			batch2 = 1;
 		} else if (!strcmp(argv[i], "--base") && i + 2 < (unsigned int)argc) {
 			long calls = strtol(argv[i + 2], NULL, 0);
 
@@ -960,8 +1021,9 @@ static int cmd_batch(int argc, char **argv)
 	}
 	t0 = now_ns();
 	if (single) {
-		batch_single(fd, &b, e);
-	} else if (ioctl(fd, TRACERD_IOC_ATTACH_BATCH, &b)) {
+		memcpy(&db, &b, sizeof(db));
+		batch_single(fd, &db, e);
+	} else if (ioctl(fd, batch2 ? TRACERD_IOC_ATTACH_BATCH2 : TRACERD_IOC_ATTACH_BATCH, &b)) {
 		err = errno;
 		printf("batch: error %s\n", errname(err));
 		return err;
@@ -983,6 +1045,9 @@ static int cmd_batch(int argc, char **argv)
 			hold = argv[++i];
 		} else if (!strcmp(argv[i], "--base")) {
 			i += 2;
+		} else if (!strcmp(argv[i], "--comm") || !strcmp(argv[i], "--comm-fill") ||
+			   !strcmp(argv[i], "--reserved2")) {
+			i++;
 		} else if (strcmp(argv[i], "--single")) {
 			return 2;
 		}
@@ -998,12 +1063,13 @@ static int cmd_batch(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			b.done += e[i].id && !detach(fd, e[i].id);
 	} else {
-		b = (struct tracerd_batch){ .entries = (unsigned long)e, .count = n };
-		if (ioctl(fd, TRACERD_IOC_DETACH_BATCH, &b)) {
+		db = (struct tracerd_batch){ .entries = (unsigned long)e, .count = n };
+		if (ioctl(fd, TRACERD_IOC_DETACH_BATCH, &db)) {
 			err = errno;
 			printf("detach: error %s\n", errname(err));
 			return err;
 		}
+		b.done = db.done;
 	}
 	printf("detach: done=%u detach_ms=%.1f\n", b.done, (now_ns() - t0) / 1e6);
 	free(e);

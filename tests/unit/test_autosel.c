@@ -18,7 +18,7 @@ static bool all[TRACERD_MODE_NR], k612[TRACERD_MODE_NR], k61[TRACERD_MODE_NR], h
  * (kmod-callops and kmod-kprobe: latency where the module has it) */
 #define BPF_FN	(MODE_CAP_FUNCTION | MODE_CAP_LATENCY | MODE_CAP_COMM | MODE_CAP_PID | \
 		 MODE_CAP_RECORD | MODE_CAP_ERRORS | MODE_CAP_BY)
-#define KMOD_FN	(MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_NEEDS_ADDR)
+#define KMOD_FN	(MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_COMM | MODE_CAP_NEEDS_ADDR)
 static const unsigned int caps[TRACERD_MODE_NR] = {
 	[TRACERD_MODE_FENTRY] = BPF_FN | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
 	[TRACERD_MODE_KPROBE] = BPF_FN,
@@ -36,6 +36,9 @@ static const unsigned int caps[TRACERD_MODE_NR] = {
 /* the same with a module that has no fprobe (6.1, arm64 6.12): no latency
  * in kmod-callops */
 static unsigned int caps_nofprobe[TRACERD_MODE_NR];
+/* the same with a module older than ABI 1.6: no comm filter in the kmod
+ * modes (the registry drops MODE_CAP_COMM on comm_unavailable) */
+static unsigned int caps_nocomm[TRACERD_MODE_NR];
 
 static void profiles(void)
 {
@@ -52,6 +55,7 @@ static void profiles(void)
 		k612_bpf[m] = k612[m] && !tracerd_mode_is_kmod(m);
 		k61_bpf[m] = k61[m] && !tracerd_mode_is_kmod(m);
 		caps_nofprobe[m] = caps[m];
+		caps_nocomm[m] = tracerd_mode_is_kmod(m) ? caps[m] & ~MODE_CAP_COMM : caps[m];
 	}
 	caps_nofprobe[TRACERD_MODE_KMOD_CALLOPS] &= ~MODE_CAP_LATENCY;
 }
@@ -155,12 +159,29 @@ TEST(row7_kmod_only)
 	ASSERT_EQ(out[0], TRACERD_MODE_KMOD_KPROBE, "6.1 module, latency: kretprobe");
 	ASSERT_EQ(out[1], TRACERD_MODE_FENTRY, "6.1 module, latency: then fentry");
 	r.available = kmod_only;
-	/* comm: the module has no comm filter */
+	/* comm: the module filters by comm (ABI 1.6): its callback first */
 	r.caps = caps;
 	r.latency = false;
 	r.comm = true;
-	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 0, "comm: none");
-	ASSERT_EQ(skip[TRACERD_MODE_KMOD_CALLOPS], AUTO_SKIP_OPTIONS, "comm why");
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 1, "comm: the module");
+	ASSERT_EQ(out[0], TRACERD_MODE_KMOD_CALLOPS, "comm: kmod-callops");
+	r.available = all;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 4, "comm: module and BPF");
+	ASSERT_EQ(out[0], TRACERD_MODE_KMOD_CALLOPS, "comm: kmod-callops before fentry");
+	ASSERT_EQ(out[1], TRACERD_MODE_FENTRY, "comm: then fentry");
+	r.latency = true;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL) >= 2, 1, "comm, latency");
+	ASSERT_EQ(out[0], TRACERD_MODE_KMOD_CALLOPS, "comm, latency: the module's fprobe");
+	ASSERT_EQ(out[1], TRACERD_MODE_KMOD_KPROBE, "comm, latency: then its kretprobe");
+	r.latency = false;
+	/* a module older than ABI 1.6 has none: the BPF modes */
+	r.caps = caps_nocomm;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 3, "comm, old module: BPF");
+	ASSERT_EQ(out[0], TRACERD_MODE_FENTRY, "comm, old module: fentry");
+	ASSERT_EQ(skip[TRACERD_MODE_KMOD_CALLOPS], AUTO_SKIP_OPTIONS, "comm, old module why");
+	r.available = kmod_only;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 0, "comm, old module alone: none");
+	r.caps = caps;
 	r.comm = false;
 	/* the module has no ring buffer: --record is an option it cannot honour */
 	r.latency = false;

@@ -41,6 +41,8 @@ TEST(ioctl_numbers)
 		PIN(TRACERD_IOC_SITES, 0xc018780d),
 		PIN(TRACERD_IOC_DETACH_BATCH, 0xc020780c),
 		PIN(TRACERD_IOC_LATENCY, 0xc180780e),
+		PIN(TRACERD_IOC_ATTACH2, 0xc0c8780f),
+		PIN(TRACERD_IOC_ATTACH_BATCH2, 0xc0407810),
 	};
 	CHECK(t);
 }
@@ -117,6 +119,23 @@ TEST(struct_layouts)
 		OFF(tracerd_latency, min_ns, 24),
 		OFF(tracerd_latency, missed, 40),
 		OFF(tracerd_latency, hist, 64),
+		/* 1.6: the old layouts are the new ones' prefixes */
+		PIN(sizeof(struct tracerd_attach2), 200),
+		OFF(tracerd_attach2, mode, 8),
+		OFF(tracerd_attach2, tgid, 16),
+		OFF(tracerd_attach2, reserved, 20),
+		OFF(tracerd_attach2, id, 24),
+		OFF(tracerd_attach2, probe_addr, 32),
+		OFF(tracerd_attach2, name, 40),
+		OFF(tracerd_attach2, comm, 168),
+		OFF(tracerd_attach2, reserved2, 184),
+		PIN(sizeof(struct tracerd_batch2), 64),
+		OFF(tracerd_batch2, count, 8),
+		OFF(tracerd_batch2, tgid, 20),
+		OFF(tracerd_batch2, done, 24),
+		OFF(tracerd_batch2, reserved, 28),
+		OFF(tracerd_batch2, comm, 32),
+		OFF(tracerd_batch2, reserved2, 48),
 	};
 	CHECK(t);
 }
@@ -134,7 +153,8 @@ TEST(constants)
 		PIN(TRACERD_ATTACH_LATENCY, 2),
 		PIN(TRACERD_ATTACH_FLAGS, 3),
 		PIN(TRACERD_LAT_BUCKETS, 40),
-		PIN(TRACERD_ABI_MINOR >= 4, 1),
+		PIN(TRACERD_ABI_MINOR >= 6, 1),
+		PIN(TRACERD_COMM_FILTER_LEN, 16),
 		PIN(TRACERD_SITE_NOP, 0),
 		PIN(TRACERD_SITE_DIRECT, 1),
 		PIN(TRACERD_SITE_CALLER, 2),

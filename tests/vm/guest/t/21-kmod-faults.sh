@@ -48,12 +48,30 @@ for spec in callops:1 direct:2 kprobe:3 kprobe-int3:4; do
 	esac
 	expect $EINVAL "$m: unknown flag" kmodctl attach "$m" $T --flags 0x80000000
 	expect $EINVAL "$m: reserved field" kmodctl attach "$m" $T --reserved 1
+	# ATTACH2's comm field (ABI 1.6): NUL-terminated, NUL-padded; reserved2 0
+	expect $EINVAL "$m: comm not NUL-terminated" kmodctl attach "$m" $T --comm-fill 16
+	expect $EINVAL "$m: comm byte past its NUL" kmodctl attach "$m" $T --comm ab --comm-tail z
+	expect $EINVAL "$m: comm '' with a byte past its NUL" kmodctl attach "$m" $T --comm-tail z
+	expect $EINVAL "$m: ATTACH2 reserved2" kmodctl attach "$m" $T --comm ab --reserved2 1
+	expect $EINVAL "$m: ATTACH2 reserved2, no comm" kmodctl attach "$m" $T --reserved2 0x100000000
+	expect $ENAMETOOLONG "$m: ATTACH2 name not NUL-terminated" kmodctl attach "$m" $T --comm ab --name-fill 128
+	{ [ "$m" = kprobe ] && ! kernel_has entry_kprobe; } ||
+		expect 0 "$m: ATTACH2, 15-byte comm" kmodctl attach "$m" $T --comm-fill 15
 	expect $EINVAL "$m: tgid above PID_MAX_LIMIT" kmodctl attach "$m" $T --tgid 0x7fffffff
 	expect $EINVAL "$m: address 0" kmodctl attach "$m" $T --addr 0
 	[ "$m" = callops ] || expect $EINVAL "$m: SAVE_REGS" kmodctl attach "$m" $T --save-regs
 done
 for bad in 0 5 99; do
 	expect $EINVAL "mode $bad" kmodctl attach "$bad" $T
+done
+# ATTACH_BATCH2's header (ABI 1.6): the comm rules of ATTACH2
+ksym_line $T > /tmp/faults-batch.list
+for spec in callops:1 direct:2 kprobe:3; do
+	m=${spec%:*}
+	has "${spec#*:}" || continue
+	expect $EINVAL "$m batch2: comm not NUL-terminated" \
+		kmodctl batch "$m" /tmp/faults-batch.list --comm-fill 16
+	expect $EINVAL "$m batch2: reserved2" kmodctl batch "$m" /tmp/faults-batch.list --comm ab --reserved2 1
 done
 if has 2; then
 	out=$(kmodctl attach direct $T --repeat 2); rc=$?

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Every row of the auto decision table (docs/auto.md) on this kernel.
+# Every row of the auto decision table (docs/auto.md) on this kernel, the
+# module's comm filter through the daemon (every kmod mode: exact counts),
+# and what a module older than ABI 1.6 (no comm filter) gets.
 source ./t/40-daemon-lib.sh
 load_testmod
 [ -e /dev/tracerd ] || load_kmod
@@ -16,11 +18,50 @@ expect_eq "row 1: tracepoint" "$(auto tp:task/task_rename)" tp-btf
 expect_eq "row 2: one function, module loaded" "$(auto tracerd_testmod_target)" kmod-callops
 reason | grep -q "the module is loaded" || fail "row 2: reason: $(reason)"
 $C detach --all > /dev/null
-# row 7: a comm filter, which the module lacks -> fentry
+# calls_as COMM N: N calls of the test module's target from a process
+# named COMM (a copy of sh: its echo writes the call file itself)
+calls_as() {
+	cp -f /bin/sh "$TD/$1" && "$TD/$1" -c "echo $2 > $TESTMOD_DBG/call" ||
+		fail "calls as $1"
+}
+calls_of_id() { $C --json stats "$1" | jp '.stats[*].calls' | sum; }
+n43=300
+# row 7: a comm filter: the module filters by comm (ABI 1.6) -> kmod-callops,
+# counting only the calls of tasks so named (near misses: a prefix, one byte more)
+expect_eq "row 7: one function, comm, module" "$(auto tracerd_testmod_target --comm trcd43)" \
+	kmod-callops
+reason | grep -q "the module is loaded" || fail "row 7: reason: $(reason)"
+id=$(jp .attachment.id < "$TD/auto.json")
+calls_as trcd43 $n43; calls_as trcd4 100; calls_as trcd43x 100
+expect_eq "row 7: auto --comm trcd43 counts the calls of trcd43 only" "$(calls_of_id "$id")" $n43
+$C detach --all > /dev/null
+# every kmod mode with --comm (the daemon's batch ioctl, ATTACH_BATCH2), and
+# with --latency where the module times calls: exact counts
+for m in kmod-callops kmod-direct kmod-kprobe; do
+	[ "$(feature $m)" = true ] || { echo "$m unavailable: $(reason_of $m)"; continue; }
+	for lat in "" --latency; do
+		out=$($C --json attach tracerd_testmod_target --mode $m --comm trcd43 $lat)
+		rc=$?
+		if [ -n "$lat" ] && [ $m = kmod-direct ]; then
+			expect_eq "kmod-direct --comm --latency: bad_request" $rc 2
+			continue
+		fi
+		if [ -n "$lat" ] && [ $m = kmod-callops ] && ! kernel_has fprobe_lat; then
+			expect_eq "kmod-callops --comm --latency without fprobe: unavailable" $rc 6
+			continue
+		fi
+		[ $rc = 0 ] || fail "$m --comm $lat: $out"
+		id=$(jp .attachment.id <<< "$out")
+		calls_as trcd43 $n43; calls_as trcd4 100; calls_as trcd43x 100
+		expect_eq "$m --comm trcd43 $lat: calls" "$(calls_of_id "$id")" $n43
+		$C detach "$id" > /dev/null || fail "$m detach"
+	done
+done
+# options the module lacks (error counting: a return value) -> fentry
 # (kprobe without BPF trampolines: arm64 6.1)
 want=fentry; [ "$(feature fentry)" = true ] || want=kprobe
-expect_eq "row 7: one function, comm" "$(auto tracerd_testmod_target --comm t43)" "$want"
-reason | grep -q "not kmod-callops: the mode has no comm" || fail "row 7: reason: $(reason)"
+expect_eq "row 7: one function, errors" "$(auto tracerd_testmod_target --errors)" "$want"
+reason | grep -q "not kmod-callops: the mode has no error counting" || fail "row 7: reason: $(reason)"
 $C detach --all > /dev/null
 # row 3: many functions -> fentry-multi (7.x) or kprobe-multi (one link); without fprobe (6.1) fentry
 want=kprobe-multi
@@ -35,8 +76,8 @@ if [ "$(feature kmod-direct)" = true ]; then
 	$C attach tracerd_testmod_target --mode kmod-direct > /dev/null || fail "kmod-direct attach"
 	# the module's callback shares the site with the direct call
 	expect_eq "row 4: direct call taken, module" "$(auto tracerd_testmod_target --pid 1)" kmod-callops
-	# a comm filter leaves the BPF modes: not fentry
-	expect_eq "row 4: direct call taken" "$(auto tracerd_testmod_target --pid 1 --comm t43)" kprobe
+	# error counting leaves the BPF modes: not fentry
+	expect_eq "row 4: direct call taken" "$(auto tracerd_testmod_target --pid 1 --errors)" kprobe
 	reason | grep -q "direct call" || fail "row 4: reason lacks the direct call: $(reason)"
 	out=$($C --json attach tracerd_testmod_target --mode fentry --pid 2); rc=$?
 	expect_eq "row 4: explicit fentry on a direct-call function (exit)" $rc 6
@@ -52,8 +93,8 @@ if [ -n "$fn" ]; then
 	# the module needs no BTF
 	expect_eq "row 5: no BTF ($fn), module" "$(auto "$fn")" kmod-callops
 	$C detach --all > /dev/null
-	# a comm filter leaves the BPF modes
-	expect_eq "row 5: fentry refused ($fn)" "$(auto "$fn" --comm t43)" kprobe
+	# error counting leaves the BPF modes
+	expect_eq "row 5: fentry refused ($fn)" "$(auto "$fn" --errors)" kprobe
 	reason | grep -q "not fentry" || fail "row 5: no reason: $(reason)"
 	$C detach --all > /dev/null
 else
@@ -75,12 +116,39 @@ expect_eq "row 9: one function, latency, module" "$(auto tracerd_testmod_target 
 [ $want = kmod-kprobe ] && { reason | grep -q "not kmod-callops: the mode has no latency" ||
 	fail "row 9: no reason for skipping kmod-callops: $(reason)"; }
 $C detach --all > /dev/null
-# without the module's options (comm): a session form; without (6.1) row 2's order
-expect_eq "row 9: one function, latency, comm" "$(auto tracerd_testmod_target --latency --comm t43)" \
+# with a comm filter: the module still (ABI 1.6)
+expect_eq "row 9: one function, latency, comm" "$(auto tracerd_testmod_target --latency --comm t43)" $want
+$C detach --all > /dev/null
+# without the module's options (errors): a session form; without (6.1) row 2's order
+expect_eq "row 9: one function, latency, errors" "$(auto tracerd_testmod_target --latency --errors)" \
 	"$(first_available fsession kprobe-session fentry kprobe kprobe-multi)"
 $C detach --all > /dev/null
 # row 10: many functions, latency -> one session link
 expect_eq "row 10: many functions, latency" "$(auto 'tracerd_testmod_fn_0[0-9][0-9]' --latency)" \
 	"$(first_available fsession kprobe-session fentry-multi kprobe-multi fentry kprobe)"
+$C detach --all > /dev/null
+daemon_stop
+# an older module (its VERSION answer made ABI 1.5 by a preload shim,
+# tests/preload/kmod_abi_old.c): no comm filter. An explicit kmod mode with
+# --comm is unavailable, naming ABI 1.6; auto passes over the module with
+# that reason; without --comm the module is still chosen
+shim=$(command -v kmod_abi_old.so) || fail "kmod_abi_old.so not in the payload"
+DAEMON_WRAP="env LD_PRELOAD=$shim TRACERD_TEST_ABI_MINOR=5"
+daemon_start
+DAEMON_WRAP=
+for m in kmod-callops kmod-direct kmod-kprobe; do
+	[ "$(feature $m)" = true ] || continue
+	out=$($C --json attach tracerd_testmod_target --mode $m --comm t43); rc=$?
+	expect_eq "ABI 1.5 module: $m --comm: unavailable (exit)" $rc 6
+	jp .error.message <<< "$out" | grep -q "older than ABI 1.6 (no comm filter" ||
+		fail "ABI 1.5 module: $m --comm: message: $out"
+done
+want=fentry; [ "$(feature fentry)" = true ] || want=kprobe
+expect_eq "ABI 1.5 module: auto --comm" "$(auto tracerd_testmod_target --comm t43)" "$want"
+reason | grep -q "not kmod-callops: the mode has no comm here: kmod: the module is older than ABI 1.6" ||
+	fail "ABI 1.5 module: auto --comm: reason: $(reason)"
+echo "auto --comm with an ABI 1.5 module: $(reason)"
+$C detach --all > /dev/null
+expect_eq "ABI 1.5 module: auto without --comm" "$(auto tracerd_testmod_target)" kmod-callops
 $C detach --all > /dev/null
 daemon_stop
