@@ -132,6 +132,17 @@ static int report_load(struct report *r, struct cli *cli, int n, char **files)
 }
 
 /* The median of value of point key, NAN when absent or not ok. */
+/* Some kernel of the report has results of suite s. */
+static bool any_suite(const struct report *r, int s)
+{
+	int k;
+
+	for (k = 0; k < r->nk; k++)
+		if (r->k[k].doc[s])
+			return true;
+	return false;
+}
+
 static bool mode_in_trigger(const struct report *r, const char *mode)
 {
 	char key[96];
@@ -202,6 +213,10 @@ static void screen_overhead(FILE *f, const struct report *r)
 	int k;
 
 	fprintf(f, "Overhead per traced call (getpgid loop, median ns; x = times the cheapest path)\n");
+	if (!any_suite(r, S_TRIGGER)) {	/* e.g. make demo DEMO_SUITES=ops */
+		fprintf(f, "  (no bench trigger results)\n");
+		return;
+	}
 	header(f, r, "path / mode", 30);
 	for (k = 0; k < r->nk; k++)
 		ref[k] = cheapest(&r->k[k], &best[k]);
@@ -1105,16 +1120,24 @@ static int write_page(const char *path, const struct report *r, const char *text
 	      "the emulator's: compare ratios, not nanoseconds.</p>\n<h2>Summary</h2>\n<pre>", f);
 	svg_esc(f, text);
 	fputs("</pre>\n<h2>Overhead per call, per path and kernel</h2>\n", f);
-	page_overhead(f, r);
+	if (any_suite(r, S_TRIGGER))
+		page_overhead(f, r);
+	else
+		fputs("<p>No bench trigger results.</p>\n", f);
 	fputs("\n<h2>Seed 000 side by side</h2>\n", f);
 	page_seed000(f, r);
 	fputs("\n<h2>Seed 000: one relevant tracer, I irrelevant ones</h2>\n", f);
 	page_ops(f, r);
-	fputs("\n<h2>Attach time against K</h2>\n<div class=\"row\">\n", f);
-	for (k = 0; k < r->nk; k++)
-		if (r->k[k].doc[S_ATTACH])
-			page_attach(f, &r->k[k]);
-	fputs("</div>\n", f);
+	fputs("\n<h2>Attach time against K</h2>\n", f);
+	if (any_suite(r, S_ATTACH)) {
+		fputs("<div class=\"row\">\n", f);
+		for (k = 0; k < r->nk; k++)
+			if (r->k[k].doc[S_ATTACH])
+				page_attach(f, &r->k[k]);
+		fputs("</div>\n", f);
+	} else {
+		fputs("<p>No bench attach results.</p>\n", f);
+	}
 	page_entry(f, r);
 	fputs("<h2>Raw results</h2>\n<ul>\n", f);
 	for (k = 0; k < r->nk; k++)

@@ -10,6 +10,8 @@
 # (tests/host/report-check.py counts them from the JSON). Inputs: results
 # recorded in 6.1 x86_64 and 6.12 arm64 guests (tests/host/data/); the
 # "Entry sequence (seed 003)" section has the seed's figure and arm64's.
+# With ops results only (make demo DEMO_SUITES=ops) the trigger table and
+# the overhead and attach plots give way to a line saying there are none.
 source "$(dirname "$0")/lib/daemon.bash"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 D=$SRC/tests/host/data
@@ -41,6 +43,21 @@ grep -q '^  6.1 x86_64' <(sed -n '/^Entry sequence/,/^$/p' "$W/screen.txt") &&
 $TRACECTL bench report > /dev/null 2>&1
 expect_eq "report without files: exit" "$?" 2
 
+# ops results only (make demo DEMO_SUITES=ops): no empty trigger table, the
+# page has no overhead nor attach plot but says why
+mkdir -p "$W/ops"
+cp "$D/bench-6.1-ops.json" "$D/bench-6.12-arm64-ops.json" "$W/ops/"
+ops_files=("$W"/ops/*.json)
+$TRACECTL bench report --html "$W/ops/index.html" "${ops_files[@]}" > "$W/ops.txt" ||
+	fail "bench report, ops only"
+expect_eq "ops only: the trigger section says there is none" \
+	"$(sed -n '/^Overhead per traced call/,/^$/p' "$W/ops.txt" | sed 1d)" "  (no bench trigger results)"
+grep -q '^  cheapest' "$W/ops.txt" && fail "ops only: a 'cheapest' row without trigger results"
+grep -q '^Seed 000 side by side' "$W/ops.txt" || fail "ops only: no seed 000 section"
+grep -q '<p>No bench trigger results.</p>' "$W/ops/index.html" || fail "ops only: page: no trigger note"
+grep -q '<p>No bench attach results.</p>' "$W/ops/index.html" || fail "ops only: page: no attach note"
+ok "ops only: the trigger and attach sections say there are no results"
+
 command -v chromium > /dev/null || skip "chromium not installed (Debian package chromium; make deps)"
 CH=(chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
     --disable-background-networking --disable-component-update --disable-sync
@@ -53,6 +70,12 @@ if grep -E ':CONSOLE(:|\()' "$W/chromium.log" | grep -F "index.html" > "$W/conso
 fi
 ok "page loaded in chromium with no console message"
 python3 "$SRC/tests/host/report-check.py" "$W/dom.html" "${local_files[@]}" || fail "report page plots"
+timeout 120 "${CH[@]}" --dump-dom "file://$W/ops/index.html" > "$W/ops-dom.html" 2> "$W/chromium-ops.log" ||
+	fail "chromium --dump-dom (ops only): $(tail -n 3 "$W/chromium-ops.log")"
+if grep -E ':CONSOLE(:|\()' "$W/chromium-ops.log" | grep -F "index.html" > "$W/console.txt"; then
+	fail "console messages on the ops-only page: $(head -n 5 "$W/console.txt")"
+fi
+python3 "$SRC/tests/host/report-check.py" "$W/ops-dom.html" "${ops_files[@]}" || fail "ops-only page plots"
 if [ -n "${REPORT_SCREENSHOT:-}" ]; then
 	timeout 120 "${CH[@]}" --window-size=1300,3200 --screenshot="$REPORT_SCREENSHOT" \
 		"file://$W/demo/index.html" 2> /dev/null

@@ -8,7 +8,9 @@
 # lasted at least US. The module's
 # latency (kmod-kprobe: kretprobe; kmod-callops: fprobe, where the kernel
 # has it) the same way, in stats, JSON and /metrics; --latency where the
-# module has none is refused with the reason.
+# module has none is refused with the reason. riscv64 6.12 (kernel_has
+# entry_kprobe fails) has no kretprobe at a function's entry: kmod-kprobe
+# is unavailable there, its attach refused (exit 6).
 source ./t/40-daemon-lib.sh
 load_testmod
 [ -e /dev/tracerd ] || load_kmod
@@ -17,6 +19,14 @@ ip link set lo up 2>/dev/null	# the test boot brings up no network
 daemon_start "listen = 127.0.0.1:$PORT"
 us=2000 k=5
 kmods="kmod-kprobe"
+if ! kernel_has entry_kprobe; then
+	kmods=
+	out=$($C --json attach tracerd_testmod_sleep --mode kmod-kprobe --latency); rc=$?
+	expect_eq "kmod-kprobe --latency, no kprobe at the entry: exit" $rc 6
+	grep -q "mode kmod-kprobe is not available on this kernel" <<< "$out" ||
+		fail "kmod-kprobe --latency: $out"
+	echo "kmod-kprobe --latency refused: $(jp .error.message <<< "$out")"
+fi
 if kernel_has fprobe_lat; then
 	kmods="$kmods kmod-callops"
 else
