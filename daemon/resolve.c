@@ -513,6 +513,40 @@ static const char *glob_skip_reason(const struct sym *s, char *buf, size_t len)
 	return NULL;
 }
 
+/*
+ * --errors counts calls whose return value, as an int, is -1..-4095: int,
+ * long and ERR_PTR returns. A vmlinux function whose BTF says it returns
+ * void (or a struct) has no such value and is refused. NULL when it
+ * returns an integer, an enum or a pointer, or when BTF does not say
+ * (module functions, no BTF for it: counted as asked).
+ */
+static const char *errors_skip_reason(const struct tracerd *d, const char *name, const char *module)
+{
+	const struct btf *btf = d->vmlinux_btf;
+	const struct btf_type *t;
+	__s32 id;
+	int i;
+
+	if (!btf || module)
+		return NULL;
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	t = t ? btf__type_by_id(btf, t->type) : NULL;	/* its FUNC_PROTO */
+	if (!t || !btf_is_func_proto(t))
+		return NULL;
+	id = t->type;
+	for (i = 0; i < 16 && id; i++) {	/* through typedefs and qualifiers */
+		t = btf__type_by_id(btf, id);
+		if (!t || btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t) || btf_is_ptr(t))
+			return NULL;
+		if (!btf_is_mod(t) && !btf_is_typedef(t))
+			return "returns no integer nor pointer (its BTF): --errors counts int, "
+			       "long and ERR_PTR returns";
+		id = t->type;
+	}
+	return id ? NULL : "returns void: --errors counts int, long and ERR_PTR returns";
+}
+
 static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracerd_spec *spec,
 				    bool need_addr, struct hook **hooks, size_t *nr,
 				    struct skip_list *skipped, char *msg, size_t msglen)
@@ -554,11 +588,19 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 		if (!sym_glob_match(spec->target, s->name))
 			continue;
 		why = glob_skip_reason(s, buf, sizeof(buf));
+		if (!why && spec->errors)
+			why = errors_skip_reason(d, s->name, s->module);
 		if (why) {
 			skip_list_add(skipped, s->name, why);
 			continue;
 		}
 		fill_hook(d, c, &hs[n++], s->name, s->module, need_addr);
+	}
+	if (!n) {
+		free(hs);
+		str_fmt(msg, msglen, "glob '%s': none of the %zu functions it matches returns "
+			"a value (--errors counts int, long and ERR_PTR returns)", spec->target, matched);
+		return -ENOENT;
 	}
 	*hooks = hs;
 	*nr = n;
@@ -583,6 +625,10 @@ static int resolve_function(struct tracerd *d, struct symsrc *c, const struct tr
 		return explain_missing(c, name, msg, msglen);
 	if (sym_module_denied(s->module)) {
 		str_fmt(msg, msglen, "function '%s' belongs to tracerd's own module", name);
+		return -EINVAL;
+	}
+	if (spec->errors && (pat = errors_skip_reason(d, name, s->module))) {
+		str_fmt(msg, msglen, "function '%s' %s", name, pat);
 		return -EINVAL;
 	}
 	h = calloc(1, sizeof(*h));

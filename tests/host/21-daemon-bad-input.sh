@@ -81,6 +81,20 @@ t 2 bad_request attach vfs_read --mode kmod-direct --record r
 t 2 bad_request attach vfs_read --mode kmod-callops --errors
 # a comm filter the module has (ABI 1.6): only its absence refuses it here
 t 6 unavailable attach vfs_read --mode kmod-callops --comm sh
+# --errors counts int, long and ERR_PTR returns: a function whose BTF
+# returns void is refused before any mode is tried (a glob skips them)
+if [ -r /sys/kernel/btf/vmlinux ]; then
+	t 2 bad_request attach kfree --errors
+	t 5 not_found attach 'kfre[e]' --errors
+	out=$($C --json attach kfree --errors 2>&1)
+	grep -q 'returns void' <<< "$out" || fail "kfree --errors: $out"
+	echo "ok: --errors on a void function refused: $(jq_get .error.message <<< "$out")"
+	# a pointer (ERR_PTR) return is taken: not refused for its type
+	out=$($C --json attach d_path --errors 2>&1)
+	grep -q 'returns' <<< "$out" && fail "d_path --errors refused for its type: $out"
+	$C detach --all > /dev/null 2>&1	# where a mode could hook it
+	echo "ok: --errors on a pointer return not refused for it"
+fi
 out=$($C --json attach vfs_read --mode kmod-kprobe --record r 2>&1)
 grep -q 'BPF mode' <<< "$out" || fail "kmod --record: the reason does not name a BPF mode: $out"
 
