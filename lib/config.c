@@ -112,37 +112,34 @@ static int set_log_level(struct tracerd_config *c, const char *val, char *err, s
 	return 0;
 }
 
-static int set_max_glob_matches(struct tracerd_config *c, const char *val, char *err, size_t errlen)
+/* KEY's value: a decimal in 1..max (the one strict parser) */
+static int set_count(const char *key, unsigned int *field, unsigned long long max,
+		     const char *val, char *err, size_t errlen)
 {
 	unsigned long long v;
 	char why[96];
 
-	if (parse_dec(val, 1, TRACERD_MAX_SLOTS, &v, why, sizeof(why)))
-		return set_err(err, errlen, -EINVAL, "max_glob_matches '%s': %s", val, why);
-	c->max_glob_matches = (unsigned int)v;
+	if (parse_dec(val, 1, max, &v, why, sizeof(why)))
+		return set_err(err, errlen, -EINVAL, "%s '%s': %s", key, val, why);
+	*field = (unsigned int)v;
 	return 0;
+}
+
+static int set_max_glob_matches(struct tracerd_config *c, const char *val, char *err, size_t errlen)
+{
+	return set_count("max_glob_matches", &c->max_glob_matches, TRACERD_MAX_SLOTS, val, err,
+			 errlen);
 }
 
 static int set_by_max_keys(struct tracerd_config *c, const char *val, char *err, size_t errlen)
 {
-	unsigned long long v;
-	char why[96];
-
-	if (parse_dec(val, 1, TRACERD_BY_MAX_KEYS_LIMIT, &v, why, sizeof(why)))
-		return set_err(err, errlen, -EINVAL, "by_max_keys '%s': %s", val, why);
-	c->by_max_keys = (unsigned int)v;
-	return 0;
+	return set_count("by_max_keys", &c->by_max_keys, TRACERD_BY_MAX_KEYS_LIMIT, val, err,
+			 errlen);
 }
 
 static int set_by_top(struct tracerd_config *c, const char *val, char *err, size_t errlen)
 {
-	unsigned long long v;
-	char why[96];
-
-	if (parse_dec(val, 1, TRACERD_BY_TOP_LIMIT, &v, why, sizeof(why)))
-		return set_err(err, errlen, -EINVAL, "by_top '%s': %s", val, why);
-	c->by_top = (unsigned int)v;
-	return 0;
+	return set_count("by_top", &c->by_top, TRACERD_BY_TOP_LIMIT, val, err, errlen);
 }
 
 static int set_bpf_stats(struct tracerd_config *c, const char *val, char *err, size_t errlen)
