@@ -2,6 +2,9 @@
 # tracerd_kmod bad input: each case gets its documented errno (kmod_abi.h),
 # in every mode this kernel has, leaves nothing behind and logs nothing
 # above info level.
+# make check: not on 7.2 (the same checks as 6.12, 150 s of TCG there);
+# check-full: every kernel
+# ci-kernels: 6.1 6.12 6.1-arm64 6.12-arm64
 source ./lib.sh
 load_testmod
 load_kmod
