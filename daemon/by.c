@@ -11,11 +11,14 @@
  */
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <bpf/bpf.h>
 #include "by.h"
 #include "registry.h"
@@ -134,18 +137,115 @@ static int cg_visit(const char *path, const struct stat *st, int type, struct FT
 	return 0;
 }
 
+/*
+ * The ids' paths, remembered between summaries: every /metrics render and
+ * every stats of a --by cgroup attachment asks for the same few ids, and
+ * a walk of the whole tree per ask is I/O on the event loop. A cgroup id
+ * is never reused and cgroup2 refuses renames, but a cgroup can be
+ * removed, so a path is used only while the directory at it still has the
+ * id as its inode (one stat). The tree is walked only for an id not seen before, one whose
+ * path went stale, or one not found CG_RETRY_S seconds ago or more.
+ */
+#define CG_CACHE_MAX	1024
+#define CG_RETRY_S	10
+struct cg_entry {
+	__u64 id;
+	char *path;		/* NULL: not found at `tried` */
+	time_t tried;
+};
+static struct {
+	struct cg_entry *e;
+	size_t n;
+} cg_cache;
+
+static struct cg_entry *cg_find(__u64 id)
+{
+	size_t i;
+
+	for (i = 0; i < cg_cache.n; i++)
+		if (cg_cache.e[i].id == id)
+			return &cg_cache.e[i];
+	return NULL;
+}
+
+static void cg_remember(__u64 id, const char *path, time_t now)
+{
+	struct cg_entry *e = cg_find(id);
+	size_t i;
+
+	if (!e) {
+		if (!cg_cache.e)
+			cg_cache.e = calloc(CG_CACHE_MAX, sizeof(*cg_cache.e));
+		if (!cg_cache.e)
+			return;
+		if (cg_cache.n == CG_CACHE_MAX) {	/* full: start again */
+			for (i = 0; i < cg_cache.n; i++)
+				free(cg_cache.e[i].path);
+			cg_cache.n = 0;
+		}
+		e = &cg_cache.e[cg_cache.n++];
+		e->id = id;
+		e->path = NULL;
+	}
+	free(e->path);
+	e->path = path ? strdup(path) : NULL;
+	e->tried = now;
+}
+
+/* the remembered path of id if the directory there still is id, else NULL */
+static const char *cg_cached(const char *root, __u64 id, time_t now, bool *retry)
+{
+	struct cg_entry *e = cg_find(id);
+	char full[PATH_MAX];
+	struct stat st;
+
+	*retry = true;
+	if (!e)
+		return NULL;
+	if (!e->path) {
+		*retry = now - e->tried >= CG_RETRY_S;
+		return NULL;
+	}
+	if (snprintf(full, sizeof(full), "%s%s", root, strcmp(e->path, "/") ? e->path : "") >=
+	    (int)sizeof(full))
+		return NULL;
+	if (stat(full, &st) || (__u64)st.st_ino != id)
+		return NULL;
+	*retry = false;
+	return e->path;
+}
+
 /* Paths of the items' cgroup ids; those not found (gone, no cgroup2 mount) stay NULL. */
 static void cgroup_paths(struct by_item *items, size_t n)
 {
-	const char *root = cgroup2_root();
+	const char *root = cgroup2_root(), *p;
+	struct timespec ts;
+	time_t now;
+	size_t i, left = 0;
+	bool walk = false, retry;
 
 	if (!root || !n)
 		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec;
+	for (i = 0; i < n; i++) {
+		p = cg_cached(root, items[i].k.id, now, &retry);
+		if (p)
+			items[i].cgroup = strdup(p);
+		left += !items[i].cgroup;
+		walk |= !items[i].cgroup && retry;
+	}
+	if (!walk)
+		return;
 	cg_walk.items = items;
-	cg_walk.n = cg_walk.left = n;
+	cg_walk.n = n;
+	cg_walk.left = left;
 	cg_walk.root_len = strlen(root);
 	nftw(root, cg_visit, 16, FTW_PHYS | FTW_MOUNT);
 	cg_walk.items = NULL;
+	for (i = 0; i < n; i++)
+		if (!cg_find(items[i].k.id) || !cg_cached(root, items[i].k.id, now, &retry))
+			cg_remember(items[i].k.id, items[i].cgroup, now);
 }
 
 int by_summarize(struct tracerd *d, const struct attachment *a, const struct by_scan *scan,

@@ -611,7 +611,7 @@ static int resolve_function(struct tracerd *d, struct symsrc *c, const struct tr
 					bool need_addr, struct hook **hooks, size_t *nr,
 					char *msg, size_t msglen)
 {
-	const char *name = spec->target, *pat = sym_denied(name);
+	const char *name = spec->target, *pat = sym_denied(name), *why;
 	const struct sym *s;
 	struct hook *h;
 
@@ -627,8 +627,8 @@ static int resolve_function(struct tracerd *d, struct symsrc *c, const struct tr
 		str_fmt(msg, msglen, "function '%s' belongs to tracerd's own module", name);
 		return -EINVAL;
 	}
-	if (spec->errors && (pat = errors_skip_reason(d, name, s->module))) {
-		str_fmt(msg, msglen, "function '%s' %s", name, pat);
+	if (spec->errors && (why = errors_skip_reason(d, name, s->module))) {
+		str_fmt(msg, msglen, "function '%s' %s", name, why);
 		return -EINVAL;
 	}
 	h = calloc(1, sizeof(*h));

@@ -126,7 +126,8 @@ elif ! mkdir "$cgx" "$cgy" 2>/dev/null; then
 	cgx= cgy=
 fi
 [ -n "$cg_root" ] || cgx= cgy=
-trap 'rmdir "$cgx" "$cgy" 2>/dev/null; cleanup' EXIT
+cgz=
+trap 'rmdir "$cgx" "$cgy" ${cgz:+"$cgz"} 2>/dev/null; cleanup' EXIT
 id_cg=$($C --json attach tp:task/task_rename --comm tby78g --by cgroup | jq_get .attachment.id) ||
 	fail "attach --by cgroup"
 worker tby78g 3 > /dev/null
@@ -151,6 +152,34 @@ else
 fi
 if [ -n "$cg_root" ]; then
 	expect_eq "by cgroup: ${mine:-/}" "$(cgk "${mine:-/}")" 3
+fi
+# the ids' paths are remembered: stats and /metrics of ids seen before do
+# not walk the cgroup tree again (strace: no directory of it is opened)
+if [ -n "$cgx" ] && command -v strace > /dev/null; then
+	strace -f -qq -p "$DPID" -e trace=openat,getdents64 -o "$W/cg-strace.log" &
+	spid=$!
+	for i in $(seq 50); do grep -q TracerPid:.[1-9] /proc/$DPID/status && break; sleep 0.1; done
+	for i in 1 2 3; do
+		$C --json stats "$id_cg" > "$W/s.json" || fail "stats $id_cg (traced)"
+		curl -sf "$U/metrics" > /dev/null || fail "GET /metrics (traced)"
+		sleep 0.3	# past the 250 ms snapshot: each scrape renders
+	done
+	expect_eq "by cgroup (cached): ${cgy#$cg_root}" "$(cgk "${cgy#$cg_root}")" 8
+	kill "$spid"; wait "$spid" 2>/dev/null
+	if grep -q "\"$cg_root" "$W/cg-strace.log"; then
+		fail "cgroup tree walked for known ids: $(grep "\"$cg_root" "$W/cg-strace.log" | head -3)"
+	fi
+	ok "known cgroup ids: no walk of $cg_root"
+	# a cgroup made since: walked for, named
+	cgz=$cg_root$mine/tby78-$$-z
+	mkdir "$cgz" || fail "mkdir $cgz"
+	worker tby78g 4 "$cgz" > /dev/null
+	$C --json stats "$id_cg" > "$W/s.json" || fail "stats $id_cg"
+	rmdir "$cgz"
+	expect_eq "by cgroup: new ${cgz#$cg_root}" "$(cgk "${cgz#$cg_root}")" 4
+	expect_eq "by cgroup: still ${cgy#$cg_root}" "$(cgk "${cgy#$cg_root}")" 8
+else
+	echo "note: strace or child cgroups missing: the path cache is not checked"
 fi
 
 # --- the same in /metrics.json and /metrics
