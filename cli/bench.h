@@ -132,7 +132,7 @@ void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *co
 void peers_table(json_object *doc, FILE *f, const char *label);
 double peer_overhead(json_object *doc, const char *mode, const char *variant);
 /* the i-th tracerd mode with peers, and its two peers (the second may be NULL) */
-bool peer_pair(size_t i, const char **mode, const char *const **peers);
+bool peer_pair(size_t i, const char **mode, const char *const **peers, bool *if_measured);
 /* the --svg chart of each suite (bench show --svg too) */
 int trigger_svg(struct bench *b, FILE *f);
 int ops_svg(struct bench *b, FILE *f);

@@ -326,22 +326,29 @@ void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *co
 /* Which peers hook the way a tracerd mode does. */
 static const struct {
 	const char *mode, *peers[2];
+	bool if_measured;	/* a row only where the mode was measured */
 } peer_of[] = {
-	{ "fentry", { "ref-fentry", "bpftrace-kfunc" } },
-	{ "kprobe", { "ref-kprobe", "bpftrace-kprobe" } },
-	{ "kprobe-multi", { "ref-kprobe-multi", NULL } },
+	{ "fentry", { "ref-fentry", "bpftrace-kfunc" }, false },
+	{ "kprobe", { "ref-kprobe", "bpftrace-kprobe" }, false },
+	{ "kprobe-multi", { "ref-kprobe-multi", NULL }, false },
+	/* the session forms hook the same places, entry and return in one
+	 * program (kprobe.session; fsession: fentry and fexit) */
+	{ "kprobe-session", { "ref-kprobe", "bpftrace-kprobe" }, true },
+	{ "fentry-multi", { "ref-fentry", "bpftrace-kfunc" }, true },
+	{ "fsession", { "ref-fentry", "bpftrace-kfunc" }, true },
 	/* the module's native hooks: its ftrace_ops (latency: fprobe), its
 	 * kprobe (latency: kretprobe) */
-	{ "kmod-callops", { "ref-fentry", "bpftrace-kfunc" } },
-	{ "kmod-kprobe", { "ref-kprobe", "bpftrace-kprobe" } },
+	{ "kmod-callops", { "ref-fentry", "bpftrace-kfunc" }, false },
+	{ "kmod-kprobe", { "ref-kprobe", "bpftrace-kprobe" }, false },
 };
 
-bool peer_pair(size_t i, const char **mode, const char *const **peers)
+bool peer_pair(size_t i, const char **mode, const char *const **peers, bool *if_measured)
 {
 	if (i >= sizeof(peer_of) / sizeof(peer_of[0]))
 		return false;
 	*mode = peer_of[i].mode;
 	*peers = peer_of[i].peers;
+	*if_measured = peer_of[i].if_measured;
 	return true;
 }
 
@@ -373,7 +380,7 @@ void peers_table(json_object *doc, FILE *f, const char *label)
 
 			for (k = 0; k < 2 && peer_of[m].peers[k]; k++)
 				any |= !isnan(peer_overhead(doc, peer_of[m].peers[k], variants[v]));
-			if (!any)
+			if (!any || (peer_of[m].if_measured && isnan(t)))
 				continue;
 			if (!header)
 				fprintf(f, "%s%s%stracerd against its peers on the same loop (overhead "

@@ -255,17 +255,18 @@ static void screen_peers(FILE *f, const struct report *r)
 	static const char *const variants[] = { "count", "latency" };
 	const char *const *peers, *mode;
 	char name[48], cell[40], a[16], b[16];
-	bool header = false, row;
+	bool header = false, row, if_measured;
 	size_t i, v;
 	int k;
 
-	for (i = 0; peer_pair(i, &mode, &peers); i++)
+	for (i = 0; peer_pair(i, &mode, &peers, &if_measured); i++)
 		for (v = 0; v < 2; v++) {
 			for (k = 0, row = false; k < r->nk && !row; k++) {
 				json_object *doc = r->k[k].doc[S_TRIGGER];
 
 				row = !isnan(peer_overhead(doc, peers[0], variants[v])) ||
 				      (peers[1] && !isnan(peer_overhead(doc, peers[1], variants[v])));
+				row &= !if_measured || !isnan(peer_overhead(doc, mode, variants[v]));
 			}
 			if (!row)
 				continue;

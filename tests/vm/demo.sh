@@ -20,8 +20,9 @@
 #                 VM_KERNEL's; results of earlier runs stay there, one file per kernel
 #                 and suite, so kernels run one at a time can be reported together:
 #                 DEMO_REPORT_KERNELS="6.12-riscv64 7.2-riscv64 6.1-arm64 6.12-arm64 6.12")
-#   DEMO_TRIGGER  trigger options (default: -n 50000 -r 5 -w 1 --peers: bpftrace and
-#                 the reference programs on the same loop)
+#   DEMO_TRIGGER  trigger options (default: -n 50000 -r 5 -w 1 --peers and every
+#                 mode, the session forms included: bpftrace and the reference
+#                 programs on the same loop)
 #   DEMO_OPS      ops options (default: -n 5000 -r 3 -w 0 --relevant 0,1,2,10
 #                 --irrelevant 0,1,2,10,100,200: seed 000's cross, R = 0 and 1
 #                 against every I, every R against I = 0; under TCG, attaching and
@@ -42,6 +43,10 @@ src=$(cd "$here/../.." && pwd)
 O=${O:-$src/build}
 out=$O/demo
 mkdir -p "$out"
+# every mode tracerd has (those the kernel lacks are reported unavailable):
+# bench trigger's defaults, then the session forms and fentry-multi
+all_modes=kprobe,kprobe-int3,kprobe-multi,kprobe-session,fentry,fentry-multi,fsession
+all_modes=$all_modes,kmod-callops,kmod-callops+regs,kmod-direct,kmod-kprobe,kmod-kprobe-int3
 if [ "${DEMO_QUICK:-0}" = 1 ]; then
 	trig="trigger ${DEMO_TRIGGER:--n 5000 -r 3 -w 1 --peers}"
 	ops="ops ${DEMO_OPS:--n 2000 -r 2 -w 0 --relevant 0,1,2 --irrelevant 0,1,10}"
@@ -50,7 +55,7 @@ if [ "${DEMO_QUICK:-0}" = 1 ]; then
 	ent="entry ${DEMO_ENTRY:--n 100000 --rounds 3 -w 1}"
 	kernels=${VM_KERNEL:-6.12}
 else
-	trig="trigger ${DEMO_TRIGGER:--n 50000 -r 5 -w 1 --peers}"
+	trig="trigger ${DEMO_TRIGGER:--n 50000 -r 5 -w 1 --peers --modes $all_modes}"
 	cross="--relevant 0,1,2,10 --irrelevant 0,1,2,10,100,200"
 	ops="ops ${DEMO_OPS:--n 5000 -r 3 -w 0 $cross}"
 	ops_riscv64="ops ${DEMO_OPS_RISCV64:-${DEMO_OPS:--n 2000 -r 3 -w 0 --modes kmod-callops,kmod-direct $cross}}"
