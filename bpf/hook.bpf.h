@@ -534,6 +534,10 @@ static __always_inline int hook_entry(__u32 slot)
  * Count ret when it is an error (trace.h, tracerd_slot_errors): only
  * under TRACERD_SLOT_ERRORS, which a clone's flags immediate bakes in, so
  * without it the verifier prunes this and the paths are as they were.
+ * The low 32 bits first (an int's upper half is undefined: x86_64 eax);
+ * then, for a function that returns 64 bits (the row's ret64), the upper
+ * half must be all ones: a pointer or a long whose low half merely looks
+ * like -4095..-1 is no error.
  */
 static __always_inline void slot_error(__u32 slot, __s64 ret)
 {
@@ -544,6 +548,8 @@ static __always_inline void slot_error(__u32 slot, __s64 ret)
 		return;
 	e = bpf_map_lookup_elem(&slot_errors, &slot);
 	if (!e)
+		return;
+	if (e->ret64 && (__u64)ret >> 32 != 0xffffffffULL)
 		return;
 	barrier_var(err);
 	if (err > TRACERD_ERRNO_SLOTS - 1)

@@ -2,7 +2,7 @@
 /*
  * The maps every tracerd BPF object shares: per-CPU slot statistics, slot
  * configuration, per-task entry timestamps, error returns by errno
- * (--errors; 4096 slots x 1072 bytes, 4.4 MB of kernel memory), calls per
+ * (--errors; 4096 slots x 1080 bytes, 4.4 MB of kernel memory), calls per
  * key (--by: by_keys, by_max_keys entries; by_other, 4096 x 24 bytes). Created once here; each
  * skeleton points its maps at these fds before load, so a slot means the
  * same hooked function in every mode.
@@ -105,25 +105,28 @@ int maps_reuse(struct tracerd *d, struct bpf_object *obj)
 	return recorder_reuse_maps(d, obj);
 }
 
-/* Zero a slot's per-CPU stats and its errors so a reused slot starts from nothing. */
-static int slot_zero(struct tracerd *d, __u32 slot)
+/*
+ * Zero a slot's per-CPU stats and its errors so a reused slot starts from
+ * nothing; the errors row says how wide the function's return is (ret64).
+ */
+static int slot_zero(struct tracerd *d, __u32 slot, bool ret64)
 {
 	size_t sz = sizeof(struct tracerd_slot_stats) * d->ncpus;
-	void *zero = calloc(1, sz > sizeof(struct tracerd_slot_errors) ?
-			    sz : sizeof(struct tracerd_slot_errors));
+	struct tracerd_slot_errors errs = { .ret64 = ret64 };
+	void *zero = calloc(1, sz);
 	int err = 0;
 
 	if (!zero)
 		return -ENOMEM;
 	if (bpf_map_update_elem(d->stats_fd, &slot, zero, BPF_ANY) ||
-	    bpf_map_update_elem(d->errors_fd, &slot, zero, BPF_ANY) ||
+	    bpf_map_update_elem(d->errors_fd, &slot, &errs, BPF_ANY) ||
 	    bpf_map_update_elem(d->by_other_fd, &slot, zero, BPF_ANY))
 		err = -errno;
 	free(zero);
 	return err;
 }
 
-int maps_slot_alloc(struct tracerd *d, __u32 *slot)
+int maps_slot_alloc(struct tracerd *d, __u32 *slot, bool ret64)
 {
 	__u32 i;
 	int err;
@@ -133,7 +136,7 @@ int maps_slot_alloc(struct tracerd *d, __u32 *slot)
 		if (d->slot_used[i])
 			continue;
 		maps_slot_disable(d, i);
-		err = slot_zero(d, i);
+		err = slot_zero(d, i, ret64);
 		if (err)
 			return err;
 		d->slot_used[i] = 1;

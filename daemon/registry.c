@@ -213,7 +213,7 @@ static int hooks_slots(struct tracerd *d, struct attachment *a)
 	for (i = 0; i < a->nr_hooks; i++)
 		a->hooks[i].slot = TRACERD_MAX_SLOTS;
 	for (i = 0; i < a->nr_hooks; i++) {
-		err = maps_slot_alloc(d, &a->hooks[i].slot);
+		err = maps_slot_alloc(d, &a->hooks[i].slot, a->hooks[i].ret64);
 		if (!err)
 			err = maps_slot_config(d, a->hooks[i].slot, &a->spec);
 		if (err)

@@ -470,12 +470,54 @@ static int explain_missing(struct symsrc *c, const char *name, char *msg, size_t
 	return -ENOENT;
 }
 
+/* What a function returns, by its BTF (func_ret). */
+enum func_ret {
+	FUNC_RET_UNKNOWN,	/* no BTF for it */
+	FUNC_RET_VOID,
+	FUNC_RET_OTHER,		/* a struct, a union, a float... */
+	FUNC_RET_VALUE,		/* an integer, an enum or a pointer, *size bytes */
+};
+
+/* What FUNC id of btf returns; *size: its width in bytes for FUNC_RET_VALUE. */
+static enum func_ret func_ret(const struct btf *btf, __s32 id, __u32 *size)
+{
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	size_t psz;
+	int i;
+
+	*size = 0;
+	t = t && btf_is_func(t) ? btf__type_by_id(btf, t->type) : NULL;	/* its FUNC_PROTO */
+	if (!t || !btf_is_func_proto(t))
+		return FUNC_RET_UNKNOWN;
+	id = t->type;
+	for (i = 0; i < 16 && id; i++) {	/* through typedefs and qualifiers */
+		t = btf__type_by_id(btf, id);
+		if (!t)
+			return FUNC_RET_UNKNOWN;
+		if (btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t)) {
+			*size = t->size;
+			return FUNC_RET_VALUE;
+		}
+		if (btf_is_ptr(t)) {
+			psz = btf__pointer_size(btf);
+			*size = psz ? psz : sizeof(void *);
+			return FUNC_RET_VALUE;
+		}
+		if (!btf_is_mod(t) && !btf_is_typedef(t))
+			return FUNC_RET_OTHER;
+		id = t->type;
+	}
+	return id ? FUNC_RET_UNKNOWN : FUNC_RET_VOID;
+}
+
 /* Fill hook h for function s (from the ftrace list or kallsyms). */
 static void fill_hook(struct tracerd *d, struct symsrc *c, struct hook *h, const char *name, const char *module,
 		      bool need_addr)
 {
+	const struct btf *btf;
 	const struct sym *k;
 	struct mod_btf *m;
+	__u32 size;
 
 	memset(h, 0, sizeof(*h));
 	h->slot = TRACERD_MAX_SLOTS;	/* none yet */
@@ -486,9 +528,13 @@ static void fill_hook(struct tracerd *d, struct symsrc *c, struct hook *h, const
 		m = module_btf(d, c, module);
 		if (m)
 			h->btf_id = btf_index_find(&m->idx, name);
+		btf = m ? m->btf : NULL;
 	} else {
 		h->btf_id = btf_index_find(&c->vmlinux, name);
+		btf = c->vmlinux.btf;
 	}
+	/* no BTF (a module built without): 32 bits, an int's errors only */
+	h->ret64 = btf && func_ret(btf, h->btf_id, &size) == FUNC_RET_VALUE && size == 8;
 	if (need_addr) {
 		k = symtab_find(kallsyms(c), name);
 		h->addr = k ? k->addr : 0;
@@ -514,37 +560,28 @@ static const char *glob_skip_reason(const struct sym *s, char *buf, size_t len)
 }
 
 /*
- * --errors counts calls whose return value, as an int, is -1..-4095: int,
- * long and ERR_PTR returns. A vmlinux function whose BTF says it returns
- * void (or a struct) has no such value and is refused. NULL when it
- * returns an integer, an enum or a pointer, or when BTF does not say
- * (module functions, no BTF for it: counted as asked).
+ * --errors counts calls whose return value is -1..-4095 (trace.h,
+ * tracerd_slot_errors): int, long and ERR_PTR returns. A vmlinux function
+ * whose BTF says it returns void (or a struct) has no such value and is
+ * refused. NULL when it returns an integer, an enum or a pointer, or when
+ * BTF does not say (module functions: counted as asked).
  */
 static const char *errors_skip_reason(const struct tracerd *d, const char *name, const char *module)
 {
 	const struct btf *btf = d->vmlinux_btf;
-	const struct btf_type *t;
-	__s32 id;
-	int i;
+	__u32 size;
 
 	if (!btf || module)
 		return NULL;
-	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
-	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	t = t ? btf__type_by_id(btf, t->type) : NULL;	/* its FUNC_PROTO */
-	if (!t || !btf_is_func_proto(t))
+	switch (func_ret(btf, btf__find_by_name_kind(btf, name, BTF_KIND_FUNC), &size)) {
+	case FUNC_RET_VOID:
+		return "returns void: --errors counts int, long and ERR_PTR returns";
+	case FUNC_RET_OTHER:
+		return "returns no integer nor pointer (its BTF): --errors counts int, "
+		       "long and ERR_PTR returns";
+	default:
 		return NULL;
-	id = t->type;
-	for (i = 0; i < 16 && id; i++) {	/* through typedefs and qualifiers */
-		t = btf__type_by_id(btf, id);
-		if (!t || btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t) || btf_is_ptr(t))
-			return NULL;
-		if (!btf_is_mod(t) && !btf_is_typedef(t))
-			return "returns no integer nor pointer (its BTF): --errors counts int, "
-			       "long and ERR_PTR returns";
-		id = t->type;
 	}
-	return id ? NULL : "returns void: --errors counts int, long and ERR_PTR returns";
 }
 
 static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracerd_spec *spec,

@@ -47,6 +47,8 @@ struct hook {
 	char module[64];	/* "" for vmlinux */
 	__u64 addr;		/* kallsyms address (0 unknown) */
 	__s32 btf_id;		/* FUNC (or btf_trace_ typedef) id, 0 unknown */
+	bool ret64;		/* its BTF says it returns 8 bytes (--errors: an error
+				 * is then -4095..-1 in all 64 bits, not the low 32) */
 	__u32 slot;
 	bool attached;
 	char err[224];		/* why it could not be attached */
@@ -130,7 +132,8 @@ struct tracerd {
 /* maps.c: the six maps every BPF object shares */
 int maps_create(struct tracerd *d);
 void maps_destroy(struct tracerd *d);
-int maps_slot_alloc(struct tracerd *d, __u32 *slot);
+/* A free slot, zeroed; ret64: its function returns 64 bits (tracerd_slot_errors). */
+int maps_slot_alloc(struct tracerd *d, __u32 *slot, bool ret64);
 void maps_slot_free(struct tracerd *d, __u32 slot);
 /* Delete the --by keys of the slots freed since the last sweep (one map pass). */
 void maps_by_sweep(struct tracerd *d);

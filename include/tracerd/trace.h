@@ -87,16 +87,26 @@ struct tracerd_slot_stats {
 /*
  * Error returns of a slot (TRACERD_SLOT_ERRORS): array map "slot_errors",
  * one row per slot, shared by all CPUs (atomic adds; errors are the rare
- * path). A return value whose low 32 bits, as an int, are -1 to -4095 is
- * an error: count[errno] for errno < TRACERD_ERRNO_SLOTS (133,
- * EHWPOISON, is the last Linux errno), count[0] for the others ("other":
- * the kernel-internal 512-530, ERESTARTSYS, ENOTSUPP...).
+ * path). A return value is an error when it is -1 to -4095: as an int
+ * (its low 32 bits) when ret64 is 0, as a 64-bit value (a long, an
+ * ERR_PTR: the upper 32 bits all ones too) when ret64 is 1. count[errno]
+ * for errno < TRACERD_ERRNO_SLOTS (133, EHWPOISON, is the last Linux
+ * errno), count[0] for the others ("other": the kernel-internal 512-530,
+ * ERESTARTSYS, ENOTSUPP...).
+ * ret64 is the daemon's, written with the zeroed row when it allocates
+ * the slot: 1 when the function's BTF says it returns 8 bytes (a pointer,
+ * a long, an 8-byte enum). Read only once the low 32 bits looked like an
+ * error, so a call that returns no error pays nothing for it; it cannot
+ * be a clone's immediate since one multi program serves functions of
+ * every return type.
  */
 #define TRACERD_ERRNO_SLOTS	134
 #define TRACERD_ERRNO_MAX	4095
 
 struct tracerd_slot_errors {
 	__u64 count[TRACERD_ERRNO_SLOTS];
+	__u32 ret64;
+	__u32 reserved;
 };
 
 /*
@@ -140,7 +150,7 @@ struct tracerd_ts_val {
 _Static_assert(sizeof(struct tracerd_slot_cfg) == 24, "tracerd_slot_cfg size");
 _Static_assert(sizeof(struct tracerd_slot_stats) == 8 * (6 + TRACERD_HIST_BUCKETS),
 	       "tracerd_slot_stats size");
-_Static_assert(sizeof(struct tracerd_slot_errors) == 8 * TRACERD_ERRNO_SLOTS,
+_Static_assert(sizeof(struct tracerd_slot_errors) == 8 * TRACERD_ERRNO_SLOTS + 8,
 	       "tracerd_slot_errors size");
 _Static_assert(sizeof(struct tracerd_by_key) == 32, "tracerd_by_key size");
 _Static_assert(sizeof(struct tracerd_by_val) == 24, "tracerd_by_val size");

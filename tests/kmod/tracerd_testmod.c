@@ -11,6 +11,7 @@
  *   call_fn    write "I N"     call generated function I (0..1023) N times
  *   call_all   write "N"       call every generated function N times
  *   sleep_us   write "US"      call tracerd_testmod_sleep(US) once (sleeps)
+ *   call_ret   write "N"       call each tracerd_testmod_ret_*() N times
  *   warn       write "1"       trigger a WARN (harness self-test)
  *   nr_fns     read            number of generated functions
  *   entry_sites read           bench entry: each twin's entry bytes, checked
@@ -24,6 +25,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/linkage.h>
@@ -59,6 +61,39 @@ __noipa int tracerd_testmod_sleep(unsigned int us)
 {
 	usleep_range(us, us + us / 10 + 1);
 	return (int)us;
+}
+
+/*
+ * --errors targets (tracectl attach --errors): what each returns, every
+ * call. Two 64-bit values whose low 32 bits read as -EBUSY but are no
+ * error (their upper half is not all ones), a real ERR_PTR(-ENOENT), and
+ * an int -EBUSY. The pointers are never dereferenced.
+ */
+void *tracerd_testmod_ret_ptr(int x);
+long tracerd_testmod_ret_long(int x);
+void *tracerd_testmod_ret_errptr(int x);
+int tracerd_testmod_ret_int(int x);
+
+#define TM_FAKE_EBUSY(hi)	((unsigned long)(hi) << 32 | (u32)-EBUSY)
+
+__noipa void *tracerd_testmod_ret_ptr(int x)
+{
+	return (void *)TM_FAKE_EBUSY(0xffff8881U);
+}
+
+__noipa long tracerd_testmod_ret_long(int x)
+{
+	return (long)TM_FAKE_EBUSY(1);
+}
+
+__noipa void *tracerd_testmod_ret_errptr(int x)
+{
+	return ERR_PTR(-ENOENT);
+}
+
+__noipa int tracerd_testmod_ret_int(int x)
+{
+	return -EBUSY;
 }
 
 /* 1024 distinct targets, tracerd_testmod_fn_000 .. tracerd_testmod_fn_3ff. */
@@ -157,6 +192,27 @@ static ssize_t tm_call_all_write(struct file *f, const char __user *ubuf,
 	return len;
 }
 
+static ssize_t tm_call_ret_write(struct file *f, const char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	unsigned long n, i;
+	int ret = tm_parse_ulong(ubuf, len, &n);
+
+	if (ret)
+		return ret;
+	if (n > TM_MAX_CALLS)
+		return -E2BIG;
+	for (i = 0; i < n; i++) {
+		tm_sink += (long)tracerd_testmod_ret_ptr((int)i) != 0;
+		tm_sink += tracerd_testmod_ret_long((int)i) != 0;
+		tm_sink += IS_ERR(tracerd_testmod_ret_errptr((int)i));
+		tm_sink += tracerd_testmod_ret_int((int)i);
+		if ((i & 0xffff) == 0xffff)
+			cond_resched();
+	}
+	return len;
+}
+
 static ssize_t tm_sleep_write(struct file *f, const char __user *ubuf,
 			      size_t len, loff_t *ppos)
 {
@@ -194,6 +250,7 @@ static ssize_t tm_nr_fns_read(struct file *f, char __user *ubuf,
 TM_FOPS(tm_call_fops, write, tm_call_write);
 TM_FOPS(tm_call_fn_fops, write, tm_call_fn_write);
 TM_FOPS(tm_call_all_fops, write, tm_call_all_write);
+TM_FOPS(tm_call_ret_fops, write, tm_call_ret_write);
 TM_FOPS(tm_sleep_fops, write, tm_sleep_write);
 TM_FOPS(tm_warn_fops, write, tm_warn_write);
 TM_FOPS(tm_nr_fns_fops, read, tm_nr_fns_read);
@@ -537,6 +594,7 @@ static int __init tm_init(void)
 	debugfs_create_file("call", 0200, tm_dir, NULL, &tm_call_fops);
 	debugfs_create_file("call_fn", 0200, tm_dir, NULL, &tm_call_fn_fops);
 	debugfs_create_file("call_all", 0200, tm_dir, NULL, &tm_call_all_fops);
+	debugfs_create_file("call_ret", 0200, tm_dir, NULL, &tm_call_ret_fops);
 	debugfs_create_file("sleep_us", 0200, tm_dir, NULL, &tm_sleep_fops);
 	debugfs_create_file("warn", 0200, tm_dir, NULL, &tm_warn_fops);
 	debugfs_create_file("nr_fns", 0400, tm_dir, NULL, &tm_nr_fns_fops);

@@ -8,6 +8,9 @@
 # tracepoint and for kmod modes. With bpf_stats = on: each attachment's
 # programs ran at least once per call and hook (entry and return), and a
 # kprobe-session attachment (one program shared by all) has none.
+# 64-bit returns (test module): a pointer or a long whose low half only
+# reads -4095..-1 is no error, an ERR_PTR is, in every mode (make check:
+# two of them).
 source ./t/40-daemon-lib.sh
 command -v curl > /dev/null || skip "no curl in the guest"
 n=$(size 200 20000)
@@ -78,6 +81,51 @@ want=0
 kernel_has direct_calls && want=$((want + 1))
 kernel_has entry_kprobe && want=$((want + 1))
 [ "$tested" -ge $want ] || fail "only $tested modes could count errors (want $want: fentry where direct calls, kprobe where an entry kprobe)"
+
+# 64-bit returns: an error is -4095..-1 in all 64 bits (the upper half
+# all ones), an int's in its low 32. One glob attachment per mode on the
+# test module's tracerd_testmod_ret_* (one program shared by the four in
+# the multi modes), each called nr times: a pointer and a long whose low
+# 32 bits read -EBUSY count no error, ERR_PTR(-ENOENT) counts ENOENT, the
+# int -EBUSY counts EBUSY.
+nr=$(size 100 5000)
+want_ret="tracerd_testmod_ret_errptr: $nr ENOENT 2 $nr $nr
+tracerd_testmod_ret_int: $nr EBUSY 16 $nr $nr
+tracerd_testmod_ret_long: $nr 0
+tracerd_testmod_ret_ptr: $nr 0"
+ret_errors() {	# < stats JSON: "FUNCTION: CALLS NAME ERRNO COUNT TOTAL" per function
+	local st i
+	st=$(cat)
+	for i in $(seq 0 $(($(jp '.stats|length' <<< "$st") - 1))); do
+		echo "$(jp ".stats[$i].function" <<< "$st"): $(jp ".stats[$i].calls" \
+			".stats[$i].errors.by_errno[*].name" ".stats[$i].errors.by_errno[*].errno" \
+			".stats[$i].errors.by_errno[*].count" ".stats[$i].errors.total" <<< "$st" |
+			tr '\n' ' ' | sed 's/ $//')"
+	done | sort
+}
+# Every mode in check-full; make check (~4 s a mode under TCG) takes one
+# with a program per function (fentry, else kprobe) and one whose program
+# serves the whole glob: the errors' code is the same in all, and the
+# syscalls above (long returns) already show each mode's 64-bit errors.
+tested=0 kinds=
+for m in fentry kprobe kprobe-multi kprobe-session fentry-multi fsession; do
+	[ "$(feature "$m")" = true ] || continue
+	if [ "${PROFILE:-ci}" != full ]; then
+		case $m in fentry|kprobe) k=clone ;; *) k=shared ;; esac
+		[[ " $kinds " == *" $k "* ]] && { echo "$m: check-full only"; continue; }
+		kinds="$kinds $k"
+	fi
+	t0=$(date +%s%N)
+	id=$(ATTACH_FLAGS=--errors attach_pid "$m" 'tracerd_testmod_ret_*' \
+		sh -c "echo $nr > $TESTMOD_DBG/call_ret")
+	expect_eq "$m: errors of 64-bit and int returns" "$($C --json stats "$id" | ret_errors)" \
+		"$want_ret"
+	$C detach "$id" > /dev/null || fail "detach $id"
+	echo "ret-time $KERNEL_NAME $m: $(( ($(date +%s%N) - t0) / 1000000 )) ms (attach, $nr calls, detach)"
+	tested=$((tested + 1))
+done
+[ "${PROFILE:-ci}" = full ] || [ "$want" -eq 0 ] || want=1
+[ "$tested" -ge $want ] || fail "only $tested modes counted the 64-bit returns (want $want)"
 
 # no return value, no errors: a tracepoint, the module's modes
 out=$($C attach tp:task/task_rename --errors 2>&1) && fail "tp --errors accepted"
