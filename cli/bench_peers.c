@@ -389,9 +389,9 @@ void peers_table(json_object *doc, FILE *f, const char *label)
 			header = true;
 			snprintf(cell, sizeof(cell), "%s %s", peer_of[m].mode, variants[v]);
 			if (isnan(t))
-				fprintf(f, "  %-21s tracerd      -", cell);
+				fprintf(f, "  %-22s tracerd      -", cell);
 			else
-				fprintf(f, "  %-21s tracerd %6.0f", cell, t);
+				fprintf(f, "  %-22s tracerd %6.0f", cell, t);
 			for (k = 0; k < 2 && peer_of[m].peers[k]; k++) {
 				double p = peer_overhead(doc, peer_of[m].peers[k], variants[v]);
 
