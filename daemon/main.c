@@ -282,7 +282,8 @@ int main(int argc, char **argv)
 	libbpf_log_setup(o.verbose);
 	signal(SIGPIPE, SIG_IGN);
 	raise_nofile_limit();
-	tracerd_reload_opts = (struct reload_opts){ o.config, o.config_given, o.listen, o.verbose };
+	tracerd_reload_opts = (struct reload_opts){ o.config, o.config_given, o.listen, o.socket,
+						    o.verbose };
 	d.start_mono_ns = now_mono_ns();
 	ret = maps_create(&d);
 	if (!ret)

@@ -274,6 +274,9 @@ static int read_new(const struct reload_opts *o, struct tracerd_config *new, cha
 		snprintf(err, errlen, "--listen '%s' too long", o->listen);
 		ret = -EINVAL;
 	}
+	/* --socket as at start (checked then): the new file's socket is not the one in use */
+	if (!ret && o->socket)
+		str_copy(new->socket, o->socket, sizeof(new->socket));
 	if (!ret)
 		ret = config_check_system(new, err, errlen);
 	return ret;

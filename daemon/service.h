@@ -52,6 +52,7 @@ struct reload_opts {
 	const char *path;	/* config file */
 	bool path_given;	/* else a missing file means defaults */
 	const char *listen;	/* --listen override, or NULL */
+	const char *socket;	/* --socket override, or NULL */
 	int verbose;		/* -v given: log_level does not apply */
 };
 extern struct reload_opts tracerd_reload_opts;	/* filled by main() */

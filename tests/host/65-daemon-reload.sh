@@ -18,18 +18,19 @@ id_keep=$($C --json list | jq_get '.attachments[] | select(.target == "tp:task/t
 $C --json attach tp:task/task_newtask --pid "$me" > /dev/null || fail "runtime attach"
 for ((i = 0; i < 100; i++)); do printf hup > /proc/self/comm; done
 
-reload() { # config text; waits for the 'reload:' log line number $2
+reload() { # config text; waits for the log line that ends the reload (regex $2):
+	# the lines before it (listen, restart warnings) come while it attaches
 	printf '%s\n' "$1" > "$W/tracerd.conf"
 	kill -HUP "$DPID"
-	for i in $(seq 100); do
-		[ "$(grep -c 'reload' "$W/daemon.log")" -ge "$2" ] && return 0
+	for i in $(seq 300); do
+		grep -q "$2" "$W/daemon.log" && return 0
 		sleep 0.1
 	done
-	fail "no reload log line"
+	fail "no log line '$2' after the reload: $(grep reload "$W/daemon.log")"
 }
 reload "listen = 127.0.0.1:$P2
 attach = tp:task/task_rename pid=$me
-attach = tp:sched/sched_process_exit pid=$me" 2
+attach = tp:sched/sched_process_exit pid=$me" 'reload: [0-9]* attached, [0-9]* detached'
 grep -q 'reload: 1 attached, 1 detached, 0 failed, 3 attachments now' "$W/daemon.log" ||
 	fail "reload summary: $(grep 'reload:' "$W/daemon.log")"
 $C --json list > "$W/l.json"
@@ -41,8 +42,26 @@ expect_eq "unchanged line keeps its counts" "$($C --json stats "$id_keep" | jq_g
 expect_eq "metrics moved to the new port" "$(curl -sf "http://127.0.0.1:$P2/healthz")" ok
 curl -sf "http://127.0.0.1:$P1/healthz" >/dev/null && fail "old port still served"
 ok "old port closed"
+# started with --socket (as every test daemon is), which the file's socket
+# key cannot override: a reload changes no socket, so it warns of no
+# restart, even when the file names another socket; a restart-only key
+# that did change (by_max_keys) is warned of, and the old value kept
+grep -q 'need a restart' "$W/daemon.log" && fail "false restart warning: $(grep 'need a restart' "$W/daemon.log")"
+reload "listen = 127.0.0.1:$P2
+socket = $W/other.sock
+attach = tp:task/task_rename pid=$me
+attach = tp:sched/sched_process_exit pid=$me" 'reload: 0 attached, 0 detached'
+grep -q 'need a restart' "$W/daemon.log" && fail "restart warning for a socket --socket overrides"
+[ -e "$W/other.sock" ] && fail "reload created $W/other.sock"
+ok "no restart warning when nothing restart-only changed"
+reload "listen = 127.0.0.1:$P2
+by_max_keys = 7
+attach = tp:task/task_rename pid=$me
+attach = tp:sched/sched_process_exit pid=$me" 'need a restart'
+expect_eq "attachments after a restart-only change" "$($C --json list | jq_get '.attachments | length')" 3
+ok "restart-only key: warned"
 
-reload "attach = tp:nonsense/line mode=bogus" 4
+reload "attach = tp:nonsense/line mode=bogus" 'reload refused'
 grep -q 'reload refused' "$W/daemon.log" || fail "bad config not refused"
 expect_eq "bad reload keeps attachments" "$($C --json list | jq_get '.attachments | length')" 3
 stop_daemon
