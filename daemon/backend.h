@@ -89,6 +89,10 @@ struct backend {
 	void (*fini)(struct tracerd *d);
 	const struct backend *variant[MODE_VARIANT_NR];
 	const char *(*unavailable)(struct tracerd *d);
+	/* a variant whose unavailable() probes it on its own: its base mode's
+	 * failed probe does not decide (kmod-kprobe's int3 goes past the
+	 * entry where a kprobe at the entry is refused: riscv64 6.12) */
+	bool own_probe;
 	const char *(*latency_unavailable)(struct tracerd *d);
 	const char *(*comm_unavailable)(struct tracerd *d);
 	int (*site)(struct tracerd *d, const struct hook *h, struct hook_site *out);

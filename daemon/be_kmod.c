@@ -455,10 +455,11 @@ static int kmod_kprobe_misses(struct tracerd *d, struct attachment *a, struct ho
 	return 0;
 }
 
-/* Really attach the mode to the probe function, then detach. */
-static int kmod_probe_mode(struct tracerd *d, enum tracerd_mode m, char *reason, size_t len)
+/* Really attach the mode (or its variant v) to the probe function, then detach. */
+static int kmod_probe_mode(struct tracerd *d, enum tracerd_mode m, enum mode_variant v,
+			   char *reason, size_t len)
 {
-	struct attachment a = { .mode = m };
+	struct attachment a = { .mode = m, .spec.variant = v };
 	struct hook h = {};
 	__u32 modes, km, flags;
 	int ret;
@@ -466,7 +467,7 @@ static int kmod_probe_mode(struct tracerd *d, enum tracerd_mode m, char *reason,
 	ret = kmod_open(d, &modes);
 	if (ret)
 		return set_err(reason, len, ret, "%s", d->kmod.reason);
-	kmod_abi_mode(m, MODE_VARIANT_NONE, &km, &flags);
+	kmod_abi_mode(m, v, &km, &flags);
 	if (!(modes & (1U << km)))
 		return set_err(reason, len, -EOPNOTSUPP,
 			       "kmod: the module cannot do %s on this kernel (TRACERD_IOC_FEATURES)",
@@ -486,17 +487,17 @@ static int kmod_probe_mode(struct tracerd *d, enum tracerd_mode m, char *reason,
 
 static int kmod_callops_probe(struct tracerd *d, char *reason, size_t len)
 {
-	return kmod_probe_mode(d, TRACERD_MODE_KMOD_CALLOPS, reason, len);
+	return kmod_probe_mode(d, TRACERD_MODE_KMOD_CALLOPS, MODE_VARIANT_NONE, reason, len);
 }
 
 static int kmod_direct_probe(struct tracerd *d, char *reason, size_t len)
 {
-	return kmod_probe_mode(d, TRACERD_MODE_KMOD_DIRECT, reason, len);
+	return kmod_probe_mode(d, TRACERD_MODE_KMOD_DIRECT, MODE_VARIANT_NONE, reason, len);
 }
 
 static int kmod_kprobe_probe(struct tracerd *d, char *reason, size_t len)
 {
-	return kmod_probe_mode(d, TRACERD_MODE_KMOD_KPROBE, reason, len);
+	return kmod_probe_mode(d, TRACERD_MODE_KMOD_KPROBE, MODE_VARIANT_NONE, reason, len);
 }
 
 static void kmod_fini(struct tracerd *d)
@@ -513,8 +514,17 @@ static const char *kmod_int3_unavailable(struct tracerd *d)
 
 	if (kmod_open(d, &modes))
 		return d->kmod.reason;
-	return modes & (1U << TRACERD_KMOD_KPROBE_INT3) ? NULL :
-		"kmod: no int3 kprobe past an ftrace site on this kernel/arch";
+	if (!(modes & (1U << TRACERD_KMOD_KPROBE_INT3)))
+		return "kmod: no int3 kprobe past an ftrace site on this kernel/arch";
+	if (d->features[TRACERD_MODE_KMOD_KPROBE].available)
+		return NULL;
+	/* the kprobe at the entry was refused (the entry is the ftrace site
+	 * and the kernel has no KPROBES_ON_FTRACE): try the one past it, once */
+	if (!d->kmod.int3_probe)
+		d->kmod.int3_probe = kmod_probe_mode(d, TRACERD_MODE_KMOD_KPROBE, MODE_VARIANT_INT3,
+						     d->kmod.int3_reason,
+						     sizeof(d->kmod.int3_reason)) ? -1 : 1;
+	return d->kmod.int3_probe > 0 ? NULL : d->kmod.int3_reason;
 }
 
 /* --latency: the module says the mode times calls here (ABI 1.5) */
@@ -695,4 +705,4 @@ KMOD_BACKEND(backend_kmod_callops_regs, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS, BA
 	     kmod_ftrace_misses, NULL, .unavailable = kmod_regs_unavailable);
 KMOD_BACKEND(backend_kmod_kprobe_int3, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS, KMOD_KPROBE_BATCH,
 	     NULL,
-	     kmod_kprobe_misses, NULL, .unavailable = kmod_int3_unavailable);
+	     kmod_kprobe_misses, NULL, .unavailable = kmod_int3_unavailable, .own_probe = true);

@@ -43,7 +43,7 @@ const char *backend_unavailable(struct tracerd *d, enum tracerd_mode m, enum mod
 
 	if (!vb)
 		return "no such mode or variant";
-	if (!d->features[m].available)
+	if (!d->features[m].available && !(v && vb->own_probe))
 		return d->features[m].reason[0] ? d->features[m].reason :
 			"not available on this kernel";
 	return vb->unavailable ? vb->unavailable(d) : NULL;
@@ -78,6 +78,7 @@ void probe_features(struct tracerd *d)
 	int m, ret;
 
 	str_copy(d->probe_fn, probe_function(), sizeof(d->probe_fn));
+	d->kmod.int3_probe = 0;	/* the variant's own probe, when it is asked for */
 	if (bpf_jit_enabled() == 0)
 		log_info("BPF JIT off (net.core.bpf_jit_enable=0): the kernel's interpreter runs the "
 			 "BPF modes (slower; recorded events carry no CPU), and the modes that call "

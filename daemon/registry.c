@@ -334,6 +334,7 @@ static int attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
 {
 	const struct attachment *o;
 	const struct feature *f;
+	const struct backend *vb;
 	const char *why;
 	int err;
 
@@ -357,7 +358,8 @@ static int attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
 	if (err)
 		return err;
 	f = &d->features[spec->mode];
-	if (!f->available)
+	vb = spec->variant ? backend_variant(spec->mode, spec->variant) : NULL;
+	if (!f->available && !(vb && vb->own_probe))
 		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s is not available on this kernel: %s",
 			       tracerd_mode_name(spec->mode), f->reason);
 	if (spec->variant && (why = backend_unavailable(d, spec->mode, spec->variant)))

@@ -36,6 +36,10 @@ struct kmod_info {
 	char module_version[32];
 	__u64 feat_flags;	/* TRACERD_FEAT_*: the kernel config it was built for */
 	char reason[256];
+	/* kmod-kprobe's int3 variant probed on its own (when kmod-kprobe's
+	 * probe failed): 0 not yet, 1 it attached, -1 refused (int3_reason) */
+	int int3_probe;
+	char int3_reason[256];
 };
 
 /*

@@ -96,8 +96,8 @@ refuse "kmod-kprobe-int3 latency" bad_request "variant int3, has no latency" \
 	"{\"op\": \"hook\", \"mode\": \"kmod-kprobe-int3\", \"variant\": \"latency\", \"pid\": $$}"
 refuse "two variants" bad_request "one variant at a time" \
 	"{\"op\": \"hook\", \"mode\": \"kprobe-int3\", \"variant\": \"empty\", \"save_regs\": true, \"pid\": $$}"
-if [ "$(uname -m)" != x86_64 ]; then
-	refuse "kmod-kprobe-int3 off x86" unavailable "variant int3, is not available here: kmod: no int3" \
+if [ "$(uname -m)" = aarch64 ]; then	# kprobes there always take BRK
+	refuse "kmod-kprobe-int3 on arm64" unavailable "variant int3, is not available here: kmod: no int3" \
 		"{\"op\": \"hook\", \"mode\": \"kmod-kprobe-int3\", \"pid\": $$}"
 fi
 if ! kernel_has fprobe; then
