@@ -23,6 +23,7 @@
 #include "bench.h"
 
 #define PEER_READY_MS	180000	/* bpftrace compiles its script first: slow under TCG */
+#define PEER_EXIT_MS	180000
 
 static const struct peer_def {
 	const char *mode, *variant, *kind;
@@ -138,16 +139,28 @@ static void first_err(struct peer_proc *pp, char *msg, size_t len)
 	snprintf(msg, len, "%s", e[0] ? e : "no message");
 }
 
-/* Wait for the peer's exit, SIGKILL past 60 s: a peer never hangs the run. */
+/*
+ * Wait for the peer's exit, SIGKILL past PEER_EXIT_MS: a peer never hangs
+ * the run (bpftrace's exit detaches its programs: a BPF trampoline's goes
+ * through RCU tasks, seconds under TCG). -ETIMEDOUT when it was killed.
+ */
 static int reap(struct peer_proc *pp)
 {
 	int st = 0, ms;
+	bool killed = false;
 
 	close(pp->in);
 	for (ms = 0; waitpid(pp->pid, &st, WNOHANG) == 0; ms += 50) {
-		if (ms == 60000)
+		if (ms == PEER_EXIT_MS) {
 			kill(pp->pid, SIGKILL);
+			killed = true;
+		}
 		poll(NULL, 0, 50);
+	}
+	if (killed) {
+		close(pp->out);
+		close(pp->err);
+		return -ETIMEDOUT;
 	}
 	close(pp->out);
 	close(pp->err);
@@ -258,6 +271,12 @@ static int stop_peer(const struct peer_def *d, struct peer_proc *pp, long long *
 			break;
 	}
 	rc = reap(pp);
+	if (rc == -ETIMEDOUT) {
+		snprintf(msg, len, "%s did not exit within %d s of %s: killed",
+			 d->ref_mode ? "tracerd-ref" : "bpftrace", PEER_EXIT_MS / 1000,
+			 d->ref_mode ? "its stdin's end" : "SIGINT");
+		return -EIO;
+	}
 	if (rc) {
 		snprintf(msg, len, "%s exited with status %d", d->ref_mode ? "tracerd-ref" : "bpftrace",
 			 rc);
