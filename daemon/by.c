@@ -146,7 +146,7 @@ static int cg_visit(const char *path, const struct stat *st, int type, struct FT
  * id as its inode (one stat). The tree is walked only for an id not seen before, one whose
  * path went stale, or one not found CG_RETRY_S seconds ago or more.
  */
-#define CG_CACHE_MAX	1024
+#define CG_CACHE_MAX	4096	/* 4 attachments with by_top at its limit (1000) */
 #define CG_RETRY_S	10
 struct cg_entry {
 	__u64 id;
