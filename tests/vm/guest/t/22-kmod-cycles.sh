@@ -6,6 +6,7 @@
 # clean afterwards. Every detach of an ftrace_ops waits for an RCU-tasks
 # grace period, which is what makes this test slow.
 # timeout: 300 3600
+# ci-kernels: 6.1-arm64 6.12-arm64
 source ./lib.sh
 load_testmod
 load_kmod

@@ -9,6 +9,7 @@
 # what to load; bad input is refused. Every point is measured with exact
 # counts (calls returning x + 1). Timings are printed, never asserted.
 # timeout: 300 900
+# ci-kernels: 6.1 6.1-arm64
 source ./t/40-daemon-lib.sh
 D=/sys/kernel/debug/tracerd_testmod
 T=/sys/kernel/tracing

@@ -7,6 +7,7 @@
 # DETACH_BATCH leaving nothing (enabled_functions empty, STATS at rest);
 # rmmod refused while batch-attached, the holder killed with SIGKILL
 # detaching everything.
+# ci-kernels: 6.1 7.2
 source ./lib.sh
 load_testmod
 load_kmod

@@ -3,6 +3,7 @@
 # latency where the mode has it (kmod-kprobe's kretprobe always): no
 # BPF link, no kmod attachment, no ftrace/kprobe entry is left; a new
 # tracerd starts on the same (stale) socket.
+# ci-kernels: 6.12 7.2
 source ./t/40-daemon-lib.sh
 load_testmod
 [ -e /dev/tracerd ] || load_kmod

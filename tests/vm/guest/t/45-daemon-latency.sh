@@ -11,6 +11,7 @@
 # module has none is refused with the reason. riscv64 6.12 (kernel_has
 # entry_kprobe fails) has no kretprobe at a function's entry: kmod-kprobe
 # is unavailable there, its attach refused (exit 6).
+# ci-kernels: 6.1 6.12-arm64
 source ./t/40-daemon-lib.sh
 load_testmod
 [ -e /dev/tracerd ] || load_kmod

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Per-function errors on a kernel with ftrace: unknown, notrace and
 # inlined functions; denylisted names; glob cap; kmod absent.
+# ci-kernels: 6.12
 source ./t/40-daemon-lib.sh
 load_testmod
 unload_mod tracerd_kmod

@@ -2,6 +2,7 @@
 # Glob attach of 100 functions in every kmod mode (the daemon resolves
 # each name to its address and hands the module the whole glob in one
 # TRACERD_IOC_ATTACH_BATCH); see 42.
+# ci-kernels: 6.1 6.12-arm64
 source ./t/40-daemon-lib.sh
 load_testmod
 load_kmod

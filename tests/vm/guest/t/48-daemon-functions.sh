@@ -7,6 +7,7 @@
 # kmod-direct. attach --dry-run picks the mode attach then picks and hooks
 # nothing. Classic tracepoints: tp:syscalls/sys_enter_getpgid counts one
 # process's getpgid() exactly, via a perf event of its tracefs id.
+# ci-kernels: 7.2 6.1-arm64
 source ./t/40-daemon-lib.sh
 [ -e /dev/tracerd ] || load_kmod
 daemon_start

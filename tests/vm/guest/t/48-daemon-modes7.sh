@@ -7,6 +7,7 @@
 # half on a glob with __noreturn functions (those skipped, the rest
 # hooked). Where the kernel lacks one (kernel_has), status must list it
 # unavailable with a reason.
+# ci-kernels: 7.2 6.12-arm64
 source ./t/40-daemon-lib.sh
 n=$(size 1000 100000)
 load_testmod

@@ -17,6 +17,7 @@
 # interrupt is only taken between translated blocks, never inside the
 # JIT's load-add-store, so a lost ++ cannot be made to show here; what
 # this proves is that every call is either counted or reported missed.
+# ci-kernels: 6.1-arm64 6.12-arm64
 source ./t/40-daemon-lib.sh
 n=$(size 20000 200000) k=3
 knob=/sys/kernel/debug/sched/preempt

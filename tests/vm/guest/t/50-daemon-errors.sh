@@ -11,6 +11,7 @@
 # 64-bit returns (test module): a pointer or a long whose low half only
 # reads -4095..-1 is no error, an ERR_PTR is, in every mode (make check:
 # two of them).
+# ci-kernels: 7.2 6.1-arm64
 source ./t/40-daemon-lib.sh
 command -v curl > /dev/null || skip "no curl in the guest"
 n=$(size 200 20000)

@@ -6,7 +6,7 @@
 # other are the attachment's calls. The series in /metrics. With the
 # module loaded, auto never picks a kmod mode for --by, and the kmod modes
 # refuse it.
-# ci-kernels: 6.1 7.2
+# ci-kernels: 6.1
 source ./t/40-daemon-lib.sh
 command -v curl > /dev/null || skip "no curl in the guest"
 n=$(size 40 4000)

@@ -3,6 +3,7 @@
 # --latency --record, filtered to the trigger's pid: N calls in, N events
 # out of `tracectl dump`, each with a duration and the return value (the
 # pgid getpgid(0) returned: one value for all). kmod modes refuse --record.
+# ci-kernels: 6.12 7.2
 source ./t/40-daemon-lib.sh
 n=$(size 500 20000)
 fn=$(sys_getpgid)

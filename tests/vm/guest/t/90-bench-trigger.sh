@@ -5,6 +5,7 @@
 # be measured, not reported missing; trigger results land in state_dir.
 # Times are reported, never asserted. The JSON goes to the host, which
 # checks the schema and compares 6.1 with 6.12 (tests/vm/bench-check.sh).
+# ci-kernels: 6.1 6.12 7.2
 source ./t/40-daemon-lib.sh
 load_testmod
 [ -e /dev/tracerd ] || load_kmod

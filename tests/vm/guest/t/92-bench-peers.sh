@@ -5,6 +5,7 @@
 # count (the peer's count at exit = the calls made; otherwise the point is
 # an error and tracectl exits 1); the others say why. bpftrace is in the
 # native (x86_64) root only. Times are reported, never asserted.
+# ci-kernels: 6.12
 source ./t/40-daemon-lib.sh
 daemon_start
 trap daemon_cleanup EXIT

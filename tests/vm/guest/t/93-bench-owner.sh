@@ -12,6 +12,7 @@
 #   4. where a function takes one hook of a kind (kmod-direct: one direct
 #      call), bench's point fails naming the user's attachment, which stays.
 # timeout: 600 1800
+# ci-kernels: 7.2 6.1-arm64
 source ./t/40-daemon-lib.sh
 [ -e /dev/tracerd ] || load_kmod
 daemon_start
