@@ -101,17 +101,31 @@ static void val_add(struct tracerd_by_val *into, const struct tracerd_by_val *v)
 	into->lat_sum += v->lat_sum;
 }
 
-/* The mount of the cgroup v2 hierarchy (bpf_get_current_cgroup_id's), or NULL. */
-static const char *cgroup2_root(void)
+#define CG_RETRY_S	10	/* s: a miss and the mount are looked up again after this */
+
+/*
+ * The mount of the cgroup v2 hierarchy (bpf_get_current_cgroup_id's), or
+ * NULL; looked up again once CG_RETRY_S seconds old (a summary per scrape
+ * would otherwise statfs it each time).
+ */
+static const char *cgroup2_root(time_t now)
 {
 	static const char *const roots[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+	static const char *root;
+	static time_t looked;
+	static bool known;
 	struct statfs sf;
 	size_t i;
 
-	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+	if (known && now - looked < CG_RETRY_S)
+		return root;
+	root = NULL;
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]) && !root; i++)
 		if (!statfs(roots[i], &sf) && (unsigned long)sf.f_type == CGROUP2_MAGIC)
-			return roots[i];
-	return NULL;
+			root = roots[i];
+	known = true;
+	looked = now;
+	return root;
 }
 
 /* nftw has no context argument: the walk's state (one walk at a time) */
@@ -147,7 +161,6 @@ static int cg_visit(const char *path, const struct stat *st, int type, struct FT
  * path went stale, or one not found CG_RETRY_S seconds ago or more.
  */
 #define CG_CACHE_MAX	4096	/* 4 attachments with by_top at its limit (1000) */
-#define CG_RETRY_S	10
 struct cg_entry {
 	__u64 id;
 	char *path;		/* NULL: not found at `tried` */
@@ -218,34 +231,42 @@ static const char *cg_cached(const char *root, __u64 id, time_t now, bool *retry
 /* Paths of the items' cgroup ids; those not found (gone, no cgroup2 mount) stay NULL. */
 static void cgroup_paths(struct by_item *items, size_t n)
 {
-	const char *root = cgroup2_root(), *p;
+	const char *root, *p;
 	struct timespec ts;
 	time_t now;
 	size_t i, left = 0;
-	bool walk = false, retry;
+	bool walk = false, retry, *looked;
 
-	if (!root || !n)
-		return;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = ts.tv_sec;
+	root = cgroup2_root(now);
+	if (!root || !n)
+		return;
+	/* looked[i]: item i is not from the cache (a miss to retry now, or no
+	 * entry): what the walk finds or not is remembered for it */
+	looked = calloc(n, sizeof(*looked));
+	if (!looked)
+		return;
 	for (i = 0; i < n; i++) {
 		p = cg_cached(root, items[i].k.id, now, &retry);
 		if (p)
 			items[i].cgroup = strdup(p);
 		left += !items[i].cgroup;
-		walk |= !items[i].cgroup && retry;
+		looked[i] = !items[i].cgroup && retry;
+		walk |= looked[i];
 	}
-	if (!walk)
-		return;
-	cg_walk.items = items;
-	cg_walk.n = n;
-	cg_walk.left = left;
-	cg_walk.root_len = strlen(root);
-	nftw(root, cg_visit, 16, FTW_PHYS | FTW_MOUNT);
-	cg_walk.items = NULL;
-	for (i = 0; i < n; i++)
-		if (!cg_find(items[i].k.id) || !cg_cached(root, items[i].k.id, now, &retry))
-			cg_remember(items[i].k.id, items[i].cgroup, now);
+	if (walk) {
+		cg_walk.items = items;
+		cg_walk.n = n;
+		cg_walk.left = left;
+		cg_walk.root_len = strlen(root);
+		nftw(root, cg_visit, 16, FTW_PHYS | FTW_MOUNT);
+		cg_walk.items = NULL;
+		for (i = 0; i < n; i++)
+			if (looked[i])
+				cg_remember(items[i].k.id, items[i].cgroup, now);
+	}
+	free(looked);
 }
 
 int by_summarize(struct tracerd *d, const struct attachment *a, const struct by_scan *scan,

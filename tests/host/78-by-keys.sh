@@ -154,9 +154,10 @@ if [ -n "$cg_root" ]; then
 	expect_eq "by cgroup: ${mine:-/}" "$(cgk "${mine:-/}")" 3
 fi
 # the ids' paths are remembered: stats and /metrics of ids seen before do
-# not walk the cgroup tree again (strace: no directory of it is opened)
+# not walk the cgroup tree again (strace: no directory of it is opened),
+# and the cgroup2 mount is looked up at most once in 10 s (statfs)
 if [ -n "$cgx" ] && command -v strace > /dev/null; then
-	strace -f -qq -p "$DPID" -e trace=openat,getdents64 -o "$W/cg-strace.log" &
+	strace -f -qq -p "$DPID" -e trace=openat,getdents64,statfs -o "$W/cg-strace.log" &
 	spid=$!
 	for i in $(seq 50); do grep -q TracerPid:.[1-9] /proc/$DPID/status && break; sleep 0.1; done
 	for i in 1 2 3; do
@@ -166,10 +167,13 @@ if [ -n "$cgx" ] && command -v strace > /dev/null; then
 	done
 	expect_eq "by cgroup (cached): ${cgy#$cg_root}" "$(cgk "${cgy#$cg_root}")" 8
 	kill "$spid"; wait "$spid" 2>/dev/null
-	if grep -q "\"$cg_root" "$W/cg-strace.log"; then
+	if grep -v statfs "$W/cg-strace.log" | grep -q "\"$cg_root"; then
 		fail "cgroup tree walked for known ids: $(grep "\"$cg_root" "$W/cg-strace.log" | head -3)"
 	fi
 	ok "known cgroup ids: no walk of $cg_root"
+	n=$(grep -c 'statfs("/sys/fs/cgroup' "$W/cg-strace.log")
+	[ "$n" -le 1 ] || fail "the cgroup2 mount looked up $n times in 3 stats and 3 scrapes"
+	ok "cgroup2 mount looked up $n time(s) in 3 stats and 3 scrapes"
 	# a cgroup made since: walked for, named
 	cgz=$cg_root$mine/tby78-$$-z
 	mkdir "$cgz" || fail "mkdir $cgz"
