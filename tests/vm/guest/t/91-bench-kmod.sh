@@ -9,7 +9,7 @@
 # riscv64 in make check: the ops bench only (below); the attach bench runs
 # on 6.12 and 6.12-arm64 in make check, everywhere in check-full.
 # timeout: 600 3600
-# ci-kernels: 6.1 6.12 7.2 6.1-arm64
+# ci-kernels: 6.1 7.2 6.1-arm64
 source ./t/40-daemon-lib.sh
 load_testmod
 [ -e /dev/tracerd ] || load_kmod
