@@ -128,16 +128,17 @@ void backends_fini(struct tracerd *d);
 
 /* bpfutil.c: helpers the BPF backends share */
 /*
- * Load a clone of a loaded template program with the slot patched into
- * its TRACERD_SLOT_MAGIC immediate. Returns the prog fd or -errno.
+ * Load a clone of a loaded template program, its slot patched into its
+ * TRACERD_SLOT_MAGIC immediate and spec's flags and filters baked in as
+ * bpf_clone_hook() does (spec NULL: none, the clone reads slot_cfg), with
+ * another expected attach type than the template's (a tracing-multi clone
+ * of a single-function template: attach_btf_id 0). The prog fd or -errno.
  */
 struct bpf_program;
-int bpf_clone_prog(const struct bpf_program *tmpl, __u32 slot, __u32 attach_btf_id,
-		   int attach_btf_obj_fd, char *err, size_t errlen);
-/* The same with another expected attach type than the template's (a
- * tracing-multi clone of a single-function template: attach_btf_id 0). */
+struct tracerd_spec;
 int bpf_clone_prog_as(const struct bpf_program *tmpl, unsigned int attach_type, __u32 slot,
-		      __u32 attach_btf_id, int attach_btf_obj_fd, char *err, size_t errlen);
+		      const struct tracerd_spec *spec, __u32 attach_btf_id,
+		      int attach_btf_obj_fd, char *err, size_t errlen);
 /* The kernel's recursion-miss count of a program. */
 int bpf_prog_misses(int prog_fd, __u64 *out);
 /* be_kmod.c: the module's TRACERD_KMOD_* mode and TRACERD_ATTACH_* flags of

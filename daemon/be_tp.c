@@ -79,7 +79,8 @@ static int tp_load(struct tracerd *d, bool btf, const char *target, char *err, s
 		     bpf_skel_load(d, &tp_raw_skel, target, &st->raw_skel, err, errlen);
 }
 
-static int tp_attach_one(struct tracerd *d, struct hook *h, bool btf, char *err, size_t errlen)
+static int tp_attach_one(struct tracerd *d, struct attachment *a, struct hook *h, bool btf,
+			 char *err, size_t errlen)
 {
 	struct tp_state *st = tp_state(d);
 	struct bpf_hook *b = bpf_hook(h);
@@ -93,7 +94,7 @@ static int tp_attach_one(struct tracerd *d, struct hook *h, bool btf, char *err,
 		return ret;
 	skel = btf ? st->btf_skel : st->raw_skel;
 	tmpl = btf ? skel->progs.tp_btf_hit : skel->progs.raw_tp_hit;
-	fd = bpf_clone_prog(tmpl, h->slot, btf ? (__u32)h->btf_id : 0, 0, err, errlen);
+	fd = bpf_clone_hook(tmpl, h->slot, &a->spec, btf ? (__u32)h->btf_id : 0, 0, err, errlen);
 	if (fd < 0)
 		return fd;
 	b->prog_fd[0] = fd;
@@ -143,13 +144,13 @@ static int perf_tp_link(int prog_fd, const char *cat, const char *name, char *er
 }
 
 /* Clone tmpl for h's slot and link it to CAT/NAME into b->prog_fd[i], link_fd[i]. */
-static int classic_one(struct hook *h, struct bpf_program *tmpl, int i, const char *cat,
-		       const char *name, char *err, size_t errlen)
+static int classic_one(struct attachment *a, struct hook *h, struct bpf_program *tmpl, int i,
+		       const char *cat, const char *name, char *err, size_t errlen)
 {
 	struct bpf_hook *b = bpf_hook(h);
 	int fd;
 
-	fd = bpf_clone_prog(tmpl, h->slot, 0, 0, err, errlen);
+	fd = bpf_clone_hook(tmpl, h->slot, &a->spec, 0, 0, err, errlen);
 	if (fd < 0)
 		return fd;
 	b->prog_fd[i] = fd;
@@ -178,13 +179,13 @@ static int tp_attach_classic(struct tracerd *d, struct attachment *a, struct hoo
 		return ret;
 	skel = st->classic_skel;
 	snprintf(cat, sizeof(cat), "%.*s", (int)(slash - target - 3), target + 3);
-	ret = classic_one(h, skel->progs.tp_classic_hit, 0, cat, h->name, err, errlen);
+	ret = classic_one(a, h, skel->progs.tp_classic_hit, 0, cat, h->name, err, errlen);
 	if (ret || !a->spec.latency)
 		goto out;
 	/* sys_enter_NAME -> sys_exit_NAME (spec_validate: latency only for those) */
 	snprintf(exit_name, sizeof(exit_name), SPEC_SYSCALL_EXIT "%s",
 		 h->name + strlen("sys_enter_"));
-	ret = classic_one(h, skel->progs.tp_classic_return, 1, cat, exit_name, err, errlen);
+	ret = classic_one(a, h, skel->progs.tp_classic_return, 1, cat, exit_name, err, errlen);
 out:
 	bpf_hook(h)->via_perf = !ret;
 	return ret;
@@ -204,9 +205,9 @@ static int tp_attach_hook(struct tracerd *d, struct attachment *a, struct hook *
 	if (!bpf_hook_new(h))
 		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
 	if (!a->spec.latency && h->btf_id > 0 && !tp_state(d)->btf_refused)
-		ret = tp_attach_one(d, h, true, h->err, sizeof(h->err));
+		ret = tp_attach_one(d, a, h, true, h->err, sizeof(h->err));
 	if (ret && !a->spec.latency && d->raw_tp.available) {
-		ret = tp_attach_one(d, h, false, err2, sizeof(err2));
+		ret = tp_attach_one(d, a, h, false, err2, sizeof(err2));
 		via = "raw_tp";
 		if (ret && !h->err[0])
 			strcpy(h->err, err2);

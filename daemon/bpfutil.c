@@ -295,16 +295,11 @@ int bpf_clone_hook(const struct bpf_program *tmpl, __u32 slot, const struct trac
 }
 
 int bpf_clone_prog_as(const struct bpf_program *tmpl, unsigned int attach_type, __u32 slot,
-		      __u32 attach_btf_id, int attach_btf_obj_fd, char *err, size_t errlen)
+		      const struct tracerd_spec *spec, __u32 attach_btf_id,
+		      int attach_btf_obj_fd, char *err, size_t errlen)
 {
-	return clone_load(tmpl, attach_type, slot, NULL, attach_btf_id, attach_btf_obj_fd,
+	return clone_load(tmpl, attach_type, slot, spec, attach_btf_id, attach_btf_obj_fd,
 			  err, errlen);
-}
-
-int bpf_clone_prog(const struct bpf_program *tmpl, __u32 slot, __u32 attach_btf_id,
-		   int attach_btf_obj_fd, char *err, size_t errlen)
-{
-	return bpf_clone_hook(tmpl, slot, NULL, attach_btf_id, attach_btf_obj_fd, err, errlen);
 }
 
 int bpf_prog_misses(int prog_fd, __u64 *out)

@@ -3,7 +3,7 @@
  * What the per-hook BPF backends (be_fentry.c, be_kprobe.c, be_tp.c) share
  * beyond backend.h: loading a skeleton once, the per-hook attach and
  * detach loops, a probe's trial attach and a hook's program misses. The
- * helpers declared in backend.h (bpf_clone_prog, bpf_prog_misses, ...) live
+ * helpers declared in backend.h (bpf_clone_prog_as, bpf_prog_misses, ...) live
  * in bpfutil.c as well.
  */
 #ifndef TRACERD_BPFUTIL_H
@@ -65,7 +65,7 @@ void bpf_jit_explain(char *err, size_t errlen);
 void bpf_skel_free(const struct bpf_skel *sk, void **pskel);
 
 /*
- * bpf_clone_prog() with spec's flags and filters baked in (the immediates
+ * A clone with spec's flags and filters baked in (the immediates
  * of bpf/hook.bpf.h: no config lookup per call), entry times in task
  * storage where the kernel allows it for the program's type. spec NULL:
  * the slot only (the clone reads slot_cfg). The prog fd or -errno.

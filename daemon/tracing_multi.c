@@ -34,15 +34,21 @@ static int tmulti_push(struct tmulti *t, int prog, int link)
 	return 0;
 }
 
-/* One clone + link of tmpl over ids[0..n) of the BTF object btf_fd. */
+/*
+ * One clone + link of tmpl over ids[0..n) of the BTF object btf_fd, spec's
+ * flags and filters baked in (every function of an attachment shares them;
+ * the cookie says the slot): no slot_cfg lookup per call, and entry times
+ * in task storage, not an LRU hash update and delete per call.
+ */
 static int tmulti_link(struct tmulti *t, const struct bpf_program *tmpl, unsigned int type,
-		       int btf_fd, const __u32 *ids, const __u64 *cookies, size_t n,
-		       const char *what, const char *first, char *err, size_t errlen)
+		       const struct tracerd_spec *spec, int btf_fd, const __u32 *ids,
+		       const __u64 *cookies, size_t n, const char *what, const char *first,
+		       char *err, size_t errlen)
 {
 	int prog, link, ret;
 	char ebuf[96];
 
-	prog = bpf_clone_prog_as(tmpl, type, TRACERD_SLOT_COOKIE, 0, btf_fd, err, errlen);
+	prog = bpf_clone_prog_as(tmpl, type, TRACERD_SLOT_COOKIE, spec, 0, btf_fd, err, errlen);
 	if (prog < 0)
 		return prog;
 	link = tracing_multi_link(prog, type, ids, cookies, (__u32)n);
@@ -76,8 +82,8 @@ static long tmulti_split(struct attachment *a, const struct bpf_program *tmpl, u
 	long lo, hi;
 	int ret;
 
-	ret = tmulti_link(a->priv, tmpl, type, btf_fd, ids, cookies, n, what, h->name, err,
-			  errlen);
+	ret = tmulti_link(a->priv, tmpl, type, &a->spec, btf_fd, ids, cookies, n, what, h->name,
+			  err, errlen);
 	if (!ret)
 		return (long)n;
 	if (n == 1 || (ret != -EINVAL && ret != -EBUSY)) {
@@ -209,7 +215,7 @@ int tmulti_probe(struct tracerd *d, const struct bpf_program *tmpl, unsigned int
 	if (ret < 0)
 		return set_err(reason, len, ret, "no BTF for '%s'", d->probe_fn);
 	id = (__u32)ret;
-	ret = tmulti_link(&t, tmpl, attach_type, 0, &id, &cookie, 1, what, d->probe_fn,
+	ret = tmulti_link(&t, tmpl, attach_type, NULL, 0, &id, &cookie, 1, what, d->probe_fn,
 			  reason, len);
 	if (!ret) {
 		close(t.fd[0][1]);
