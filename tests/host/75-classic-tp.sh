@@ -4,7 +4,8 @@
 # btf_trace_ type and no raw tracepoint of its own, so tp-btf hooks it
 # through a perf event of its tracefs id (via "tracepoint"), with exact
 # counts for one process; with --latency it is timed to sys_exit_getpgid
-# (stats: N timed calls, p50/p90/p99, --hist rows adding up to N); a bad
+# (stats: N timed calls, p50/p90/p99, --hist rows adding up to N), both
+# clones with the filters baked in (no slot_cfg lookup per call); a bad
 # category or event is an error naming what is missing, also where tracefs
 # is not mounted (the daemon reads a private mount then, which the host's
 # mount table never shows). Detach leaves no link.
@@ -37,6 +38,20 @@ expect_eq "timed calls" "$(jq_get '.stats[0].calls' < "$W/ls.json")" "$N"
 expect_eq "latency count" "$(jq_get '.stats[0].latency.count' < "$W/ls.json")" "$N"
 expect_eq "histogram total" "$(jq '[.stats[0].latency.buckets[].count] | add' < "$W/ls.json")" "$N"
 expect_eq "two BPF links (enter, exit)" "$(daemon_links | wc -w)" 2
+# both clones carry the attachment's filters in immediates: neither reads
+# the daemon's slot_cfg map per call (before 93d9db1 both did, and timed
+# calls through the LRU hash)
+cfg=$(grep -h '^map_id:' /proc/"$DPID"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -un |
+	while read -r m; do
+		[ "$(bpftool -j map show id "$m" | jq -r .name)" = slot_cfg ] && echo "$m"
+	done)
+[ -n "$cfg" ] || fail "the daemon holds no slot_cfg map"
+for l in $(daemon_links); do
+	p=$(bpftool -j link show id "$l" | jq -r .prog_id)
+	bpftool prog dump xlated id "$p" > "$W/x$l.txt" || fail "dump xlated of prog $p"
+	! grep -q "map\[id:$cfg\]" "$W/x$l.txt" || fail "prog $p of link $l reads slot_cfg (map $cfg) per call"
+done
+ok "the enter and exit clones read no slot_cfg"
 $C stats "$lid" --hist > "$W/hist.txt" || fail "stats --hist"
 grep -Eq "^     latency: $N calls, avg [0-9.]+[nmu]?s, p50 [0-9.]+[nmu]?s, p90 [0-9.]+[nmu]?s, p99 [0-9.]+[nmu]?s, min .*, max " \
 	"$W/hist.txt" || fail "no latency line with percentiles: $(cat "$W/hist.txt")"
