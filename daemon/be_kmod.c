@@ -12,8 +12,11 @@
  * slot stats' layout. A comm filter (--comm, ABI 1.6) goes to the module
  * with the attach (TRACERD_IOC_ATTACH2, ATTACH_BATCH2), which counts only
  * calls of tasks so named; without --comm the ABI 1.0/1.3 ioctls, which
- * every module takes. No latency in kmod-direct (its trampoline has no
- * return hook).
+ * every module takes. kmod-direct times calls on x86_64 (ABI 1.7): its
+ * trampoline calls the function itself, so the module is told how the
+ * arguments travel (argw, from BTF: resolve.c) and takes only functions
+ * whose arguments are all in registers; the daemon refuses the others
+ * first, with the reason.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -170,6 +173,32 @@ static int kmod_spec_flags(const struct attachment *a, __u32 *mode, __u32 *flags
 	return ret;
 }
 
+/*
+ * The argw field for hook h of a (ABI 1.7): 0 but for kmod-direct
+ * --latency, where the function's arguments must all be in registers
+ * (argw 1); else -EOPNOTSUPP in h->err.
+ */
+static int kmod_argw(const struct attachment *a, struct hook *h, __u32 *argw)
+{
+	*argw = 0;
+	if (a->mode != TRACERD_MODE_KMOD_DIRECT || !a->spec.latency)
+		return 0;
+	if (h->argw == 1) {
+		*argw = 1;
+		return 0;
+	}
+	if (h->argw == 0)
+		return set_err(h->err, sizeof(h->err), -EOPNOTSUPP,
+			       "kmod-direct --latency: no BTF says how '%s' takes its arguments "
+			       "(variadic, or a module without BTF); the trampoline calls the "
+			       "function itself and must know: time it in kmod-kprobe or fentry",
+			       h->name);
+	return set_err(h->err, sizeof(h->err), -EOPNOTSUPP,
+		       "kmod-direct --latency: '%s' takes arguments on the stack (%u words); "
+		       "the trampoline calls the function with its register arguments only: "
+		       "time it in kmod-kprobe or fentry", h->name, h->argw - 1);
+}
+
 /* The module has a comm filter (ABI 1.6: ATTACH2, ATTACH_BATCH2). */
 static bool kmod_comm_ok(const struct tracerd *d)
 {
@@ -216,6 +245,9 @@ static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook
 	if (str_copy(at.name, h->name, sizeof(at.name)))
 		return set_err(h->err, sizeof(h->err), -ENAMETOOLONG, "name '%s' too long", h->name);
 	ret = kmod_comm(d, a, at.comm, h->err, sizeof(h->err));
+	if (ret)
+		return ret;
+	ret = kmod_argw(a, h, &at.argw);
 	if (ret)
 		return ret;
 	/* without a comm, ATTACH (the prefix of ATTACH2): any module takes it */
@@ -267,6 +299,8 @@ static int kmod_batch_new(struct attachment *a, struct kmod_batch *b, bool attac
 					h->name);
 				continue;
 			}
+			if (kmod_argw(a, h, &e->argw))
+				continue;
 			e->addr = h->addr;
 		}
 		b->idx[b->n++] = i;
@@ -436,9 +470,10 @@ static int kmod_kprobe_misses(struct tracerd *d, struct attachment *a, struct ho
 static int kmod_ftrace_misses(struct tracerd *d, struct attachment *a, struct hook *h,
 			      __u64 *out, const char **why)
 {
-	if (a->spec.latency)	/* an fprobe: its nmissed */
+	if (a->spec.latency && a->mode == TRACERD_MODE_KMOD_CALLOPS)	/* an fprobe: its nmissed */
 		return kmod_kprobe_misses(d, a, h, out, why);
-	*why = "the module's ftrace callbacks do not count misses";
+	*why = a->spec.latency ? "the module's timing trampoline never skips a call" :
+				 "the module's ftrace callbacks do not count misses";
 	return -ENODATA;
 }
 
@@ -536,8 +571,13 @@ static const char *kmod_lat_unavailable(struct tracerd *d, __u32 km)
 		return d->kmod.reason;
 	if (d->kmod.abi_minor < 5)
 		return "kmod: the module is older than ABI 1.5 (no latency): install a matching one";
+	if (km == TRACERD_KMOD_DIRECT && d->kmod.abi_minor < 7)
+		return "kmod: the module is older than ABI 1.7 (no kmod-direct latency): install a matching one";
 	if (kmod_feat.latency_modes & (1U << km))
 		return NULL;
+	if (km == TRACERD_KMOD_DIRECT)
+		return "kmod: the module's trampoline times calls on x86_64 only (elsewhere "
+		       "kmod-kprobe's kretprobe does)";
 	return km == TRACERD_KMOD_CALLOPS ?
 		"kmod: no fprobe the module can use on this kernel (CONFIG_FPROBE, Linux 6.5 to 6.13; from 6.14 fprobe rides on function-graph, left off: kmod-kprobe times calls)" :
 		"kmod: no kretprobes on this kernel (CONFIG_KRETPROBES)";
@@ -551,6 +591,11 @@ static const char *kmod_comm_unavailable(struct tracerd *d)
 	if (kmod_open(d, &modes))
 		return d->kmod.reason;
 	return kmod_comm_ok(d) ? NULL : kmod_no_comm;
+}
+
+static const char *kmod_direct_lat_unavailable(struct tracerd *d)
+{
+	return kmod_lat_unavailable(d, TRACERD_KMOD_DIRECT);
 }
 
 static const char *kmod_kprobe_lat_unavailable(struct tracerd *d)
@@ -691,9 +736,11 @@ KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS | MODE_C
 			   "many functions: no BPF function mode works here" },
 	     .variant = { [MODE_VARIANT_SAVE_REGS] = &backend_kmod_callops_regs });
 KMOD_BACKEND(backend_kmod_direct, TRACERD_MODE_KMOD_DIRECT,
-	     KMOD_CAPS | MODE_CAP_DIRECT_CALL | MODE_CAP_DIRECT_EXCL, BACKEND_BATCH_ALL,
-	     kmod_direct_probe,
-	     kmod_ftrace_misses, NULL);
+	     KMOD_CAPS | MODE_CAP_DIRECT_CALL | MODE_CAP_DIRECT_EXCL | MODE_CAP_LATENCY,
+	     BACKEND_BATCH_ALL, kmod_direct_probe,
+	     kmod_ftrace_misses, NULL,
+	     .latency_unavailable = kmod_direct_lat_unavailable,
+	     .batch_latency = KMOD_KPROBE_BATCH);	/* a direct ops per function */
 KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS | MODE_CAP_LATENCY,
 	     KMOD_KPROBE_BATCH, kmod_kprobe_probe,
 	     kmod_kprobe_misses, NULL,

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "btfargs.h"
 #include "../lib/log.h"
 #include "../lib/symfilter.h"
 #include "../lib/strutil.h"
@@ -535,6 +536,7 @@ static void fill_hook(struct tracerd *d, struct symsrc *c, struct hook *h, const
 	}
 	/* no BTF (a module built without): 32 bits, an int's errors only */
 	h->ret64 = btf && func_ret(btf, h->btf_id, &size) == FUNC_RET_VALUE && size == 8;
+	h->argw = btf ? btf_func_argw(btf, h->btf_id) : 0;
 	if (need_addr) {
 		k = symtab_find(kallsyms(c), name);
 		h->addr = k ? k->addr : 0;

@@ -16,6 +16,8 @@
 #define TRACERD_DIRECT_SLOTS	1280
 #define TRACERD_HAVE_ARCH_TRAMP	1
 #define TRACERD_HAVE_ARCH_INT3	1
+/* the trampoline times calls (kmod-direct --latency) */
+#define TRACERD_HAVE_ARCH_DIRECT_LAT	1
 #elif defined(CONFIG_ARM64)
 /* Same slot scheme (tramp_arm64.S); kprobes on arm64 always take BRK. */
 #define TRACERD_DIRECT_SLOTS	1280
@@ -35,6 +37,9 @@
 #define TRACERD_HAVE_ARCH_TRAMP	0
 #define TRACERD_HAVE_ARCH_INT3	0
 #endif
+#ifndef TRACERD_HAVE_ARCH_DIRECT_LAT
+#define TRACERD_HAVE_ARCH_DIRECT_LAT	0
+#endif
 
 #ifndef __ASSEMBLY__
 #include <linux/types.h>
@@ -49,6 +54,15 @@ extern const unsigned long tracerd_direct_tramps[TRACERD_DIRECT_SLOTS];
  * address into the traced function (a batch's slot finds its member by it).
  */
 void tracerd_direct_hit(unsigned long slot, unsigned long ip);
+
+/*
+ * x86_64's trampoline: tracerd_direct_hit() that may time the call (a
+ * non-NULL attachment, *t0 its entry time), and the timed call's return.
+ */
+struct tracerd_att;
+struct tracerd_att *tracerd_direct_enter(unsigned long slot, unsigned long ip,
+					 u64 *t0);
+void tracerd_direct_exit_hit(struct tracerd_att *a, u64 t0);
 
 #ifdef CONFIG_X86_64
 #include <linux/string.h>

@@ -18,8 +18,9 @@
  *   kmod-callops     an fprobe (entry and exit handlers, the entry time in
  *                    its entry data): rethook before 6.14, the function
  *                    graph tracer from 6.14 (ftrace_compat.h)
- *   kmod-direct      none: its return would need a shadow stack in the
- *                    trampoline, not built (EOPNOTSUPP)
+ *   kmod-direct      its own trampoline (x86_64): a timed call is run by
+ *                    the trampoline, which keeps the entry time in its
+ *                    frame (tramp_x86_64.S); elsewhere EOPNOTSUPP
  *
  * and adds each call's duration to a per-CPU log2 histogram (this_cpu ops
  * and this_cpu_cmpxchg for min/max: lock-free, interrupt-safe).
@@ -223,24 +224,129 @@ static struct tracerd_att *tracerd_slot_att[TRACERD_DIRECT_SLOTS ?: 1];
 static struct tracerd_group *tracerd_slot_group[TRACERD_DIRECT_SLOTS ?: 1];
 static DEFINE_IDA(tracerd_slot_ida);
 
-/* Called from the trampoline stub of slot, ip inside the function. */
-void notrace tracerd_direct_hit(unsigned long slot, unsigned long ip)
+/*
+ * Called from the trampoline stub of slot, ip inside the function: count
+ * the call. For a call to time (kmod-direct --latency, x86_64) return its
+ * attachment with the entry time in *t0, the call counted in flight;
+ * else NULL.
+ */
+struct tracerd_att *notrace tracerd_direct_enter(unsigned long slot,
+						 unsigned long ip, u64 *t0)
 {
 	struct tracerd_group *g;
 	struct tracerd_att *a;
 
 	if (slot >= ARRAY_SIZE(tracerd_slot_att))
-		return;
+		return NULL;
 	a = READ_ONCE(tracerd_slot_att[slot]);
 	if (a) {
-		tracerd_att_hit(a);
-		return;
+		if (!tracerd_att_hit(a) || !a->lat)
+			return NULL;
+		this_cpu_inc(a->lat->entered);
+		*t0 = ktime_get_mono_fast_ns();
+		return a;
 	}
 	g = READ_ONCE(tracerd_slot_group[slot]);
 	if (g)
 		tracerd_group_hit(g, ip);
+	return NULL;
+}
+NOKPROBE_SYMBOL(tracerd_direct_enter);
+
+/* The trampolines that only count (no timed calls there). */
+void notrace tracerd_direct_hit(unsigned long slot, unsigned long ip)
+{
+	u64 t0;
+
+	tracerd_direct_enter(slot, ip, &t0);
 }
 NOKPROBE_SYMBOL(tracerd_direct_hit);
+
+/*
+ * A timed call of a returned, t0 its entry time (x86_64 trampoline). The
+ * call leaves the in-flight count last: a drained attachment may be freed
+ * right after (tracerd_drain_fn()).
+ */
+void notrace tracerd_direct_exit_hit(struct tracerd_att *a, u64 t0)
+{
+	struct tracerd_lat_pcpu __percpu *lat = a->lat;
+
+	tracerd_lat_add(a, t0);
+	smp_wmb();
+	this_cpu_inc(lat->left);
+}
+NOKPROBE_SYMBOL(tracerd_direct_exit_hit);
+
+/*
+ * Detached kmod-direct latency attachments with timed calls still running
+ * (a task asleep in the function returns through the trampoline): each
+ * holds a module reference until its calls have returned, checked every
+ * 100 ms. rmmod meanwhile says the module is in use.
+ */
+static LIST_HEAD(tracerd_draining);
+static bool tracerd_direct_lat_used;	/* a timing trampoline was ever armed */
+static DEFINE_MUTEX(tracerd_drain_lock);
+static void tracerd_drain_fn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(tracerd_drain_work, tracerd_drain_fn);
+
+/* Timed calls of a (disarmed: no new ones) not yet returned. */
+static u64 tracerd_inflight(const struct tracerd_att *a)
+{
+	u64 in = 0, out = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		out += READ_ONCE(per_cpu_ptr(a->lat, cpu)->left);
+	smp_rmb();
+	for_each_possible_cpu(cpu)
+		in += READ_ONCE(per_cpu_ptr(a->lat, cpu)->entered);
+	return in - out;
+}
+
+static void tracerd_att_destroy(struct tracerd_att *a);
+
+static void tracerd_drain_fn(struct work_struct *w)
+{
+	struct tracerd_att *a, *t;
+	LIST_HEAD(done);
+	bool more;
+
+	mutex_lock(&tracerd_drain_lock);
+	list_for_each_entry_safe(a, t, &tracerd_draining, drain)
+		if (!tracerd_inflight(a))
+			list_move(&a->drain, &done);
+	more = !list_empty(&tracerd_draining);
+	mutex_unlock(&tracerd_drain_lock);
+	if (!list_empty(&done))
+		synchronize_rcu_tasks();	/* the returns have left the trampoline */
+	list_for_each_entry_safe(a, t, &done, drain) {
+		list_del(&a->drain);
+		tracerd_att_destroy(a);
+		atomic64_dec(&tracerd_live.draining);
+		module_put(THIS_MODULE);
+	}
+	if (more)
+		schedule_delayed_work(&tracerd_drain_work, HZ / 10);
+}
+
+/*
+ * a (kmod-direct latency) has just been disarmed: true if it can be freed
+ * now, false if it went to drain.
+ */
+static bool tracerd_direct_settle(struct tracerd_att *a)
+{
+	/* every call that entered the trampoline has been counted in */
+	synchronize_rcu_tasks();
+	if (!tracerd_inflight(a))
+		return true;
+	__module_get(THIS_MODULE);
+	atomic64_inc(&tracerd_live.draining);
+	mutex_lock(&tracerd_drain_lock);
+	list_add_tail(&a->drain, &tracerd_draining);
+	mutex_unlock(&tracerd_drain_lock);
+	schedule_delayed_work(&tracerd_drain_work, HZ / 10);
+	return false;
+}
 
 static unsigned long tracerd_slot_tramp(int slot)
 {
@@ -293,9 +399,17 @@ static void tracerd_slot_put(struct tracerd_att *a)
 	a->slot = -1;
 }
 
-/* Module exit: every slot has been put by then. */
+/*
+ * Module exit: every slot has been put and nothing drains (each draining
+ * attachment holds a module reference) by then. A timed call that
+ * returned may still be on its way out of the trampoline: RCU tasks
+ * waits for it.
+ */
 void tracerd_direct_exit(void)
 {
+	cancel_delayed_work_sync(&tracerd_drain_work);
+	if (tracerd_direct_lat_used)
+		synchronize_rcu_tasks();
 	ida_destroy(&tracerd_slot_ida);
 }
 
@@ -418,6 +532,8 @@ u32 tracerd_latency_modes(void)
 		m |= BIT(TRACERD_KMOD_KPROBE);
 	if (TRACERD_HAVE_FPROBE_LAT)
 		m |= BIT(TRACERD_KMOD_CALLOPS);
+	if (TRACERD_HAVE_ARCH_DIRECT_LAT)
+		m |= BIT(TRACERD_KMOD_DIRECT);
 	return m & tracerd_modes_available();
 }
 
@@ -455,10 +571,18 @@ int tracerd_att_check(u32 mode, u32 flags)
 	return 0;
 }
 
-/* a's hook is an fprobe or a kretprobe (TRACERD_ATTACH_LATENCY). */
+/*
+ * a's hook is an fprobe or a kretprobe (TRACERD_ATTACH_LATENCY), or a
+ * timing trampoline (tracerd_is_direct_lat()).
+ */
 static bool tracerd_is_lat(const struct tracerd_att *a)
 {
 	return a->flags & TRACERD_ATTACH_LATENCY;
+}
+
+static bool tracerd_is_direct_lat(const struct tracerd_att *a)
+{
+	return tracerd_is_lat(a) && a->mode == TRACERD_KMOD_DIRECT;
 }
 
 static bool tracerd_is_kprobe(const struct tracerd_att *a)
@@ -507,14 +631,17 @@ static struct tracerd_att *tracerd_att_alloc(u32 mode, u32 flags,
 			goto out_free_pcpu;
 		}
 		atomic64_inc(&tracerd_live.allocs);
-		/* its own hook, never a batch member: fprobe or kretprobe */
+		/*
+		 * its own hook, never a batch member: fprobe or kretprobe, or
+		 * a trampoline slot of its own (direct: the switch below)
+		 */
 		if (mode == TRACERD_KMOD_KPROBE) {
 			a->krp.kp.addr = (kprobe_opcode_t *)addr;
 			a->krp.entry_handler = tracerd_kret_entry;
 			a->krp.handler = tracerd_kret_return;
 			a->krp.data_size = sizeof(u64);
 		}
-		member = true;	/* nothing of the switch below */
+		member = mode != TRACERD_KMOD_DIRECT;	/* nothing of the switch below */
 	}
 
 	switch (member ? 0 : mode) {
@@ -589,7 +716,8 @@ int tracerd_att_arm_ips(struct tracerd_att *a, unsigned long *ips,
 {
 	int ret;
 
-	if (tracerd_is_kprobe(a) || tracerd_is_lat(a) || a->armed || n == 0)
+	if (tracerd_is_kprobe(a) || a->armed || n == 0 ||
+	    (tracerd_is_lat(a) && !(tracerd_is_direct_lat(a) && n == 1)))
 		return -EINVAL;
 	if (n == 1)
 		ret = ftrace_set_filter_ip(&a->ops, ips[0], 0, 0);
@@ -599,9 +727,12 @@ int tracerd_att_arm_ips(struct tracerd_att *a, unsigned long *ips,
 		ret = tracerd_where_err(ret);
 		goto out_free_filter;
 	}
-	if (a->mode == TRACERD_KMOD_DIRECT)
+	if (a->mode == TRACERD_KMOD_DIRECT) {
+		if (tracerd_is_direct_lat(a))
+			WRITE_ONCE(tracerd_direct_lat_used, true);
 		ret = tracerd_register_direct(&a->ops,
 					      tracerd_slot_tramp(a->slot));
+	}
 	else
 		ret = register_ftrace_function(&a->ops);
 	if (ret)
@@ -619,7 +750,7 @@ int tracerd_att_arm(struct tracerd_att *a)
 {
 	int ret;
 
-	if (!tracerd_is_kprobe(a) && !tracerd_is_lat(a))
+	if (!tracerd_is_kprobe(a) && (!tracerd_is_lat(a) || tracerd_is_direct_lat(a)))
 		return tracerd_att_arm_ips(a, &a->addr, 1);
 	if (a->armed)
 		return -EINVAL;
@@ -692,7 +823,7 @@ static bool tracerd_att_disarm(struct tracerd_att *a)
 
 	if (!a->armed)
 		return true;
-	if (tracerd_is_lat(a)) {
+	if (tracerd_is_lat(a) && !tracerd_is_direct_lat(a)) {
 		/* both wait for running handlers; nothing to leak */
 		if (a->mode == TRACERD_KMOD_CALLOPS)
 			tracerd_fprobe_disarm(a);
@@ -752,6 +883,8 @@ void tracerd_att_free(struct tracerd_att *a)
 		return;
 	}
 	if (!tracerd_att_disarm(a))
+		return;
+	if (tracerd_is_direct_lat(a) && !tracerd_direct_settle(a))
 		return;
 	tracerd_att_destroy(a);
 }

@@ -184,6 +184,51 @@ static int tracerd_check_how(u32 mode, u32 flags, u32 tgid, u32 reserved)
 	return ret;
 }
 
+/* kmod-direct timing a call: the trampoline calls the function itself */
+static bool tracerd_direct_lat(u32 mode, u32 flags)
+{
+	return mode == TRACERD_KMOD_DIRECT && (flags & TRACERD_ATTACH_LATENCY);
+}
+
+/*
+ * Functions that never return: a timed call of one would keep the
+ * trampoline's frame, and with it the module, forever (BPF refuses fexit
+ * on them for the same reason).
+ */
+static const char *const tracerd_noreturn[] = {
+	"do_exit", "do_group_exit", "make_task_dead", "kthread_exit",
+	"kthread_complete_and_exit", "__x64_sys_exit", "__x64_sys_exit_group",
+	"__ia32_sys_exit", "__ia32_sys_exit_group", "__do_sys_exit",
+	"__do_sys_exit_group", "__se_sys_exit", "__se_sys_exit_group",
+	"panic", "nmi_panic", "__stack_chk_fail", "__ubsan_handle_builtin_unreachable",
+	"rewind_stack_and_make_dead", "cpu_startup_entry", "machine_real_restart",
+	"kernel_restart", "kernel_halt", "kernel_power_off", "emergency_restart",
+};
+
+/*
+ * The argument words of an attach request (argw, ABI 1.7): 0 except for
+ * kmod-direct --latency, whose trampoline calls the function with its
+ * register arguments and so takes only functions with none on the stack
+ * (argw 1: "1 + no stack words", from the function's BTF; 0 = not said:
+ * -EINVAL; more: -EOPNOTSUPP) and none that never returns
+ * (-EADDRNOTAVAIL, as for any function the mode cannot hook).
+ */
+static int tracerd_check_argw(u32 mode, u32 flags, u32 argw, const char *name)
+{
+	size_t i;
+
+	if (!tracerd_direct_lat(mode, flags))
+		return argw ? -EINVAL : 0;
+	if (argw == 0)
+		return -EINVAL;
+	if (argw > 1)
+		return -EOPNOTSUPP;
+	for (i = 0; i < ARRAY_SIZE(tracerd_noreturn); i++)
+		if (!strcmp(name, tracerd_noreturn[i]))
+			return -EADDRNOTAVAIL;
+	return 0;
+}
+
 /* The function of an attach request: its address and name agree. */
 static int tracerd_check_func(u64 addr, const char *name)
 {
@@ -214,8 +259,7 @@ static int tracerd_check_filter(struct tracerd_filter *filt, u32 tgid,
 static int tracerd_check_attach(const struct tracerd_attach2 *req,
 				struct tracerd_filter *filt)
 {
-	int ret = tracerd_check_how(req->mode, req->flags, req->tgid,
-				    req->reserved);
+	int ret = tracerd_check_how(req->mode, req->flags, req->tgid, 0);
 
 	if (ret == -EINVAL)
 		return ret;
@@ -225,7 +269,8 @@ static int tracerd_check_attach(const struct tracerd_attach2 *req,
 		return -EINVAL;
 	if (ret)
 		return ret;
-	return tracerd_check_func(req->addr, req->name);
+	ret = tracerd_check_func(req->addr, req->name);
+	return ret ?: tracerd_check_argw(req->mode, req->flags, req->argw, req->name);
 }
 
 _Static_assert(offsetof(struct tracerd_attach2, comm) == sizeof(struct tracerd_attach),
@@ -302,7 +347,8 @@ static struct tracerd_att *tracerd_batch_entry_new(const struct tracerd_batch2 *
 {
 	struct tracerd_att *a;
 
-	e->error = e->reserved ? -EINVAL : tracerd_check_func(e->addr, e->name);
+	e->error = tracerd_check_func(e->addr, e->name) ?:
+		   tracerd_check_argw(b->mode, b->flags, e->argw, e->name);
 	if (e->error)
 		return NULL;
 	a = tracerd_member_new(b->mode, b->flags, filt, e->addr);
@@ -611,6 +657,7 @@ static long tracerd_ioc_stats(void __user *arg)
 	s.attachments = atomic64_read(&tracerd_live.attachments);
 	s.allocs = atomic64_read(&tracerd_live.allocs);
 	s.direct_slots = atomic64_read(&tracerd_live.direct_slots);
+	s.draining = atomic64_read(&tracerd_live.draining);
 	if (copy_to_user(arg, &s, sizeof(s)))
 		return -EFAULT;
 	return 0;

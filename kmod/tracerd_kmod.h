@@ -10,6 +10,7 @@
 #include <linux/fprobe.h>
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
+#include <linux/list.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
 
@@ -28,6 +29,8 @@ struct tracerd_pcpu {
  * until the first sample (a 0 ns sample shows as hist[0]).
  */
 struct tracerd_lat_pcpu {
+	u64 entered;			/* kmod-direct: timed calls in, */
+	u64 left;			/* and out of the trampoline */
 	u64 sum;
 	u64 min;
 	u64 max;
@@ -67,6 +70,7 @@ struct tracerd_att {
 	unsigned long probe_addr;	/* where the hook sits */
 	struct tracerd_pcpu __percpu *pcpu;
 	struct tracerd_lat_pcpu __percpu *lat;	/* TRACERD_ATTACH_LATENCY, or NULL */
+	struct list_head drain;		/* kmod-direct latency, detached in flight */
 	union {
 		struct ftrace_ops ops;	/* callops, direct */
 		struct kprobe kp;	/* kprobe, kprobe-int3 */
@@ -81,6 +85,7 @@ struct tracerd_stats_live {
 	atomic64_t attachments;
 	atomic64_t allocs;
 	atomic64_t direct_slots;
+	atomic64_t draining;
 };
 extern struct tracerd_stats_live tracerd_live;
 

@@ -24,7 +24,8 @@
  *     EFAULT        the argument pointer cannot be read or written
  *     EINVAL        malformed request: unknown mode, a mode the command does
  *                   not take, unknown flag bit, a flag the mode does not take, non-zero reserved field, address
- *                   0, tgid above PID_MAX_LIMIT, N or K of 0; ATTACH2,
+ *                   0, tgid above PID_MAX_LIMIT, N or K of 0; argw other
+ *                   than 0 outside kmod-direct latency, 0 in it; ATTACH2,
  *                   ATTACH_BATCH2: comm not NUL-terminated within
  *                   TRACERD_COMM_FILTER_LEN bytes, or a non-zero byte
  *                   after its NUL
@@ -39,9 +40,12 @@
  *                   direct: ftrace has no call site there (notrace, data,
  *                   ...); kprobe: the kernel refuses a kprobe there;
  *                   kprobe-int3: no ftrace call site to step over (x86: 5
- *                   bytes, riscv64: 8)
+ *                   bytes, riscv64: 8); direct + LATENCY: a function
+ *                   that never returns (do_exit, ...)
  *     EOPNOTSUPP    the mode or flag does not exist on this kernel/arch
- *                   (see TRACERD_IOC_FEATURES: modes, flags)
+ *                   (see TRACERD_IOC_FEATURES: modes, flags); direct +
+ *                   LATENCY: the function has arguments on the stack
+ *                   (argw above 1)
  *     EBUSY         direct: the function already carries a direct call
  *                   (another kmod-direct attachment, or a BPF fentry/fexit
  *                   trampoline)
@@ -92,6 +96,19 @@
  * address together with the name; the module checks that they agree with
  * kallsyms (ENXIO, ESRCH) and never looks a name up itself.
  *
+ * argw (ABI 1.7; tracerd_attach's and tracerd_batch_entry's field that
+ * was `reserved`, must be 0 otherwise). kmod-direct with
+ * TRACERD_ATTACH_LATENCY times a call by calling the function from its
+ * trampoline (x86_64), with the argument registers as they came: a
+ * function whose arguments are partly on the stack would find them
+ * elsewhere. The caller says how the arguments travel, from the
+ * function's BTF: argw = 1 + the 8-byte stack words they take. Only
+ * argw 1 (every argument in a register) is taken. A timed call's return
+ * runs through the module, so a detached attachment whose calls are still
+ * running (a task asleep in the function) stays, and holds the module
+ * loaded, until they have returned (TRACERD_IOC_STATS: draining; rmmod
+ * says the module is in use meanwhile).
+ *
  * tgid. 0 counts every task; otherwise only tasks whose thread-group id
  * (in the initial pid namespace) equals tgid are counted as hits, the
  * others as `filtered`.
@@ -121,10 +138,11 @@
 #define TRACERD_IOC_MAGIC	'x'
 
 #define TRACERD_ABI_MAJOR	1
-#define TRACERD_ABI_MINOR	6	/* 1.2: SITE, BENCH_ALL; 1.3: ATTACH_BATCH, DETACH_BATCH;
+#define TRACERD_ABI_MINOR	7	/* 1.2: SITE, BENCH_ALL; 1.3: ATTACH_BATCH, DETACH_BATCH;
 					 * 1.4: SITES;
 					 * 1.5: ATTACH_LATENCY, LATENCY, features.latency_modes;
-					 * 1.6: ATTACH2, ATTACH_BATCH2 (comm filter) */
+					 * 1.6: ATTACH2, ATTACH_BATCH2 (comm filter);
+					 * 1.7: kmod-direct LATENCY (argw), stats.draining */
 
 /* Attach modes (DESIGN.md, "The three attach paths"). 0 is never valid. */
 enum tracerd_kmod_mode {
@@ -211,7 +229,9 @@ struct tracerd_attach {
 	__u32 mode;		/* in: enum tracerd_kmod_mode */
 	__u32 flags;		/* in: TRACERD_ATTACH_* */
 	__u32 tgid;		/* in: 0 = every task, else this thread group only */
-	__u32 reserved;		/* in: must be 0 */
+	__u32 argw;		/* in: 0; kmod-direct + LATENCY (ABI 1.7): 1 + the
+				 * 8-byte words of the function's arguments
+				 * passed on the stack (its BTF): see below */
 	__u64 id;		/* out: attachment id, >= 1, unique per fd */
 	__u64 probe_addr;	/* out: where the hook sits (kprobe-int3: addr+5/+9) */
 	char name[TRACERD_NAME_LEN];	/* in: the function's name, NUL-terminated */
@@ -226,7 +246,9 @@ struct tracerd_attach2 {
 	__u32 mode;		/* in: enum tracerd_kmod_mode */
 	__u32 flags;		/* in: TRACERD_ATTACH_* */
 	__u32 tgid;		/* in: 0 = every task, else this thread group only */
-	__u32 reserved;		/* in: must be 0 */
+	__u32 argw;		/* in: 0; kmod-direct + LATENCY (ABI 1.7): 1 + the
+				 * 8-byte words of the function's arguments
+				 * passed on the stack (its BTF): see below */
 	__u64 id;		/* out: attachment id, >= 1, unique per fd */
 	__u64 probe_addr;	/* out: where the hook sits (kprobe-int3: addr+5/+9) */
 	char name[TRACERD_NAME_LEN];	/* in: the function's name, NUL-terminated */
@@ -265,7 +287,10 @@ struct tracerd_stats {
 	__u64 attachments;	/* out: live attachments, every file and bench */
 	__u64 allocs;		/* out: live allocations made by the module */
 	__u64 direct_slots;	/* out: direct trampoline slots in use */
-	__u64 reserved[4];	/* out: 0 */
+	__u64 draining;		/* out: detached kmod-direct latency attachments
+				 * whose timed calls have not all returned
+				 * (ABI 1.7; counted in attachments too) */
+	__u64 reserved[3];	/* out: 0 */
 };
 
 /*
@@ -399,7 +424,7 @@ struct tracerd_batch_entry {
 	__u64 id;		/* attach out (0 on error); detach in */
 	__u64 probe_addr;	/* attach out: where the hook sits */
 	__s32 error;		/* out: 0 or -errno of this entry */
-	__u32 reserved;		/* in: must be 0 */
+	__u32 argw;		/* in: as tracerd_attach2's (0 before ABI 1.7) */
 	char name[TRACERD_NAME_LEN];	/* attach in: NUL-terminated */
 };
 

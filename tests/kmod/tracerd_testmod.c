@@ -221,7 +221,7 @@ static ssize_t tm_sleep_write(struct file *f, const char __user *ubuf,
 
 	if (ret)
 		return ret;
-	if (us > 1000000)
+	if (us > 10000000)	/* 10 s */
 		return -E2BIG;
 	tm_sink += tracerd_testmod_sleep(us);
 	return len;

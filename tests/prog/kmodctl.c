@@ -70,6 +70,8 @@
  *                    with no NUL (N = field size)
  *   --tgid N|self    tgid filter (default self for count/cycles, 0 else)
  *   --flags N  --reserved N  --repeat R
+ *   --argw N         the argw field (ABI 1.7; default 1 for direct
+ *                    --latency, else --reserved's N or 0)
  *   --latency        TRACERD_ATTACH_LATENCY: count also reads each
  *                    attachment's histogram (TRACERD_IOC_LATENCY), prints
  *                    "lat: count=.. sum=.. min=.. max=.. missed=.. hist=.."
@@ -110,6 +112,7 @@ struct opts {
 	long long tgid;		/* --tgid, -1 = default */
 	unsigned int flags;
 	unsigned int reserved;
+	long long argw;		/* --argw, -1 = default */
 	int repeat;
 	long other;
 	const char *ready;	/* --signal-ready */
@@ -202,6 +205,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->tgid = -1;
+	o->argw = -1;
 	o->repeat = 1;
 	for (i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -235,6 +239,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->flags = strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--reserved"))
 			o->reserved = strtoul(v, NULL, 0);
+		else if (!strcmp(a, "--argw"))
+			o->argw = strtoll(v, NULL, 0);
 		else if (!strcmp(a, "--repeat"))
 			o->repeat = atoi(v);
 		else if (!strcmp(a, "--other"))
@@ -285,7 +291,10 @@ static void make_req(struct tracerd_attach2 *req, const char *mode, const char *
 	}
 	req->addr = addr;
 	req->tgid = (__u32)(o->tgid >= 0 ? o->tgid : def_tgid);
-	req->reserved = o->reserved;
+	/* argw: --argw, else --reserved, else 1 for kmod-direct latency (the
+	 * test functions take their arguments in registers) */
+	req->argw = o->argw >= 0 ? (__u32)o->argw : o->reserved ? o->reserved :
+		    req->mode == TRACERD_KMOD_DIRECT && (req->flags & TRACERD_ATTACH_LATENCY);
 	if (o->name_fill)
 		memset(req->name, 'a', o->name_fill < TRACERD_NAME_LEN ? o->name_fill
 								  : TRACERD_NAME_LEN);
@@ -412,10 +421,12 @@ static int cmd_stats(int clean)
 	if (ioctl(fd, TRACERD_IOC_STATS, &s))
 		return errno;
 	close(fd);
-	printf("files=%llu attachments=%llu allocs=%llu direct_slots=%llu\n",
+	printf("files=%llu attachments=%llu allocs=%llu direct_slots=%llu draining=%llu\n",
 	       (unsigned long long)s.files, (unsigned long long)s.attachments,
-	       (unsigned long long)s.allocs, (unsigned long long)s.direct_slots);
-	if (clean && (s.files != 1 || s.attachments || s.allocs != 1 || s.direct_slots))
+	       (unsigned long long)s.allocs, (unsigned long long)s.direct_slots,
+	       (unsigned long long)s.draining);
+	if (clean && (s.files != 1 || s.attachments || s.allocs != 1 || s.direct_slots ||
+		      s.draining))
 		return 1;
 	return 0;
 }

@@ -123,7 +123,7 @@ TEST(struct_layouts)
 		PIN(sizeof(struct tracerd_attach2), 200),
 		OFF(tracerd_attach2, mode, 8),
 		OFF(tracerd_attach2, tgid, 16),
-		OFF(tracerd_attach2, reserved, 20),
+		OFF(tracerd_attach2, argw, 20),	/* 1.7: was reserved */
 		OFF(tracerd_attach2, id, 24),
 		OFF(tracerd_attach2, probe_addr, 32),
 		OFF(tracerd_attach2, name, 40),
@@ -136,6 +136,10 @@ TEST(struct_layouts)
 		OFF(tracerd_batch2, reserved, 28),
 		OFF(tracerd_batch2, comm, 32),
 		OFF(tracerd_batch2, reserved2, 48),
+		/* 1.7: argw where reserved was, stats.draining */
+		OFF(tracerd_attach, argw, 20),
+		OFF(tracerd_batch_entry, argw, 28),
+		OFF(tracerd_stats, draining, 32),
 	};
 	CHECK(t);
 }

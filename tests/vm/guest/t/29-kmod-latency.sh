@@ -1,16 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tracerd_kmod latency (TRACERD_ATTACH_LATENCY, ABI 1.5): kmod-kprobe (a
-# kretprobe, every kernel) and kmod-callops (an fprobe, where the kernel
-# has CONFIG_FPROBE) time every call of this process: N calls give hits ==
+# kretprobe, every kernel), kmod-callops (an fprobe, where the kernel
+# has CONFIG_FPROBE) and kmod-direct (its own trampoline calls the
+# function, x86_64, ABI 1.7) time every call of this process: N calls give hits ==
 # timed calls == sum of the histogram == N, min <= max, nothing missed,
 # on the test module's target and on getpgid (another process's calls are
 # filtered, untimed), with several attachments at once. Where the module
-# has no latency the attach says EOPNOTSUPP (kmod-direct everywhere,
+# has no latency the attach says EOPNOTSUPP (kmod-direct off x86_64,
 # kmod-callops without fprobe), kprobe-int3 and save_regs EINVAL; an
 # attachment without the flag answers LATENCY with ENODATA (kmodctl count
 # checks it on every count). The holder of latency attachments killed
 # (SIGKILL) or exiting with the targets hot detaches everything, rmmod
-# is refused while it holds them and succeeds right after. riscv64 6.12
+# is refused while it holds them and succeeds right after. kmod-direct
+# latency: argw 0 (not said) EINVAL, 2 (stack arguments) EOPNOTSUPP, a
+# function that never returns EADDRNOTAVAIL; a timed call asleep in the
+# function when its holder dies keeps the attachment draining (stats
+# draining=1, rmmod refused, no oops) until it returns through the
+# trampoline, then the module unloads. riscv64 6.12
 # (kernel_has entry_kprobe fails: a function's entry is its ftrace site, no
 # KPROBES_ON_FTRACE) refuses the kretprobe there: EADDRNOTAVAIL, and with
 # no fprobe either the module times nothing there: the lifetime part is
@@ -36,10 +42,13 @@ expect_eq "TRACERD_ATTACH_LATENCY in attach_flags" $(( (aflags >> 1) & 1 )) 1
 expect_eq "kmod-kprobe latency" $(( (lat >> 3) & 1 )) 1
 want=0; kernel_has fprobe_lat && want=1
 expect_eq "kmod-callops latency iff fprobe on rethook (6.5 to 6.13)" $(( (lat >> 1) & 1 )) $want
-expect_eq "no latency in kmod-direct nor kprobe-int3" $(( lat & ((1 << 2) | (1 << 4)) )) 0
+want=0; [ "$(uname -m)" = x86_64 ] && has 2 && want=1
+expect_eq "kmod-direct latency iff x86_64" $(( (lat >> 2) & 1 )) $want
+expect_eq "no latency in kprobe-int3" $(( lat & (1 << 4) )) 0
 
-for spec in kprobe:3 callops:1; do
+for spec in kprobe:3 callops:1 direct:2; do
 	m=${spec%:*}
+	[ $m = direct ] && ! has 2 && continue
 	if [ "$m" = kprobe ] && ! kernel_has entry_kprobe; then
 		out=$(kmodctl attach kprobe $T --latency); rc=$?
 		expect_eq "kprobe latency: the kretprobe at the ftrace site refused: errno (EADDRNOTAVAIL)" $rc 99
@@ -71,9 +80,21 @@ nolat=kprobe; kernel_has entry_kprobe || nolat=callops
 kmodctl count $nolat $T 10 > /dev/null || fail "$nolat count without latency"
 
 # error paths
-if has 2; then
+if has 2 && ! haslat 2; then
 	out=$(kmodctl attach direct $T --latency); rc=$?
-	expect_eq "direct latency: EOPNOTSUPP (no return hook in the trampoline)" $rc 95
+	expect_eq "direct latency off x86_64: EOPNOTSUPP" $rc 95
+fi
+if haslat 2; then
+	out=$(kmodctl attach direct $T --latency --argw 0); rc=$?
+	expect_eq "direct latency, argw 0 (not said): EINVAL" $rc 22
+	out=$(kmodctl attach direct $T --latency --argw 2); rc=$?
+	expect_eq "direct latency, argw 2 (stack arguments): EOPNOTSUPP" $rc 95
+	out=$(kmodctl attach direct $T --argw 1); rc=$?
+	expect_eq "direct without latency, argw 1: EINVAL" $rc 22
+	out=$(kmodctl attach callops $T --latency --argw 1); rc=$?
+	expect_eq "callops latency, argw 1: EINVAL" $rc 22
+	out=$(kmodctl attach direct do_group_exit --latency); rc=$?
+	expect_eq "direct latency on do_group_exit (never returns): EADDRNOTAVAIL" $rc 99
 fi
 if has 4; then
 	out=$(kmodctl attach kprobe-int3 $T --latency); rc=$?
@@ -127,6 +148,29 @@ for round in 1 2; do
 	echo "ok: round $round: the holder's latency attachments went with it, rmmod succeeded"
 done
 trap - EXIT
+
+# kmod-direct latency: a timed call asleep in the function outlives its
+# attachment; the module stays until it has returned through the trampoline
+if haslat 2; then
+	load_kmod
+	S=tracerd_testmod_sleep
+	specs="direct:$S"
+	hold
+	sh -c "echo 4000000 > $TESTMOD_DBG/sleep_us" & sleeper=$!
+	sleep 1
+	kill -KILL $holder; wait $holder 2>/dev/null
+	st=$(kmodctl stats); echo "$st"
+	grep -q "attachments=1 .* draining=1" <<< "$st" || fail "no draining attachment: $st"
+	rmmod tracerd_kmod 2>/dev/null && fail "rmmod succeeded with a timed call in flight"
+	wait $sleeper || fail "the sleeping call did not return"
+	for _ in $(seq 100); do
+		kmodctl stats | grep -q "draining=0" && break
+		sleep 0.1
+	done
+	kmodctl clean || fail "not clean after the timed call returned"
+	rmmod tracerd_kmod || fail "rmmod after the drain"
+	echo "ok: direct latency: the attachment drained when the sleeping call returned, rmmod succeeded"
+fi
 load_kmod
 kmodctl clean || fail "not clean after the test"
 unload_mod tracerd_kmod

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * How a kernel function takes its arguments, by its BTF. kmod-direct
+ * --latency hands it to the module (argw, ABI 1.7), whose x86_64
+ * trampoline calls the function with the register arguments only.
+ */
+#ifndef TRACERD_BTFARGS_H
+#define TRACERD_BTFARGS_H
+
+#include <linux/types.h>
+
+struct btf;
+
+/*
+ * 1 + the 8-byte stack words FUNC id of btf needs for its arguments on
+ * x86_64 (System V), 0 when unknown (not a FUNC, variadic, a size BTF
+ * cannot give).
+ */
+__u32 btf_func_argw(const struct btf *btf, __s32 id);
+
+#endif
