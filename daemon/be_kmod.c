@@ -268,6 +268,7 @@ struct kmod_batch {
 	struct tracerd_batch_entry *e;
 	size_t *idx;
 	__u32 n;
+	__u32 refused;		/* hooks the mode cannot take (kmod_argw) */
 };
 
 /* The batch of every hook the registry left to attach (or, detach, attached). */
@@ -276,6 +277,7 @@ static int kmod_batch_new(struct attachment *a, struct kmod_batch *b, bool attac
 	size_t i;
 
 	b->n = 0;
+	b->refused = 0;
 	b->e = calloc(a->nr_hooks ? a->nr_hooks : 1, sizeof(*b->e));
 	b->idx = calloc(a->nr_hooks ? a->nr_hooks : 1, sizeof(*b->idx));
 	if (!b->e || !b->idx) {
@@ -299,8 +301,10 @@ static int kmod_batch_new(struct attachment *a, struct kmod_batch *b, bool attac
 					h->name);
 				continue;
 			}
-			if (kmod_argw(a, h, &e->argw))
+			if (kmod_argw(a, h, &e->argw)) {
+				b->refused++;
 				continue;
+			}
 			e->addr = h->addr;
 		}
 		b->idx[b->n++] = i;
@@ -336,8 +340,11 @@ static int kmod_attach_batch(struct tracerd *d, struct attachment *a)
 	if (ret)
 		return set_err(a->hooks[0].err, sizeof(a->hooks[0].err), ret, "out of memory");
 	if (b.n == 0) {
+		/* none left: the mode cannot take them (a refusal, as the
+		 * module's would be), or nothing to attach */
+		ret = b.refused ? -EOPNOTSUPP : -ENOENT;
 		kmod_batch_free(&b);
-		return -ENOENT;
+		return ret;
 	}
 	req.entries = (__u64)(unsigned long)b.e;
 	req.count = b.n;

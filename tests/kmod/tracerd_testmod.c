@@ -64,6 +64,28 @@ __noipa int tracerd_testmod_sleep(unsigned int us)
 }
 
 /*
+ * Argument layouts kmod-direct --latency refuses (its trampoline calls the
+ * function with the register arguments only): eight longs (two on the
+ * stack), and a variadic function (its BTF cannot say). Never called.
+ */
+long tracerd_testmod_args8(long a, long b, long c, long d, long e, long f,
+			   long g, long h);
+int tracerd_testmod_vararg(int n, ...);
+
+__noipa long tracerd_testmod_args8(long a, long b, long c, long d, long e,
+				   long f, long g, long h)
+{
+	return a + b + c + d + e + f + g + h;
+}
+EXPORT_SYMBOL_GPL(tracerd_testmod_args8);
+
+__noipa int tracerd_testmod_vararg(int n, ...)
+{
+	return n;
+}
+EXPORT_SYMBOL_GPL(tracerd_testmod_vararg);
+
+/*
  * --errors targets (tracectl attach --errors): what each returns, every
  * call. Two 64-bit values whose low 32 bits read as -EBUSY but are no
  * error (their upper half is not all ones), a real ERR_PTR(-ENOENT), and

@@ -7,7 +7,8 @@
 # own call's, so both get one sample per call and each write that slept
 # lasted at least US. The module's
 # latency (kmod-kprobe: kretprobe; kmod-callops: fprobe, where the kernel
-# has it; kmod-direct: its trampoline, x86_64) the same way, in stats, JSON and /metrics; --latency where the
+# has it; kmod-direct: its trampoline, x86_64, which refuses a function
+# with arguments on the stack or a variadic one, naming why) the same way, in stats, JSON and /metrics; --latency where the
 # module has none is refused with the reason. riscv64 6.12 (kernel_has
 # entry_kprobe fails) has no kretprobe at a function's entry: kmod-kprobe
 # is unavailable there, its attach refused (exit 6).
@@ -38,6 +39,15 @@ else
 fi
 if [ "$(uname -m)" = x86_64 ]; then
 	kmods="$kmods kmod-direct"
+	# its trampoline calls the function with the register arguments only
+	for f in "tracerd_testmod_args8:takes arguments on the stack (2 words)" \
+		 "tracerd_testmod_vararg:no BTF says how"; do
+		out=$($C --json attach "${f%%:*}" --mode kmod-direct --latency); rc=$?
+		echo "kmod-direct --latency ${f%%:*}: exit $rc: $(jp .error.message <<< "$out")"
+		expect_eq "kmod-direct --latency ${f%%:*}: exit (attach_failed)" $rc 6
+		grep -qF "${f#*:}" <<< "$out" || fail "kmod-direct --latency ${f%%:*}: $out"
+	done
+	expect_eq "nothing attached after the refusals" "$($C --json list | jp '.attachments|length')" 0
 else
 	out=$($C --json attach tracerd_testmod_sleep --mode kmod-direct --latency); rc=$?
 	expect_eq "kmod-direct --latency off x86_64: exit (unavailable)" $rc 6
