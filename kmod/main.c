@@ -209,18 +209,26 @@ static const char *const tracerd_noreturn[] = {
  * The argument words of an attach request (argw, ABI 1.7): 0 except for
  * kmod-direct --latency, whose trampoline calls the function with its
  * register arguments and so takes only functions with none on the stack
- * (argw 1: "1 + no stack words", from the function's BTF; 0 = not said:
- * -EINVAL; more: -EOPNOTSUPP) and none that never returns
- * (-EADDRNOTAVAIL, as for any function the mode cannot hook).
+ * (argw 1: "1 + no stack words", from the function's BTF). Malformed
+ * (-EINVAL, checked with the mode and flags): non-zero elsewhere, 0 (not
+ * said) there.
+ */
+static int tracerd_check_argw_form(u32 mode, u32 flags, u32 argw)
+{
+	return !tracerd_direct_lat(mode, flags) == !argw ? 0 : -EINVAL;
+}
+
+/*
+ * The function against argw, once it is known: stack arguments
+ * (argw > 1) -EOPNOTSUPP, a function that never returns -EADDRNOTAVAIL
+ * (as for any function the mode cannot hook).
  */
 static int tracerd_check_argw(u32 mode, u32 flags, u32 argw, const char *name)
 {
 	size_t i;
 
 	if (!tracerd_direct_lat(mode, flags))
-		return argw ? -EINVAL : 0;
-	if (argw == 0)
-		return -EINVAL;
+		return 0;
 	if (argw > 1)
 		return -EOPNOTSUPP;
 	for (i = 0; i < ARRAY_SIZE(tracerd_noreturn); i++)
@@ -261,8 +269,9 @@ static int tracerd_check_attach(const struct tracerd_attach2 *req,
 {
 	int ret = tracerd_check_how(req->mode, req->flags, req->tgid, 0);
 
-	if (ret == -EINVAL)
-		return ret;
+	if (ret == -EINVAL ||
+	    tracerd_check_argw_form(req->mode, req->flags, req->argw))
+		return -EINVAL;
 	if (req->addr == 0)
 		return -EINVAL;
 	if (tracerd_check_filter(filt, req->tgid, req->comm, req->reserved2))
@@ -347,7 +356,8 @@ static struct tracerd_att *tracerd_batch_entry_new(const struct tracerd_batch2 *
 {
 	struct tracerd_att *a;
 
-	e->error = tracerd_check_func(e->addr, e->name) ?:
+	e->error = tracerd_check_argw_form(b->mode, b->flags, e->argw) ?:
+		   tracerd_check_func(e->addr, e->name) ?:
 		   tracerd_check_argw(b->mode, b->flags, e->argw, e->name);
 	if (e->error)
 		return NULL;
