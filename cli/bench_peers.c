@@ -356,8 +356,10 @@ static const struct {
 	{ "fentry-multi", { "ref-fentry", "bpftrace-kfunc" }, true },
 	{ "fsession", { "ref-fentry", "bpftrace-kfunc" }, true },
 	/* the module's native hooks: its ftrace_ops (latency: fprobe), its
+	 * direct call (latency: the trampoline calls the function), its
 	 * kprobe (latency: kretprobe) */
 	{ "kmod-callops", { "ref-fentry", "bpftrace-kfunc" }, false },
+	{ "kmod-direct", { "ref-fentry", "bpftrace-kfunc" }, false },
 	{ "kmod-kprobe", { "ref-kprobe", "bpftrace-kprobe" }, false },
 };
 

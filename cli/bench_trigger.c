@@ -414,10 +414,12 @@ int bench_trigger(struct bench *b, int argc, char **argv)
 	for (i = 0; i < o.nmodes; i++)
 		for (j = 0; j < o.nvariants; j++) {
 			/* kmod modes count with a C callback; latency in kmod-kprobe
-			 * (kretprobe) and kmod-callops (fprobe) only; no empty */
+			 * (kretprobe), kmod-callops (fprobe) and kmod-direct (its
+			 * trampoline) only; no empty */
 			if (!strncmp(o.modes[i], "kmod-", 5) && strcmp(o.variants[j], "count") &&
 			    (strcmp(o.variants[j], "latency") || (strcmp(o.modes[i], "kmod-kprobe") &&
-								  strcmp(o.modes[i], "kmod-callops"))))
+								  strcmp(o.modes[i], "kmod-callops") &&
+								  strcmp(o.modes[i], "kmod-direct"))))
 				continue;
 			/* the empty program exists for the modes of all_modes only */
 			if (!strcmp(o.variants[j], "empty") && !listed_mode(o.modes[i]))
