@@ -87,7 +87,7 @@ for spec in callops:1 direct:2 kprobe:3; do
 done
 
 # latency: a filtered call is not timed (count checks count == hist == N)
-for spec in kprobe:3 callops:1; do
+for spec in kprobe:3 callops:1 direct:2; do
 	mode=${spec%:*}
 	haslat "${spec#*:}" || { echo "$mode: no latency on this kernel"; continue; }
 	out=$(kmodctl count $mode $T "$n" --latency --tgid 0 --comm trcd --as trcd \
