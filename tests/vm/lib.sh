@@ -22,6 +22,9 @@ VM_BOOTS_ALL="6.12 7.2 6.1-arm64 6.1 6.12-arm64 7.2-riscv64 6.12-riscv64 6.12@sy
 VM_BOOTS_FULL="7.2-arm64"
 [ "${PROFILE:-ci}" = full ] && VM_BOOTS_ALL="$VM_BOOTS_FULL $VM_BOOTS_ALL"
 VM_VARIANT_TESTS=${VM_VARIANT_TESTS:-"01-kmod-load 20-kmod-attach 24-kmod-bench 26-kmod-site"}
+# and on x86 (call depth tracking): kmod-direct's timing trampoline, which
+# calls and returns across the accounting
+VM_VARIANT_TESTS_amd64=${VM_VARIANT_TESTS_amd64:-"29-kmod-latency"}
 # The riscv64 guests (TCG runs them several times slower than the others)
 # run only this subset in `make check`: module load, every BPF and kmod
 # mode's exact count, the ops bench at small sizes; check-full runs all.
@@ -350,6 +353,18 @@ vm_payload() {
 # (x86: second UART; arm64 virt has one PL011, riscv64 virt one 16550, so a
 # virtio console there). riscv64: OpenSBI (QEMU's default -bios) boots the
 # raw Image.
+# vm_x86_cpu EXTRA — QEMU's -cpu for an x86 boot with kernel arguments
+# EXTRA. TCG's "max" CPU is not affected by retbleed, so retbleed=stuff
+# alone changes nothing ("Not affected"): for it, the same CPU claims to be
+# an Intel Skylake (family 6, model 94), which the kernel mitigates by
+# call depth tracking, patched into every call and return.
+vm_x86_cpu() {
+	case " $1 " in
+	*" retbleed=stuff "*) echo "max,vendor=GenuineIntel,family=6,model=94,stepping=3" ;;
+	*) echo max ;;
+	esac
+}
+
 vm_boot() {
 	local k=$1 run=$2 tmo=$3 extra=$4 kd=$VM_DIR/k/$1 qemu dev
 	rm -f "$run/payload.img"
@@ -369,9 +384,11 @@ vm_boot() {
 			-device virtconsole,chardev=out)
 		dev="console=ttyS0 tracerd.out=/dev/hvc0" ;;
 	*)
-		qemu=(qemu-system-x86_64 -machine q35 -cpu max
+		qemu=(qemu-system-x86_64 -machine q35 -cpu "$(vm_x86_cpu "$extra")"
 			-serial file:"$run/console.log" -serial file:"$run/out.log")
-		dev="console=ttyS0 tracerd.out=/dev/ttyS1" ;;
+		dev="console=ttyS0 tracerd.out=/dev/ttyS1"
+		# call depth tracking needs retpolines under it
+		case " $extra " in *" retbleed=stuff "*) extra="$extra spectre_v2=retpoline" ;; esac ;;
 	esac
 	local append="$dev root=/dev/vda rw panic=-1 softlockup_panic=1
 		watchdog_thresh=5 oops=panic slub_debug=FZPU loglevel=5

@@ -28,7 +28,8 @@ one() {
 			"$here/boot.sh" "$k" "$run" test > "$run/harness.log" 2>&1
 	elif [ "$b" != "$k" ]; then
 		local t only=""
-		for t in $VM_VARIANT_TESTS; do
+		local extra=VM_VARIANT_TESTS_$(vm_arch "$k")
+		for t in $VM_VARIANT_TESTS ${!extra:-}; do
 			[ -f "$here/guest/t/$t.sh" ] && only="$only $t"
 		done
 		VM_CMDLINE="${VM_CMDLINE:-} $(tr , ' ' <<< "${b#*@}")" VM_ONLY=${VM_ONLY:-$only} \
