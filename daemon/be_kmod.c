@@ -12,7 +12,7 @@
  * slot stats' layout. A comm filter (--comm, ABI 1.6) goes to the module
  * with the attach (TRACERD_IOC_ATTACH2, ATTACH_BATCH2), which counts only
  * calls of tasks so named; without --comm the ABI 1.0/1.3 ioctls, which
- * every module takes. kmod-direct times calls on x86_64 (ABI 1.7): its
+ * every module takes. kmod-direct times calls on x86_64 and arm64 (ABI 1.7): its
  * trampoline calls the function itself, so the module is told how the
  * arguments travel (argw, from BTF: resolve.c) and takes only functions
  * whose arguments are all in registers; the daemon refuses the others
@@ -583,7 +583,7 @@ static const char *kmod_lat_unavailable(struct tracerd *d, __u32 km)
 	if (kmod_feat.latency_modes & (1U << km))
 		return NULL;
 	if (km == TRACERD_KMOD_DIRECT)
-		return "kmod: the module's trampoline times calls on x86_64 only (elsewhere "
+		return "kmod: the module's trampoline times calls on x86_64 and arm64 only (elsewhere "
 		       "kmod-kprobe's kretprobe does)";
 	return km == TRACERD_KMOD_CALLOPS ?
 		"kmod: no fprobe the module can use on this kernel (CONFIG_FPROBE, Linux 6.5 to 6.13; from 6.14 fprobe rides on function-graph, left off: kmod-kprobe times calls)" :

@@ -23,6 +23,7 @@
 #define TRACERD_DIRECT_SLOTS	1280
 #define TRACERD_HAVE_ARCH_TRAMP	1
 #define TRACERD_HAVE_ARCH_INT3	0
+#define TRACERD_HAVE_ARCH_DIRECT_LAT	1
 #elif defined(CONFIG_RISCV) && defined(CONFIG_64BIT)
 /*
  * Same slot scheme (tramp_riscv64.S). kprobe-int3 is the kprobe past the
@@ -56,8 +57,9 @@ extern const unsigned long tracerd_direct_tramps[TRACERD_DIRECT_SLOTS];
 void tracerd_direct_hit(unsigned long slot, unsigned long ip);
 
 /*
- * x86_64's trampoline: tracerd_direct_hit() that may time the call (a
- * non-NULL attachment, *t0 its entry time), and the timed call's return.
+ * The x86_64 and arm64 trampolines: tracerd_direct_hit() that may time
+ * the call (a non-NULL attachment, *t0 its entry time), and the timed
+ * call's return.
  */
 struct tracerd_att;
 struct tracerd_att *tracerd_direct_enter(unsigned long slot, unsigned long ip,

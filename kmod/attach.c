@@ -18,9 +18,9 @@
  *   kmod-callops     an fprobe (entry and exit handlers, the entry time in
  *                    its entry data): rethook before 6.14, the function
  *                    graph tracer from 6.14 (ftrace_compat.h)
- *   kmod-direct      its own trampoline (x86_64): a timed call is run by
- *                    the trampoline, which keeps the entry time in its
- *                    frame (tramp_x86_64.S); elsewhere EOPNOTSUPP
+ *   kmod-direct      its own trampoline (x86_64, arm64): a timed call is
+ *                    run by the trampoline, which keeps the entry time in
+ *                    its frame (tramp_<arch>.S); riscv64: EOPNOTSUPP
  *
  * and adds each call's duration to a per-CPU log2 histogram (this_cpu ops
  * and this_cpu_cmpxchg for min/max: lock-free, interrupt-safe).
@@ -226,7 +226,7 @@ static DEFINE_IDA(tracerd_slot_ida);
 
 /*
  * Called from the trampoline stub of slot, ip inside the function: count
- * the call. For a call to time (kmod-direct --latency, x86_64) return its
+ * the call. For a call to time (kmod-direct --latency) return its
  * attachment with the entry time in *t0, the call counted in flight;
  * else NULL.
  */
@@ -263,7 +263,7 @@ void notrace tracerd_direct_hit(unsigned long slot, unsigned long ip)
 NOKPROBE_SYMBOL(tracerd_direct_hit);
 
 /*
- * A timed call of a returned, t0 its entry time (x86_64 trampoline). The
+ * A timed call of a returned, t0 its entry time (the trampoline). The
  * call leaves the in-flight count last: a drained attachment may be freed
  * right after (tracerd_drain_fn()).
  */

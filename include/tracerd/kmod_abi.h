@@ -99,7 +99,7 @@
  * argw (ABI 1.7; tracerd_attach's and tracerd_batch_entry's field that
  * was `reserved`, must be 0 otherwise). kmod-direct with
  * TRACERD_ATTACH_LATENCY times a call by calling the function from its
- * trampoline (x86_64), with the argument registers as they came: a
+ * trampoline (x86_64, arm64), with the argument registers as they came: a
  * function whose arguments are partly on the stack would find them
  * elsewhere. The caller says how the arguments travel, from the
  * function's BTF: argw = 1 + the 8-byte stack words they take. Only

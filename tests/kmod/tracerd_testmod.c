@@ -65,19 +65,20 @@ __noipa int tracerd_testmod_sleep(unsigned int us)
 
 /*
  * Argument layouts kmod-direct --latency refuses (its trampoline calls the
- * function with the register arguments only): eight longs (two on the
- * stack), and a variadic function (its BTF cannot say). Never called.
+ * function with the register arguments only): ten longs (four on the
+ * stack on x86_64, two on arm64), and a variadic function (its BTF cannot
+ * say). Never called.
  */
-long tracerd_testmod_args8(long a, long b, long c, long d, long e, long f,
-			   long g, long h);
+long tracerd_testmod_args10(long a, long b, long c, long d, long e, long f,
+			    long g, long h, long i, long j);
 int tracerd_testmod_vararg(int n, ...);
 
-__noipa long tracerd_testmod_args8(long a, long b, long c, long d, long e,
-				   long f, long g, long h)
+__noipa long tracerd_testmod_args10(long a, long b, long c, long d, long e,
+				    long f, long g, long h, long i, long j)
 {
-	return a + b + c + d + e + f + g + h;
+	return a + b + c + d + e + f + g + h + i + j;
 }
-EXPORT_SYMBOL_GPL(tracerd_testmod_args8);
+EXPORT_SYMBOL_GPL(tracerd_testmod_args10);
 
 __noipa int tracerd_testmod_vararg(int n, ...)
 {

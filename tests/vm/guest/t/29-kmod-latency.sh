@@ -2,11 +2,11 @@
 # tracerd_kmod latency (TRACERD_ATTACH_LATENCY, ABI 1.5): kmod-kprobe (a
 # kretprobe, every kernel), kmod-callops (an fprobe, where the kernel
 # has CONFIG_FPROBE) and kmod-direct (its own trampoline calls the
-# function, x86_64, ABI 1.7) time every call of this process: N calls give hits ==
+# function, x86_64 and arm64, ABI 1.7) time every call of this process: N calls give hits ==
 # timed calls == sum of the histogram == N, min <= max, nothing missed,
 # on the test module's target and on getpgid (another process's calls are
 # filtered, untimed), with several attachments at once. Where the module
-# has no latency the attach says EOPNOTSUPP (kmod-direct off x86_64,
+# has no latency the attach says EOPNOTSUPP (kmod-direct on riscv64,
 # kmod-callops without fprobe), kprobe-int3 and save_regs EINVAL; an
 # attachment without the flag answers LATENCY with ENODATA (kmodctl count
 # checks it on every count). The holder of latency attachments killed
@@ -42,8 +42,8 @@ expect_eq "TRACERD_ATTACH_LATENCY in attach_flags" $(( (aflags >> 1) & 1 )) 1
 expect_eq "kmod-kprobe latency" $(( (lat >> 3) & 1 )) 1
 want=0; kernel_has fprobe_lat && want=1
 expect_eq "kmod-callops latency iff fprobe on rethook (6.5 to 6.13)" $(( (lat >> 1) & 1 )) $want
-want=0; [ "$(uname -m)" = x86_64 ] && has 2 && want=1
-expect_eq "kmod-direct latency iff x86_64" $(( (lat >> 2) & 1 )) $want
+want=0; [[ $(uname -m) =~ ^(x86_64|aarch64)$ ]] && has 2 && want=1
+expect_eq "kmod-direct latency iff x86_64 or arm64 (and direct calls)" $(( (lat >> 2) & 1 )) $want
 expect_eq "no latency in kprobe-int3" $(( lat & (1 << 4) )) 0
 
 for spec in kprobe:3 callops:1 direct:2; do
@@ -88,7 +88,7 @@ kmodctl count $nolat $T 10 > /dev/null || fail "$nolat count without latency"
 # error paths
 if has 2 && ! haslat 2; then
 	out=$(kmodctl attach direct $T --latency); rc=$?
-	expect_eq "direct latency off x86_64: EOPNOTSUPP" $rc 95
+	expect_eq "direct latency off x86_64 and arm64: EOPNOTSUPP" $rc 95
 fi
 if haslat 2; then
 	out=$(kmodctl attach direct $T --latency --argw 0); rc=$?
