@@ -191,18 +191,26 @@ static bool tracerd_direct_lat(u32 mode, u32 flags)
 }
 
 /*
- * Functions that never return: a timed call of one would keep the
- * trampoline's frame, and with it the module, forever (BPF refuses fexit
- * on them for the same reason).
+ * Functions that never return, or whose callers' tasks often end inside
+ * them (a fatal signal: get_signal() calls do_group_exit(); a kthread's
+ * function returns into kthread(), which exits): a timed call of one
+ * would keep the trampoline's frame, and with it the module, forever (BPF
+ * refuses fexit on the first kind for the same reason). A function above
+ * these on a stack (a syscall that takes a fatal signal inside it) still
+ * can: its attachment then drains until reboot (stats: draining), which
+ * pins the module but harms nothing else.
  */
 static const char *const tracerd_noreturn[] = {
 	"do_exit", "do_group_exit", "make_task_dead", "kthread_exit",
-	"kthread_complete_and_exit", "__x64_sys_exit", "__x64_sys_exit_group",
-	"__ia32_sys_exit", "__ia32_sys_exit_group", "__do_sys_exit",
+	"kthread_complete_and_exit", "kthread", "__x64_sys_exit",
+	"__x64_sys_exit_group", "__ia32_sys_exit", "__ia32_sys_exit_group",
+	"__arm64_sys_exit", "__arm64_sys_exit_group", "__do_sys_exit",
 	"__do_sys_exit_group", "__se_sys_exit", "__se_sys_exit_group",
-	"panic", "nmi_panic", "__stack_chk_fail", "__ubsan_handle_builtin_unreachable",
-	"rewind_stack_and_make_dead", "cpu_startup_entry", "machine_real_restart",
-	"kernel_restart", "kernel_halt", "kernel_power_off", "emergency_restart",
+	"get_signal", "arch_do_signal_or_restart", "do_signal", "do_notify_resume",
+	"call_usermodehelper_exec_async", "panic", "nmi_panic", "__stack_chk_fail",
+	"__ubsan_handle_builtin_unreachable", "rewind_stack_and_make_dead",
+	"cpu_startup_entry", "machine_real_restart", "kernel_restart",
+	"kernel_halt", "kernel_power_off", "emergency_restart",
 };
 
 /*

@@ -101,6 +101,8 @@ if haslat 2; then
 	expect_eq "callops latency, argw 1: EINVAL" $rc 22
 	out=$(kmodctl attach direct do_group_exit --latency); rc=$?
 	expect_eq "direct latency on do_group_exit (never returns): EADDRNOTAVAIL" $rc 99
+	out=$(kmodctl attach direct get_signal --latency); rc=$?
+	expect_eq "direct latency on get_signal (a fatal signal exits in it): EADDRNOTAVAIL" $rc 99
 fi
 if has 4; then
 	out=$(kmodctl attach kprobe-int3 $T --latency); rc=$?
