@@ -22,7 +22,7 @@ for m in fentry kprobe; do
 	fi
 done
 [ "$(jq_get '.kmod.present' < "$W/status.json")" = false ] &&
-	jq_get '.kmod.reason' < "$W/status.json" | grep -q '/dev/tracerd' ||
+	jq_get '.kmod.reason' < "$W/status.json" | grepq '/dev/tracerd' ||
 	fail "kmod absence not explained"
 $C status > "$W/status.txt" || fail "status (text)"
 grep -q '^  tp-btf  *yes' "$W/status.txt" || fail "status text lacks tp-btf yes"
@@ -49,7 +49,7 @@ expect_eq "merged calls" "$($C --json stats task_rename --merge | jq_get '.stats
 	$((2 * N + 3))
 $C stats > "$W/stats.txt" || fail "stats (text)"
 grep -q "task_rename.*tp-btf.* $((N + 2)) " "$W/stats.txt" || fail "stats text"
-$C list | grep -q "tp:task/task_rename" || fail "list text"
+$C list | grepq "tp:task/task_rename" || fail "list text"
 
 # the hook is a real BPF link while attached
 links=$(daemon_links)

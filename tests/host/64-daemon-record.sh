@@ -92,7 +92,7 @@ for i in $(seq 50); do
 done
 expect_eq "recording stopped" "$(jq_get '.attachments[0].record.active' < "$W/m.json")" false
 expect_eq "write errors" "$(jq_get '.attachments[0].record.errors' < "$W/m.json")" 1
-jq_get '.attachments[0].record.error' < "$W/m.json" | grep -q 'No space left' || fail "error text"
+jq_get '.attachments[0].record.error' < "$W/m.json" | grepq 'No space left' || fail "error text"
 [ "$(jq_get '.attachments[0].record.dropped' < "$W/m.json")" -gt 0 ] || fail "no drops counted"
 curl -sf "$U/metrics" > "$W/m.prom" || fail "GET /metrics"
 grep -q "^tracerd_record_active{id=\"$id\",.*} 0$" "$W/m.prom" || fail "prometheus record_active"

@@ -44,7 +44,7 @@ rm -rf "$W/rd"
 for ((i = 0; i < 300; i++)); do printf d2 > /proc/self/comm; done
 wait_state "$id" active false || fail "record_dir deleted: list still says recording"
 ok "record_dir deleted: list says stopped: $(rec_state "$id" error)"
-rec_state "$id" error | grep -q deleted || fail "error does not say deleted"
+rec_state "$id" error | grepq deleted || fail "error does not say deleted"
 curl -sf "$U/metrics.json" > "$W/m.json" || fail "metrics.json"
 expect_eq "metrics.json record.active" \
 	"$(jq_get ".attachments[] | select(.id == $id) | .record.active" < "$W/m.json")" false
@@ -136,7 +136,7 @@ id=$(jq_get '.attachment.id' < "$W/a.json")
 for ((i = 0; i < 40000; i++)); do printf "z$i" > /proc/self/comm; done
 wait_state "$id" active false || fail "RLIMIT_FSIZE: list still says recording"
 kill -0 "$DPID" || fail "RLIMIT_FSIZE killed the daemon"
-rec_state "$id" error | grep -q 'too large' || fail "error: $(rec_state "$id" error)"
+rec_state "$id" error | grepq 'too large' || fail "error: $(rec_state "$id" error)"
 ok "RLIMIT_FSIZE: daemon alive, list says stopped: $(rec_state "$id" error)"
 stop_daemon
 
@@ -155,11 +155,11 @@ wait_state "$id" active false || fail "read-only record_dir: list still says rec
 ok "record_dir replaced by a read-only filesystem: list says stopped: $(rec_state "$id" error)"
 $C --json attach tp:task/task_newtask --pid "$me" --record ro > "$W/b.json" &&
 	fail "attach to a stopped recording on a read-only record_dir accepted"
-jq_get '.error.message' < "$W/b.json" | grep -q "stopped.*cannot restart.*Read-only" ||
+jq_get '.error.message' < "$W/b.json" | grepq "stopped.*cannot restart.*Read-only" ||
 	fail "refusal without the reasons: $(cat "$W/b.json")"
 $C --json attach tp:task/task_newtask --pid "$me" --record other > "$W/b.json" &&
 	fail "new recording on a read-only record_dir accepted"
-jq_get '.error.message' < "$W/b.json" | grep -q "Read-only" || fail "no reason: $(cat "$W/b.json")"
+jq_get '.error.message' < "$W/b.json" | grepq "Read-only" || fail "no reason: $(cat "$W/b.json")"
 ok "attach to it refused: $(jq_get '.error.message' < "$W/b.json")"
 stop_daemon
 umount "$W/ro"
@@ -177,7 +177,7 @@ if $C --json attach tp:task/task_newtask --pid "$me" --record full > "$W/b.json"
 	id2=$(jq_get '.attachment.id' < "$W/b.json")
 	expect_eq "accepted only by restarting" "$(rec_state "$id2" active)" true
 else
-	jq_get '.error.message' < "$W/b.json" | grep -q "stopped.*cannot restart" ||
+	jq_get '.error.message' < "$W/b.json" | grepq "stopped.*cannot restart" ||
 		fail "refusal without the reason: $(cat "$W/b.json")"
 	ok "attach to the stopped recording refused: $(jq_get '.error.message' < "$W/b.json")"
 fi

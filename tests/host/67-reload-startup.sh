@@ -51,7 +51,7 @@ grep -q '^STATUS=.*1 of 2 config attach lines failed' "$W/notify.log" ||
 ok "STATUS=: $(grep '^STATUS=' "$W/notify.log" | tail -n1)"
 expect_eq "status config.attach_failed" "$($C --json status | jq_get .config.attach_failed)" 1
 expect_eq "status failure line" "$($C --json status | jq_get '.config.failures[0].line')" 3
-$C status | grep -q '^config: 1 of 2 attach lines failed' || fail "tracectl status: $($C status)"
+$C status | grepq '^config: 1 of 2 attach lines failed' || fail "tracectl status: $($C status)"
 ok "tracectl status says 1 of 2 attach lines failed"
 expect_eq "tracerd_config_attach_failures" "$(prom $P1 tracerd_config_attach_failures)" 1
 expect_eq "metrics.json config.attach_failures" \
@@ -94,9 +94,9 @@ expect_eq "old listener serves after SIGHUP" "$(code "http://127.0.0.1:$P1/healt
 expect_eq "refused reloads counted" \
 	"$(prom $P1 'tracerd_config_reloads_total{result="refused"}')" 3
 expect_eq "status: last reload" "$($C --json status | jq_get .config.reloads.last)" refused
-$C --json status | jq_get .config.reloads.last_error | grep -q "cannot listen on '127.0.0.1:$P2'" ||
+$C --json status | jq_get .config.reloads.last_error | grepq "cannot listen on '127.0.0.1:$P2'" ||
 	fail "status: last_error $($C --json status | jq_get .config.reloads.last_error)"
-$C status | grep -q '^config: the last reload was refused' || fail "tracectl status: $($C status)"
+$C status | grepq '^config: the last reload was refused' || fail "tracectl status: $($C status)"
 ok "the refusal is in tracectl status"
 kill $BPID; wait $BPID 2>/dev/null
 $C reload > /dev/null || fail "reload onto the freed port"

@@ -33,8 +33,8 @@ grep -q "unknown format 'xml' (formats: text, json, chrome, csv)" "$W/err" ||
 	fail "unknown --format: message: $(cat "$W/err")"
 $D --json dump --format csv "$W/none.trec" > "$W/out" 2> "$W/err"; rc=$?
 expect_eq "--json with --format csv: exit" "$rc" 2
-$D dump --help | grep -q -- '--format FMT' || fail "dump --help does not show --format"
-$D dump --help | grep -q -- '--follow' || fail "dump --help does not show --follow"
+$D dump --help | grepq -- '--format FMT' || fail "dump --help does not show --format"
+$D dump --help | grepq -- '--follow' || fail "dump --help does not show --follow"
 
 # ------------------------------------------- timed events (record_gen): X
 "$O/tests/record_gen" "$W/gen" t 1000 256 > /dev/null || fail "record_gen"

@@ -48,12 +48,12 @@ expect_eq "peers not measured here say why" "$(jq '[.points[] | select(.labels.p
 $C --json bench compare "$W/trigger.json" "$W/trigger.json" > "$W/cmp.json" || fail "compare"
 expect_eq "compare ratios of a run with itself" \
 	"$(jq '[.rows[] | select(.ratio != null) | .ratio] | unique' -c < "$W/cmp.json")" "[1]"
-$C bench compare "$W/trigger.json" "$W/trigger.json" | grep -q '^none  *ns_per_call' ||
+$C bench compare "$W/trigger.json" "$W/trigger.json" | grepq '^none  *ns_per_call' ||
 	fail "compare table"
 # by default only the compared figures; --all adds the rest
-$C bench compare "$W/trigger.json" "$W/trigger.json" | grep -q 'mcalls_per_s' &&
+$C bench compare "$W/trigger.json" "$W/trigger.json" | grepq 'mcalls_per_s' &&
 	fail "compare shows mcalls_per_s without --all"
-$C bench compare --all "$W/trigger.json" "$W/trigger.json" | grep -q '^none  *mcalls_per_s' ||
+$C bench compare --all "$W/trigger.json" "$W/trigger.json" | grepq '^none  *mcalls_per_s' ||
 	fail "compare --all lacks mcalls_per_s"
 expect_eq "compare --json rows: only overhead and ns/call" "$($C --json bench compare \
 	"$W/trigger.json" "$W/trigger.json" | jq -c '[.rows[].value] | unique - [null] |
@@ -72,7 +72,7 @@ n=$(jq '[.points[] | select(.labels.mode == "fentry")] | length' < "$W/trigger.j
 [ "$n" -ge 2 ] || fail "trigger has $n fentry points, want >= 2"
 out=$($C bench compare "$W/trigger.json" "$W/nofentry.json")
 expect_eq "only-in-A lines" "$(echo "$out" | grep -c 'only in A')" 1
-echo "$out" | grep -q "^fentry: $n points only in A (fentry/" || fail "only-in line: $out"
+echo "$out" | grepq "^fentry: $n points only in A (fentry/" || fail "only-in line: $out"
 expect_eq "only_in_b (JSON)" "$($C --json bench compare "$W/nofentry.json" "$W/trigger.json" |
 	jq '.only_in_b | length')" "$n"
 refuse() {	# refuse WHAT EXIT PATTERN ARGS...
@@ -80,7 +80,7 @@ refuse() {	# refuse WHAT EXIT PATTERN ARGS...
 	shift 3
 	out=$($C bench compare "$@" 2>&1); rc=$?
 	expect_eq "compare $what: exit" "$rc" "$want"
-	echo "$out" | grep -q "$pat" || fail "compare $what: message '$out' lacks '$pat'"
+	echo "$out" | grepq "$pat" || fail "compare $what: message '$out' lacks '$pat'"
 }
 refuse "different suites" 2 "different suites" "$W/trigger.json" "$W/ops.json"
 refuse "different options" 2 "different options: option 'modes'" "$W/trigger.json" "$W/tj.json"
@@ -93,15 +93,15 @@ refuse "other JSON" 2 "not a tracectl bench result" "$W/other.json" "$W/ops.json
 refuse "missing file" 2 "cannot read" "$W/nope.json" "$W/ops.json"
 refuse "one file" 2 "usage" "$W/ops.json"
 
-$C bench show "$W/ops.json" | grep -q '^kmod-callops$' || fail "bench show ops"
-$C bench show "$W/trigger.json" | grep -q '^none ' || fail "bench show trigger"
+$C bench show "$W/ops.json" | grepq '^kmod-callops$' || fail "bench show ops"
+$C bench show "$W/trigger.json" | grepq '^none ' || fail "bench show trigger"
 $C bench show "$W/bad.json" > /dev/null 2>&1; expect_eq "bench show non-JSON: exit" "$?" 2
 
 # --help after a suite prints the usage (exit 0) and runs nothing
 for sfx in trigger "ops -n 5" "attach --help -k 1" workload; do
 	# shellcheck disable=SC2086
 	out=$($C bench $sfx --help 2>&1) || fail "bench $sfx --help: exit $?"
-	echo "$out" | grep -q -- '--producers=P' || fail "bench $sfx --help: no usage: $out"
+	echo "$out" | grepq -- '--producers=P' || fail "bench $sfx --help: no usage: $out"
 done
 # bad command lines and a missing daemon
 for args in "nosuch" "trigger -r 0" "trigger -n x" "ops --relevant 1,x" "attach -k 3" \

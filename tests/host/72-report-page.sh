@@ -25,7 +25,7 @@ n=$(grep -vc '^report page:' "$W/screen.txt")
 [ "$n" -le 66 ] || fail "the screen has $n lines (at most 66)"
 ok "summary screen: $n lines"
 for k in "6.1 x86_64" "6.12 aarch64"; do
-	head -n 5 "$W/screen.txt" | grep -q "$k" || fail "screen lacks a column for $k"
+	head -n 5 "$W/screen.txt" | grepq "$k" || fail "screen lacks a column for $k"
 done
 expect_eq "cheapest path per kernel" "$(grep -c '^  cheapest  *[a-z]' "$W/screen.txt")" 1
 python3 "$SRC/tests/host/seed000-check.py" "$W/screen.txt" "$W/demo/index.html" "${local_files[@]}" ||

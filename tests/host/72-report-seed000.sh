@@ -33,21 +33,21 @@ section() { sed -n '/^Seed 000 side by side/,/^$/p' "$W/$1.txt"; }
 report all "$x612" "$a61" "$rv72" "$a612" "$rv612"
 expect_eq "columns" "$(section all | sed -n 2p | sed 's/  */ /g')" \
 	" R/I seed 000 K1 seed 000 K1 6.12 riscv64 7.2 riscv64 6.1 aarch64 6.12 aarch64 6.12 x86_64"
-section all | grep -q '^    6.12 riscv64  *kmod-callops 1/200 over 1/0: [0-9]* / [0-9]* = [0-9.]*x' ||
+section all | grepq '^    6.12 riscv64  *kmod-callops 1/200 over 1/0: [0-9]* / [0-9]* = [0-9.]*x' ||
 	fail "no 1/200 ratio for riscv64 6.12"
-section all | grep -q '^    6.1 aarch64  *kmod-callops 1/2 over 1/0 (Imax 2, not 200): ' ||
+section all | grepq '^    6.1 aarch64  *kmod-callops 1/2 over 1/0 (Imax 2, not 200): ' ||
 	fail "Imax other than 200 not stated"
-section all | grep -q '^    riscv64: 7.2 riscv64 over 6.12 riscv64: [0-9]* / [0-9]* = 0\.[0-9]*x$' ||
+section all | grepq '^    riscv64: 7.2 riscv64 over 6.12 riscv64: [0-9]* / [0-9]* = 0\.[0-9]*x$' ||
 	fail "no riscv64 CALL_OPS ratio"
-section all | grep -q '^    aarch64: 6.12 aarch64 over 6.1 aarch64: ' || fail "no aarch64 CALL_OPS ratio"
-section all | grep -q 'no .* run' && fail "a kernel said missing although all five are there"
+section all | grepq '^    aarch64: 6.12 aarch64 over 6.1 aarch64: ' || fail "no aarch64 CALL_OPS ratio"
+section all | grepq 'no .* run' && fail "a kernel said missing although all five are there"
 
 # riscv64 6.12 missing: said under the table and for the riscv64 ratio
 report missing "$rv72" "$a61" "$a612" "$x612"
 expect_eq "missing kernel, under the table" "$(section missing | grep -c '^    no 6.12-riscv64 run$')" 1
 expect_eq "missing kernel, riscv64 ratio" \
 	"$(section missing | grep -c '^    riscv64: no 6.12-riscv64 run$')" 1
-section missing | grep -q '6.12 riscv64' && fail "a column for the missing kernel"
+section missing | grepq '6.12 riscv64' && fail "a column for the missing kernel"
 
 # noise: 7.2 riscv64's 1/0 overhead at or below 0 (every sample negative)
 python3 - "$rv72" "$W/noise.json" <<'EOF'
@@ -61,9 +61,9 @@ for p in d["points"]:
 json.dump(d, open(sys.argv[2], "w"))
 EOF
 report noise "$W/noise.json" "$rv612"
-section noise | grep -q '^    7.2 riscv64 (CALL_OPS)  *kmod-callops 1/200 over 1/0: noise: 1/200 [0-9.]* ns, 1/0 -[0-9.]* ns' ||
+section noise | grepq '^    7.2 riscv64 (CALL_OPS)  *kmod-callops 1/200 over 1/0: noise: 1/200 [0-9.]* ns, 1/0 -[0-9.]* ns' ||
 	fail "7.2 riscv64's noise not said"
-section noise | grep -q '^    riscv64: 7.2 riscv64 over 6.12 riscv64: noise: 7.2 riscv64 -[0-9.]* ns' ||
+section noise | grepq '^    riscv64: 7.2 riscv64 over 6.12 riscv64: noise: 7.2 riscv64 -[0-9.]* ns' ||
 	fail "riscv64's CALL_OPS ratio: noise not said"
 expect_eq "noise: missing arm64 and x86 kernels" \
 	"$(section noise | grep -c '^    no 6.1-arm64 run; no 6.12-arm64 run; no 6.12 (x86_64) run$')" 1
@@ -72,7 +72,7 @@ expect_eq "noise: missing arm64 and x86 kernels" \
 # seed gives no figure for (0/10, 0/100, 0/200) are left out
 report small "$a612" "$a61"
 expect_eq "rows of the small runs" "$(section small | grep -c '^  [0-9]*/[0-9]* ')" 11
-section small | grep -q '^  0/10 ' && fail "a row of '-' only"
+section small | grepq '^  0/10 ' && fail "a row of '-' only"
 
 # unavailable: x86 6.12 without kmod-callops (its 0/0 point unavailable, no
 # other); an error point on arm64 6.1 (1/2): Imax falls back to 1
@@ -93,9 +93,9 @@ EOF
 report na "$W/na.json" "$W/err.json" "$a612"
 expect_eq "n/a cells of the x86 column" \
 	"$(section na | awk 'NR > 3 && NR <= 17 { print $NF }' | sort | uniq -c | sed 's/^ *//')" "14 n/a"
-section na | grep -q '^  1/2 .* error ' || fail "no error cell"
-section na | grep -q '^    6.12 x86_64  *kmod-callops n/a: kmod ops benchmark: Operation not supported' ||
+section na | grepq '^  1/2 .* error ' || fail "no error cell"
+section na | grepq '^    6.12 x86_64  *kmod-callops n/a: kmod ops benchmark: Operation not supported' ||
 	fail "unavailable kmod-callops not said"
-section na | grep -q '^    6.1 aarch64  *kmod-callops 1/1 over 1/0 (Imax 1, not 200): ' ||
+section na | grepq '^    6.1 aarch64  *kmod-callops 1/1 over 1/0 (Imax 1, not 200): ' ||
 	fail "Imax not the largest measured I"
 exit 0

@@ -55,7 +55,7 @@ expect_eq "one screen, drawn in place" "$(grep -c '^tracectl top ' "$W/pane.txt"
 grep -q '(q quits)' "$W/pane.txt" || fail "no key hint on a terminal"
 tmux send-keys -t "$T" q
 for i in $(seq 50); do
-	tmux capture-pane -p -t "$T" | grep -q 'top-exit=' && break
+	tmux capture-pane -p -t "$T" | grepq 'top-exit=' && break
 	sleep 0.2
 done
 expect_eq "q quits top" "$(tmux capture-pane -p -t "$T" | sed -n 's/^top-exit=//p')" 0

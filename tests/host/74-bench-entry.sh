@@ -18,7 +18,7 @@ $TRACECTL bench entry --rounds 0 > /dev/null 2>&1
 expect_eq "bench entry --rounds 0: exit" "$?" 2
 $TRACECTL bench entry extra > /dev/null 2>&1
 expect_eq "bench entry with an extra argument: exit" "$?" 2
-$TRACECTL bench entry --help | grep -q '^  entry ' || fail "bench --help lacks entry"
+$TRACECTL bench entry --help | grepq '^  entry ' || fail "bench --help lacks entry"
 
 if [ -e /sys/module/tracerd_testmod ]; then
 	ok "tracerd_testmod is loaded here: the module-absent checks are skipped"

@@ -87,7 +87,7 @@ $C attach tp:sched/sched_switch > /dev/null || fail "attach sched_switch"
 same tp:sched/sched_switch	# exists
 expect_eq "one attachment (the real one)" "$($C --json list | jq '.attachments | length')" 1
 
-$C functions --help | grep -q '^Usage: tracectl functions ' || fail "functions --help"
+$C functions --help | grepq '^Usage: tracectl functions ' || fail "functions --help"
 $C functions --limit 0 > /dev/null 2>&1
 expect_eq "--limit 0" "$?" 2
 $C functions a b > /dev/null 2>&1

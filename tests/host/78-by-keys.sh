@@ -167,7 +167,7 @@ if [ -n "$cgx" ] && command -v strace > /dev/null; then
 	done
 	expect_eq "by cgroup (cached): ${cgy#$cg_root}" "$(cgk "${cgy#$cg_root}")" 8
 	kill "$spid"; wait "$spid" 2>/dev/null
-	if grep -v statfs "$W/cg-strace.log" | grep -q "\"$cg_root"; then
+	if grep -v statfs "$W/cg-strace.log" | grepq "\"$cg_root"; then
 		fail "cgroup tree walked for known ids: $(grep "\"$cg_root" "$W/cg-strace.log" | head -3)"
 	fi
 	ok "known cgroup ids: no walk of $cg_root"

@@ -79,7 +79,7 @@ if command -v strace > /dev/null && getent group nogroup > /dev/null; then
 	tpid=$(sed -n 's/.*ready (pid \([0-9]*\)).*/\1/p' "$W/daemon.log")
 	[ -n "$tpid" ] || fail "no pid in the log"
 	kill -TERM "$tpid"; wait "$DPID"; DPID=
-	if grep -E 'ch(mod|own)' "$W/strace.log" | grep -q "s.sock"; then
+	if grep -E 'ch(mod|own)' "$W/strace.log" | grepq "s.sock"; then
 		fail "chmod/chown by path on the socket: $(grep -E 'ch(mod|own)' "$W/strace.log" | head -3)"
 	fi
 	ok "socket made 0660 root:nogroup without chmod/chown by path"
@@ -161,7 +161,7 @@ out=$(timeout 20 $TRACECTL --socket "$W/pub/fake.sock" --json status); rc=$?
 touch "$W/pub/ready.stop"; wait "$FAKE" 2>/dev/null
 [ "$rc" != 0 ] || fail "tracectl believed a socket served by uid 65534: $out"
 expect_eq "untrusted peer: code" "$(jq_get .error.code <<< "$out")" untrusted_daemon
-jq_get .error.message <<< "$out" | grep -q "uid 65534" || fail "message does not name the uid: $out"
+jq_get .error.message <<< "$out" | grepq "uid 65534" || fail "message does not name the uid: $out"
 ok "untrusted peer refused: $(jq_get .error.message <<< "$out")"
 
 serve hang "$W/hang.sock" "$W/hang.ready" &

@@ -62,7 +62,7 @@ has "$D" /usr/sbin/tracerd /usr/bin/tracectl /lib/systemd/system/tracerd.service
 	/usr/share/doc/tracerd/monitoring/grafana-tracerd.json /usr/share/doc/tracerd/copyright
 has "$K" /usr/src/tracerd-$V/dkms.conf /usr/src/tracerd-$V/VERSION /usr/src/tracerd-$V/kmod/Kbuild \
 	/usr/src/tracerd-$V/kmod/main.c /usr/src/tracerd-$V/include/tracerd/kmod_abi.h
-dpkg-deb -c "$D" | grep -q '\.ko$' && fail "tracerd ships a built module (tracerd-dkms builds it)"
+dpkg-deb -c "$D" | grep '\.ko$' > /dev/null && fail "tracerd ships a built module (tracerd-dkms builds it)"
 ok "no .ko in tracerd"
 
 # --- one version

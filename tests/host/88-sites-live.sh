@@ -57,5 +57,5 @@ out=$($C sites --live a b 2>&1); expect_eq "--live with two GLOBs: exit" "$?" 2
 out=$($C sites --live --limit 0 2>&1); expect_eq "--limit 0: exit" "$?" 2
 out=$($C sites --live --limit 4097 2>&1); expect_eq "--limit 4097: exit" "$?" 2
 out=$($C sites /nonexistent --limit 3 2>&1); expect_eq "--limit without --live: exit" "$?" 2
-$C sites --help | grep -q -- '--live' || fail "--help does not mention --live"
+$C sites --help | grepq -- '--live' || fail "--help does not mention --live"
 stop_daemon

@@ -63,6 +63,6 @@ ok "bad options refused with exit 2 and a reason"
 $C --json bench record --ci -r 1 -w 0 --target tp:nosuch/event > "$W/bad.json"; rc=$?
 expect_eq "unknown target: exit" "$rc" 1
 $V "$W/bad.json" > /dev/null || fail "unknown target: JSON invalid"
-jq -r '.points[0].reason' < "$W/bad.json" | grep -q 'nosuch' || fail "reason: $(jq -r '.points[0].reason' < "$W/bad.json")"
+jq -r '.points[0].reason' < "$W/bad.json" | grepq 'nosuch' || fail "reason: $(jq -r '.points[0].reason' < "$W/bad.json")"
 ok "unknown target: error point with the daemon's reason"
 stop_daemon

@@ -5,8 +5,13 @@
 #                               sets DPID, W (work dir), C (tracectl cmd)
 #   stop_daemon                 SIGTERM, wait, check it exited 0
 #   jq_get FILTER               jq on stdin, raw output
+#   grepq ARGS...               grep -q that reads its whole input: grep -q
+#                               exits at the first match, the writer may
+#                               then die of SIGPIPE, and pipefail fails the
+#                               pipeline (asan-host 70-bench, 2026-12-03)
 set -uo pipefail
 : "${O:?O (build dir) not set}"
+grepq() { grep "$@" > /dev/null; }
 TRACERD=$O/tracerd
 TRACECTL=$O/tracectl
 W=$(mktemp -d /tmp/tracerd-test.XXXXXX)
