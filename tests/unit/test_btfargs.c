@@ -10,9 +10,6 @@
 #include "test.h"
 #include "../../daemon/btfargs.h"
 
-#define X86(id) btf_func_argw_abi(f.btf, id, ARGW_ABI_X86_64)
-#define A64(id) btf_func_argw_abi(f.btf, id, ARGW_ABI_ARM64)
-
 struct fix {
 	struct btf *btf;
 	int i32, u64, ptr, s16, s24, td24;
@@ -37,134 +34,89 @@ static void fix_init(struct fix *f)
 		    f->td24 > 0, "types");
 }
 
-/* A FUNC returning ret (0: void) with n params of types[]; its id. */
-static int fn(struct fix *f, const char *name, int ret, const int *types, int n)
+/* Parameter kinds of a case, turned into type ids by fix_type(). */
+enum kind { I32 = 1, U64, PTR, S16, S24, TD24, VA };
+
+static int fix_type(const struct fix *f, enum kind k)
 {
-	int proto = btf__add_func_proto(f->btf, ret), i;
+	switch (k) {
+	case I32: return f->i32;
+	case U64: return f->u64;
+	case PTR: return f->ptr;
+	case S16: return f->s16;
+	case S24: return f->s24;
+	case TD24: return f->td24;
+	default: return 0;	/* VA: the "..." of a variadic function */
+	}
+}
+
+/* One function, its parameters, and the answers of both conventions. */
+struct argw_case {
+	const char *name;
+	enum kind ret;		/* 0: void */
+	enum kind params[10];	/* up to the first 0 */
+	__u32 x86, a64;
+};
+
+static const struct argw_case cases[] = {
+	{ "three", I32, { PTR, U64, I32 }, 1, 1 },
+	{ "none", I32, { 0 }, 1, 1 },
+	{ "six", 0, { U64, U64, U64, U64, U64, U64 }, 1, 1 },
+	/* x86: 2 + 4 registers */
+	{ "small_struct", 0, { S16, U64, U64, U64, U64 }, 1, 1 },
+	/* x86: one on the stack; arm64: in x0-x6 */
+	{ "seven", 0, { U64, U64, U64, U64, U64, U64, U64 }, 2, 1 },
+	{ "nine", 0, { PTR, U64, U64, U64, U64, U64, U64, PTR, I32 }, 4, 2 },
+	/* x86: 3 words in memory, the int in rdi; arm64: a pointer to a copy */
+	{ "big_struct", 0, { S24, I32 }, 4, 1 },
+	{ "big_typedef", 0, { TD24 }, 4, 1 },
+	/* x86: 5 + 2 > 6; arm64: 7 + 2 > 8, to the stack whole, not split */
+	{ "split_struct", 0, { U64, U64, U64, U64, U64, S16 }, 3, 1 },
+	{ "split_struct8", 0, { U64, U64, U64, U64, U64, U64, U64, S16 }, 4, 3 },
+	/* a big result: x86 takes rdi for its pointer, arm64 passes it in x8 */
+	{ "sret", S24, { U64, U64, U64, U64, U64, U64 }, 2, 1 },
+	{ "sret8", S24, { U64, U64, U64, U64, U64, U64, U64, U64 }, 4, 1 },
+	/* printf-like: unknown */
+	{ "variadic", I32, { PTR, VA }, 0, 0 },
+};
+
+/* A FUNC for c in f's BTF; its id. */
+static int case_fn(struct fix *f, const struct argw_case *c)
+{
+	int proto = btf__add_func_proto(f->btf, c->ret ? fix_type(f, c->ret) : 0), i;
 
 	ASSERT_TRUE(proto > 0, "proto");
-	for (i = 0; i < n; i++)
-		ASSERT_TRUE(!btf__add_func_param(f->btf, types[i] ? "x" : "", types[i]), "param");
-	return btf__add_func(f->btf, name, BTF_FUNC_GLOBAL, proto);
+	for (i = 0; i < 10 && c->params[i]; i++)
+		ASSERT_TRUE(!btf__add_func_param(f->btf, c->params[i] == VA ? "" : "x",
+						 fix_type(f, c->params[i])), "param");
+	return btf__add_func(f->btf, c->name, BTF_FUNC_GLOBAL, proto);
 }
 
-TEST(registers_only)
+TEST(both_conventions)
 {
 	struct fix f;
-	int none[1] = { 0 };
+	size_t i;
 
 	fix_init(&f);
-	{
-		int t[] = { f.ptr, f.u64, f.i32 };
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int id = case_fn(&f, &cases[i]);
 
-		ASSERT_EQ(X86(fn(&f, "three", f.i32, t, 3)), 1, "three");
-	}
-	{
-		int t[] = { f.u64, f.u64, f.u64, f.u64, f.u64, f.u64 };
-
-		ASSERT_EQ(X86(fn(&f, "six", 0, t, 6)), 1, "six");
-	}
-	ASSERT_EQ(X86(fn(&f, "none", f.i32, none, 0)), 1, "none");
-	{
-		int t[] = { f.s16, f.u64, f.u64, f.u64, f.u64 };	/* 2 + 4 registers */
-
-		ASSERT_EQ(X86(fn(&f, "small_struct", 0, t, 5)), 1, "small_struct");
+		ASSERT_EQ(btf_func_argw_abi(f.btf, id, ARGW_ABI_X86_64), cases[i].x86,
+			  cases[i].name);
+		ASSERT_EQ(btf_func_argw_abi(f.btf, id, ARGW_ABI_ARM64), cases[i].a64,
+			  cases[i].name);
 	}
 	btf__free(f.btf);
 }
 
-TEST(stack_words)
+TEST(not_a_function)
 {
 	struct fix f;
 
 	fix_init(&f);
-	{
-		int t[] = { f.u64, f.u64, f.u64, f.u64, f.u64, f.u64, f.u64 };
-
-		ASSERT_EQ(X86(fn(&f, "seven", 0, t, 7)), 2, "seven");
-	}
-	{
-		int t[] = { f.ptr, f.u64, f.u64, f.u64, f.u64, f.u64, f.u64, f.ptr, f.i32 };
-
-		ASSERT_EQ(X86(fn(&f, "nine", 0, t, 9)), 4, "nine");
-	}
-	{
-		int t[] = { f.s24, f.i32 };	/* 3 words in memory, the int in rdi */
-
-		ASSERT_EQ(X86(fn(&f, "big_struct", 0, t, 2)), 4, "big_struct");
-	}
-	{
-		int t[] = { f.td24 };	/* through the typedef */
-
-		ASSERT_EQ(X86(fn(&f, "big_typedef", 0, t, 1)), 4, "big_typedef");
-	}
-	{
-		int t[] = { f.u64, f.u64, f.u64, f.u64, f.u64, f.s16 };	/* 5 + 2 > 6 */
-
-		ASSERT_EQ(X86(fn(&f, "split_struct", 0, t, 6)), 3, "split_struct");
-	}
-	{
-		/* the returned big struct's pointer takes rdi: the sixth is on the stack */
-		int t[] = { f.u64, f.u64, f.u64, f.u64, f.u64, f.u64 };
-
-		ASSERT_EQ(X86(fn(&f, "sret", f.s24, t, 6)), 2, "sret");
-	}
-	btf__free(f.btf);
-}
-
-TEST(unknown)
-{
-	struct fix f;
-
-	fix_init(&f);
-	{
-		int t[] = { f.ptr, 0 };	/* printf-like: the last param is "..." */
-
-		ASSERT_EQ(X86(fn(&f, "variadic", f.i32, t, 2)), 0, "variadic");
-	}
-	ASSERT_EQ(X86(f.u64), 0, "not a function");	/* not a FUNC */
-	ASSERT_EQ(X86(0), 0, "not a function");
-	ASSERT_EQ(X86(100000), 0, "not a function");
-	btf__free(f.btf);
-}
-
-TEST(arm64)
-{
-	struct fix f;
-
-	fix_init(&f);
-	{
-		int t[] = { f.u64, f.u64, f.u64, f.u64, f.u64, f.u64, f.u64 };
-
-		ASSERT_EQ(A64(fn(&f, "seven", 0, t, 7)), 1, "seven: in x0-x6");
-	}
-	{
-		int t[] = { f.ptr, f.u64, f.u64, f.u64, f.u64, f.u64, f.u64, f.ptr, f.i32 };
-
-		ASSERT_EQ(A64(fn(&f, "nine", 0, t, 9)), 2, "nine: one on the stack");
-	}
-	{
-		int t[] = { f.s24, f.i32 };	/* a pointer to a copy, then w1 */
-
-		ASSERT_EQ(A64(fn(&f, "big_struct", 0, t, 2)), 1, "big_struct by reference");
-	}
-	{
-		/* 7 + 2 > 8: the struct goes to the stack whole, not split */
-		int t[] = { f.u64, f.u64, f.u64, f.u64, f.u64, f.u64, f.u64, f.s16 };
-
-		ASSERT_EQ(A64(fn(&f, "split_struct", 0, t, 8)), 3, "split_struct");
-	}
-	{
-		/* a big result goes through x8: all eight stay for arguments */
-		int t[] = { f.u64, f.u64, f.u64, f.u64, f.u64, f.u64, f.u64, f.u64 };
-
-		ASSERT_EQ(A64(fn(&f, "sret", f.s24, t, 8)), 1, "sret through x8");
-	}
-	{
-		int t[] = { f.ptr, 0 };
-
-		ASSERT_EQ(A64(fn(&f, "variadic", f.i32, t, 2)), 0, "variadic");
-	}
+	ASSERT_EQ(btf_func_argw_abi(f.btf, f.u64, ARGW_ABI_X86_64), 0, "an INT");
+	ASSERT_EQ(btf_func_argw_abi(f.btf, 0, ARGW_ABI_ARM64), 0, "id 0");
+	ASSERT_EQ(btf_func_argw_abi(f.btf, 100000, ARGW_ABI_X86_64), 0, "no such id");
 	btf__free(f.btf);
 }
 
