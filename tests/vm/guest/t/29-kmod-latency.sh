@@ -21,7 +21,7 @@
 # KPROBES_ON_FTRACE) refuses the kretprobe there: EADDRNOTAVAIL, and with
 # no fprobe either the module times nothing there: the lifetime part is
 # skipped with that reason.
-# ci-kernels: 6.12 7.2 6.1-arm64
+# ci-kernels: 6.12 7.2 6.12-arm64
 source ./lib.sh
 load_testmod
 load_kmod
