@@ -14,7 +14,7 @@
  * calls of tasks so named; without --comm the ABI 1.0/1.3 ioctls, which
  * every module takes. kmod-direct times calls on x86_64 and arm64 (ABI 1.7): its
  * trampoline calls the function itself, so the module is told how the
- * arguments travel (argw, from BTF: resolve.c) and takes only functions
+ * arguments travel (argw, from BTF: btfargs.c) and takes only functions
  * whose arguments are all in registers; the daemon refuses the others
  * first, with the reason.
  */

@@ -53,8 +53,8 @@ struct hook {
 	__s32 btf_id;		/* FUNC (or btf_trace_ typedef) id, 0 unknown */
 	bool ret64;		/* its BTF says it returns 8 bytes (--errors: an error
 				 * is then -4095..-1 in all 64 bits, not the low 32) */
-	__u32 argw;		/* 1 + the stack words of its arguments (x86_64, by
-				 * BTF: resolve.c func_argw), 0 unknown */
+	__u32 argw;		/* 1 + the stack words of its arguments, by BTF and
+				 * the arch's convention (btfargs.c), 0 unknown */
 	__u32 slot;
 	bool attached;
 	char err[224];		/* why it could not be attached */
