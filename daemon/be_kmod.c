@@ -583,8 +583,8 @@ static const char *kmod_lat_unavailable(struct tracerd *d, __u32 km)
 	if (kmod_feat.latency_modes & (1U << km))
 		return NULL;
 	if (km == TRACERD_KMOD_DIRECT)
-		return "kmod: the module's trampoline times calls on x86_64 and arm64 only (elsewhere "
-		       "kmod-kprobe's kretprobe does)";
+		return "kmod: the module's trampoline times calls on x86_64, arm64 and riscv64 only "
+		       "(elsewhere kmod-kprobe's kretprobe does)";
 	return km == TRACERD_KMOD_CALLOPS ?
 		"kmod: no fprobe the module can use on this kernel (CONFIG_FPROBE, Linux 6.5 to 6.13; from 6.14 fprobe rides on function-graph, left off: kmod-kprobe times calls)" :
 		"kmod: no kretprobes on this kernel (CONFIG_KRETPROBES)";

@@ -16,11 +16,15 @@
  *   by reference (a pointer: one register) and returned through x8; a
  *   16-byte-aligned two-register argument starts at an even register;
  *   what does not fit goes on the stack, whole.
+ *   riscv64 (LP64 psABI, integer): eight registers, a0-a7; an aggregate
+ *   above 16 bytes is passed by reference and, returned, takes a0 for the
+ *   hidden pointer; a two-word argument with one register left is split,
+ *   its second word on the stack.
  */
 __u32 btf_func_argw_abi(const struct btf *btf, __s32 id, enum argw_abi abi)
 {
 	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	const __u32 nregs = abi == ARGW_ABI_ARM64 ? 8 : 6;
+	const __u32 nregs = abi == ARGW_ABI_X86_64 ? 6 : 8;
 	const struct btf_param *p;
 	__u32 regs = 0, stack = 0, words, i, n;
 	__s64 size, align;
@@ -35,7 +39,7 @@ __u32 btf_func_argw_abi(const struct btf *btf, __s32 id, enum argw_abi abi)
 		size = btf__resolve_size(btf, t->type);
 		if (rid < 0 || size < 0)
 			return 0;
-		if (abi == ARGW_ABI_X86_64 && btf_is_composite(btf__type_by_id(btf, rid)) &&
+		if (abi != ARGW_ABI_ARM64 && btf_is_composite(btf__type_by_id(btf, rid)) &&
 		    size > 16)
 			regs = 1;
 	}
@@ -64,6 +68,17 @@ __u32 btf_func_argw_abi(const struct btf *btf, __s32 id, enum argw_abi abi)
 			}
 			continue;
 		}
+		if (abi == ARGW_ABI_RISCV64) {
+			if (big)
+				words = 1;	/* a pointer to a copy */
+			if (regs + words <= nregs) {
+				regs += words;
+			} else {
+				stack += words - (nregs - regs);	/* split */
+				regs = nregs;
+			}
+			continue;
+		}
 		if (big)
 			stack += words;
 		else if (regs + words <= nregs)
@@ -78,6 +93,8 @@ __u32 btf_func_argw(const struct btf *btf, __s32 id)
 {
 #if defined(__aarch64__)
 	return btf_func_argw_abi(btf, id, ARGW_ABI_ARM64);
+#elif defined(__riscv) && __riscv_xlen == 64
+	return btf_func_argw_abi(btf, id, ARGW_ABI_RISCV64);
 #else
 	return btf_func_argw_abi(btf, id, ARGW_ABI_X86_64);
 #endif

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * How a kernel function takes its arguments, by its BTF. kmod-direct
- * --latency hands it to the module (argw, ABI 1.7), whose x86_64 and
- * arm64 trampolines call the function with the register arguments only.
+ * --latency hands it to the module (argw, ABI 1.7), whose timing
+ * trampolines (x86_64, arm64, riscv64) call the function with the register arguments only.
  */
 #ifndef TRACERD_BTFARGS_H
 #define TRACERD_BTFARGS_H
@@ -15,6 +15,7 @@ struct btf;
 enum argw_abi {
 	ARGW_ABI_X86_64,	/* System V: six integer registers */
 	ARGW_ABI_ARM64,		/* AAPCS64: eight */
+	ARGW_ABI_RISCV64,	/* LP64: eight, a0-a7 */
 };
 
 /*

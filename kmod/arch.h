@@ -10,7 +10,7 @@
 #ifdef CONFIG_X86_64
 /*
  * Direct trampoline slots: one asm stub per slot, each loading its slot
- * number and entering a common body that calls tracerd_direct_hit(slot).
+ * number and entering a common body that calls tracerd_direct_enter().
  * A slot is held by one live kmod-direct attachment.
  */
 #define TRACERD_DIRECT_SLOTS	1280
@@ -33,6 +33,7 @@
 #define TRACERD_DIRECT_SLOTS	1280
 #define TRACERD_HAVE_ARCH_TRAMP	1
 #define TRACERD_HAVE_ARCH_INT3	1
+#define TRACERD_HAVE_ARCH_DIRECT_LAT	1
 #else
 #define TRACERD_DIRECT_SLOTS	0
 #define TRACERD_HAVE_ARCH_TRAMP	0
@@ -52,14 +53,10 @@ extern const unsigned long tracerd_direct_tramps[TRACERD_DIRECT_SLOTS];
 
 /*
  * Called by every trampoline stub with its slot number and the return
- * address into the traced function (a batch's slot finds its member by it).
- */
-void tracerd_direct_hit(unsigned long slot, unsigned long ip);
-
-/*
- * The x86_64 and arm64 trampolines: tracerd_direct_hit() that may time
- * the call (a non-NULL attachment, *t0 its entry time), and the timed
- * call's return.
+ * address into the traced function (a batch's slot finds its member by
+ * it): counts the call and, when it is to be timed, returns the
+ * attachment (*t0 its entry time), else NULL. The timed call's return
+ * then calls tracerd_direct_exit_hit().
  */
 struct tracerd_att;
 struct tracerd_att *tracerd_direct_enter(unsigned long slot, unsigned long ip,

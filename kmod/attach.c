@@ -5,7 +5,7 @@
  *   kmod-callops     an ftrace_ops whose C callback counts, filtered to the
  *                    function's address (optionally FTRACE_OPS_FL_SAVE_REGS)
  *   kmod-direct      an ftrace direct call to an asm trampoline slot
- *                    (tramp_<arch>.S) that calls tracerd_direct_hit()
+ *                    (tramp_<arch>.S) that calls tracerd_direct_enter()
  *   kmod-kprobe      a kprobe at the entry (on x86 this runs through ftrace)
  *   kprobe-int3      a kprobe on the first instruction past the ftrace call
  *                    site, which takes the breakpoint path
@@ -18,9 +18,9 @@
  *   kmod-callops     an fprobe (entry and exit handlers, the entry time in
  *                    its entry data): rethook before 6.14, the function
  *                    graph tracer from 6.14 (ftrace_compat.h)
- *   kmod-direct      its own trampoline (x86_64, arm64): a timed call is
- *                    run by the trampoline, which keeps the entry time in
- *                    its frame (tramp_<arch>.S); riscv64: EOPNOTSUPP
+ *   kmod-direct      its own trampoline (x86_64, arm64, riscv64): a timed
+ *                    call is run by the trampoline, which keeps the entry
+ *                    time in its frame (tramp_<arch>.S)
  *
  * and adds each call's duration to a per-CPU log2 histogram (this_cpu ops
  * and this_cpu_cmpxchg for min/max: lock-free, interrupt-safe).
@@ -253,15 +253,6 @@ struct tracerd_att *notrace tracerd_direct_enter(unsigned long slot,
 }
 NOKPROBE_SYMBOL(tracerd_direct_enter);
 
-/* The trampolines that only count (no timed calls there). */
-void notrace tracerd_direct_hit(unsigned long slot, unsigned long ip)
-{
-	u64 t0;
-
-	tracerd_direct_enter(slot, ip, &t0);
-}
-NOKPROBE_SYMBOL(tracerd_direct_hit);
-
 /*
  * A timed call of a returned, t0 its entry time (the trampoline). The
  * call leaves the in-flight count last: a drained attachment may be freed
@@ -330,13 +321,12 @@ static void tracerd_drain_fn(struct work_struct *w)
 }
 
 /*
- * a (kmod-direct latency) has just been disarmed: true if it can be freed
- * now, false if it went to drain.
+ * a (kmod-direct latency) was disarmed before an RCU-tasks grace period
+ * that has now passed, so every call that entered the trampoline has been
+ * counted in: true if it can be freed now, false if it went to drain.
  */
-static bool tracerd_direct_settle(struct tracerd_att *a)
+static bool tracerd_direct_settled(struct tracerd_att *a)
 {
-	/* every call that entered the trampoline has been counted in */
-	synchronize_rcu_tasks();
 	if (!tracerd_inflight(a))
 		return true;
 	__module_get(THIS_MODULE);
@@ -346,6 +336,13 @@ static bool tracerd_direct_settle(struct tracerd_att *a)
 	mutex_unlock(&tracerd_drain_lock);
 	schedule_delayed_work(&tracerd_drain_work, HZ / 10);
 	return false;
+}
+
+/* The same for a just disarmed: the grace period first. */
+static bool tracerd_direct_settle(struct tracerd_att *a)
+{
+	synchronize_rcu_tasks();
+	return tracerd_direct_settled(a);
 }
 
 static unsigned long tracerd_slot_tramp(int slot)
@@ -957,21 +954,33 @@ static void tracerd_member_drop(struct tracerd_att *a, bool unhook)
 
 /*
  * Free n attachments at once: a group whose every live member is among
- * them is unhooked in one update, not one function at a time.
+ * them is unhooked in one update, not one function at a time, and the
+ * timed kmod-direct ones are all disarmed before one RCU-tasks grace
+ * period, not one each.
  */
 void tracerd_atts_free(struct tracerd_att **atts, unsigned int n)
 {
-	unsigned int i;
+	unsigned int i, timed = 0;
 
-	for (i = 0; i < n; i++)
-		if (atts[i]->group)
+	for (i = 0; i < n; i++) {
+		if (atts[i]->group) {
 			atts[i]->group->dying++;
+		} else if (tracerd_is_direct_lat(atts[i])) {
+			tracerd_att_disarm(atts[i]);	/* false: leaked, armed */
+			timed++;
+		}
+	}
+	if (timed)
+		synchronize_rcu_tasks();
 	for (i = 0; i < n; i++) {
 		struct tracerd_att *a = atts[i];
 		struct tracerd_group *g = a->group;
 		bool whole;
 
-		if (!g) {
+		if (!g && tracerd_is_direct_lat(a)) {
+			if (!a->armed && tracerd_direct_settled(a))
+				tracerd_att_destroy(a);
+		} else if (!g) {
 			tracerd_att_free(a);
 		} else {
 			whole = g->dying == g->live;

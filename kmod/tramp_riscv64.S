@@ -13,22 +13,36 @@
  * "jr t0".
  *
  * The function's arguments are live in a0-a7: they are saved around the
- * C call with t0 and ra, in a frame record (s0) the unwinder can follow.
+ * C call (tracerd_direct_enter()) with ra, in a frame whose record
+ * {s0, t0} (just below the new fp) an unwinder can follow.
+ *
+ * A timed call (kmod-direct --latency) is run by the trampoline, as on
+ * x86_64 and arm64: the argument registers restored, ra set to return
+ * here and "jr t0" into the body past the call site. The function
+ * returns here (a0-a1: its result; a larger one went through the memory
+ * a0 pointed to), tracerd_direct_exit_hit() adds the duration kept in
+ * this frame, and "ret" goes to the caller with its ra. Meanwhile the
+ * frame record holds the caller's ra, so an unwinder goes from the
+ * function through here to the caller.
+ *
+ * Frame (14 words): a0-a7 | ra | - | the entry time | the attachment |
+ * s0, the record's return address.
  */
 #include <linux/linkage.h>
 #include <asm/asm.h>
 #include "arch.h"
 
-#define TRACERD_FRAME	(12 * SZREG)
+#define TRACERD_FRAME	(14 * SZREG)
+#define TRACERD_RA	(8 * SZREG)
+#define TRACERD_T0	(10 * SZREG)	/* the entry time of a timed call */
+#define TRACERD_ATT	(11 * SZREG)	/* its attachment */
+#define TRACERD_FP	(12 * SZREG)
+#define TRACERD_REC	(13 * SZREG)
 
 	.text
 
-/*
- * The registers saved around the C call, by \op (REG_S or REG_L): the
- * arguments, ra, and a frame record {s0, t0} just below the new fp (t0 is
- * where this frame returns to).
- */
-.macro tracerd_regs op
+/* The argument registers, saved or restored by \op (REG_S or REG_L). */
+.macro tracerd_args op
 	\op	a0, 0 * SZREG(sp)
 	\op	a1, 1 * SZREG(sp)
 	\op	a2, 2 * SZREG(sp)
@@ -37,22 +51,47 @@
 	\op	a5, 5 * SZREG(sp)
 	\op	a6, 6 * SZREG(sp)
 	\op	a7, 7 * SZREG(sp)
-	\op	ra, 8 * SZREG(sp)
-	\op	s0, 10 * SZREG(sp)
-	\op	t0, 11 * SZREG(sp)
 .endm
 
 SYM_CODE_START_LOCAL(tracerd_direct_common)
 	addi	sp, sp, -TRACERD_FRAME
-	tracerd_regs REG_S
+	tracerd_args REG_S
+	REG_S	ra, TRACERD_RA(sp)
+	REG_S	s0, TRACERD_FP(sp)
+	REG_S	t0, TRACERD_REC(sp)
 	addi	s0, sp, TRACERD_FRAME
 	mv	a0, t1
 	mv	a1, t0			/* return address into the function */
-	call	tracerd_direct_hit
-	tracerd_regs REG_L
+	addi	a2, sp, TRACERD_T0	/* the entry time, for a timed call */
+	call	tracerd_direct_enter
+	bnez	a0, .Ltimed
+	tracerd_args REG_L
+	REG_L	ra, TRACERD_RA(sp)
+	REG_L	s0, TRACERD_FP(sp)
+	REG_L	t0, TRACERD_REC(sp)
 	addi	sp, sp, TRACERD_FRAME
 	/* back into the function body, the caller's ra as it was */
 	jr	t0
+.Ltimed:
+	REG_S	a0, TRACERD_ATT(sp)
+	REG_L	t0, TRACERD_REC(sp)
+	REG_L	t1, TRACERD_RA(sp)
+	REG_S	t1, TRACERD_REC(sp)	/* the record: caller's fp, caller's ra */
+	tracerd_args REG_L
+	lla	ra, .Lreturned
+	jr	t0
+.Lreturned:
+	REG_S	a0, 0 * SZREG(sp)	/* its return value */
+	REG_S	a1, 1 * SZREG(sp)
+	REG_L	a0, TRACERD_ATT(sp)
+	REG_L	a1, TRACERD_T0(sp)
+	call	tracerd_direct_exit_hit
+	REG_L	a0, 0 * SZREG(sp)
+	REG_L	a1, 1 * SZREG(sp)
+	REG_L	ra, TRACERD_RA(sp)
+	REG_L	s0, TRACERD_FP(sp)
+	addi	sp, sp, TRACERD_FRAME
+	ret
 SYM_CODE_END(tracerd_direct_common)
 
 /* Stub for slot \n: its number in t1, then the common body. */

@@ -4,7 +4,9 @@
  * answers worked out by hand. x86_64: registers first, six of them, then
  * stack words; big structs in memory; a big returned struct takes a
  * register. arm64: eight registers; big structs by reference (one
- * register), a big returned struct through x8.
+ * register), a big returned struct through x8. riscv64: eight registers;
+ * big structs by reference, a big returned struct takes a0; a two-word
+ * argument split between a7 and the stack.
  */
 #include <bpf/btf.h>
 #include "test.h"
@@ -50,34 +52,36 @@ static int fix_type(const struct fix *f, enum kind k)
 	}
 }
 
-/* One function, its parameters, and the answers of both conventions. */
+/* One function, its parameters, and the answers of the three conventions. */
 struct argw_case {
 	const char *name;
 	enum kind ret;		/* 0: void */
 	enum kind params[10];	/* up to the first 0 */
-	__u32 x86, a64;
+	__u32 x86, a64, rv64;
 };
 
 static const struct argw_case cases[] = {
-	{ "three", I32, { PTR, U64, I32 }, 1, 1 },
-	{ "none", I32, { 0 }, 1, 1 },
-	{ "six", 0, { U64, U64, U64, U64, U64, U64 }, 1, 1 },
+	{ "three", I32, { PTR, U64, I32 }, 1, 1, 1 },
+	{ "none", I32, { 0 }, 1, 1, 1 },
+	{ "six", 0, { U64, U64, U64, U64, U64, U64 }, 1, 1, 1 },
 	/* x86: 2 + 4 registers */
-	{ "small_struct", 0, { S16, U64, U64, U64, U64 }, 1, 1 },
+	{ "small_struct", 0, { S16, U64, U64, U64, U64 }, 1, 1, 1 },
 	/* x86: one on the stack; arm64: in x0-x6 */
-	{ "seven", 0, { U64, U64, U64, U64, U64, U64, U64 }, 2, 1 },
-	{ "nine", 0, { PTR, U64, U64, U64, U64, U64, U64, PTR, I32 }, 4, 2 },
+	{ "seven", 0, { U64, U64, U64, U64, U64, U64, U64 }, 2, 1, 1 },
+	{ "nine", 0, { PTR, U64, U64, U64, U64, U64, U64, PTR, I32 }, 4, 2, 2 },
 	/* x86: 3 words in memory, the int in rdi; arm64: a pointer to a copy */
-	{ "big_struct", 0, { S24, I32 }, 4, 1 },
-	{ "big_typedef", 0, { TD24 }, 4, 1 },
-	/* x86: 5 + 2 > 6; arm64: 7 + 2 > 8, to the stack whole, not split */
-	{ "split_struct", 0, { U64, U64, U64, U64, U64, S16 }, 3, 1 },
-	{ "split_struct8", 0, { U64, U64, U64, U64, U64, U64, U64, S16 }, 4, 3 },
-	/* a big result: x86 takes rdi for its pointer, arm64 passes it in x8 */
-	{ "sret", S24, { U64, U64, U64, U64, U64, U64 }, 2, 1 },
-	{ "sret8", S24, { U64, U64, U64, U64, U64, U64, U64, U64 }, 4, 1 },
+	{ "big_struct", 0, { S24, I32 }, 4, 1, 1 },
+	{ "big_typedef", 0, { TD24 }, 4, 1, 1 },
+	/* x86: 5 + 2 > 6; arm64: 7 + 2 > 8, to the stack whole, not split;
+	 * riscv64: a7 and one stack word */
+	{ "split_struct", 0, { U64, U64, U64, U64, U64, S16 }, 3, 1, 1 },
+	{ "split_struct8", 0, { U64, U64, U64, U64, U64, U64, U64, S16 }, 4, 3, 2 },
+	/* a big result: x86 takes rdi for its pointer (riscv64: a0), arm64
+	 * passes it in x8 */
+	{ "sret", S24, { U64, U64, U64, U64, U64, U64 }, 2, 1, 1 },
+	{ "sret8", S24, { U64, U64, U64, U64, U64, U64, U64, U64 }, 4, 1, 2 },
 	/* printf-like: unknown */
-	{ "variadic", I32, { PTR, VA }, 0, 0 },
+	{ "variadic", I32, { PTR, VA }, 0, 0, 0 },
 };
 
 /* A FUNC for c in f's BTF; its id. */
@@ -92,7 +96,7 @@ static int case_fn(struct fix *f, const struct argw_case *c)
 	return btf__add_func(f->btf, c->name, BTF_FUNC_GLOBAL, proto);
 }
 
-TEST(both_conventions)
+TEST(three_conventions)
 {
 	struct fix f;
 	size_t i;
@@ -104,6 +108,8 @@ TEST(both_conventions)
 		ASSERT_EQ(btf_func_argw_abi(f.btf, id, ARGW_ABI_X86_64), cases[i].x86,
 			  cases[i].name);
 		ASSERT_EQ(btf_func_argw_abi(f.btf, id, ARGW_ABI_ARM64), cases[i].a64,
+			  cases[i].name);
+		ASSERT_EQ(btf_func_argw_abi(f.btf, id, ARGW_ABI_RISCV64), cases[i].rv64,
 			  cases[i].name);
 	}
 	btf__free(f.btf);
@@ -117,6 +123,7 @@ TEST(not_a_function)
 	ASSERT_EQ(btf_func_argw_abi(f.btf, f.u64, ARGW_ABI_X86_64), 0, "an INT");
 	ASSERT_EQ(btf_func_argw_abi(f.btf, 0, ARGW_ABI_ARM64), 0, "id 0");
 	ASSERT_EQ(btf_func_argw_abi(f.btf, 100000, ARGW_ABI_X86_64), 0, "no such id");
+	ASSERT_EQ(btf_func_argw_abi(f.btf, f.i32, ARGW_ABI_RISCV64), 0, "an INT (riscv64)");
 	btf__free(f.btf);
 }
 

@@ -59,10 +59,6 @@ for m in kmod-callops kmod-direct kmod-kprobe; do
 	for lat in "" --latency; do
 		out=$($C --json attach tracerd_testmod_target --mode $m --comm trcd43 $lat)
 		rc=$?
-		if [ -n "$lat" ] && [ $m = kmod-direct ] && ! [[ $(uname -m) =~ ^(x86_64|aarch64)$ ]]; then
-			expect_eq "kmod-direct --comm --latency off x86_64 and arm64: unavailable" $rc 6
-			continue
-		fi
 		if [ -n "$lat" ] && [ $m = kmod-callops ] && ! kernel_has fprobe_lat; then
 			expect_eq "kmod-callops --comm --latency without fprobe: unavailable" $rc 6
 			continue

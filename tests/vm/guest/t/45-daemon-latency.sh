@@ -7,7 +7,7 @@
 # own call's, so both get one sample per call and each write that slept
 # lasted at least US. The module's
 # latency (kmod-kprobe: kretprobe; kmod-callops: fprobe, where the kernel
-# has it; kmod-direct: its trampoline, x86_64 and arm64, which refuses a function
+# has it; kmod-direct: its trampoline, which refuses a function
 # with arguments on the stack or a variadic one, naming why) the same way, in stats, JSON and /metrics; --latency where the
 # module has none is refused with the reason. riscv64 6.12 (kernel_has
 # entry_kprobe fails) has no kretprobe at a function's entry: kmod-kprobe
@@ -39,7 +39,7 @@ else
 fi
 if [ "$(feature kmod-direct)" != true ]; then
 	echo "kmod-direct unavailable here: $(reason_of kmod-direct)"
-elif [[ $(uname -m) =~ ^(x86_64|aarch64)$ ]]; then
+else
 	kmods="$kmods kmod-direct"
 	# its trampoline calls the function with the register arguments only
 	for f in "tracerd_testmod_args10:takes arguments on the stack (" \
@@ -50,11 +50,6 @@ elif [[ $(uname -m) =~ ^(x86_64|aarch64)$ ]]; then
 		grep -qF "${f#*:}" <<< "$out" || fail "kmod-direct --latency ${f%%:*}: $out"
 	done
 	expect_eq "nothing attached after the refusals" "$($C --json list | jp '.attachments|length')" 0
-else
-	out=$($C --json attach tracerd_testmod_sleep --mode kmod-direct --latency); rc=$?
-	expect_eq "kmod-direct --latency off x86_64 and arm64: exit (unavailable)" $rc 6
-	grep -q "times calls on x86_64 and arm64 only" <<< "$out" || fail "kmod-direct --latency: $out"
-	echo "kmod-direct --latency refused: $(jp .error.message <<< "$out")"
 fi
 for m in fentry kprobe kprobe-multi $kmods; do
 	[ "$(feature "$m")" = true ] || { echo "mode $m unavailable: skipped"; continue; }

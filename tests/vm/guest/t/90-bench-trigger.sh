@@ -23,9 +23,8 @@ status() {	# status FILE KEY: the status of that point ("" when absent)
 	paste "$TD/keys" "$TD/sts" | awk -v k="$2" '$1 == k { print $2 }'
 }
 must=(none fentry/count fentry/latency fentry/empty kprobe/count kprobe/latency kprobe/empty
-      kmod-callops/count kmod-direct/count kmod-kprobe/count)
+      kmod-callops/count kmod-direct/count kmod-direct/latency kmod-kprobe/count)
 [ "$(uname -m)" = x86_64 ] && must+=(kprobe-int3/count kmod-kprobe-int3/count kmod-callops+regs/count)
-[[ $(uname -m) =~ ^(x86_64|aarch64)$ ]] && must+=(kmod-direct/latency)
 # fprobe: amd64 6.12 and both 7.2 builds have it; 6.1 and arm64 6.12 do not
 kernel_has fprobe && must+=(kprobe-multi/count kprobe-multi/latency)
 for k in "${must[@]}"; do
