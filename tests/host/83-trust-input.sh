@@ -32,7 +32,6 @@ sys.stdout.buffer.write(buf.split(b"\n")[0] + b"\n")
 PY
 }
 has_ctl() { LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$1"; }  # any C0 but \t, \n
-valid_utf8() { python3 -c 'import sys; sys.stdin.buffer.read().decode("utf-8")' < "$1"; }
 
 # --- class 3: one strict decimal parser ---
 for tp in sched/sched_process_fork sched/sched_process_exec sched/sched_process_exit \

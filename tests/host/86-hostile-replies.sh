@@ -58,7 +58,6 @@ replies=(
 	'not json at all'
 )
 has_ctl() { LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$1" || LC_ALL=C grep -q $'\xc2[\x80-\x9f]' "$1"; }
-valid_utf8() { python3 -c 'import sys; sys.stdin.buffer.read().decode("utf-8")' < "$1"; }
 n=0
 for r in "${replies[@]}"; do
 	printf '%s\n' "$r" > "$W/reply"

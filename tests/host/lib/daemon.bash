@@ -12,6 +12,9 @@
 set -uo pipefail
 : "${O:?O (build dir) not set}"
 grepq() { grep "$@" > /dev/null; }
+# valid_utf8 FILE: FILE is well-formed UTF-8 (glibc's iconv refuses a bad
+# byte, a surrogate or a truncated sequence; one exec, not an interpreter)
+valid_utf8() { iconv -f UTF-8 -t UTF-8 "$1" > /dev/null 2>&1; }
 TRACERD=$O/tracerd
 TRACECTL=$O/tracectl
 W=$(mktemp -d /tmp/tracerd-test.XXXXXX)
