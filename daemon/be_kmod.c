@@ -740,7 +740,9 @@ KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS | MODE_C
 	     .auto_why = { "one function: the module is loaded, and its native hook (an "
 			   "ftrace_ops callback; for latency an fprobe; pid and comm filtered "
 			   "in the module) costs less per call than a BPF program",
-			   "many functions: no BPF function mode works here" },
+			   "many functions: the module is loaded, and one ftrace_ops of its own "
+			   "hooks them all in one kernel update, with a native callback per call "
+			   "(pid and comm filtered in the module)" },
 	     .variant = { [MODE_VARIANT_SAVE_REGS] = &backend_kmod_callops_regs });
 KMOD_BACKEND(backend_kmod_direct, TRACERD_MODE_KMOD_DIRECT,
 	     KMOD_CAPS | MODE_CAP_DIRECT_CALL | MODE_CAP_DIRECT_EXCL | MODE_CAP_LATENCY,

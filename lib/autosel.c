@@ -12,11 +12,15 @@ static const enum tracerd_mode row_one[] = {
 	TRACERD_MODE_KMOD_CALLOPS, TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE,
 	TRACERD_MODE_KPROBE_MULTI,
 };
-/* row 3: many functions — one link attaches them all: fentry.multi
- * (trampolines) where the kernel has it, else kprobe.multi (fprobe) */
+/* row 3: many functions — one kernel update hooks them all: the
+ * module's one ftrace_ops over every address when it is loaded (a native
+ * callback; 1132 functions attached in 0.62 s, detached in 0.44 s, on
+ * 6.12 TCG against kprobe.multi's 0.72 s and 0.36 s), else one link:
+ * fentry.multi (trampolines) where the kernel has it, else kprobe.multi
+ * (fprobe) */
 static const enum tracerd_mode row_many[] = {
-	TRACERD_MODE_FENTRY_MULTI, TRACERD_MODE_KPROBE_MULTI, TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE,
-	TRACERD_MODE_KMOD_CALLOPS,
+	TRACERD_MODE_KMOD_CALLOPS, TRACERD_MODE_FENTRY_MULTI, TRACERD_MODE_KPROBE_MULTI,
+	TRACERD_MODE_FENTRY, TRACERD_MODE_KPROBE,
 };
 /* row 9: one function, latency — the module's native return hooks where
  * it has them (fprobe, else kretprobe: no BPF program, no map; 6.12 TCG,

@@ -93,10 +93,14 @@ TEST(row2_one_function)
 TEST(row3_many_functions)
 {
 	profiles();
-	ASSERT_EQ(pick(all, false, 100, false, false), TRACERD_MODE_FENTRY_MULTI, "7.2");
-	ASSERT_EQ(pick(k612, false, 100, false, false), TRACERD_MODE_KPROBE_MULTI, "6.12");
+	/* the module loaded: its one ftrace_ops over every address */
+	ASSERT_EQ(pick(all, false, 100, false, false), TRACERD_MODE_KMOD_CALLOPS, "7.2 module");
+	ASSERT_EQ(pick(k61, false, 100, false, false), TRACERD_MODE_KMOD_CALLOPS, "6.1 module");
+	ASSERT_EQ(pick(all_bpf, false, 100, false, false), TRACERD_MODE_FENTRY_MULTI, "7.2");
+	ASSERT_EQ(pick(k612_bpf, false, 100, false, false), TRACERD_MODE_KPROBE_MULTI, "6.12");
 	/* row 6: no kprobe.multi on 6.1 */
-	ASSERT_EQ(pick(k61, false, 100, false, false), TRACERD_MODE_FENTRY, "6.1");
+	ASSERT_EQ(pick(k61_bpf, false, 100, false, false), TRACERD_MODE_FENTRY, "6.1");
+	ASSERT_EQ(pick(kmod_only, false, 100, false, false), TRACERD_MODE_KMOD_CALLOPS, "module only");
 }
 
 TEST(row4_direct_call_taken)
@@ -114,7 +118,7 @@ TEST(row4_direct_call_taken)
 	/* the module's callback shares the function's ftrace site */
 	ASSERT_EQ(pick(k61, false, 1, true, false), TRACERD_MODE_KMOD_CALLOPS, "6.1 module");
 	/* a glob is not affected: fentry failing on one function is row 5 */
-	ASSERT_EQ(pick(k61, false, 100, true, false), TRACERD_MODE_FENTRY, "6.1 glob");
+	ASSERT_EQ(pick(k61_bpf, false, 100, true, false), TRACERD_MODE_FENTRY, "6.1 glob");
 }
 
 TEST(row5_order_for_fallback)

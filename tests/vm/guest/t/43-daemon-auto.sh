@@ -76,12 +76,22 @@ want=fentry; [ "$(feature fentry)" = true ] || want=kprobe
 expect_eq "row 7: one function, errors" "$(auto tracerd_testmod_target --errors)" "$want"
 reason | grep -q "not kmod-callops: the mode has no error counting" || fail "row 7: reason: $(reason)"
 $C detach --all > /dev/null
-# row 3: many functions -> fentry-multi (7.x) or kprobe-multi (one link); without fprobe (6.1) fentry
+# row 3: many functions -> the module's kmod-callops (loaded here: one
+# ftrace_ops over every address, exact counts)
+expect_eq "row 3: many functions, module loaded" "$(auto 'tracerd_testmod_fn_0[0-9][0-9]')" kmod-callops
+reason | grep -q "one ftrace_ops" || fail "row 3: reason: $(reason)"
+id=$(jp .attachment.id < "$TD/auto.json")
+expect_eq "row 3: functions hooked" "$($C --json list | jp '.attachments[0].functions|length')" 100
+echo "5 7" > "$TESTMOD_DBG/call_fn"	# tracerd_testmod_fn_005, 7 times
+expect_eq "row 3: calls counted" "$(calls_of_id "$id")" 7
+$C detach --all > /dev/null
+# the same without the module's modes (--errors: row 7) -> fentry-multi
+# (7.x) or kprobe-multi (one link); without fprobe (6.1) fentry
 want=kprobe-multi
 [ "$(feature fentry-multi)" = true ] && want=fentry-multi
 [ "$(feature kprobe-multi)" = true ] || want=fentry
 [ "$(feature kprobe-multi)" = true ] || [ "$(feature fentry)" = true ] || want=kprobe
-expect_eq "row 3: many functions" "$(auto 'tracerd_testmod_fn_0[0-9][0-9]')" "$want"
+expect_eq "row 3: many functions, errors" "$(auto 'tracerd_testmod_fn_0[0-9][0-9]' --errors)" "$want"
 [ $want = fentry ] && { reason | grep -q "not kprobe-multi" || fail "row 3: no reason for skipping kprobe-multi: $(reason)"; }
 $C detach --all > /dev/null
 # row 4: the function carries a direct call (kmod-direct) -> not fentry
