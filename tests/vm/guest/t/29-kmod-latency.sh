@@ -23,7 +23,7 @@
 # KPROBES_ON_FTRACE) refuses the kretprobe there: EADDRNOTAVAIL, and with
 # no fprobe either only kmod-direct times calls there: the holder rounds
 # are skipped with that reason, the drain is not.
-# ci-kernels: 6.12 7.2 6.12-arm64
+# ci-kernels: 6.12 7.2 6.12-arm64 6.12-riscv64
 source ./lib.sh
 load_testmod
 load_kmod
