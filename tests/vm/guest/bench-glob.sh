@@ -28,16 +28,27 @@ dpid=$!
 for i in $(seq 300); do [ -S "$TD/s.sock" ] && break; sleep 0.1; done
 [ -S "$TD/s.sock" ] || { cat "$TD/d.log"; fail "tracerd did not start"; }
 ulimit -n 65536	# bpftrace needs an fd per kfunc probe and more
-export BPFTRACE_MAX_PROBES=100000	# its default (512) refuses a big glob
+# their defaults (512 probes; from 0.20, 1024 programs) refuse a big glob
+export BPFTRACE_MAX_PROBES=100000 BPFTRACE_MAX_BPF_PROGS=100000
 C="tracectl --socket $TD/s.sock --timeout 0"
 G=${G:-"$(sys_getpgid | sed 's/getpgid$/*/')"}
 ms() { date +%s%3N; }
+# the daemon's CPU so far, user and kernel, in ms (/proc/PID/stat fields
+# 14 and 15, in clock ticks): what a step cost tracerd's own code and what
+# the kernel spent on its behalf (the syscalls: program loads, links,
+# trampolines, ioctls)
+hz=$(getconf CLK_TCK)
+cpu() { awk -v hz="$hz" '{ printf "%d %d\n", $14 * 1000 / hz, $15 * 1000 / hz }' /proc/$dpid/stat; }
 for mode in ${MODES-fentry kprobe kprobe-multi}; do
+	read -r u0 k0 < <(cpu)
 	t0=$(ms); out=$($C --json attach "$G" --mode "$mode"); t1=$(ms)
+	read -r u1 k1 < <(cpu)
 	id=$(jpath .attachment.id <<< "$out") || { echo "tracerd $mode: attach failed: $out"; continue; }
 	n=$($C --json list | jpath '.attachments[0].functions|length')
+	read -r u2 k2 < <(cpu)
 	t2=$(ms); $C detach "$id" > /dev/null; t3=$(ms)
-	echo "tracerd $mode: $n functions: attach $((t1 - t0)) ms, detach $((t3 - t2)) ms"
+	read -r u3 k3 < <(cpu)
+	echo "tracerd $mode: $n functions: attach $((t1 - t0)) ms (daemon CPU: user $((u1 - u0)) ms, kernel $((k1 - k0)) ms), detach $((t3 - t2)) ms (user $((u3 - u2)), kernel $((k3 - k2)))"
 done
 kill "$dpid"; wait "$dpid"
 command -v bpftrace > /dev/null || { echo "bpftrace: not installed"; exit 0; }
@@ -47,9 +58,9 @@ for p in kfunc kprobe; do
 	bpftrace -e "$p:$([ $p = kfunc ] && echo vmlinux:)$G { @c = count(); } BEGIN { printf(\"ready\\n\"); }" \
 		> "$f" 2>&1 &
 	bp=$!
-	for i in $(seq 12000); do grep -q ready "$f" && break; kill -0 $bp 2>/dev/null || break; sleep 0.05; done
+	for i in $(seq 12000); do grep -qx ready "$f" && break; kill -0 $bp 2>/dev/null || break; sleep 0.05; done
 	t1=$(ms); kill -INT $bp; wait $bp; t2=$(ms)
-	if grep -q ready "$f"; then
+	if grep -qx ready "$f"; then
 		echo "bpftrace $p: $(grep -m1 -o 'Attach[a-z]* [0-9]* probes*' "$f" || head -n1 "$f"): ready after $((t1 - t0)) ms, exit $((t2 - t1)) ms after SIGINT"
 	else
 		echo "bpftrace $p: not attached after $((t1 - t0)) ms:"; head -c 2000 "$f"
