@@ -2,7 +2,8 @@
 /*
  * How a kernel function takes its arguments, by its BTF. kmod-direct
  * --latency hands it to the module (argw, ABI 1.7), whose timing
- * trampolines (x86_64, arm64, riscv64) call the function with the register arguments only.
+ * trampolines (x86_64, arm64, riscv64) call the function with the
+ * register arguments only.
  */
 #ifndef TRACERD_BTFARGS_H
 #define TRACERD_BTFARGS_H
