@@ -20,6 +20,9 @@ cycles() {
 	for spec in callops:1 direct:2 kprobe:3 kprobe-int3:4; do
 		m=${spec%:*}
 		has "${spec#*:}" || continue
+		# riscv64 6.12: no kprobe at a function's entry (its ftrace
+		# site; 29-kmod-latency checks the refusal), kprobe-int3 only
+		[ $m = kprobe ] && ! kernel_has entry_kprobe && continue
 		out=$(kmodctl cycles "$m" "$1" "$2" 100) || fail "$m $1: $out"
 		echo "ok: $m $1: $out"
 		kmodctl stats --clean > /dev/null || fail "$m $1: leak: $(kmodctl stats)"

@@ -24,7 +24,9 @@ while read -r fn; do
 done < "$TD/weak.trace"
 daemon_stop
 
-# issues #14, #16: the syscall glob (~1000 functions) in one batch
+# issues #14, #16: the syscall glob (~1100 functions on x86_64, 415 on
+# riscv64 6.12: at least 400 hooked, as 70-systemd asks on arm64) in one
+# batch
 # (TRACERD_IOC_ATTACH_BATCH): exact counts on getpgid, the refused ones
 # skipped with their reason, detach leaving nothing; kill -9 of the
 # daemon while batch-attached leaves nothing either. Prints (does not
@@ -40,7 +42,7 @@ for m in kmod-callops kmod-direct; do
 	ta=$(( ($(date +%s%N) - t0) / 1000000 ))
 	st=$($C --json stats "$id")
 	hooked=$(jp '.stats|length' <<< "$st")
-	[ "$hooked" -ge 500 ] || fail "$m: only $hooked syscall functions hooked"
+	[ "$hooked" -ge 400 ] || fail "$m: only $hooked syscall functions hooked"
 	expect_eq "$m: functions patched" "$(grep -c "^[^[:space:]]" $enabled)" "$hooked"
 	expect_eq "$m: getpgid in the batch counted" \
 		"$(paste <(jp '.stats[*].function' <<< "$st") <(jp '.stats[*].calls' <<< "$st") |
