@@ -48,7 +48,8 @@ echo "ok: SIGKILL detached everything, rmmod succeeded"
 # the soft-lockup threshold under TCG (arm64 writes one CALL_OPS literal
 # per function without rescheduling), which is not what this tests.
 trap 'kill $hot1 $hot2 2>/dev/null; wait' EXIT
-round_specs="callops:$T kprobe:$sys"
+round_specs="callops:$T"
+kernel_has entry_kprobe && round_specs="$round_specs kprobe:$sys"
 has 2 && round_specs="$round_specs direct:$sys"
 has 4 && round_specs="$round_specs kprobe-int3:$T"
 for round in 1 2 3; do
