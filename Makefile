@@ -82,7 +82,7 @@ BPF_OBJS := $(patsubst $(SRC)/bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 # -Wno-missing-declarations: bpftool's vmlinux.h of a 7.x kernel holds
 # forward declarations inside structs that clang 21 warns about, 8 per object
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) \
 	-I$(dir $(VMLINUX_H)) -I$(SRC)/include -Wall -Wno-unused-function \
 	-Wno-missing-declarations
 

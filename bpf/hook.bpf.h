@@ -54,20 +54,26 @@ struct {
 #define TRACERD_TASK_NEST	16
 
 /*
- * A task's entry times: a stack over a ring. An entry pushed on a full
- * stack overwrites the oldest (whose call then goes untimed), so entries
- * whose return never ran (a kretprobe over its maxactive) age out. An
- * entry's tag and time are side by side: one address per entry.
+ * A task's entry times: a stack over a ring of TRACERD_TASK_NEST entries,
+ * top the next free one. An entry's tag and time are side by side: one
+ * address per entry. A return takes the entry under top when it is its
+ * call's (all but rare cases: a load, a compare, two stores); otherwise
+ * (a call returned out of order, or its entry went unseen) it looks
+ * deeper, leaves a hole (tag 0) where it took one, and lowers top past the
+ * holes it finds there. A push onto a live entry (the ring wrapped: calls
+ * nested deeper than the ring, or entries whose return never ran, as a
+ * kretprobe over its maxactive leaves them) overwrites the oldest, whose
+ * call goes untimed (a miss), so stale entries age out.
  */
 struct tracerd_task_ent {
-	__u32 tag;			/* slot + 1; 0: returned */
+	__u32 tag;			/* slot + 1; 0: free, or returned */
 	__u32 reserved;
 	__u64 ts;
 };
 
 struct tracerd_task_ts {
-	__u32 top;			/* next index, mod TRACERD_TASK_NEST */
-	__u32 n;			/* entries (live or returned) below top */
+	__u32 top;			/* next entry, mod TRACERD_TASK_NEST */
+	__u32 reserved;
 	struct tracerd_task_ent e[TRACERD_TASK_NEST];
 };
 
@@ -289,8 +295,12 @@ static __always_inline void slot_miss(__u32 slot)
 		__sync_fetch_and_add(&st->misses, 1);
 }
 
-/* Push this call's entry time on the task's stack. */
-static __always_inline void task_push(__u64 slot, struct tracerd_slot_stats *st)
+/*
+ * Push this call's entry time on the task's stack. A miss looks its slot
+ * up again (rare) rather than keep the caller's row across the helper
+ * call: one callee-saved register less, pushed and popped on every call.
+ */
+static __always_inline void task_push(__u64 slot)
 {
 	struct tracerd_task_ent *e;
 	struct tracerd_task_ts *t;
@@ -299,14 +309,12 @@ static __always_inline void task_push(__u64 slot, struct tracerd_slot_stats *st)
 	t = bpf_task_storage_get(&task_ts, bpf_get_current_task_btf(), 0,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!t) {
-		__sync_fetch_and_add(&st->misses, 1);
+		slot_miss(slot);
 		return;
 	}
 	top = t->top;
 	e = &t->e[top & (TRACERD_TASK_NEST - 1)];
-	if (t->n < TRACERD_TASK_NEST)
-		t->n++;
-	else if (e->tag)	/* full: the oldest call goes untimed */
+	if (e->tag)	/* the ring wrapped: the oldest open call goes untimed */
 		slot_miss(e->tag - 1);
 	e->tag = slot + 1;
 	t->top = top + 1;
@@ -314,64 +322,54 @@ static __always_inline void task_push(__u64 slot, struct tracerd_slot_stats *st)
 }
 
 /*
- * The entry time of the task's latest open call of slot below its top
- * (the top is not it: a call returned out of order, or its entry went
- * unseen), taken off its stack; 0: none. Rare: a loop.
+ * The entry time of the task's latest open call of tag (slot + 1) below
+ * its top, taken off its stack; 0: none. Holes between top and that
+ * entry (calls that returned out of order) leave with it. Rare: a loop,
+ * in a subprogram of its own so that the registers it needs are saved
+ * only when it runs, not on every return.
  */
-static __always_inline __u64 task_pop_deep(struct tracerd_task_ts *t, __u64 tag)
+static __noinline __u64 task_pop_deep(struct tracerd_task_ts *t, __u64 tag)
 {
 	struct tracerd_task_ent *e;
-	__u32 k, n = t->n, top = t->top;
+	__u32 k, top = t->top;
+	bool holes = true;	/* nothing live between top and e */
 	__u64 ts;
 
-	for (k = 1; k < TRACERD_TASK_NEST; k++) {
-		if (k >= n)
-			return 0;
+	for (k = 0; k < TRACERD_TASK_NEST; k++) {
 		e = &t->e[(top - 1 - k) & (TRACERD_TASK_NEST - 1)];
 		if (e->tag == tag) {
 			ts = e->ts;
-			e->tag = 0;	/* leaves when it gets to the top */
+			e->tag = 0;
+			if (holes)
+				t->top = top - 1 - k;
 			return ts;
 		}
+		if (e->tag)
+			holes = false;
 	}
 	return 0;
 }
 
 /*
  * The entry time of the task's latest open call of slot, taken off its
- * stack; 0: none. The latest call is the top's in all but rare cases: the
- * fast path reads and writes one entry, and only looks below it when
- * calls returned out of order left returned entries there.
+ * stack; 0: none (entered before the hook was attached, or aged out).
  */
 static __always_inline __u64 task_pop(__u64 slot)
 {
 	struct tracerd_task_ent *e;
 	struct tracerd_task_ts *t;
-	__u32 k, n, top;
-	__u64 ts;
+	__u32 top;
 
 	t = bpf_task_storage_get(&task_ts, bpf_get_current_task_btf(), 0, 0);
 	if (!t)
-		return 0;	/* entered before the hook was attached */
-	n = t->n;
-	if (!n)
 		return 0;
 	top = t->top - 1;
 	e = &t->e[top & (TRACERD_TASK_NEST - 1)];
 	if (e->tag != slot + 1)
 		return task_pop_deep(t, slot + 1);
-	ts = e->ts;
 	e->tag = 0;
-	n--;
-	/* returned entries below leave with it (rare: out-of-order returns) */
-	for (k = 0; k < TRACERD_TASK_NEST - 1 && n &&
-	     !t->e[(top - 1) & (TRACERD_TASK_NEST - 1)].tag; k++) {
-		top--;
-		n--;
-	}
 	t->top = top;
-	t->n = n;
-	return ts;
+	return e->ts;
 }
 
 /* Push this call's entry time in the LRU hash (key: thread and slot). */
@@ -493,12 +491,7 @@ static __always_inline void slot_time(__u32 slot, __u64 ts, __u64 now, __u64 fla
 	if (delta > st->lat_max)
 		st->lat_max = delta;
 	__sync_fetch_and_add(&st->lat_sum, delta);
-	/* 64-bit, clamped in place: older verifiers (6.1) lose the bound
-	 * when clang compares a zero-extended copy of a 32-bit index */
 	b = tracerd_hist_bucket(delta);
-	barrier_var(b);
-	if (b > TRACERD_HIST_BUCKETS - 1)
-		b = TRACERD_HIST_BUCKETS - 1;
 	__sync_fetch_and_add(&st->hist[b], 1);
 	if (flags & TRACERD_SLOT_BY)
 		by_time(slot, flags, delta);
@@ -521,7 +514,7 @@ static __always_inline int hook_entry(__u32 slot)
 		by_count(slot, flags);
 	if (flags & TRACERD_SLOT_LATENCY) {
 		if (task_ts_on(flags))
-			task_push(slot, st);
+			task_push(slot);
 		else
 			hash_push(slot, st);
 	} else if (flags & TRACERD_SLOT_RECORD) {
@@ -586,9 +579,14 @@ static __always_inline int hook_return(__u32 slot)
  */
 static __always_inline bool fast_tgid_pass(void)
 {
-	__u64 tgid = hook_imm32(TRACERD_TGID_MAGIC);
+	__u64 tgid;
 
-	return !tgid || bpf_get_current_pid_tgid() >> 32 == tgid;
+	if (!hook_imm32(TRACERD_TGID_MAGIC))
+		return true;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	/* the immediate again after the call: no callee-saved register
+	 * (pushed and popped by the JIT) to keep it across */
+	return tgid == hook_imm32(TRACERD_TGID_MAGIC);
 }
 
 /* Count only (flags: ENABLED, TGID): the filter, one lookup, one add. */
@@ -622,7 +620,7 @@ static __always_inline int fast_lat_entry(__u64 slot64)
 	if (!st)
 		return 0;
 	__sync_fetch_and_add(&st->calls, 1);
-	task_push(slot64, st);
+	task_push(slot64);
 	return 0;
 }
 

@@ -161,40 +161,54 @@ _Static_assert(sizeof(struct tracerd_ts_val) == 8 + 8 * TRACERD_NEST_MAX,
 /*
  * log2 bucket of a duration in ns: 0 -> 0, [2^(i-1), 2^i) -> i, capped at
  * TRACERD_HIST_BUCKETS - 1. A binary search on the bit length (no clz, so
- * BPF can use it too): six tests, each a shift, a branch and an add, where
- * computing each step's condition as a 0/1 costs BPF a branch and two
- * moves more.
+ * BPF can use it too). Each step is one compare, a shift and an add: the
+ * empty asm keeps the compiler from turning a step into two selects (BPF
+ * has none: each is a branch of its own), and the cap is on the 64-bit
+ * register the index is used in (older verifiers, 6.1, lose the bound of
+ * a zero-extended copy of a 32-bit value).
  */
-static inline __u32 tracerd_hist_bucket(__u64 v)
+#define tracerd_hist_keep(v)	__asm__ volatile("" : "+r"(v))
+
+static inline __u64 tracerd_hist_bucket(__u64 v)
 {
-	__u32 r = 1;
+	__u64 r = 1, t = v >> 32;
 
 	if (!v)
 		return 0;
-	if (v >> 32) {
-		v >>= 32;
+	if (t) {
+		v = t;
 		r += 32;
+		tracerd_hist_keep(v);
 	}
-	if (v >> 16) {
+	if (v >= 1U << 16) {
 		v >>= 16;
 		r += 16;
+		tracerd_hist_keep(v);
 	}
-	if (v >> 8) {
+	if (v >= 1U << 8) {
 		v >>= 8;
 		r += 8;
+		tracerd_hist_keep(v);
 	}
-	if (v >> 4) {
+	if (v >= 1U << 4) {
 		v >>= 4;
 		r += 4;
+		tracerd_hist_keep(v);
 	}
-	if (v >> 2) {
+	if (v >= 1U << 2) {
 		v >>= 2;
 		r += 2;
+		tracerd_hist_keep(v);
 	}
-	if (v >> 1)
+	if (v >= 2) {
 		r += 1;
+		tracerd_hist_keep(r);
+	}
 	/* r = floor(log2(v)) + 1 */
-	return r < TRACERD_HIST_BUCKETS ? r : TRACERD_HIST_BUCKETS - 1;
+	tracerd_hist_keep(r);
+	if (r > TRACERD_HIST_BUCKETS - 1)
+		r = TRACERD_HIST_BUCKETS - 1;
+	return r;
 }
 
 #endif /* TRACERD_TRACE_H */

@@ -397,6 +397,11 @@ vm_boot() {
 	local append="$dev root=/dev/vda rw panic=-1 softlockup_panic=1
 		watchdog_thresh=5 oops=panic slub_debug=FZPU loglevel=5
 		tracerd.init=/opt/tracerd/tests/init $extra"
+	# VM_ICOUNT=N (tests/vm/run --icount N): QEMU counts instructions and
+	# the guest's clock advances 2^N ns per instruction, so a benchmark's
+	# times become instruction counts, the same from run to run (no host
+	# noise; no cache, no atomics' price either)
+	[ -n "${VM_ICOUNT:-}" ] && qemu+=(-icount "shift=$VM_ICOUNT,sleep=off")
 	timeout --kill-after=5 "$tmo" "${qemu[@]}" \
 		-accel tcg,thread=single -smp 2 -m 1536 \
 		-display none -no-reboot -nic none -monitor none \
