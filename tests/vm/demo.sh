@@ -35,6 +35,8 @@
 #                 for the report's second ratio)
 #   DEMO_ENTRY    entry options (default: -n 1000000 --rounds 9 -w 1: the untraced
 #                 entry sequence against its notrace twin, seed 003)
+#   VM_ICOUNT=N   QEMU -icount: the guests' clocks count instructions (2^N ns
+#                 each), so the times repeat from run to run (docs/bench.md)
 #   DEMO_ATTACH   attach options (default: -k 1,16 -r 3 -w 1; K = 256 separate hooks
 #                 take minutes per mode under TCG)
 set -uo pipefail
@@ -140,6 +142,8 @@ estimate() {
 echo "make demo: $(echo $suites | sed 's/ /, /g') on $(echo $kernels | wc -w) kernel(s) ($kernels), one QEMU boot per suite;"
 echo "  expected about $(estimate) minutes with a warm cache (a cold one first downloads the kernels and builds the roots)."
 echo "  results: $out/"
+[ -n "${VM_ICOUNT:-}" ] &&
+	echo "  VM_ICOUNT=$VM_ICOUNT: the guests' clocks count instructions, so every time below counts the guest's instructions, 2^$VM_ICOUNT ns each, the same from run to run (docs/bench.md, \"Counting instructions\")"
 for k in $kernels; do
 	o=$ops
 	case $k in *riscv64*) o=$ops_riscv64 ;; esac
