@@ -240,21 +240,34 @@ static inline int tracerd_arch_site(unsigned long addr, unsigned long *site,
 	return 1;
 }
 
+#define TRACERD_RV_EBREAK	0x00100073U
+
 /*
  * Offset of the first instruction past the ftrace site: the site is the
  * 8 bytes at the symbol (nops or the auipc/jalr pair, tracerd_arch_site),
  * so 8. A kernel without KPROBES_ON_FTRACE (Debian's riscv64 6.12 and
  * 7.2) refuses a kprobe on the site itself, so for a traceable function
- * this is the only place a kprobe can go. -EADDRNOTAVAIL when the function
- * does not begin with such a site.
+ * this is the only place a kprobe can go. 7.2 takes a kprobe at the
+ * symbol too, an ebreak over the auipc (seen in 23-kmod-lifetime, with
+ * the jalr enabled after it: a kprobe, a call-ops and a direct attachment
+ * on one function): an ebreak with the jalr or its nop after it is a site
+ * too. -EADDRNOTAVAIL when the function does not begin with a site.
  */
 static inline int tracerd_arch_int3_offset(unsigned long addr,
 					   unsigned long *off)
 {
 	unsigned long site, target;
-	u32 insn;
+	u32 insn, w0;
+	int ret = tracerd_arch_site(addr, &site, &insn, &target);
 
-	if (tracerd_arch_site(addr, &site, &insn, &target) < 0)
+	if (ret == -ENOEXEC &&
+	    !copy_from_kernel_nofault(&w0, (void *)addr, sizeof(w0)) &&
+	    le32_to_cpu((__force __le32)w0) == TRACERD_RV_EBREAK &&
+	    (insn == TRACERD_RV_NOP4 ||
+	     (insn & 0x7fff) == (TRACERD_RV_JALR | 5 << 7) ||
+	     (insn & 0x7fff) == (TRACERD_RV_JALR | 1 << 7)))
+		ret = 0;
+	if (ret < 0)
 		return -EADDRNOTAVAIL;
 	*off = 8;
 	return 0;
