@@ -93,7 +93,8 @@ $(O)/bpf/vmlinux.h:
 	$(call msg,GEN,$@)
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
-$(O)/bpf/%.bpf.o: $(SRC)/bpf/%.bpf.c $(VMLINUX_H)
+# the Makefile too: a change of BPF_CFLAGS (-mcpu) rebuilds the objects
+$(O)/bpf/%.bpf.o: $(SRC)/bpf/%.bpf.c $(VMLINUX_H) $(SRC)/Makefile
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -MT $@ -c $< -o $@.tmp
