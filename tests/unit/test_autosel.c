@@ -224,11 +224,21 @@ TEST(row9_one_function_latency)
 	profiles();
 	/* the module loaded: its fprobe (kmod-callops) */
 	ASSERT_EQ(pick(all, false, 1, false, true), TRACERD_MODE_KMOD_CALLOPS, "7.2 module");
-	ASSERT_EQ(pick(all_bpf, false, 1, false, true), TRACERD_MODE_FSESSION, "7.2");
-	/* the function's direct call is taken: not the trampoline (row 4) */
+	/* else fentry/fexit, the cheapest BPF latency (docs/auto.md) */
+	ASSERT_EQ(pick(all_bpf, false, 1, false, true), TRACERD_MODE_FENTRY, "7.2");
+	ASSERT_EQ(pick(k612_bpf, false, 1, false, true), TRACERD_MODE_FENTRY, "6.12");
+	ASSERT_EQ(pick(k61_bpf, false, 1, false, true), TRACERD_MODE_FENTRY, "6.1");
+	/* the function's direct call is taken: no trampoline (row 4), so
+	 * neither fentry nor fsession: the kprobe session */
 	ASSERT_EQ(pick(all_bpf, false, 1, true, true), TRACERD_MODE_KPROBE_SESSION, "7.2 direct");
-	ASSERT_EQ(pick(k612_bpf, false, 1, false, true), TRACERD_MODE_KPROBE_SESSION, "6.12");
-	ASSERT_EQ(pick(k61_bpf, false, 1, false, true), TRACERD_MODE_FENTRY, "6.1: no sessions");
+	ASSERT_EQ(pick(k61_bpf, false, 1, true, true), TRACERD_MODE_KPROBE, "6.1 direct: no sessions");
+	/* fentry refused (no fentry): fsession where the kernel has it */
+	bool nofentry[TRACERD_MODE_NR];
+	int m;
+
+	for (m = 0; m < TRACERD_MODE_NR; m++)
+		nofentry[m] = all_bpf[m] && m != TRACERD_MODE_FENTRY;
+	ASSERT_EQ(pick(nofentry, false, 1, false, true), TRACERD_MODE_FSESSION, "7.2 without fentry");
 	ASSERT_EQ(pick(host, false, 1, false, true), -1, "host: nothing");
 	/* without latency a session buys nothing: row 2 */
 	ASSERT_EQ(pick(k612_bpf, false, 1, false, false), TRACERD_MODE_FENTRY, "6.12 count");

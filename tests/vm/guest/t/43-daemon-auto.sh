@@ -146,7 +146,7 @@ first_available() {
 # where neither (riscv64 6.12: no fprobe, no kretprobe at the entry) the
 # BPF order below
 want=kmod-kprobe; kernel_has fprobe_lat && want=kmod-callops
-kernel_has entry_kprobe || want=$(first_available fsession kprobe-session fentry kprobe kprobe-multi)
+kernel_has entry_kprobe || want=$(first_available fentry fsession kprobe-session kprobe kprobe-multi)
 expect_eq "row 9: one function, latency, module" "$(auto tracerd_testmod_target --latency)" $want
 [ $want != kmod-callops ] && { reason | grep -q "not kmod-callops: the mode has no latency" ||
 	fail "row 9: no reason for skipping kmod-callops: $(reason)"; }
@@ -156,9 +156,9 @@ $C detach --all > /dev/null
 # with a comm filter: the module still (ABI 1.6)
 expect_eq "row 9: one function, latency, comm" "$(auto tracerd_testmod_target --latency --comm t43)" $want
 $C detach --all > /dev/null
-# without the module's options (errors): a session form; without (6.1) row 2's order
+# without the module's options (errors): fentry/fexit, the cheapest BPF latency
 expect_eq "row 9: one function, latency, errors" "$(auto tracerd_testmod_target --latency --errors)" \
-	"$(first_available fsession kprobe-session fentry kprobe kprobe-multi)"
+	"$(first_available fentry fsession kprobe-session kprobe kprobe-multi)"
 $C detach --all > /dev/null
 # row 10: many functions, latency -> one session link
 expect_eq "row 10: many functions, latency" "$(auto 'tracerd_testmod_fn_0[0-9][0-9]' --latency)" \
