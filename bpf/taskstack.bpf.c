@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Test object (tests/prog/taskstack.c, tests/host/12-bpf-taskstack.sh):
+ * Test object (tests/prog/taskstack.c, tests/host/11-bpf-taskstack.sh):
  * bpf/hook.bpf.h's per-task stack of entry times and its histogram bucket,
  * compiled as the daemon's programs are, driven one operation at a time by
  * BPF_PROG_TEST_RUN on a raw_tp program (args: op, value). Not loaded by
