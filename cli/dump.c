@@ -171,24 +171,35 @@ static void print_text_event(const struct record_item *it, uint64_t real_ns)
  * One field: the string escaped as everywhere else in tracectl (\n, \t,
  * \\, \xNN, \uNNNN: lib/strutil.c), then quoted when it holds a comma, a
  * quote, CR or LF (RFC 4180), quotes doubled. NULL: an empty field.
+ * A field a spreadsheet would run as a formula (its first byte =, +, -, @)
+ * starts with that byte as \xNN instead: a task names itself, so its comm
+ * is the user's input, and the escape is undone as exactly as the others.
  */
+static bool csv_formula_start(const char *e)
+{
+	return e[0] && strchr("=+-@", e[0]);
+}
+
 static void csv_str(const char *s, bool last)
 {
 	const char *e, *p;
+	bool quote;
 
 	if (s) {
 		e = tty_str(s);
-		if (!strpbrk(e, ",\"\r\n")) {
-			fputs(e, stdout);
-		} else {
+		quote = strpbrk(e, ",\"\r\n") != NULL;
+		if (quote)
 			putchar('"');
-			for (p = e; *p; p++) {
-				if (*p == '"')
-					putchar('"');
-				putchar(*p);
-			}
-			putchar('"');
+		p = e;
+		if (csv_formula_start(p))
+			printf("\\x%02x", (unsigned char)*p++);
+		for (; *p; p++) {
+			if (*p == '"')
+				putchar('"');
+			putchar(*p);
 		}
+		if (quote)
+			putchar('"');
 	}
 	fputs(last ? "\r\n" : ",", stdout);
 }

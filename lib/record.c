@@ -608,6 +608,29 @@ static int reader_header(struct record_reader *r, const char *path, char *msg, s
 	return 0;
 }
 
+/*
+ * A recording is a regular file: a FIFO, socket or device is refused with
+ * -EINVAL (read(2) on one would wait for a writer, or never end), and the
+ * fd goes back to blocking reads.
+ */
+static int reader_regular(int fd, const char *path, char *msg, size_t msglen)
+{
+	struct stat st;
+	int fl;
+
+	if (fstat(fd, &st))
+		return set_err(msg, msglen, -errno, "%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return set_err(msg, msglen, -EINVAL, "%s: not a regular file (a %s): "
+			       "recordings are files the daemon wrote under record_dir", path,
+			       S_ISFIFO(st.st_mode) ? "FIFO" : S_ISDIR(st.st_mode) ? "directory" :
+			       S_ISSOCK(st.st_mode) ? "socket" : "device");
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK))
+		return set_err(msg, msglen, -errno, "%s: %s", path, strerror(errno));
+	return 0;
+}
+
 int record_reader__open(const char *path, struct record_reader **out, char *msg, size_t msglen)
 {
 	struct record_reader *r;
@@ -618,11 +641,16 @@ int record_reader__open(const char *path, struct record_reader **out, char *msg,
 	if (!r)
 		return set_err(msg, msglen, -ENOMEM, "out of memory");
 	r->buf = malloc(DEC_BUF_SIZE);
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO (or a device) opens at once, to be refused below,
+	 * instead of waiting in open() for a writer that may never come */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (r->fd < 0) {
 		err = set_err(msg, msglen, -errno, "%s: %s", path, strerror(errno));
 		goto cleanup;
 	}
+	err = reader_regular(r->fd, path, msg, msglen);
+	if (err)
+		goto cleanup;
 	if (!r->buf) {
 		err = set_err(msg, msglen, -ENOMEM, "out of memory");
 		goto cleanup;

@@ -144,7 +144,7 @@ import ctypes, sys
 libc = ctypes.CDLL(None, use_errno=True)
 print("ready", flush=True)
 open(sys.argv[1]).read()
-for name in (b'a,b"c\nd', b'q\xffe\x1b[1m', b'done'):
+for name in (b'a,b"c\nd', b'q\xffe\x1b[1m', b'=1+2', b'done'):
     if libc.prctl(15, ctypes.c_char_p(name), 0, 0, 0):
         sys.exit(f"prctl: errno {ctypes.get_errno()}")
 EOF
@@ -157,7 +157,7 @@ N=300
 for ((i = 0; i < N; i++)); do printf "r$i" > /proc/self/comm; done
 echo go > "$W/go"
 wait "$py" || fail "python3 prctl helper"
-want=$((N + 3))
+want=$((N + 4))
 for i in $(seq 100); do
 	got=$($D dump --json $(files_of fmt) 2>/dev/null | wc -l)
 	[ "$got" = "$want" ] && break
@@ -178,9 +178,13 @@ python3 - "$W/d.csv" "$py" <<'EOF' || fail "hostile comms through csv"
 import csv, sys
 rows = [r for r in csv.reader(open(sys.argv[1], newline="", encoding="utf-8"))][1:]
 got = [r[5] for r in rows if r[3] == sys.argv[2]]
-assert len(got) == 3, got
+assert len(got) == 4, got
 assert got[1] == 'a,b"c\\nd', got	# str_escape: the newline as \n
 assert got[2] == "q\\xffe\\x1b[1m", got
+assert got[3] == "\\x3d1+2", got	# no formula: '=' as \x3d, undone exactly
+# no text field (comm, target) starts as a spreadsheet formula (=, +, -, @)
+for r in rows:
+    assert not any(r[i][:1] in ("=", "+", "-", "@") for i in (5, 7)), r
 EOF
 grep -q '"a,b""c\\nd"' "$W/d.csv" || fail "csv: the comm with a comma and a quote is not quoted"
 python3 - "$W/d.chrome" "$py" <<'EOF' || fail "hostile comms through chrome"
@@ -188,10 +192,10 @@ import json, sys
 doc = json.load(open(sys.argv[1], encoding="utf-8"))
 pid = int(sys.argv[2])
 ev = [e for e in doc["traceEvents"] if e["ph"] == "i" and e["pid"] == pid]
-assert [e["args"]["comm"] for e in ev[1:]] == ['a,b"c\nd', "q\\xffe\x1b[1m"], ev
+assert [e["args"]["comm"] for e in ev[1:]] == ['a,b"c\nd', "q\\xffe\x1b[1m", "=1+2"], ev
 th = [e["args"]["name"] for e in doc["traceEvents"] if e["ph"] == "M" and e["pid"] == pid
       and e["name"] == "thread_name"]
-assert th[1:] == ['a,b"c\nd', "q\\xffe\x1b[1m"], th
+assert th[1:] == ['a,b"c\nd', "q\\xffe\x1b[1m", "=1+2"], th
 EOF
 for f in d.csv d.chrome; do
 	LC_ALL=C grep -q $'[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]' "$W/$f" && fail "$f holds a control character"

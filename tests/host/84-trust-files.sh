@@ -63,6 +63,18 @@ for cfg in "$W/fifo" "$W" /dev/null; do
 	ok "config $cfg refused: $(head -n1 "$W/err")"
 done
 
+# recordings (tracectl dump, with and without --follow): a FIFO nobody
+# writes, a directory, a device refused at once, not waited on
+for f in "$W/fifo" "$W" /dev/null; do
+	for follow in "" --follow; do
+		timeout 10 "$TRACECTL" dump $follow "$f" > /dev/null 2> "$W/err"; rc=$?
+		[ "$rc" = 124 ] && fail "dump $follow $f: blocked"
+		[ "$rc" = 0 ] && fail "dump $follow $f: accepted"
+		grep -q "not a regular file" "$W/err" || fail "dump $follow $f: message: $(cat "$W/err")"
+		ok "dump $follow $f refused (exit $rc): $(head -n1 "$W/err")"
+	done
+done
+
 # record headers (tracectl dump): null or mistyped fields, \u0000, not JSON
 i=0
 for meta in '{"byte_order":null}' '{"byte_order":7}' '{"byte_order":"little","created_realtime_ns":null}' \
