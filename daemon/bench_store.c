@@ -28,7 +28,8 @@
 /* The parsed file, re-read when its mtime changes. */
 static struct {
 	json_object *root;
-	struct timespec mtime;
+	/* ctime (the file's, state_dir's): a chmod or chown changes the verdict */
+	struct timespec mtime, ctime, dir_ctime;
 	bool checked;	/* root is what the file at mtime gave (maybe NULL) */
 	char path[PATH_MAX];
 } store_cache;
@@ -160,22 +161,42 @@ static bool store_matches(json_object *root, const char **why)
 	return false;
 }
 
+/* The state directory and the stored file in it: root's alone (lib/util.h, file_trusted). */
+static int store_trusted(struct tracerd *d, const char *path, const struct stat *st,
+			 const struct stat *dst, char *err, size_t errlen)
+{
+	if (file_trusted("state_dir", d->cfg.state_dir, dst, err, errlen))
+		return -EPERM;
+	return file_trusted("bench store", path, st, err, errlen);
+}
+
+static bool same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
 /* The stored results, NULL when absent, invalid or from another kernel. */
 static json_object *store_load(struct tracerd *d)
 {
 	char path[PATH_MAX], err[256];
 	const char *why = NULL;
-	struct stat st;
+	struct stat st, dst;
 
-	if (store_path(d, path, sizeof(path)) || stat(path, &st))
+	if (store_path(d, path, sizeof(path)) || stat(path, &st) || stat(d->cfg.state_dir, &dst))
 		goto none;
 	if (store_cache.checked && !strcmp(store_cache.path, path) &&
-	    store_cache.mtime.tv_sec == st.st_mtim.tv_sec &&
-	    store_cache.mtime.tv_nsec == st.st_mtim.tv_nsec)
+	    same_time(&store_cache.mtime, &st.st_mtim) &&
+	    same_time(&store_cache.ctime, &st.st_ctim) &&
+	    same_time(&store_cache.dir_ctime, &dst.st_ctim))
 		return store_cache.root;
 	json_object_put(store_cache.root);
-	store_cache.root = json_parse_file(path, 1 << 20, err, sizeof(err));
+	store_cache.root = NULL;
+	/* read back only what no other user could have written (as the config) */
+	if (!store_trusted(d, path, &st, &dst, err, sizeof(err)))
+		store_cache.root = json_parse_file(path, 1 << 20, err, sizeof(err));
 	store_cache.mtime = st.st_mtim;
+	store_cache.ctime = st.st_ctim;
+	store_cache.dir_ctime = dst.st_ctim;
 	store_cache.checked = true;
 	str_copy(store_cache.path, path, sizeof(store_cache.path));
 	if (!store_cache.root)

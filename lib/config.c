@@ -326,7 +326,49 @@ cleanup:
 	return ret;
 }
 
-/* A regular file only: a FIFO, device or directory is refused without blocking. */
+/* The directory part of path into dir ("." for a bare name). */
+static int dir_of(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return str_copy(dir, ".", len);
+	if (slash == path)
+		return str_copy(dir, "/", len);
+	return snprintf(dir, len, "%.*s", (int)(slash - path), path) >= (int)len ? -ENAMETOOLONG
+										  : 0;
+}
+
+/*
+ * The directories holding a config file, as named and (a symlink) where it
+ * really is: whoever can write one can put another file in its place (or
+ * a conf.d beside it), so they are held to the file's rule (lib/util.h,
+ * file_trusted).
+ */
+static int dir_trusted(const char *path, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], *real = realpath(path, NULL);
+	const char *p[2] = { path, real };
+	struct stat st;
+	int i, ret = 0;
+
+	for (i = 0; !ret && i < 2 && p[i]; i++) {
+		if (dir_of(p[i], dir, sizeof(dir)))
+			ret = set_err(err, errlen, -ENAMETOOLONG, "config path '%s' is too long", path);
+		else if (stat(dir, &st))
+			ret = set_err(err, errlen, -errno, "cannot stat '%s': %s", dir, strerror(errno));
+		else
+			ret = file_trusted("config directory", dir, &st, err, errlen);
+	}
+	free(real);
+	return ret;
+}
+
+/*
+ * A regular file only: a FIFO, device or directory is refused without
+ * blocking; and one only root can change, in a directory only root can
+ * change (sshd's StrictModes).
+ */
 static int config_open(const char *path, FILE **out, char *err, size_t errlen)
 {
 	struct stat st;
@@ -347,6 +389,11 @@ static int config_open(const char *path, FILE **out, char *err, size_t errlen)
 			      S_ISSOCK(st.st_mode) ? "a socket" : "a device");
 		goto fail;
 	}
+	ret = file_trusted("config", path, &st, err, errlen);
+	if (!ret)
+		ret = dir_trusted(path, err, errlen);
+	if (ret)
+		goto fail;
 	*out = fdopen(fd, "r");
 	if (*out)
 		return 0;
@@ -433,6 +480,7 @@ static int dropin_names(const char *dir, char ***out, size_t *nr, char *err, siz
 {
 	DIR *dp = opendir(dir);
 	struct dirent *e;
+	struct stat st;
 	char **v = NULL, **t;
 	size_t n = 0;
 	int ret = 0;
@@ -442,6 +490,15 @@ static int dropin_names(const char *dir, char ***out, size_t *nr, char *err, siz
 	if (!dp)
 		return errno == ENOENT ? 0 : set_err(err, errlen, -errno,
 			"cannot read the drop-in directory '%s': %s", dir, strerror(errno));
+	if (fstat(dirfd(dp), &st))
+		ret = set_err(err, errlen, -errno, "cannot stat the drop-in directory '%s': %s",
+			      dir, strerror(errno));
+	else
+		ret = file_trusted("drop-in directory", dir, &st, err, errlen);
+	if (ret) {
+		closedir(dp);
+		return ret;
+	}
 	errno = 0;
 	while ((e = readdir(dp))) {
 		if (!dropin_name(e->d_name))

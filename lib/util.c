@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "strutil.h"
 #include "util.h"
 
@@ -207,4 +208,21 @@ uint64_t now_mono_ns(void)
 uint64_t now_real_ns(void)
 {
 	return clock_ns(CLOCK_REALTIME);
+}
+
+int file_trusted(const char *what, const char *path, const struct stat *st, char *err,
+		 size_t errlen)
+{
+	bool sticky_dir = S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX);
+
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return set_err(err, errlen, -EPERM, "%s '%s' is owned by uid %u, not root: tracerd "
+			       "obeys only files root owns (fix: chown root '%s')", what, path,
+			       (unsigned int)st->st_uid, path);
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !sticky_dir)
+		return set_err(err, errlen, -EPERM, "%s '%s' is writable by %s (mode %04o): tracerd "
+			       "obeys only files no other user can change (fix: chmod go-w '%s')",
+			       what, path, st->st_mode & S_IWOTH ? "others" : "its group",
+			       (unsigned int)(st->st_mode & 07777), path);
+	return 0;
 }

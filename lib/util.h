@@ -40,6 +40,17 @@ int limit_explain(int err, char *buf, size_t len);
  * entries counted (the directory's own fd not included); -errno.
  */
 long open_fd_count(void);
+/*
+ * May root's daemon obey a file or directory it reads (sshd's StrictModes)?
+ * 0 when st belongs to root or to the daemon's own user and neither its
+ * group nor others can write it (a directory with the sticky bit, as /tmp,
+ * may be world-writable: nobody replaces another's file in it); else
+ * -EPERM, err naming what (e.g. "config"), path, the owner or the mode,
+ * and the command that fixes it.
+ */
+struct stat;
+int file_trusted(const char *what, const char *path, const struct stat *st, char *err,
+		 size_t errlen);
 /* Monotonic and realtime clocks in ns. */
 uint64_t now_mono_ns(void);
 uint64_t now_real_ns(void);

@@ -5,7 +5,8 @@
 # key wins (listen moves the metrics), attach lines accumulate, other
 # names are ignored; --check-config counts them and names a bad one's
 # file:line; a reload picks up a new drop-in and refuses a bad one; a
-# failing attach line of a drop-in is reported with its file.
+# failing attach line of a drop-in is reported with its file; a file or
+# conf.d another user owns or can write is refused (StrictModes).
 source "$(dirname "$0")/lib/daemon.bash"
 source "$(dirname "$0")/lib/service.bash"
 [ "$(id -u)" = 0 ] || skip "needs root to load BPF"
@@ -91,4 +92,37 @@ for i in $(seq 50); do curl -sf -m 2 "$U/healthz" > /dev/null || break; sleep 0.
 curl -sf -m 2 "$U/healthz" > /dev/null && fail "metrics still served after 30-c.conf went"
 ok "SIGHUP: 30-c.conf's listen gone (listen = off again)"
 expect_eq "attachments at the end" "$(targets)" "tp:task/task_newtask,tp:task/task_rename"
+
+# --- files another user owns or can write are not obeyed (sshd's StrictModes):
+# a reload refuses them and keeps what it has; --check-config and a start refuse them
+id nobody > /dev/null 2>&1 || fail "no user nobody"
+strict() { # WHAT WANT-IN-MESSAGE: reload, --check-config and a start refuse; then undo
+	$C reload 2> "$W/err" && fail "$1: reload exited 0"
+	grep -q "$2" "$W/err" || fail "$1: reload's refusal: $(cat "$W/err")"
+	expect_eq "$1: attachments after the refused reload" "$(natt)" 2
+	out=$($TRACERD --check-config --config "$W/tracerd.conf" 2>&1); rc=$?
+	expect_eq "$1: --check-config exit" "$rc" 1
+	grep -q "$2" <<< "$out" || fail "$1: --check-config: $out"
+	timeout 20 "$TRACERD" --config "$W/tracerd.conf" --socket "$W/s2.sock" 2> "$W/err2"; rc=$?
+	[ "$rc" = 0 ] || [ "$rc" = 124 ] && fail "$1: tracerd started (exit $rc)"
+	grep -q "$2" "$W/err2" || fail "$1: start's refusal: $(cat "$W/err2")"
+	ok "$1 refused (reload, --check-config, start): $(head -n1 "$W/err")"
+}
+printf 'attach = tp:sched/sched_switch\n' > "$D/70-user.conf"
+chown nobody "$D/70-user.conf"
+strict "a drop-in owned by nobody" "70-user.conf' is owned by uid $(id -u nobody), not root.*chown root"
+chown root "$D/70-user.conf"; chmod 0664 "$D/70-user.conf"
+strict "a group-writable drop-in" "70-user.conf' is writable by its group.*chmod go-w"
+chmod 0646 "$D/70-user.conf"
+strict "a world-writable drop-in" "70-user.conf' is writable by others"
+rm "$D/70-user.conf"
+chmod 0777 "$D"
+strict "a world-writable conf.d" "drop-in directory '$D' is writable by others"
+chmod 0755 "$D"; chown nobody "$D"
+strict "a conf.d owned by nobody" "drop-in directory '$D' is owned by uid"
+chown root "$D"; chmod 0666 "$W/tracerd.conf"
+strict "a world-writable main file" "config '$W/tracerd.conf' is writable by others"
+chmod 0644 "$W/tracerd.conf"
+$C --json reload > /dev/null || fail "reload once the files are root's again"
+expect_eq "attachments after the files are fixed" "$(targets)" "tp:task/task_newtask,tp:task/task_rename"
 stop_daemon

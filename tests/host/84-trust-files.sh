@@ -4,7 +4,8 @@
 # state_dir (read for every /metrics) with null or mistyped fields, \u0000,
 # bad UTF-8 or not JSON at all are ignored with a log line, never a crash;
 # a FIFO, directory or device as the config file is refused at once; a
-# '#' inside a config value is part of it.
+# '#' inside a config value is part of it; a stored result or state_dir
+# another user owns or can write is not read (issue #33, class 2).
 source "$(dirname "$0")/lib/daemon.bash"
 source "$(dirname "$0")/lib/service.bash"
 command -v curl >/dev/null || skip "curl not installed"
@@ -47,6 +48,23 @@ PY
 curl -sf "$U/metrics.json" | jq -e '.attachments[0].overhead_ns_per_call == 12.5' > /dev/null ||
 	fail "a valid stored result is not used: $(curl -sf "$U/metrics.json" | jq -c '.attachments[0]')"
 ok "a valid stored result is used"
+# the same file another user could have written: not used, logged, used
+# again once fixed (a chmod changes the verdict, not the mtime)
+ovh() { curl -sf "$U/metrics.json" | jq -c '.attachments[0].overhead_ns_per_call'; }
+chmod 0666 "$F"
+expect_eq "a world-writable stored result: overhead" "$(ovh)" null
+grepq "bench: ignoring $F: bench store '$F' is writable by others" "$W/daemon.log" ||
+	fail "the untrusted stored result is not logged"
+chmod 0644 "$F"; chown nobody "$F"
+expect_eq "a stored result owned by nobody: overhead" "$(ovh)" null
+chown root "$F"
+expect_eq "the stored result, root's again: overhead" "$(ovh)" 12.5
+chmod 0777 "$W/st"	# the directory alone changes
+expect_eq "a stored result in a world-writable state_dir: overhead" "$(ovh)" null
+grepq "state_dir '$W/st' is writable by others" "$W/daemon.log" ||
+	fail "the untrusted state_dir is not logged"
+chmod 0755 "$W/st"
+expect_eq "the stored result, state_dir root's again: overhead" "$(ovh)" 12.5
 # '#' inside a value is part of it
 $C attach tp:task/task_rename --record r > /dev/null || fail "attach --record"
 [ -e "$W/rec#1/r.trec" ] || fail "record_dir with '#' not used: $(ls "$W")"

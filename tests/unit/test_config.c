@@ -289,4 +289,97 @@ TEST(dropins)
 	ASSERT_OK(system(sub), "cleanup");
 }
 
+/* config_parse_file into a fresh config; its return, err filled */
+static int parse_one(const char *path, char *err, size_t errlen)
+{
+	struct tracerd_config c;
+	int ret;
+
+	config_init(&c);
+	ret = config_parse_file(&c, path, err, errlen);
+	config_free(&c);
+	return ret;
+}
+
+/*
+ * sshd's StrictModes: a config file, its directory or conf.d that another
+ * user owns or can write is refused with -EPERM, naming it and the fix; a
+ * sticky world-writable directory (/tmp) is not another's to replace in.
+ */
+TEST(trust)
+{
+	char dir[] = "/tmp/tracerd-trust.XXXXXX", f[96], cd[96], dropin[128], other[96],
+		link[96], err[512] = "";
+	struct tracerd_config c;
+
+	umask(022);
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp"))
+		return;
+	ASSERT_OK(chmod(dir, 0755), "chmod dir");
+	snprintf(f, sizeof(f), "%s/tracerd.conf", dir);
+	put(dir, "tracerd.conf", "log_level = info\n");
+	ASSERT_OK(parse_one(f, err, sizeof(err)), err);
+
+	ASSERT_OK(chmod(f, 0664), "chmod 0664");
+	ASSERT_EQ(parse_one(f, err, sizeof(err)), -EPERM, "group-writable file");
+	ASSERT_TRUE(strstr(err, "writable by its group") && strstr(err, "chmod go-w"), err);
+	ASSERT_OK(chmod(f, 0646), "chmod 0646");
+	ASSERT_EQ(parse_one(f, err, sizeof(err)), -EPERM, "world-writable file");
+	ASSERT_TRUE(strstr(err, "writable by others") && strstr(err, "tracerd.conf"), err);
+	ASSERT_OK(chmod(f, 0644), "chmod 0644");
+
+	ASSERT_OK(chmod(dir, 0777), "chmod dir 0777");
+	ASSERT_EQ(parse_one(f, err, sizeof(err)), -EPERM, "world-writable directory");
+	ASSERT_TRUE(strstr(err, "config directory") && strstr(err, dir), err);
+	ASSERT_OK(chmod(dir, 01777), "chmod dir 01777");
+	ASSERT_OK(parse_one(f, err, sizeof(err)), err);	/* sticky, as /tmp */
+	ASSERT_OK(chmod(dir, 0755), "chmod dir 0755");
+
+	/* conf.d and a drop-in in it */
+	snprintf(cd, sizeof(cd), "%s/conf.d", dir);
+	ASSERT_OK(mkdir(cd, 0755), "mkdir conf.d");
+	put(cd, "10-a.conf", "max_glob_matches = 10\n");
+	snprintf(dropin, sizeof(dropin), "%s/10-a.conf", cd);
+	config_init(&c);
+	ASSERT_EQ(config_parse_dropins(&c, f, err, sizeof(err)), 1, err);
+	config_free(&c);
+	ASSERT_OK(chmod(cd, 0757), "chmod conf.d 0757");
+	config_init(&c);
+	ASSERT_EQ(config_parse_dropins(&c, f, err, sizeof(err)), -EPERM, "writable conf.d");
+	ASSERT_TRUE(strstr(err, "drop-in directory") && strstr(err, cd), err);
+	config_free(&c);
+	ASSERT_OK(chmod(cd, 0755), "chmod conf.d 0755");
+	ASSERT_OK(chmod(dropin, 0666), "chmod drop-in 0666");
+	config_init(&c);
+	ASSERT_EQ(config_parse_dropins(&c, f, err, sizeof(err)), -EPERM, "writable drop-in");
+	ASSERT_TRUE(strstr(err, "10-a.conf") != NULL, err);
+	config_free(&c);
+	ASSERT_OK(chmod(dropin, 0644), "chmod drop-in 0644");
+
+	/* a symlink from a trusted directory to a file in a writable one */
+	snprintf(other, sizeof(other), "%s/open", dir);
+	ASSERT_OK(mkdir(other, 0777), "mkdir open");
+	ASSERT_OK(chmod(other, 0777), "chmod open");
+	put(other, "x.conf", "log_level = info\n");
+	snprintf(link, sizeof(link), "%s/link.conf", dir);
+	snprintf(dropin, sizeof(dropin), "%s/x.conf", other);
+	ASSERT_OK(symlink(dropin, link), "symlink");
+	ASSERT_EQ(parse_one(link, err, sizeof(err)), -EPERM, "symlink into a writable directory");
+	ASSERT_TRUE(strstr(err, other) != NULL, err);
+
+	/* another user's file (root only can give one away) */
+	if (geteuid() == 0) {
+		ASSERT_OK(chown(f, 65534, (gid_t)-1), "chown nobody");
+		ASSERT_EQ(parse_one(f, err, sizeof(err)), -EPERM, "another user's file");
+		ASSERT_TRUE(strstr(err, "owned by uid 65534") && strstr(err, "chown root"), err);
+		ASSERT_OK(chown(f, 0, (gid_t)-1), "chown root");
+		ASSERT_OK(chown(cd, 65534, (gid_t)-1), "chown conf.d nobody");
+		config_init(&c);
+		ASSERT_EQ(config_parse_dropins(&c, f, err, sizeof(err)), -EPERM, "another's conf.d");
+		config_free(&c);
+	}
+	snprintf(link, sizeof(link), "rm -rf %s", dir);
+	ASSERT_OK(system(link), "cleanup");
+}
+
 TEST_MAIN()
