@@ -45,6 +45,7 @@ struct rec_file {
 	unsigned int refs;
 	bool error_logged;
 	char error[128];
+	uint64_t truncations_logged;	/* cuts under the writer already logged */
 };
 
 struct rec_att {
@@ -145,6 +146,12 @@ static void file_check(struct rec_file *f)
 	struct record_writer_stats st;
 
 	record_writer__stats(f->w, &st);
+	if (st.truncations > f->truncations_logged) {
+		log_warn("recording '%s' (%s) was cut short under the writer (copytruncate?): a "
+			 "new segment starts at its beginning (%llu so far)", f->name,
+			 record_writer__path(f->w), (unsigned long long)st.truncations);
+		f->truncations_logged = st.truncations;
+	}
 	if (!st.stopped || f->error_logged)
 		return;
 	stop_reason(f, &st);
@@ -223,9 +230,10 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 
 	for (ra = r->atts; ra; ra = ra->next)
 		lost_sync(r->d, ra);
-	for (f = r->files; f; f = f->next)
-		if (record_writer__tick(f->w, now))
-			file_check(f);
+	for (f = r->files; f; f = f->next) {
+		record_writer__tick(f->w, now);
+		file_check(f);	/* a stop, or a cut (also seen at a flush) */
+	}
 }
 
 /* The consumer and its loop events, made when the first recording starts. */
@@ -489,6 +497,7 @@ int recorder_stats(struct tracerd *d, struct attachment *a, struct metrics_recor
 	out->bytes = st.bytes;
 	out->errors = st.write_errors;
 	out->rotations = st.rotations;
+	out->truncations = st.truncations;
 	return 0;
 }
 

@@ -315,6 +315,8 @@ static void js_record(struct mbuf *b, const struct metrics_record *r)
 	mb_u64(b, r->errors);
 	js_nkey(b, "rotations");
 	mb_u64(b, r->rotations);
+	js_nkey(b, "truncations");
+	mb_u64(b, r->truncations);
 	mb_putc(b, '}');
 }
 

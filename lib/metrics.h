@@ -44,7 +44,7 @@ struct metrics_record {
 	const char *file;		/* current file path */
 	bool active;			/* false: stopped by an error */
 	const char *error;		/* why it stopped, or NULL */
-	uint64_t events, dropped, bytes, errors, rotations;
+	uint64_t events, dropped, bytes, errors, rotations, truncations;
 };
 
 /* The kernel's run-time statistics of the attachment's BPF programs (BPF_ENABLE_STATS). */

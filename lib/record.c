@@ -51,7 +51,8 @@ struct record_writer {
 	uint64_t last_flush_ns;
 	uint32_t block, blk_records;	/* current block: number, records so far */
 	size_t blk_bytes;		/* its record bytes in blk */
-	uint64_t seq;			/* files started by this writer */
+	uint64_t seq;			/* files (and segments) started by this writer */
+	bool restarting;		/* writer_restart: a new segment is being written */
 	struct wtarget *targets;
 	size_t nr_targets;
 	struct record_writer_stats st;
@@ -125,15 +126,23 @@ static int frame_write(struct record_writer *w, const void *src, size_t len)
 	return write_all(w, w->out, n + FCRC_BYTES);
 }
 
+static int writer_check_cut(struct record_writer *w);
+
 /* Close the current block: its CHECK record, then the block as one frame. */
 static int block_flush(struct record_writer *w)
 {
 	struct tracerd_rec_hdr h = { .type = TRACERD_REC_CHECK, .len = sizeof(struct tracerd_rec_check) };
-	struct tracerd_rec_check c = { .block = w->block, .records = w->blk_records };
+	struct tracerd_rec_check c;
 	int err;
 
 	if (!w->blk_records)
 		return 0;
+	if (w->fd >= 0 && !w->restarting) {
+		err = writer_check_cut(w);	/* may start a new segment: block numbers anew */
+		if (err)
+			return err;
+	}
+	c = (struct tracerd_rec_check){ .block = w->block, .records = w->blk_records };
 	c.crc = (uint32_t)crc32(0, w->blk, (uInt)w->blk_bytes);
 	memcpy(w->blk + w->blk_bytes, &h, sizeof(h));
 	memcpy(w->blk + w->blk_bytes + sizeof(h), &c, sizeof(c));
@@ -206,8 +215,19 @@ static json_object *writer_meta(struct record_writer *w)
 	return m;
 }
 
+static int file_start(struct record_writer *w);
+
 /* Create DIR/NAME.trec, write header + meta, start the stream and targets. */
 static int file_open(struct record_writer *w)
+{
+	w->fd = openat(w->dirfd, w->fname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+	if (w->fd < 0)
+		return -errno;
+	return file_start(w);
+}
+
+/* A new segment at the start of w->fd (empty): header + meta, the stream, the targets. */
+static int file_start(struct record_writer *w)
 {
 	struct tracerd_file_header h = { .version = TRACERD_FILE_VERSION };
 	json_object *meta;
@@ -216,9 +236,6 @@ static int file_open(struct record_writer *w)
 	size_t i, jlen;
 	int err;
 
-	w->fd = openat(w->dirfd, w->fname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
-	if (w->fd < 0)
-		return -errno;
 	w->file_bytes = 0;
 	w->seq++;
 	meta = writer_meta(w);
@@ -311,6 +328,61 @@ static int writer_rotate(struct record_writer *w)
 	w->st.rotations++;
 	w->pending = 0;
 	return 0;
+}
+
+/*
+ * The file was cut under the writer (logrotate's copytruncate, a
+ * truncate(1)): what the writer wrote is gone from it (the copy has it),
+ * and a frame written at the old offset would leave a hole a reader
+ * rejects from the start. Start a new segment in place: header, meta,
+ * targets, at offset 0; the block being flushed follows it, so no event
+ * the writer still holds is lost. A failure stops the writer.
+ */
+static int writer_restart(struct record_writer *w)
+{
+	size_t pend_bytes = w->blk_bytes;
+	uint32_t pend_records = w->blk_records;
+	unsigned char *pend = pend_bytes ? malloc(pend_bytes) : NULL;
+	int err = 0;
+
+	if (pend_bytes && !pend)
+		err = -ENOMEM;
+	else if (lseek(w->fd, 0, SEEK_SET) < 0 || ftruncate(w->fd, 0))
+		err = -errno;
+	if (err) {
+		free(pend);
+		writer_stop(w, err);
+		return err;
+	}
+	if (pend_bytes)
+		memcpy(pend, w->blk, pend_bytes);
+	w->restarting = true;
+	err = file_start(w);	/* a new sequence number too */	/* the targets into blk */
+	if (!err)
+		err = block_flush(w);
+	w->restarting = false;
+	if (!err) {
+		memcpy(w->blk, pend, pend_bytes);
+		w->blk_bytes = pend_bytes;
+		w->blk_records = pend_records;
+		w->st.truncations++;
+	} else {
+		writer_stop(w, err);
+	}
+	free(pend);
+	return err;
+}
+
+/* 0 when the file still holds all the writer wrote, else a new segment (writer_restart). */
+static int writer_check_cut(struct record_writer *w)
+{
+	struct stat st;
+
+	if (fstat(w->fd, &st))
+		return 0;	/* writer_check_file decides about a file gone */
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size >= w->file_bytes)
+		return 0;
+	return writer_restart(w);
 }
 
 int record_writer__new(const struct record_opts *o, struct record_writer **out,
@@ -508,7 +580,7 @@ static int writer_check_file(struct record_writer *w)
 		return -errno;
 	if (fsb.st_nlink && !stat(w->path, &psb) && psb.st_dev == fsb.st_dev &&
 	    psb.st_ino == fsb.st_ino)
-		return 0;
+		return writer_check_cut(w);
 	writer_stop(w, -ENOENT);
 	return -ENOENT;
 }

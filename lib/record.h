@@ -13,9 +13,13 @@
  * bytes reach the file only at flush points. Records are gathered
  * uncompressed until then; a block also closes when it reaches
  * TRACERD_BLOCK_MAX bytes.
- * A write error (ENOSPC, EDQUOT, EIO, ...), or the file found deleted by
- * record_writer__tick (-ENOENT), stops the writer: it keeps the error,
- * counts what it drops, and never fails the caller's tracing.
+ * A write error (ENOSPC, EDQUOT, EIO, ...), or the file found deleted or
+ * moved by record_writer__tick (-ENOENT), stops the writer: it keeps the
+ * error, counts what it drops, and never fails the caller's tracing. A
+ * file cut short under it (logrotate's copytruncate), seen by the tick or
+ * at a flush, gets a new segment in place (header, targets, then the
+ * block it was writing), counted in truncations (docs/metrics.md,
+ * "Rotation by other tools").
  */
 #ifndef TRACERD_LIB_RECORD_H
 #define TRACERD_LIB_RECORD_H
@@ -51,6 +55,8 @@ struct record_writer_stats {
 	uint64_t bytes;			/* compressed bytes written, all files */
 	uint64_t flushes;
 	uint64_t rotations;
+	uint64_t truncations;		/* the file cut under it (copytruncate): a new
+					 * segment started in place */
 	uint64_t write_errors;		/* failed writes (0 or 1: it stops) */
 	int error;			/* -errno that stopped it, or 0 */
 	bool stopped;

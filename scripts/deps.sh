@@ -29,6 +29,7 @@ PKGS=(
 	python3 python3-jsonschema curl jq
 	tmux		# tracectl top on a terminal (tests/host/73: send-keys, capture-pane)
 	strace		# tests/host/83: no chown/chmod of the socket by path
+	logrotate	# tests/host/66-record-copytruncate: its copytruncate on a live recording
 	libclang-rt-dev	# libFuzzer and the sanitizer runtimes for clang (make fuzz)
 	prometheus	# promtool (check metrics, rules) and the server tests/host/66 scrapes with
 	chromium	# renders the demo's report page in tests/host/72 (headless; ~120 MB)

@@ -582,6 +582,57 @@ TEST(deleted_file_stops)
 	test_tmp_clear(tmpdir);
 }
 
+/*
+ * logrotate's copytruncate: the file cut to 0 under the writer. The tick
+ * (or the next flush) starts a new segment in place: the file reads on
+ * its own again (header, targets), with every event written since the cut,
+ * those the writer held unflushed included; truncations counts each.
+ */
+TEST(copytruncate_new_segment)
+{
+	struct record_writer_stats st;
+	struct tracerd_event ev;
+	struct record_writer *w;
+	enum record_end end;
+	char path[300];
+	unsigned int i;
+
+	w = open_writer("cut", 0, 0, 10);
+	if (!w)
+		return;
+	snprintf(path, sizeof(path), "%s", record_writer__path(w));
+	for (i = 0; i < 100; i++) {
+		make_event(&ev, i);
+		record_writer__write(w, &ev, 0);
+	}
+	ASSERT_EQ(read_all(path, &end, 0), 100, "before the cut");
+	ASSERT_OK(truncate(path, 0), "truncate (as copytruncate)");
+	for (; i < 105; i++) {	/* held in the block, not flushed yet */
+		make_event(&ev, i);
+		record_writer__write(w, &ev, 0);
+	}
+	ASSERT_OK(record_writer__tick(w, 0), "tick after the cut");	/* seen by the tick */
+	for (; i < 150; i++) {
+		make_event(&ev, i);
+		record_writer__write(w, &ev, 0);
+	}
+	ASSERT_EQ(read_all(path, &end, 100), 50, "after the cut: a file of its own");
+	ASSERT_EQ(end, RECORD_END_OPEN, "open end");
+	ASSERT_OK(truncate(path, 0), "truncate again");
+	for (; i < 160; i++) {	/* the 10th event flushes: seen by the flush */
+		make_event(&ev, i);
+		record_writer__write(w, &ev, 0);
+	}
+	record_writer__stats(w, &st);
+	ASSERT_EQ(st.truncations, 2, "two cuts counted");
+	ASSERT_FALSE(st.stopped, "still recording");
+	ASSERT_EQ(st.write_errors, 0, "no write error");
+	record_writer__free(w);
+	ASSERT_EQ(read_all(path, &end, 150), 10, "after the second cut");
+	ASSERT_EQ(end, RECORD_END_CLEAN, "finished cleanly");
+	test_tmp_clear(tmpdir);
+}
+
 TEST(rotation)
 {
 	struct tracerd_event ev;
