@@ -536,36 +536,16 @@ static void on_request(struct evhttp_request *req, void *arg)
 	}
 }
 
-/* "ADDR:PORT" / "[ADDR6]:PORT" -> host, port; logs when not loopback. */
+/* "ADDR:PORT" / "[ADDR6]:PORT" -> host, port (lib/util.h, listen_parse); logs when not loopback. */
 static int parse_listen(const char *listen, char *host, size_t hostlen, unsigned short *port)
 {
-	const char *colon = strrchr(listen, ':');
-	const char *h = listen;
-	size_t n;
-	unsigned char a[16];
-	unsigned long long p;
-	bool loop = false;
+	struct listen_addr a;
 
 	/* 0: an ephemeral port, for the fuzzer; the config refuses it (lib/config.c) */
-	if (!colon || parse_dec(colon + 1, 0, 65535, &p, NULL, 0))
+	if (listen_parse(listen, 0, &a, NULL, 0) || a.off || str_copy(host, a.host, hostlen))
 		return -EINVAL;
-	n = (size_t)(colon - listen);
-	if (listen[0] == '[') {
-		h++;
-		n -= 2;
-	}
-	if (n >= hostlen)
-		return -EINVAL;
-	memcpy(host, h, n);
-	host[n] = '\0';
-	*port = (unsigned short)p;
-	if (inet_pton(AF_INET, host, a) == 1)
-		loop = a[0] == 127;
-	else if (inet_pton(AF_INET6, host, a) == 1)
-		loop = !memcmp(a, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\1", 16);
-	else
-		loop = !strcmp(host, "localhost");
-	if (!loop)
+	*port = a.port;
+	if (!a.loopback)
 		log_notice("http: metrics on non-loopback address %s: reachable beyond this host",
 			   listen);
 	return 0;

@@ -148,19 +148,16 @@ static int load_config(struct tracerd *d, const struct options *o)
 			TRACERD_SOCKET_PATH_MAX);
 		return -EINVAL;
 	}
-	if (o->listen) {	/* validated by the config parser's own rule */
-		struct tracerd_config tmp;
-		char line[160];
+	if (o->listen) {	/* the config key's rule, on the value as given (lib/util.h) */
+		struct listen_addr a;
 
-		config_init(&tmp);
-		snprintf(line, sizeof(line), "listen = %s", o->listen);
-		ret = config_parse_string(&tmp, line, "--listen", err, sizeof(err));
-		config_free(&tmp);
+		ret = listen_parse(o->listen, 1, &a, err, sizeof(err));
+		if (!ret && str_copy(d->cfg.listen, o->listen, sizeof(d->cfg.listen)))
+			ret = set_err(err, sizeof(err), -EINVAL, "'%s' is too long", o->listen);
 		if (ret) {
-			log_err("%s", err);
+			log_err("--listen: %s", err);
 			return ret;
 		}
-		str_copy(d->cfg.listen, o->listen, sizeof(d->cfg.listen));
 	}
 	ret = config_check_system(&d->cfg, err, sizeof(err));
 	if (ret)

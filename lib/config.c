@@ -52,21 +52,14 @@ static int set_admin_group(struct tracerd_config *c, const char *val, char *err,
 	return set_group(c->admin_group, sizeof(c->admin_group), val, err, errlen);
 }
 
-/* "off", "ADDR:PORT" or "[ADDR6]:PORT" with PORT 1..65535 */
+/* "off", "ADDR:PORT" or "[ADDR6]:PORT" with PORT 1..65535 (lib/util.h, listen_parse) */
 static int set_listen(struct tracerd_config *c, const char *val, char *err, size_t errlen)
 {
-	const char *colon = strrchr(val, ':');
-	unsigned long long port;
-	char why[96];
+	struct listen_addr a;
+	int ret = listen_parse(val, 1, &a, err, errlen);
 
-	if (!strcmp(val, "off"))
-		return str_copy(c->listen, val, sizeof(c->listen));
-	if (!colon || colon == val)
-		return set_err(err, errlen, -EINVAL, "listen '%s' is not 'off' or ADDR:PORT", val);
-	if (parse_dec(colon + 1, 1, 65535, &port, why, sizeof(why)))
-		return set_err(err, errlen, -EINVAL, "listen '%s': port '%s': %s", val, colon + 1, why);
-	if (val[0] == '[' && colon[-1] != ']')
-		return set_err(err, errlen, -EINVAL, "listen '%s': unterminated [IPv6] address", val);
+	if (ret)
+		return ret;
 	if (str_copy(c->listen, val, sizeof(c->listen)))
 		return set_err(err, errlen, -EINVAL, "listen '%s' is too long", val);
 	return 0;
@@ -403,6 +396,8 @@ fail:
 	return ret;
 }
 
+#define CONFIG_MAX_BYTES	(1 << 20)	/* a config file, main or drop-in */
+
 int config_parse_file(struct tracerd_config *c, const char *path, char *err, size_t errlen)
 {
 	FILE *f;
@@ -414,13 +409,14 @@ int config_parse_file(struct tracerd_config *c, const char *path, char *err, siz
 	if (ret)
 		return ret;
 	for (;;) {
+		if (len > CONFIG_MAX_BYTES) {	/* checked on what was read, not on the buffer */
+			ret = set_err(err, errlen, -EFBIG, "config '%s' is larger than 1 MiB (%d "
+				      "bytes)", path, CONFIG_MAX_BYTES);
+			goto cleanup;
+		}
 		if (cap - len < 4096) {
 			char *t;
 
-			if (cap > (1 << 20)) {
-				ret = set_err(err, errlen, -EFBIG, "config '%s' is larger than 1 MiB", path);
-				goto cleanup;
-			}
 			cap = cap ? cap * 2 : 8192;
 			t = realloc(text, cap);
 			if (!t) {

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <arpa/inet.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "strutil.h"
@@ -224,5 +225,78 @@ int file_trusted(const char *what, const char *path, const struct stat *st, char
 			       "obeys only files no other user can change (fix: chmod go-w '%s')",
 			       what, path, st->st_mode & S_IWOTH ? "others" : "its group",
 			       (unsigned int)(st->st_mode & 07777), path);
+	return 0;
+}
+
+/* the host part of a listen address into out->host; its loopback-ness */
+static int listen_host(const char *s, const char *h, size_t n, bool v6, struct listen_addr *out,
+		       char *err, size_t errlen)
+{
+	unsigned char a[16];
+
+	if (!n)
+		return set_err(err, errlen, -EINVAL, v6 ? "listen '%s': empty [IPv6] address" :
+			       "listen '%s' is not 'off' or ADDR:PORT", s);
+	if (n >= sizeof(out->host))
+		return set_err(err, errlen, -EINVAL, "listen '%s' is too long", s);
+	memcpy(out->host, h, n);
+	out->host[n] = '\0';
+	if (v6) {
+		if (inet_pton(AF_INET6, out->host, a) != 1)
+			return set_err(err, errlen, -EINVAL, "listen '%s': '%s' is not an IPv6 "
+				       "address", s, out->host);
+		out->loopback = !memcmp(a, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\1", 16) ||
+				(!memcmp(a, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) && a[12] == 127);
+	} else if (!strcmp(out->host, "localhost")) {
+		out->loopback = true;
+	} else if (strchr(out->host, ':')) {
+		return set_err(err, errlen, -EINVAL, "listen '%s': an IPv6 address goes in "
+			       "brackets: [ADDR6]:PORT", s);
+	} else if (inet_pton(AF_INET, out->host, a) != 1) {
+		return set_err(err, errlen, -EINVAL, "listen '%s': '%s' is not an IPv4 address "
+			       "(A.B.C.D), an [IPv6] address or localhost", s, out->host);
+	} else {
+		out->loopback = a[0] == 127;
+	}
+	return 0;
+}
+
+int listen_parse(const char *s, unsigned int min_port, struct listen_addr *out, char *err,
+		 size_t errlen)
+{
+	const char *colon, *close;
+	unsigned long long port;
+	char why[96];
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!strcmp(s, "off")) {
+		out->off = true;
+		return 0;
+	}
+	if (strpbrk(s, " \t#"))
+		return set_err(err, errlen, -EINVAL, "listen '%s': blanks and '#' belong to no "
+			       "address ('off' or ADDR:PORT)", s);
+	if (s[0] == '[') {
+		close = strchr(s, ']');
+		if (!close)
+			return set_err(err, errlen, -EINVAL, "listen '%s': unterminated [IPv6] "
+				       "address", s);
+		if (close[1] != ':')
+			return set_err(err, errlen, -EINVAL, "listen '%s': no port after the [IPv6] "
+				       "address ([ADDR6]:PORT)", s);
+		colon = close + 1;
+		ret = listen_host(s, s + 1, (size_t)(close - s - 1), true, out, err, errlen);
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return set_err(err, errlen, -EINVAL, "listen '%s' is not 'off' or ADDR:PORT", s);
+		ret = listen_host(s, s, (size_t)(colon - s), false, out, err, errlen);
+	}
+	if (ret)
+		return ret;
+	if (parse_dec(colon + 1, min_port, 65535, &port, why, sizeof(why)))
+		return set_err(err, errlen, -EINVAL, "listen '%s': port '%s': %s", s, colon + 1, why);
+	out->port = (unsigned short)port;
 	return 0;
 }

@@ -3,6 +3,7 @@
 #ifndef TRACERD_LIB_UTIL_H
 #define TRACERD_LIB_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,20 @@ int limit_explain(int err, char *buf, size_t len);
  * entries counted (the directory's own fd not included); -errno.
  */
 long open_fd_count(void);
+/*
+ * The metrics address, one parser for the config key, --listen and the
+ * HTTP server: "off", "A.B.C.D:PORT", "[IPv6]:PORT" or "localhost:PORT",
+ * PORT min_port..65535. Nothing else: no host names (a resolver at start-up),
+ * no short forms inet_aton would take (127.1), no blanks or '#'.
+ */
+struct listen_addr {
+	bool off;
+	char host[64];		/* the address without brackets */
+	unsigned short port;
+	bool loopback;		/* 127/8, ::1, ::ffff:127.0.0.0/104, localhost */
+};
+int listen_parse(const char *s, unsigned int min_port, struct listen_addr *out, char *err,
+		 size_t errlen);
 /*
  * May root's daemon obey a file or directory it reads (sshd's StrictModes)?
  * 0 when st belongs to root or to the daemon's own user and neither its

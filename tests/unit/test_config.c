@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include "../../lib/config.h"
 #include "../../lib/log.h"
+#include "../../lib/util.h"
 #include "test.h"
 
 static int parse(struct tracerd_config *c, const char *text, char *err, size_t len)
@@ -94,6 +95,12 @@ static const struct {
 	{ "listen = 127.0.0.1:09477\n", "t.conf:1: listen '127.0.0.1:09477': port '09477': a leading 0 is not allowed (decimal only, never octal)" },
 	{ "listen = 127.0.0.1:0x2505\n", "t.conf:1: listen '127.0.0.1:0x2505': port '0x2505': hexadecimal is not allowed (decimal only)" },
 	{ "listen = 127.0.0.1:\n", "t.conf:1: listen '127.0.0.1:': port '': empty number" },
+	{ "listen = []:9477\n", "t.conf:1: listen '[]:9477': empty [IPv6] address" },
+	{ "listen = 127.1:9477\n", "t.conf:1: listen '127.1:9477': '127.1' is not an IPv4 address (A.B.C.D), an [IPv6] address or localhost" },
+	{ "listen = example.com:9477\n", "t.conf:1: listen 'example.com:9477': 'example.com' is not an IPv4 address (A.B.C.D), an [IPv6] address or localhost" },
+	{ "listen = [::ffff:127.0.0.1]\n", "t.conf:1: listen '[::ffff:127.0.0.1]': no port after the [IPv6] address ([ADDR6]:PORT)" },
+	{ "listen = ::1:9477\n", "t.conf:1: listen '::1:9477': an IPv6 address goes in brackets: [ADDR6]:PORT" },
+	{ "listen = [::1\n", "t.conf:1: listen '[::1': unterminated [IPv6] address" },
 	{ "record_keep = 010\n", "t.conf:1: record_keep '010': a leading 0 is not allowed (decimal only, never octal)" },
 	{ "max_glob_matches = 99999999999999999999\n", "t.conf:1: max_glob_matches '99999999999999999999': out of range 1..4096" },
 	{ "attach = vfs_read pid=010\n", "t.conf:1: invalid pid '010': a leading 0 is not allowed (decimal only, never octal)" },
@@ -380,6 +387,76 @@ TEST(trust)
 	}
 	snprintf(link, sizeof(link), "rm -rf %s", dir);
 	ASSERT_OK(system(link), "cleanup");
+}
+
+/* lib/util.c listen_parse: the forms, their loopback-ness, what is refused */
+TEST(listen_forms)
+{
+	static const struct {
+		const char *s;
+		int ret;
+		const char *host;
+		bool loopback;
+	} cases[] = {
+		{ "127.0.0.1:9477", 0, "127.0.0.1", true },
+		{ "127.8.9.10:1", 0, "127.8.9.10", true },
+		{ "0.0.0.0:9477", 0, "0.0.0.0", false },
+		{ "192.0.2.1:80", 0, "192.0.2.1", false },
+		{ "[::1]:9477", 0, "::1", true },
+		{ "[::ffff:127.0.0.1]:9477", 0, "::ffff:127.0.0.1", true },
+		{ "[::ffff:10.0.0.1]:9477", 0, "::ffff:10.0.0.1", false },
+		{ "[::]:9477", 0, "::", false },
+		{ "localhost:9477", 0, "localhost", true },
+		{ "off #x", -EINVAL, NULL, false },	/* a comment is the config's, not the value's */
+		{ "127.0.0.1:1 ", -EINVAL, NULL, false },
+		{ "127.1:9477", -EINVAL, NULL, false },
+		{ "[]:9477", -EINVAL, NULL, false },
+		{ "[::1]9477", -EINVAL, NULL, false },
+		{ ":9477", -EINVAL, NULL, false },
+	};
+	struct listen_addr a;
+	char err[256];
+	size_t i;
+
+	ASSERT_OK(listen_parse("off", 1, &a, err, sizeof(err)), err);
+	ASSERT_TRUE(a.off, "off");
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		ASSERT_EQ(listen_parse(cases[i].s, 1, &a, err, sizeof(err)), cases[i].ret, cases[i].s);
+		if (cases[i].ret)
+			continue;
+		ASSERT_STREQ(a.host, cases[i].host, cases[i].s);
+		ASSERT_EQ(a.loopback, cases[i].loopback, cases[i].s);
+	}
+	ASSERT_OK(listen_parse("127.0.0.1:0", 0, &a, err, sizeof(err)), "port 0 when asked for");
+	ASSERT_EQ(listen_parse("127.0.0.1:0", 1, &a, err, sizeof(err)), -EINVAL, "port 0 refused");
+}
+
+/* 1 MiB of config is the most: one byte more is refused, however the buffer grew */
+TEST(size_limit)
+{
+	char dir[] = "/tmp/tracerd-size.XXXXXX", path[64], err[256];
+	size_t n;
+	FILE *f;
+
+	umask(022);
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp"))
+		return;
+	ASSERT_OK(chmod(dir, 0755), "chmod");
+	snprintf(path, sizeof(path), "%s/big.conf", dir);
+	for (n = (1 << 20); n <= (1 << 20) + 1; n++) {
+		f = fopen(path, "w");
+		if (!ASSERT_OK_PTR(f, path))
+			break;
+		fputs("# ", f);
+		for (size_t k = 2; k < n - 1; k++)
+			fputc('x', f);
+		fputc('\n', f);
+		fclose(f);
+		ASSERT_EQ(parse_one(path, err, sizeof(err)), n == (1 << 20) ? 0 : -EFBIG, err);
+	}
+	ASSERT_TRUE(strstr(err, "larger than 1 MiB") != NULL, err);
+	unlink(path);
+	rmdir(dir);
 }
 
 TEST_MAIN()
