@@ -14,6 +14,7 @@
 #include <tracerd/modes.h>
 #include <tracerd/trace.h>
 #include "../lib/config.h"
+#include "../lib/skiplist.h"
 #include "../lib/spec.h"
 
 struct event_base;
@@ -60,17 +61,6 @@ struct hook {
 	char err[224];		/* why it could not be attached */
 	void *priv;		/* the backend's: allocated by its attach, freed by its
 				 * detach (NULL while not hooked) */
-};
-
-/* Functions of a request that were not hooked, and why. */
-struct skipped {
-	char function[128];
-	char reason[224];
-};
-
-struct skip_list {
-	struct skipped *v;
-	size_t n, cap;
 };
 
 /* Where an attachment is: hooking and unhooking run in steps in the event loop. */
