@@ -169,7 +169,7 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -std=gnu11 -Wall -Wext
 FUZZ_NAMES := $(patsubst $(SRC)/tests/fuzz/%/,%,$(dir $(wildcard $(SRC)/tests/fuzz/*/fuzz_*.c)))
 FUZZ_BINS := $(patsubst %,$(O)/fuzz/fuzz_%,$(FUZZ_NAMES))
 FUZZ_EXTRA_record := cli/dump.c
-FUZZ_EXTRA_http := daemon/http.c
+FUZZ_EXTRA_http := daemon/http.c daemon/fds.c
 fuzz_obj = $(patsubst $(SRC)/%.c,$(O)/fuzz/obj/%.o,$(1))
 FUZZ_SECONDS ?= 120
 
