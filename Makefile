@@ -158,6 +158,7 @@ $(O)/tests/unit/%: $(O)/obj/tests/unit/%.o $(call obj,$(LIB_SRCS))
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
 # a unit test of a daemon file links that file too
 $(O)/tests/unit/test_btfargs: $(call obj,$(SRC)/daemon/btfargs.c)
+$(O)/tests/unit/test_fds: $(call obj,$(SRC)/daemon/fds.c)
 
 # ---------------------------------------------------------------- fuzzers
 # tests/fuzz/NAME/fuzz_NAME.c -> $(O)/fuzz/fuzz_NAME: libFuzzer + ASan + UBSan
