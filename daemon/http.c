@@ -51,7 +51,6 @@
 #include "fds.h"
 #include "http.h"
 #include "metrics.h"
-#include "registry.h"
 
 #define HTTP_TIMEOUT_S		10
 #define HTTP_REQUEST_DEADLINE_S	10	/* a whole request, from accept or the previous answer */
