@@ -158,6 +158,7 @@ $(O)/tests/unit/%: $(O)/obj/tests/unit/%.o $(call obj,$(LIB_SRCS))
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
 # a unit test of a daemon file links that file too
 $(O)/tests/unit/test_btfargs: $(call obj,$(SRC)/daemon/btfargs.c)
+$(O)/tests/unit/test_fds: $(call obj,$(SRC)/daemon/fds.c)
 
 # ---------------------------------------------------------------- fuzzers
 # tests/fuzz/NAME/fuzz_NAME.c -> $(O)/fuzz/fuzz_NAME: libFuzzer + ASan + UBSan
@@ -169,7 +170,7 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -std=gnu11 -Wall -Wext
 FUZZ_NAMES := $(patsubst $(SRC)/tests/fuzz/%/,%,$(dir $(wildcard $(SRC)/tests/fuzz/*/fuzz_*.c)))
 FUZZ_BINS := $(patsubst %,$(O)/fuzz/fuzz_%,$(FUZZ_NAMES))
 FUZZ_EXTRA_record := cli/dump.c
-FUZZ_EXTRA_http := daemon/http.c
+FUZZ_EXTRA_http := daemon/http.c daemon/fds.c
 fuzz_obj = $(patsubst $(SRC)/%.c,$(O)/fuzz/obj/%.o,$(1))
 FUZZ_SECONDS ?= 120
 

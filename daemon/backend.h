@@ -117,7 +117,7 @@ extern const struct backend backend_fentry_empty, backend_kprobe_empty,
 	backend_kprobe_int3_empty, backend_kprobe_multi_empty;
 extern const struct backend backend_kmod_kprobe_int3, backend_kmod_callops_regs;
 
-/* NULL for auto or an unknown mode */
+/* backend.c: the table of backends. NULL for auto or an unknown mode */
 const struct backend *backend_get(enum tracerd_mode m);
 /* The backend of mode m's variant v (v NONE: the mode's); NULL: no such variant. */
 const struct backend *backend_variant(enum tracerd_mode m, enum mode_variant v);
@@ -149,8 +149,6 @@ int kmod_abi_mode(enum tracerd_mode m, enum mode_variant v, __u32 *mode, __u32 *
 struct tracerd_site_entry;
 int kmod_sites(struct tracerd *d, struct tracerd_site_entry *e, size_t n,
 	       char *why, size_t len);
-/* "Operation not permitted (EPERM)" */
-const char *errno_str(int err, char *buf, size_t len);
 /* route libbpf's log through ours: warnings at -v, debug at -vv */
 void libbpf_log_setup(int verbose);
 

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "../lib/log.h"
+#include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "bpfutil.h"
 #include "resolve.h"

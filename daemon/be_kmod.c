@@ -28,6 +28,7 @@
 #include <tracerd/kmod_abi.h>
 #include "../lib/log.h"
 #include "../lib/modes.h"
+#include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "backend.h"
 #include "bpfutil.h"

@@ -21,6 +21,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "../lib/log.h"
+#include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "bpfutil.h"
 #include "kprobe.skel.h"

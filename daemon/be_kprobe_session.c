@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "bpf_compat.h"
 #include "bpfutil.h"

@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 #include "../lib/log.h"
 #include "../lib/spec.h"
+#include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "bpfutil.h"
 #include "tracefs.h"

@@ -36,7 +36,7 @@
 #include "commands.h"
 #include "registry.h"
 #include "resolve.h"
-#include "service.h"
+#include "notify.h"
 
 /*
  * The bench protocol's mode names: a mode, or "kmod-kprobe-int3" (mode
@@ -246,10 +246,10 @@ static int bench_ioctl(struct tracerd *d, unsigned long req, void *arg)
 {
 	int ret, err;
 
-	watchdog_hold();
+	watchdog_hold(d);
 	ret = ioctl(d->kmod.fd, req, arg);
 	err = errno;
-	watchdog_release();
+	watchdog_release(d);
 	errno = err;
 	return ret;
 }

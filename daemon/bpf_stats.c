@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "../lib/log.h"
+#include "../lib/strutil.h"
 #include "backend.h"
 #include "bpf_stats.h"
 #include "registry.h"

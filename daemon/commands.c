@@ -23,7 +23,7 @@
 #include "control.h"
 #include "recorder.h"
 #include "registry.h"
-#include "service.h"
+#include "reload.h"
 
 enum proto_code command_code(int err)
 {
@@ -314,7 +314,7 @@ static enum proto_code cmd_status(struct tracerd *d, json_object *args, json_obj
 	json_object_object_add(o, "kmod", kmod_json(d));
 	json_object_object_add(o, "attachments", json_object_new_int(registry_count(d)));
 	json_object_object_add(o, "slots_used", json_object_new_int(d->nr_slots_used));
-	json_object_object_add(o, "config", config_state_json(d));	/* reload.c */
+	json_object_object_add(o, "config", reload_state_json(d));	/* reload.c */
 	*result = o;
 	return PROTO_OK;
 }

@@ -11,19 +11,21 @@
  * connection is closed and counted (tracerd_http_deadline_closes_total,
  * by deadline). Connections are bounded by file descriptors: on
  * each accept the daemon counts its open fds, and at RLIMIT_NOFILE -
- * HTTP_FD_RESERVE it stops accepting (new clients wait in the backlog) and
+ * FDS_RESERVE_HTTP (fds_http_limit, the HTTP part of the daemon's one fd
+ * budget: fds.h) it stops accepting (new clients wait in the backlog) and
  * looks again every second; EMFILE/ENFILE pause it too. The reserve keeps
  * fds for the control socket and BPF objects. (libevent 2.1 has no
  * connection limit, so the fd count is the measure.)
  *
  * Scrapes share renders: /metrics and /metrics.json each keep their last
  * rendered body (struct snap) for HTTP_SNAPSHOT_MS (or until an attachment
- * comes or goes), and every request in that interval gets the same bytes, by reference (evbuffer_add_reference),
- * not a copy. A body lives until the last reply carrying it is written or
- * dropped; the bytes of all live bodies are the bytes held for clients
- * (tracerd_http_held_bytes). When a new render is due and HTTP_HELD_MAX
- * bytes are held already (clients that do not read), the oldest
- * connections with reply bytes still queued are closed until the held
+ * comes or goes), and every request in that interval gets the same bytes,
+ * by reference (evbuffer_add_reference), not a copy. A body lives until
+ * the last reply carrying it is written or dropped; the bytes of all live
+ * bodies are the bytes held for clients (tracerd_http_held_bytes;
+ * d->http_held_bytes, over all servers). When a new render is due and
+ * HTTP_HELD_MAX bytes are held already (clients that do not read), the
+ * oldest connections with reply bytes still queued are closed until the held
  * bytes are under the cap (tracerd_http_held_closes_total): scrapers that
  * do read are served, the ones that do not lose their answers. The kernel's
  * share is bounded per connection: SO_SNDBUF HTTP_SNDBUF (the kernel
@@ -37,7 +39,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -47,10 +48,10 @@
 #include <event2/listener.h>
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "registry.h"
-#include "service.h"
+#include "fds.h"
+#include "http.h"
+#include "metrics.h"
 
-#define HTTP_FD_RESERVE		128
 #define HTTP_TIMEOUT_S		10
 #define HTTP_REQUEST_DEADLINE_S	10	/* a whole request, from accept or the previous answer */
 #define HTTP_REPLY_DEADLINE_S	60	/* a whole answer taken by the client, from its request */
@@ -67,6 +68,7 @@ struct snap {
 	unsigned int refs;
 	size_t len;
 	char *text;		/* malloc'd */
+	size_t *held;		/* d->http_held_bytes: it counts len while the snap lives */
 };
 
 /* the bodies a server can serve, one cache slot each */
@@ -75,10 +77,6 @@ enum snap_kind {
 	SNAP_JSON,
 	SNAP_NR,
 };
-
-/* bytes of live snaps: process-wide, since a reply may outlive its server
- * (libevent finalizes bufferevents from the loop) */
-static size_t snap_held_bytes;
 
 /* the deadline a connection's timer is armed for, once set up */
 enum conn_deadline {
@@ -123,7 +121,14 @@ struct http_server {
 
 static void conn_free(struct http_conn *c);
 
-/* The listener's error callback gets evhttp's pointer, not ours: one server. */
+/*
+ * The server whose listener reported an accept error: http.c's one static
+ * (not in struct tracerd), as libevent leaves no other way:
+ * evconnlistener's error callback gets the listener's cbarg, which
+ * evhttp_bind_socket sets to its struct evhttp (opaque, no user pointer),
+ * not to ours. The newest server started is the one that listens for long
+ * (a reload's move_listener stops the other at once).
+ */
 static struct http_server *http_current;
 
 static unsigned int open_fds(void)
@@ -133,10 +138,11 @@ static unsigned int open_fds(void)
 	return n > 0 ? (unsigned int)n : 0;
 }
 
-const struct metrics_http *http_stats(struct http_server *h)
+/* the server's counters, as metrics.c renders them */
+static const struct metrics_http *server_stats(struct http_server *h)
 {
 	h->st.open_fds = open_fds();
-	h->st.held_bytes = snap_held_bytes;
+	h->st.held_bytes = h->d->http_held_bytes;
 	return &h->st;
 }
 
@@ -144,7 +150,7 @@ static void snap_put(struct snap *s)
 {
 	if (!s || --s->refs)
 		return;
-	snap_held_bytes -= s->len;
+	*s->held -= s->len;
 	free(s->text);
 	free(s);
 }
@@ -162,15 +168,16 @@ static struct snap *snap_render(struct http_server *h, enum snap_kind kind)
 	if (!s)
 		return NULL;
 	if (kind == SNAP_PROMETHEUS)
-		s->text = metrics_render_prometheus(h->d, &s->len);
-	else
-		s->text = metrics_render_json(h->d, &s->len);	/* valid UTF-8, one line */
+		s->text = metrics_render_prometheus(h->d, server_stats(h), &s->len);
+	else	/* valid UTF-8, one line */
+		s->text = metrics_render_json(h->d, server_stats(h), &s->len);
 	if (!s->text) {
 		free(s);
 		return NULL;
 	}
 	s->refs = 1;
-	snap_held_bytes += s->len;
+	s->held = &h->d->http_held_bytes;
+	*s->held += s->len;
 	h->st.renders[kind]++;
 	return s;
 }
@@ -212,7 +219,7 @@ static void shed_stalled(struct http_server *h)
 
 	for (c = h->conns; c && c->next; c = c->next)
 		;	/* the oldest: new ones go to the head */
-	for (; c && snap_held_bytes >= HTTP_HELD_MAX; c = prev) {
+	for (; c && h->d->http_held_bytes >= HTTP_HELD_MAX; c = prev) {
 		prev = c->prev;
 		out = c->evcon ? bufferevent_get_output(evhttp_connection_get_bufferevent(c->evcon)) :
 		      NULL;
@@ -245,7 +252,7 @@ static int snap_get(struct http_server *h, enum snap_kind kind, struct snap **ou
 	}
 	snap_put(h->cache[kind]);
 	h->cache[kind] = NULL;
-	if (snap_held_bytes >= HTTP_HELD_MAX)
+	if (h->d->http_held_bytes >= HTTP_HELD_MAX)
 		shed_stalled(h);
 	h->cache[kind] = snap_render(h, kind);
 	if (!h->cache[kind])
@@ -554,7 +561,6 @@ static int parse_listen(const char *listen, char *host, size_t hostlen, unsigned
 int http_start(struct tracerd *d, const char *listen, struct http_server **out)
 {
 	struct evhttp_bound_socket *bound;
-	struct rlimit rl;
 	struct http_server *h;
 	unsigned short port;
 	char host[128];
@@ -573,10 +579,7 @@ int http_start(struct tracerd *d, const char *listen, struct http_server **out)
 	if (!h)
 		return -ENOMEM;
 	h->d = d;
-	if (!getrlimit(RLIMIT_NOFILE, &rl))
-		h->fd_limit = rl.rlim_cur > 65536 ? 65536 : (unsigned int)rl.rlim_cur;
-	h->fd_limit = h->fd_limit > 2 * HTTP_FD_RESERVE ? h->fd_limit - HTTP_FD_RESERVE :
-		      HTTP_FD_RESERVE;
+	h->fd_limit = fds_http_limit();
 	h->http = evhttp_new(d->base);
 	h->resume = evtimer_new(d->base, on_resume, h);
 	if (!h->http || !h->resume) {

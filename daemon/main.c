@@ -20,10 +20,13 @@
 #include "backend.h"
 #include "control.h"
 #include "bpf_stats.h"
+#include "fds.h"
+#include "http.h"
+#include "notify.h"
 #include "registry.h"
 #include "recorder.h"
+#include "reload.h"
 #include "resolve.h"
-#include "service.h"
 
 #define STOP_EXTEND_USEC	(10ULL * 1000 * 1000)	/* asked for each second detaching at stop */
 
@@ -169,11 +172,11 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct tracerd *d = arg;
 	struct reload_result r;
-	char err[512];	/* logged by config_reload */
+	char err[512];	/* logged by reload_config */
 
 	if (sig == SIGHUP) {
-		log_notice("SIGHUP: reloading %s", tracerd_reload_opts.path);
-		config_reload(d, &tracerd_reload_opts, &r, err, sizeof(err));
+		log_notice("SIGHUP: reloading %s", d->reload.opts.path);
+		reload_config(d, &d->reload.opts, &r, err, sizeof(err));
 		return;
 	}
 	log_notice("%s: shutting down", strsignal((int)sig));
@@ -223,7 +226,7 @@ static int run(struct tracerd *d)
 		goto cleanup;
 	/* without metrics the daemon still traces: the error is logged */
 	http_start(d, d->cfg.listen, &d->http);
-	config_attach_startup(d);	/* failures are logged and counted; it runs on */
+	reload_attach_startup(d);	/* failures are logged and counted; it runs on */
 	log_notice("tracerd %s ready (pid %d)", TRACERD_VERSION, getpid());
 	notify_send("READY=1");
 	ret = notify_loop_start(d);
@@ -233,7 +236,7 @@ static int run(struct tracerd *d)
 cleanup:
 	http_stop(d->http);
 	d->http = NULL;
-	notify_loop_stop();
+	notify_loop_stop(d);
 	recorder_loop_stop(d);
 	control_stop(d);
 	registry_loop_stop(d);
@@ -278,9 +281,12 @@ int main(int argc, char **argv)
 	tlog_set_level(o.verbose ? TLOG_DEBUG : d.cfg.log_level);
 	libbpf_log_setup(o.verbose);
 	signal(SIGPIPE, SIG_IGN);
-	raise_nofile_limit();
-	tracerd_reload_opts = (struct reload_opts){ o.config, o.config_given, o.listen, o.socket,
-						    o.verbose };
+	fds_raise_limit();
+	d.reload.opts = (struct reload_opts){ o.config, o.config_given, o.listen, o.socket,
+					      o.verbose };
+	/* the core tells the edges through these: it calls none of them */
+	d.on_attachments_changed = notify_status_changed;
+	d.on_progress = watchdog_kick;
 	d.start_mono_ns = now_mono_ns();
 	ret = maps_create(&d);
 	if (!ret)
@@ -294,7 +300,7 @@ int main(int argc, char **argv)
 	ret = run(&d);
 cleanup:
 	registry_detach_all(&d, stop_progress);
-	config_state_free(&d);
+	reload_state_free(&d);
 	recorder_fini(&d);
 	backends_fini(&d);
 	bpf_stats_fini(&d);

@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "../lib/log.h"
+#include "../lib/strutil.h"
 #include "bpfutil.h"
 #include "recorder.h"
 #include "tracerd.h"

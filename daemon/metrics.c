@@ -2,7 +2,10 @@
 /*
  * The metrics snapshot: read every attachment's statistics (the same
  * hook_stats() the control protocol's `stats` uses, so both agree) into a
- * struct metrics_snapshot and render it with lib/metrics.c.
+ * struct metrics_snapshot and render it with lib/metrics.c. A view: it
+ * reads struct tracerd and the core; the HTTP server's counters come from
+ * the server that renders (http.c passes them), the reload counts from
+ * reload.c's d->reload, so it calls no edge file.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,8 +18,8 @@
 #include "../lib/strutil.h"
 #include "bpf_stats.h"
 #include "by.h"
+#include "metrics.h"
 #include "registry.h"
-#include "service.h"
 #include "recorder.h"
 
 struct snap_buf {
@@ -158,7 +161,7 @@ static void snap_by(struct tracerd *d, struct snap_buf *b, size_t na, struct att
 	by_summary_free(&s);
 }
 
-static int snap_fill(struct tracerd *d, struct snap_buf *b)
+static int snap_fill(struct tracerd *d, const struct metrics_http *http, struct snap_buf *b)
 {
 	struct attachment *a;
 	size_t na = 0, nf = 0, ne = 0, i;
@@ -176,12 +179,13 @@ static int snap_fill(struct tracerd *d, struct snap_buf *b)
 	b->s.start_real_ns = now_real_ns() - b->s.uptime_ns;
 	b->s.kmod_present = d->kmod.present;
 	b->s.kmod_reason = d->kmod.reason;
-	b->s.http = d->http ? http_stats(d->http) : NULL;
+	b->s.http = http;
 	b->s.ringbuf_drops = recorder_ringbuf_drops(d);
 	b->s.process_known = !metrics_process_read(&b->s.process);
 	b->s.config_attach_lines = (unsigned int)d->cfg.nr_attach;
-	b->s.config_attach_failures = config_attach_failures();	/* reload.c */
-	config_reload_counts(&b->s.config_reloads_ok, &b->s.config_reloads_refused);
+	b->s.config_attach_failures = d->reload.attach_failed;	/* reload.c's */
+	b->s.config_reloads_ok = d->reload.ok;
+	b->s.config_reloads_refused = d->reload.refused;
 	b->s.ringbuf_yields = recorder_ringbuf_yields(d);
 	snap_features(d, b);
 	for (a = d->attachments; a; a = a->next) {
@@ -255,12 +259,12 @@ static void snap_free(struct snap_buf *b)
 	by_scan_free(&b->by_scan);
 }
 
-char *metrics_render_prometheus(struct tracerd *d, size_t *len)
+char *metrics_render_prometheus(struct tracerd *d, const struct metrics_http *http, size_t *len)
 {
 	struct snap_buf *b = malloc(sizeof(*b));
 	char *text = NULL;
 
-	if (b && !snap_fill(d, b))
+	if (b && !snap_fill(d, http, b))
 		text = metrics_prometheus(&b->s, len);
 	if (b)
 		snap_free(b);
@@ -268,12 +272,12 @@ char *metrics_render_prometheus(struct tracerd *d, size_t *len)
 	return text;
 }
 
-char *metrics_render_json(struct tracerd *d, size_t *len)
+char *metrics_render_json(struct tracerd *d, const struct metrics_http *http, size_t *len)
 {
 	struct snap_buf *b = malloc(sizeof(*b));
 	char *text = NULL;
 
-	if (b && !snap_fill(d, b))
+	if (b && !snap_fill(d, http, b))
 		text = metrics_json_text(&b->s, len);
 	if (b)
 		snap_free(b);

@@ -9,6 +9,7 @@
  *
  * (the last two parts only when they apply; a tracepoint counts as one
  * function). It is sent when attachments change (the registry calls
+ * d->on_attachments_changed, which main() points at
  * notify_status_changed), at most once a second from the event loop, and
  * only when the text changed. libsystemd reaches $NOTIFY_SOCKET in every
  * form systemd hands out (a path, an abstract "@" name, vsock) and follows
@@ -22,38 +23,34 @@
  * READY=1; the timer starts then. Work that holds the loop for long but
  * makes progress (reload's attach lines, bench's synchronous attaches,
  * each step of registry_attach/registry_detach) calls watchdog_kick()
- * between steps; a single call that may block for minutes (a kmod
- * benchmark ioctl) is bracketed by watchdog_hold/watchdog_release, which
- * raise the limit to WATCHDOG_HOLD_USEC for its duration (WATCHDOG_USEC=,
- * systemd >= 236) and set it back.
+ * between steps (the registry through d->on_progress); a single call
+ * that may block for minutes (a kmod benchmark ioctl) is bracketed by
+ * watchdog_hold/watchdog_release, which raise the limit to
+ * WATCHDOG_HOLD_USEC for its duration (WATCHDOG_USEC=, systemd >= 236)
+ * and set it back.
+ *
+ * The state lives in d->notify (struct notify_state, tracerd.h); the
+ * failed config lines STATUS= counts are reload.c's d->reload.attach_failed.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "service.h"
+#include "notify.h"
 
 #define STATUS_INTERVAL_NS	(1000ULL * 1000 * 1000)	/* at most one STATUS= a second */
 #define WATCHDOG_HOLD_USEC	(3600ULL * 1000 * 1000)	/* a kmod benchmark: an hour */
 
-static struct event *status_ev;		/* a STATUS= due (notify_loop_start .. _stop) */
-static uint64_t status_sent_ns;
-static char status_last[384];
-
-static struct event *wd_ev;		/* WATCHDOG=1 every wd_usec / 2 */
-static uint64_t wd_usec;		/* the manager's interval; 0: no watchdog */
-static uint64_t wd_next_ns;		/* when watchdog_kick sends the next one */
-static unsigned int wd_holds;
-
 /* NOTIFY_SOCKET as tracerd started: whether anyone listens */
 static bool under_manager(void)
 {
+	/* a fact of the process (its environment at start), not of a struct
+	 * tracerd: cached once */
 	static int known = -1;
 
 	if (known < 0) {
@@ -66,7 +63,7 @@ static bool under_manager(void)
 
 int notify_send(const char *state)
 {
-	static bool warned;
+	static bool warned;	/* process-wide: the one socket of the process */
 	int ret = sd_notify(0, state);
 
 	if (ret >= 0)
@@ -88,7 +85,7 @@ int notify_extend_timeout(unsigned long long usec)
 static void status_text(const struct tracerd *d, char *buf, size_t len)
 {
 	const struct attachment *a;
-	unsigned int n = 0, busy = 0, failed = config_attach_failures();
+	unsigned int n = 0, busy = 0, failed = d->reload.attach_failed;
 	size_t hooks = 0, off;
 
 	for (a = d->attachments; a; a = a->next) {
@@ -108,17 +105,18 @@ static void status_text(const struct tracerd *d, char *buf, size_t len)
 
 void notify_status(struct tracerd *d)
 {
-	char buf[sizeof(status_last)];
+	struct notify_state *n = &d->notify;
+	char buf[sizeof(n->status_last)];
 
 	if (!under_manager())
 		return;
-	if (status_ev)
-		event_del(status_ev);
+	if (n->status_ev)
+		event_del(n->status_ev);
 	status_text(d, buf, sizeof(buf));
-	status_sent_ns = now_mono_ns();
-	if (!strcmp(buf, status_last))
+	n->status_sent_ns = now_mono_ns();
+	if (!strcmp(buf, n->status_last))
 		return;
-	strcpy(status_last, buf);
+	strcpy(n->status_last, buf);
 	notify_send(buf);
 }
 
@@ -129,61 +127,70 @@ static void status_cb(evutil_socket_t fd, short what, void *arg)
 
 void notify_status_changed(struct tracerd *d)
 {
+	struct notify_state *n = &d->notify;
 	uint64_t now, due;
 	struct timeval tv = { 0, 0 };
 
-	if (!status_ev || evtimer_pending(status_ev, NULL))
+	if (!n->status_ev || evtimer_pending(n->status_ev, NULL))
 		return;
 	now = now_mono_ns();
-	due = status_sent_ns + STATUS_INTERVAL_NS;
+	due = n->status_sent_ns + STATUS_INTERVAL_NS;
 	if (due > now) {
 		tv.tv_sec = (time_t)((due - now) / 1000000000ULL);
 		tv.tv_usec = (suseconds_t)((due - now) % 1000000000ULL / 1000);
 	}
-	evtimer_add(status_ev, &tv);
+	evtimer_add(n->status_ev, &tv);
 }
 
-static void watchdog_ping(void)
+static void watchdog_ping(struct notify_state *n)
 {
-	wd_next_ns = now_mono_ns() + wd_usec * 1000 / 2;
+	n->wd_next_ns = now_mono_ns() + n->wd_usec * 1000 / 2;
 	notify_send("WATCHDOG=1");
 }
 
 static void watchdog_cb(evutil_socket_t fd, short what, void *arg)
 {
-	if (!wd_holds)
-		watchdog_ping();
+	struct notify_state *n = arg;
+
+	if (!n->wd_holds)
+		watchdog_ping(n);
 }
 
-void watchdog_kick(void)
+void watchdog_kick(struct tracerd *d)
 {
-	if (wd_usec && !wd_holds && now_mono_ns() >= wd_next_ns)
-		watchdog_ping();
+	struct notify_state *n = &d->notify;
+
+	if (n->wd_usec && !n->wd_holds && now_mono_ns() >= n->wd_next_ns)
+		watchdog_ping(n);
 }
 
-void watchdog_hold(void)
+void watchdog_hold(struct tracerd *d)
 {
+	struct notify_state *n = &d->notify;
 	char buf[64];
 
-	if (!wd_usec || wd_holds++)
+	if (!n->wd_usec || n->wd_holds++)
 		return;
 	snprintf(buf, sizeof(buf), "WATCHDOG=1\nWATCHDOG_USEC=%llu", WATCHDOG_HOLD_USEC);
 	notify_send(buf);
 }
 
-void watchdog_release(void)
+void watchdog_release(struct tracerd *d)
 {
+	struct notify_state *n = &d->notify;
 	char buf[64];
 
-	if (!wd_usec || !wd_holds || --wd_holds)
+	if (!n->wd_usec || !n->wd_holds || --n->wd_holds)
 		return;
-	snprintf(buf, sizeof(buf), "WATCHDOG=1\nWATCHDOG_USEC=%llu", (unsigned long long)wd_usec);
-	wd_next_ns = now_mono_ns() + wd_usec * 1000 / 2;
+	snprintf(buf, sizeof(buf), "WATCHDOG=1\nWATCHDOG_USEC=%llu",
+		 (unsigned long long)n->wd_usec);
+	n->wd_next_ns = now_mono_ns() + n->wd_usec * 1000 / 2;
 	notify_send(buf);
 }
 
 static int watchdog_start(struct tracerd *d)
 {
+	struct notify_state *n = &d->notify;
 	uint64_t usec = 0;
 	struct timeval tv;
 	int ret = sd_watchdog_enabled(0, &usec);
@@ -192,17 +199,17 @@ static int watchdog_start(struct tracerd *d)
 		log_warn("watchdog: %s (WATCHDOG_USEC, WATCHDOG_PID): none", strerror(-ret));
 	if (ret <= 0 || !usec)
 		return 0;
-	wd_ev = event_new(d->base, -1, EV_PERSIST, watchdog_cb, NULL);
-	if (!wd_ev)
+	n->wd_ev = event_new(d->base, -1, EV_PERSIST, watchdog_cb, n);
+	if (!n->wd_ev)
 		return -ENOMEM;
-	wd_usec = usec;
+	n->wd_usec = usec;
 	tv.tv_sec = (time_t)(usec / 2 / 1000000);
 	tv.tv_usec = (suseconds_t)(usec / 2 % 1000000);
-	if (event_add(wd_ev, &tv))
+	if (event_add(n->wd_ev, &tv))
 		return -ENOMEM;
 	log_info("watchdog: WATCHDOG=1 every %llu ms (WatchdogSec=%llu ms)",
 		 (unsigned long long)usec / 2000, (unsigned long long)usec / 1000);
-	watchdog_ping();
+	watchdog_ping(n);
 	return 0;
 }
 
@@ -210,30 +217,21 @@ int notify_loop_start(struct tracerd *d)
 {
 	if (!under_manager())
 		return 0;
-	status_ev = evtimer_new(d->base, status_cb, d);
-	if (!status_ev)
+	d->notify.status_ev = evtimer_new(d->base, status_cb, d);
+	if (!d->notify.status_ev)
 		return -ENOMEM;
 	return watchdog_start(d);
 }
 
-void notify_loop_stop(void)
+void notify_loop_stop(struct tracerd *d)
 {
-	if (status_ev)
-		event_free(status_ev);
-	status_ev = NULL;
-	if (wd_ev)
-		event_free(wd_ev);
-	wd_ev = NULL;
-	wd_usec = 0;
-}
+	struct notify_state *n = &d->notify;
 
-void raise_nofile_limit(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
-		return;
-	rl.rlim_cur = rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl))
-		log_warn("cannot raise the open-file limit: %s", strerror(errno));
+	if (n->status_ev)
+		event_free(n->status_ev);
+	n->status_ev = NULL;
+	if (n->wd_ev)
+		event_free(n->wd_ev);
+	n->wd_ev = NULL;
+	n->wd_usec = 0;
 }

@@ -17,11 +17,11 @@
 #include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "backend.h"
+#include "fds.h"
 #include "recorder.h"
 #include "plan.h"
 #include "registry.h"
 #include "resolve.h"
-#include "service.h"
 
 unsigned int registry_count(const struct tracerd *d)
 {
@@ -45,30 +45,6 @@ struct attachment *registry_find(struct tracerd *d, unsigned int id)
 		for (a = d->changing; a && a->id != id; a = a->next)
 			;
 	return a;
-}
-
-void skip_list_add(struct skip_list *l, const char *function, const char *reason)
-{
-	struct skipped *v;
-
-	if (!l || l->n >= SKIP_LIST_MAX)
-		return;
-	if (l->n == l->cap) {
-		v = realloc(l->v, (l->cap ? l->cap * 2 : 16) * sizeof(*v));
-		if (!v)
-			return;
-		l->v = v;
-		l->cap = l->cap ? l->cap * 2 : 16;
-	}
-	str_copy(l->v[l->n].function, function, sizeof(l->v[l->n].function));
-	str_copy(l->v[l->n].reason, reason, sizeof(l->v[l->n].reason));
-	l->n++;
-}
-
-void skip_list_free(struct skip_list *l)
-{
-	free(l->v);
-	memset(l, 0, sizeof(*l));
 }
 
 static unsigned int mode_caps(enum tracerd_mode m)
@@ -414,7 +390,6 @@ static int attach_resolve(struct tracerd *d, struct attachment *a, enum tracerd_
  * a->op holds what is left to do.
  */
 #define STEP_BUDGET_NS	(20ULL * 1000 * 1000)
-#define FDS_RESERVE	16	/* kept for control and HTTP clients, files, the module */
 
 struct attach_op {
 	bool detaching;
@@ -537,7 +512,7 @@ static int fds_check(const struct tracerd *d, const struct backend *be, struct a
 		n += !a->hooks[i].err[0];
 	open = fds_open((long)rl.rlim_cur);
 	need = (unsigned long long)n * per + fixed;
-	used = (unsigned long long)open + FDS_RESERVE + fds_promised(d, a);
+	used = (unsigned long long)open + FDS_RESERVE_ATTACH + fds_promised(d, a);
 	avail = rl.rlim_cur > used ? rl.rlim_cur - used : 0;
 	if (need <= avail)
 		return 0;
@@ -550,8 +525,8 @@ static int fds_check(const struct tracerd *d, const struct backend *be, struct a
 			       "started by hand), hook fewer functions, use a mode with fewer fds "
 			       "(kprobe-multi, kmod-*)%s", tracerd_mode_name(be->mode), need, n,
 			       n == 1 ? "" : "s", per, fixed, (unsigned long long)rl.rlim_cur, open,
-			       FDS_RESERVE, fit, per ? ", or ask for partial (tracectl attach "
-			       "--partial)" : "");
+			       FDS_RESERVE_ATTACH, fit,
+			       per ? ", or ask for partial (tracectl attach --partial)" : "");
 	for (i = 0, n = 0; i < a->nr_hooks; i++) {
 		struct hook *h = &a->hooks[i];
 
@@ -645,7 +620,7 @@ static void attach_fail(struct tracerd *d, struct attachment *a, int err)
 
 	log_info("attach %u '%s' failed: %s", a->id, a->spec.target, op->msg);
 	list_unlink(&d->changing, a);
-	notify_status_changed(d);
+	tracerd_attachments_changed(d);
 	op_done(d, a, err, op->msg);
 	attachment_free(d, a);
 }
@@ -668,7 +643,7 @@ static void attach_finish(struct tracerd *d, struct attachment *a)
 	a->state = ATTACHMENT_ATTACHED;
 	a->nr_done = a->nr_total = a->nr_hooks;
 	list_insert(&d->attachments, a);
-	notify_status_changed(d);
+	tracerd_attachments_changed(d);
 	log_notice("attached %u: '%s' mode %s, %zu function%s (%s)", a->id, a->spec.target,
 		   tracerd_mode_name(a->mode), a->nr_hooks, a->nr_hooks == 1 ? "" : "s",
 		   a->mode_reason);
@@ -750,7 +725,7 @@ static bool detach_step(struct tracerd *d, struct attachment *a)
 	}
 	log_notice("detached %u: '%s' mode %s", a->id, a->spec.target, tracerd_mode_name(a->mode));
 	list_unlink(&d->changing, a);
-	notify_status_changed(d);
+	tracerd_attachments_changed(d);
 	op_done(d, a, 0, "");
 	a->nr_done = a->nr_total;
 	attachment_free(d, a);	/* a batch backend's detach: here, all at once */
@@ -818,7 +793,7 @@ int registry_attach_start(struct tracerd *d, const struct tracerd_spec *spec,
 	a->id = ++d->next_id;
 	a->since_real_ns = now_real_ns();
 	list_insert(&d->changing, a);
-	notify_status_changed(d);
+	tracerd_attachments_changed(d);
 	steps_schedule(d);
 	*out = a;
 	return 0;
@@ -857,7 +832,7 @@ int registry_attach(struct tracerd *d, const struct tracerd_spec *spec, struct a
 	if (err)
 		return err;
 	while (!op_step(d, a))
-		watchdog_kick();
+		tracerd_progress(d);
 	*out = r.a;
 	return r.err;
 }
@@ -892,7 +867,7 @@ int registry_detach_start(struct tracerd *d, struct attachment *a, registry_done
 	a->nr_total = a->nr_hooks;
 	a->nr_done = 0;
 	list_insert(&d->changing, a);
-	notify_status_changed(d);
+	tracerd_attachments_changed(d);
 	steps_schedule(d);
 	return 0;
 }
@@ -902,7 +877,7 @@ void registry_detach(struct tracerd *d, struct attachment *a)
 	if (registry_detach_start(d, a, NULL, NULL))
 		return;	/* out of memory: the attachment stays */
 	while (!detach_step(d, a))
-		watchdog_kick();
+		tracerd_progress(d);
 }
 
 void registry_detach_all(struct tracerd *d, void (*progress)(size_t left))

@@ -72,9 +72,4 @@ int hook_stats(struct tracerd *d, struct attachment *a, struct hook *h, struct h
 /* Add from into into (the per-function merge of `stats --merge`). */
 void hook_stats_merge(struct hook_stats *into, const struct hook_stats *from);
 
-/* skipped lists: at most SKIP_LIST_MAX entries are kept */
-#define SKIP_LIST_MAX	1000
-void skip_list_add(struct skip_list *l, const char *function, const char *reason);
-void skip_list_free(struct skip_list *l);
-
 #endif

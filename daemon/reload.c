@@ -4,7 +4,7 @@
  * reload`, `systemctl reload tracerd`).
  *
  * Each `attach =` line of the running config remembers the attachment it
- * made (struct line_state). A reload parses the new file completely first,
+ * made (struct reload_line). A reload parses the new file completely first,
  * then binds a changed `listen` (the old listener stays until the new one
  * is bound); with an error in either, nothing changes and the reload is
  * refused. Then the attachments are reconciled:
@@ -20,6 +20,7 @@
  * log_level, listen, bpf_stats and the record_* keys apply at once (record_* to new
  * recordings), by_top to the next stats and scrape; socket, read_group,
  * admin_group and by_max_keys (the size of a BPF map) need a restart.
+ * The state (the lines, the reload counts) is d->reload (tracerd.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,25 +29,17 @@
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "bpf_stats.h"
+#include "http.h"
+#include "notify.h"
 #include "registry.h"
-#include "service.h"
-
-struct reload_opts tracerd_reload_opts;
+#include "reload.h"
 
 /* what became of one `attach =` line of the running config */
-struct line_state {
+struct reload_line {
 	unsigned int id;	/* the attachment it made and owns, 0: none */
 	bool failed;
 	char *error;		/* why it failed (malloc'd; NULL on ENOMEM) */
 };
-
-/* one per d->cfg.attach[] line (the daemon has one config) */
-static struct line_state *cfg_lines;
-static unsigned int cfg_failed;
-/* reloads taken and refused; why the last refused one was */
-static unsigned int reloads_ok, reloads_refused;
-static bool last_refused;
-static char last_refusal[512];
 
 static struct attachment *find_id(struct tracerd *d, unsigned int id)
 {
@@ -77,7 +70,7 @@ static const char *line_where(const struct tracerd_config *c,
 
 /* Attach the lines that own no attachment; returns how many attached. */
 static unsigned int attach_lines(struct tracerd *d, const struct tracerd_config *c,
-				 struct line_state *st, const char *why)
+				 struct reload_line *st, const char *why)
 {
 	const struct tracerd_config_attach *l;
 	struct attachment *a;
@@ -112,8 +105,9 @@ static unsigned int attach_lines(struct tracerd *d, const struct tracerd_config 
 
 /* Hand the old lines' attachments to equal new lines; detach the rest. */
 static unsigned int carry_over(struct tracerd *d, const struct tracerd_config *old,
-			       const struct tracerd_config *new, struct line_state *st)
+			       const struct tracerd_config *new, struct reload_line *st)
 {
+	struct reload_line *cfg_lines = d->reload.lines;
 	struct attachment *a;
 	unsigned int n = 0;
 	size_t i, j;
@@ -135,7 +129,7 @@ static unsigned int carry_over(struct tracerd *d, const struct tracerd_config *o
 	return n;
 }
 
-static void lines_free(struct line_state *st, size_t n)
+static void lines_free(struct reload_line *st, size_t n)
 {
 	size_t i;
 
@@ -144,7 +138,7 @@ static void lines_free(struct line_state *st, size_t n)
 	free(st);
 }
 
-static unsigned int count_failed(const struct line_state *st, size_t n)
+static unsigned int count_failed(const struct reload_line *st, size_t n)
 {
 	unsigned int f = 0;
 	size_t i;
@@ -154,48 +148,41 @@ static unsigned int count_failed(const struct line_state *st, size_t n)
 	return f;
 }
 
-void config_attach_startup(struct tracerd *d)
+void reload_attach_startup(struct tracerd *d)
 {
-	lines_free(cfg_lines, 0);	/* none before start-up */
-	cfg_lines = calloc(d->cfg.nr_attach + 1, sizeof(*cfg_lines));
-	if (!cfg_lines) {
+	struct reload_state *rs = &d->reload;
+
+	lines_free(rs->lines, 0);	/* none before start-up */
+	rs->lines = calloc(d->cfg.nr_attach + 1, sizeof(*rs->lines));
+	if (!rs->lines) {
 		log_err("config: out of memory for the attach lines");
 		return;
 	}
-	attach_lines(d, &d->cfg, cfg_lines, "");
-	cfg_failed = count_failed(cfg_lines, d->cfg.nr_attach);
-	if (cfg_failed)
-		log_warn("config: %u of %zu attach lines failed", cfg_failed, d->cfg.nr_attach);
+	attach_lines(d, &d->cfg, rs->lines, "");
+	rs->attach_failed = count_failed(rs->lines, d->cfg.nr_attach);
+	if (rs->attach_failed)
+		log_warn("config: %u of %zu attach lines failed", rs->attach_failed,
+			 d->cfg.nr_attach);
 	notify_status(d);
 }
 
-unsigned int config_attach_failures(void)
-{
-	return cfg_failed;
-}
-
-void config_reload_counts(unsigned int *ok, unsigned int *refused)
-{
-	*ok = reloads_ok;
-	*refused = reloads_refused;
-}
-
-static json_object *reloads_json(void)
+static json_object *reloads_json(const struct reload_state *rs)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "ok", json_object_new_int64(reloads_ok));
-	json_object_object_add(o, "refused", json_object_new_int64(reloads_refused));
-	json_object_object_add(o, "last", reloads_ok + reloads_refused ?
-			       json_object_new_string(last_refused ? "refused" : "ok") : NULL);
-	json_object_object_add(o, "last_error", last_refusal[0] ?
-			       json_object_new_string(last_refusal) : NULL);
+	json_object_object_add(o, "ok", json_object_new_int64(rs->ok));
+	json_object_object_add(o, "refused", json_object_new_int64(rs->refused));
+	json_object_object_add(o, "last", rs->ok + rs->refused ?
+			       json_object_new_string(rs->last_refused ? "refused" : "ok") : NULL);
+	json_object_object_add(o, "last_error", rs->last_refusal[0] ?
+			       json_object_new_string(rs->last_refusal) : NULL);
 	return o;
 }
 
-json_object *config_state_json(const struct tracerd *d)
+json_object *reload_state_json(const struct tracerd *d)
 {
 	json_object *o = json_object_new_object(), *arr = json_object_new_array(), *f, *files;
+	const struct reload_line *cfg_lines = d->reload.lines;
 	size_t i;
 
 	for (i = 0; cfg_lines && i < d->cfg.nr_attach; i++) {
@@ -216,17 +203,17 @@ json_object *config_state_json(const struct tracerd *d)
 	for (i = 0; i < d->cfg.nr_files; i++)
 		json_object_array_add(files, json_object_new_string(d->cfg.files[i]));
 	json_object_object_add(o, "files", files);
-	json_object_object_add(o, "attach_failed", json_object_new_int(cfg_failed));
+	json_object_object_add(o, "attach_failed", json_object_new_int(d->reload.attach_failed));
 	json_object_object_add(o, "failures", arr);
-	json_object_object_add(o, "reloads", reloads_json());
+	json_object_object_add(o, "reloads", reloads_json(&d->reload));
 	return o;
 }
 
-void config_state_free(const struct tracerd *d)
+void reload_state_free(struct tracerd *d)
 {
-	lines_free(cfg_lines, d->cfg.nr_attach);
-	cfg_lines = NULL;
-	cfg_failed = 0;
+	lines_free(d->reload.lines, d->cfg.nr_attach);
+	d->reload.lines = NULL;
+	d->reload.attach_failed = 0;
 }
 
 /*
@@ -296,11 +283,12 @@ static void apply_keys(struct tracerd *d, struct tracerd_config *new, int verbos
 		tlog_set_level(new->log_level);
 }
 
-int config_reload(struct tracerd *d, const struct reload_opts *o, struct reload_result *r,
+int reload_config(struct tracerd *d, const struct reload_opts *o, struct reload_result *r,
 		  char *err, size_t errlen)
 {
+	struct reload_state *rs = &d->reload;
 	struct tracerd_config new, old;
-	struct line_state *st = NULL;
+	struct reload_line *st = NULL;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -314,14 +302,14 @@ int config_reload(struct tracerd *d, const struct reload_opts *o, struct reload_
 	}
 	if (!ret && strcmp(new.listen, d->cfg.listen))
 		ret = move_listener(d, new.listen, err, errlen);
-	last_refused = ret != 0;
+	rs->last_refused = ret != 0;
 	if (ret) {
 		log_err("reload refused, keeping the running configuration: %s", err);
-		reloads_refused++;
-		snprintf(last_refusal, sizeof(last_refusal), "%s", err);
+		rs->refused++;
+		snprintf(rs->last_refusal, sizeof(rs->last_refusal), "%s", err);
 		goto cleanup;
 	}
-	reloads_ok++;
+	rs->ok++;
 	apply_keys(d, &new, o->verbose);
 	old = d->cfg;
 	d->cfg = new;		/* new recordings use the new record_* keys */
@@ -329,10 +317,10 @@ int config_reload(struct tracerd *d, const struct reload_opts *o, struct reload_
 	bpf_stats_apply(d);	/* bpf_stats: refused, logged and said by stats */
 	r->detached = carry_over(d, &old, &new, st);
 	r->attached = attach_lines(d, &new, st, "reload: ");
-	lines_free(cfg_lines, old.nr_attach);
-	cfg_lines = st;
+	lines_free(rs->lines, old.nr_attach);
+	rs->lines = st;
 	st = NULL;
-	cfg_failed = r->failed = count_failed(cfg_lines, new.nr_attach);
+	rs->attach_failed = r->failed = count_failed(rs->lines, new.nr_attach);
 	config_free(&old);
 	log_notice("reload: %u attached, %u detached, %u failed, %u attachments now", r->attached,
 		   r->detached, r->failed, registry_count(d));
@@ -359,8 +347,8 @@ enum proto_code cmd_reload(struct tracerd *d, json_object *args, json_object **r
 		snprintf(msg, msglen, "reload: unknown argument '%s' (it takes none)", key);
 		return PROTO_E_BAD_REQUEST;
 	}
-	log_notice("reload requested over the control socket: %s", tracerd_reload_opts.path);
-	if (config_reload(d, &tracerd_reload_opts, &r, err, sizeof(err))) {
+	log_notice("reload requested over the control socket: %s", d->reload.opts.path);
+	if (reload_config(d, &d->reload.opts, &r, err, sizeof(err))) {
 		snprintf(msg, msglen, "reload refused, the running configuration stays: %s", err);
 		return PROTO_E_BAD_REQUEST;
 	}
@@ -369,7 +357,7 @@ enum proto_code cmd_reload(struct tracerd *d, json_object *args, json_object **r
 	json_object_object_add(o, "detached", json_object_new_int(r.detached));
 	json_object_object_add(o, "failed", json_object_new_int(r.failed));
 	json_object_object_add(o, "attachments", json_object_new_int(registry_count(d)));
-	json_object_object_add(o, "config", config_state_json(d));
+	json_object_object_add(o, "config", reload_state_json(d));
 	*result = o;
 	return PROTO_OK;
 }

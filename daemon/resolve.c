@@ -10,10 +10,10 @@
 #include <bpf/libbpf.h>
 #include "btfargs.h"
 #include "../lib/log.h"
+#include "../lib/skiplist.h"
 #include "../lib/symfilter.h"
 #include "../lib/strutil.h"
 #include "../lib/util.h"
-#include "registry.h"
 #include "resolve.h"
 #include "tracefs.h"
 

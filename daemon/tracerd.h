@@ -14,6 +14,7 @@
 #include <tracerd/modes.h>
 #include <tracerd/trace.h>
 #include "../lib/config.h"
+#include "../lib/skiplist.h"
 #include "../lib/spec.h"
 
 struct event_base;
@@ -62,17 +63,6 @@ struct hook {
 				 * detach (NULL while not hooked) */
 };
 
-/* Functions of a request that were not hooked, and why. */
-struct skipped {
-	char function[128];
-	char reason[224];
-};
-
-struct skip_list {
-	struct skipped *v;
-	size_t n, cap;
-};
-
 /* Where an attachment is: hooking and unhooking run in steps in the event loop. */
 enum attachment_state {
 	ATTACHMENT_ATTACHED,
@@ -81,6 +71,38 @@ enum attachment_state {
 };
 
 struct attach_op;
+
+/* reload.c's options, as main() was started with (a reload reads the same files) */
+struct reload_opts {
+	const char *path;	/* config file */
+	bool path_given;	/* else a missing file means defaults */
+	const char *listen;	/* --listen override, or NULL */
+	const char *socket;	/* --socket override, or NULL */
+	int verbose;		/* -v given: log_level does not apply */
+};
+
+/* reload.c's state: the running config's attach lines and the reloads since start */
+struct reload_line;
+struct reload_state {
+	struct reload_opts opts;	/* filled by main() */
+	struct reload_line *lines;	/* one per cfg.attach[] line (reload.c) */
+	unsigned int attach_failed;	/* lines whose attach failed at the last start-up or
+					 * reload (notify.c's STATUS=, metrics.c) */
+	unsigned int ok, refused;	/* reloads taken and refused */
+	bool last_refused;
+	char last_refusal[512];		/* why the last refused one was */
+};
+
+/* notify.c's state: STATUS= and the watchdog (notify_loop_start .. _stop) */
+struct notify_state {
+	struct event *status_ev;	/* a STATUS= due */
+	uint64_t status_sent_ns;
+	char status_last[384];
+	struct event *wd_ev;		/* WATCHDOG=1 every wd_usec / 2 */
+	uint64_t wd_usec;		/* the manager's interval; 0: no watchdog */
+	uint64_t wd_next_ns;		/* when watchdog_kick sends the next one */
+	unsigned int wd_holds;
+};
 
 struct attachment {
 	struct attachment *next;
@@ -123,6 +145,8 @@ struct tracerd {
 	unsigned int next_id;
 
 	struct http_server *http;	/* http.c; NULL: listen = off */
+	size_t http_held_bytes;		/* http.c: bytes of rendered bodies held for clients,
+					 * of every server (a reply may outlive its server) */
 	struct recorder *rec;		/* record.c: recordings and the ring buffer */
 
 	int bpf_stats_fd;		/* BPF_ENABLE_STATS held (bpf_stats.c), -1: off */
@@ -133,7 +157,33 @@ struct tracerd {
 	struct btf *vmlinux_btf;
 	void *be_state[TRACERD_MODE_NR];	/* backend private state */
 	void *resolve_cache;		/* resolve.c */
+
+	struct reload_state reload;	/* reload.c */
+	struct notify_state notify;	/* notify.c */
+
+	/*
+	 * The edges the core tells, set by main() (NULL: nobody listens): the
+	 * core (registry.c) calls no edge file, so none of them calls it back
+	 * through a circle. Called through the helpers below.
+	 */
+	void (*on_attachments_changed)(struct tracerd *d);	/* notify.c: STATUS= */
+	void (*on_progress)(struct tracerd *d);	/* long work between its steps:
+						 * notify.c's watchdog */
 };
+
+/* attachments came, went or progressed: tell the edge main() set, if any */
+static inline void tracerd_attachments_changed(struct tracerd *d)
+{
+	if (d->on_attachments_changed)
+		d->on_attachments_changed(d);
+}
+
+/* long work holding the loop made progress (between its steps) */
+static inline void tracerd_progress(struct tracerd *d)
+{
+	if (d->on_progress)
+		d->on_progress(d);
+}
 
 /* maps.c: the six maps every BPF object shares */
 int maps_create(struct tracerd *d);

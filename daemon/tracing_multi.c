@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "bpf_compat.h"
 #include "resolve.h"

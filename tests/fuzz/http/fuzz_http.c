@@ -21,7 +21,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <event2/event.h>
-#include "../../../daemon/service.h"
+#include "../../../daemon/http.h"
+#include "../../../daemon/metrics.h"
 #include "../../../lib/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -33,7 +34,7 @@ static struct tracerd daemon_;
 static struct http_server *srv;
 static struct sockaddr_in addr;
 
-char *metrics_render_prometheus(struct tracerd *d, size_t *len)
+char *metrics_render_prometheus(struct tracerd *d, const struct metrics_http *http, size_t *len)
 {
 	static const char text[] = "# TYPE tracerd_up gauge\ntracerd_up 1\n";
 
@@ -41,7 +42,7 @@ char *metrics_render_prometheus(struct tracerd *d, size_t *len)
 	return strdup(text);
 }
 
-char *metrics_render_json(struct tracerd *d, size_t *len)
+char *metrics_render_json(struct tracerd *d, const struct metrics_http *http, size_t *len)
 {
 	static const char text[] = "{\"schema_version\":1}";
 

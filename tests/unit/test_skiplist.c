@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The skipped-functions list (lib/skiplist.c): grows, truncates, caps. */
+#include <string.h>
+#include "../../lib/skiplist.h"
+#include "test.h"
+
+TEST(skiplist_add_free)
+{
+	struct skip_list l = {};
+	char big[512];
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	skip_list_add(&l, "do_sys_open", "not in available_filter_functions");
+	skip_list_add(&l, big, big);
+	skip_list_add(NULL, "ignored", "no list");
+	if (!ASSERT_EQ(l.n, 2, "entries"))
+		return;
+	ASSERT_STREQ(l.v[0].function, "do_sys_open", "first function");
+	ASSERT_STREQ(l.v[0].reason, "not in available_filter_functions", "first reason");
+	ASSERT_EQ(strlen(l.v[1].function), sizeof(l.v[1].function) - 1, "function truncated");
+	ASSERT_EQ(strlen(l.v[1].reason), sizeof(l.v[1].reason) - 1, "reason truncated");
+	skip_list_free(&l);
+	ASSERT_EQ(l.n, 0, "freed");
+	ASSERT_TRUE(!l.v, "freed array");
+}
+
+TEST(skiplist_cap)
+{
+	struct skip_list l = {};
+	int i;
+
+	for (i = 0; i < SKIP_LIST_MAX + 10; i++)
+		skip_list_add(&l, "f", "r");
+	ASSERT_EQ(l.n, SKIP_LIST_MAX, "capped");
+	skip_list_free(&l);
+}
+
+TEST_MAIN()
