@@ -312,7 +312,8 @@ static int request_check(const struct request *r, char *msg, size_t msglen)
 	mode_caps_missing(~missing, true, true, true, true, true, miss, sizeof(miss));
 	if (spec->variant)
 		return set_err(msg, msglen, -EINVAL, "mode %s, variant %s, has no %s",
-			       tracerd_mode_name(spec->mode), mode_variant_name(spec->variant), miss);
+			       tracerd_mode_name(spec->mode), mode_variant_name(spec->variant),
+			       miss);
 	return set_err(msg, msglen, -EINVAL, "mode %s has no %s (the module counts calls "
 		       "by pid and comm, and times them in kmod-kprobe and kmod-callops "
 		       "only; recording, error counting and by keys need a BPF mode)",
@@ -329,8 +330,8 @@ static int request_available(struct tracerd *d, const struct request *r, char *m
 	const char *why;
 
 	if (!f->available && !(spec->variant && r->be->own_probe))
-		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s is not available on this kernel: %s",
-			       tracerd_mode_name(spec->mode), f->reason);
+		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s is not available on this "
+			       "kernel: %s", tracerd_mode_name(spec->mode), f->reason);
 	if (spec->variant && (why = backend_unavailable(d, spec->mode, spec->variant)))
 		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s, variant %s, is not available "
 			       "here: %s", tracerd_mode_name(spec->mode),

@@ -314,7 +314,7 @@ TEST(auto_candidates)
 	if (ASSERT_OK(attach(d, "vfs_read", &a, NULL, msg, sizeof(msg)), msg)) {
 		ASSERT_EQ(a->mode, TRACERD_MODE_FENTRY, "one function: fentry first");
 		ASSERT_STREQ(a->mode_reason, "auto: fake: fentry for one function; not "
-			     "kmod-callops: not here", "reason: its own, then the modes passed over");
+			     "kmod-callops: not here", "its reason, then the modes passed over");
 	}
 	if (ASSERT_OK(attach(d, "nobtf", &a, NULL, msg, sizeof(msg)), msg)) {
 		ASSERT_EQ(a->mode, TRACERD_MODE_KPROBE, "no BTF: the next candidate");
@@ -344,7 +344,8 @@ TEST(skipped_hooks)
 	ASSERT_STREQ(a->hooks[1].name, "glob_c", "second");
 	if (ASSERT_EQ(sk.n, 1, "one skipped")) {
 		ASSERT_STREQ(sk.v[0].function, "glob_b", "skipped");
-		ASSERT_STREQ(sk.v[0].reason, "no BTF for function 'glob_b' (fentry needs it)", "why");
+		ASSERT_STREQ(sk.v[0].reason, "no BTF for function 'glob_b' (fentry needs it)",
+			     "why");
 	}
 	ASSERT_EQ(d->nr_slots_used, 2, "the skipped hook's slot is freed");
 	skip_list_free(&sk);

@@ -86,7 +86,7 @@ TEST(by_names)
 	ASSERT_OK(spec_parse_line("tp:task/task_rename by=cgroup", &b, err, sizeof(err)), err);
 	ASSERT_EQ(b.by, SPEC_BY_CGROUP, "tracepoints count by key too");
 	a.mode = TRACERD_MODE_KMOD_DIRECT;
-	ASSERT_OK(spec_validate(&a, err, sizeof(err)), "syntax only: the mode's by keys are not its");
+	ASSERT_OK(spec_validate(&a, err, sizeof(err)), "syntax only: by keys are the kind check's");
 	ASSERT_EQ(spec_check_kind(&a, spec_kind(a.target), err, sizeof(err)), -EINVAL,
 		  "kmod refused");
 	ASSERT_STREQ(err, "mode kmod-direct has no --by keys (the module counts calls per function "
@@ -114,8 +114,8 @@ TEST(spec_kind_needs)
 	s.mode = TRACERD_MODE_FENTRY;
 	ASSERT_OK(spec_validate(&s, err, sizeof(err)), err);
 	ASSERT_ERR(spec_check_kind(&s, spec_kind(s.target), err, sizeof(err)), "fentry on a tp");
-	ASSERT_STREQ(err, "tracepoint 'tp:task/task_rename' needs mode tp-btf (or auto), not fentry",
-		     "message");
+	ASSERT_STREQ(err, "tracepoint 'tp:task/task_rename' needs mode tp-btf (or auto), not "
+		     "fentry", "message");
 }
 
 /* Decode a JSON request's attach arguments; err ("" when it decoded). */
