@@ -159,6 +159,8 @@ $(O)/tests/unit/%: $(O)/obj/tests/unit/%.o $(call obj,$(LIB_SRCS))
 # a unit test of a daemon file links that file too
 $(O)/tests/unit/test_btfargs: $(call obj,$(SRC)/daemon/btfargs.c)
 $(O)/tests/unit/test_fds: $(call obj,$(SRC)/daemon/fds.c)
+# the registry alone: the test file fakes the backends, maps, resolve and recorder
+$(O)/tests/unit/test_registry: $(call obj,$(SRC)/daemon/registry.c)
 
 # ---------------------------------------------------------------- fuzzers
 # tests/fuzz/NAME/fuzz_NAME.c -> $(O)/fuzz/fuzz_NAME: libFuzzer + ASan + UBSan

@@ -183,7 +183,7 @@ static int tp_attach_classic(struct tracerd *d, struct attachment *a, struct hoo
 	ret = classic_one(a, h, skel->progs.tp_classic_hit, 0, cat, h->name, err, errlen);
 	if (ret || !a->spec.latency)
 		goto out;
-	/* sys_enter_NAME -> sys_exit_NAME (spec_validate: latency only for those) */
+	/* sys_enter_NAME -> sys_exit_NAME (spec_check_kind: latency only for those) */
 	snprintf(exit_name, sizeof(exit_name), SPEC_SYSCALL_EXIT "%s",
 		 h->name + strlen("sys_enter_"));
 	ret = classic_one(a, h, skel->progs.tp_classic_return, 1, cat, exit_name, err, errlen);

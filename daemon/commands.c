@@ -319,66 +319,13 @@ static enum proto_code cmd_status(struct tracerd *d, json_object *args, json_obj
 	return PROTO_OK;
 }
 
-/* Decode attach args into a spec (validated by the registry). */
+/* Decode attach args into a spec (lib/spec.c; validated by the registry). */
 static enum proto_code attach_args(json_object *args, struct tracerd_spec *s, char *msg,
 				   size_t msglen)
 {
-	const char *target, *mode, *comm, *record, *by;
-	bool bad = false;
-	long long pid;
-	int m;
-
-	memset(s, 0, sizeof(*s));
 	if (proto_args_check(args, "attach", attach_fields, msg, msglen))
 		return PROTO_E_BAD_REQUEST;
-	target = proto_arg_str(args, "target", &bad);
-	mode = proto_arg_str(args, "mode", &bad);
-	comm = proto_arg_str(args, "comm", &bad);
-	record = proto_arg_str(args, "record", &bad);
-	by = proto_arg_str(args, "by", &bad);
-	s->latency = proto_arg_bool(args, "latency", &bad);
-	s->errors = proto_arg_bool(args, "errors", &bad);
-	s->partial = proto_arg_bool(args, "partial", &bad);
-	pid = proto_arg_int(args, "pid", 0, &bad);
-	if (bad) {
-		str_fmt(msg, msglen, "attach: an argument has the wrong JSON type");
-		return PROTO_E_BAD_REQUEST;
-	}
-	if (!target || str_copy(s->target, target, sizeof(s->target))) {
-		str_fmt(msg, msglen, "attach: \"target\" missing or longer than %d bytes",
-			TRACERD_TARGET_MAX - 1);
-		return PROTO_E_BAD_REQUEST;
-	}
-	if (mode) {
-		m = tracerd_mode_parse(mode);
-		if (m < 0) {
-			str_fmt(msg, msglen, "unknown mode '%s'", mode);
-			return PROTO_E_BAD_REQUEST;
-		}
-		s->mode = m;
-	}
-	if (by) {
-		m = spec_by_parse(by);
-		if (m < 0) {
-			str_fmt(msg, msglen, "unknown by key '%s' (pid, comm or cgroup)", by);
-			return PROTO_E_BAD_REQUEST;
-		}
-		s->by = m;
-	}
-	if (pid < 0 || pid > 0x3fffffff) {
-		str_fmt(msg, msglen, "invalid pid %lld", pid);
-		return PROTO_E_BAD_REQUEST;
-	}
-	s->tgid = (__u32)pid;
-	if (comm && (!comm[0] || str_copy(s->comm, comm, sizeof(s->comm)))) {
-		str_fmt(msg, msglen, "invalid comm '%s' (1-15 bytes)", comm);
-		return PROTO_E_BAD_REQUEST;
-	}
-	if (record && str_copy(s->record, record, sizeof(s->record))) {
-		str_fmt(msg, msglen, "record name too long");
-		return PROTO_E_BAD_REQUEST;
-	}
-	return PROTO_OK;
+	return command_code(spec_from_json(args, s, msg, msglen));
 }
 
 /* the attach a client waits for ended (registry_attach_start) */

@@ -10,22 +10,6 @@
 #include "commands.h"
 #include "plan.h"
 #include "registry.h"
-#include "resolve.h"
-
-/* The first candidate that can take some hook (as attach_modes tries them); -1: none. */
-static int plan_mode(struct attachment *a, const enum tracerd_mode *cand, size_t nc,
-		     char *why, size_t whylen)
-{
-	size_t i, off = strlen(why);
-
-	for (i = 0; i < nc; i++) {
-		if (!registry_hooks_needs(backend_get(cand[i]), a))
-			return (int)i;
-		off = str_cat(why, whylen, off, "; not %s: %s", tracerd_mode_name(cand[i]),
-			      a->hooks[0].err);
-	}
-	return -1;
-}
 
 static json_object *plan_hook_json(const struct hook *h)
 {
@@ -40,66 +24,38 @@ static json_object *plan_hook_json(const struct hook *h)
 	return o;
 }
 
-static json_object *plan_json(const struct attachment *a, const enum tracerd_mode *cand,
-			      size_t nc, int chosen, const char *why, const struct skip_list *sk)
+static json_object *plan_json(const struct plan *p)
 {
 	json_object *o = json_object_new_object(), *c = json_object_new_array(), *f;
-	const struct backend *be = backend_get(cand[chosen]);
-	char reason[1200];
 	size_t i;
 
-	if (a->spec.mode == TRACERD_MODE_AUTO)
-		str_fmt(reason, sizeof(reason), "auto: %s%s", be->auto_why[a->nr_hooks > 1] ?
-			be->auto_why[a->nr_hooks > 1] : "the cheapest mode available", why);
-	else
-		str_fmt(reason, sizeof(reason), "requested");
-	for (i = 0; i < nc; i++)
-		json_object_array_add(c, json_object_new_string(tracerd_mode_name(cand[i])));
+	for (i = 0; i < p->nc; i++)
+		json_object_array_add(c, json_object_new_string(tracerd_mode_name(p->cand[i])));
 	f = json_object_new_array();
-	for (i = 0; i < a->nr_hooks; i++)
-		json_object_array_add(f, plan_hook_json(&a->hooks[i]));
-	json_object_object_add(o, "target", json_object_new_string(a->spec.target));
-	json_object_object_add(o, "mode", json_object_new_string(tracerd_mode_name(cand[chosen])));
-	json_object_object_add(o, "mode_reason", json_object_new_string(reason));
+	for (i = 0; i < p->nr_hooks; i++)
+		json_object_array_add(f, plan_hook_json(&p->hooks[i]));
+	json_object_object_add(o, "target", json_object_new_string(p->req.spec.target));
+	json_object_object_add(o, "mode", json_object_new_string(
+		tracerd_mode_name(p->cand[p->chosen])));
+	json_object_object_add(o, "mode_reason", json_object_new_string(p->mode_reason));
 	json_object_object_add(o, "candidates", c);
 	json_object_object_add(o, "functions", f);
-	json_object_object_add(o, "skipped", skipped_json(sk));
+	json_object_object_add(o, "skipped", skipped_json(&p->skipped));
 	return o;
 }
 
 enum proto_code plan_attach(struct tracerd *d, const struct tracerd_spec *spec,
 			    json_object **result, char *msg, size_t msglen)
 {
-	struct attachment a = { .spec = *spec };
-	enum tracerd_mode cand[TRACERD_MODE_NR];
-	struct skip_list skipped = {};
-	char why[1024] = "";
-	size_t nc = 0;
-	int err, chosen = -1;
+	struct plan p;
+	int err;
 
-	err = registry_prepare(d, spec, cand, &nc, msg, msglen);
-	if (!err)
-		err = resolve_target(d, spec, spec->mode == TRACERD_MODE_AUTO ||
-				     (backend_get(spec->mode)->caps & MODE_CAP_NEEDS_ADDR),
-				     &a.hooks, &a.nr_hooks, &skipped, msg, msglen);
-	if (!err && spec->mode == TRACERD_MODE_AUTO) {
-		nc = registry_auto_candidates(d, spec, a.hooks, a.nr_hooks, cand, why, sizeof(why));
-		if (!nc)
-			err = set_err(msg, msglen, -EOPNOTSUPP, "no mode can hook '%s' on this "
-				      "kernel%s", spec->target, why);
-	}
-	if (!err) {
-		chosen = plan_mode(&a, cand, nc, why, sizeof(why));
-		if (chosen < 0)
-			err = set_err(msg, msglen, -ENOENT, "no mode could hook '%s'%s",
-				      spec->target, why);
-	}
-	if (!err) {
-		*result = json_object_new_object();
-		json_object_object_add(*result, "plan", plan_json(&a, cand, nc, chosen, why, &skipped));
-		json_object_object_add(*result, "dry_run", json_object_new_boolean(1));
-	}
-	free(a.hooks);
-	skip_list_free(&skipped);
-	return err ? command_code(err) : PROTO_OK;
+	err = registry_plan(d, spec, &p, msg, msglen);
+	if (err)
+		return command_code(err);
+	*result = json_object_new_object();
+	json_object_object_add(*result, "plan", plan_json(&p));
+	json_object_object_add(*result, "dry_run", json_object_new_boolean(1));
+	registry_plan_free(&p);
+	return PROTO_OK;
 }

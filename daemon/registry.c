@@ -19,7 +19,6 @@
 #include "backend.h"
 #include "fds.h"
 #include "recorder.h"
-#include "plan.h"
 #include "registry.h"
 #include "resolve.h"
 
@@ -47,13 +46,6 @@ struct attachment *registry_find(struct tracerd *d, unsigned int id)
 	return a;
 }
 
-static unsigned int mode_caps(enum tracerd_mode m)
-{
-	const struct backend *be = backend_get(m);
-
-	return be ? be->caps : 0;
-}
-
 /* Does an attachment own function name's one direct call (MODE_CAP_DIRECT_EXCL)? */
 static const struct attachment *direct_call_owner(struct tracerd *d, const char *name)
 {
@@ -64,7 +56,7 @@ static const struct attachment *direct_call_owner(struct tracerd *d, const char 
 
 	for (l = 0; l < 2; l++) {
 		for (a = l ? d->changing : d->attachments; a; a = a->next) {
-			if (!(mode_caps(a->mode) & MODE_CAP_DIRECT_EXCL))
+			if (!a->be || !(a->be->caps & MODE_CAP_DIRECT_EXCL))
 				continue;
 			for (i = 0; i < a->nr_hooks; i++)
 				if (!strcmp(a->hooks[i].name, name))
@@ -79,15 +71,16 @@ static const struct attachment *direct_call_owner(struct tracerd *d, const char 
  * is lib/autosel.c, docs/auto.md), and why each mode passed over before
  * the first candidate was skipped.
  */
-static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec,
+static size_t auto_candidates(struct tracerd *d, const struct request *req,
 			      const struct hook *hooks, size_t nr, enum tracerd_mode *out,
 			      char *why, size_t whylen)
 {
 	const struct attachment *owner = nr == 1 ? direct_call_owner(d, hooks[0].name) : NULL;
+	const struct tracerd_spec *spec = &req->spec;
 	unsigned int caps[TRACERD_MODE_NR];
 	bool avail[TRACERD_MODE_NR];
 	struct auto_request r = {
-		.tracepoint = spec_is_tracepoint(spec->target),
+		.tracepoint = spec_kind_is_tracepoint(req->kind),
 		.nr_functions = nr,
 		.direct_call_taken = owner != NULL,
 		.latency = spec->latency,
@@ -110,7 +103,7 @@ static size_t auto_candidates(struct tracerd *d, const struct tracerd_spec *spec
 		const char *w;
 
 		avail[m] = d->features[m].available;
-		caps[m] = mode_caps(m);
+		caps[m] = be ? be->caps : 0;
 		/* the module's latency and comm filter: only where it says it
 		 * has them (asked only of a mode that is here and only for a
 		 * request with the option) */
@@ -174,12 +167,6 @@ static void hooks_release(struct tracerd *d, struct hook *hooks, size_t nr)
 	maps_by_sweep(d);
 }
 
-/* The backend of a's mode, or of its variant (spec.variant). */
-static const struct backend *attachment_backend(const struct attachment *a)
-{
-	return backend_variant(a->mode, a->spec.variant);
-}
-
 /* Give every hook a configured slot. */
 static int hooks_slots(struct tracerd *d, struct attachment *a)
 {
@@ -223,12 +210,12 @@ static void hooks_compact(struct tracerd *d, struct attachment *a, struct skip_l
  * failed (err set: the backend leaves it alone, the registry skips it).
  * 0 when some hook can be attached, else -ENOENT.
  */
-static int hooks_needs(const struct backend *be, struct attachment *a)
+static int hooks_needs(const struct backend *be, struct hook *hooks, size_t nr)
 {
 	size_t k, n = 0;
 
-	for (k = 0; k < a->nr_hooks; k++) {
-		struct hook *h = &a->hooks[k];
+	for (k = 0; k < nr; k++) {
+		struct hook *h = &hooks[k];
 
 		h->err[0] = '\0';
 		if ((be->caps & MODE_CAP_NEEDS_BTF) && h->btf_id <= 0)
@@ -243,51 +230,95 @@ static int hooks_needs(const struct backend *be, struct attachment *a)
 	return n ? 0 : -ENOENT;
 }
 
-static void set_mode_reason(struct attachment *a, size_t nr_resolved, const char *why)
+/*
+ * Can candidate be take some of the hooks? 0, or -ENOENT with the first
+ * hook's reason in msg and "; not MODE: reason" appended to why: the one
+ * test of a candidate, for the plan and for attach alike.
+ */
+static int candidate_fits(const struct backend *be, struct hook *hooks, size_t nr, char *why,
+			  size_t whylen, char *msg, size_t msglen)
 {
-	const char *what = backend_get(a->mode)->auto_why[nr_resolved > 1];
+	if (!hooks_needs(be, hooks, nr))
+		return 0;
+	str_fmt(msg, msglen, "%s", hooks[0].err);
+	str_cat(why, whylen, strlen(why), "; not %s: %s", tracerd_mode_name(be->mode), msg);
+	return -ENOENT;
+}
 
-	if (a->spec.mode != TRACERD_MODE_AUTO) {
-		snprintf(a->mode_reason, sizeof(a->mode_reason), "requested");
+/* Why this mode: "requested", or auto's reason and the modes it passed over. */
+static void mode_reason(char *buf, size_t len, const struct request *r,
+			const struct backend *be, size_t nr_resolved, const char *why)
+{
+	const char *what = be->auto_why[nr_resolved > 1];
+
+	if (r->spec.mode != TRACERD_MODE_AUTO) {
+		str_fmt(buf, len, "requested");
 		return;
 	}
 	if (!what)
 		what = "the cheapest mode available for this target";
-	str_fmt(a->mode_reason, sizeof(a->mode_reason), "auto: %s%s", what, why);
+	str_fmt(buf, len, "auto: %s%s", what, why);
 }
 
 /*
  * The one check of a request against what its mode (or the variant of it
- * asked for) supports (struct backend's caps and variants), before
- * anything touches the kernel: -EINVAL naming what it cannot honour.
+ * asked for) supports: what it needs and the backend lacks (needs &
+ * ~caps), before anything touches the kernel: -EINVAL naming it.
  */
-static int request_check(const struct backend *mode_be, const struct tracerd_spec *spec,
-			 char *msg, size_t msglen)
+static int request_check(const struct request *r, char *msg, size_t msglen)
 {
-	const struct backend *be = backend_variant(mode_be->mode, spec->variant);
+	const struct tracerd_spec *spec = &r->spec;
+	unsigned int missing;
 	char miss[64];
-	bool tp = spec_is_tracepoint(spec->target);
 
-	if (!be)
+	if (!r->be)
 		return set_err(msg, msglen, -EINVAL, "mode %s has no variant %s",
-			       tracerd_mode_name(mode_be->mode), mode_variant_name(spec->variant));
-
-	if (!(be->caps & (tp ? MODE_CAP_TRACEPOINT : MODE_CAP_FUNCTION)))
+			       tracerd_mode_name(spec->mode), mode_variant_name(spec->variant));
+	missing = r->needs & ~r->be->caps;
+	if (!missing)
+		return 0;
+	if (missing & (MODE_CAP_TRACEPOINT | MODE_CAP_FUNCTION))
 		return set_err(msg, msglen, -EINVAL, "mode %s cannot hook %s '%s'",
-			       tracerd_mode_name(be->mode), tp ? "tracepoint" : "function",
+			       tracerd_mode_name(spec->mode),
+			       missing & MODE_CAP_TRACEPOINT ? "tracepoint" : "function",
 			       spec->target);
-	if (spec->tgid && !(be->caps & MODE_CAP_PID))
+	if (missing & MODE_CAP_PID)
 		return set_err(msg, msglen, -EINVAL, "mode %s has no pid filter",
-			       tracerd_mode_name(be->mode));
-	if (mode_caps_missing(be->caps, spec->latency, spec->comm[0], spec->record[0],
-			      spec->errors, spec->by, miss, sizeof(miss))[0] && spec->variant)
+			       tracerd_mode_name(spec->mode));
+	mode_caps_missing(~missing, true, true, true, true, true, miss, sizeof(miss));
+	if (spec->variant)
 		return set_err(msg, msglen, -EINVAL, "mode %s, variant %s, has no %s",
-			       tracerd_mode_name(be->mode), mode_variant_name(spec->variant), miss);
-	if (miss[0])
-		return set_err(msg, msglen, -EINVAL, "mode %s has no %s (the module counts calls "
-			       "by pid and comm, and times them in kmod-kprobe and kmod-callops "
-			       "only; recording, error counting and by keys need a BPF mode)",
-			       tracerd_mode_name(be->mode), miss);
+			       tracerd_mode_name(spec->mode), mode_variant_name(spec->variant),
+			       miss);
+	return set_err(msg, msglen, -EINVAL, "mode %s has no %s (the module counts calls "
+		       "by pid and comm, and times them in kmod-kprobe and kmod-callops "
+		       "only; recording, error counting and by keys need a BPF mode)",
+		       tracerd_mode_name(spec->mode), miss);
+}
+
+/* Can the mode asked for (its variant) be used on this kernel, with these options? */
+static int request_available(struct tracerd *d, const struct request *r, char *msg,
+			     size_t msglen)
+{
+	const struct tracerd_spec *spec = &r->spec;
+	const struct backend *mode_be = backend_get(spec->mode);
+	const struct feature *f = &d->features[spec->mode];
+	const char *why;
+
+	if (!f->available && !(spec->variant && r->be->own_probe))
+		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s is not available on this "
+			       "kernel: %s", tracerd_mode_name(spec->mode), f->reason);
+	if (spec->variant && (why = backend_unavailable(d, spec->mode, spec->variant)))
+		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s, variant %s, is not available "
+			       "here: %s", tracerd_mode_name(spec->mode),
+			       mode_variant_name(spec->variant), why);
+	if (spec->latency && mode_be->latency_unavailable &&
+	    (why = mode_be->latency_unavailable(d)))
+		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s has no latency here: %s",
+			       tracerd_mode_name(spec->mode), why);
+	if (spec->comm[0] && mode_be->comm_unavailable && (why = mode_be->comm_unavailable(d)))
+		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s has no comm filter here: %s",
+			       tracerd_mode_name(spec->mode), why);
 	return 0;
 }
 
@@ -305,18 +336,27 @@ static const struct attachment *same_hooks(struct tracerd *d, const struct trace
 	return NULL;
 }
 
-static int attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
-			  enum tracerd_mode *cand, size_t *nc, char *msg, size_t msglen)
+/*
+ * Build the request once: the spec's syntax, what its target is and what
+ * it needs (asked here and carried), no duplicate, and for a mode asked by
+ * name its backend, set once, checked against the needs and the kernel.
+ */
+static int request_init(struct tracerd *d, const struct tracerd_spec *spec, struct request *r,
+			char *msg, size_t msglen)
 {
 	const struct attachment *o;
-	const struct feature *f;
-	const struct backend *vb;
-	const char *why;
 	int err;
 
+	memset(r, 0, sizeof(*r));
+	r->spec = *spec;
 	err = spec_validate(spec, msg, msglen);
 	if (err)
 		return err;
+	r->kind = spec_kind(spec->target);
+	err = spec_check_kind(spec, r->kind, msg, msglen);
+	if (err)
+		return err;
+	r->needs = spec_needs(spec, r->kind);
 	o = same_hooks(d, spec);
 	if (o && o->state == ATTACHMENT_ATTACHING)
 		return set_err(msg, msglen, -EEXIST, "'%s' is being attached the same way "
@@ -326,59 +366,68 @@ static int attach_prepare(struct tracerd *d, const struct tracerd_spec *spec,
 		return set_err(msg, msglen, -EEXIST, "'%s' is already attached the same way "
 			       "(attachment %u%s)", spec->target, o->id,
 			       o->state == ATTACHMENT_DETACHING ? ", being detached" : "");
-	*nc = 0;
 	if (spec->mode == TRACERD_MODE_AUTO)
 		return 0;
+	r->be = backend_variant(spec->mode, spec->variant);
 	/* what the mode cannot do first: the answer does not depend on the kernel */
-	err = request_check(backend_get(spec->mode), spec, msg, msglen);
-	if (err)
-		return err;
-	f = &d->features[spec->mode];
-	vb = spec->variant ? backend_variant(spec->mode, spec->variant) : NULL;
-	if (!f->available && !(vb && vb->own_probe))
-		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s is not available on this kernel: %s",
-			       tracerd_mode_name(spec->mode), f->reason);
-	if (spec->variant && (why = backend_unavailable(d, spec->mode, spec->variant)))
-		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s, variant %s, is not available "
-			       "here: %s", tracerd_mode_name(spec->mode),
-			       mode_variant_name(spec->variant), why);
-	if (spec->latency && backend_get(spec->mode)->latency_unavailable &&
-	    (why = backend_get(spec->mode)->latency_unavailable(d)))
-		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s has no latency here: %s",
-			       tracerd_mode_name(spec->mode), why);
-	if (spec->comm[0] && backend_get(spec->mode)->comm_unavailable &&
-	    (why = backend_get(spec->mode)->comm_unavailable(d)))
-		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s has no comm filter here: %s",
-			       tracerd_mode_name(spec->mode), why);
-	cand[0] = spec->mode;
-	*nc = 1;
-	return 0;
+	err = request_check(r, msg, msglen);
+	if (!err)
+		err = request_available(d, r, msg, msglen);
+	return err;
 }
 
-/* Resolve a's target into hooks with slots; auto: its candidates into cand. */
-static int attach_resolve(struct tracerd *d, struct attachment *a, enum tracerd_mode *cand,
-			  size_t *nc, struct skip_list *skipped, char *why, size_t whylen,
-			  char *msg, size_t msglen)
+void registry_plan_free(struct plan *p)
 {
-	const struct tracerd_spec *spec = &a->spec;
+	free(p->hooks);
+	p->hooks = NULL;
+	p->nr_hooks = 0;
+	skip_list_free(&p->skipped);
+}
+
+int registry_plan(struct tracerd *d, const struct tracerd_spec *spec, struct plan *p,
+		  char *msg, size_t msglen)
+{
+	const struct request *r = &p->req;
 	int err;
 
-	/* kallsyms addresses for the kmod modes, auto's last resort among them */
-	err = resolve_target(d, spec, spec->mode == TRACERD_MODE_AUTO ||
-			     (mode_caps(spec->mode) & MODE_CAP_NEEDS_ADDR), &a->hooks,
-			     &a->nr_hooks, skipped, msg, msglen);
+	memset(p, 0, sizeof(*p));
+	err = request_init(d, spec, &p->req, msg, msglen);
 	if (err)
 		return err;
-	if (spec->mode == TRACERD_MODE_AUTO) {
-		*nc = auto_candidates(d, spec, a->hooks, a->nr_hooks, cand, why, whylen);
-		if (!*nc)
-			return set_err(msg, msglen, -EOPNOTSUPP, "no mode can hook '%s' on this "
-				       "kernel%s", spec->target, why);
+	/* kallsyms addresses for the kmod modes, auto's last resort among them */
+	err = resolve_target(d, spec, r->kind, !r->be || (r->be->caps & MODE_CAP_NEEDS_ADDR),
+			     &p->hooks, &p->nr_hooks, &p->skipped, msg, msglen);
+	if (err)
+		goto fail;
+	if (r->be) {
+		p->cand[0] = spec->mode;
+		p->nc = 1;
+	} else {
+		p->nc = auto_candidates(d, r, p->hooks, p->nr_hooks, p->cand, p->why,
+					sizeof(p->why));
+		if (!p->nc) {
+			err = set_err(msg, msglen, -EOPNOTSUPP, "no mode can hook '%s' on this "
+				      "kernel%s", spec->target, p->why);
+			goto fail;
+		}
 	}
-	if (hooks_slots(d, a))
-		return set_err(msg, msglen, -ENOSPC, "out of slots: %u hooked functions at most",
-			       TRACERD_MAX_SLOTS);
+	for (p->chosen = 0; p->chosen < p->nc; p->chosen++) {
+		p->be = r->be ? r->be : backend_get(p->cand[p->chosen]);
+		if (!candidate_fits(p->be, p->hooks, p->nr_hooks, p->why, sizeof(p->why),
+				    msg, msglen))
+			break;
+	}
+	if (p->chosen == p->nc) {	/* msg: the hooks' reason for the mode asked for */
+		if (!r->be)
+			str_fmt(msg, msglen, "no mode could hook '%s'%s", spec->target, p->why);
+		err = -ENOENT;
+		goto fail;
+	}
+	mode_reason(p->mode_reason, sizeof(p->mode_reason), r, p->be, p->nr_hooks, p->why);
 	return 0;
+fail:
+	registry_plan_free(p);
+	return err;
 }
 
 /*
@@ -393,6 +442,7 @@ static int attach_resolve(struct tracerd *d, struct attachment *a, enum tracerd_
 
 struct attach_op {
 	bool detaching;
+	struct request req;	/* what was asked, built once (registry_plan) */
 	enum tracerd_mode cand[TRACERD_MODE_NR];
 	size_t nc, ci;		/* candidate modes, the one being tried */
 	size_t nr_ok;		/* hooks cand[ci] attached so far */
@@ -486,7 +536,7 @@ static unsigned long long fds_promised(const struct tracerd *d, const struct att
 	for (o = d->changing; o; o = o->next)
 		if (o != a && o->state == ATTACHMENT_ATTACHING)
 			n += (o->nr_total - o->nr_done) *
-			     attachment_backend(o)->fds[0][spec_returns(&o->spec)];
+			     o->be->fds[0][spec_returns(&o->spec)];
 	return n;
 }
 
@@ -539,33 +589,35 @@ static int fds_check(const struct tracerd *d, const struct backend *be, struct a
 	return 0;
 }
 
-/* The next candidate mode that can start: 0, or -errno when none is left. */
+/*
+ * The next candidate mode that can start (the plan's test, candidate_fits,
+ * then the fds): 0 with a->mode and a->be set, or -errno when none is left.
+ */
 static int candidate_begin(struct tracerd *d, struct attachment *a)
 {
 	struct attach_op *op = a->op;
-	const struct backend *be;
-	size_t i, off;
+	size_t i;
 	int err;
 
 	for (; op->ci < op->nc; op->ci++) {
 		a->mode = op->cand[op->ci];
-		be = attachment_backend(a);
+		a->be = op->req.be ? op->req.be : backend_get(a->mode);
 		a->nr_done = 0;
 		op->nr_ok = 0;
 		op->err = 0;
 		for (i = 0; i < a->nr_hooks; i++)
 			a->hooks[i].attached = false;
-		err = hooks_needs(be, a);
-		if (!err)
-			err = fds_check(d, be, a, op->msg, sizeof(op->msg));
-		else
-			str_fmt(op->msg, sizeof(op->msg), "%s", a->hooks[0].err);
+		err = candidate_fits(a->be, a->hooks, a->nr_hooks, op->why, sizeof(op->why),
+				     op->msg, sizeof(op->msg));
+		if (!err) {
+			err = fds_check(d, a->be, a, op->msg, sizeof(op->msg));
+			if (err)
+				str_cat(op->why, sizeof(op->why), strlen(op->why), "; not %s: %s",
+					tracerd_mode_name(a->mode), op->msg);
+		}
 		if (!err)
 			return 0;
 		op->err = err;
-		off = strlen(op->why);
-		str_cat(op->why, sizeof(op->why), off, "; not %s: %s", tracerd_mode_name(a->mode),
-			op->msg);
 	}
 	return op->err ? op->err : -EOPNOTSUPP;
 }
@@ -583,7 +635,7 @@ static int candidate_failed(struct tracerd *d, struct attachment *a)
 		h = &a->hooks[i];
 	str_fmt(op->msg, sizeof(op->msg), "%s", h->err[0] ? h->err :
 		strerror(-(op->err ? op->err : -ENOENT)));
-	attachment_backend(a)->detach(d, a);
+	a->be->detach(d, a);
 	str_cat(op->why, sizeof(op->why), off, "; not %s: %s", tracerd_mode_name(a->mode), op->msg);
 	op->ci++;
 	return candidate_begin(d, a);
@@ -591,7 +643,7 @@ static int candidate_failed(struct tracerd *d, struct attachment *a)
 
 static void attachment_free(struct tracerd *d, struct attachment *a)
 {
-	const struct backend *be = attachment_backend(a);
+	const struct backend *be = a->be;
 
 	recorder_detach(d, a);
 	if (be)
@@ -632,7 +684,8 @@ static void attach_finish(struct tracerd *d, struct attachment *a)
 	int err;
 
 	hooks_compact(d, a, &op->skipped);
-	set_mode_reason(a, op->nr_resolved, op->why);
+	mode_reason(a->mode_reason, sizeof(a->mode_reason), &op->req, a->be, op->nr_resolved,
+		    op->why);
 	/* record=NAME (daemon/recorder.c): a bad name is the request's fault */
 	err = recorder_attach(d, a, op->msg, sizeof(op->msg));
 	if (err) {
@@ -680,7 +733,7 @@ static size_t step_size(const struct backend *be, const struct attachment *a, si
 /* Hook the next functions (a batch backend: all); true when a is settled or gone. */
 static bool attach_step(struct tracerd *d, struct attachment *a)
 {
-	const struct backend *be = attachment_backend(a);
+	const struct backend *be = a->be;
 	struct attach_op *op = a->op;
 	size_t n = step_size(be, a, a->nr_hooks - a->nr_done), i;
 	struct attachment v = attach_view(a, a->nr_done, n);
@@ -710,7 +763,7 @@ static bool attach_step(struct tracerd *d, struct attachment *a)
 /* Unhook the last functions (a batch backend: all); true when a is gone. */
 static bool detach_step(struct tracerd *d, struct attachment *a)
 {
-	const struct backend *be = attachment_backend(a);
+	const struct backend *be = a->be;
 	bool all = step_batch(be, a) == BACKEND_BATCH_ALL;
 	size_t n = step_size(be, a, a->nr_hooks);
 	struct attachment v = attach_view(a, a->nr_hooks - n, n);
@@ -759,6 +812,7 @@ int registry_attach_start(struct tracerd *d, const struct tracerd_spec *spec,
 {
 	struct attachment *a = NULL;
 	struct attach_op *op;
+	struct plan plan;
 	int err;
 
 	*out = NULL;
@@ -772,10 +826,23 @@ int registry_attach_start(struct tracerd *d, const struct tracerd_spec *spec,
 	a->op = op;
 	a->spec = *spec;
 	a->state = ATTACHMENT_ATTACHING;
-	err = attach_prepare(d, spec, op->cand, &op->nc, msg, msglen);
-	if (!err)
-		err = attach_resolve(d, a, op->cand, &op->nc, &op->skipped, op->why, sizeof(op->why),
-			     msg, msglen);
+	err = registry_plan(d, spec, &plan, msg, msglen);
+	if (err) {
+		attachment_free(d, a);
+		return err;
+	}
+	/* the plan's hooks, candidates and choice are what attach executes */
+	op->req = plan.req;
+	a->hooks = plan.hooks;
+	a->nr_hooks = plan.nr_hooks;
+	op->skipped = plan.skipped;
+	memcpy(op->cand, plan.cand, sizeof(op->cand));
+	op->nc = plan.nc;
+	op->ci = plan.chosen;
+	str_fmt(op->why, sizeof(op->why), "%s", plan.why);
+	if (hooks_slots(d, a))
+		err = set_err(msg, msglen, -ENOSPC, "out of slots: %u hooked functions at most",
+			      TRACERD_MAX_SLOTS);
 	if (!err) {
 		op->nr_resolved = a->nr_total = a->nr_hooks;
 		err = candidate_begin(d, a);
@@ -912,7 +979,7 @@ void registry_loop_stop(struct tracerd *d)
 
 int hook_stats(struct tracerd *d, struct attachment *a, struct hook *h, struct hook_stats *out)
 {
-	const struct backend *be = attachment_backend(a);
+	const struct backend *be = a->be;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -959,26 +1026,4 @@ void hook_stats_merge(struct hook_stats *into, const struct hook_stats *from)
 		for (i = 0; i < TRACERD_ERRNO_SLOTS; i++)
 			into->errors.count[i] += from->errors.count[i];
 	}
-}
-
-/*
- * attach --dry-run (daemon/plan.c): the registry's own checks, called as
- * registry_attach calls them, so a plan and an attach never disagree.
- */
-int registry_prepare(struct tracerd *d, const struct tracerd_spec *spec, enum tracerd_mode *cand,
-		     size_t *nc, char *msg, size_t msglen)
-{
-	return attach_prepare(d, spec, cand, nc, msg, msglen);
-}
-
-size_t registry_auto_candidates(struct tracerd *d, const struct tracerd_spec *spec,
-				const struct hook *hooks, size_t nr, enum tracerd_mode *out,
-				char *why, size_t whylen)
-{
-	return auto_candidates(d, spec, hooks, nr, out, why, whylen);
-}
-
-int registry_hooks_needs(const struct backend *be, struct attachment *a)
-{
-	return hooks_needs(be, a);
 }

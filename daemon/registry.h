@@ -21,6 +21,47 @@ struct hook_stats {
 	struct tracerd_slot_errors errors;
 };
 
+struct backend;
+
+/*
+ * One attach request, built once per attach (and per --dry-run): every
+ * later step reads what it needs here instead of asking the spec again.
+ */
+struct request {
+	struct tracerd_spec spec;
+	enum spec_kind kind;		/* function, glob, tracepoint, syscall pair */
+	unsigned int needs;		/* MODE_CAP_* the spec needs of a mode */
+	const struct backend *be;	/* the mode's (its variant's); NULL: auto */
+};
+
+/*
+ * What an attach of a spec does before it touches the kernel or the maps:
+ * the checked request, its hooks (each hook's err set for the chosen mode:
+ * "" hooked, else why it is skipped), the glob matches left out, the
+ * candidate modes (auto's, cheapest first, or the one asked for) and the
+ * one chosen: cand[chosen], be, the first whose backend takes some hook.
+ */
+struct plan {
+	struct request req;
+	struct hook *hooks;
+	size_t nr_hooks;
+	struct skip_list skipped;
+	enum tracerd_mode cand[TRACERD_MODE_NR];
+	size_t nc, chosen;
+	const struct backend *be;
+	char why[1024];			/* the modes passed over: "; not MODE: why" */
+	char mode_reason[320];		/* as the attachment's */
+};
+
+/*
+ * The plan of spec, or -errno with msg, the same as registry_attach's:
+ * --dry-run (daemon/plan.c) renders it, registry_attach_start executes it,
+ * so the two cannot drift. 0: the caller frees it (registry_plan_free).
+ */
+int registry_plan(struct tracerd *d, const struct tracerd_spec *spec, struct plan *p,
+		  char *msg, size_t msglen);
+void registry_plan_free(struct plan *p);
+
 /*
  * Attach spec: 0 with *out the new attachment (owned by the registry) and
  * skipped (may be NULL) holding the glob matches not hooked, or -errno

@@ -712,17 +712,17 @@ static int resolve_tracepoint(struct tracerd *d, struct symsrc *c, const struct 
 	return 0;
 }
 
-int resolve_target(struct tracerd *d, const struct tracerd_spec *spec,
-			       bool need_addr, struct hook **hooks, size_t *nr,
-			       struct skip_list *skipped, char *msg, size_t msglen)
+int resolve_target(struct tracerd *d, const struct tracerd_spec *spec, enum spec_kind kind,
+		   bool need_addr, struct hook **hooks, size_t *nr,
+		   struct skip_list *skipped, char *msg, size_t msglen)
 {
 	struct symsrc *c = symsrc(d);
 
 	*hooks = NULL;
 	*nr = 0;
-	if (spec_is_tracepoint(spec->target))
+	if (spec_kind_is_tracepoint(kind))
 		return resolve_tracepoint(d, c, spec, hooks, nr, msg, msglen);
-	if (spec_is_glob(spec->target))
+	if (kind == SPEC_KIND_GLOB)
 		return resolve_glob(d, c, spec, need_addr, hooks, nr, skipped, msg, msglen);
 	return resolve_function(d, c, spec, need_addr, hooks, nr, msg, msglen);
 }

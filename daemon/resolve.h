@@ -16,13 +16,14 @@
 /*
  * Resolve spec->target into *hooks (calloc'ed, n in *nr). Glob matches
  * that are not hooked are appended to skipped (may be NULL).
+ * kind: spec_kind(spec->target), asked once by the caller's request.
  * need_addr: kallsyms addresses are needed (kmod modes).
  * 0, or -errno with msg filled: -ENOENT no such target, -EINVAL denied,
  * -E2BIG more than max_glob_matches, -ENOMEM, -EIO no function list.
  */
-int resolve_target(struct tracerd *d, const struct tracerd_spec *spec, bool need_addr,
-		   struct hook **hooks, size_t *nr, struct skip_list *skipped, char *msg,
-		   size_t msglen);
+int resolve_target(struct tracerd *d, const struct tracerd_spec *spec, enum spec_kind kind,
+		   bool need_addr, struct hook **hooks, size_t *nr, struct skip_list *skipped,
+		   char *msg, size_t msglen);
 
 /* The kallsyms address of function name, 0 when unknown. */
 __u64 resolve_addr(struct tracerd *d, const char *name);

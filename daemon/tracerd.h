@@ -23,6 +23,7 @@ struct bpf_link;
 struct btf;
 struct http_server;
 struct recorder;
+struct backend;
 
 /* One feature probed at start: can this mode be used here, and if not why. */
 struct feature {
@@ -109,6 +110,7 @@ struct attachment {
 	unsigned int id;
 	struct tracerd_spec spec;
 	enum tracerd_mode mode;		/* the mode used (never auto) */
+	const struct backend *be;	/* its backend (the variant's): set with mode */
 	char mode_reason[320];		/* why that mode */
 	uint64_t since_real_ns;
 	struct hook *hooks;

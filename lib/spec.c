@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "modes.h"
+#include "proto.h"
 #include "spec.h"
 #include "util.h"
 
@@ -96,6 +97,33 @@ int spec_by_parse(const char *name)
 	return -EINVAL;
 }
 
+enum spec_kind spec_kind(const char *target)
+{
+	if (spec_is_tracepoint(target))
+		return spec_is_syscall_pair(target) ? SPEC_KIND_SYSCALL_PAIR : SPEC_KIND_TRACEPOINT;
+	return spec_is_glob(target) ? SPEC_KIND_GLOB : SPEC_KIND_FUNCTION;
+}
+
+unsigned int spec_needs(const struct tracerd_spec *spec, enum spec_kind kind)
+{
+	unsigned int needs = spec_kind_is_tracepoint(kind) ? MODE_CAP_TRACEPOINT :
+							     MODE_CAP_FUNCTION;
+
+	if (spec->latency)
+		needs |= MODE_CAP_LATENCY;
+	if (spec->errors)
+		needs |= MODE_CAP_ERRORS;
+	if (spec->comm[0])
+		needs |= MODE_CAP_COMM;
+	if (spec->tgid)
+		needs |= MODE_CAP_PID;
+	if (spec->record[0])
+		needs |= MODE_CAP_RECORD;
+	if (spec->by)
+		needs |= MODE_CAP_BY;
+	return needs;
+}
+
 int spec_validate(const struct tracerd_spec *spec, char *err, size_t errlen)
 {
 	int err_;
@@ -105,45 +133,115 @@ int spec_validate(const struct tracerd_spec *spec, char *err, size_t errlen)
 		return err_;
 	if ((unsigned int)spec->mode >= TRACERD_MODE_NR)
 		return set_err(err, errlen, -EINVAL, "invalid mode");
-	if (spec_is_tracepoint(spec->target) && tracerd_mode_is_function(spec->mode))
-		return set_err(err, errlen, -EINVAL,
-			       "tracepoint '%s' needs mode tp-btf (or auto), not %s",
-			       spec->target, tracerd_mode_name(spec->mode));
-	if (spec_is_tracepoint(spec->target) && spec->latency && !spec_is_syscall_pair(spec->target))
-		return set_err(err, errlen, -EINVAL, "tracepoint '%s' has no return to time: latency "
-			       "needs a function or a tp:syscalls/sys_enter_NAME (timed to sys_exit_NAME)",
-			       spec->target);
-	if (spec_is_tracepoint(spec->target) && spec->errors)
-		return set_err(err, errlen, -EINVAL, "tracepoint '%s' has no return value: errors "
-			       "needs a function (an fentry, kprobe or session mode)", spec->target);
-	if (!spec_is_tracepoint(spec->target) && spec->mode != TRACERD_MODE_AUTO &&
-	    !tracerd_mode_is_function(spec->mode))
-		return set_err(err, errlen, -EINVAL,
-			       "mode tp-btf needs a tracepoint target tp:CATEGORY/NAME, not '%s'",
-			       spec->target);
 	if ((unsigned int)spec->by >= SPEC_BY_NR)
 		return set_err(err, errlen, -EINVAL, "invalid by key");
-	if (spec->by && tracerd_mode_is_kmod(spec->mode))
-		return set_err(err, errlen, -EINVAL, "mode %s has no --by keys (the module counts "
-			       "calls per function only): use a BPF mode (fentry, kprobe, "
-			       "kprobe-multi, ...) or auto", tracerd_mode_name(spec->mode));
 	if ((unsigned int)spec->variant >= MODE_VARIANT_NR ||
 	    (unsigned int)spec->owner > SPEC_OWNER_BENCH)
 		return set_err(err, errlen, -EINVAL, "invalid variant or owner");
-	if (spec->variant && spec->mode == TRACERD_MODE_AUTO)
-		return set_err(err, errlen, -EINVAL, "variant %s needs an explicit mode, not auto",
-			       mode_variant_name(spec->variant));
 	if (spec->record[0])
 		return spec_check_record_name(spec->record, err, errlen);
 	return 0;
 }
 
+int spec_check_kind(const struct tracerd_spec *spec, enum spec_kind kind, char *err,
+		    size_t errlen)
+{
+	bool tp = spec_kind_is_tracepoint(kind);
+
+	if (tp && tracerd_mode_is_function(spec->mode))
+		return set_err(err, errlen, -EINVAL,
+			       "tracepoint '%s' needs mode tp-btf (or auto), not %s",
+			       spec->target, tracerd_mode_name(spec->mode));
+	if (kind == SPEC_KIND_TRACEPOINT && spec->latency)
+		return set_err(err, errlen, -EINVAL, "tracepoint '%s' has no return to time: latency "
+			       "needs a function or a tp:syscalls/sys_enter_NAME (timed to sys_exit_NAME)",
+			       spec->target);
+	if (tp && spec->errors)
+		return set_err(err, errlen, -EINVAL, "tracepoint '%s' has no return value: errors "
+			       "needs a function (an fentry, kprobe or session mode)", spec->target);
+	if (!tp && spec->mode != TRACERD_MODE_AUTO && !tracerd_mode_is_function(spec->mode))
+		return set_err(err, errlen, -EINVAL,
+			       "mode tp-btf needs a tracepoint target tp:CATEGORY/NAME, not '%s'",
+			       spec->target);
+	if (spec->by && tracerd_mode_is_kmod(spec->mode))
+		return set_err(err, errlen, -EINVAL, "mode %s has no --by keys (the module counts "
+			       "calls per function only): use a BPF mode (fentry, kprobe, "
+			       "kprobe-multi, ...) or auto", tracerd_mode_name(spec->mode));
+	if (spec->variant && spec->mode == TRACERD_MODE_AUTO)
+		return set_err(err, errlen, -EINVAL, "variant %s needs an explicit mode, not auto",
+			       mode_variant_name(spec->variant));
+	return 0;
+}
+
+/*
+ * One setter per valued field, shared by the config line and the JSON
+ * request: the same value gets the same check and the same message
+ * whichever form carried it.
+ */
+static int set_mode(struct tracerd_spec *spec, const char *val, char *err, size_t errlen)
+{
+	int m = tracerd_mode_parse(val);
+
+	if (m < 0)
+		return set_err(err, errlen, -EINVAL, "unknown mode '%s'", val);
+	spec->mode = m;
+	return 0;
+}
+
+static int set_by(struct tracerd_spec *spec, const char *val, char *err, size_t errlen)
+{
+	int m = spec_by_parse(val);
+
+	if (m < 0)
+		return set_err(err, errlen, -EINVAL, "unknown by key '%s' (pid, comm or cgroup)",
+			       val);
+	if (spec->by)
+		return set_err(err, errlen, -EINVAL, "one by key per attachment");
+	spec->by = m;
+	return 0;
+}
+
+#define SPEC_PID_MAX	0x3fffffffULL
+
+/* val: the pid as written (a config word, or the JSON number printed) */
+static int set_pid(struct tracerd_spec *spec, const char *val, char *err, size_t errlen)
+{
+	unsigned long long v;
+	char why[96];
+
+	if (parse_dec(val, 1, SPEC_PID_MAX, &v, why, sizeof(why)))
+		return set_err(err, errlen, -EINVAL, "invalid pid '%s': %s", val, why);
+	spec->tgid = (__u32)v;
+	return 0;
+}
+
+static int set_comm(struct tracerd_spec *spec, const char *val, char *err, size_t errlen)
+{
+	if (!val[0] || str_copy(spec->comm, val, sizeof(spec->comm)))
+		return set_err(err, errlen, -EINVAL, "invalid comm '%s' (1-15 bytes)", val);
+	return 0;
+}
+
+static int set_record(struct tracerd_spec *spec, const char *val, char *err, size_t errlen)
+{
+	if (spec_check_record_name(val, err, errlen))
+		return -EINVAL;
+	strcpy(spec->record, val);
+	return 0;
+}
+
+static const struct spec_setter {
+	const char *name;
+	int (*set)(struct tracerd_spec *spec, const char *val, char *err, size_t errlen);
+} setters[] = {
+	{ "mode", set_mode }, { "by", set_by }, { "pid", set_pid }, { "comm", set_comm },
+	{ "record", set_record },
+};
+
 static int parse_option(const char *opt, struct tracerd_spec *spec, char *err, size_t errlen)
 {
 	const char *val = strchr(opt, '=');
-	unsigned long long v;
-	char why[96];
-	int m;
+	size_t i;
 
 	if (!strcmp(opt, "latency")) {
 		spec->latency = true;
@@ -157,38 +255,11 @@ static int parse_option(const char *opt, struct tracerd_spec *spec, char *err, s
 		spec->partial = true;
 		return 0;
 	}
-	if (!val)
-		return set_err(err, errlen, -EINVAL, "unknown attach option '%s'", opt);
-	val++;
-	if (!strncmp(opt, "mode=", 5)) {
-		m = tracerd_mode_parse(val);
-		if (m < 0)
-			return set_err(err, errlen, -EINVAL, "unknown mode '%s'", val);
-		spec->mode = m;
-	} else if (!strncmp(opt, "by=", 3)) {
-		m = spec_by_parse(val);
-		if (m < 0)
-			return set_err(err, errlen, -EINVAL,
-				       "unknown by key '%s' (pid, comm or cgroup)", val);
-		if (spec->by)
-			return set_err(err, errlen, -EINVAL, "one by key per attachment");
-		spec->by = m;
-	} else if (!strncmp(opt, "pid=", 4)) {
-		if (parse_dec(val, 1, 0x3fffffff, &v, why, sizeof(why)))
-			return set_err(err, errlen, -EINVAL, "invalid pid '%s': %s", val, why);
-		spec->tgid = (__u32)v;
-	} else if (!strncmp(opt, "comm=", 5)) {
-		if (!val[0] || strlen(val) >= TRACERD_COMM_LEN)
-			return set_err(err, errlen, -EINVAL, "invalid comm '%s' (1-15 bytes)", val);
-		strcpy(spec->comm, val);
-	} else if (!strncmp(opt, "record=", 7)) {
-		if (spec_check_record_name(val, err, errlen))
-			return -EINVAL;
-		strcpy(spec->record, val);
-	} else {
-		return set_err(err, errlen, -EINVAL, "unknown attach option '%s'", opt);
-	}
-	return 0;
+	for (i = 0; val && i < ARRAY_SIZE(setters); i++)
+		if (strlen(setters[i].name) == (size_t)(val - opt) &&
+		    !strncmp(opt, setters[i].name, val - opt))
+			return setters[i].set(spec, val + 1, err, errlen);
+	return set_err(err, errlen, -EINVAL, "unknown attach option '%s'", opt);
 }
 
 int spec_parse_line(const char *line, struct tracerd_spec *spec, char *err, size_t errlen)
@@ -212,7 +283,45 @@ int spec_parse_line(const char *line, struct tracerd_spec *spec, char *err, size
 		if (ret)
 			return ret;
 	}
-	return spec_validate(spec, err, errlen);
+	ret = spec_validate(spec, err, errlen);
+	if (!ret)	/* the config is refused at load, before any attach */
+		ret = spec_check_kind(spec, spec_kind(spec->target), err, errlen);
+	return ret;
+}
+
+int spec_from_json(json_object *args, struct tracerd_spec *spec, char *err, size_t errlen)
+{
+	const char *target, *val[ARRAY_SIZE(setters)];
+	char pid_text[24];
+	bool bad = false;
+	long long pid;
+	size_t i;
+	int ret;
+
+	memset(spec, 0, sizeof(*spec));
+	target = proto_arg_str(args, "target", &bad);
+	for (i = 0; i < ARRAY_SIZE(setters); i++)	/* pid is a JSON number, below */
+		val[i] = setters[i].set == set_pid ? NULL :
+			 proto_arg_str(args, setters[i].name, &bad);
+	pid = proto_arg_int(args, "pid", 0, &bad);
+	spec->latency = proto_arg_bool(args, "latency", &bad);
+	spec->errors = proto_arg_bool(args, "errors", &bad);
+	spec->partial = proto_arg_bool(args, "partial", &bad);
+	if (bad)
+		return set_err(err, errlen, -EINVAL, "attach: an argument has the wrong JSON type");
+	if (!target || str_copy(spec->target, target, sizeof(spec->target)))
+		return set_err(err, errlen, -EINVAL, "attach: \"target\" missing or longer than %d "
+			       "bytes", TRACERD_TARGET_MAX - 1);
+	/* pid 0 is no filter, as the option left out of a config line */
+	snprintf(pid_text, sizeof(pid_text), "%lld", pid);
+	for (i = 0; i < ARRAY_SIZE(setters); i++) {
+		if (setters[i].set == set_pid)
+			val[i] = pid ? pid_text : NULL;
+		ret = val[i] ? setters[i].set(spec, val[i], err, errlen) : 0;
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 bool spec_same_hooks(const struct tracerd_spec *a, const struct tracerd_spec *b)

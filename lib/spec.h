@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include <json-c/json.h>
 #include <tracerd/modes.h>
 #include <tracerd/trace.h>
 #include "modes.h"
@@ -79,14 +80,50 @@ bool spec_is_glob(const char *target);
 bool spec_is_syscall_pair(const char *target);
 /* Record names: [A-Za-z0-9._-], not starting with '.', no '/'. */
 int spec_check_record_name(const char *name, char *err, size_t errlen);
-/* Parse the config form "TARGET [opt...]" into *spec (zeroed first). */
+/*
+ * What a target is, asked once per request (spec_kind) and carried with it
+ * (daemon/registry.c's struct request) rather than asked again.
+ */
+enum spec_kind {
+	SPEC_KIND_FUNCTION,	/* one kernel function */
+	SPEC_KIND_GLOB,		/* functions matching a glob */
+	SPEC_KIND_TRACEPOINT,	/* tp:CATEGORY/NAME */
+	SPEC_KIND_SYSCALL_PAIR,	/* tp:syscalls/sys_enter_NAME: latency to sys_exit_NAME */
+};
+enum spec_kind spec_kind(const char *target);
+static inline bool spec_kind_is_tracepoint(enum spec_kind k)
+{
+	return k == SPEC_KIND_TRACEPOINT || k == SPEC_KIND_SYSCALL_PAIR;
+}
+/* The MODE_CAP_* a mode needs to honour spec (target kind and options). */
+unsigned int spec_needs(const struct tracerd_spec *spec, enum spec_kind kind);
+/*
+ * The decoders, one per form; both zero *spec first and decode each valued
+ * option (mode, by, pid, comm, record) through the same setter, so a bad
+ * value gets the same -EINVAL and message in both.
+ * spec_parse_line: the config form "TARGET [opt...]", then spec_validate and
+ * spec_check_kind (a config is refused when it is loaded).
+ * spec_from_json: a control request's attach arguments (docs/protocol.md;
+ * unknown keys are the caller's: proto_args_check); validated by the
+ * registry, as every request is.
+ */
 int spec_parse_line(const char *line, struct tracerd_spec *spec, char *err, size_t errlen);
+int spec_from_json(json_object *args, struct tracerd_spec *spec, char *err, size_t errlen);
 /* Same target, mode, variant, latency, errors, by, pid, comm and owner: the same hooks
  * (record aside). */
 bool spec_same_hooks(const struct tracerd_spec *a, const struct tracerd_spec *b);
 /* Every field equal, record included. */
 bool spec_equal(const struct tracerd_spec *a, const struct tracerd_spec *b);
-/* Check the fields of an already-filled spec (used after JSON decoding). */
+/* Syntax only: the target's, the enums' ranges, the record name. */
 int spec_validate(const struct tracerd_spec *spec, char *err, size_t errlen);
+/*
+ * What the target's kind rules out whatever the kernel (a tracepoint has no
+ * return: no errors, latency only for a syscall pair) and what the mode
+ * table says of the mode's family (a function mode on a tracepoint, tp-btf
+ * on a function, --by on a kmod mode, a variant of auto). What a mode's
+ * backend lacks is the registry's check (needs & ~caps).
+ */
+int spec_check_kind(const struct tracerd_spec *spec, enum spec_kind kind, char *err,
+		    size_t errlen);
 
 #endif

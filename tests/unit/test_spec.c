@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Attach specs, mode names, globs, the denylist and histogram buckets. */
 #include <errno.h>
+#include <string.h>
+#include <json-c/json.h>
 #include "../../lib/modes.h"
 #include "../../lib/spec.h"
 #include "../../lib/symfilter.h"
@@ -84,9 +86,103 @@ TEST(by_names)
 	ASSERT_OK(spec_parse_line("tp:task/task_rename by=cgroup", &b, err, sizeof(err)), err);
 	ASSERT_EQ(b.by, SPEC_BY_CGROUP, "tracepoints count by key too");
 	a.mode = TRACERD_MODE_KMOD_DIRECT;
-	ASSERT_EQ(spec_validate(&a, err, sizeof(err)), -EINVAL, "kmod refused");
+	ASSERT_OK(spec_validate(&a, err, sizeof(err)), "syntax only: by keys are the kind check's");
+	ASSERT_EQ(spec_check_kind(&a, spec_kind(a.target), err, sizeof(err)), -EINVAL,
+		  "kmod refused");
 	ASSERT_STREQ(err, "mode kmod-direct has no --by keys (the module counts calls per function "
 		     "only): use a BPF mode (fentry, kprobe, kprobe-multi, ...) or auto", "kmod message");
+}
+
+TEST(spec_kind_needs)
+{
+	struct tracerd_spec s;
+	char err[256] = "";
+
+	ASSERT_EQ(spec_kind("vfs_read"), SPEC_KIND_FUNCTION, "function");
+	ASSERT_EQ(spec_kind("vfs_*"), SPEC_KIND_GLOB, "glob");
+	ASSERT_EQ(spec_kind("tp:sched/sched_switch"), SPEC_KIND_TRACEPOINT, "tracepoint");
+	ASSERT_EQ(spec_kind("tp:syscalls/sys_enter_getpgid"), SPEC_KIND_SYSCALL_PAIR, "pair");
+	ASSERT_TRUE(spec_kind_is_tracepoint(SPEC_KIND_SYSCALL_PAIR), "a pair is a tracepoint");
+	ASSERT_OK(spec_parse_line("vfs_read latency pid=3 comm=sh record=r by=pid", &s, err,
+				  sizeof(err)), err);
+	ASSERT_EQ(spec_needs(&s, spec_kind(s.target)), MODE_CAP_FUNCTION | MODE_CAP_LATENCY |
+		  MODE_CAP_PID | MODE_CAP_COMM | MODE_CAP_RECORD | MODE_CAP_BY, "needs");
+	memset(&s, 0, sizeof(s));
+	strcpy(s.target, "tp:task/task_rename");
+	ASSERT_EQ(spec_needs(&s, spec_kind(s.target)), MODE_CAP_TRACEPOINT, "tracepoint needs");
+	/* a tracepoint with a function mode is the kind check's, not the syntax's */
+	s.mode = TRACERD_MODE_FENTRY;
+	ASSERT_OK(spec_validate(&s, err, sizeof(err)), err);
+	ASSERT_ERR(spec_check_kind(&s, spec_kind(s.target), err, sizeof(err)), "fentry on a tp");
+	ASSERT_STREQ(err, "tracepoint 'tp:task/task_rename' needs mode tp-btf (or auto), not "
+		     "fentry", "message");
+}
+
+/* Decode a JSON request's attach arguments; err ("" when it decoded). */
+static int from_json(const char *text, struct tracerd_spec *s, char *err, size_t errlen)
+{
+	json_object *o = json_tokener_parse(text);
+	int ret;
+
+	err[0] = '\0';
+	if (!o)
+		return -999;
+	ret = spec_from_json(o, s, err, errlen);
+	json_object_put(o);
+	return ret;
+}
+
+TEST(spec_json)
+{
+	struct tracerd_spec s, l;
+	char err[256], lerr[256];
+
+	ASSERT_OK(from_json("{\"target\":\"tcp_*\",\"mode\":\"kprobe-multi\",\"latency\":true,"
+			    "\"pid\":7,\"comm\":\"sh\",\"record\":\"r1\",\"by\":\"comm\","
+			    "\"errors\":true,\"partial\":true}", &s, err, sizeof(err)), err);
+	ASSERT_OK(spec_parse_line("tcp_* mode=kprobe-multi latency pid=7 comm=sh record=r1 "
+				  "by=comm errors partial", &l, lerr, sizeof(lerr)), lerr);
+	ASSERT_TRUE(spec_equal(&s, &l), "the JSON and the line decode to the same spec");
+	ASSERT_TRUE(s.partial && l.partial, "partial");
+	ASSERT_OK(from_json("{\"target\":\"vfs_read\",\"pid\":0}", &s, err, sizeof(err)), err);
+	ASSERT_EQ(s.tgid, 0, "pid 0: any process");
+	ASSERT_EQ(from_json("{\"target\":\"vfs_read\",\"pid\":\"7\"}", &s, err, sizeof(err)),
+		  -EINVAL, "pid as a string");
+	ASSERT_STREQ(err, "attach: an argument has the wrong JSON type", "type message");
+	ASSERT_EQ(from_json("{\"mode\":\"fentry\"}", &s, err, sizeof(err)), -EINVAL, "no target");
+	ASSERT_STREQ(err, "attach: \"target\" missing or longer than 255 bytes", "target message");
+}
+
+/* A bad value: the same error and message from a JSON request and a config line. */
+TEST(spec_json_same_errors)
+{
+	static const struct {
+		const char *json, *line, *msg;
+	} cases[] = {
+		{ "\"mode\":\"bogus\"", "mode=bogus", "unknown mode 'bogus'" },
+		{ "\"by\":\"tid\"", "by=tid", "unknown by key 'tid' (pid, comm or cgroup)" },
+		{ "\"pid\":1073741824", "pid=1073741824",
+		  "invalid pid '1073741824': out of range 1..1073741823" },
+		{ "\"pid\":-1", "pid=-1", "invalid pid '-1': a sign is not allowed" },
+		{ "\"comm\":\"0123456789abcdef\"", "comm=0123456789abcdef",
+		  "invalid comm '0123456789abcdef' (1-15 bytes)" },
+		{ "\"comm\":\"\"", "comm=", "invalid comm '' (1-15 bytes)" },
+		{ "\"record\":\"../x\"", "record=../x", "invalid record name '../x'" },
+		{ "\"record\":\"a/b\"", "record=a/b",
+		  "invalid record name 'a/b': only [A-Za-z0-9._-] allowed" },
+	};
+	struct tracerd_spec s;
+	char json[256], line[256], err[256], lerr[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(json, sizeof(json), "{\"target\":\"vfs_read\",%s}", cases[i].json);
+		snprintf(line, sizeof(line), "vfs_read %s", cases[i].line);
+		ASSERT_EQ(from_json(json, &s, err, sizeof(err)), -EINVAL, cases[i].json);
+		ASSERT_EQ(spec_parse_line(line, &s, lerr, sizeof(lerr)), -EINVAL, cases[i].line);
+		ASSERT_STREQ(err, cases[i].msg, cases[i].json);
+		ASSERT_STREQ(lerr, cases[i].msg, cases[i].line);
+	}
 }
 
 /* issue #20: weak (W/w) symbols are functions the kmod modes must find */

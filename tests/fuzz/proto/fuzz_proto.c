@@ -34,41 +34,19 @@ static void check_reply(json_object *reply)
 	json_object_put(reply);
 }
 
-/* Decode the attach arguments the way daemon/commands.c does. */
+/* Decode the attach arguments as daemon/commands.c does (lib/spec.c), then check them. */
 static void attach_args(json_object *args, char *msg, size_t msglen)
 {
 	struct tracerd_spec s;
-	const char *target, *mode, *comm, *record;
 	bool bad = false;
-	long long pid;
 
-	memset(&s, 0, sizeof(s));
-	target = proto_arg_str(args, "target", &bad);
-	mode = proto_arg_str(args, "mode", &bad);
-	comm = proto_arg_str(args, "comm", &bad);
-	record = proto_arg_str(args, "record", &bad);
-	s.latency = proto_arg_bool(args, "latency", &bad);
-	pid = proto_arg_int(args, "pid", 0, &bad);
-	(void)proto_arg_int(args, "id", 0, &bad);
+	(void)proto_arg_int(args, "id", 0, &bad);	/* detach's and stats' */
 	(void)proto_arg_bool(args, "all", &bad);
 	(void)proto_arg_bool(args, "merge", &bad);
-	if (bad || !target || str_copy(s.target, target, sizeof(s.target)))
+	if (spec_from_json(args, &s, msg, msglen))
 		return;
-	if (mode) {
-		int m = tracerd_mode_parse(mode);
-
-		if (m < 0)
-			return;
-		s.mode = m;
-	}
-	if (pid < 0 || pid > 0x3fffffff)
-		return;
-	s.tgid = (__u32)pid;
-	if (comm && (!comm[0] || str_copy(s.comm, comm, sizeof(s.comm))))
-		return;
-	if (record && str_copy(s.record, record, sizeof(s.record)))
-		return;
-	spec_validate(&s, msg, msglen);
+	if (!spec_validate(&s, msg, msglen))
+		spec_check_kind(&s, spec_kind(s.target), msg, msglen);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
