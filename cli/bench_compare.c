@@ -2,7 +2,7 @@
 /*
  * tracectl bench compare A.json B.json [--all] [--force]: two results side
  * by side, point by point (medians), with the ratio B/A — the "without
- * patch / with patch" tables of the seeds. Offline: no daemon. By default
+ * patch / with patch" tables of the seeds (docs/origins.md). Offline: no daemon. By default
  * only the figures a reader compares (overhead, ns per call, attach and
  * detach times); --all adds every other value. Runs of different suites or
  * options are refused unless --force; a syscall handler is compared by the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tracectl bench entry: seed 003's question on the running kernel, without
+ * tracectl bench entry: seed 003's question (docs/origins.md) on the running kernel, without
  * a rebuild: what an UNTRACED traceable function's entry sequence costs per
  * call, against its notrace twin (and, on arm64, `mov x9, x30; nop` against
  * `nop; nop`). The twins and the timing loop live in the test module

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tracectl bench ops: the relevant x irrelevant table of seed 000, through
+ * tracectl bench ops: the relevant x irrelevant table of seed 000 (docs/origins.md), through
  * the kmod's in-kernel benchmark (TRACERD_IOC_BENCH_OPS), per native mode.
  * tracectl bench attach: seed 002's "what does patching cost": attach and
  * detach K functions per mode (kmod: TRACERD_IOC_BENCH_PATCH, one ftrace_ops

@@ -45,7 +45,7 @@ struct report {
 	int nd;
 };
 
-/* The hook paths of DESIGN.md, in the order the screen shows them. */
+/* The hook paths of docs/kernel-facts.md, in the order the screen shows them. */
 static const struct {
 	const char *path, *mode;
 } path_rows[] = {
@@ -57,7 +57,7 @@ static const struct {
 };
 #define NR_PATH_ROWS	(sizeof(path_rows) / sizeof(path_rows[0]))
 
-/* Seed 000 (RISC-V, Spacemit K1): overhead ns of 1 relevant tracer, I irrelevant. */
+/* Seed 000 (docs/origins.md; Spacemit K1): overhead ns of 1 relevant tracer, I irrelevant. */
 static const double seed_i[] = { 0, 1, 2, 10, 100, 200 };
 static const double seed_without[] = { 123, 172, 215, 575, 5038, 15791 };
 static const double seed_with[] = { 38, 38, 40, 38, 39, 39 };
@@ -757,7 +757,7 @@ static void screen_attach(FILE *f, const struct report *r)
 
 /* ------------------------------------------------- entry sequence (seed 003) */
 
-/* Seed 003 (J. Thierry, linux-arm-kernel, 2019-01-16): hackbench, s, average of 20 runs. */
+/* Seed 003 (docs/origins.md; J. Thierry, 2019-01-16): hackbench, s, average of 20 runs. */
 #define SEED003_A53 "4 x Cortex-A53: 43.899 s `nop; nop`, 44.835 s `mov x9, lr; nop`: \"a ~2% hit\""
 #define SEED003_A57 "8 x Cortex-A57: 43.6813 s and 43.29825 s: \"within the noise (<1%)\""
 

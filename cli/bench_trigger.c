@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tracectl bench trigger: the BPF selftests' `bench trig-*` (seed 004 §2)
+ * tracectl bench trigger: the BPF selftests' `bench trig-*` (seed 004 §2, docs/origins.md)
  * for every path. P producer threads of this process call getpgid() N
  * times in all, first with nothing attached (the baseline of this run),
  * then with each mode and variant hooked on the syscall's kernel handler,

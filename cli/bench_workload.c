@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tracectl bench workload: a real workload's throughput with one function
- * (vfs_write by default) traced per mode — seed 004 §1. Two loads run in a
+ * (vfs_write by default) traced per mode — seed 004 §1 (docs/origins.md). Two loads run in a
  * worker process (so only its writes are counted, not tracectl's own
  * socket writes): dd-style 512-byte writes to /dev/null (MB/s), and a
  * hackbench-style load (threads, groups of senders writing 100-byte

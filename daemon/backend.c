@@ -7,7 +7,7 @@
 #include "backend.h"
 
 /* the one table of modes (include/tracerd/modes.h): a row, a backend */
-#define BACKEND_ROW(e, name, be)	[TRACERD_MODE_##e] = &backend_##be,
+#define BACKEND_ROW(e, name, be, ...)	[TRACERD_MODE_##e] = &backend_##be,
 
 static const struct backend *const backends[TRACERD_MODE_NR] = {
 	TRACERD_MODES(BACKEND_ROW)

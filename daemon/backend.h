@@ -108,7 +108,7 @@ struct backend {
 				 MODE_CAP_PID | MODE_CAP_RECORD | MODE_CAP_ERRORS | MODE_CAP_BY)
 
 /* backend_<backend> of every row of TRACERD_MODES (include/tracerd/modes.h) */
-#define BACKEND_DECLARE(e, name, be)	extern const struct backend backend_##be;
+#define BACKEND_DECLARE(e, name, be, ...)	extern const struct backend backend_##be;
 TRACERD_MODES(BACKEND_DECLARE)
 #undef BACKEND_DECLARE
 

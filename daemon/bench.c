@@ -392,7 +392,7 @@ static enum proto_code op_attach_time(struct tracerd *d, json_object *args,
 	bool one = how && !strcmp(how, "one");
 	int g = k == 1 ? 0 : k == 16 ? 1 : k == 256 ? 2 : k == 1024 ? 3 : -1;
 
-	if (bad || m <= 0 || m == TRACERD_MODE_TP_BTF || k < 1 || k > 1024 || !how ||
+	if (bad || m <= 0 || !tracerd_mode_is_function(m) || k < 1 || k > 1024 || !how ||
 	    (strcmp(how, "one") && strcmp(how, "separate")) || (one && g < 0)) {
 		str_fmt(msg, msglen, "bench attach: mode, how (one: funcs 1|16|256|1024, "
 			"separate: funcs 1..1024)");

@@ -307,7 +307,7 @@ static enum proto_code cmd_status(struct tracerd *d, json_object *args, json_obj
 	json_object_object_add(o, "probe_function", json_object_new_string(d->probe_fn));
 	for (m = 1; m < TRACERD_MODE_NR; m++) {
 		json_object_object_add(f, tracerd_mode_name(m), feature_json(&d->features[m]));
-		if (m == TRACERD_MODE_TP_BTF)
+		if (tracerd_mode_is_tracepoint(m))	/* its fallback follows it */
 			json_object_object_add(f, "raw_tp", feature_json(&d->raw_tp));
 	}
 	json_object_object_add(o, "features", f);

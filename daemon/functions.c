@@ -183,6 +183,7 @@ static json_object *tracepoint_json(struct tracerd *d, const char *cat, const ch
 	json_object *o = json_object_new_object(), *modes = json_object_new_array();
 	char full[300], tname[192];
 	bool btf = false;
+	int m;
 	const char *path;
 
 	snprintf(full, sizeof(full), "tp:%s/%s", cat, name);
@@ -197,9 +198,9 @@ static json_object *tracepoint_json(struct tracerd *d, const char *cat, const ch
 	json_object_object_add(o, "btf", json_object_new_boolean(btf));
 	json_object_object_add(o, "via", json_object_new_string(path));
 	json_object_object_add(o, "latency", json_object_new_boolean(spec_is_syscall_pair(full)));
-	if (d->features[TRACERD_MODE_TP_BTF].available)
-		json_object_array_add(modes, json_object_new_string(
-			tracerd_mode_name(TRACERD_MODE_TP_BTF)));
+	for (m = 1; m < TRACERD_MODE_NR; m++)
+		if (tracerd_mode_is_tracepoint(m) && d->features[m].available)
+			json_object_array_add(modes, json_object_new_string(tracerd_mode_name(m)));
 	json_object_object_add(o, "modes", modes);
 	return o;
 }

@@ -49,7 +49,7 @@ static void snap_features(struct tracerd *d, struct snap_buf *b)
 	for (m = 1; m < TRACERD_MODE_NR; m++) {
 		b->features[n++] = (struct metrics_feature){
 			tracerd_mode_name(m), d->features[m].available, d->features[m].reason };
-		if (m == TRACERD_MODE_TP_BTF)
+		if (tracerd_mode_is_tracepoint(m))	/* its fallback follows it */
 			b->features[n++] = (struct metrics_feature){
 				"raw_tp", d->raw_tp.available, d->raw_tp.reason };
 	}

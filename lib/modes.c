@@ -5,11 +5,24 @@
 #include <string.h>
 #include "modes.h"
 
-#define MODE_NAME(e, name, backend)	[TRACERD_MODE_##e] = name,
+#define MODE_NAME(e, name, ...)	[TRACERD_MODE_##e] = name,
 
 static const char *const mode_names[TRACERD_MODE_NR] = {
 	[TRACERD_MODE_AUTO] = "auto",
 	TRACERD_MODES(MODE_NAME)
+};
+
+/* the row's KIND, TARGET and PATH; auto's row is all NONE (0) */
+#define MODE_CLASS(e, name, backend, kind, target, path)			\
+	[TRACERD_MODE_##e] = { TRACERD_MODE_KIND_##kind, TRACERD_MODE_TARGET_##target,	\
+			       TRACERD_MODE_PATH_##path },
+
+static const struct {
+	enum tracerd_mode_kind kind;
+	enum tracerd_mode_target target;
+	enum tracerd_mode_path path;
+} mode_class[TRACERD_MODE_NR] = {
+	TRACERD_MODES(MODE_CLASS)
 };
 
 const char *tracerd_mode_name(enum tracerd_mode m)
@@ -29,16 +42,48 @@ int tracerd_mode_parse(const char *name)
 	return -EINVAL;
 }
 
+enum tracerd_mode_kind tracerd_mode_kind(enum tracerd_mode m)
+{
+	return (unsigned int)m < TRACERD_MODE_NR ? mode_class[m].kind : TRACERD_MODE_KIND_NONE;
+}
+
+enum tracerd_mode_target tracerd_mode_target(enum tracerd_mode m)
+{
+	return (unsigned int)m < TRACERD_MODE_NR ? mode_class[m].target : TRACERD_MODE_TARGET_NONE;
+}
+
+enum tracerd_mode_path tracerd_mode_path(enum tracerd_mode m)
+{
+	return (unsigned int)m < TRACERD_MODE_NR ? mode_class[m].path : TRACERD_MODE_PATH_NONE;
+}
+
+const char *tracerd_mode_path_name(enum tracerd_mode m)
+{
+	static const char *const names[TRACERD_MODE_PATH_NR] = {
+		[TRACERD_MODE_PATH_NONE] = "",
+		[TRACERD_MODE_PATH_KPROBE] = "kprobe",
+		[TRACERD_MODE_PATH_INDIRECT] = "indirect",
+		[TRACERD_MODE_PATH_DIRECT_CALL] = "direct-call",
+		[TRACERD_MODE_PATH_SESSION] = "session",
+		[TRACERD_MODE_PATH_TRACEPOINT] = "tracepoint",
+	};
+
+	return names[tracerd_mode_path(m)];
+}
+
 bool tracerd_mode_is_kmod(enum tracerd_mode m)
 {
-	return m == TRACERD_MODE_KMOD_CALLOPS || m == TRACERD_MODE_KMOD_DIRECT ||
-	       m == TRACERD_MODE_KMOD_KPROBE;
+	return tracerd_mode_kind(m) == TRACERD_MODE_KIND_KMOD;
 }
 
 bool tracerd_mode_is_function(enum tracerd_mode m)
 {
-	return m != TRACERD_MODE_TP_BTF && m != TRACERD_MODE_AUTO &&
-	       (unsigned int)m < TRACERD_MODE_NR;
+	return tracerd_mode_target(m) == TRACERD_MODE_TARGET_FUNCTION;
+}
+
+bool tracerd_mode_is_tracepoint(enum tracerd_mode m)
+{
+	return tracerd_mode_target(m) == TRACERD_MODE_TARGET_TRACEPOINT;
 }
 
 const char *mode_caps_missing(unsigned int caps, bool latency, bool comm, bool record,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Mode names (DESIGN.md vocabulary) <-> enum tracerd_mode. */
+/* Mode names <-> enum tracerd_mode, and what the mode's row says of it. */
 #ifndef TRACERD_LIB_MODES_H
 #define TRACERD_LIB_MODES_H
 
@@ -10,9 +10,19 @@
 const char *tracerd_mode_name(enum tracerd_mode m);
 /* name -> mode, or -EINVAL */
 int tracerd_mode_parse(const char *name);
+/* The columns of the mode's row (include/tracerd/modes.h); NONE for auto
+ * and out-of-range values. */
+enum tracerd_mode_kind tracerd_mode_kind(enum tracerd_mode m);
+enum tracerd_mode_target tracerd_mode_target(enum tracerd_mode m);
+enum tracerd_mode_path tracerd_mode_path(enum tracerd_mode m);
+/* "kprobe", "indirect", "direct-call", "session", "tracepoint" ("" for auto) */
+const char *tracerd_mode_path_name(enum tracerd_mode m);
+/* provided by the module (KIND KMOD)? */
 bool tracerd_mode_is_kmod(enum tracerd_mode m);
-/* does the mode hook kernel functions (as opposed to tracepoints)? */
+/* does the mode hook kernel functions (TARGET FUNCTION)? */
 bool tracerd_mode_is_function(enum tracerd_mode m);
+/* does the mode hook tracepoints (TARGET TRACEPOINT)? */
+bool tracerd_mode_is_tracepoint(enum tracerd_mode m);
 
 /*
  * What a mode supports (struct backend's caps, daemon/backend.h): a

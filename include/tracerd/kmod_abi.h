@@ -144,7 +144,7 @@
 					 * 1.6: ATTACH2, ATTACH_BATCH2 (comm filter);
 					 * 1.7: kmod-direct LATENCY (argw), stats.draining */
 
-/* Attach modes (DESIGN.md, "The three attach paths"). 0 is never valid. */
+/* Attach modes (docs/kernel-facts.md, "The attach paths"). 0 is never valid. */
 enum tracerd_kmod_mode {
 	TRACERD_KMOD_CALLOPS	= 1,	/* kmod-callops: ftrace_ops C callback */
 	TRACERD_KMOD_DIRECT	= 2,	/* kmod-direct: ftrace direct call to asm */

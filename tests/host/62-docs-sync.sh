@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # --help, the man pages and the bash completion list the same commands and
 # options; config keys agree between lib/config.c, tracerd.conf(5) and the
-# default config. Man pages also pass `man --warnings` when man is present.
+# default config; every mode list of the docs and the completion names the
+# rows of include/tracerd/modes.h. Man pages also pass `man --warnings` when
+# man is present.
 set -u
 python3 "$SRC/tests/host/docs-sync.py" "$O" "$SRC"; rc=$?
 if command -v man >/dev/null; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tracectl bench report: the screen make demo ends with fits 66 lines (60
-# before seed 000's table side by side: 14 rows at most, and its ratios;
+# before seed 000's table (docs/origins.md) side by side: 14 rows at most, and its ratios;
 # tests/host/72-report-seed000.sh checks that section) and
 # names the cheapest path per kernel; the HTML page, rendered by a real
 # browser (Debian's headless Chromium), loads without a console message

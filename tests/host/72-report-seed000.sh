@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# tracectl bench report: seed 000's table side by side. Inputs: ops runs
+# tracectl bench report: seed 000's table (docs/origins.md) side by side. Inputs: ops runs
 # of riscv64 6.12 (no CALL_OPS) and 7.2 (CALL_OPS), arm64 6.1 and 6.12 and
 # x86 6.12 (tests/host/data/seed000/: the arm64 and x86 ones recorded in
 # guests, the riscv64 ones synthetic, gen-riscv64.py), given in a shuffled

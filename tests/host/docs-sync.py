@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """docs-sync.py O SRC: `--help`, man pages and bash completion list the same
 commands and options (in both directions); the config keys of lib/config.c,
-tracerd.conf(5) and systemd/tracerd.conf agree. Exit 77 when the binaries
-do not have a command table yet."""
+tracerd.conf(5) and systemd/tracerd.conf agree; every list of modes in the
+docs and the completion names the modes of the one table,
+include/tracerd/modes.h (a new row missing from a list fails here). Exit 77
+when the binaries do not have a command table yet."""
+import json
 import re
 import subprocess
 import sys
@@ -111,7 +114,72 @@ def check_config_keys():
     same("config keys", "lib/config.c", keys, "systemd/tracerd.conf", conf)
 
 
+def mode_table():
+    """{name: (kind, target, path)} of the rows of TRACERD_MODES"""
+    with open(f"{SRC}/include/tracerd/modes.h") as f:
+        rows = re.findall(r'^\s*X\((\w+), "([a-z0-9-]+)", (\w+), (\w+), (\w+), (\w+)\)', f.read(),
+                          flags=re.M)
+    return {name: (kind, target, path) for _, name, _, kind, target, path in rows}
+
+
+def words(text):
+    """the mode-like words of a list: `a`, b\-c, ... -> {a, b-c}"""
+    return set(re.findall(r"[a-z][a-z0-9_]*(?:-[a-z0-9]+)*", text.replace("\\-", "-")))
+
+
+def table_first_column(path, header, quoted=False):
+    """the names in the first column of the markdown table under header
+    (quoted: only the `quoted` ones)"""
+    with open(path) as f:
+        text = f.read()
+    i = text.find(header)
+    if i < 0:
+        errors.append(f"{path}: no table {header!r}")
+        return set()
+    names = set()
+    for line in text[i:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        cell = line.split("|")[1]
+        if quoted:
+            names |= set(re.findall(r"`([^`]+)`", cell))
+        else:
+            names |= words(cell.split("(")[0])
+    return names
+
+
+def check_mode_lists():
+    table = mode_table()
+    modes = set(table)
+    if len(modes) < 2:
+        errors.append("include/tracerd/modes.h: no rows X(ENUM, \"name\", backend, KIND, TARGET, PATH)")
+        return
+    functions = {m for m, (_, target, _) in table.items() if target == "FUNCTION"}
+    # status: an object per mode (auto is no feature) and raw_tp, tp-btf's fallback
+    with open(f"{SRC}/docs/protocol.md") as f:
+        m = re.search(r"an object per mode name \(([^)]*)\)", f.read())
+    same("status features", "modes.h + raw_tp", modes | {"raw_tp"}, "docs/protocol.md",
+         words(m.group(1).replace("`", "")) if m else set())
+    with open(f"{SRC}/docs/metrics.schema.json") as f:
+        enum = set(json.load(f)["$defs"]["mode"]["enum"])
+    same("mode names", "modes.h + auto, raw_tp", modes | {"auto", "raw_tp"},
+         "docs/metrics.schema.json $defs.mode", enum)
+    m = re.search(r"^Modes: ([^.]*)\.$", man_text("tracerd.conf.5"), flags=re.M)
+    same("mode names", "modes.h + auto", modes | {"auto"}, "tracerd.conf.5 Modes:",
+         words(m.group(1)) if m else set())
+    same("mode names", "modes.h + auto", modes | {"auto"}, "completion _tracectl_modes",
+         set(completion().get("_tracectl_modes", "").split()))
+    same("modes", "modes.h", modes, "docs/limits.md fd table",
+         table_first_column(f"{SRC}/docs/limits.md", "| mode | fds per function |"))
+    # bench trigger: every function mode has its row (variants such as
+    # kmod-callops+regs have theirs too: not in the table of modes)
+    bench = table_first_column(f"{SRC}/docs/bench.md", "| mode | variants |", quoted=True)
+    if functions - bench:
+        errors.append(f"function modes: in modes.h, not in docs/bench.md trigger table: "
+                      f"{sorted(functions - bench)}")
+
 check_config_keys()
+check_mode_lists()
 have_ctl = check_tracectl()
 have_d = check_tracerd()
 for e in errors:

@@ -9,7 +9,7 @@
 # base's ns per call; "-" not measured, "n/a" unavailable, "error"), the
 # per-kernel ratio 1/Imax over 1/0 and the per-arch ratio of 1/0 with
 # CALL_OPS over without, with the noise and missing-kernel wording.
-# The seed's own figures are its tables' (seed 000: Spacemit K1, riscv64,
+# The seed's own figures are its tables' (seed 000, docs/origins.md: Spacemit K1, riscv64,
 # without and with the CALL_OPS patch). Prints what it checked; exit 1 on
 # the first mismatch list.
 import json

@@ -279,7 +279,7 @@ TM_FOPS(tm_warn_fops, write, tm_warn_write);
 TM_FOPS(tm_nr_fns_fops, read, tm_nr_fns_read);
 
 /*
- * ---- bench entry (tracectl bench entry; seed 003): identical-bodied twins
+ * ---- bench entry (tracectl bench entry; seed 003, docs/origins.md): identical-bodied twins
  * that differ only in their entry sequence, timed in the kernel.
  *
  *   traceable   C, with the patchable entry ftrace left after init (x86_64:

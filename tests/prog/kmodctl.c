@@ -843,7 +843,7 @@ static int cmd_site(int argc, char **argv)
 	return err;
 }
 
-/* The table of seed 000: relevant x irrelevant, per-call and overhead. */
+/* The table of seed 000 (docs/origins.md): relevant x irrelevant, per-call and overhead. */
 static int cmd_table(int argc, char **argv)
 {
 	static const unsigned int irr[] = { 0, 1, 2, 10, 100, 200 };

@@ -3,7 +3,7 @@
 # make demo: `tracectl bench trigger`, `ops`, `attach` and `entry` on each test
 # kernel (QEMU TCG: the counts are real, the times are emulator times), one
 # boot per suite with a progress line each, then `tracectl bench report`:
-# one screen of what the runs found (with seed 000's table side by side:
+# one screen of what the runs found (with seed 000's table, docs/origins.md, side by side:
 # its two columns, then riscv64 6.12, riscv64 7.2, arm64 6.1, arm64 6.12
 # and x86 6.12, and its two effects as measured ratios), and
 # build/demo/index.html with the plots. The full tables and the compare

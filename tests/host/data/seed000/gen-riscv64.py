@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # gen-riscv64.py: writes bench-6.12-riscv64-ops.json and
 # bench-7.2-riscv64-ops.json here. SYNTHETIC fixtures for the report's
-# seed 000 table (tests/host/72-report-seed000.sh), not measurements: no
+# seed 000 table (docs/origins.md; tests/host/72-report-seed000.sh), not measurements: no
 # riscv64 ops run at the demo's sizes existed when they were made. The
 # document shape is the one `tracectl bench ops` writes (cli/bench_ops.c,
 # docs/bench.schema.json; the recorded arm64/x86 files beside this one),

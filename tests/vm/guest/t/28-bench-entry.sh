@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# tracectl bench entry (seed 003): the test module's twins have the entry
+# tracectl bench entry (seed 003, docs/origins.md): the test module's twins have the entry
 # bytes each claims, read back by the module (entry_sites) and checked here
 # against the arch's encodings: the traceable C function what ftrace left
 # at init (x86_64 the 5-byte nop, arm64 `mov x9, x30; nop`), the notrace
