@@ -1159,7 +1159,7 @@ static int write_page(const char *path, const struct report *r, const char *text
 	return fclose(f) ? -errno : 0;
 }
 
-int bench_report(struct cli *cli, int argc, char **argv)
+static int bench_report(struct cli *cli, int argc, char **argv)
 {
 	struct report r = {};
 	const char *html = NULL;
@@ -1214,3 +1214,10 @@ cleanup:
 	free(files);
 	return exit;
 }
+
+const struct bench_suite bench_suite_report = {
+	.name = "report",
+	.help = "[--html FILE] RESULT.json...: one screen of what a set of results\n"
+		"            found per kernel (make demo ends with it), and a page with the plots\n",
+	.offline = bench_report,
+};

@@ -267,13 +267,13 @@ static void trigger_point(struct bench *b, const struct trig_opts *o, const char
 	}
 }
 
-int trigger_svg(struct bench *b, FILE *f)
+static int trigger_svg(struct bench *b, FILE *f)
 {
 	return svg_point_bars(b, f, "trigger: overhead per call, by mode and variant",
 			      "overhead_ns", "overhead, ns per call (median)");
 }
 
-void trigger_table(struct bench *b, FILE *f)
+static void trigger_table(struct bench *b, FILE *f)
 {
 	json_object *o = b->options;
 	size_t i, n = jlen(b->points);
@@ -368,7 +368,7 @@ static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts
 	return 0;
 }
 
-int bench_trigger(struct bench *b, int argc, char **argv)
+static int bench_trigger(struct bench *b, int argc, char **argv)
 {
 	struct trig_opts o = { .producers = 1 };
 	json_object *p, *store, *modes = json_object_new_array(), *vars = json_object_new_array();
@@ -444,3 +444,18 @@ int bench_trigger(struct bench *b, int argc, char **argv)
 	json_object_put(r);
 	return bench_end(b, trigger_table, trigger_svg);
 }
+
+const struct bench_suite bench_suite_trigger = {
+	.name = "trigger",
+	.help = "getpgid loop per mode and variant: M calls/s, overhead ns/call\n"
+		"              -n, --calls=N          getpgid() calls per run\n"
+		"              -p, --producers=P      threads making them (1..64)\n"
+		"                  --modes=LIST       modes to measure (default: all)\n"
+		"                  --variants=LIST    count, latency, empty\n"
+		"                  --peers            + the reference programs (tracerd-ref) and\n"
+		"                                     bpftrace on the same loop, with ratios\n",
+	.run = bench_trigger,
+	.table = trigger_table,
+	.svg = trigger_svg,
+	.in_report = true,
+};

@@ -288,13 +288,13 @@ static void wl_mode(struct bench *b, const struct wl_opts *o, struct worker *w, 
 	json_object_put(r);
 }
 
-int wl_svg(struct bench *b, FILE *f)
+static int wl_svg(struct bench *b, FILE *f)
 {
 	return svg_point_bars(b, f, "workload: overhead per operation, by mode",
 			      "overhead_ns", "overhead, ns per write or message (median)");
 }
 
-void wl_table(struct bench *b, FILE *f)
+static void wl_table(struct bench *b, FILE *f)
 {
 	size_t i, n = jlen(b->points);
 	json_object *o = b->options;
@@ -388,7 +388,7 @@ static int wl_opts(struct bench *b, int argc, char **argv, struct wl_opts *o)
 	return 0;
 }
 
-int bench_workload(struct bench *b, int argc, char **argv)
+static int bench_workload(struct bench *b, int argc, char **argv)
 {
 	struct wl_opts o = { .function = "vfs_write" };
 	json_object *modes;
@@ -431,3 +431,17 @@ int bench_workload(struct bench *b, int argc, char **argv)
 	worker_stop(w, pid);
 	return bench_end(b, wl_table, wl_svg);
 }
+
+const struct bench_suite bench_suite_workload = {
+	.name = "workload",
+	.help = "dd-style writes and a hackbench-style load with a function traced\n"
+		"              -n, --writes=N         writes of the dd job\n"
+		"              -f, --function=F       the traced function (default vfs_write)\n"
+		"              -g, --groups=G         message groups; --senders=S per group\n"
+		"              -l, --loops=L          messages per sender and receiver\n"
+		"                  --modes=LIST       modes\n",
+	.run = bench_workload,
+	.table = wl_table,
+	.svg = wl_svg,
+	.in_report = true,
+};
