@@ -158,6 +158,8 @@ $(O)/tests/unit/%: $(O)/obj/tests/unit/%.o $(call obj,$(LIB_SRCS))
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
 # a unit test of a daemon file links that file too
 $(O)/tests/unit/test_btfargs: $(call obj,$(SRC)/daemon/btfargs.c)
+# and of a cli file
+$(O)/tests/unit/test_bench_hooks: $(call obj,$(SRC)/cli/bench_hooks.c)
 
 # ---------------------------------------------------------------- fuzzers
 # tests/fuzz/NAME/fuzz_NAME.c -> $(O)/fuzz/fuzz_NAME: libFuzzer + ASan + UBSan

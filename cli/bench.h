@@ -140,6 +140,27 @@ extern const struct bench_suite bench_suite_trigger, bench_suite_ops, bench_suit
 	bench_suite_workload, bench_suite_entry, bench_suite_record, bench_suite_compare,
 	bench_suite_show, bench_suite_report;
 
+/*
+ * bench_hooks.c: the hooks the bench compares (modes of TRACERD_MODES and
+ * the variants it names kmod-callops+regs and kmod-kprobe-int3), in the
+ * order the suites measure them.
+ */
+#define BENCH_MAX_HOOKS		16
+#define BENCH_HOOKS_ALL		0U
+#define BENCH_HOOKS_KMOD	(1U << 0)	/* the kmod modes only */
+#define BENCH_HOOKS_NO_REGS	(1U << 1)	/* without kmod-callops+regs (save_regs) */
+/* their names into out (BENCH_MAX_HOOKS at most), which: BENCH_HOOKS_*; the count */
+int bench_hooks(const char **out, unsigned int which);
+/* name is one of them (not only a mode of the table) */
+bool bench_hook_listed(const char *name);
+/* name is one of them, and a kmod mode or variant */
+bool bench_hook_is_kmod(const char *name);
+/* a kmod variant (kmod-callops+regs, kmod-kprobe-int3): the count variant only */
+bool bench_hook_counts_only(const char *name);
+/* each hook with its path ("kprobe", "kprobe (int3)", "indirect", "direct call"), grouped
+ * by path in the report's order, into path[] and mode[] (BENCH_MAX_HOOKS); the count */
+int bench_hook_paths(const char **path, const char **mode);
+
 /* bench_ops.c: the options bench ops and bench attach share */
 struct grid_opts {
 	unsigned long long calls;

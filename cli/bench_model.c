@@ -8,15 +8,6 @@
 #include <string.h>
 #include "bench_model.h"
 
-/* The hook paths (docs/bench.md), in the order the screen shows them. */
-const struct report_path report_paths[REPORT_NPATHS] = {
-	{ "kprobe", "kprobe" },		{ "kprobe", "kmod-kprobe" },
-	{ "kprobe (int3)", "kprobe-int3" }, { "kprobe (int3)", "kmod-kprobe-int3" },
-	{ "indirect", "kprobe-multi" },	{ "indirect", "kmod-callops" },
-	{ "indirect", "kmod-callops+regs" },
-	{ "direct call", "fentry" },	{ "direct call", "kmod-direct" },
-};
-
 /* The suite of a result the report reads (enum bench_suite_id), or -1. */
 static int report_suite(json_object *doc)
 {
@@ -67,11 +58,14 @@ static struct kern *kern_for(struct report *r, json_object *doc)
 int report_load(struct report *r, struct cli *cli, int n, char **files)
 {
 	struct kern *k;
+	const char *path[BENCH_MAX_HOOKS], *mode[BENCH_MAX_HOOKS];
 	int i, s, exit = 0, nsuites = 0;
 
+	r->np = bench_hook_paths(path, mode);
+	for (i = 0; i < r->np; i++)
+		r->path[i] = (struct report_path){ path[i], mode[i] };
 	for (s = 0; s < BENCH_NR_SUITES; s++)
 		nsuites += bench_suites[s]->in_report;
-
 	for (i = 0; i < n; i++) {
 		json_object *doc = bench_load(cli, files[i], &exit);
 
@@ -123,19 +117,19 @@ bool report_has_count(const struct report *r, const char *mode)
 	return false;
 }
 
-double report_cheapest(const struct kern *k, const char **mode)
+double report_cheapest(const struct report *r, const struct kern *k, const char **mode)
 {
 	double best = NAN, v;
 	char key[96];
 	size_t i;
 
 	*mode = NULL;
-	for (i = 0; i < REPORT_NPATHS; i++) {
-		snprintf(key, sizeof(key), "%s/count", report_paths[i].mode);
+	for (i = 0; i < (size_t)r->np; i++) {
+		snprintf(key, sizeof(key), "%s/count", r->path[i].mode);
 		v = point_median(k->doc[BENCH_TRIGGER], key, "overhead_ns");
 		if (v > 0 && (isnan(best) || v < best)) {
 			best = v;
-			*mode = report_paths[i].mode;
+			*mode = r->path[i].mode;
 		}
 	}
 	return best;

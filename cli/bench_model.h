@@ -27,9 +27,17 @@ struct kern {
 	const char *file[BENCH_NR_SUITES];
 };
 
+/* A hook path of the screen's rows: each a mode (or variant) of bench trigger. */
+struct report_path {
+	const char *path, *mode;
+};
+
 struct report {
 	struct kern k[MAX_KERNELS];
 	int nk;
+	/* the bench's hooks grouped by path, in the order the screen shows them */
+	struct report_path path[BENCH_MAX_HOOKS];
+	int np;
 	json_object *docs[MAX_KERNELS * BENCH_NR_SUITES];
 	int nd;
 };
@@ -38,19 +46,12 @@ struct report {
 int report_load(struct report *r, struct cli *cli, int n, char **files);
 void report_free(struct report *r);
 
-/* The hook paths, in the order the screen shows them: each row a mode of bench trigger. */
-struct report_path {
-	const char *path, *mode;
-};
-#define REPORT_NPATHS	9
-extern const struct report_path report_paths[REPORT_NPATHS];
-
 /* Some kernel of the report has results of suite s. */
 bool report_any_suite(const struct report *r, int s);
 /* Some kernel's trigger results have the count point of mode. */
 bool report_has_count(const struct report *r, const char *mode);
 /* The cheapest count overhead of a kernel (> 0), and its mode. */
-double report_cheapest(const struct kern *k, const char **mode);
+double report_cheapest(const struct report *r, const struct kern *k, const char **mode);
 /* The largest I of the ops run with a 1/I point of mode measured, or -1. */
 long long report_ops_max_i(json_object *doc, const char *mode);
 /* The median overhead of ops point mode/R rel/I irr, NAN unless measured. */

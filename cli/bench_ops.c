@@ -14,9 +14,6 @@
 #include "../lib/util.h"
 #include "bench.h"
 
-static const char *const ops_modes[] = {
-	"kmod-callops", "kmod-callops+regs", "kmod-direct", "kmod-kprobe", "kmod-kprobe-int3",
-};
 json_object *str_array(const char *const *v, int n)
 {
 	json_object *a = json_object_new_array();
@@ -288,11 +285,12 @@ static int ops_svg(struct bench *b, FILE *f)
 
 static int bench_ops(struct bench *b, int argc, char **argv)
 {
+	const char *kmod[BENCH_MAX_HOOKS];
 	struct grid_opts o = {};
 	double base;
 	int m, i, j, ret;
 
-	ret = grid_opts(b, argc, argv, &o, ops_modes, ARRAY_SIZE(ops_modes));
+	ret = grid_opts(b, argc, argv, &o, kmod, bench_hooks(kmod, BENCH_HOOKS_KMOD));
 	if (!ret)
 		ret = bench_begin(b);
 	if (ret)

@@ -16,22 +16,22 @@
 /* Bars: the count overhead of every path on every kernel (colour = kernel). */
 static int page_overhead(FILE *f, const struct report *r)
 {
-	struct svg_bar bars[REPORT_NPATHS * MAX_KERNELS];
-	char labels[REPORT_NPATHS * MAX_KERNELS][64], key[96], attrs[96];
+	struct svg_bar bars[BENCH_MAX_HOOKS * MAX_KERNELS];
+	char labels[BENCH_MAX_HOOKS * MAX_KERNELS][64], key[96], attrs[96];
 	int nb = 0, marks = 0, k;
 	size_t i;
 
-	for (i = 0; i < REPORT_NPATHS; i++) {
-		if (!report_has_count(r, report_paths[i].mode))
+	for (i = 0; i < (size_t)r->np; i++) {
+		if (!report_has_count(r, r->path[i].mode))
 			continue;
-		snprintf(key, sizeof(key), "%s/count", report_paths[i].mode);
+		snprintf(key, sizeof(key), "%s/count", r->path[i].mode);
 		for (k = 0; k < r->nk; k++) {
 			json_object *p = r->k[k].doc[BENCH_TRIGGER] ?
 				bench_find_point(r->k[k].doc[BENCH_TRIGGER], key) : NULL;
 
 			if (!p)
 				continue;
-			snprintf(labels[nb], sizeof(labels[nb]), "%s, %s", report_paths[i].mode, r->k[k].label);
+			snprintf(labels[nb], sizeof(labels[nb]), "%s, %s", r->path[i].mode, r->k[k].label);
 			bars[nb].label = labels[nb];
 			bars[nb].value = point_median(r->k[k].doc[BENCH_TRIGGER], key, "overhead_ns");
 			bars[nb].note = jstr(p, "status", "?");
@@ -145,22 +145,22 @@ static int page_ops(FILE *f, const struct report *r)
 }
 
 /* Lines per kernel: attach time of K functions per mode (one attachment of all K). */
-static int page_attach(FILE *f, const struct kern *k)
+static int page_attach(FILE *f, const struct report *r, const struct kern *k)
 {
-	struct svg_line lines[REPORT_NPATHS] = {};
+	struct svg_line lines[BENCH_MAX_HOOKS] = {};
 	json_object *pts = jget(k->doc[BENCH_ATTACH], "points");
 	size_t i, j, n = pts ? json_object_array_length(pts) : 0;
 	char attrs[128];
 	int nl = 0, marks = 0;
 
-	for (j = 0; j < REPORT_NPATHS; j++) {
+	for (j = 0; j < (size_t)r->np; j++) {
 		struct svg_line *l = &lines[nl];
 
 		for (i = 0; i < n && l->n < 64; i++) {
 			json_object *p = json_object_array_get_idx(pts, i), *lb = jget(p, "labels");
 			double y = point_stat(p, "attach_us", "median");
 
-			if (strcmp(jstr(lb, "mode", ""), report_paths[j].mode) ||
+			if (strcmp(jstr(lb, "mode", ""), r->path[j].mode) ||
 			    strcmp(jstr(lb, "how", ""), "one") || strcmp(jstr(p, "status", ""), "ok") ||
 			    !(y > 0))
 				continue;
@@ -169,7 +169,7 @@ static int page_attach(FILE *f, const struct kern *k)
 		}
 		if (!l->n)
 			continue;
-		l->name = report_paths[j].mode;
+		l->name = r->path[j].mode;
 		marks += l->n;
 		nl++;
 	}
@@ -273,7 +273,7 @@ int report_html(const char *path, const struct report *r, const char *text)
 		fputs("<div class=\"row\">\n", f);
 		for (k = 0; k < r->nk; k++)
 			if (r->k[k].doc[BENCH_ATTACH])
-				page_attach(f, &r->k[k]);
+				page_attach(f, r, &r->k[k]);
 		fputs("</div>\n", f);
 	} else {
 		fputs("<p>No bench attach results.</p>\n", f);

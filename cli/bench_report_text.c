@@ -60,13 +60,13 @@ static void screen_overhead(FILE *f, const struct report *r)
 	}
 	header(f, r, "path / mode", 30);
 	for (k = 0; k < r->nk; k++)
-		ref[k] = report_cheapest(&r->k[k], &best[k]);
-	for (i = 0; i < REPORT_NPATHS; i++) {
-		if (!report_has_count(r, report_paths[i].mode))
+		ref[k] = report_cheapest(r, &r->k[k], &best[k]);
+	for (i = 0; i < (size_t)r->np; i++) {
+		if (!report_has_count(r, r->path[i].mode))
 			continue;
-		snprintf(name, sizeof(name), "%-13s %s", report_paths[i].path, report_paths[i].mode);
+		snprintf(name, sizeof(name), "%-13s %s", r->path[i].path, r->path[i].mode);
 		fprintf(f, "  %-30s", name);
-		snprintf(key, sizeof(key), "%s/count", report_paths[i].mode);
+		snprintf(key, sizeof(key), "%s/count", r->path[i].mode);
 		for (k = 0; k < r->nk; k++)
 			cell(f, r->k[k].doc[BENCH_TRIGGER], key, ref[k]);
 		fputc('\n', f);
@@ -76,14 +76,14 @@ static void screen_overhead(FILE *f, const struct report *r)
 		fprintf(f, "%*s", COL, best[k] ? best[k] : "-");
 	fprintf(f, "\n  %-30s", "entry+return (latency variant)");
 	fputc('\n', f);
-	for (i = 0; i < REPORT_NPATHS; i++) {
-		snprintf(key, sizeof(key), "%s/latency", report_paths[i].mode);
+	for (i = 0; i < (size_t)r->np; i++) {
+		snprintf(key, sizeof(key), "%s/latency", r->path[i].mode);
 		for (k = 0; k < r->nk; k++)
 			if (r->k[k].doc[BENCH_TRIGGER] && bench_find_point(r->k[k].doc[BENCH_TRIGGER], key))
 				break;
 		if (k == r->nk)
 			continue;
-		fprintf(f, "  %-30s", report_paths[i].mode);
+		fprintf(f, "  %-30s", r->path[i].mode);
 		for (k = 0; k < r->nk; k++)
 			cell(f, r->k[k].doc[BENCH_TRIGGER], key, ref[k]);
 		fputc('\n', f);
@@ -177,20 +177,20 @@ static void screen_attach(FILE *f, const struct report *r)
 	fprintf(f, "\nAttach / detach of K functions as one attachment (median ms; K hooks "
 		"apart: the attach tables)\n");
 	header(f, r, "mode", 30);
-	for (i = 0; i < REPORT_NPATHS; i++)
+	for (i = 0; i < (size_t)r->np; i++)
 		for (h = 0; h < sizeof(hows) / sizeof(hows[0]); h++) {
 			bool row = false;
 
 			for (k = 0; k < r->nk; k++)
 				row |= r->k[k].doc[BENCH_ATTACH] &&
-				       report_attach_point(r->k[k].doc[BENCH_ATTACH], report_paths[i].mode, hows[h]);
+				       report_attach_point(r->k[k].doc[BENCH_ATTACH], r->path[i].mode, hows[h]);
 			if (!row)
 				continue;
-			snprintf(name, sizeof(name), "%s", report_paths[i].mode);
+			snprintf(name, sizeof(name), "%s", r->path[i].mode);
 			fprintf(f, "  %-30s", name);
 			for (k = 0; k < r->nk; k++) {
 				json_object *p = r->k[k].doc[BENCH_ATTACH] ?
-					report_attach_point(r->k[k].doc[BENCH_ATTACH], report_paths[i].mode, hows[h]) : NULL;
+					report_attach_point(r->k[k].doc[BENCH_ATTACH], r->path[i].mode, hows[h]) : NULL;
 
 				if (p)
 					snprintf(buf, sizeof(buf), "K%lld %.0f/%.0f",

@@ -25,11 +25,6 @@
 #include "../lib/util.h"
 #include "bench.h"
 
-static const char *const wl_modes[] = {
-	"kprobe", "kprobe-int3", "kprobe-multi", "fentry", "kmod-callops",
-	"kmod-direct", "kmod-kprobe", "kmod-kprobe-int3",
-};
-
 enum job { JOB_DD, JOB_HACKBENCH, JOB_EXIT };
 
 struct worker {
@@ -331,6 +326,7 @@ static void wl_table(struct bench *b, FILE *f)
 
 static int wl_opt(struct bench *b, int c, const char *arg, void *ctx)
 {
+	const char *known[BENCH_MAX_HOOKS];
 	struct wl_opts *o = ctx;
 	unsigned long long v;
 	int *iv;
@@ -354,7 +350,8 @@ static int wl_opt(struct bench *b, int c, const char *arg, void *ctx)
 		*iv = (int)v;
 		return 0;
 	case 'm':
-		o->nmodes = bench_pick(b, "mode", arg, wl_modes, ARRAY_SIZE(wl_modes), o->modes, 16);
+		o->nmodes = bench_pick(b, "mode", arg, known, bench_hooks(known, BENCH_HOOKS_NO_REGS),
+				       o->modes, 16);
 		return o->nmodes < 0 ? -o->nmodes : 0;
 	default:
 		return BENCH_OPT_COMMON;
@@ -397,8 +394,9 @@ static int bench_workload(struct bench *b, int argc, char **argv)
 	pid_t pid;
 	int i, ret;
 
-	for (i = 0; i < (int)ARRAY_SIZE(wl_modes); i++)
-		o.modes[o.nmodes++] = wl_modes[i];
+	/* every hook of the bench but kmod-callops+regs, which the daemon's hook takes as
+	 * a save_regs flag the workload does not pass */
+	o.nmodes = bench_hooks(o.modes, BENCH_HOOKS_NO_REGS);
 	ret = wl_opts(b, argc, argv, &o);
 	if (!ret)
 		ret = bench_begin(b);
