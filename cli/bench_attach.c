@@ -61,8 +61,12 @@ static void attach_point(struct bench *b, const char *mode, const char *how, lon
 				return;
 			}
 			if (i >= 0) {
-				series_add(&att, jint(r, one ? "one_attach_ns" : "sep_attach_ns", 0) / 1e3);
-				series_add(&det, jint(r, one ? "one_detach_ns" : "sep_detach_ns", 0) / 1e3);
+				series_add(&att,
+					   jint(r, one ? "one_attach_ns" : "sep_attach_ns", 0) /
+						   1e3);
+				series_add(&det,
+					   jint(r, one ? "one_detach_ns" : "sep_detach_ns", 0) /
+						   1e3);
 			}
 		} else {
 			if (jint(r, "functions", -1) != k) {
@@ -107,7 +111,8 @@ static void attach_all_point(struct bench *b)
 		args = mode_args("kmod-callops");
 		ret = bench_call(b, "patch_all", args, &r, msg, sizeof(msg));
 		if (ret) {
-			point_status(b, p, ret == -(int)PROTO_E_UNAVAILABLE ? "unavailable" : "error",
+			point_status(b, p,
+				     ret == -(int)PROTO_E_UNAVAILABLE ? "unavailable" : "error",
 				     "%s", msg);
 			return;
 		}
@@ -159,7 +164,8 @@ static void attach_table(struct bench *b, FILE *f)
 	fprintf(f, "one: one hook for all K (kmod: one ftrace_ops with K filter entries or one "
 		"register_kprobes batch; BPF: one attachment of a glob); separate: K hooks\n");
 	if (jget(b->options, "all") && json_object_get_boolean(jget(b->options, "all")))
-		fprintf(f, "all: one kmod-callops ftrace_ops with an empty filter, every function in "
+		fprintf(f,
+			"all: one kmod-callops ftrace_ops with an empty filter, every function in "
 			"available_filter_functions (K)\n");
 }
 
@@ -173,7 +179,8 @@ static int attach_svg(struct bench *b, FILE *f)
 	for (i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(b->points, i), *l = jget(p, "labels");
 		char name[64];
-		double ya = point_stat(p, "attach_us", "median"), yd = point_stat(p, "detach_us", "median");
+		double ya = point_stat(p, "attach_us", "median"),
+		       yd = point_stat(p, "detach_us", "median");
 
 		snprintf(name, sizeof(name), "%s %s", jstr(l, "mode", "?"), jstr(l, "how", "?"));
 		for (k = 0; k < nl && strcmp(names[k], name); k++)

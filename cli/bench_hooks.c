@@ -119,7 +119,8 @@ bool bench_hook_counts_only(const char *name)
 {
 	int i = hook_find(name);
 
-	return i >= 0 && tracerd_mode_is_kmod(hooks[i].mode) && hooks[i].variant != MODE_VARIANT_NONE;
+	return i >= 0 && tracerd_mode_is_kmod(hooks[i].mode) &&
+	       hooks[i].variant != MODE_VARIANT_NONE;
 }
 
 int bench_hook_paths(const char **path, const char **mode)

@@ -30,8 +30,8 @@ static int bench_report(struct cli *cli, int argc, char **argv)
 		else if (!strncmp(argv[i], "--html=", 7))
 			html = argv[i] + 7;
 		else if (argv[i][0] == '-' && argv[i][1]) {
-			exit = cli_error(cli, EXIT_USAGE, "usage", "bench report: unknown option '%s'",
-					 argv[i]);
+			exit = cli_error(cli, EXIT_USAGE, "usage",
+					 "bench report: unknown option '%s'", argv[i]);
 			goto cleanup;
 		} else
 			files[nf++] = argv[i];
@@ -70,6 +70,7 @@ cleanup:
 const struct bench_suite bench_suite_report = {
 	.name = "report",
 	.help = "[--html FILE] RESULT.json...: one screen of what a set of results\n"
-		"            found per kernel (make demo ends with it), and a page with the plots\n",
+		"            found per kernel (make demo ends with it), and a page with the "
+		"plots\n",
 	.offline = bench_report,
 };

@@ -31,9 +31,11 @@ static int page_overhead(FILE *f, const struct report *r)
 
 			if (!p)
 				continue;
-			snprintf(labels[nb], sizeof(labels[nb]), "%s, %s", r->path[i].mode, r->k[k].label);
+			snprintf(labels[nb], sizeof(labels[nb]), "%s, %s", r->path[i].mode,
+				 r->k[k].label);
 			bars[nb].label = labels[nb];
-			bars[nb].value = point_median(r->k[k].doc[BENCH_TRIGGER], key, "overhead_ns");
+			bars[nb].value =
+				point_median(r->k[k].doc[BENCH_TRIGGER], key, "overhead_ns");
 			bars[nb].note = jstr(p, "status", "?");
 			bars[nb].color = k;
 			marks += !isnan(bars[nb].value);
@@ -119,19 +121,21 @@ static int page_ops(FILE *f, const struct report *r)
 			struct svg_line *l = &lines[nl];
 
 			for (i = 0; i < n && l->n < 64; i++) {
-				json_object *p = json_object_array_get_idx(pts, i), *lb = jget(p, "labels");
+				json_object *p = json_object_array_get_idx(pts, i),
+					    *lb = jget(p, "labels");
 				double y = point_stat(p, "overhead_ns", "median");
 
-				if (strcmp(jstr(lb, "mode", ""), modes[m]) || jint(lb, "relevant", -1) != 1 ||
+				if (strcmp(jstr(lb, "mode", ""), modes[m]) ||
+				    jint(lb, "relevant", -1) != 1 ||
 				    strcmp(jstr(p, "status", ""), "ok") || !(y > 0))
-					continue;	/* a log axis: noise at or below 0 is left out */
+					continue; /* a log axis: noise at or below 0 is left out */
 				l->x[l->n] = (double)jint(lb, "irrelevant", 0) + 1;
 				l->y[l->n++] = y;
 			}
 			if (!l->n)
 				continue;
-			snprintf(names[nl - 2], sizeof(names[0]), "%s %s%s", r->k[k].label, modes[m],
-				 m == 0 && r->k[k].call_ops ? " (CALL_OPS)" : "");
+			snprintf(names[nl - 2], sizeof(names[0]), "%s %s%s", r->k[k].label,
+				 modes[m], m == 0 && r->k[k].call_ops ? " (CALL_OPS)" : "");
 			l->name = names[nl - 2];
 			marks += l->n;
 			nl++;
@@ -161,8 +165,8 @@ static int page_attach(FILE *f, const struct report *r, const struct kern *k)
 			double y = point_stat(p, "attach_us", "median");
 
 			if (strcmp(jstr(lb, "mode", ""), r->path[j].mode) ||
-			    strcmp(jstr(lb, "how", ""), "one") || strcmp(jstr(p, "status", ""), "ok") ||
-			    !(y > 0))
+			    strcmp(jstr(lb, "how", ""), "one") ||
+			    strcmp(jstr(p, "status", ""), "ok") || !(y > 0))
 				continue;
 			l->x[l->n] = (double)jint(lb, "funcs", 1);
 			l->y[l->n++] = y / 1e3;
@@ -173,7 +177,8 @@ static int page_attach(FILE *f, const struct report *r, const struct kern *k)
 		marks += l->n;
 		nl++;
 	}
-	snprintf(attrs, sizeof(attrs), "data-plot=\"attach %s\" data-marks=\"%d\"", k->label, marks);
+	snprintf(attrs, sizeof(attrs), "data-plot=\"attach %s\" data-marks=\"%d\"", k->label,
+		 marks);
 	svg_open(f, 600, svg_chart_height(nl), attrs);
 	svg_chart(f, k->label, "K functions (one attachment)", "attach ms", true, true, lines, nl,
 		  0, 0);
@@ -253,11 +258,13 @@ int report_html(const char *path, const struct report *r, const char *text)
 	      "svg{margin:0.5em 1em 0.5em 0;vertical-align:top;border:1px solid #eee}\n"
 	      ".row{display:flex;flex-wrap:wrap}\n"
 	      "table.seed{border-collapse:collapse;font-size:13px}\n"
-	      "table.seed th,table.seed td{padding:2px 10px;text-align:right;border-bottom:1px solid #eee}\n"
+	      "table.seed th,table.seed td{padding:2px 10px;text-align:right;border-bottom:1px "
+	      "solid #eee}\n"
 	      "</style></head><body>\n<h1>tracerd: what each hook path costs</h1>\n"
 	      "<p>Measured by <code>tracectl bench</code> on each kernel below. Under QEMU TCG "
 	      "(how the project's harness boots them) the counts are exact and the times are "
-	      "the emulator's: compare ratios, not nanoseconds.</p>\n<h2>Summary</h2>\n<pre>", f);
+	      "the emulator's: compare ratios, not nanoseconds.</p>\n<h2>Summary</h2>\n<pre>",
+	      f);
 	svg_esc(f, text);
 	fputs("</pre>\n<h2>Overhead per call, per path and kernel</h2>\n", f);
 	if (report_any_suite(r, BENCH_TRIGGER))

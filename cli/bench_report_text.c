@@ -53,7 +53,8 @@ static void screen_overhead(FILE *f, const struct report *r)
 	size_t i;
 	int k;
 
-	fprintf(f, "Overhead per traced call (getpgid loop, median ns; x = times the cheapest path)\n");
+	fprintf(f, "Overhead per traced call (getpgid loop, median ns; x = times the cheapest "
+		   "path)\n");
 	if (!report_any_suite(r, BENCH_TRIGGER)) {	/* e.g. make demo DEMO_SUITES=ops */
 		fprintf(f, "  (no bench trigger results)\n");
 		return;
@@ -79,7 +80,8 @@ static void screen_overhead(FILE *f, const struct report *r)
 	for (i = 0; i < (size_t)r->np; i++) {
 		snprintf(key, sizeof(key), "%s/latency", r->path[i].mode);
 		for (k = 0; k < r->nk; k++)
-			if (r->k[k].doc[BENCH_TRIGGER] && bench_find_point(r->k[k].doc[BENCH_TRIGGER], key))
+			if (r->k[k].doc[BENCH_TRIGGER] &&
+			    bench_find_point(r->k[k].doc[BENCH_TRIGGER], key))
 				break;
 		if (k == r->nk)
 			continue;
@@ -106,14 +108,18 @@ static void screen_peers(FILE *f, const struct report *r)
 				json_object *doc = r->k[k].doc[BENCH_TRIGGER];
 
 				row = !isnan(peer_overhead(doc, peers[0], variants[v])) ||
-				      (peers[1] && !isnan(peer_overhead(doc, peers[1], variants[v])));
-				row &= !if_measured || !isnan(peer_overhead(doc, mode, variants[v]));
+				      (peers[1] &&
+				       !isnan(peer_overhead(doc, peers[1], variants[v])));
+				row &= !if_measured ||
+				       !isnan(peer_overhead(doc, mode, variants[v]));
 			}
 			if (!row)
 				continue;
-			if (!header)
-				header = (fprintf(f, "\ntracerd / peer overhead, same loop (reference program / "
-						  "bpftrace; < 1: tracerd cheaper)\n"), true);
+			if (!header) {
+				fprintf(f, "\ntracerd / peer overhead, same loop (reference "
+					"program / bpftrace; < 1: tracerd cheaper)\n");
+				header = true;
+			}
 			snprintf(name, sizeof(name), "%s %s", mode, variants[v]);
 			fprintf(f, "  %-30s", name);
 			for (k = 0; k < r->nk; k++) {
@@ -122,8 +128,10 @@ static void screen_peers(FILE *f, const struct report *r)
 				size_t j;
 
 				for (j = 0; j < 2; j++) {
-					p = peers[j] ? peer_overhead(doc, peers[j], variants[v]) : NAN;
-					snprintf(j ? b : a, sizeof(a), t > 0 && p > 0 ? "%.2f" : "-", t / p);
+					p = peers[j] ? peer_overhead(doc, peers[j], variants[v])
+						     : NAN;
+					snprintf(j ? b : a, sizeof(a),
+						 t > 0 && p > 0 ? "%.2f" : "-", t / p);
 				}
 				snprintf(cell, sizeof(cell), peers[1] ? "%s / %s" : "%s", a, b);
 				fprintf(f, "%*s", COL, cell);
@@ -183,14 +191,18 @@ static void screen_attach(FILE *f, const struct report *r)
 
 			for (k = 0; k < r->nk; k++)
 				row |= r->k[k].doc[BENCH_ATTACH] &&
-				       report_attach_point(r->k[k].doc[BENCH_ATTACH], r->path[i].mode, hows[h]);
+				       report_attach_point(r->k[k].doc[BENCH_ATTACH],
+							   r->path[i].mode, hows[h]);
 			if (!row)
 				continue;
 			snprintf(name, sizeof(name), "%s", r->path[i].mode);
 			fprintf(f, "  %-30s", name);
 			for (k = 0; k < r->nk; k++) {
-				json_object *p = r->k[k].doc[BENCH_ATTACH] ?
-					report_attach_point(r->k[k].doc[BENCH_ATTACH], r->path[i].mode, hows[h]) : NULL;
+				json_object *p =
+					r->k[k].doc[BENCH_ATTACH]
+						? report_attach_point(r->k[k].doc[BENCH_ATTACH],
+								      r->path[i].mode, hows[h])
+						: NULL;
 
 				if (p)
 					snprintf(buf, sizeof(buf), "K%lld %.0f/%.0f",
@@ -210,8 +222,10 @@ static void screen_entry(FILE *f, const struct report *r)
 	char a[48], b[48];
 	int k, shown = 0;
 
-	fprintf(f, "\nEntry sequence (seed 003): an untraced function's entry against its notrace "
-		"twin (bench entry, ns/call)\n  seed, hackbench: %s;\n    %s\n", SEED003_A53, SEED003_A57);
+	fprintf(f,
+		"\nEntry sequence (seed 003): an untraced function's entry against its notrace "
+		"twin (bench entry, ns/call)\n  seed, hackbench: %s;\n    %s\n",
+		SEED003_A53, SEED003_A57);
 	for (k = 0; k < r->nk; k++) {
 		json_object *doc = r->k[k].doc[BENCH_ENTRY], *t, *q, *l;
 
@@ -224,7 +238,8 @@ static void screen_entry(FILE *f, const struct report *r)
 		entry_cell(b, sizeof(b), q, "against_ns", "against_ratio");
 		fprintf(f, "  %-14s traceable `%s`: %s; `%s` vs `%s`: %s\n", r->k[k].label,
 			jtty(jget(t, "labels"), "entry", "?"), a, jtty(l, "entry", "?"),
-			jtty(jget(bench_find_point(doc, jstr(l, "against", "")), "labels"), "entry", "?"),
+			jtty(jget(bench_find_point(doc, jstr(l, "against", "")), "labels"), "entry",
+			     "?"),
 			b);
 		shown++;
 	}
@@ -265,7 +280,8 @@ static void screen_unavailable(FILE *f, const struct report *r)
 			off = (size_t)snprintf(kernels, sizeof(kernels), "%s", r->k[k].label);
 			for (j = k + 1; j < r->nk && off < sizeof(kernels); j++)
 				if (lacks(&r->k[j], mode, why))
-					off += (size_t)snprintf(kernels + off, sizeof(kernels) - off, ", %s",
+					off += (size_t)snprintf(kernels + off,
+								sizeof(kernels) - off, ", %s",
 								r->k[j].label);
 			fprintf(f, "  %s (%s): %.150s\n", mode, kernels, why);
 			shown++;

@@ -150,8 +150,8 @@ static void seed_ratio(char *buf, size_t len, const char *nname, double num, con
 		snprintf(buf, len, "noise: %s %.1f ns, %s %.1f ns (an overhead at or below 0 is "
 			 "the emulator's noise, no ratio)", nname, num, dname, den);
 	else
-		snprintf(buf, len, q >= 10 ? "%.0f / %.0f = %.0fx" : "%.0f / %.0f = %.2fx", num, den,
-			 q);
+		snprintf(buf, len, q >= 10 ? "%.0f / %.0f = %.0fx" : "%.0f / %.0f = %.2fx", num,
+			 den, q);
 }
 
 /* why kernel role (demo kernel i) is not there for a ratio */
@@ -186,8 +186,8 @@ static void seed_effect_a(struct seed_view *v, const struct kern *k)
 		if (m && (imax <= 0 || isnan(a)))
 			continue;	/* kmod-direct: only when there is a ratio */
 		if (!m && callops_unavailable(doc, &why)) {
-			off += (size_t)snprintf(text + off, sizeof(text) - off, "kmod-callops n/a: %.150s",
-						why);
+			off += (size_t)snprintf(text + off, sizeof(text) - off,
+						"kmod-callops n/a: %.150s", why);
 			continue;
 		}
 		if (imax <= 0 || isnan(a)) {
@@ -199,14 +199,15 @@ static void seed_effect_a(struct seed_view *v, const struct kern *k)
 		snprintf(nn, sizeof(nn), "1/%lld", imax);
 		seed_ratio(rt, sizeof(rt), nn, b, "1/0", a);
 		if (m)
-			off += (size_t)snprintf(text + off, sizeof(text) - off, "; kmod-direct 1/%lld "
-						"over 1/0: %s", imax, rt);
+			off += (size_t)snprintf(text + off, sizeof(text) - off,
+						"; kmod-direct 1/%lld over 1/0: %s", imax, rt);
 		else if (imax != 200)
-			off += (size_t)snprintf(text + off, sizeof(text) - off, "kmod-callops 1/%lld "
-						"over 1/0 (Imax %lld, not 200): %s", imax, imax, rt);
+			off += (size_t)snprintf(text + off, sizeof(text) - off,
+						"kmod-callops 1/%lld over 1/0 (Imax %lld, "
+						"not 200): %s", imax, imax, rt);
 		else
-			off += (size_t)snprintf(text + off, sizeof(text) - off, "kmod-callops 1/%lld "
-						"over 1/0: %s", imax, rt);
+			off += (size_t)snprintf(text + off, sizeof(text) - off,
+						"kmod-callops 1/%lld over 1/0: %s", imax, rt);
 	}
 	seed_say(v, 1, "%-25s %s", lab, text);
 }
@@ -246,7 +247,8 @@ static void seed_effect_b(struct seed_view *v, const struct report *r, const cha
 		if (pair)
 			seed_missing(a, sizeof(a), r, pair[0], false);
 		else
-			snprintf(a, sizeof(a), "no %s kernel without CALL_OPS in these results", arch);
+			snprintf(a, sizeof(a), "no %s kernel without CALL_OPS in these results",
+				 arch);
 	}
 	if (!w) {
 		if (pair)

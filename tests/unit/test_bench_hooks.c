@@ -30,7 +30,8 @@ TEST(bench_hooks_lists)
 		"kmod-callops+regs", "kmod-direct", "kmod-kprobe", "kmod-kprobe-int3",
 	};
 	static const char *const kmod[] = {
-		"kmod-callops", "kmod-callops+regs", "kmod-direct", "kmod-kprobe", "kmod-kprobe-int3",
+		"kmod-callops", "kmod-callops+regs", "kmod-direct",
+		"kmod-kprobe",	"kmod-kprobe-int3",
 	};
 	static const char *const no_regs[] = {
 		"kprobe", "kprobe-int3", "kprobe-multi", "fentry", "kmod-callops",
