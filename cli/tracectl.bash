@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bash completion for tracectl (installed to
 # share/bash-completion/completions/tracectl). The lists below are checked
-# against `tracectl --help` and the man page by tests/host/62-docs-sync.sh.
+# against `tracectl --help` and the man page by tests/host/62-docs-sync.sh,
+# _tracectl_modes against the mode table by tests/host/77-completion-modes.sh.
 
 _tracectl_global="--json --socket --timeout --help --version"
 _tracectl_commands="status attach list stats top detach bench reload sites functions dump"
@@ -17,7 +18,7 @@ _tracectl_opts_sites="--symbols --summary --live --limit --json"
 _tracectl_opts_dump="--json --format --follow --target --pid"
 _tracectl_dump_formats="text json chrome csv"
 _tracectl_opts_bench="--repetitions --warmup --output --svg --ci --help --calls --producers --modes --variants --relevant --irrelevant --grid --funcs --all --writes --function --groups --senders --loops --force --html --peers --rounds --duration --target --name"
-_tracectl_modes="auto fentry kprobe kprobe-int3 kprobe-multi tp-btf kmod-callops kmod-direct kmod-kprobe"
+_tracectl_modes="auto fentry kprobe kprobe-int3 kprobe-multi tp-btf kmod-callops kmod-direct kmod-kprobe kprobe-session fsession fentry-multi"
 
 _tracectl()
 {
