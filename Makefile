@@ -161,6 +161,8 @@ $(O)/tests/unit/test_btfargs: $(call obj,$(SRC)/daemon/btfargs.c)
 $(O)/tests/unit/test_fds: $(call obj,$(SRC)/daemon/fds.c)
 # the registry alone: the test file fakes the backends, maps, resolve and recorder
 $(O)/tests/unit/test_registry: $(call obj,$(SRC)/daemon/registry.c)
+# and of a cli file
+$(O)/tests/unit/test_bench_hooks: $(call obj,$(SRC)/cli/bench_hooks.c)
 
 # ---------------------------------------------------------------- fuzzers
 # tests/fuzz/NAME/fuzz_NAME.c -> $(O)/fuzz/fuzz_NAME: libFuzzer + ASan + UBSan

@@ -98,23 +98,87 @@ int bench_pick(struct bench *b, const char *what, const char *list, const char *
 	       int nknown, const char **out, int max);
 double now_s(void);
 
-/* the suites */
-int bench_trigger(struct bench *b, int argc, char **argv);
-int bench_ops(struct bench *b, int argc, char **argv);
-int bench_attach(struct bench *b, int argc, char **argv);
-int bench_workload(struct bench *b, int argc, char **argv);
-int bench_entry(struct bench *b, int argc, char **argv);
-int bench_record(struct bench *b, int argc, char **argv);
-int bench_compare(struct cli *cli, int argc, char **argv);
-int bench_show(struct cli *cli, int argc, char **argv);
-int bench_report(struct cli *cli, int argc, char **argv);
-/* the tables, printed from b->doc (also by `show`) */
-void trigger_table(struct bench *b, FILE *f);
-void ops_table(struct bench *b, FILE *f);
-void attach_table(struct bench *b, FILE *f);
-void wl_table(struct bench *b, FILE *f);
-void entry_table(struct bench *b, FILE *f);
-void record_table(struct bench *b, FILE *f);
+/*
+ * One suite of `tracectl bench`. Each bench_*.c defines its own (name, the
+ * lines of `bench --help`, how it runs, its table and chart), and
+ * bench_suites[] (cmd_bench.c) lists them once: the dispatch, `bench
+ * --help`, `bench show` and `bench report` all walk that table. A new
+ * suite is its file, one enum bench_suite_id row and one table row.
+ */
+struct bench_suite {
+	const char *name;	/* the word after `bench`, and the result's "suite" */
+	/* its lines of `bench --help`: after the name column, each line ended */
+	const char *help;
+	/* a measuring suite: through the daemon, b filled in by cmd_bench.c */
+	int (*run)(struct bench *b, int argc, char **argv);
+	/* an offline one (compare, show, report): on saved results; argv[0] is its name */
+	int (*offline)(struct cli *cli, int argc, char **argv);
+	/* the table and the chart of its result (the run's end and `bench show`) */
+	void (*table)(struct bench *b, FILE *f);
+	int (*svg)(struct bench *b, FILE *f);
+	bool in_report;		/* `bench report` reads its results */
+};
+
+/* The index of each suite in bench_suites[], in the order `bench --help` lists them. */
+enum bench_suite_id {
+	BENCH_TRIGGER,
+	BENCH_OPS,
+	BENCH_ATTACH,
+	BENCH_WORKLOAD,
+	BENCH_ENTRY,
+	BENCH_RECORD,
+	BENCH_COMPARE,
+	BENCH_SHOW,
+	BENCH_REPORT,
+	BENCH_NR_SUITES,
+};
+extern const struct bench_suite *const bench_suites[BENCH_NR_SUITES];
+/* the suite named name (a result's "suite" or the command line's), or -1 */
+int bench_suite_find(const char *name);
+
+extern const struct bench_suite bench_suite_trigger, bench_suite_ops, bench_suite_attach,
+	bench_suite_workload, bench_suite_entry, bench_suite_record, bench_suite_compare,
+	bench_suite_show, bench_suite_report;
+
+/*
+ * bench_hooks.c: the hooks the bench compares (modes of TRACERD_MODES and
+ * the variants it names kmod-callops+regs and kmod-kprobe-int3), in the
+ * order the suites measure them.
+ */
+#define BENCH_MAX_HOOKS		16
+#define BENCH_HOOKS_ALL		0U
+#define BENCH_HOOKS_KMOD	(1U << 0)	/* the kmod modes only */
+#define BENCH_HOOKS_NO_REGS	(1U << 1)	/* without kmod-callops+regs (save_regs) */
+/* their names into out (BENCH_MAX_HOOKS at most), which: BENCH_HOOKS_*; the count */
+int bench_hooks(const char **out, unsigned int which);
+/* name is one of them (not only a mode of the table) */
+bool bench_hook_listed(const char *name);
+/* name is one of them, and a kmod mode or variant */
+bool bench_hook_is_kmod(const char *name);
+/* a kmod variant (kmod-callops+regs, kmod-kprobe-int3): the count variant only */
+bool bench_hook_counts_only(const char *name);
+/* each hook with its path ("kprobe", "kprobe (int3)", "indirect", "direct call"), grouped
+ * by path in the report's order, into path[] and mode[] (BENCH_MAX_HOOKS); the count */
+int bench_hook_paths(const char **path, const char **mode);
+
+/* bench_ops.c: the options bench ops and bench attach share */
+struct grid_opts {
+	unsigned long long calls;
+	long long rel[16], irr[16], ks[16];
+	int nrel, nirr, nks;
+	bool grid;
+	bool all;		/* attach --all: every traceable function, callops */
+	const char *modes[16];
+	int nmodes;
+};
+/* parse them (--modes: one of known[0..nknown), all by default); 0 or the exit status */
+int grid_opts(struct bench *b, int argc, char **argv, struct grid_opts *o,
+	      const char *const *known, int nknown);
+json_object *str_array(const char *const *v, int n);
+json_object *int_array(const long long *v, int n);
+/* the daemon's arguments for mode: "kmod-callops+regs" -> kmod-callops, save_regs */
+json_object *mode_args(const char *mode);
+
 /* bench_entry.c: "+0.012 (1.001x)": medians of diff and ratio of point p, or its status */
 void entry_cell(char *buf, size_t len, json_object *p, const char *diff, const char *ratio);
 /* bench_peers.c: bench trigger --peers, the loop as two callbacks of the suite */
@@ -133,13 +197,6 @@ void peers_table(json_object *doc, FILE *f, const char *label);
 double peer_overhead(json_object *doc, const char *mode, const char *variant);
 /* the i-th tracerd mode with peers, and its two peers (the second may be NULL) */
 bool peer_pair(size_t i, const char **mode, const char *const **peers, bool *if_measured);
-/* the --svg chart of each suite (bench show --svg too) */
-int trigger_svg(struct bench *b, FILE *f);
-int ops_svg(struct bench *b, FILE *f);
-int attach_svg(struct bench *b, FILE *f);
-int wl_svg(struct bench *b, FILE *f);
-int entry_svg(struct bench *b, FILE *f);
-int record_svg(struct bench *b, FILE *f);
 /* bench_compare.c: a result file, checked; NULL with the error printed */
 json_object *bench_load(struct cli *cli, const char *path, int *exit);
 

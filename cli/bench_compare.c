@@ -248,7 +248,7 @@ static void print_compare(json_object *o)
 	print_only_in(jget(o, "only_in_b"), "B");
 }
 
-int bench_compare(struct cli *cli, int argc, char **argv)
+static int bench_compare(struct cli *cli, int argc, char **argv)
 {
 	json_object *a = NULL, *b = NULL, *o;
 	const char *files[2] = {};
@@ -310,22 +310,12 @@ cleanup:
 }
 
 /* tracectl bench show FILE [--svg OUT]: a stored result's table (and chart) again. */
-int bench_show(struct cli *cli, int argc, char **argv)
+static int bench_show(struct cli *cli, int argc, char **argv)
 {
-	static const struct {
-		const char *suite;
-		void (*table)(struct bench *b, FILE *f);
-		int (*svg)(struct bench *b, FILE *f);
-	} tables[] = {
-		{ "trigger", trigger_table, trigger_svg }, { "ops", ops_table, ops_svg },
-		{ "attach", attach_table, attach_svg }, { "workload", wl_table, wl_svg },
-		{ "entry", entry_table, entry_svg },
-		{ "record", record_table, record_svg },
-	};
+	const struct bench_suite *suite;
 	struct bench b = { .cli = cli };
 	const char *svg = NULL;
-	int exit = 0;
-	size_t i;
+	int exit = 0, i;
 	FILE *f;
 
 	if (argc == 4 && !strcmp(argv[2], "--svg"))
@@ -341,17 +331,16 @@ int bench_show(struct cli *cli, int argc, char **argv)
 	b.points = jget(b.doc, "points");
 	b.reps = (int)jint(b.options, "repetitions", 0);
 	b.warmup = (int)jint(b.options, "warmup", 0);
-	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-		if (!strcmp(jstr(b.doc, "suite", ""), tables[i].suite))
-			break;
-	if (i == sizeof(tables) / sizeof(tables[0])) {
+	i = bench_suite_find(jstr(b.doc, "suite", ""));
+	suite = i < 0 ? NULL : bench_suites[i];
+	if (!suite || !suite->table) {
 		exit = cli_error(cli, EXIT_USAGE, "bad_input", "%s: unknown suite '%s'", argv[1],
 				 jstr(b.doc, "suite", "?"));
 		goto cleanup;
 	}
 	if (svg) {
 		f = fopen(svg, "we");
-		if (!f || tables[i].svg(&b, f) || fclose(f)) {
+		if (!f || suite->svg(&b, f) || fclose(f)) {
 			exit = cli_error(cli, EXIT_FAILURE_, "io", "cannot write %s: %s", svg,
 					 strerror(errno));
 			goto cleanup;
@@ -360,8 +349,20 @@ int bench_show(struct cli *cli, int argc, char **argv)
 	if (cli->json)
 		cli_print_json(b.doc);
 	else
-		tables[i].table(&b, stdout);
+		suite->table(&b, stdout);
 cleanup:
 	json_object_put(b.doc);
 	return exit;
 }
+
+const struct bench_suite bench_suite_compare = {
+	.name = "compare",
+	.help = "A.json B.json [--all] [--force]: two runs side by side with ratios\n",
+	.offline = bench_compare,
+};
+
+const struct bench_suite bench_suite_show = {
+	.name = "show",
+	.help = "FILE [--svg OUT]: the table (and chart) of a saved result\n",
+	.offline = bench_show,
+};

@@ -286,7 +286,7 @@ void entry_cell(char *buf, size_t len, json_object *p, const char *diff, const c
 		snprintf(buf, len, "%+.3f (%.3fx)", d, q);
 }
 
-void entry_table(struct bench *b, FILE *f)
+static void entry_table(struct bench *b, FILE *f)
 {
 	json_object *o = jget(b->doc, "options");
 	size_t i, n = jlen(b->points);
@@ -326,13 +326,13 @@ void entry_table(struct bench *b, FILE *f)
 	}
 }
 
-int entry_svg(struct bench *b, FILE *f)
+static int entry_svg(struct bench *b, FILE *f)
 {
 	return svg_point_bars(b, f, "bench entry: untraced entry sequences", "ns_per_call",
 			      "ns per call (median)");
 }
 
-int bench_entry(struct bench *b, int argc, char **argv)
+static int bench_entry(struct bench *b, int argc, char **argv)
 {
 	struct entry_run *e = calloc(1, sizeof(*e));
 	int ret;
@@ -358,3 +358,15 @@ int bench_entry(struct bench *b, int argc, char **argv)
 	}
 	return bench_end(b, entry_table, entry_svg);
 }
+
+const struct bench_suite bench_suite_entry = {
+	.name = "entry",
+	.help = "an untraced traceable function's entry against its notrace twin\n"
+		"            (the test module's twins; seed 003); needs tracerd_testmod loaded\n"
+		"              -n, --calls=N          calls per variant and round (default 1000000)\n"
+		"                  --rounds=R         interleaved rounds (same as -r)\n",
+	.run = bench_entry,
+	.table = entry_table,
+	.svg = entry_svg,
+	.in_report = true,
+};

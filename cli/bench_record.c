@@ -379,13 +379,13 @@ out:
 		rec_detach(b, id);
 }
 
-int record_svg(struct bench *b, FILE *f)
+static int record_svg(struct bench *b, FILE *f)
 {
 	return svg_point_bars(b, f, "record: events recorded per second", "recorded_per_s",
 			      "events/s recorded (median)");
 }
 
-void record_table(struct bench *b, FILE *f)
+static void record_table(struct bench *b, FILE *f)
 {
 	size_t i, n = jlen(b->points);
 	json_object *o = b->options;
@@ -460,7 +460,7 @@ static int rec_opt(struct bench *b, int c, const char *arg, void *ctx)
 	}
 }
 
-int bench_record(struct bench *b, int argc, char **argv)
+static int bench_record(struct bench *b, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		BENCH_COMMON_OPTS,
@@ -536,3 +536,21 @@ int bench_record(struct bench *b, int argc, char **argv)
 	free(w);
 	return bench_end(b, record_table, record_svg);
 }
+
+const struct bench_suite bench_suite_record = {
+	.name = "record",
+	.help = "writer threads make traced calls as fast as they can, recorded\n"
+		"            through the daemon: events/s made and recorded, % dropped, bytes\n"
+		"            per event on disk, daemon CPU ns per event; recorded + dropped must\n"
+		"            equal the calls, and the file hold the recorded events\n"
+		"              -n, --calls=N          calls per run, all threads (default 2000000)\n"
+		"              -d, --duration=S       instead, calls for S seconds per run\n"
+		"              -p, --producers=T      writer threads (1..64, default 2)\n"
+		"              -t, --target=T         traced target (default tp:task/task_rename,\n"
+		"                                     prctl(PR_SET_NAME); else getpgid(0) calls)\n"
+		"                  --name=NAME        the recording (default bench-record)\n",
+	.run = bench_record,
+	.table = record_table,
+	.svg = record_svg,
+	.in_report = false,
+};

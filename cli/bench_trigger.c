@@ -21,21 +21,7 @@
 #include "../lib/util.h"
 #include "bench.h"
 
-static const char *const all_modes[] = {
-	"kprobe", "kprobe-int3", "kprobe-multi", "fentry", "kmod-callops",
-	"kmod-callops+regs", "kmod-direct", "kmod-kprobe", "kmod-kprobe-int3",
-};
 static const char *const all_variants[] = { "count", "latency", "empty" };
-
-static bool listed_mode(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(all_modes); i++)
-		if (!strcmp(name, all_modes[i]))
-			return true;
-	return false;
-}
 
 /* A BPF function mode of TRACERD_MODES named name (its table name), or NULL:
  * modes added to the table are benchmarked by name without a row here. */
@@ -48,16 +34,13 @@ static const char *table_mode(const char *name)
 	return tracerd_mode_name(m);
 }
 
-/* all_modes, then every other BPF function mode of the table */
+/* the bench's hooks (bench_hooks.c), then every other BPF function mode of the table */
 static int known_modes(const char **out)
 {
-	int m, n = 0;
-	size_t i;
+	int m, n = bench_hooks(out, BENCH_HOOKS_ALL);
 
-	for (i = 0; i < ARRAY_SIZE(all_modes); i++)
-		out[n++] = all_modes[i];
 	for (m = 1; m < TRACERD_MODE_NR; m++)
-		if (table_mode(tracerd_mode_name(m)) && !listed_mode(tracerd_mode_name(m)))
+		if (table_mode(tracerd_mode_name(m)) && !bench_hook_listed(tracerd_mode_name(m)))
 			out[n++] = tracerd_mode_name(m);
 	return n;
 }
@@ -267,13 +250,13 @@ static void trigger_point(struct bench *b, const struct trig_opts *o, const char
 	}
 }
 
-int trigger_svg(struct bench *b, FILE *f)
+static int trigger_svg(struct bench *b, FILE *f)
 {
 	return svg_point_bars(b, f, "trigger: overhead per call, by mode and variant",
 			      "overhead_ns", "overhead, ns per call (median)");
 }
 
-void trigger_table(struct bench *b, FILE *f)
+static void trigger_table(struct bench *b, FILE *f)
 {
 	json_object *o = b->options;
 	size_t i, n = jlen(b->points);
@@ -318,7 +301,7 @@ void trigger_table(struct bench *b, FILE *f)
 
 static int trigger_opt(struct bench *b, int c, const char *arg, void *ctx)
 {
-	const char *known[ARRAY_SIZE(all_modes) + TRACERD_MODE_NR];
+	const char *known[BENCH_MAX_HOOKS + TRACERD_MODE_NR];
 	struct trig_opts *o = ctx;
 	unsigned long long v;
 
@@ -368,7 +351,7 @@ static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts
 	return 0;
 }
 
-int bench_trigger(struct bench *b, int argc, char **argv)
+static int bench_trigger(struct bench *b, int argc, char **argv)
 {
 	struct trig_opts o = { .producers = 1 };
 	json_object *p, *store, *modes = json_object_new_array(), *vars = json_object_new_array();
@@ -377,8 +360,7 @@ int bench_trigger(struct bench *b, int argc, char **argv)
 	double base;
 	int i, j, ret;
 
-	for (i = 0; i < (int)ARRAY_SIZE(all_modes); i++)
-		o.modes[o.nmodes++] = all_modes[i];
+	o.nmodes = bench_hooks(o.modes, BENCH_HOOKS_ALL);
 	for (i = 0; i < 3; i++)
 		o.variants[o.nvariants++] = all_variants[i];
 	ret = trigger_opts(b, argc, argv, &o);
@@ -413,16 +395,15 @@ int bench_trigger(struct bench *b, int argc, char **argv)
 	store = json_object_new_object();
 	for (i = 0; i < o.nmodes; i++)
 		for (j = 0; j < o.nvariants; j++) {
-			/* kmod modes count with a C callback; latency in kmod-kprobe
-			 * (kretprobe), kmod-callops (fprobe) and kmod-direct (its
-			 * trampoline) only; no empty */
-			if (!strncmp(o.modes[i], "kmod-", 5) && strcmp(o.variants[j], "count") &&
-			    (strcmp(o.variants[j], "latency") || (strcmp(o.modes[i], "kmod-kprobe") &&
-								  strcmp(o.modes[i], "kmod-callops") &&
-								  strcmp(o.modes[i], "kmod-direct"))))
+			/* kmod modes count with a C callback; latency in the kmod
+			 * modes themselves (kmod-kprobe: kretprobe, kmod-callops:
+			 * fprobe, kmod-direct: its trampoline), not in their
+			 * variants; no empty */
+			if (bench_hook_is_kmod(o.modes[i]) && strcmp(o.variants[j], "count") &&
+			    (strcmp(o.variants[j], "latency") || bench_hook_counts_only(o.modes[i])))
 				continue;
-			/* the empty program exists for the modes of all_modes only */
-			if (!strcmp(o.variants[j], "empty") && !listed_mode(o.modes[i]))
+			/* the empty program exists for the bench's own hooks only */
+			if (!strcmp(o.variants[j], "empty") && !bench_hook_listed(o.modes[i]))
 				continue;
 			trigger_point(b, &o, o.modes[i], o.variants[j], base, store);
 		}
@@ -444,3 +425,18 @@ int bench_trigger(struct bench *b, int argc, char **argv)
 	json_object_put(r);
 	return bench_end(b, trigger_table, trigger_svg);
 }
+
+const struct bench_suite bench_suite_trigger = {
+	.name = "trigger",
+	.help = "getpgid loop per mode and variant: M calls/s, overhead ns/call\n"
+		"              -n, --calls=N          getpgid() calls per run\n"
+		"              -p, --producers=P      threads making them (1..64)\n"
+		"                  --modes=LIST       modes to measure (default: all)\n"
+		"                  --variants=LIST    count, latency, empty\n"
+		"                  --peers            + the reference programs (tracerd-ref) and\n"
+		"                                     bpftrace on the same loop, with ratios\n",
+	.run = bench_trigger,
+	.table = trigger_table,
+	.svg = trigger_svg,
+	.in_report = true,
+};

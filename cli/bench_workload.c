@@ -25,11 +25,6 @@
 #include "../lib/util.h"
 #include "bench.h"
 
-static const char *const wl_modes[] = {
-	"kprobe", "kprobe-int3", "kprobe-multi", "fentry", "kmod-callops",
-	"kmod-direct", "kmod-kprobe", "kmod-kprobe-int3",
-};
-
 enum job { JOB_DD, JOB_HACKBENCH, JOB_EXIT };
 
 struct worker {
@@ -288,13 +283,13 @@ static void wl_mode(struct bench *b, const struct wl_opts *o, struct worker *w, 
 	json_object_put(r);
 }
 
-int wl_svg(struct bench *b, FILE *f)
+static int wl_svg(struct bench *b, FILE *f)
 {
 	return svg_point_bars(b, f, "workload: overhead per operation, by mode",
 			      "overhead_ns", "overhead, ns per write or message (median)");
 }
 
-void wl_table(struct bench *b, FILE *f)
+static void wl_table(struct bench *b, FILE *f)
 {
 	size_t i, n = jlen(b->points);
 	json_object *o = b->options;
@@ -331,6 +326,7 @@ void wl_table(struct bench *b, FILE *f)
 
 static int wl_opt(struct bench *b, int c, const char *arg, void *ctx)
 {
+	const char *known[BENCH_MAX_HOOKS];
 	struct wl_opts *o = ctx;
 	unsigned long long v;
 	int *iv;
@@ -354,7 +350,8 @@ static int wl_opt(struct bench *b, int c, const char *arg, void *ctx)
 		*iv = (int)v;
 		return 0;
 	case 'm':
-		o->nmodes = bench_pick(b, "mode", arg, wl_modes, ARRAY_SIZE(wl_modes), o->modes, 16);
+		o->nmodes = bench_pick(b, "mode", arg, known, bench_hooks(known, BENCH_HOOKS_NO_REGS),
+				       o->modes, 16);
 		return o->nmodes < 0 ? -o->nmodes : 0;
 	default:
 		return BENCH_OPT_COMMON;
@@ -388,7 +385,7 @@ static int wl_opts(struct bench *b, int argc, char **argv, struct wl_opts *o)
 	return 0;
 }
 
-int bench_workload(struct bench *b, int argc, char **argv)
+static int bench_workload(struct bench *b, int argc, char **argv)
 {
 	struct wl_opts o = { .function = "vfs_write" };
 	json_object *modes;
@@ -397,8 +394,9 @@ int bench_workload(struct bench *b, int argc, char **argv)
 	pid_t pid;
 	int i, ret;
 
-	for (i = 0; i < (int)ARRAY_SIZE(wl_modes); i++)
-		o.modes[o.nmodes++] = wl_modes[i];
+	/* every hook of the bench but kmod-callops+regs, which the daemon's hook takes as
+	 * a save_regs flag the workload does not pass */
+	o.nmodes = bench_hooks(o.modes, BENCH_HOOKS_NO_REGS);
 	ret = wl_opts(b, argc, argv, &o);
 	if (!ret)
 		ret = bench_begin(b);
@@ -431,3 +429,17 @@ int bench_workload(struct bench *b, int argc, char **argv)
 	worker_stop(w, pid);
 	return bench_end(b, wl_table, wl_svg);
 }
+
+const struct bench_suite bench_suite_workload = {
+	.name = "workload",
+	.help = "dd-style writes and a hackbench-style load with a function traced\n"
+		"              -n, --writes=N         writes of the dd job\n"
+		"              -f, --function=F       the traced function (default vfs_write)\n"
+		"              -g, --groups=G         message groups; --senders=S per group\n"
+		"              -l, --loops=L          messages per sender and receiver\n"
+		"                  --modes=LIST       modes\n",
+	.run = bench_workload,
+	.table = wl_table,
+	.svg = wl_svg,
+	.in_report = true,
+};

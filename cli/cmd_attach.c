@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../lib/util.h"
+#include "../lib/modes.h"
 #include "../lib/spec.h"
 #include "tracectl.h"
 
@@ -141,29 +142,51 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 	return 0;
 }
 
+/* "  -m, --mode=M     auto (default), fentry, ..." every mode of the table, wrapped */
+static void print_modes(FILE *f)
+{
+	static const char indent[] = "                   ";
+	int m, col = fprintf(f, "  -m, --mode=M     auto (default)");
+
+	for (m = TRACERD_MODE_AUTO + 1; m < TRACERD_MODE_NR; m++) {
+		const char *name = tracerd_mode_name(m);
+
+		if (col + 2 + (int)strlen(name) > 79)
+			col = fprintf(f, ",\n%s%s", indent, name) - 2;
+		else
+			col += fprintf(f, ", %s", name);
+	}
+	fputc('\n', f);
+}
+
+static void attach_help(FILE *f)
+{
+	fputs("  TARGET           a function, a glob of them (vfs_*), or tp:CATEGORY/NAME\n", f);
+	print_modes(f);
+	fputs("  -l, --latency    time entry to return (log2 histogram)\n"
+	      "  -e, --errors     count the calls that return an error, by errno: a\n"
+	      "                   return value of -1 to -4095 (functions returning int,\n"
+	      "                   long or an ERR_PTR; a void one is refused), all 64 bits\n"
+	      "                   of it when BTF says the return is 8 bytes wide; needs\n"
+	      "                   a return hook: fentry, kprobe, kprobe-multi, fentry-multi\n"
+	      "                   and the session modes, not tracepoints nor kmod modes\n"
+	      "  -b, --by=KEY     count calls per KEY as well: pid (the process), comm\n"
+	      "                   (the task's name) or cgroup (its cgroup v2; shown as\n"
+	      "                   the path under /sys/fs/cgroup, else the id); one KEY\n"
+	      "                   per attachment; the kernel keeps by_max_keys keys for\n"
+	      "                   all attachments, the calls of keys past that count as\n"
+	      "                   other; BPF modes only, not kmod modes\n"
+	      "  -p, --pid=N      only calls of process N\n"
+	      "  -c, --comm=C     only calls of tasks named C\n"
+	      "  -r, --record=NAME  record each call into record_dir/NAME\n"
+	      "  -P, --partial    hook what the fd limit allows, skip the rest\n"
+	      "  -n, --dry-run    say what would be hooked, in which mode and why\n", f);
+}
+
 const struct cmd_entry cmd_attach = {
 	.name = "attach",
 	.args = "TARGET [--mode M] [--latency] [--errors] [--by KEY] [--pid N] [--comm C] [--record NAME] [--partial] [--dry-run]",
 	.summary = "hook a function, a glob of them, or tp:CATEGORY/NAME",
 	.exec = attach_exec,
-	.help = "  TARGET           a function, a glob of them (vfs_*), or tp:CATEGORY/NAME\n"
-		"  -m, --mode=M     auto (default), fentry, kprobe, kprobe-multi, tp-btf, ...\n"
-		"  -l, --latency    time entry to return (log2 histogram)\n"
-		"  -e, --errors     count the calls that return an error, by errno: a\n"
-		"                   return value of -1 to -4095 (functions returning int,\n"
-		"                   long or an ERR_PTR; a void one is refused), all 64 bits\n"
-		"                   of it when BTF says the return is 8 bytes wide; needs\n"
-		"                   a return hook: fentry, kprobe, kprobe-multi, fentry-multi\n"
-		"                   and the session modes, not tracepoints nor kmod modes\n"
-		"  -b, --by=KEY     count calls per KEY as well: pid (the process), comm\n"
-		"                   (the task's name) or cgroup (its cgroup v2; shown as\n"
-		"                   the path under /sys/fs/cgroup, else the id); one KEY\n"
-		"                   per attachment; the kernel keeps by_max_keys keys for\n"
-		"                   all attachments, the calls of keys past that count as\n"
-		"                   other; BPF modes only, not kmod modes\n"
-		"  -p, --pid=N      only calls of process N\n"
-		"  -c, --comm=C     only calls of tasks named C\n"
-		"  -r, --record=NAME  record each call into record_dir/NAME\n"
-		"  -P, --partial    hook what the fd limit allows, skip the rest\n"
-		"  -n, --dry-run    say what would be hooked, in which mode and why\n",
+	.print_help = attach_help,
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tracectl bench SUITE [options]: trigger, ops, attach, workload, entry, record (through
- * the daemon, which owns the hooks) and compare (offline). docs/bench.md.
+ * tracectl bench SUITE [options]: the one table of suites (each defined in its
+ * bench_*.c), the dispatch and `bench --help` from it, and the options every
+ * measuring suite takes. docs/bench.md.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -64,51 +65,38 @@ int bench_getopt(struct bench *b, int argc, char **argv, const char *shortopts,
 	return 0;
 }
 
+const struct bench_suite *const bench_suites[BENCH_NR_SUITES] = {
+	[BENCH_TRIGGER] = &bench_suite_trigger,
+	[BENCH_OPS] = &bench_suite_ops,
+	[BENCH_ATTACH] = &bench_suite_attach,
+	[BENCH_WORKLOAD] = &bench_suite_workload,
+	[BENCH_ENTRY] = &bench_suite_entry,
+	[BENCH_RECORD] = &bench_suite_record,
+	[BENCH_COMPARE] = &bench_suite_compare,
+	[BENCH_SHOW] = &bench_suite_show,
+	[BENCH_REPORT] = &bench_suite_report,
+};
+
+int bench_suite_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < BENCH_NR_SUITES; i++)
+		if (!strcmp(name, bench_suites[i]->name))
+			return i;
+	return -1;
+}
+
 static void usage(void)
 {
+	int i;
+
 	printf("Usage: tracectl bench SUITE [OPTIONS]\n"
 	       "Measure every attach path on this kernel (docs/bench.md).\n\n"
-	       "Suites:\n"
-	       "  trigger   getpgid loop per mode and variant: M calls/s, overhead ns/call\n"
-	       "              -n, --calls=N          getpgid() calls per run\n"
-	       "              -p, --producers=P      threads making them (1..64)\n"
-	       "                  --modes=LIST       modes to measure (default: all)\n"
-	       "                  --variants=LIST    count, latency, empty\n"
-	       "                  --peers            + the reference programs (tracerd-ref) and\n"
-	       "                                     bpftrace on the same loop, with ratios\n"
-	       "  ops       kmod in-kernel benchmark: relevant x irrelevant tracers\n"
-	       "              -n, --calls=N          calls of the tracee per point\n"
-	       "                  --relevant=LIST    R values; --irrelevant=LIST: I values\n"
-	       "                  --grid             every R x I pair (default: R/0 and 1/I)\n"
-	       "                  --modes=LIST       kmod modes\n"
-	       "  attach    time to attach and detach K functions per mode\n"
-	       "              -k, --funcs=LIST       K values\n"
-	       "                  --modes=LIST       modes\n"
-	       "                  --all              + every traceable function (kmod-callops)\n"
-	       "  workload  dd-style writes and a hackbench-style load with a function traced\n"
-	       "              -n, --writes=N         writes of the dd job\n"
-	       "              -f, --function=F       the traced function (default vfs_write)\n"
-	       "              -g, --groups=G         message groups; --senders=S per group\n"
-	       "              -l, --loops=L          messages per sender and receiver\n"
-	       "                  --modes=LIST       modes\n"
-	       "  entry     an untraced traceable function's entry against its notrace twin\n"
-	       "            (the test module's twins; seed 003); needs tracerd_testmod loaded\n"
-	       "              -n, --calls=N          calls per variant and round (default 1000000)\n"
-	       "                  --rounds=R         interleaved rounds (same as -r)\n"
-	       "  record    writer threads make traced calls as fast as they can, recorded\n"
-	       "            through the daemon: events/s made and recorded, %% dropped, bytes\n"
-	       "            per event on disk, daemon CPU ns per event; recorded + dropped must\n"
-	       "            equal the calls, and the file hold the recorded events\n"
-	       "              -n, --calls=N          calls per run, all threads (default 2000000)\n"
-	       "              -d, --duration=S       instead, calls for S seconds per run\n"
-	       "              -p, --producers=T      writer threads (1..64, default 2)\n"
-	       "              -t, --target=T         traced target (default tp:task/task_rename,\n"
-	       "                                     prctl(PR_SET_NAME); else getpgid(0) calls)\n"
-	       "                  --name=NAME        the recording (default bench-record)\n"
-	       "  compare   A.json B.json [--all] [--force]: two runs side by side with ratios\n"
-	       "  show      FILE [--svg OUT]: the table (and chart) of a saved result\n"
-	       "  report    [--html FILE] RESULT.json...: one screen of what a set of results\n"
-	       "            found per kernel (make demo ends with it), and a page with the plots\n\n"
+	       "Suites:\n");
+	for (i = 0; i < BENCH_NR_SUITES; i++)
+		printf("  %-9s %s", bench_suites[i]->name, bench_suites[i]->help);
+	printf("\n"
 	       "Options of every suite:\n"
 	       "  -r, --repetitions=N  measured repetitions per point (default 5)\n"
 	       "  -w, --warmup=N       unmeasured repetitions first (default 1)\n"
@@ -121,16 +109,9 @@ static void usage(void)
 
 static int bench_exec(struct cli *cli, int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int (*fn)(struct bench *b, int argc, char **argv);
-	} suites[] = {
-		{ "trigger", bench_trigger }, { "ops", bench_ops },
-		{ "attach", bench_attach }, { "workload", bench_workload },
-		{ "entry", bench_entry }, { "record", bench_record },
-	};
 	struct bench b = { .cli = cli, .reps = 5, .warmup = 1 };
-	size_t i;
+	const struct bench_suite *suite;
+	int i;
 
 	if (argc < 2)
 		return cli_usage(cli, &cmd_bench, "which suite?");
@@ -138,19 +119,14 @@ static int bench_exec(struct cli *cli, int argc, char **argv)
 		usage();
 		return 0;
 	}
-	if (!strcmp(argv[1], "compare"))
-		return bench_compare(cli, argc - 1, argv + 1);
-	if (!strcmp(argv[1], "show"))
-		return bench_show(cli, argc - 1, argv + 1);
-	if (!strcmp(argv[1], "report"))
-		return bench_report(cli, argc - 1, argv + 1);
-	for (i = 0; i < ARRAY_SIZE(suites); i++) {
-		if (strcmp(argv[1], suites[i].name))
-			continue;
-		b.suite = suites[i].name;
-		return suites[i].fn(&b, argc - 1, argv + 1);
-	}
-	return cli_usage(cli, &cmd_bench, "unknown suite '%s'", argv[1]);
+	i = bench_suite_find(argv[1]);
+	if (i < 0)
+		return cli_usage(cli, &cmd_bench, "unknown suite '%s'", argv[1]);
+	suite = bench_suites[i];
+	if (suite->offline)
+		return suite->offline(cli, argc - 1, argv + 1);
+	b.suite = suite->name;
+	return suite->run(&b, argc - 1, argv + 1);
 }
 
 const struct cmd_entry cmd_bench = {

@@ -159,8 +159,12 @@ static int dump_command(struct cli *cli, int argc, char **argv)
 static int command_help(const struct cmd_entry *cmd)
 {
 	printf("Usage: tracectl %s %s\n%s\n", cmd->name, cmd->args, cmd->summary);
-	if (cmd->help)
+	if (cmd->print_help) {
+		printf("\nOptions:\n");
+		cmd->print_help(stdout);
+	} else if (cmd->help) {
 		printf("\nOptions:\n%s", cmd->help);
+	}
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bash completion for tracectl (installed to
 # share/bash-completion/completions/tracectl). The lists below are checked
-# against `tracectl --help` and the man page by tests/host/62-docs-sync.sh.
+# against `tracectl --help` and the man page by tests/host/62-docs-sync.sh,
+# _tracectl_modes against the mode table by tests/host/77-completion-modes.sh.
 
 _tracectl_global="--json --socket --timeout --help --version"
 _tracectl_commands="status attach list stats top detach bench reload sites functions dump"

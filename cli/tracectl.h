@@ -31,6 +31,8 @@ struct cmd_entry {
 	const char *summary;
 	int (*exec)(struct cli *cli, int argc, char **argv);
 	const char *help;	/* options, one per line, for `tracectl NAME --help` */
+	/* instead of help, when a line of it is made from a table (attach: the modes) */
+	void (*print_help)(FILE *f);
 	bool own_help;		/* exec handles --help itself */
 };
 

@@ -64,7 +64,6 @@ const char *tracerd_mode_path_name(enum tracerd_mode m)
 		[TRACERD_MODE_PATH_KPROBE] = "kprobe",
 		[TRACERD_MODE_PATH_INDIRECT] = "indirect",
 		[TRACERD_MODE_PATH_DIRECT_CALL] = "direct-call",
-		[TRACERD_MODE_PATH_SESSION] = "session",
 		[TRACERD_MODE_PATH_TRACEPOINT] = "tracepoint",
 	};
 

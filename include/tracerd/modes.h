@@ -32,8 +32,8 @@
 	X(KMOD_CALLOPS, "kmod-callops", kmod_callops, KMOD, FUNCTION, INDIRECT) /* ftrace_ops */  \
 	X(KMOD_DIRECT, "kmod-direct", kmod_direct, KMOD, FUNCTION, DIRECT_CALL)			  \
 	X(KMOD_KPROBE, "kmod-kprobe", kmod_kprobe, KMOD, FUNCTION, KPROBE) /* register_kprobe */  \
-	X(KPROBE_SESSION, "kprobe-session", kprobe_session, BPF, FUNCTION, SESSION) /* 6.10+ */	  \
-	X(FSESSION, "fsession", fsession, BPF, FUNCTION, SESSION) /* 7.x */			  \
+	X(KPROBE_SESSION, "kprobe-session", kprobe_session, BPF, FUNCTION, INDIRECT) /* 6.10+ */ \
+	X(FSESSION, "fsession", fsession, BPF, FUNCTION, DIRECT_CALL) /* 7.x */		  \
 	X(FENTRY_MULTI, "fentry-multi", fentry_multi, BPF, FUNCTION, DIRECT_CALL) /* 7.x */
 
 /* the columns KIND, TARGET and PATH of a row */
@@ -54,7 +54,6 @@ enum tracerd_mode_path {
 	TRACERD_MODE_PATH_KPROBE,
 	TRACERD_MODE_PATH_INDIRECT,
 	TRACERD_MODE_PATH_DIRECT_CALL,
-	TRACERD_MODE_PATH_SESSION,
 	TRACERD_MODE_PATH_TRACEPOINT,
 	TRACERD_MODE_PATH_NR,
 };

@@ -42,7 +42,8 @@ TEST(columns)
 	ASSERT_STREQ(tracerd_mode_path_name(TRACERD_MODE_FENTRY), "direct-call", "fentry");
 	ASSERT_STREQ(tracerd_mode_path_name(TRACERD_MODE_KMOD_CALLOPS), "indirect", "callops");
 	ASSERT_STREQ(tracerd_mode_path_name(TRACERD_MODE_KPROBE_INT3), "kprobe", "int3");
-	ASSERT_STREQ(tracerd_mode_path_name(TRACERD_MODE_FSESSION), "session", "fsession");
+	ASSERT_STREQ(tracerd_mode_path_name(TRACERD_MODE_FSESSION), "direct-call", "fsession");
+	ASSERT_STREQ(tracerd_mode_path_name(TRACERD_MODE_KPROBE_SESSION), "indirect", "kprobe-session");
 	ASSERT_STREQ(tracerd_mode_path_name(TRACERD_MODE_TP_BTF), "tracepoint", "tp-btf");
 	for (m = 1; m < TRACERD_MODE_NR; m++) {
 		const char *n = tracerd_mode_name(m);
