@@ -150,6 +150,9 @@ struct tracerd_site_entry;
 int kmod_sites(struct tracerd *d, struct tracerd_site_entry *e, size_t n,
 	       char *why, size_t len);
 /* route libbpf's log through ours: warnings at -v, debug at -vv */
+/* be_kmod.c: the kernel config the module reports (TRACERD_FEAT_*); NULL without it */
+struct json_object;
+struct json_object *kmod_config_json(const struct tracerd *d);
 void libbpf_log_setup(int verbose);
 
 #endif

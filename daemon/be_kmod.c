@@ -763,3 +763,30 @@ KMOD_BACKEND(backend_kmod_callops_regs, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS, BA
 KMOD_BACKEND(backend_kmod_kprobe_int3, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS, KMOD_KPROBE_BATCH,
 	     NULL,
 	     kmod_kprobe_misses, NULL, .unavailable = kmod_int3_unavailable, .own_probe = true);
+
+/* The kernel config the module reports (TRACERD_FEAT_*), as status and bench show it; NULL without it. */
+json_object *kmod_config_json(const struct tracerd *d)
+{
+	static const struct { __u64 bit; const char *name; } cfg[] = {
+		{ TRACERD_FEAT_DYNAMIC_FTRACE, "CONFIG_DYNAMIC_FTRACE" },
+		{ TRACERD_FEAT_DIRECT_CALLS, "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS" },
+		{ TRACERD_FEAT_CALL_OPS, "CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS" },
+		{ TRACERD_FEAT_WITH_ARGS, "CONFIG_DYNAMIC_FTRACE_WITH_ARGS" },
+		{ TRACERD_FEAT_WITH_REGS, "CONFIG_DYNAMIC_FTRACE_WITH_REGS" },
+		{ TRACERD_FEAT_KPROBES, "CONFIG_KPROBES" },
+		{ TRACERD_FEAT_KPROBES_ON_FTRACE, "CONFIG_KPROBES_ON_FTRACE" },
+		{ TRACERD_FEAT_IBT, "CONFIG_X86_KERNEL_IBT" },
+		{ TRACERD_FEAT_CALL_DEPTH, "CONFIG_CALL_DEPTH_TRACKING" },
+		{ TRACERD_FEAT_FPROBE, "CONFIG_FPROBE" },
+	};
+	json_object *o;
+	size_t i;
+
+	if (!d->kmod.present)
+		return NULL;
+	o = json_object_new_object();
+	for (i = 0; i < ARRAY_SIZE(cfg); i++)
+		json_object_object_add(o, cfg[i].name,
+				       json_object_new_boolean(!!(d->kmod.feat_flags & cfg[i].bit)));
+	return o;
+}

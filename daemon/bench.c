@@ -127,7 +127,7 @@ static enum proto_code op_hook(struct tracerd *d, json_object *args, json_object
 
 	if (code)
 		return code;
-	code = command_code(registry_attach(d, &spec, &a, NULL, msg, msglen));
+	code = proto_code_errno(registry_attach(d, &spec, &a, NULL, msg, msglen));
 	if (code == PROTO_E_ATTACH_FAILED)
 		hook_hint_users(d, spec.target, msg, msglen);
 	if (code)
@@ -270,7 +270,7 @@ static enum proto_code kmod_bench_error(int err, const char *what, char *msg, si
 	str_fmt(msg, msglen, "kmod %s benchmark: %s%s", what, errno_str(err, ebuf, sizeof(ebuf)),
 		 err == -EPROTO ? " (hook counts disagree with the calls made: the point is an "
 		 "error, not a number)" : err == -E2BIG ? " (above the module's limits)" : "");
-	return command_code(err);
+	return proto_code_errno(err);
 }
 
 static enum proto_code op_ops(struct tracerd *d, json_object *args, json_object **result,
@@ -418,7 +418,7 @@ static enum proto_code op_attach_time(struct tracerd *d, json_object *args,
 		else
 			snprintf(spec.target, sizeof(spec.target), "tracerd_testmod_fn_%03llx", i);
 		t0 = now_mono_ns();
-		code = command_code(registry_attach(d, &spec, &a, NULL, msg, msglen));
+		code = proto_code_errno(registry_attach(d, &spec, &a, NULL, msg, msglen));
 		t_att += now_mono_ns() - t0;
 		if (!code) {
 			ids[i] = a->id;

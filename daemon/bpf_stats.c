@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include "../lib/log.h"
 #include "../lib/strutil.h"
+#include "../lib/util.h"
 #include "backend.h"
 #include "bpf_stats.h"
 #include "registry.h"

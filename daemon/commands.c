@@ -2,7 +2,7 @@
 /*
  * Control commands (docs/protocol.md): argument decoding and replies.
  * The work is done by the registry; this file only translates: objects
- * into JSON, -errno into codes through one table (command_code).
+ * into JSON, -errno into codes through one table (lib/proto.c, proto_code_errno).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,27 +24,6 @@
 #include "recorder.h"
 #include "registry.h"
 #include "reload.h"
-
-enum proto_code command_code(int err)
-{
-	static const struct { int err; enum proto_code code; } table[] = {
-		{ -EINVAL, PROTO_E_BAD_REQUEST }, { -ENAMETOOLONG, PROTO_E_BAD_REQUEST },
-		{ -ENOENT, PROTO_E_NOT_FOUND }, { -ESRCH, PROTO_E_NOT_FOUND }, { -ENXIO, PROTO_E_NOT_FOUND },
-		{ -EEXIST, PROTO_E_EXISTS },
-		{ -EOPNOTSUPP, PROTO_E_UNAVAILABLE }, { -ENODEV, PROTO_E_UNAVAILABLE },
-		{ -ENOSPC, PROTO_E_LIMIT }, { -E2BIG, PROTO_E_LIMIT }, { -EMFILE, PROTO_E_LIMIT },
-		{ -ENOMEM, PROTO_E_INTERNAL }, { -EIO, PROTO_E_INTERNAL },
-		{ -EPROTO, PROTO_E_INTERNAL },
-	};
-	size_t i;
-
-	if (!err)
-		return PROTO_OK;
-	for (i = 0; i < ARRAY_SIZE(table); i++)
-		if (table[i].err == err)
-			return table[i].code;
-	return PROTO_E_ATTACH_FAILED;
-}
 
 static const char *const attachment_states[] = {
 	[ATTACHMENT_ATTACHED] = "attached",
@@ -101,20 +80,6 @@ json_object *attachment_json(const struct attachment *a)
 	json_object_object_add(o, "state", json_object_new_string(attachment_states[a->state]));
 	json_object_object_add(o, "progress", progress_json(a, hooked));
 	return o;
-}
-
-json_object *skipped_json(const struct skip_list *l)
-{
-	json_object *arr = json_object_new_array(), *o;
-	size_t i;
-
-	for (i = 0; i < l->n; i++) {
-		o = json_object_new_object();
-		json_object_object_add(o, "function", json_object_new_string(l->v[i].function));
-		json_object_object_add(o, "reason", json_object_new_string(l->v[i].reason));
-		json_object_array_add(arr, o);
-	}
-	return arr;
 }
 
 static json_object *latency_json(const struct tracerd_slot_stats *s)
@@ -196,32 +161,6 @@ static json_object *feature_json(const struct feature *f)
 }
 
 /* The kernel configuration that matters to the paths, as the module saw it. */
-json_object *kmod_config_json(const struct tracerd *d)
-{
-	static const struct { __u64 bit; const char *name; } cfg[] = {
-		{ TRACERD_FEAT_DYNAMIC_FTRACE, "CONFIG_DYNAMIC_FTRACE" },
-		{ TRACERD_FEAT_DIRECT_CALLS, "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS" },
-		{ TRACERD_FEAT_CALL_OPS, "CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS" },
-		{ TRACERD_FEAT_WITH_ARGS, "CONFIG_DYNAMIC_FTRACE_WITH_ARGS" },
-		{ TRACERD_FEAT_WITH_REGS, "CONFIG_DYNAMIC_FTRACE_WITH_REGS" },
-		{ TRACERD_FEAT_KPROBES, "CONFIG_KPROBES" },
-		{ TRACERD_FEAT_KPROBES_ON_FTRACE, "CONFIG_KPROBES_ON_FTRACE" },
-		{ TRACERD_FEAT_IBT, "CONFIG_X86_KERNEL_IBT" },
-		{ TRACERD_FEAT_CALL_DEPTH, "CONFIG_CALL_DEPTH_TRACKING" },
-		{ TRACERD_FEAT_FPROBE, "CONFIG_FPROBE" },
-	};
-	json_object *o;
-	size_t i;
-
-	if (!d->kmod.present)
-		return NULL;
-	o = json_object_new_object();
-	for (i = 0; i < ARRAY_SIZE(cfg); i++)
-		json_object_object_add(o, cfg[i].name,
-				       json_object_new_boolean(!!(d->kmod.feat_flags & cfg[i].bit)));
-	return o;
-}
-
 /* Per hooked function of a kmod attachment: where its call site branches now. */
 static json_object *sites_json(struct tracerd *d, const struct attachment *a)
 {
@@ -325,7 +264,7 @@ static enum proto_code attach_args(json_object *args, struct tracerd_spec *s, ch
 {
 	if (proto_args_check(args, "attach", attach_fields, msg, msglen))
 		return PROTO_E_BAD_REQUEST;
-	return command_code(spec_from_json(args, s, msg, msglen));
+	return proto_code_errno(spec_from_json(args, s, msg, msglen));
 }
 
 /* the attach a client waits for ended (registry_attach_start) */
@@ -337,9 +276,9 @@ static void attach_done(struct tracerd *d, void *ctx, int err, struct attachment
 	if (!err) {
 		r = json_object_new_object();
 		json_object_object_add(r, "attachment", attachment_json(a));
-		json_object_object_add(r, "skipped", skipped_json(skipped));
+		json_object_object_add(r, "skipped", skip_list_json(skipped));
 	}
-	control_answer(ctx, command_code(err), r, msg);
+	control_answer(ctx, proto_code_errno(err), r, msg);
 }
 
 /* The reply comes when every function was tried (docs/protocol.md, attach). */
@@ -365,7 +304,7 @@ static enum proto_code cmd_attach(struct tracerd *d, json_object *args, json_obj
 	}
 	err = registry_attach_start(d, &spec, attach_done, w, &a, msg, msglen);
 	if (err)
-		control_answer(w, command_code(err), NULL, msg);
+		control_answer(w, proto_code_errno(err), NULL, msg);
 	return PROTO_OK;
 }
 

@@ -53,6 +53,7 @@ struct control_wait {
 
 struct control {
 	struct tracerd *d;
+	const struct command *commands;	/* main's table (commands.c): control calls none by name */
 	struct evconnlistener *listener;
 	struct event *backoff;
 	struct client *clients;
@@ -99,11 +100,11 @@ static void client_send(struct client *c, json_object *reply)
 	json_object_put(reply);
 }
 
-static const struct command *command_find(const char *name)
+static const struct command *command_find(const struct control *ctl, const char *name)
 {
 	const struct command *cmd;
 
-	for (cmd = tracerd_commands; cmd->name; cmd++)
+	for (cmd = ctl->commands; cmd->name; cmd++)
 		if (!strcmp(cmd->name, name))
 			return cmd;
 	return NULL;
@@ -125,7 +126,7 @@ static void client_handle(struct client *c, const char *line, size_t len)
 		client_send(c, reply);
 		return;
 	}
-	cmd = command_find(req.cmd);
+	cmd = command_find(c->ctl, req.cmd);
 	if (!cmd) {
 		reply = proto_reply_error(req.id, PROTO_E_UNKNOWN_COMMAND, "unknown command '%s'",
 					  req.cmd);
@@ -610,7 +611,7 @@ static void make_parent(const char *path)
 			 "replace the socket", dir, (unsigned int)(sb.st_mode & 07777));
 }
 
-int control_start(struct tracerd *d)
+int control_start(struct tracerd *d, const struct command *commands)
 {
 	struct control *ctl = calloc(1, sizeof(*ctl));
 	int fd;
@@ -618,6 +619,7 @@ int control_start(struct tracerd *d)
 	if (!ctl)
 		return -ENOMEM;
 	ctl->d = d;
+	ctl->commands = commands;
 	d->ctl = ctl;
 	str_copy(ctl->path, d->cfg.socket, sizeof(ctl->path));
 	ctl->read_gid = group_id(d->cfg.read_group);

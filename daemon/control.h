@@ -19,7 +19,7 @@ struct command {
 			      char *msg, size_t msglen);
 };
 
-/* commands.c: the table, NULL-terminated by name */
+/* commands.c: the table, NULL-terminated by name; main hands it to control_start */
 extern const struct command tracerd_commands[];
 
 /*
@@ -34,7 +34,8 @@ struct control_wait *control_wait(struct tracerd *d);
 void control_answer(struct control_wait *w, enum proto_code code, json_object *result,
 		    const char *msg);
 
-int control_start(struct tracerd *d);
+/* Listen on d->cfg.socket and serve the commands of the table (by name). */
+int control_start(struct tracerd *d, const struct command *commands);
 void control_stop(struct tracerd *d);
 
 #endif

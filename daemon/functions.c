@@ -264,28 +264,6 @@ static enum proto_code list_tracepoints(struct tracerd *d, const char *glob, str
 	return PROTO_OK;
 }
 
-enum proto_code glob_limit_args(json_object *args, const char *cmd, long long max,
-				const char **glob, size_t *limit, char *msg, size_t msglen)
-{
-	static const struct proto_field fields[] = {
-		{ "glob", json_type_string }, { "limit", json_type_int }, {}
-	};
-	bool bad = false;
-	long long n;
-
-	if (proto_args_check(args, cmd, fields, msg, msglen))
-		return PROTO_E_BAD_REQUEST;
-	*glob = proto_arg_str(args, "glob", &bad);
-	n = proto_arg_int(args, "limit", max, &bad);
-	if (bad || n < 1 || n > max || (*glob && !(*glob)[0])) {
-		str_fmt(msg, msglen, "%s: invalid arguments (glob: a non-empty string, "
-			"limit: 1 to %lld)", cmd, max);
-		return PROTO_E_BAD_REQUEST;
-	}
-	*limit = (size_t)n;
-	return PROTO_OK;
-}
-
 enum proto_code cmd_functions(struct tracerd *d, json_object *args, json_object **result,
 			      char *msg, size_t msglen)
 {
@@ -294,7 +272,7 @@ enum proto_code cmd_functions(struct tracerd *d, json_object *args, json_object 
 	const char *glob;
 	int err;
 
-	code = glob_limit_args(args, "functions", FUNCTIONS_MAX, &glob, &w.limit, msg, msglen);
+	code = proto_glob_limit_args(args, "functions", FUNCTIONS_MAX, &glob, &w.limit, msg, msglen);
 	if (code)
 		return code;
 	w.arr = json_object_new_array();
@@ -307,7 +285,7 @@ enum proto_code cmd_functions(struct tracerd *d, json_object *args, json_object 
 		if (err) {
 			str_fmt(msg, msglen, "cannot list kernel functions (no "
 				"available_filter_functions, kallsyms or BTF)");
-			code = command_code(err);
+			code = proto_code_errno(err);
 		}
 	}
 	if (code) {

@@ -221,7 +221,7 @@ static int run(struct tracerd *d)
 			goto cleanup;
 		}
 	}
-	ret = control_start(d);
+	ret = control_start(d, tracerd_commands);
 	if (ret)
 		goto cleanup;
 	/* without metrics the daemon still traces: the error is logged */

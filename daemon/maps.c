@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include "../lib/log.h"
 #include "../lib/strutil.h"
+#include "../lib/util.h"
 #include "bpfutil.h"
 #include "recorder.h"
 #include "tracerd.h"

@@ -40,7 +40,7 @@ static json_object *plan_json(const struct plan *p)
 	json_object_object_add(o, "mode_reason", json_object_new_string(p->mode_reason));
 	json_object_object_add(o, "candidates", c);
 	json_object_object_add(o, "functions", f);
-	json_object_object_add(o, "skipped", skipped_json(&p->skipped));
+	json_object_object_add(o, "skipped", skip_list_json(&p->skipped));
 	return o;
 }
 
@@ -52,7 +52,7 @@ enum proto_code plan_attach(struct tracerd *d, const struct tracerd_spec *spec,
 
 	err = registry_plan(d, spec, &p, msg, msglen);
 	if (err)
-		return command_code(err);
+		return proto_code_errno(err);
 	*result = json_object_new_object();
 	json_object_object_add(*result, "plan", plan_json(&p));
 	json_object_object_add(*result, "dry_run", json_object_new_boolean(1));

@@ -4,7 +4,7 @@
  * detach, and the read side used by the control protocol and by any other
  * exporter (HTTP metrics): iterate d->attachments and call hook_stats().
  * Objects and -errno only: daemon/commands.c renders them as JSON and
- * turns the errno into the protocol's code (one table, command_code()).
+ * turns the errno into the protocol's code (one table, lib/proto.c proto_code_errno()).
  */
 #ifndef TRACERD_REGISTRY_H
 #define TRACERD_REGISTRY_H

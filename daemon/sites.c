@@ -302,7 +302,7 @@ enum proto_code cmd_sites(struct tracerd *d, json_object *args, json_object **re
 	size_t i;
 	int err;
 
-	code = glob_limit_args(args, "sites", SITES_MAX, &glob, &w.limit, msg, msglen);
+	code = proto_glob_limit_args(args, "sites", SITES_MAX, &glob, &w.limit, msg, msglen);
 	if (code)
 		return code;
 	if (glob && (spec_is_tracepoint(glob) || spec_check_target(glob, why, sizeof(why)))) {
@@ -314,7 +314,7 @@ enum proto_code cmd_sites(struct tracerd *d, json_object *args, json_object **re
 	err = kmod_sites(d, NULL, 0, why, sizeof(why));
 	if (err) {
 		str_fmt(msg, msglen, "sites: reading live call sites needs tracerd_kmod: %s", why);
-		return command_code(err);
+		return proto_code_errno(err);
 	}
 	w.names = calloc(w.limit, sizeof(*w.names));
 	w.mods = calloc(w.limit, sizeof(*w.mods));
@@ -329,7 +329,7 @@ enum proto_code cmd_sites(struct tracerd *d, json_object *args, json_object **re
 		walk_free(&w);
 		str_fmt(msg, msglen, w.err ? "out of memory" : "cannot list kernel functions (no "
 			"available_filter_functions, kallsyms or BTF)");
-		return command_code(w.err ? w.err : err);
+		return proto_code_errno(w.err ? w.err : err);
 	}
 	if (!w.total) {
 		walk_free(&w);
@@ -341,7 +341,7 @@ enum proto_code cmd_sites(struct tracerd *d, json_object *args, json_object **re
 	if (err) {
 		walk_free(&w);
 		str_fmt(msg, msglen, "sites: %s", why);
-		return command_code(err);
+		return proto_code_errno(err);
 	}
 	enabled_load(&en);
 	arr = json_object_new_array();

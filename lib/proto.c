@@ -8,6 +8,7 @@
 #include "jsonutil.h"
 #include "proto.h"
 #include "strutil.h"
+#include "util.h"
 
 static const struct {
 	const char *name;
@@ -272,4 +273,47 @@ long long proto_arg_int(json_object *args, const char *key, long long def, bool 
 		return def;
 	}
 	return json_object_get_int64(v);
+}
+
+enum proto_code proto_code_errno(int err)
+{
+	static const struct { int err; enum proto_code code; } table[] = {
+		{ -EINVAL, PROTO_E_BAD_REQUEST }, { -ENAMETOOLONG, PROTO_E_BAD_REQUEST },
+		{ -ENOENT, PROTO_E_NOT_FOUND }, { -ESRCH, PROTO_E_NOT_FOUND }, { -ENXIO, PROTO_E_NOT_FOUND },
+		{ -EEXIST, PROTO_E_EXISTS },
+		{ -EOPNOTSUPP, PROTO_E_UNAVAILABLE }, { -ENODEV, PROTO_E_UNAVAILABLE },
+		{ -ENOSPC, PROTO_E_LIMIT }, { -E2BIG, PROTO_E_LIMIT }, { -EMFILE, PROTO_E_LIMIT },
+		{ -ENOMEM, PROTO_E_INTERNAL }, { -EIO, PROTO_E_INTERNAL },
+		{ -EPROTO, PROTO_E_INTERNAL },
+	};
+	size_t i;
+
+	if (!err)
+		return PROTO_OK;
+	for (i = 0; i < ARRAY_SIZE(table); i++)
+		if (table[i].err == err)
+			return table[i].code;
+	return PROTO_E_ATTACH_FAILED;
+}
+
+enum proto_code proto_glob_limit_args(json_object *args, const char *cmd, long long max,
+				      const char **glob, size_t *limit, char *msg, size_t msglen)
+{
+	static const struct proto_field fields[] = {
+		{ "glob", json_type_string }, { "limit", json_type_int }, {}
+	};
+	bool bad = false;
+	long long n;
+
+	if (proto_args_check(args, cmd, fields, msg, msglen))
+		return PROTO_E_BAD_REQUEST;
+	*glob = proto_arg_str(args, "glob", &bad);
+	n = proto_arg_int(args, "limit", max, &bad);
+	if (bad || n < 1 || n > max || (*glob && !(*glob)[0])) {
+		str_fmt(msg, msglen, "%s: invalid arguments (glob: a non-empty string, "
+			"limit: 1 to %lld)", cmd, max);
+		return PROTO_E_BAD_REQUEST;
+	}
+	*limit = (size_t)n;
+	return PROTO_OK;
 }

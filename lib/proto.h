@@ -42,6 +42,21 @@ const char *proto_code_name(enum proto_code code);
 enum proto_code proto_code_parse(const char *name);
 /* tracectl exit status for a daemon error code (see docs/protocol.md) */
 int proto_code_exit(enum proto_code code);
+/*
+ * The one errno -> protocol code table (docs/protocol.md, "Error codes"):
+ * EINVAL bad_request, ENOENT/ESRCH/ENXIO not_found, EEXIST exists,
+ * EOPNOTSUPP/ENODEV unavailable, ENOSPC/E2BIG/EMFILE limit,
+ * ENOMEM/EIO/EPROTO internal, anything else (EREMOTEIO: the kernel
+ * refused) attach_failed; 0 ok. With proto_code_exit: errno -> code -> exit.
+ */
+enum proto_code proto_code_errno(int err);
+/*
+ * The {glob, limit} arguments of the `functions` and `sites` requests:
+ * no other field, glob absent (all) or non-empty, limit 1..max (default
+ * max). PROTO_OK, or PROTO_E_BAD_REQUEST with msg naming the command.
+ */
+enum proto_code proto_glob_limit_args(json_object *args, const char *cmd, long long max,
+				      const char **glob, size_t *limit, char *msg, size_t msglen);
 
 /* tracectl exit statuses */
 enum tracectl_exit {

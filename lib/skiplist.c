@@ -27,3 +27,17 @@ void skip_list_free(struct skip_list *l)
 	free(l->v);
 	memset(l, 0, sizeof(*l));
 }
+
+json_object *skip_list_json(const struct skip_list *l)
+{
+	json_object *arr = json_object_new_array(), *o;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		o = json_object_new_object();
+		json_object_object_add(o, "function", json_object_new_string(l->v[i].function));
+		json_object_object_add(o, "reason", json_object_new_string(l->v[i].reason));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}

@@ -8,6 +8,8 @@
 #ifndef TRACERD_LIB_SKIPLIST_H
 #define TRACERD_LIB_SKIPLIST_H
 
+#include <json-c/json.h>
+
 #include <stddef.h>
 
 /* at most SKIP_LIST_MAX entries are kept: the reply stays bounded */
@@ -27,5 +29,7 @@ struct skip_list {
  * full (SKIP_LIST_MAX) or out of memory. */
 void skip_list_add(struct skip_list *l, const char *function, const char *reason);
 void skip_list_free(struct skip_list *l);
+/* [{"function", "reason"}] (docs/protocol.md: attach's "skipped") */
+json_object *skip_list_json(const struct skip_list *l);
 
 #endif

@@ -249,30 +249,3 @@ char *json_sanitize(const char *s, size_t len, size_t *outlen)
 	return out;
 }
 
-static const char *const errno_names[] = {
-	[EPERM] = "EPERM", [ENOENT] = "ENOENT", [ESRCH] = "ESRCH", [EINVAL] = "EINVAL",
-	[EBUSY] = "EBUSY", [EEXIST] = "EEXIST", [ENODEV] = "ENODEV", [EACCES] = "EACCES",
-	[ENOSPC] = "ENOSPC", [E2BIG] = "E2BIG", [EOPNOTSUPP] = "EOPNOTSUPP",
-	[EILSEQ] = "EILSEQ", [EFAULT] = "EFAULT",
-	[ENOMEM] = "ENOMEM", [ENOTTY] = "ENOTTY", [ENXIO] = "ENXIO",
-	[EPROTO] = "EPROTO", [EMFILE] = "EMFILE", [ENFILE] = "ENFILE",
-};
-
-const char *errno_str(int err, char *buf, size_t len)
-{
-	int e = err < 0 ? -err : err;
-	const char *n = (size_t)e < ARRAY_SIZE(errno_names) ? errno_names[e] : NULL;
-	char lim[96];
-
-	/* a resource limit named, not just the errno it caused */
-	if ((e == EMFILE || e == ENFILE || e == ENOMEM) && limit_explain(e, lim, sizeof(lim)))
-		snprintf(buf, len, "%s%s%s", e == ENOMEM ? "Cannot allocate memory (ENOMEM): " : "",
-			 lim, e == ENOMEM ? "" : e == EMFILE ? " (EMFILE)" : " (ENFILE)");
-	else if (e == 524)	/* kernel-internal ENOTSUPP leaks out of some paths */
-		snprintf(buf, len, "Operation not supported (ENOTSUPP)");
-	else if (n)
-		snprintf(buf, len, "%s (%s)", strerror(e), n);
-	else
-		snprintf(buf, len, "%s (errno %d)", strerror(e), e);
-	return buf;
-}

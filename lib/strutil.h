@@ -65,11 +65,4 @@ char *json_sanitize(const char *s, size_t len, size_t *outlen);
  */
 size_t json_quote(char *out, const char *s, size_t n);
 
-/*
- * An errno for a message: "Operation not permitted (EPERM)", a resource
- * limit named for EMFILE/ENFILE/ENOMEM (limit_explain), the kernel's
- * internal ENOTSUPP (524) by name. err may be negative; returns buf.
- */
-const char *errno_str(int err, char *buf, size_t len);
-
 #endif

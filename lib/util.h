@@ -36,6 +36,12 @@ int str_copy(char *dst, const char *src, size_t size);
  */
 int limit_explain(int err, char *buf, size_t len);
 /*
+ * An errno for a message: "Operation not permitted (EPERM)", a resource
+ * limit named for EMFILE/ENFILE/ENOMEM (limit_explain), the kernel's
+ * internal ENOTSUPP (524) by name. err may be negative; returns buf.
+ */
+const char *errno_str(int err, char *buf, size_t len);
+/*
  * The calling process's open file descriptors: the size Linux >= 6.2
  * reports for /proc/self/fd (one stat, whatever the count), else its
  * entries counted (the directory's own fd not included); -errno.
