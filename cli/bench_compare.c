@@ -92,7 +92,8 @@ static bool same_options(json_object *a, json_object *b, char *diff, size_t len)
 			continue;
 		v = jget(ob, k);
 		if (!same_option(k, va, v)) {
-			snprintf(diff, len, "option '%s': %s vs %s", k, json_object_to_json_string(va),
+			snprintf(diff, len, "option '%s': %s vs %s", k,
+				 json_object_to_json_string(va),
 				 v ? json_object_to_json_string(v) : "(absent)");
 			return false;
 		}
@@ -151,8 +152,10 @@ static json_object *compare_rows(json_object *a, json_object *b, bool all)
 
 			json_object_object_add(r, "key", json_object_new_string(key));
 			json_object_object_add(r, "value", NULL);
-			json_object_object_add(r, "a_status", json_object_new_string(jstr(p, "status", "?")));
-			json_object_object_add(r, "b_status", json_object_new_string(jstr(q, "status", "?")));
+			json_object_object_add(r, "a_status",
+					       json_object_new_string(jstr(p, "status", "?")));
+			json_object_object_add(r, "b_status",
+					       json_object_new_string(jstr(q, "status", "?")));
 			json_object_array_add(rows, r);
 			continue;
 		}
@@ -169,7 +172,8 @@ static json_object *compare_rows(json_object *a, json_object *b, bool all)
 
 			json_object_object_add(r, "key", json_object_new_string(key));
 			json_object_object_add(r, "value", json_object_new_string(name));
-			json_object_object_add(r, "unit", json_object_new_string(jstr(va, "unit", "")));
+			json_object_object_add(r, "unit",
+					       json_object_new_string(jstr(va, "unit", "")));
 			json_object_object_add(r, "a", json_object_new_double(x));
 			json_object_object_add(r, "b", isnan(y) ? NULL : json_object_new_double(y));
 			json_object_object_add(r, "ratio", isnan(y) || x == 0 ? NULL :
@@ -262,8 +266,8 @@ static int bench_compare(struct cli *cli, int argc, char **argv)
 		else if (!strcmp(argv[i], "--all") || !strcmp(argv[i], "-a"))
 			all = true;
 		else if (argv[i][0] == '-' && argv[i][1])
-			return cli_error(cli, EXIT_USAGE, "usage", "bench compare: unknown option '%s'",
-					 argv[i]);
+			return cli_error(cli, EXIT_USAGE, "usage",
+					 "bench compare: unknown option '%s'", argv[i]);
 		else if (nf < 2)
 			files[nf++] = argv[i];
 		else
@@ -323,7 +327,8 @@ static int bench_show(struct cli *cli, int argc, char **argv)
 	else if (argc == 3 && !strncmp(argv[2], "--svg=", 6))
 		svg = argv[2] + 6;
 	else if (argc != 2)
-		return cli_error(cli, EXIT_USAGE, "usage", "usage: tracectl bench show FILE [--svg OUT]");
+		return cli_error(cli, EXIT_USAGE, "usage",
+				 "usage: tracectl bench show FILE [--svg OUT]");
 	b.doc = bench_load(cli, argv[1], &exit);
 	if (!b.doc)
 		return exit;

@@ -223,7 +223,8 @@ static void entry_points(struct bench *b, struct entry_run *e)
 		point_label(v->p, "entry", v->claim);
 		point_label(v->p, "bytes", v->bytes);
 		if (v->refused) {
-			point_status(b, v->p, "unavailable", "the module refused it: %s", v->reason);
+			point_status(b, v->p, "unavailable", "the module refused it: %s",
+				     v->reason);
 			continue;
 		}
 		point_count(v->p, "calls", expected, v->good);
@@ -303,8 +304,8 @@ static void entry_table(struct bench *b, FILE *f)
 
 		if (strcmp(jstr(p, "status", ""), "ok")) {
 			fprintf(f, "%-12s %-17s %-34s %s: %s\n", jtty(l, "mode", "?"),
-				jtty(l, "entry", "?"), jtty(l, "bytes", "?"), jtty(p, "status", "?"),
-				jtty(p, "reason", "?"));
+				jtty(l, "entry", "?"), jtty(l, "bytes", "?"),
+				jtty(p, "status", "?"), jtty(p, "reason", "?"));
 			continue;
 		}
 		snprintf(ns, sizeof(ns), "%.3f (%.3f-%.3f)", point_stat(p, "ns_per_call", "median"),
@@ -363,7 +364,8 @@ const struct bench_suite bench_suite_entry = {
 	.name = "entry",
 	.help = "an untraced traceable function's entry against its notrace twin\n"
 		"            (the test module's twins; seed 003); needs tracerd_testmod loaded\n"
-		"              -n, --calls=N          calls per variant and round (default 1000000)\n"
+		"              -n, --calls=N          calls per variant and round (default "
+		"1000000)\n"
 		"                  --rounds=R         interleaved rounds (same as -r)\n",
 	.run = bench_entry,
 	.table = entry_table,

@@ -158,16 +158,18 @@ static bool ops_point(struct bench *b, const struct grid_opts *o, const char *mo
 		json_object_object_add(args, "irrelevant", json_object_new_int64(irr));
 		ret = bench_call(b, "ops", args, &r, msg, sizeof(msg));
 		if (ret) {
-			point_status(b, p, ret == -(int)PROTO_E_UNAVAILABLE ? "unavailable" : "error",
+			point_status(b, p,
+				     ret == -(int)PROTO_E_UNAVAILABLE ? "unavailable" : "error",
 				     "%s", msg);
 			return ret != -(int)PROTO_E_UNAVAILABLE;
 		}
 		if (jint(r, "hits", -1) != n * rel || jint(r, "irrelevant_hits", -1) != 0) {
 			point_count(p, "relevant_hits", n * rel, jint(r, "hits", -1));
 			point_count(p, "irrelevant_hits", 0, jint(r, "irrelevant_hits", -1));
-			point_status(b, p, "error", "hooks counted %lld + %lld irrelevant, expected "
-				     "%lld", jint(r, "hits", -1), jint(r, "irrelevant_hits", -1),
-				     n * rel);
+			point_status(b, p, "error",
+				     "hooks counted %lld + %lld irrelevant, expected "
+				     "%lld",
+				     jint(r, "hits", -1), jint(r, "irrelevant_hits", -1), n * rel);
 			json_object_put(r);
 			return true;
 		}
@@ -205,7 +207,8 @@ static void ops_table(struct bench *b, FILE *f)
 	size_t i, n = jlen(b->points);
 	const char *last = "";
 	long long lastr = -1;
-	const char *sep = "+----------+------------+-----------------+------------+---------------+\n";
+	const char *sep =
+		"+----------+------------+-----------------+------------+---------------+\n";
 
 	fprintf(f, "ops: %lld calls of the module's tracee per point, %d runs after %d warm-up; "
 		"median (overhead against 0/0 of the same mode)\n",
@@ -232,7 +235,8 @@ static void ops_table(struct bench *b, FILE *f)
 			continue;
 		}
 		fprintf(f, "| %8lld | %10lld | %15.0f | %10.1f | ", r, jint(l, "irrelevant", 0),
-			point_stat(p, "total_ns", "median"), point_stat(p, "ns_per_call", "median"));
+			point_stat(p, "total_ns", "median"),
+			point_stat(p, "ns_per_call", "median"));
 		if (r == 0 && jint(l, "irrelevant", 0) == 0)
 			fprintf(f, "%13s |\n", "-");
 		else

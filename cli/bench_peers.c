@@ -211,7 +211,8 @@ static int start_peer(const struct peer_def *d, const char *fn, struct peer_proc
 	if (d->ref_mode) {
 		ref = ref_path(rp, sizeof(rp));
 		if (!ref) {
-			snprintf(msg, len, "tracerd-ref not found (beside tracectl, /usr/lib/tracerd, "
+			snprintf(msg, len,
+				 "tracerd-ref not found (beside tracectl, /usr/lib/tracerd, "
 				 "or $TRACERD_REF)");
 			return 3;
 		}
@@ -231,8 +232,8 @@ static int start_peer(const struct peer_def *d, const char *fn, struct peer_proc
 		if (lat && n > 0 && (size_t)n < sizeof(script))
 			snprintf(script + n, sizeof(script) - (size_t)n,
 				 "%s:%s /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); "
-				 "@r = count(); }\n", !strcmp(bt, "kfunc") ? "kretfunc" : "kretprobe",
-				 fn);
+				 "@r = count(); }\n",
+				 !strcmp(bt, "kfunc") ? "kretfunc" : "kretprobe", fn);
 		argv[0] = "bpftrace";
 		argv[1] = "-B";
 		argv[2] = "line";
@@ -278,8 +279,8 @@ static int stop_peer(const struct peer_def *d, struct peer_proc *pp, long long *
 		return -EIO;
 	}
 	if (rc) {
-		snprintf(msg, len, "%s exited with status %d", d->ref_mode ? "tracerd-ref" : "bpftrace",
-			 rc);
+		snprintf(msg, len, "%s exited with status %d",
+			 d->ref_mode ? "tracerd-ref" : "bpftrace", rc);
 		return -EIO;
 	}
 	if (d->ref_mode) {
@@ -317,11 +318,13 @@ void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *co
 		point_label(p, "mode", d->mode);
 		point_label(p, "variant", d->variant);
 		point_label(p, "peer", d->kind);
-		base_ns = loop->base(b, loop->opts, p);	/* before it attaches: it would count these */
+		base_ns =
+			loop->base(b, loop->opts, p); /* before it attaches: it would count these */
 		bench_progress(b, "%s: starting the peer", key);
 		ret = start_peer(d, fn, &pp, msg, sizeof(msg));
 		if (ret) {
-			point_status(b, p, ret == 3 || ret == 127 || ret == 1 ? "unavailable" : "error",
+			point_status(b, p,
+				     ret == 3 || ret == 127 || ret == 1 ? "unavailable" : "error",
 				     "%s", msg);
 			continue;
 		}
@@ -331,8 +334,10 @@ void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *co
 			continue;
 		}
 		if (calls != want || (lat && rets != want)) {
-			point_status(b, p, "error", "the peer counted %lld calls%s%lld returns of %lld "
-				     "made", calls, lat ? " and " : "", lat ? rets : 0, want);
+			point_status(b, p, "error",
+				     "the peer counted %lld calls%s%lld returns of %lld "
+				     "made",
+				     calls, lat ? " and " : "", lat ? rets : 0, want);
 			point_count(p, "calls", want, calls);
 			continue;
 		}
@@ -404,9 +409,11 @@ void peers_table(json_object *doc, FILE *f, const char *label)
 			if (!any || (peer_of[m].if_measured && isnan(t)))
 				continue;
 			if (!header)
-				fprintf(f, "%s%s%stracerd against its peers on the same loop (overhead "
-					"ns; tracerd / peer, < 1: tracerd cheaper)\n", label ? "\n" : "",
-					label ? label : "", label ? ": " : "");
+				fprintf(f,
+					"%s%s%stracerd against its peers on the same loop "
+					"(overhead "
+					"ns; tracerd / peer, < 1: tracerd cheaper)\n",
+					label ? "\n" : "", label ? label : "", label ? ": " : "");
 			header = true;
 			snprintf(cell, sizeof(cell), "%s %s", peer_of[m].mode, variants[v]);
 			if (isnan(t))
@@ -421,7 +428,8 @@ void peers_table(json_object *doc, FILE *f, const char *label)
 				else if (isnan(t) || p <= 0 || t <= 0)
 					fprintf(f, "   %s %.0f", peer_of[m].peers[k], p);
 				else
-					fprintf(f, "   %s %.0f (%.2f)", peer_of[m].peers[k], p, t / p);
+					fprintf(f, "   %s %.0f (%.2f)", peer_of[m].peers[k], p,
+						t / p);
 			}
 			fputc('\n', f);
 		}

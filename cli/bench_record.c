@@ -177,7 +177,8 @@ static int wait_balanced(struct bench *b, long long id, struct rec_counts *c, ch
 		if (c->recorded + c->dropped == c->calls)
 			return 0;
 		if (now_s() - t0 > BALANCE_S) {
-			snprintf(msg, len, "recorded %lld + dropped %lld != calls %lld after %.0f s",
+			snprintf(msg, len,
+				 "recorded %lld + dropped %lld != calls %lld after %.0f s",
 				 c->recorded, c->dropped, c->calls, BALANCE_S);
 			return -ETIMEDOUT;
 		}
@@ -400,9 +401,11 @@ static void record_table(struct bench *b, FILE *f)
 	for (i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(b->points, i), *c = jobj(p, "counts");
 		static const char *const v[][2] = {
-			{ "made_per_s", "events/s made" }, { "recorded_per_s", "events/s recorded" },
-			{ "dropped_pct", "% dropped" }, { "bytes_per_event", "bytes/event on disk" },
-			{ "daemon_cpu_ns_per_event", "daemon CPU ns/event" },
+			{"made_per_s", "events/s made"},
+			{"recorded_per_s", "events/s recorded"},
+			{"dropped_pct", "% dropped"},
+			{"bytes_per_event", "bytes/event on disk"},
+			{"daemon_cpu_ns_per_event", "daemon CPU ns/event"},
 		};
 		size_t k;
 
@@ -502,7 +505,8 @@ static int bench_record(struct bench *b, int argc, char **argv)
 	dpid = jint(st, "pid", -1);
 	json_object_put(st);
 	if (o.events)
-		json_object_object_add(b->options, "calls", json_object_new_int64((long long)o.events));
+		json_object_object_add(b->options, "calls",
+				       json_object_new_int64((long long)o.events));
 	else
 		json_object_object_add(b->options, "seconds", json_object_new_double(o.seconds));
 	json_object_object_add(b->options, "producers", json_object_new_int(o.threads));
@@ -543,7 +547,8 @@ const struct bench_suite bench_suite_record = {
 		"            through the daemon: events/s made and recorded, % dropped, bytes\n"
 		"            per event on disk, daemon CPU ns per event; recorded + dropped must\n"
 		"            equal the calls, and the file hold the recorded events\n"
-		"              -n, --calls=N          calls per run, all threads (default 2000000)\n"
+		"              -n, --calls=N          calls per run, all threads (default "
+		"2000000)\n"
 		"              -d, --duration=S       instead, calls for S seconds per run\n"
 		"              -p, --producers=T      writer threads (1..64, default 2)\n"
 		"              -t, --target=T         traced target (default tp:task/task_rename,\n"

@@ -249,7 +249,8 @@ void svg_chart(FILE *f, const char *title, const char *xlabel, const char *ylabe
 					PY(tr(lines[i].y[j], logy)));
 			fprintf(f, "\"/>\n");
 			for (j = 0; j < lines[i].n; j++)
-				fprintf(f, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
+				fprintf(f,
+					"<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
 					"fill=\"%s\"><title>%.4g, %.4g</title></circle>\n",
 					PX(tr(lines[i].x[j], logx)), PY(tr(lines[i].y[j], logy)), c,
 					lines[i].x[j], lines[i].y[j]);
@@ -311,12 +312,14 @@ void svg_bars(FILE *f, const char *title, const char *unit, const struct svg_bar
 			fprintf(f, "</text>\n");
 			continue;
 		}
-		fprintf(f, "<rect class=\"bar\" x=\"%g\" y=\"%g\" width=\"%.1f\" height=\"16\" "
-			"fill=\"%s\"><title>%.4g</title></rect><text x=\"%.1f\" y=\"%g\">%s</text>\n",
+		fprintf(f,
+			"<rect class=\"bar\" x=\"%g\" y=\"%g\" width=\"%.1f\" height=\"16\" "
+			"fill=\"%s\"><title>%.4g</title></rect><text x=\"%.1f\" "
+			"y=\"%g\">%s</text>\n",
 			xoff + L, y + 3, (bars[i].value > 0 ? bars[i].value : 0) / max * (R - L),
 			colors[bars[i].color % 16], bars[i].value,
-			xoff + L + (bars[i].value > 0 ? bars[i].value : 0) / max * (R - L) + 4, y + 15,
-			num(nv, sizeof(nv), bars[i].value));
+			xoff + L + (bars[i].value > 0 ? bars[i].value : 0) / max * (R - L) + 4,
+			y + 15, num(nv, sizeof(nv), bars[i].value));
 	}
 }
 

@@ -280,10 +280,12 @@ static void trigger_table(struct bench *b, FILE *f)
 			continue;
 		}
 		snprintf(cell, sizeof(cell), "%.3f [%.3f - %.3f]",
-			 point_stat(p, "mcalls_per_s", "median"), point_stat(p, "mcalls_per_s", "min"),
+			 point_stat(p, "mcalls_per_s", "median"),
+			 point_stat(p, "mcalls_per_s", "min"),
 			 point_stat(p, "mcalls_per_s", "max"));
 		fprintf(f, "%-26s ", cell);
-		snprintf(cell, sizeof(cell), "%.0f [%.0f - %.0f]", point_stat(p, "ns_per_call", "median"),
+		snprintf(cell, sizeof(cell), "%.0f [%.0f - %.0f]",
+			 point_stat(p, "ns_per_call", "median"),
 			 point_stat(p, "ns_per_call", "min"), point_stat(p, "ns_per_call", "max"));
 		fprintf(f, "%-26s ", cell);
 		if (isnan(point_stat(p, "overhead_ns", "median")))
@@ -400,7 +402,8 @@ static int bench_trigger(struct bench *b, int argc, char **argv)
 			 * fprobe, kmod-direct: its trampoline), not in their
 			 * variants; no empty */
 			if (bench_hook_is_kmod(o.modes[i]) && strcmp(o.variants[j], "count") &&
-			    (strcmp(o.variants[j], "latency") || bench_hook_counts_only(o.modes[i])))
+			    (strcmp(o.variants[j], "latency") ||
+			     bench_hook_counts_only(o.modes[i])))
 				continue;
 			/* the empty program exists for the bench's own hooks only */
 			if (!strcmp(o.variants[j], "empty") && !bench_hook_listed(o.modes[i]))

@@ -305,7 +305,8 @@ static void wl_table(struct bench *b, FILE *f)
 	for (i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(b->points, i), *l = jget(p, "labels");
 		bool dd = !strcmp(jstr(l, "load", ""), "dd");
-		const char *v = dd ? "mb_per_s" : "seconds", *w = dd ? "ns_per_write" : "ns_per_message";
+		const char *v = dd ? "mb_per_s" : "seconds",
+			   *w = dd ? "ns_per_write" : "ns_per_message";
 
 		fprintf(f, "%-18s %-10s ", jtty(l, "mode", "?"), jtty(l, "load", "?"));
 		if (strcmp(jstr(p, "status", ""), "ok")) {
@@ -313,7 +314,8 @@ static void wl_table(struct bench *b, FILE *f)
 			continue;
 		}
 		snprintf(c1, sizeof(c1), dd ? "%.1f [%.1f - %.1f]" : "%.4f [%.4f - %.4f]",
-			 point_stat(p, v, "median"), point_stat(p, v, "min"), point_stat(p, v, "max"));
+			 point_stat(p, v, "median"), point_stat(p, v, "min"),
+			 point_stat(p, v, "max"));
 		snprintf(c2, sizeof(c2), "%.0f [%.0f - %.0f]", point_stat(p, w, "median"),
 			 point_stat(p, w, "min"), point_stat(p, w, "max"));
 		fprintf(f, "%-28s %-28s ", c1, c2);
@@ -350,8 +352,8 @@ static int wl_opt(struct bench *b, int c, const char *arg, void *ctx)
 		*iv = (int)v;
 		return 0;
 	case 'm':
-		o->nmodes = bench_pick(b, "mode", arg, known, bench_hooks(known, BENCH_HOOKS_NO_REGS),
-				       o->modes, 16);
+		o->nmodes = bench_pick(b, "mode", arg, known,
+				       bench_hooks(known, BENCH_HOOKS_NO_REGS), o->modes, 16);
 		return o->nmodes < 0 ? -o->nmodes : 0;
 	default:
 		return BENCH_OPT_COMMON;

@@ -141,7 +141,8 @@ int client_connect(struct cli *cli, double timeout_s, char *msg, size_t msglen)
 	int fd, err;
 
 	if (str_copy(sa.sun_path, cli->socket, sizeof(sa.sun_path)))
-		return set_err(msg, msglen, -ENAMETOOLONG, "socket path '%s' is too long", cli->socket);
+		return set_err(msg, msglen, -ENAMETOOLONG, "socket path '%s' is too long",
+			       cli->socket);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return set_err(msg, msglen, -errno, "socket: %s", strerror(errno));
@@ -224,7 +225,8 @@ static int write_all(int fd, const char *buf, size_t len, uint64_t deadline)
 		err = wait_fd(fd, POLLOUT, deadline);
 		if (err)
 			return err;
-		n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);	/* daemon gone: an error, not SIGPIPE */
+		n = send(fd, buf, len,
+			 MSG_NOSIGNAL | MSG_DONTWAIT); /* daemon gone: an error, not SIGPIPE */
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)

@@ -92,9 +92,11 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 		case 'b':
 			if (by || spec_by_parse(optarg) < 0) {
 				json_object_put(args);
-				return cli_usage(cli, &cmd_attach, by ?
-						 "--by: one key per attachment (pid, comm or cgroup)" :
-						 "--by: pid, comm or cgroup, not '%s'", optarg);
+				return cli_usage(
+					cli, &cmd_attach,
+					by ? "--by: one key per attachment (pid, comm or cgroup)"
+					   : "--by: pid, comm or cgroup, not '%s'",
+					optarg);
 			}
 			by = true;
 			json_object_object_add(args, "by", json_object_new_string(optarg));
@@ -185,7 +187,8 @@ static void attach_help(FILE *f)
 
 const struct cmd_entry cmd_attach = {
 	.name = "attach",
-	.args = "TARGET [--mode M] [--latency] [--errors] [--by KEY] [--pid N] [--comm C] [--record NAME] [--partial] [--dry-run]",
+	.args = "TARGET [--mode M] [--latency] [--errors] [--by KEY] [--pid N] [--comm C] "
+		"[--record NAME] [--partial] [--dry-run]",
 	.summary = "hook a function, a glob of them, or tp:CATEGORY/NAME",
 	.exec = attach_exec,
 	.print_help = attach_help,

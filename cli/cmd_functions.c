@@ -49,8 +49,8 @@ static void print_functions(json_object *r)
 			       jbool(f, "btf") ? "yes" : "no", jtty(f, "via", "?"), cell,
 			       jbool(f, "latency") ? " (--latency)" : "");
 		else
-			printf("%-40s %-12s %-4s %s\n", jtty(f, "name", "?"), jtty(f, "module", "-"),
-			       jbool(f, "btf") ? "yes" : "no", cell);
+			printf("%-40s %-12s %-4s %s\n", jtty(f, "name", "?"),
+			       jtty(f, "module", "-"), jbool(f, "btf") ? "yes" : "no", cell);
 	}
 	if (jbool(r, "truncated"))
 		printf("(the first %zu of %lld: narrow the GLOB, or --limit up to 100000)\n", n,
@@ -75,7 +75,8 @@ static int functions_exec(struct cli *cli, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "l:", opts, NULL)) != -1) {
 		if (c != 'l') {
 			json_object_put(args);
-			return cli_usage(cli, &cmd_functions, "unknown option '%s'", argv[optind - 1]);
+			return cli_usage(cli, &cmd_functions, "unknown option '%s'",
+					 argv[optind - 1]);
 		}
 		if (cli_number(cli, "--limit", optarg, 1, 100000, &limit)) {
 			json_object_put(args);

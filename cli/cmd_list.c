@@ -18,10 +18,12 @@ static void print_sites(json_object *sites)
 		json_object *s = json_object_array_get_idx(sites, i);
 
 		if (jget(s, "path"))
-			printf("     site %s: %s%s%s\n", jtty(s, "function", "?"), jtty(s, "path", "?"),
-			       jget(s, "target") ? " -> " : "", jtty(s, "target", ""));
+			printf("     site %s: %s%s%s\n", jtty(s, "function", "?"),
+			       jtty(s, "path", "?"), jget(s, "target") ? " -> " : "",
+			       jtty(s, "target", ""));
 		else
-			printf("     site %s: %s\n", jtty(s, "function", "?"), jtty(s, "error", "?"));
+			printf("     site %s: %s\n", jtty(s, "function", "?"),
+			       jtty(s, "error", "?"));
 	}
 }
 
@@ -31,9 +33,11 @@ static void print_recording(json_object *rec)
 	if (!rec)
 		return;
 	if (jbool(rec, "active"))
-		printf("     record %s: recording to %s\n", jstr(rec, "name", "?"), jstr(rec, "file", "?"));
+		printf("     record %s: recording to %s\n", jstr(rec, "name", "?"),
+		       jstr(rec, "file", "?"));
 	else
-		printf("     record %s: STOPPED: %s\n", jstr(rec, "name", "?"), jstr(rec, "error", "?"));
+		printf("     record %s: STOPPED: %s\n", jstr(rec, "name", "?"),
+		       jstr(rec, "error", "?"));
 }
 
 /* attaching or detaching: how far it got */
@@ -72,7 +76,8 @@ static void print_list(json_object *r)
 			printf("     owner %s%s%s\n", jtty(a, "owner", "?"),
 			       jget(a, "variant") ? ", variant " : "", jtty(a, "variant", ""));
 		if (jbool(a, "errors"))
-			printf("     counts error returns by errno (attach --errors; tracectl stats)\n");
+			printf("     counts error returns by errno (attach --errors; tracectl "
+			       "stats)\n");
 		if (jstr(a, "by", NULL))
 			printf("     counts calls by %s (attach --by; tracectl stats)\n",
 			       jtty(a, "by", "?"));

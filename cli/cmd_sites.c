@@ -66,8 +66,8 @@ static void print_row(const struct sites *s, const struct site *e)
 	if (e->kind == SITE_CALL && e->target_name)
 		esc(tgt, sizeof(tgt), e->target_name);
 	flags_str(fl, sizeof(fl), e->flags);
-	printf("%016llx  %-40s %-14s %5u  %-16s %-18s %s\n", (unsigned long long)shown_addr(s, e), fn,
-	       esc(sec, sizeof(sec), section_name(s, e->section)), 1U << e->align_log2,
+	printf("%016llx  %-40s %-14s %5u  %-16s %-18s %s\n", (unsigned long long)shown_addr(s, e),
+	       fn, esc(sec, sizeof(sec), section_name(s, e->section)), 1U << e->align_log2,
 	       e->kind == SITE_ZERO ? "(zero)" : e->insn, tgt, fl);
 }
 
@@ -93,7 +93,8 @@ static void print_summary(const struct sites *s, const char *file, const char *g
 	       s->callops ? "CALL_OPS literal slots" : "no pre-function literal",
 	       glob ? ", functions matching the glob" : "");
 	if (s->slide)
-		printf("  KASLR offset %s0x%llx (symbols against the file)\n", s->slide < 0 ? "-" : "",
+		printf("  KASLR offset %s0x%llx (symbols against the file)\n",
+		       s->slide < 0 ? "-" : "",
 		       (unsigned long long)(s->slide < 0 ? -s->slide : s->slide));
 	printf("  entries %u: nop %u, mov-nop %u, call %u, other %u, zero %u\n", sum.entries,
 	       sum.kinds[SITE_NOP], sum.kinds[SITE_MOV_NOP], sum.kinds[SITE_CALL],
@@ -104,7 +105,8 @@ static void print_summary(const struct sites *s, const char *file, const char *g
 		printf("  ENDBR %u\n", sum.endbr);
 	else
 		printf("  BTI %u, CALL_OPS literal %u (8-byte aligned %u, misaligned %u)\n",
-		       sum.bti, sum.literal, sum.literal_aligned, sum.literal - sum.literal_aligned);
+		       sum.bti, sum.literal, sum.literal_aligned,
+		       sum.literal - sum.literal_aligned);
 	printf("  function alignment:");
 	for (i = 0; i < 13; i++)
 		if (sum.align[i])
@@ -115,7 +117,8 @@ static void print_summary(const struct sites *s, const char *file, const char *g
 	       "without");
 	for (i = 0; i < s->nsecs; i++)
 		if (s->secs[i].entries || s->secs[i].funcs)
-			printf("  %-22s %6s %8u %9u %8u%s\n", esc(sec, sizeof(sec), s->secs[i].name),
+			printf("  %-22s %6s %8u %9u %8u%s\n",
+			       esc(sec, sizeof(sec), s->secs[i].name),
 			       align_str(al, sizeof(al), s->secs[i].align), s->secs[i].entries,
 			       s->secs[i].funcs, s->secs[i].funcs_without,
 			       s->secs[i].init ? "  (init)" : "");
@@ -197,9 +200,11 @@ static json_object *json_all(const struct sites *s, const char *file, const char
 	size_t i;
 
 	json_object_object_add(o, "file", json_object_new_string(file));
-	json_object_object_add(o, "machine", json_object_new_string(sites_machine_name(s->machine)));
+	json_object_object_add(o, "machine",
+			       json_object_new_string(sites_machine_name(s->machine)));
 	json_object_object_add(o, "type", json_object_new_string(s->module ? "module" : "image"));
-	json_object_object_add(o, "module", s->modname[0] ? json_object_new_string(s->modname) : NULL);
+	json_object_object_add(o, "module",
+			       s->modname[0] ? json_object_new_string(s->modname) : NULL);
 	json_object_object_add(o, "table", json_object_new_string(s->table));
 	json_object_object_add(o, "slide", json_object_new_int64(s->slide));
 	json_object_object_add(o, "callops", json_object_new_boolean(s->callops));
@@ -216,7 +221,8 @@ static json_object *json_all(const struct sites *s, const char *file, const char
 		json_object_object_add(x, "init", json_object_new_boolean(s->secs[i].init));
 		json_object_object_add(x, "entries", json_object_new_int(s->secs[i].entries));
 		json_object_object_add(x, "functions", json_object_new_int(s->secs[i].funcs));
-		json_object_object_add(x, "without_entry", json_object_new_int(s->secs[i].funcs_without));
+		json_object_object_add(x, "without_entry",
+				       json_object_new_int(s->secs[i].funcs_without));
 		json_object_array_add(secs, x);
 	}
 	json_object_object_add(o, "sections", secs);
@@ -325,8 +331,8 @@ static int sites_exec(struct cli *cli, int argc, char **argv)
 		case 'S': summary = true; break;
 		case 'j': cli->json = true; break;
 		case 'h':
-			printf("Usage: tracectl sites %s\n%s\n\nOptions:\n%s", cmd_sites.args, cmd_sites.summary,
-			       cmd_sites.help);
+			printf("Usage: tracectl sites %s\n%s\n\nOptions:\n%s", cmd_sites.args,
+			       cmd_sites.summary, cmd_sites.help);
 			return 0;
 		default:
 			return cli_usage(cli, &cmd_sites, "unknown or incomplete option '%s'",
@@ -338,7 +344,8 @@ static int sites_exec(struct cli *cli, int argc, char **argv)
 			return cli_usage(cli, &cmd_sites, "--symbols and --summary are for a FILE, "
 					 "not --live");
 		if (argc - optind > 1)
-			return cli_usage(cli, &cmd_sites, "--live takes at most one GLOB (no FILE)");
+			return cli_usage(cli, &cmd_sites,
+					 "--live takes at most one GLOB (no FILE)");
 		return sites_live(cli, optind < argc ? argv[optind] : NULL, limit);
 	}
 	if (limit)
@@ -367,8 +374,9 @@ static int sites_exec(struct cli *cli, int argc, char **argv)
 const struct cmd_entry cmd_sites = {
 	.name = "sites",
 	.args = "FILE [GLOB] [--symbols MAP] [--summary] | --live [GLOB] [--limit N]",
-	.summary = "patchable function entries of a vmlinux, Image or .ko (offline), or the running "
-		   "kernel's (--live)",
+	.summary =
+		"patchable function entries of a vmlinux, Image or .ko (offline), or the running "
+		"kernel's (--live)",
 	.exec = sites_exec,
 	.help = "  FILE             a vmlinux, an arm64 or riscv64 Image, or a .ko: read\n"
 		"                   offline, no daemon\n"

@@ -4,8 +4,8 @@
  * [--interval S [--count K]]: calls, misses and, for latency attachments, p50/p90/p99
  * of the log2 histogram (lib/quantile.c) and with --hist the histogram as
  * bpftrace prints one; the attachments' BPF run count and time where the
- * daemon has them (bpf_stats = on), with --bpf why not where it has not. --interval S samples every S seconds and prints
- * what happened in each interval (calls, calls/s, misses, the interval's
+ * daemon has them (bpf_stats = on), with --bpf why not where it has not. --interval S samples every
+ * S seconds and prints what happened in each interval (calls, calls/s, misses, the interval's
  * percentiles) until ^C or K intervals. Attachments made with --by: their
  * top N keys by calls (--top, default by_top) and the rest as other.
  */
@@ -87,8 +87,8 @@ static void row_errors(struct stats_row *r, json_object *e)
 	r->err_total = (uint64_t)jint(e, "total", 0);
 	for (i = 0; i < jlen(arr); i++) {
 		x = json_object_array_get_idx(arr, i);
-		n = snprintf(r->err_text + off, sizeof(r->err_text) - off, "%s%s %lld", i ? ", " : "",
-			     jtty(x, "name", "?"), jint(x, "count", 0));
+		n = snprintf(r->err_text + off, sizeof(r->err_text) - off, "%s%s %lld",
+			     i ? ", " : "", jtty(x, "name", "?"), jint(x, "count", 0));
 		if (n < 0 || (size_t)n >= sizeof(r->err_text) - off) {
 			r->err_text[off] = '\0';
 			snprintf(r->err_text + off, sizeof(r->err_text) - off, ", ...");
@@ -319,7 +319,8 @@ static void print_by(json_object *r)
 		top = jarr(by, "top");
 		other = jobj(by, "other");
 		printf("\n%lld %s: calls by %s (%lld keys, top %zu)\n", jint(a, "id", 0),
-		       jtty(a, "target", "?"), jtty(by, "key", "?"), jint(by, "keys", 0), jlen(top));
+		       jtty(a, "target", "?"), jtty(by, "key", "?"), jint(by, "keys", 0),
+		       jlen(top));
 		printf("  %-40s %12s", jtty(by, "key", "?"), "CALLS");
 		if (jobj(other, "timed"))
 			printf(" %12s %9s", "TIMED", "AVG");
@@ -347,7 +348,8 @@ static void print_bpf(json_object *r, const struct stats_opts *o)
 
 	if (!jbool(jobj(r, "bpf_stats"), "enabled")) {
 		if (o->bpf)
-			printf("\n%s\n", jtty(jobj(r, "bpf_stats"), "reason", "BPF statistics are off"));
+			printf("\n%s\n",
+			       jtty(jobj(r, "bpf_stats"), "reason", "BPF statistics are off"));
 		return;
 	}
 	for (i = 0; i < jlen(arr); i++) {
@@ -356,18 +358,20 @@ static void print_bpf(json_object *r, const struct stats_opts *o)
 		if (!run && !o->bpf)
 			continue;
 		if (!header)
-			printf("\n%-5s %-36s %-13s %12s %10s %9s\n", "ID", "TARGET", "MODE", "BPF RUNS",
-			       "BPF TIME", "AVG/RUN");
+			printf("\n%-5s %-36s %-13s %12s %10s %9s\n", "ID", "TARGET", "MODE",
+			       "BPF RUNS", "BPF TIME", "AVG/RUN");
 		header = true;
 		if (!run) {
 			printf("%-5lld %-36s %-13s %s\n", jint(a, "id", 0), jtty(a, "target", "?"),
 			       jtty(a, "mode", "?"), jtty(a, "bpf_run_reason", "-"));
 			continue;
 		}
-		uint64_t n = (uint64_t)jint(run, "count", 0), ns = (uint64_t)jint(run, "time_ns", 0);
+		uint64_t n = (uint64_t)jint(run, "count", 0),
+			 ns = (uint64_t)jint(run, "time_ns", 0);
 
-		printf("%-5lld %-36s %-13s %12llu %10s %9s\n", jint(a, "id", 0), jtty(a, "target", "?"),
-		       jtty(a, "mode", "?"), (unsigned long long)n, fmt_ns((double)ns, t, sizeof(t)),
+		printf("%-5lld %-36s %-13s %12llu %10s %9s\n", jint(a, "id", 0),
+		       jtty(a, "target", "?"), jtty(a, "mode", "?"), (unsigned long long)n,
+		       fmt_ns((double)ns, t, sizeof(t)),
 		       fmt_ns(n ? (double)ns / (double)n : -1, avg, sizeof(avg)));
 	}
 }
@@ -442,7 +446,8 @@ static int stats_options(struct cli *cli, int argc, char **argv, struct stats_op
 		case 'i':
 			if (parse_seconds(optarg, &o->interval))
 				return cli_usage(cli, &cmd_stats,
-						 "--interval: seconds, 0.1 to 3600, not '%s'", optarg);
+						 "--interval: seconds, 0.1 to 3600, not '%s'",
+						 optarg);
 			break;
 		case 'n':
 			if (cli_number(cli, "--count", optarg, 1, 1000000000, &o->count))
@@ -478,7 +483,8 @@ static int stats_exec(struct cli *cli, int argc, char **argv)
 		else if (!k)
 			json_object_object_add(args, "id", json_object_new_int64((long long)id));
 		else
-			json_object_object_add(args, "target", json_object_new_string(argv[optind]));
+			json_object_object_add(args, "target",
+					       json_object_new_string(argv[optind]));
 	}
 	if (!ret)
 		ret = o.interval ? stats_watch(cli, args, &o) : stats_once(cli, args, &o);

@@ -200,8 +200,8 @@ static void draw(const struct top_snap *now, const struct top_snap *prev, double
 
 		snprintf(rate, sizeof(rate), isnan(l->rate) ? "-" : "%.0f", l->rate);
 		snprintf(miss, sizeof(miss), isnan(l->miss_rate) ? "-" : "%.0f", l->miss_rate);
-		printf("%-5u %-32.32s %-13.13s %11s %12llu %9s %9s %9s\n", l->now->id, l->now->target,
-		       l->now->mode, rate, (unsigned long long)l->now->calls,
+		printf("%-5u %-32.32s %-13.13s %11s %12llu %9s %9s %9s\n", l->now->id,
+		       l->now->target, l->now->mode, rate, (unsigned long long)l->now->calls,
 		       fmt_ns(l->p50, p50, sizeof(p50)), fmt_ns(l->p99, p99, sizeof(p99)), miss);
 	}
 	if (now->n > limit)
@@ -285,13 +285,15 @@ static int top_exec(struct cli *cli, int argc, char **argv)
 		switch (c) {
 		case 'i':
 			if (parse_interval(optarg, &interval))
-				return cli_usage(cli, &cmd_top, "--interval: seconds, 0.1 to 3600, not '%s'",
+				return cli_usage(cli, &cmd_top,
+						 "--interval: seconds, 0.1 to 3600, not '%s'",
 						 optarg);
 			break;
 		case 'n':
 		case 'l':
 			if (parse_u64(optarg, &v) || !v || v > 1000000)
-				return cli_usage(cli, &cmd_top, "-%c: a number from 1, not '%s'", c, optarg);
+				return cli_usage(cli, &cmd_top, "-%c: a number from 1, not '%s'", c,
+						 optarg);
 			*(c == 'n' ? &count : &limit) = v;
 			break;
 		default:

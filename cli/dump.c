@@ -732,7 +732,8 @@ int tracectl_dump(int argc, char **argv)
 			break;
 		case OPT_FORMAT:
 			if (parse_format(optarg, &fmt)) {
-				fprintf(stderr, "tracectl: dump: unknown format '%s' (formats: %s)\n",
+				fprintf(stderr,
+					"tracectl: dump: unknown format '%s' (formats: %s)\n",
 					tty_str(optarg), DUMP_FORMAT_LIST);
 				return 2;
 			}
@@ -746,8 +747,8 @@ int tracectl_dump(int argc, char **argv)
 			break;
 		case 'p':
 			if (parse_dec(optarg, 0, UINT32_MAX, &v, why, sizeof(why))) {
-				fprintf(stderr, "tracectl: dump: invalid pid '%s': %s\n", tty_str(optarg),
-					why);
+				fprintf(stderr, "tracectl: dump: invalid pid '%s': %s\n",
+					tty_str(optarg), why);
 				return 2;
 			}
 			o.pid = (long long)v;

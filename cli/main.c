@@ -28,19 +28,20 @@ static void usage(FILE *f)
 		fprintf(f, "  %-8s %-42s %s\n", (*c)->name, (*c)->args, (*c)->summary);
 	fprintf(f, "  %-8s %-42s %s\n", "dump", "FILE... [--format F] [--follow]",
 		"print a recording (offline, no daemon)");
-	fprintf(f, "\nOptions:\n"
-		   "  -s, --socket=PATH  daemon socket (default %s, or $TRACERD_SOCKET)\n"
-		   "  -j, --json         machine output: JSON on stdout, errors as {\"error\": ...}\n"
-		   "  -T, --timeout=S    wait at most S seconds for the daemon (default %d,\n"
-		   "                     attach, detach and reload %d, bench no limit; 0: no limit)\n"
-		   "  -h, --help         show this help and exit\n"
-		   "  -V, --version      show version and exit\n\n"
-		   "Global options go before or after the command; tracectl COMMAND --help\n"
-		   "shows a command's own.\n\n"
-		   "Exit status: 0 ok, 1 daemon error, 2 usage, 3 daemon not running,\n"
-		   "4 permission denied, 5 not found, 6 mode unavailable or attach refused,\n"
-		   "7 protocol error or timeout.\n", TRACERD_DEFAULT_SOCKET, CLI_TIMEOUT_DEFAULT_S,
-		CLI_TIMEOUT_MUTATE_S);
+	fprintf(f,
+		"\nOptions:\n"
+		"  -s, --socket=PATH  daemon socket (default %s, or $TRACERD_SOCKET)\n"
+		"  -j, --json         machine output: JSON on stdout, errors as {\"error\": ...}\n"
+		"  -T, --timeout=S    wait at most S seconds for the daemon (default %d,\n"
+		"                     attach, detach and reload %d, bench no limit; 0: no limit)\n"
+		"  -h, --help         show this help and exit\n"
+		"  -V, --version      show version and exit\n\n"
+		"Global options go before or after the command; tracectl COMMAND --help\n"
+		"shows a command's own.\n\n"
+		"Exit status: 0 ok, 1 daemon error, 2 usage, 3 daemon not running,\n"
+		"4 permission denied, 5 not found, 6 mode unavailable or attach refused,\n"
+		"7 protocol error or timeout.\n",
+		TRACERD_DEFAULT_SOCKET, CLI_TIMEOUT_DEFAULT_S, CLI_TIMEOUT_MUTATE_S);
 }
 
 /*
@@ -127,12 +128,13 @@ static const struct cmd_entry *find_command(struct cli *cli, const char *name, i
 				n > 1 ? ", " : "", (*c)->name);
 	}
 	if (n > 1) {
-		*exit = cli_error(cli, EXIT_USAGE, "usage", "ambiguous command '%s': %s", name, amb);
+		*exit = cli_error(cli, EXIT_USAGE, "usage", "ambiguous command '%s': %s", name,
+				  amb);
 		return NULL;
 	}
 	if (!found)
-		*exit = cli_error(cli, EXIT_USAGE, "usage", "unknown command '%s' (tracectl --help)",
-				  name);
+		*exit = cli_error(cli, EXIT_USAGE, "usage",
+				  "unknown command '%s' (tracectl --help)", name);
 	return found;
 }
 

@@ -101,7 +101,8 @@ static int empty_attach_hook(struct tracerd *d, struct attachment *a, struct hoo
 		return set_err(h->err, sizeof(h->err), -ENOENT, "no BTF function '%s'", h->name);
 	ret = bench_bpf__load(e->skel);
 	if (ret)
-		return set_err(h->err, sizeof(h->err), ret, "failed to load the empty %s program: %s",
+		return set_err(h->err, sizeof(h->err), ret,
+			       "failed to load the empty %s program: %s",
 			       tracerd_mode_name(a->mode), errno_str(ret, ebuf, sizeof(ebuf)));
 	e->link = empty_link(prog, a->mode, h->name);
 	if (!e->link) {

@@ -32,7 +32,8 @@ static const struct bpf_skel fentry_skel = {
 
 static int fentry_load(struct tracerd *d, const char *target, char *err, size_t errlen)
 {
-	return bpf_skel_load(d, &fentry_skel, target, &d->be_state[TRACERD_MODE_FENTRY], err, errlen);
+	return bpf_skel_load(d, &fentry_skel, target, &d->be_state[TRACERD_MODE_FENTRY], err,
+			     errlen);
 }
 
 /* Clone prog (entry or return) for hook h of a, its filters baked in, and attach it. */
@@ -56,7 +57,8 @@ static int fentry_attach_prog(struct tracerd *d, struct attachment *a, struct ho
 	if (fd < 0) {
 		ret = -errno;
 		return set_err(h->err, sizeof(h->err), ret, "failed to attach %s to '%s': %s",
-			       which ? "fexit" : "fentry", h->name, errno_str(ret, ebuf, sizeof(ebuf)));
+			       which ? "fexit" : "fentry", h->name,
+			       errno_str(ret, ebuf, sizeof(ebuf)));
 	}
 	bpf_hook(h)->link_fd[which] = fd;
 	return 0;

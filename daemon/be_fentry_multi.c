@@ -29,7 +29,8 @@ static struct fentry_multi_bpf *fmulti_load(struct tracerd *d, char *err, size_t
 	void **skel = &d->be_state[TRACERD_MODE_FENTRY_MULTI];
 
 	if (!tracing_multi_kernel(d->vmlinux_btf)) {
-		set_err(err, errlen, -EOPNOTSUPP, "kernel without fentry.multi (BPF_TRACE_FENTRY_MULTI, "
+		set_err(err, errlen, -EOPNOTSUPP,
+			"kernel without fentry.multi (BPF_TRACE_FENTRY_MULTI, "
 			"Linux 7.x): no bpf_multi_func in its BTF");
 		return NULL;
 	}
@@ -88,14 +89,15 @@ static int fmulti_probe(struct tracerd *d, char *reason, size_t len)
 const struct backend backend_fentry_multi = {
 	.mode = TRACERD_MODE_FENTRY_MULTI,
 	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_MULTI | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
-	.auto_why = { NULL, "many functions: one fentry.multi link per BTF object attaches them all, "
-			    "through trampolines (cheaper per call than kprobe.multi)" },
+	.auto_why = {NULL,
+		     "many functions: one fentry.multi link per BTF object attaches them all, "
+		     "through trampolines (cheaper per call than kprobe.multi)"},
 	.probe = fmulti_probe,
 	.attach = fmulti_attach,
 	.detach = tmulti_detach,
 	.misses = fmulti_misses,
 	.fini = fmulti_fini,
 	.progs = tmulti_progs,
-	.batch = BACKEND_BATCH_ALL,	/* one link pair per BTF object */
-	.fds = { { 0, 0 }, { 8, 8 } },	/* entry and exit programs and links, vmlinux and a module */
+	.batch = BACKEND_BATCH_ALL, /* one link pair per BTF object */
+	.fds = {{0, 0}, {8, 8}},    /* entry and exit programs and links, vmlinux and a module */
 };

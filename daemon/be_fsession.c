@@ -44,9 +44,11 @@ static struct fsession_bpf *fs_load(struct tracerd *d, char *err, size_t errlen)
 	struct fs_state *s = d->be_state[TRACERD_MODE_FSESSION];
 
 	if (session_kfuncs(d->vmlinux_btf) != SESSION_KFUNCS_CTX) {
-		set_err(err, errlen, -EOPNOTSUPP, "kernel without fsession (BPF_TRACE_FSESSION, Linux 7.x): %s",
-			session_kfuncs(d->vmlinux_btf) == SESSION_KFUNCS_NONE ?
-			"no session kfuncs in its BTF" : "its bpf_session_cookie takes no context");
+		set_err(err, errlen, -EOPNOTSUPP,
+			"kernel without fsession (BPF_TRACE_FSESSION, Linux 7.x): %s",
+			session_kfuncs(d->vmlinux_btf) == SESSION_KFUNCS_NONE
+				? "no session kfuncs in its BTF"
+				: "its bpf_session_cookie takes no context");
 		return NULL;
 	}
 	if (!s) {
@@ -126,7 +128,8 @@ static int fs_misses(struct tracerd *d, struct attachment *a, struct hook *h,
 		     __u64 *out, const char **why)
 {
 	if (a->priv) {
-		*why = "fsession.multi misses are counted per program, shared by the functions of a link";
+		*why = "fsession.multi misses are counted per program, shared by the functions of "
+		       "a link";
 		return -ENODATA;
 	}
 	if (hook_prog_misses(h, out) < 0) {
@@ -176,15 +179,17 @@ static int fs_probe(struct tracerd *d, char *reason, size_t len)
 const struct backend backend_fsession = {
 	.mode = TRACERD_MODE_FSESSION,
 	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_MULTI | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
-	.auto_why = { "latency: one fsession program times entry to return with its session cookie, no map",
-		      "many functions, latency: one fsession.multi link per BTF object times them all, no map" },
+	.auto_why = {"latency: one fsession program times entry to return with its session cookie, "
+		     "no map",
+		     "many functions, latency: one fsession.multi link per BTF object times them "
+		     "all, no map"},
 	.probe = fs_probe,
 	.attach = fs_attach,
 	.detach = fs_detach,
 	.misses = fs_misses,
 	.fini = fs_fini,
 	.progs = fs_progs,
-	.batch = BACKEND_BATCH_ALL,	/* one link per BTF object (the multi form) */
+	.batch = BACKEND_BATCH_ALL, /* one link per BTF object (the multi form) */
 	/* per function at worst: a clone and its link each (no multi form) */
-	.fds = { { 2, 2 }, { 0, 0 } },
+	.fds = {{2, 2}, {0, 0}},
 };

@@ -74,7 +74,8 @@ static int kmod_open(struct tracerd *d, __u32 *modes)
 		ret = -errno;
 		if (ret == -ENOENT)
 			snprintf(k->reason, sizeof(k->reason),
-				 "kmod: %s not present (tracerd_kmod.ko not loaded)", TRACERD_DEV_PATH);
+				 "kmod: %s not present (tracerd_kmod.ko not loaded)",
+				 TRACERD_DEV_PATH);
 		else
 			snprintf(k->reason, sizeof(k->reason), "kmod: cannot open %s: %s",
 				 TRACERD_DEV_PATH, errno_str(ret, ebuf, sizeof(ebuf)));
@@ -93,7 +94,8 @@ static int kmod_open(struct tracerd *d, __u32 *modes)
 	if (v.abi_major != TRACERD_ABI_MAJOR) {
 		ret = -EPROTO;
 		snprintf(k->reason, sizeof(k->reason),
-			 "kmod: module speaks ABI %u.%u, tracerd needs %u.x: install matching versions",
+			 "kmod: module speaks ABI %u.%u, tracerd needs %u.x: install matching "
+			 "versions",
 			 v.abi_major, v.abi_minor, TRACERD_ABI_MAJOR);
 		goto fail;
 	}
@@ -244,7 +246,8 @@ static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook
 		return set_err(h->err, sizeof(h->err), -EINVAL, "%s has no variant %s",
 			       tracerd_mode_name(a->mode), mode_variant_name(a->spec.variant));
 	if (str_copy(at.name, h->name, sizeof(at.name)))
-		return set_err(h->err, sizeof(h->err), -ENAMETOOLONG, "name '%s' too long", h->name);
+		return set_err(h->err, sizeof(h->err), -ENAMETOOLONG, "name '%s' too long",
+			       h->name);
 	ret = kmod_comm(d, a, at.comm, h->err, sizeof(h->err));
 	if (ret)
 		return ret;
@@ -512,9 +515,10 @@ static int kmod_probe_mode(struct tracerd *d, enum tracerd_mode m, enum mode_var
 		return set_err(reason, len, ret, "%s", d->kmod.reason);
 	kmod_abi_mode(m, v, &km, &flags);
 	if (!(modes & (1U << km)))
-		return set_err(reason, len, -EOPNOTSUPP,
-			       "kmod: the module cannot do %s on this kernel (TRACERD_IOC_FEATURES)",
-			       tracerd_mode_name(m));
+		return set_err(
+			reason, len, -EOPNOTSUPP,
+			"kmod: the module cannot do %s on this kernel (TRACERD_IOC_FEATURES)",
+			tracerd_mode_name(m));
 	str_copy(h.name, d->probe_fn, sizeof(h.name));
 	h.addr = resolve_addr(d, h.name);
 	if (!h.addr)
@@ -578,17 +582,22 @@ static const char *kmod_lat_unavailable(struct tracerd *d, __u32 km)
 	if (kmod_open(d, &modes))
 		return d->kmod.reason;
 	if (d->kmod.abi_minor < 5)
-		return "kmod: the module is older than ABI 1.5 (no latency): install a matching one";
+		return "kmod: the module is older than ABI 1.5 (no latency): install a matching "
+		       "one";
 	if (km == TRACERD_KMOD_DIRECT && d->kmod.abi_minor < 7)
-		return "kmod: the module is older than ABI 1.7 (no kmod-direct latency): install a matching one";
+		return "kmod: the module is older than ABI 1.7 (no kmod-direct latency): install a "
+		       "matching one";
 	if (kmod_feat.latency_modes & (1U << km))
 		return NULL;
 	if (km == TRACERD_KMOD_DIRECT)
-		return "kmod: the module's trampoline times calls on x86_64, arm64 and riscv64 only "
+		return "kmod: the module's trampoline times calls on x86_64, arm64 and riscv64 "
+		       "only "
 		       "(elsewhere kmod-kprobe's kretprobe does)";
-	return km == TRACERD_KMOD_CALLOPS ?
-		"kmod: no fprobe the module can use on this kernel (CONFIG_FPROBE, Linux 6.5 to 6.13; from 6.14 fprobe rides on function-graph, left off: kmod-kprobe times calls)" :
-		"kmod: no kretprobes on this kernel (CONFIG_KRETPROBES)";
+	return km == TRACERD_KMOD_CALLOPS
+		       ? "kmod: no fprobe the module can use on this kernel (CONFIG_FPROBE, Linux "
+			 "6.5 to 6.13; from 6.14 fprobe rides on function-graph, left off: "
+			 "kmod-kprobe times calls)"
+		       : "kmod: no kretprobes on this kernel (CONFIG_KRETPROBES)";
 }
 
 /* --comm: the module has a comm filter (ABI 1.6) */
@@ -687,9 +696,10 @@ int kmod_sites(struct tracerd *d, struct tracerd_site_entry *e, size_t n,
 	if (ret)
 		return set_err(why, len, -ENODEV, "%s", d->kmod.reason);
 	if (d->kmod.abi_minor < 4)
-		return set_err(why, len, -EOPNOTSUPP,
-			       "kmod: module speaks ABI %u.%u, live sites need 1.4 (TRACERD_IOC_SITES)",
-			       d->kmod.abi_major, d->kmod.abi_minor);
+		return set_err(
+			why, len, -EOPNOTSUPP,
+			"kmod: module speaks ABI %u.%u, live sites need 1.4 (TRACERD_IOC_SITES)",
+			d->kmod.abi_major, d->kmod.abi_minor);
 	for (i = 0; i < n; i += req.count) {
 		req.entries = (__u64)(uintptr_t)&e[i];
 		req.count = (__u32)(n - i < TRACERD_SITES_MAX ? n - i : TRACERD_SITES_MAX);
@@ -764,7 +774,8 @@ KMOD_BACKEND(backend_kmod_kprobe_int3, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS, KMOD
 	     NULL,
 	     kmod_kprobe_misses, NULL, .unavailable = kmod_int3_unavailable, .own_probe = true);
 
-/* The kernel config the module reports (TRACERD_FEAT_*), as status and bench show it; NULL without it. */
+/* The kernel config the module reports (TRACERD_FEAT_*), as status and bench show it; NULL without
+ * it. */
 json_object *kmod_config_json(const struct tracerd *d)
 {
 	static const struct { __u64 bit; const char *name; } cfg[] = {
@@ -786,7 +797,8 @@ json_object *kmod_config_json(const struct tracerd *d)
 		return NULL;
 	o = json_object_new_object();
 	for (i = 0; i < ARRAY_SIZE(cfg); i++)
-		json_object_object_add(o, cfg[i].name,
-				       json_object_new_boolean(!!(d->kmod.feat_flags & cfg[i].bit)));
+		json_object_object_add(
+			o, cfg[i].name,
+			json_object_new_boolean(!!(d->kmod.feat_flags & cfg[i].bit)));
 	return o;
 }

@@ -62,7 +62,8 @@ static int kprobe_event(const char *fn, size_t off, bool ret)
 	int type = sysfs_int("/sys/bus/event_source/devices/kprobe/type", "%d"), bit = 0, fd;
 
 	if (ret)
-		bit = sysfs_int("/sys/bus/event_source/devices/kprobe/format/retprobe", "config:%d");
+		bit = sysfs_int("/sys/bus/event_source/devices/kprobe/format/retprobe",
+				"config:%d");
 	if (type < 0 || bit < 0)
 		return -ENOENT;
 	attr.type = (__u32)type;
@@ -117,7 +118,10 @@ static int kprobe_attach_prog(struct hook *h, const struct tracerd_spec *spec, i
 		return 0;
 	}
 	return set_err(h->err, sizeof(h->err), fd, "failed to attach %s to '%s%s': %s",
-		       which ? "kretprobe" : "kprobe", h->name, off == 5 ? "+5" : off == 9 ? "+9" : "",
+		       which ? "kretprobe" : "kprobe", h->name,
+		       off == 5	  ? "+5"
+		       : off == 9 ? "+9"
+				  : "",
 		       errno_str(fd, ebuf, sizeof(ebuf)));
 }
 
@@ -150,8 +154,9 @@ static int kprobe_attach_hook(struct tracerd *d, struct attachment *a, struct ho
 	if (!bpf_hook_new(h))
 		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
 	if (int3)
-		ret = kprobe_attach_int3(h, &a->spec, bpf_hook_tmpl(skel->obj, skel->progs.kprobe_entry,
-								    &a->spec), entry);
+		ret = kprobe_attach_int3(
+			h, &a->spec, bpf_hook_tmpl(skel->obj, skel->progs.kprobe_entry, &a->spec),
+			entry);
 	else
 		ret = kprobe_attach_prog(h, &a->spec, 0, bpf_hook_tmpl(skel->obj,
 					 skel->progs.kprobe_entry, &a->spec), entry, 0);
@@ -299,7 +304,8 @@ static int kprobe_misses(struct tracerd *d, struct attachment *a, struct hook *h
 		return -ENODATA;
 	}
 	*out = 0;
-	if (link_missed(bpf_hook(h)->link_fd[0], out) || link_missed(bpf_hook(h)->link_fd[1], out)) {
+	if (link_missed(bpf_hook(h)->link_fd[0], out) ||
+	    link_missed(bpf_hook(h)->link_fd[1], out)) {
 		*why = "cannot read link info";
 		return -ENODATA;
 	}
@@ -335,7 +341,8 @@ static int kprobe_probe_mode(struct tracerd *d, bool int3, char *reason, size_t 
 		     kprobe_attach_prog(&h, NULL, 0, skel->progs.kprobe_entry, -1, 0);
 	if (ret) {
 		if (access("/sys/bus/event_source/devices/kprobe", F_OK))
-			snprintf(reason, len, "%s; no kprobe PMU (kernel without CONFIG_KPROBES?)", h.err);
+			snprintf(reason, len, "%s; no kprobe PMU (kernel without CONFIG_KPROBES?)",
+				 h.err);
 		else if (ret == -EINVAL && !int3 && RISCV_ENTRY_HINT[0])
 			snprintf(reason, len, "%s%s", h.err, RISCV_ENTRY_HINT);
 		else
@@ -360,7 +367,9 @@ static int kprobe_probe(struct tracerd *d, char *reason, size_t len)
 static int kprobe_int3_probe(struct tracerd *d, char *reason, size_t len)
 {
 #if !defined(__x86_64__) && !defined(__riscv)
-	snprintf(reason, len, "x86 and riscv64 only: every kprobe on this arch already takes the breakpoint path (mode kprobe)");
+	snprintf(reason, len,
+		 "x86 and riscv64 only: every kprobe on this arch already takes the breakpoint "
+		 "path (mode kprobe)");
 	return -EOPNOTSUPP;
 #endif
 	return kprobe_probe_mode(d, true, reason, len);

@@ -131,14 +131,15 @@ static int multi_attach(struct tracerd *d, struct attachment *a)
 		syms[i] = a->hooks[i].name;
 		cookies[i] = a->hooks[i].slot;
 	}
-	ret = multi_link(bpf_hook_tmpl(skel->obj, skel->progs.multi_entry, &a->spec), slot, &a->spec, syms, cookies, a->nr_hooks,
-			 false, &ml->prog[0], err, errlen);
+	ret = multi_link(bpf_hook_tmpl(skel->obj, skel->progs.multi_entry, &a->spec), slot,
+			 &a->spec, syms, cookies, a->nr_hooks, false, &ml->prog[0], err, errlen);
 	if (ret < 0)
 		goto cleanup;
 	ml->link[0] = ret;
 	if (spec_returns(&a->spec)) {
-		ret = multi_link(bpf_hook_tmpl(skel->obj, skel->progs.multi_return, &a->spec), slot, &a->spec, syms, cookies,
-				 a->nr_hooks, true, &ml->prog[1], err, errlen);
+		ret = multi_link(bpf_hook_tmpl(skel->obj, skel->progs.multi_return, &a->spec), slot,
+				 &a->spec, syms, cookies, a->nr_hooks, true, &ml->prog[1], err,
+				 errlen);
 		if (ret < 0)
 			goto cleanup;
 		ml->link[1] = ret;

@@ -52,7 +52,8 @@ static int ks_prog(struct tracerd *d, char *err, size_t errlen)
 
 	if (k == SESSION_KFUNCS_NONE)
 		return set_err(err, errlen, -EOPNOTSUPP,
-			       "kernel without kprobe sessions: no bpf_session_cookie kfunc in its BTF (Linux 6.10+)");
+			       "kernel without kprobe sessions: no bpf_session_cookie kfunc in its "
+			       "BTF (Linux 6.10+)");
 	if (!s) {
 		s = calloc(1, sizeof(*s));
 		if (!s)
@@ -75,8 +76,9 @@ static int ks_link(int prog_fd, const char **syms, const __u64 *cookies, size_t 
 	char ebuf[96];
 
 	if (fd < 0)
-		set_err(err, errlen, fd, "failed to attach kprobe.session to %zu function%s ('%s'...): %s%s",
-			n, n == 1 ? "" : "s", syms[0], errno_str(fd, ebuf, sizeof(ebuf)),
+		set_err(err, errlen, fd,
+			"failed to attach kprobe.session to %zu function%s ('%s'...): %s%s", n,
+			n == 1 ? "" : "s", syms[0], errno_str(fd, ebuf, sizeof(ebuf)),
 			fd == -EOPNOTSUPP ? "; kernel without fprobe (CONFIG_FPROBE)" : "");
 	return fd;
 }
@@ -170,13 +172,14 @@ static void ks_fini(struct tracerd *d)
 const struct backend backend_kprobe_session = {
 	.mode = TRACERD_MODE_KPROBE_SESSION,
 	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_MULTI,
-	.auto_why = { "latency: one kprobe.session program times entry to return without a map",
-		      "many functions: one kprobe.session link attaches them all, and times calls without a map" },
+	.auto_why = {"latency: one kprobe.session program times entry to return without a map",
+		     "many functions: one kprobe.session link attaches them all, and times calls "
+		     "without a map"},
 	.probe = ks_probe,
 	.attach = ks_attach,
 	.detach = ks_detach,
 	.misses = ks_misses,
 	.fini = ks_fini,
-	.batch = BACKEND_BATCH_ALL,	/* one link for all: the kernel takes them at once */
-	.fds = { { 0, 0 }, { 2, 2 } },	/* a program and its link */
+	.batch = BACKEND_BATCH_ALL, /* one link for all: the kernel takes them at once */
+	.fds = {{0, 0}, {2, 2}},    /* a program and its link */
 };

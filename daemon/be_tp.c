@@ -105,7 +105,8 @@ static int tp_attach_one(struct tracerd *d, struct attachment *a, struct hook *h
 		close(b->prog_fd[0]);
 		b->prog_fd[0] = -1;
 		return set_err(err, errlen, ret, "failed to attach %s to tracepoint '%s': %s",
-			       btf ? "tp_btf" : "raw_tp", h->name, errno_str(ret, ebuf, sizeof(ebuf)));
+			       btf ? "tp_btf" : "raw_tp", h->name,
+			       errno_str(ret, ebuf, sizeof(ebuf)));
 	}
 	b->link_fd[0] = fd;
 	b->via_raw_tp = !btf;
@@ -225,7 +226,8 @@ static int tp_attach_hook(struct tracerd *d, struct attachment *a, struct hook *
 		h->err[0] = '\0';
 	}
 	if (ret && !h->err[0])
-		set_err(h->err, sizeof(h->err), ret, "neither tp_btf, raw_tp nor a classic tracepoint "
+		set_err(h->err, sizeof(h->err), ret,
+			"neither tp_btf, raw_tp nor a classic tracepoint "
 			"could attach");
 	return ret;
 }

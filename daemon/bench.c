@@ -287,7 +287,8 @@ static enum proto_code op_ops(struct tracerd *d, json_object *args, json_object 
 	if (code)
 		return code;
 	if (bad || n <= 0 || r < 0 || i < 0 || r > 0xffff || i > 0xffff) {
-		str_fmt(msg, msglen, "bench ops: calls (> 0), relevant, irrelevant (>= 0) integers");
+		str_fmt(msg, msglen,
+			"bench ops: calls (> 0), relevant, irrelevant (>= 0) integers");
 		return PROTO_E_BAD_REQUEST;
 	}
 	b.calls = (__u64)n;
@@ -381,7 +382,8 @@ static enum proto_code op_attach_time(struct tracerd *d, json_object *args,
 {
 	static const char *const globs[] = { "000", "00?", "0??", "???" };
 	bool bad = false;
-	const char *mode = proto_arg_str(args, "mode", &bad), *how = proto_arg_str(args, "how", &bad);
+	const char *mode = proto_arg_str(args, "mode", &bad),
+		   *how = proto_arg_str(args, "how", &bad);
 	long long k = proto_arg_int(args, "funcs", 0, &bad), i, hooked = 0;
 	struct tracerd_spec spec = {};
 	struct attachment *a;
@@ -414,7 +416,8 @@ static enum proto_code op_attach_time(struct tracerd *d, json_object *args,
 	spec.owner = SPEC_OWNER_BENCH;	/* never a duplicate of a user's attachment */
 	for (i = 0; i < (one ? 1 : k) && !code; i++) {
 		if (one)
-			snprintf(spec.target, sizeof(spec.target), "tracerd_testmod_fn_%s", globs[g]);
+			snprintf(spec.target, sizeof(spec.target), "tracerd_testmod_fn_%s",
+				 globs[g]);
 		else
 			snprintf(spec.target, sizeof(spec.target), "tracerd_testmod_fn_%03llx", i);
 		t0 = now_mono_ns();

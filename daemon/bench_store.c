@@ -150,7 +150,8 @@ static bool store_matches(json_object *root, const char **why)
 	uname(&u);
 	if (json_get_str(root, "schema", &schema) || strcmp(schema, STORE_SCHEMA))
 		*why = "no \"schema\": \"" STORE_SCHEMA "\"";
-	else if (json_get_str(root, "kernel", &kernel) || json_get_str(root, "kernel_build", &build))
+	else if (json_get_str(root, "kernel", &kernel) ||
+		 json_get_str(root, "kernel_build", &build))
 		*why = "\"kernel\" and \"kernel_build\" must be strings";
 	else if (!overhead_valid(json_object_object_get(root, "overhead_ns")))
 		*why = "\"overhead_ns\" must be {mode: {count|latency|empty: ns}}";

@@ -33,7 +33,8 @@ int bpf_stats_apply(struct tracerd *d)
 	if (fd < 0) {
 		fd = -errno;
 		snprintf(d->bpf_stats_why, sizeof(d->bpf_stats_why),
-			 "BPF run-time statistics unavailable: the kernel refused BPF_ENABLE_STATS: %s",
+			 "BPF run-time statistics unavailable: the kernel refused "
+			 "BPF_ENABLE_STATS: %s",
 			 errno_str(fd, ebuf, sizeof(ebuf)));
 		log_warn("%s", d->bpf_stats_why);
 		return fd;

@@ -71,7 +71,8 @@ void bpf_jit_explain(char *err, size_t errlen)
 	size_t n = strlen(err);
 
 	if (jit_off() && n < errlen)
-		snprintf(err + n, errlen - n, "%s", "; the BPF JIT is off (net.core.bpf_jit_enable=0)");
+		snprintf(err + n, errlen - n, "%s",
+			 "; the BPF JIT is off (net.core.bpf_jit_enable=0)");
 }
 
 /*
@@ -363,21 +364,22 @@ int bpf_skel_load(struct tracerd *d, const struct bpf_skel *sk, const char *targ
 	}
 	ret = bpf_obj_for_interpreter(sk->obj(skel));
 	if (ret) {
-		set_err(err, errlen, ret, "failed to prepare %s for the BPF interpreter: %s", sk->what,
-			errno_str(ret, ebuf, sizeof(ebuf)));
+		set_err(err, errlen, ret, "failed to prepare %s for the BPF interpreter: %s",
+			sk->what, errno_str(ret, ebuf, sizeof(ebuf)));
 		goto cleanup;
 	}
 	ret = maps_reuse(d, sk->obj(skel));
 	if (ret && !sk->maps_err_is_load_err) {
-		set_err(err, errlen, ret, "failed to share maps: %s", errno_str(ret, ebuf, sizeof(ebuf)));
+		set_err(err, errlen, ret, "failed to share maps: %s",
+			errno_str(ret, ebuf, sizeof(ebuf)));
 		goto cleanup;
 	}
 	if (!ret)
 		ret = sk->load(skel);
 	if (ret) {
 		if (target)
-			set_err(err, errlen, ret, "failed to load %s for '%s': %s", sk->what, target,
-				errno_str(ret, ebuf, sizeof(ebuf)));
+			set_err(err, errlen, ret, "failed to load %s for '%s': %s", sk->what,
+				target, errno_str(ret, ebuf, sizeof(ebuf)));
 		else
 			set_err(err, errlen, ret, "failed to load %s: %s", sk->what,
 				errno_str(ret, ebuf, sizeof(ebuf)));

@@ -30,8 +30,9 @@ struct bpf_skel {
 					 * ("no BTF for <aim> '<target>'") */
 	const char *what;		/* "failed to load <what>[ for '<target>']" */
 	bool maps_err_is_load_err;	/* a failure to share maps reads as a load failure */
-	unsigned int attach_type;	/* non-zero: the progs' expected attach type, for one
-					 * their section cannot name to every libbpf (bpf_compat.h) */
+	/* non-zero: the progs' expected attach type, for one their section
+	 * cannot name to every libbpf (bpf_compat.h) */
+	unsigned int attach_type;
 };
 
 #define BPF_SKEL_ADAPTERS(sk)								\

@@ -144,7 +144,8 @@ static int cg_visit(const char *path, const struct stat *st, int type, struct FT
 	for (i = 0; i < cg_walk.n; i++) {
 		if (cg_walk.items[i].cgroup || (__u64)st->st_ino != cg_walk.items[i].k.id)
 			continue;
-		cg_walk.items[i].cgroup = strdup(path[cg_walk.root_len] ? path + cg_walk.root_len : "/");
+		cg_walk.items[i].cgroup =
+			strdup(path[cg_walk.root_len] ? path + cg_walk.root_len : "/");
 		if (cg_walk.items[i].cgroup && !--cg_walk.left)
 			return 1;	/* all found */
 	}
@@ -358,7 +359,8 @@ const char *by_item_label(const struct by_summary *s, const struct by_item *it, 
 static json_object *val_json(json_object *o, const struct tracerd_by_val *v, bool latency)
 {
 	json_object_object_add(o, "calls", json_object_new_int64((int64_t)v->calls));
-	json_object_object_add(o, "timed", latency ? json_object_new_int64((int64_t)v->timed) : NULL);
+	json_object_object_add(o, "timed",
+			       latency ? json_object_new_int64((int64_t)v->timed) : NULL);
 	json_object_object_add(o, "lat_sum_ns",
 			       latency ? json_object_new_int64((int64_t)v->lat_sum) : NULL);
 	return o;
@@ -384,7 +386,8 @@ json_object *by_json(const struct by_summary *s, bool latency)
 		if (s->by == SPEC_BY_COMM)
 			json_object_object_add(x, "comm", json_object_new_string(buf));
 		if (s->by == SPEC_BY_CGROUP) {
-			json_object_object_add(x, "cgroup_id", json_object_new_int64((int64_t)it->k.id));
+			json_object_object_add(x, "cgroup_id",
+					       json_object_new_int64((int64_t)it->k.id));
 			json_object_object_add(x, "cgroup", it->cgroup ?
 					       json_object_new_string(it->cgroup) : NULL);
 		}

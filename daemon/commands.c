@@ -58,8 +58,8 @@ json_object *attachment_json(const struct attachment *a)
 	json_object_object_add(o, "mode_reason", json_object_new_string(a->mode_reason));
 	json_object_object_add(o, "latency", json_object_new_boolean(a->spec.latency));
 	json_object_object_add(o, "errors", json_object_new_boolean(a->spec.errors));
-	json_object_object_add(o, "by", a->spec.by ? json_object_new_string(spec_by_name(a->spec.by)) :
-			       NULL);
+	json_object_object_add(
+		o, "by", a->spec.by ? json_object_new_string(spec_by_name(a->spec.by)) : NULL);
 	json_object_object_add(o, "pid", json_object_new_int64(a->spec.tgid));
 	json_object_object_add(o, "comm", a->spec.comm[0] ?
 			       json_object_new_string(a->spec.comm) : NULL);
@@ -89,8 +89,10 @@ static json_object *latency_json(const struct tracerd_slot_stats *s)
 
 	json_object_object_add(o, "count", json_object_new_int64(s->lat_count));
 	json_object_object_add(o, "sum_ns", json_object_new_int64(s->lat_sum));
-	json_object_object_add(o, "min_ns", s->lat_count ? json_object_new_int64(s->lat_min) : NULL);
-	json_object_object_add(o, "max_ns", s->lat_count ? json_object_new_int64(s->lat_max) : NULL);
+	json_object_object_add(o, "min_ns",
+			       s->lat_count ? json_object_new_int64(s->lat_min) : NULL);
+	json_object_object_add(o, "max_ns",
+			       s->lat_count ? json_object_new_int64(s->lat_max) : NULL);
 	for (i = 0; i < TRACERD_HIST_BUCKETS; i++) {
 		if (!s->hist[i])
 			continue;
@@ -120,8 +122,9 @@ static json_object *errors_json(const struct tracerd_slot_errors *e)
 		total += e->count[i];
 		x = json_object_new_object();
 		json_object_object_add(x, "errno", i ? json_object_new_int(i) : NULL);
-		json_object_object_add(x, "name",
-				       json_object_new_string(metrics_errno_name(i, nbuf, sizeof(nbuf))));
+		json_object_object_add(
+			x, "name",
+			json_object_new_string(metrics_errno_name(i, nbuf, sizeof(nbuf))));
 		json_object_object_add(x, "count", json_object_new_int64((int64_t)e->count[i]));
 		json_object_array_add(arr, x);
 	}
@@ -156,7 +159,8 @@ static json_object *feature_json(const struct feature *f)
 
 	json_object_object_add(o, "available", json_object_new_boolean(f->available));
 	/* why not; for an available mode, the fallback it runs on (tp-btf via raw_tp) */
-	json_object_object_add(o, "reason", !f->reason[0] ? NULL : json_object_new_string(f->reason));
+	json_object_object_add(o, "reason",
+			       !f->reason[0] ? NULL : json_object_new_string(f->reason));
 	return o;
 }
 
@@ -196,11 +200,14 @@ static json_object *kmod_json(const struct tracerd *d)
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "present", json_object_new_boolean(k->present));
-	json_object_object_add(o, "abi_major", k->present ? json_object_new_int(k->abi_major) : NULL);
-	json_object_object_add(o, "abi_minor", k->present ? json_object_new_int(k->abi_minor) : NULL);
+	json_object_object_add(o, "abi_major",
+			       k->present ? json_object_new_int(k->abi_major) : NULL);
+	json_object_object_add(o, "abi_minor",
+			       k->present ? json_object_new_int(k->abi_minor) : NULL);
 	json_object_object_add(o, "module_version", k->present ?
 			       json_object_new_string(k->module_version) : NULL);
-	json_object_object_add(o, "reason", k->reason[0] ? json_object_new_string(k->reason) : NULL);
+	json_object_object_add(o, "reason",
+			       k->reason[0] ? json_object_new_string(k->reason) : NULL);
 	json_object_object_add(o, "config", kmod_config_json(d));
 	return o;
 }
@@ -407,17 +414,20 @@ static json_object *stats_bpf_json(struct tracerd *d, unsigned int id, const cha
 		o = json_object_new_object();
 		json_object_object_add(o, "id", json_object_new_int64(a->id));
 		json_object_object_add(o, "target", json_object_new_string(a->spec.target));
-		json_object_object_add(o, "mode", json_object_new_string(tracerd_mode_name(a->mode)));
+		json_object_object_add(o, "mode",
+				       json_object_new_string(tracerd_mode_name(a->mode)));
 		r = NULL;
 		why = NULL;
 		if (!bpf_stats_read(d, a, &rs, &why)) {
 			r = json_object_new_object();
 			json_object_object_add(r, "count", json_object_new_int64((int64_t)rs.runs));
-			json_object_object_add(r, "time_ns", json_object_new_int64((int64_t)rs.run_ns));
+			json_object_object_add(r, "time_ns",
+					       json_object_new_int64((int64_t)rs.run_ns));
 			json_object_object_add(r, "programs", json_object_new_int64(rs.progs));
 		}
 		json_object_object_add(o, "bpf_run", r);
-		json_object_object_add(o, "bpf_run_reason", why ? json_object_new_string(why) : NULL);
+		json_object_object_add(o, "bpf_run_reason",
+				       why ? json_object_new_string(why) : NULL);
 		json_object_object_add(o, "by", a->spec.by ?
 				       stats_by_json(d, a, &scan, &scanned, top) : NULL);
 		json_object_array_add(arr, o);
@@ -453,14 +463,16 @@ static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char
 			if (!stats_match(a, h, id, target) || hook_stats(d, a, h, &hs))
 				continue;
 			if (merge && acc && names && lat) {
-				stats_add_merged(acc, lat, names, &n, h->name, &hs, a->spec.latency);
+				stats_add_merged(acc, lat, names, &n, h->name, &hs,
+						 a->spec.latency);
 				continue;
 			}
 			o = hook_stats_json(&hs, a->spec.latency);
 			json_object_object_add(o, "id", json_object_new_int64(a->id));
 			json_object_object_add(o, "target", json_object_new_string(a->spec.target));
 			json_object_object_add(o, "function", json_object_new_string(h->name));
-			json_object_object_add(o, "mode", json_object_new_string(tracerd_mode_name(a->mode)));
+			json_object_object_add(o, "mode",
+					       json_object_new_string(tracerd_mode_name(a->mode)));
 			if (backend_get(a->mode)->path)
 				json_object_object_add(o, "via", json_object_new_string(
 					backend_get(a->mode)->path(h)));

@@ -131,11 +131,12 @@ static void client_handle(struct client *c, const char *line, size_t len)
 		reply = proto_reply_error(req.id, PROTO_E_UNKNOWN_COMMAND, "unknown command '%s'",
 					  req.cmd);
 	} else if (!(cmd->mutate ? c->can_admin : c->can_read)) {
-		reply = proto_reply_error(req.id, PROTO_E_PERMISSION,
-					  "uid %u may not run '%s': %s", (unsigned int)c->uid, cmd->name,
-					  cmd->mutate ? "needs root or admin_group" :
-					  "needs root, read_group or admin_group");
-		log_info("refused '%s' from uid %u pid %d", cmd->name, (unsigned int)c->uid, c->pid);
+		reply = proto_reply_error(req.id, PROTO_E_PERMISSION, "uid %u may not run '%s': %s",
+					  (unsigned int)c->uid, cmd->name,
+					  cmd->mutate ? "needs root or admin_group"
+						      : "needs root, read_group or admin_group");
+		log_info("refused '%s' from uid %u pid %d", cmd->name, (unsigned int)c->uid,
+			 c->pid);
 	} else {
 		c->ctl->current = c;
 		c->ctl->current_id = req.id;
@@ -443,8 +444,12 @@ static void control_accept_error(struct evconnlistener *l, void *arg)
 
 static const char *file_kind(mode_t m)
 {
-	return S_ISREG(m) ? "a regular file" : S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symlink" :
-	       S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "a device";
+	return S_ISREG(m)    ? "a regular file"
+	       : S_ISDIR(m)  ? "a directory"
+	       : S_ISLNK(m)  ? "a symlink"
+	       : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISSOCK(m) ? "a socket"
+			     : "a device";
 }
 
 /*

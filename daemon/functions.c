@@ -5,11 +5,10 @@
  * from the daemon's one symbol source (resolve_each_function: ftrace's
  * list, kallsyms, BTF); each mode's needs are its backend's caps
  * (NEEDS_BTF, NEEDS_ADDR, DIRECT_EXCL); the modes that do not work here
- * at all (the feature probe) are listed once, in "unavailable". A function that already carries a direct
- * call (enabled_functions' D flag) has no room for a mode that owns one.
- * Tracepoints (GLOB tp:CATEGORY/NAME) come from tracefs: with a
- * btf_trace_ type they are hooked by tp_btf, else by raw_tp or as a
- * classic tracepoint (daemon/be_tp.c).
+ * at all (the feature probe) are listed once, in "unavailable". A function that already carries a
+ * direct call (enabled_functions' D flag) has no room for a mode that owns one. Tracepoints (GLOB
+ * tp:CATEGORY/NAME) come from tracefs: with a btf_trace_ type they are hooked by tp_btf, else by
+ * raw_tp or as a classic tracepoint (daemon/be_tp.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -167,7 +166,8 @@ static int function_add(void *arg, const struct fn_info *f)
 			continue;
 		r = mode_reason(be, f, direct);
 		if (r[0])
-			json_object_object_add(refused, tracerd_mode_name(m), json_object_new_string(r));
+			json_object_object_add(refused, tracerd_mode_name(m),
+					       json_object_new_string(r));
 		else
 			json_object_array_add(modes, json_object_new_string(tracerd_mode_name(m)));
 	}
@@ -220,7 +220,8 @@ static char **list_dir(const char *dir, size_t *n, char *msg, size_t msglen)
 		return NULL;
 	}
 	while ((e = readdir(dp))) {
-		if (e->d_type != DT_DIR || e->d_name[0] == '.' || !(t = realloc(v, (*n + 1) * sizeof(*v))))
+		if (e->d_type != DT_DIR || e->d_name[0] == '.' ||
+		    !(t = realloc(v, (*n + 1) * sizeof(*v))))
 			continue;
 		v = t;
 		if ((v[*n] = strdup(e->d_name)))
@@ -272,7 +273,8 @@ enum proto_code cmd_functions(struct tracerd *d, json_object *args, json_object 
 	const char *glob;
 	int err;
 
-	code = proto_glob_limit_args(args, "functions", FUNCTIONS_MAX, &glob, &w.limit, msg, msglen);
+	code = proto_glob_limit_args(args, "functions", FUNCTIONS_MAX, &glob, &w.limit, msg,
+				     msglen);
 	if (code)
 		return code;
 	w.arr = json_object_new_array();

@@ -60,7 +60,7 @@
 #define HTTP_MAX_INPUT		(64 * 1024)	/* unparsed request bytes buffered per connection */
 #define HTTP_SNAPSHOT_MS	250	/* a rendered body is reused this long */
 #define HTTP_HELD_MAX		(32u << 20)	/* bytes of rendered bodies held for clients */
-#define HTTP_SNDBUF		(64 * 1024)	/* kernel send buffer per connection (no autotuning) */
+#define HTTP_SNDBUF (64 * 1024) /* kernel send buffer per connection (no autotuning) */
 
 /* a rendered body, shared by the replies that carry it (refs: the cache's
  * and one per evbuffer reference); freed with the last reference */
@@ -221,8 +221,8 @@ static void shed_stalled(struct http_server *h)
 		;	/* the oldest: new ones go to the head */
 	for (; c && h->d->http_held_bytes >= HTTP_HELD_MAX; c = prev) {
 		prev = c->prev;
-		out = c->evcon ? bufferevent_get_output(evhttp_connection_get_bufferevent(c->evcon)) :
-		      NULL;
+		out = c->evcon ? bufferevent_get_output(evhttp_connection_get_bufferevent(c->evcon))
+			       : NULL;
 		if (!out || !evbuffer_get_length(out))
 			continue;
 		/* a bufferevent's output is frozen at its start for users, as
@@ -539,7 +539,8 @@ static void on_request(struct evhttp_request *req, void *arg)
 		reply(req, 200, "OK", "text/plain", "ok\n", 3);
 	} else {
 		h->st.not_found++;
-		reply(req, 404, "Not Found", "text/plain", "not found: try /metrics, /metrics.json, /healthz\n", 49);
+		reply(req, 404, "Not Found", "text/plain",
+		      "not found: try /metrics, /metrics.json, /healthz\n", 49);
 	}
 }
 

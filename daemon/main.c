@@ -28,7 +28,7 @@
 #include "reload.h"
 #include "resolve.h"
 
-#define STOP_EXTEND_USEC	(10ULL * 1000 * 1000)	/* asked for each second detaching at stop */
+#define STOP_EXTEND_USEC (10ULL * 1000 * 1000) /* asked for each second detaching at stop */
 
 struct options {
 	const char *config;

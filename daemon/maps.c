@@ -48,10 +48,10 @@ int maps_create(struct tracerd *d)
 		goto fail;
 	/* preallocated: a call of a new key never allocates, and the map
 	 * holds exactly by_max_keys keys (a full one refuses with E2BIG) */
-	d->by_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "by_keys", sizeof(struct tracerd_by_key),
-				  sizeof(struct tracerd_by_val),
-				  d->cfg.by_max_keys ? d->cfg.by_max_keys : TRACERD_BY_MAX_KEYS_DEFAULT,
-				  NULL);
+	d->by_fd = bpf_map_create(
+		BPF_MAP_TYPE_HASH, "by_keys", sizeof(struct tracerd_by_key),
+		sizeof(struct tracerd_by_val),
+		d->cfg.by_max_keys ? d->cfg.by_max_keys : TRACERD_BY_MAX_KEYS_DEFAULT, NULL);
 	if (d->by_fd < 0)
 		goto fail;
 	d->by_other_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "by_other", sizeof(__u32),

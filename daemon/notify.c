@@ -99,8 +99,10 @@ static void status_text(const struct tracerd *d, char *buf, size_t len)
 	if (busy && off < len)
 		off += (size_t)snprintf(buf + off, len - off, "; %u attaching or detaching", busy);
 	if (failed && off < len)
-		snprintf(buf + off, len - off, "; %u of %zu config attach lines failed (see the log, "
-			 "tracectl status)", failed, d->cfg.nr_attach);
+		snprintf(buf + off, len - off,
+			 "; %u of %zu config attach lines failed (see the log, "
+			 "tracectl status)",
+			 failed, d->cfg.nr_attach);
 }
 
 void notify_status(struct tracerd *d)

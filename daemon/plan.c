@@ -16,7 +16,8 @@ static json_object *plan_hook_json(const struct hook *h)
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "function", json_object_new_string(h->name));
-	json_object_object_add(o, "module", h->module[0] ? json_object_new_string(h->module) : NULL);
+	json_object_object_add(o, "module",
+			       h->module[0] ? json_object_new_string(h->module) : NULL);
 	json_object_object_add(o, "btf_id", json_object_new_int(h->btf_id));
 	json_object_object_add(o, "address", json_object_new_boolean(h->addr != 0));
 	json_object_object_add(o, "hooked", json_object_new_boolean(!h->err[0]));

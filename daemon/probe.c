@@ -36,9 +36,11 @@ void probe_features(struct tracerd *d)
 	str_copy(d->probe_fn, probe_function(), sizeof(d->probe_fn));
 	d->kmod.int3_probe = 0;	/* the variant's own probe, when it is asked for */
 	if (bpf_jit_enabled() == 0)
-		log_info("BPF JIT off (net.core.bpf_jit_enable=0): the kernel's interpreter runs the "
-			 "BPF modes (slower; recorded events carry no CPU), and the modes that call "
-			 "kfuncs are unavailable");
+		log_info(
+			"BPF JIT off (net.core.bpf_jit_enable=0): the kernel's interpreter runs "
+			"the "
+			"BPF modes (slower; recorded events carry no CPU), and the modes that call "
+			"kfuncs are unavailable");
 	for (m = 1; m < TRACERD_MODE_NR; m++) {
 		f = &d->features[m];
 		f->reason[0] = '\0';

@@ -93,7 +93,8 @@ int recorder_init(struct tracerd *d)
 	signal(SIGXFSZ, SIG_IGN);
 	r->d = d;
 	r->drops_fd = -1;
-	r->events_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "events", 0, 0, TRACERD_RINGBUF_BYTES, NULL);
+	r->events_fd =
+		bpf_map_create(BPF_MAP_TYPE_RINGBUF, "events", 0, 0, TRACERD_RINGBUF_BYTES, NULL);
 	if (r->events_fd >= 0)
 		r->drops_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "rec_drops", sizeof(__u32),
 					     sizeof(__u64), TRACERD_MAX_SLOTS, NULL);
@@ -248,7 +249,8 @@ static int loop_start(struct tracerd *d)
 	r->rb = ring_buffer__new(r->events_fd, on_event, r, NULL);
 	if (!r->rb)
 		return -errno;
-	r->rb_ev = event_new(d->base, ring_buffer__epoll_fd(r->rb), EV_READ | EV_PERSIST, on_ringbuf, r);
+	r->rb_ev = event_new(d->base, ring_buffer__epoll_fd(r->rb), EV_READ | EV_PERSIST,
+			     on_ringbuf, r);
 	r->tick = event_new(d->base, -1, EV_PERSIST, on_tick, r);
 	r->more = evtimer_new(d->base, on_ringbuf, r);
 	r->poll = event_new(d->base, -1, EV_PERSIST, on_ringbuf, r);
@@ -313,8 +315,9 @@ static int file_restart(struct tracerd *d, struct rec_file *f, char *msg, size_t
 	file_check(f);
 	err = writer_new(d, f->name, &w, why, sizeof(why));
 	if (err)
-		return set_err(msg, msglen, err, "recording '%s' stopped (%s) and cannot restart: %s",
-			       f->name, f->error, why);
+		return set_err(msg, msglen, err,
+			       "recording '%s' stopped (%s) and cannot restart: %s", f->name,
+			       f->error, why);
 	log_notice("recording '%s' restarted in %s (it had stopped: %s)", f->name,
 		   record_writer__path(w), f->error);
 	record_writer__free(f->w);
@@ -325,9 +328,10 @@ static int file_restart(struct tracerd *d, struct rec_file *f, char *msg, size_t
 		if (ra->f != f)
 			continue;
 		for (i = 0; i < ra->a->nr_hooks; i++)
-			record_writer__define_target(w, ra->a->hooks[i].slot, ra->a->mode, ra->a->id,
-						     spec_is_tracepoint(ra->a->spec.target) ?
-						     ra->a->spec.target : ra->a->hooks[i].name);
+			record_writer__define_target(
+				w, ra->a->hooks[i].slot, ra->a->mode, ra->a->id,
+				spec_is_tracepoint(ra->a->spec.target) ? ra->a->spec.target
+								       : ra->a->hooks[i].name);
 	}
 	return 0;
 }

@@ -143,7 +143,8 @@ static size_t auto_candidates(struct tracerd *d, const struct request *req,
 		default:
 			continue;
 		}
-		off = str_cat(why, whylen, off, "; not %s: %s", tracerd_mode_name(order[i]), reason);
+		off = str_cat(why, whylen, off, "; not %s: %s", tracerd_mode_name(order[i]),
+			      reason);
 	}
 	return n;
 }
@@ -222,8 +223,9 @@ static int hooks_needs(const struct backend *be, struct hook *hooks, size_t nr)
 			str_fmt(h->err, sizeof(h->err), "no BTF for function '%s' (%s needs it)",
 				 h->name, tracerd_mode_name(be->mode));
 		else if ((be->caps & MODE_CAP_NEEDS_ADDR) && !h->addr)
-			str_fmt(h->err, sizeof(h->err), "no kallsyms address for '%s' (%s needs one)",
-				 h->name, tracerd_mode_name(be->mode));
+			str_fmt(h->err, sizeof(h->err),
+				"no kallsyms address for '%s' (%s needs one)", h->name,
+				tracerd_mode_name(be->mode));
 		else
 			n++;
 	}
@@ -568,15 +570,17 @@ static int fds_check(const struct tracerd *d, const struct backend *be, struct a
 		return 0;
 	fit = per && avail > fixed ? (avail - fixed) / per : 0;
 	if (!a->spec.partial || !fit)
-		return set_err(msg, msglen, -EMFILE, "mode %s needs %llu file descriptors for %zu "
-			       "function%s (%u per function, %u per attachment), but RLIMIT_NOFILE "
-			       "%llu with %ld open and %d kept for clients: %llu fit. Raise the limit "
-			       "(LimitNOFILE= in tracerd.service, prlimit or ulimit -n for a daemon "
-			       "started by hand), hook fewer functions, use a mode with fewer fds "
-			       "(kprobe-multi, kmod-*)%s", tracerd_mode_name(be->mode), need, n,
-			       n == 1 ? "" : "s", per, fixed, (unsigned long long)rl.rlim_cur, open,
-			       FDS_RESERVE_ATTACH, fit,
-			       per ? ", or ask for partial (tracectl attach --partial)" : "");
+		return set_err(
+			msg, msglen, -EMFILE,
+			"mode %s needs %llu file descriptors for %zu "
+			"function%s (%u per function, %u per attachment), but RLIMIT_NOFILE "
+			"%llu with %ld open and %d kept for clients: %llu fit. Raise the limit "
+			"(LimitNOFILE= in tracerd.service, prlimit or ulimit -n for a daemon "
+			"started by hand), hook fewer functions, use a mode with fewer fds "
+			"(kprobe-multi, kmod-*)%s",
+			tracerd_mode_name(be->mode), need, n, n == 1 ? "" : "s", per, fixed,
+			(unsigned long long)rl.rlim_cur, open, FDS_RESERVE_ATTACH, fit,
+			per ? ", or ask for partial (tracectl attach --partial)" : "");
 	for (i = 0, n = 0; i < a->nr_hooks; i++) {
 		struct hook *h = &a->hooks[i];
 
@@ -915,8 +919,10 @@ int registry_detach_start(struct tracerd *d, struct attachment *a, registry_done
 		return 0;
 	}
 	if (a->op) {	/* still attaching: what is hooked so far is undone */
-		str_fmt(a->op->msg, sizeof(a->op->msg), "attachment %u was detached while attaching "
-			"(%zu of %zu functions tried)", a->id, a->nr_done, a->nr_total);
+		str_fmt(a->op->msg, sizeof(a->op->msg),
+			"attachment %u was detached while attaching "
+			"(%zu of %zu functions tried)",
+			a->id, a->nr_done, a->nr_total);
 		op_done(d, a, -ECANCELED, a->op->msg);
 		hooks_compact(d, a, NULL);
 		list_unlink(&d->changing, a);

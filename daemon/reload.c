@@ -85,8 +85,9 @@ static unsigned int attach_lines(struct tracerd *d, const struct tracerd_config 
 		a = find_spec(d, &l->spec);
 		if (a) {
 			log_info("%sconfig %s: '%s' is attachment %u already, made with "
-				 "tracectl: left to it", why, line_where(c, l, where, sizeof(where)),
-				 l->spec.target, a->id);
+				 "tracectl: left to it",
+				 why, line_where(c, l, where, sizeof(where)), l->spec.target,
+				 a->id);
 			continue;
 		}
 		if (registry_attach(d, &l->spec, &a, NULL, msg, sizeof(msg))) {

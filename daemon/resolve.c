@@ -220,7 +220,8 @@ static struct symtab *load_ftrace_functions(void)
 	int fd;
 
 	if (!t)
-		t = symtab_load("/sys/kernel/debug/tracing/available_filter_functions", ftrace_line);
+		t = symtab_load("/sys/kernel/debug/tracing/available_filter_functions",
+				ftrace_line);
 	if (t)
 		return t;
 	/* tracefs mounted elsewhere, or not at all (daemon/tracefs.c's private mount) */
@@ -464,7 +465,8 @@ static int explain_missing(struct symsrc *c, const char *name, char *msg, size_t
 		return -ENOENT;
 	}
 	if (!k && in_btf) {
-		str_fmt(msg, len, "function '%s' is inlined (in BTF, but no symbol in kallsyms)", name);
+		str_fmt(msg, len, "function '%s' is inlined (in BTF, but no symbol in kallsyms)",
+			name);
 		return -ENOENT;
 	}
 	str_fmt(msg, len, "unknown function '%s' (no such symbol in the kernel)", name);
@@ -512,8 +514,8 @@ static enum func_ret func_ret(const struct btf *btf, __s32 id, __u32 *size)
 }
 
 /* Fill hook h for function s (from the ftrace list or kallsyms). */
-static void fill_hook(struct tracerd *d, struct symsrc *c, struct hook *h, const char *name, const char *module,
-		      bool need_addr)
+static void fill_hook(struct tracerd *d, struct symsrc *c, struct hook *h, const char *name,
+		      const char *module, bool need_addr)
 {
 	const struct btf *btf;
 	const struct sym *k;
@@ -637,8 +639,10 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 	}
 	if (!n) {
 		free(hs);
-		str_fmt(msg, msglen, "glob '%s': none of the %zu functions it matches returns "
-			"a value (--errors counts int, long and ERR_PTR returns)", spec->target, matched);
+		str_fmt(msg, msglen,
+			"glob '%s': none of the %zu functions it matches returns "
+			"a value (--errors counts int, long and ERR_PTR returns)",
+			spec->target, matched);
 		return -ENOENT;
 	}
 	*hooks = hs;

@@ -55,8 +55,9 @@ static int tmulti_link(struct tmulti *t, const struct bpf_program *tmpl, unsigne
 	link = tracing_multi_link(prog, type, ids, cookies, (__u32)n);
 	if (link < 0) {
 		close(prog);
-		return set_err(err, errlen, link, "failed to attach %s to %zu function%s ('%s'...): %s",
-			       what, n, n == 1 ? "" : "s", first, errno_str(link, ebuf, sizeof(ebuf)));
+		return set_err(err, errlen, link,
+			       "failed to attach %s to %zu function%s ('%s'...): %s", what, n,
+			       n == 1 ? "" : "s", first, errno_str(link, ebuf, sizeof(ebuf)));
 	}
 	ret = tmulti_push(t, prog, link);
 	if (ret) {

@@ -33,8 +33,8 @@ static const enum tracerd_mode row_many[] = {
  * kprobe.session's 1356), then the session programs (one program, the
  * per-call cookie) */
 static const enum tracerd_mode row_one_lat[] = {
-	TRACERD_MODE_KMOD_CALLOPS, TRACERD_MODE_KMOD_KPROBE,
-	TRACERD_MODE_FENTRY, TRACERD_MODE_FSESSION, TRACERD_MODE_KPROBE_SESSION, TRACERD_MODE_KPROBE,
+	TRACERD_MODE_KMOD_CALLOPS, TRACERD_MODE_KMOD_KPROBE,	TRACERD_MODE_FENTRY,
+	TRACERD_MODE_FSESSION,	   TRACERD_MODE_KPROBE_SESSION, TRACERD_MODE_KPROBE,
 	TRACERD_MODE_KPROBE_MULTI,
 };
 /* row 10: many functions, latency — one session link for them all */
@@ -81,8 +81,8 @@ size_t auto_select(const struct auto_request *r, enum tracerd_mode out[TRACERD_M
 		else if ((r->caps[m] & MODE_CAP_DIRECT_CALL) && r->nr_functions == 1 &&
 			 r->direct_call_taken)
 			skip[m] = AUTO_SKIP_DIRECT_CALL;	/* row 4 */
-		else if (mode_caps_missing(r->caps[m], r->latency, r->comm, r->record, r->errors, r->by, buf,
-					   sizeof(buf))[0])
+		else if (mode_caps_missing(r->caps[m], r->latency, r->comm, r->record, r->errors,
+					   r->by, buf, sizeof(buf))[0])
 			skip[m] = AUTO_SKIP_OPTIONS;		/* row 7 */
 		else
 			skip[m] = AUTO_CANDIDATE;

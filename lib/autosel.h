@@ -36,6 +36,7 @@ enum auto_skip {
  * not list it). considered[] (may be NULL) receives the row's order.
  */
 size_t auto_select(const struct auto_request *r, enum tracerd_mode out[TRACERD_MODE_NR],
-		   enum auto_skip skip[TRACERD_MODE_NR], enum tracerd_mode *order, size_t *nr_order);
+		   enum auto_skip skip[TRACERD_MODE_NR], enum tracerd_mode *order,
+		   size_t *nr_order);
 
 #endif

@@ -21,7 +21,8 @@ static int set_path(char *dst, size_t size, const char *val, char *err, size_t e
 	if (val[0] != '/')
 		return set_err(err, errlen, -EINVAL, "'%s' is not an absolute path", val);
 	if (str_copy(dst, val, size))
-		return set_err(err, errlen, -EINVAL, "path '%s' is too long (max %zu)", val, size - 1);
+		return set_err(err, errlen, -EINVAL, "path '%s' is too long (max %zu)", val,
+			       size - 1);
 	return 0;
 }
 
@@ -78,8 +79,10 @@ static int set_state_dir(struct tracerd_config *c, const char *val, char *err, s
 static int set_record_max_bytes(struct tracerd_config *c, const char *val, char *err, size_t errlen)
 {
 	if (parse_size(val, &c->record_max_bytes) || c->record_max_bytes < 4096)
-		return set_err(err, errlen, -EINVAL,
-			       "record_max_bytes '%s' is not a size >= 4096 (K/M/G suffixes allowed)", val);
+		return set_err(
+			err, errlen, -EINVAL,
+			"record_max_bytes '%s' is not a size >= 4096 (K/M/G suffixes allowed)",
+			val);
 	return 0;
 }
 
@@ -100,7 +103,8 @@ static int set_log_level(struct tracerd_config *c, const char *val, char *err, s
 
 	if (l < 0)
 		return set_err(err, errlen, -EINVAL,
-			       "log_level '%s' is not one of err, warning, notice, info, debug", val);
+			       "log_level '%s' is not one of err, warning, notice, info, debug",
+			       val);
 	c->log_level = l;
 	return 0;
 }
@@ -347,9 +351,11 @@ static int dir_trusted(const char *path, char *err, size_t errlen)
 
 	for (i = 0; !ret && i < 2 && p[i]; i++) {
 		if (dir_of(p[i], dir, sizeof(dir)))
-			ret = set_err(err, errlen, -ENAMETOOLONG, "config path '%s' is too long", path);
+			ret = set_err(err, errlen, -ENAMETOOLONG, "config path '%s' is too long",
+				      path);
 		else if (stat(dir, &st))
-			ret = set_err(err, errlen, -errno, "cannot stat '%s': %s", dir, strerror(errno));
+			ret = set_err(err, errlen, -errno, "cannot stat '%s': %s", dir,
+				      strerror(errno));
 		else
 			ret = file_trusted("config directory", dir, &st, err, errlen);
 	}
@@ -378,8 +384,10 @@ static int config_open(const char *path, FILE **out, char *err, size_t errlen)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		ret = set_err(err, errlen, -EINVAL, "config '%s' is %s, not a regular file", path,
-			      S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
-			      S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+			      S_ISDIR(st.st_mode)    ? "a directory"
+			      : S_ISFIFO(st.st_mode) ? "a FIFO"
+			      : S_ISSOCK(st.st_mode) ? "a socket"
+						     : "a device");
 		goto fail;
 	}
 	ret = file_trusted("config", path, &st, err, errlen);
@@ -540,11 +548,13 @@ int config_parse_dropins(struct tracerd_config *c, const char *main_path, char *
 	int ret, read = 0;
 
 	if (config_dropin_dir(main_path, dir, sizeof(dir)))
-		return set_err(err, errlen, -ENAMETOOLONG, "config path '%s' is too long", main_path);
+		return set_err(err, errlen, -ENAMETOOLONG, "config path '%s' is too long",
+			       main_path);
 	ret = dropin_names(dir, &names, &n, err, errlen);
 	for (i = 0; !ret && i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		/* only regular files (a symlink to one too); a directory or FIFO named *.conf is not one */
+		/* only regular files (a symlink to one too); a directory or FIFO named *.conf is
+		 * not one */
 		if (stat(path, &st))
 			ret = set_err(err, errlen, -errno, "cannot read drop-in '%s': %s", path,
 				      strerror(errno));
@@ -563,8 +573,10 @@ int config_parse_dropins(struct tracerd_config *c, const char *main_path, char *
 int config_check_system(const struct tracerd_config *c, char *err, size_t errlen)
 {
 	if (c->read_group[0] && !getgrnam(c->read_group))
-		return set_err(err, errlen, -ENOENT, "read_group '%s' does not exist", c->read_group);
+		return set_err(err, errlen, -ENOENT, "read_group '%s' does not exist",
+			       c->read_group);
 	if (c->admin_group[0] && !getgrnam(c->admin_group))
-		return set_err(err, errlen, -ENOENT, "admin_group '%s' does not exist", c->admin_group);
+		return set_err(err, errlen, -ENOENT, "admin_group '%s' does not exist",
+			       c->admin_group);
 	return 0;
 }

@@ -44,7 +44,8 @@ json_object *json_parse_strict(const char *text, size_t len, char *err, size_t e
 	enum json_tokener_error e;
 
 	if (len > INT32_MAX || memchr(text, '\0', len)) {
-		set_err(err, errlen, -EINVAL, "%s", len > INT32_MAX ? "too large" : "contains a NUL byte");
+		set_err(err, errlen, -EINVAL, "%s",
+			len > INT32_MAX ? "too large" : "contains a NUL byte");
 		return NULL;
 	}
 	tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
@@ -57,8 +58,10 @@ json_object *json_parse_strict(const char *text, size_t len, char *err, size_t e
 	e = json_tokener_get_error(tok);
 	if (!o || e != json_tokener_success) {
 		set_err(err, errlen, -EINVAL, "malformed JSON: %s",
-			json_tokener_error_desc(e == json_tokener_continue || e == json_tokener_success ?
-						json_tokener_error_parse_eof : e));
+			json_tokener_error_desc(e == json_tokener_continue ||
+								e == json_tokener_success
+							? json_tokener_error_parse_eof
+							: e));
 		goto fail;
 	}
 	if (tok->char_offset != (int)len) {

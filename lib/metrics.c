@@ -777,13 +777,15 @@ static void prom_daemon(struct mbuf *b, const struct metrics_snapshot *s)
 {
 	size_t i;
 
-	put_header(b, "tracerd_build_info", "gauge", "tracerd version and the kernel it runs on (always 1).");
+	put_header(b, "tracerd_build_info", "gauge",
+		   "tracerd version and the kernel it runs on (always 1).");
 	mb_lit(b, "tracerd_build_info{");
 	put_label(b, "version", s->version, true);
 	put_label(b, "kernel", s->kernel, false);
 	put_label(b, "arch", s->arch, false);
 	mb_lit(b, "} 1\n");
-	put_header(b, "tracerd_start_time_seconds", "gauge", "Start time of the daemon, Unix seconds.");
+	put_header(b, "tracerd_start_time_seconds", "gauge",
+		   "Start time of the daemon, Unix seconds.");
 	mb_lit(b, "tracerd_start_time_seconds ");
 	put_seconds(b, s->start_real_ns);
 	mb_putc(b, '\n');
@@ -796,7 +798,8 @@ static void prom_daemon(struct mbuf *b, const struct metrics_snapshot *s)
 		mb_putc(b, s->features[i].available ? '1' : '0');
 		mb_putc(b, '\n');
 	}
-	put_header(b, "tracerd_kmod_present", "gauge", "1 when tracerd_kmod.ko is loaded and its ABI matches.");
+	put_header(b, "tracerd_kmod_present", "gauge",
+		   "1 when tracerd_kmod.ko is loaded and its ABI matches.");
 	mb_lit(b, "tracerd_kmod_present ");
 	mb_putc(b, s->kmod_present ? '1' : '0');
 	mb_putc(b, '\n');
@@ -828,7 +831,8 @@ static void prom_daemon(struct mbuf *b, const struct metrics_snapshot *s)
 	mb_u64(b, s->config_reloads_refused);
 	mb_putc(b, '\n');
 	put_header(b, "tracerd_ringbuf_drain_yields_total", "counter",
-		   "Ring-buffer drains that yielded to the event loop with events left (budget spent).");
+		   "Ring-buffer drains that yielded to the event loop with events left (budget "
+		   "spent).");
 	mb_lit(b, "tracerd_ringbuf_drain_yields_total ");
 	mb_u64(b, s->ringbuf_yields);
 	mb_putc(b, '\n');
@@ -906,7 +910,8 @@ static void prom_errors(struct mbuf *b, const char *name, const struct att_label
 	for (i = 0; i < e->nr; i++) {
 		mb_puts(b, name);
 		put_att_labels(b, labels, att);
-		put_label(b, "errno", metrics_errno_name(e->by_errno[i].err, nbuf, sizeof(nbuf)), false);
+		put_label(b, "errno", metrics_errno_name(e->by_errno[i].err, nbuf, sizeof(nbuf)),
+			  false);
 		mb_lit(b, "} ");
 		mb_u64(b, e->by_errno[i].count);
 		mb_putc(b, '\n');
@@ -955,55 +960,81 @@ static void prom_by(struct mbuf *b, const char *name, const struct att_labels *l
 
 /* One metric family over all attachments. */
 enum att_metric {
-	AM_START, AM_FUNCTIONS, AM_CALLS, AM_MISSES, AM_LATENCY, AM_OVH_NS, AM_OVH_CPU,
-	AM_BPF_RUNS, AM_BPF_SECONDS, AM_ERRORS, AM_BY_CALLS, AM_BY_OTHER, AM_BY_UNKEPT, AM_BY_KEYS,
-	AM_BY_LATENCY, AM_REC_EVENTS, AM_REC_DROPPED, AM_REC_BYTES, AM_REC_ERRORS, AM_REC_ACTIVE, AM_NR
+	AM_START,
+	AM_FUNCTIONS,
+	AM_CALLS,
+	AM_MISSES,
+	AM_LATENCY,
+	AM_OVH_NS,
+	AM_OVH_CPU,
+	AM_BPF_RUNS,
+	AM_BPF_SECONDS,
+	AM_ERRORS,
+	AM_BY_CALLS,
+	AM_BY_OTHER,
+	AM_BY_UNKEPT,
+	AM_BY_KEYS,
+	AM_BY_LATENCY,
+	AM_REC_EVENTS,
+	AM_REC_DROPPED,
+	AM_REC_BYTES,
+	AM_REC_ERRORS,
+	AM_REC_ACTIVE,
+	AM_NR
 };
 
 static const struct {
 	const char *name, *type, *help;
 } att_metrics[AM_NR] = {
-	[AM_START] = { "tracerd_attachment_start_time_seconds", "gauge",
-		       "When the attachment was made, Unix seconds (a new id is a new series)." },
-	[AM_FUNCTIONS] = { "tracerd_attachment_functions", "gauge", "Functions hooked by the attachment." },
-	[AM_CALLS] = { "tracerd_calls_total", "counter", "Calls counted, summed over the attachment's functions." },
-	[AM_MISSES] = { "tracerd_misses_total", "counter",
-			"Calls seen but not accounted; absent where the kernel does not report misses." },
-	[AM_LATENCY] = { "tracerd_latency_seconds", "histogram", "Entry to return time of traced calls." },
-	[AM_OVH_NS] = { "tracerd_call_overhead_seconds", "gauge",
-			"Measured cost of one traced call; absent until measured." },
-	[AM_OVH_CPU] = { "tracerd_overhead_cpu_seconds_total", "counter",
-			 "CPU time spent in tracing; absent until measured." },
-	[AM_BPF_RUNS] = { "tracerd_bpf_runs_total", "counter",
-			  "Runs of the attachment's BPF programs, as the kernel counts them (filtered "
-			  "calls included); absent unless bpf_stats = on." },
-	[AM_BPF_SECONDS] = { "tracerd_bpf_run_seconds_total", "counter",
-			     "Time the kernel measured in the attachment's BPF programs; absent "
-			     "unless bpf_stats = on." },
-	[AM_ERRORS] = { "tracerd_function_errors_total", "counter",
-			"Calls that returned an error (< 0), by errno (other: past the table); "
-			"attachments made with --errors only." },
-	[AM_BY_CALLS] = { "tracerd_by_calls_total", "counter",
-			  "Calls per key (label pid, comm or cgroup) of an attachment made with --by: "
-			  "its by_top keys with the most calls." },
-	[AM_BY_OTHER] = { "tracerd_by_other_calls_total", "counter",
-			  "Calls of an attachment made with --by not in its top keys' series: the "
-			  "other keys and the unkept ones." },
-	[AM_BY_UNKEPT] = { "tracerd_by_unkept_calls_total", "counter",
-			   "Calls of --by keys the kernel had no room for (by_max_keys): in "
-			   "tracerd_by_other_calls_total." },
-	[AM_BY_KEYS] = { "tracerd_by_keys", "gauge",
-			 "Keys the kernel keeps for an attachment made with --by." },
-	[AM_BY_LATENCY] = { "tracerd_by_latency_seconds", "summary",
-			    "Entry to return time per --by key (latency attachments); the series "
-			    "without a key label: other." },
-	[AM_REC_EVENTS] = { "tracerd_record_events_total", "counter", "Events written to the record file." },
-	[AM_REC_DROPPED] = { "tracerd_record_dropped_total", "counter",
-			     "Events not recorded (recording stopped by an error)." },
-	[AM_REC_BYTES] = { "tracerd_record_bytes_total", "counter", "Compressed bytes written." },
-	[AM_REC_ERRORS] = { "tracerd_record_errors_total", "counter",
-			    "Write errors (a full disk stops recording; tracing goes on)." },
-	[AM_REC_ACTIVE] = { "tracerd_record_active", "gauge", "1 while recording, 0 once stopped by an error." },
+	[AM_START] = {"tracerd_attachment_start_time_seconds", "gauge",
+		      "When the attachment was made, Unix seconds (a new id is a new series)."},
+	[AM_FUNCTIONS] = {"tracerd_attachment_functions", "gauge",
+			  "Functions hooked by the attachment."},
+	[AM_CALLS] = {"tracerd_calls_total", "counter",
+		      "Calls counted, summed over the attachment's functions."},
+	[AM_MISSES] =
+		{"tracerd_misses_total", "counter",
+		 "Calls seen but not accounted; absent where the kernel does not report misses."},
+	[AM_LATENCY] = {"tracerd_latency_seconds", "histogram",
+			"Entry to return time of traced calls."},
+	[AM_OVH_NS] = {"tracerd_call_overhead_seconds", "gauge",
+		       "Measured cost of one traced call; absent until measured."},
+	[AM_OVH_CPU] = {"tracerd_overhead_cpu_seconds_total", "counter",
+			"CPU time spent in tracing; absent until measured."},
+	[AM_BPF_RUNS] =
+		{"tracerd_bpf_runs_total", "counter",
+		 "Runs of the attachment's BPF programs, as the kernel counts them (filtered "
+		 "calls included); absent unless bpf_stats = on."},
+	[AM_BPF_SECONDS] = {"tracerd_bpf_run_seconds_total", "counter",
+			    "Time the kernel measured in the attachment's BPF programs; absent "
+			    "unless bpf_stats = on."},
+	[AM_ERRORS] = {"tracerd_function_errors_total", "counter",
+		       "Calls that returned an error (< 0), by errno (other: past the table); "
+		       "attachments made with --errors only."},
+	[AM_BY_CALLS] =
+		{"tracerd_by_calls_total", "counter",
+		 "Calls per key (label pid, comm or cgroup) of an attachment made with --by: "
+		 "its by_top keys with the most calls."},
+	[AM_BY_OTHER] = {"tracerd_by_other_calls_total", "counter",
+			 "Calls of an attachment made with --by not in its top keys' series: the "
+			 "other keys and the unkept ones."},
+	[AM_BY_UNKEPT] = {"tracerd_by_unkept_calls_total", "counter",
+			  "Calls of --by keys the kernel had no room for (by_max_keys): in "
+			  "tracerd_by_other_calls_total."},
+	[AM_BY_KEYS] = {"tracerd_by_keys", "gauge",
+			"Keys the kernel keeps for an attachment made with --by."},
+	[AM_BY_LATENCY] = {"tracerd_by_latency_seconds", "summary",
+			   "Entry to return time per --by key (latency attachments); the series "
+			   "without a key label: other."},
+	[AM_REC_EVENTS] = {"tracerd_record_events_total", "counter",
+			   "Events written to the record file."},
+	[AM_REC_DROPPED] = {"tracerd_record_dropped_total", "counter",
+			    "Events not recorded (recording stopped by an error)."},
+	[AM_REC_BYTES] = {"tracerd_record_bytes_total", "counter", "Compressed bytes written."},
+	[AM_REC_ERRORS] = {"tracerd_record_errors_total", "counter",
+			   "Write errors (a full disk stops recording; tracing goes on)."},
+	[AM_REC_ACTIVE] = {"tracerd_record_active", "gauge",
+			   "1 while recording, 0 once stopped by an error."},
 };
 
 static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
@@ -1032,7 +1063,8 @@ static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
 		    (m == AM_LATENCY && !attachment_latency(a, &lat)))
 			continue;
 		if (!header)
-			put_header(b, att_metrics[m].name, att_metrics[m].type, att_metrics[m].help);
+			put_header(b, att_metrics[m].name, att_metrics[m].type,
+				   att_metrics[m].help);
 		header = true;
 		if (m == AM_LATENCY) {
 			prom_histogram(b, att_metrics[m].name, labels, i, le, &lat);
@@ -1087,8 +1119,10 @@ static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
 static void prom_functions(struct mbuf *b, const struct metrics_snapshot *s,
 			   const struct att_labels *labels, bool misses)
 {
-	unsigned int max = s->function_series_max ? s->function_series_max : METRICS_FUNCTION_SERIES_MAX;
-	const char *name = misses ? "tracerd_function_misses_total" : "tracerd_function_calls_total";
+	unsigned int max =
+		s->function_series_max ? s->function_series_max : METRICS_FUNCTION_SERIES_MAX;
+	const char *name =
+		misses ? "tracerd_function_misses_total" : "tracerd_function_calls_total";
 	const struct metrics_attachment *a;
 	const struct metrics_function *fn;
 	bool header = false;
@@ -1103,9 +1137,11 @@ static void prom_functions(struct mbuf *b, const struct metrics_snapshot *s,
 			if (misses && !fn->misses.known)
 				continue;
 			if (!header)
-				put_header(b, name, "counter", misses ?
-					   "Misses per hooked function (attachments of few functions only)." :
-					   "Calls per hooked function (attachments of few functions only).");
+				put_header(b, name, "counter",
+					   misses ? "Misses per hooked function (attachments of "
+						    "few functions only)."
+						  : "Calls per hooked function (attachments of few "
+						    "functions only).");
 			header = true;
 			mb_puts(b, name);
 			put_att_labels(b, labels, i);
@@ -1128,7 +1164,8 @@ static void put_sample(struct mbuf *b, const char *name_labels, uint64_t v)
 
 static void prom_http(struct mbuf *b, const struct metrics_http *h)
 {
-	put_header(b, "tracerd_http_requests_total", "counter", "HTTP requests answered, by status code.");
+	put_header(b, "tracerd_http_requests_total", "counter",
+		   "HTTP requests answered, by status code.");
 	put_sample(b, "tracerd_http_requests_total{code=\"200\"}",
 		   h->requests - h->bad_requests - h->not_found - h->bad_method);
 	put_sample(b, "tracerd_http_requests_total{code=\"400\"}", h->bad_requests);
@@ -1199,7 +1236,8 @@ static void prom_process(struct mbuf *b, const struct metrics_snapshot *s)
 {
 	const struct metrics_process *p = &s->process;
 
-	put_header(b, "process_cpu_seconds_total", "counter", "User and system CPU time spent, seconds.");
+	put_header(b, "process_cpu_seconds_total", "counter",
+		   "User and system CPU time spent, seconds.");
 	mb_printf(b, "process_cpu_seconds_total %.9g\n", p->cpu_seconds);
 	put_header(b, "process_resident_memory_bytes", "gauge", "Resident memory size, bytes.");
 	put_sample(b, "process_resident_memory_bytes", p->resident_bytes);
@@ -1207,9 +1245,11 @@ static void prom_process(struct mbuf *b, const struct metrics_snapshot *s)
 	put_sample(b, "process_virtual_memory_bytes", p->virtual_bytes);
 	put_header(b, "process_open_fds", "gauge", "Open file descriptors.");
 	put_sample(b, "process_open_fds", p->open_fds);
-	put_header(b, "process_max_fds", "gauge", "Limit of open file descriptors (RLIMIT_NOFILE).");
+	put_header(b, "process_max_fds", "gauge",
+		   "Limit of open file descriptors (RLIMIT_NOFILE).");
 	put_sample(b, "process_max_fds", p->max_fds);
-	put_header(b, "process_start_time_seconds", "gauge", "Start time of the process, Unix seconds.");
+	put_header(b, "process_start_time_seconds", "gauge",
+		   "Start time of the process, Unix seconds.");
 	mb_lit(b, "process_start_time_seconds ");
 	put_seconds(b, s->start_real_ns);
 	mb_putc(b, '\n');

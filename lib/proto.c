@@ -81,7 +81,8 @@ static enum proto_code request_check(json_object *root, struct proto_request *re
 		for (f = request_fields; f->name && strcmp(f->name, k); f++)
 			;
 		if (!f->name) {
-			str_fmt(msg, msglen, "unknown request member '%s' (v, cmd, args, id)", tty_str(k));
+			str_fmt(msg, msglen, "unknown request member '%s' (v, cmd, args, id)",
+				tty_str(k));
 			return PROTO_E_BAD_REQUEST;
 		}
 	}
@@ -90,8 +91,9 @@ static enum proto_code request_check(json_object *root, struct proto_request *re
 		return PROTO_E_BAD_REQUEST;
 	}
 	if (ver != TRACERD_PROTO_VERSION) {
-		str_fmt(msg, msglen, "protocol version %lld is not supported (this daemon speaks %d)",
-			ver, TRACERD_PROTO_VERSION);
+		str_fmt(msg, msglen,
+			"protocol version %lld is not supported (this daemon speaks %d)", ver,
+			TRACERD_PROTO_VERSION);
 		return PROTO_E_VERSION;
 	}
 	if (json_get_str(root, "cmd", &req->cmd)) {
@@ -277,14 +279,15 @@ long long proto_arg_int(json_object *args, const char *key, long long def, bool 
 
 enum proto_code proto_code_errno(int err)
 {
-	static const struct { int err; enum proto_code code; } table[] = {
-		{ -EINVAL, PROTO_E_BAD_REQUEST }, { -ENAMETOOLONG, PROTO_E_BAD_REQUEST },
-		{ -ENOENT, PROTO_E_NOT_FOUND }, { -ESRCH, PROTO_E_NOT_FOUND }, { -ENXIO, PROTO_E_NOT_FOUND },
-		{ -EEXIST, PROTO_E_EXISTS },
-		{ -EOPNOTSUPP, PROTO_E_UNAVAILABLE }, { -ENODEV, PROTO_E_UNAVAILABLE },
-		{ -ENOSPC, PROTO_E_LIMIT }, { -E2BIG, PROTO_E_LIMIT }, { -EMFILE, PROTO_E_LIMIT },
-		{ -ENOMEM, PROTO_E_INTERNAL }, { -EIO, PROTO_E_INTERNAL },
-		{ -EPROTO, PROTO_E_INTERNAL },
+	static const struct { int err; enum proto_code code;
+	} table[] = {
+		{-EINVAL, PROTO_E_BAD_REQUEST},	    {-ENAMETOOLONG, PROTO_E_BAD_REQUEST},
+		{-ENOENT, PROTO_E_NOT_FOUND},	    {-ESRCH, PROTO_E_NOT_FOUND},
+		{-ENXIO, PROTO_E_NOT_FOUND},	    {-EEXIST, PROTO_E_EXISTS},
+		{-EOPNOTSUPP, PROTO_E_UNAVAILABLE}, {-ENODEV, PROTO_E_UNAVAILABLE},
+		{-ENOSPC, PROTO_E_LIMIT},	    {-E2BIG, PROTO_E_LIMIT},
+		{-EMFILE, PROTO_E_LIMIT},	    {-ENOMEM, PROTO_E_INTERNAL},
+		{-EIO, PROTO_E_INTERNAL},	    {-EPROTO, PROTO_E_INTERNAL},
 	};
 	size_t i;
 

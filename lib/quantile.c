@@ -91,7 +91,8 @@ void hist_init(struct hist_bucket *b, size_t n)
 
 void hist_print(FILE *f, const struct hist_bucket *b, size_t n, const char *indent)
 {
-	static const char bar[HIST_BAR + 1] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
+	static const char bar[HIST_BAR + 1] =
+		"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
 	size_t i, first = n, last = 0;
 	uint64_t max = 0;
 	char label[40];

@@ -29,7 +29,7 @@
 #define IN_BUF_SIZE	(FRAME_MAX + 64 * 1024)
 #define DEC_BUF_SIZE	(256 * 1024)	/* > largest record (4 + 65535), > TRACERD_BLOCK_LIMIT */
 #define MAX_SLOT	(1U << 20)	/* reader: slot table bound */
-#define WRITER_ZSTD_LEVEL	1	/* the writer runs in the daemon's event loop: speed first */
+#define WRITER_ZSTD_LEVEL 1 /* the writer runs in the daemon's event loop: speed first */
 
 struct wtarget {
 	uint32_t slot, mode, attachment;
@@ -131,7 +131,8 @@ static int writer_check_cut(struct record_writer *w);
 /* Close the current block: its CHECK record, then the block as one frame. */
 static int block_flush(struct record_writer *w)
 {
-	struct tracerd_rec_hdr h = { .type = TRACERD_REC_CHECK, .len = sizeof(struct tracerd_rec_check) };
+	struct tracerd_rec_hdr h = {.type = TRACERD_REC_CHECK,
+				    .len = sizeof(struct tracerd_rec_check)};
 	struct tracerd_rec_check c;
 	int err;
 
@@ -199,8 +200,10 @@ static json_object *writer_meta(struct record_writer *w)
 			       json_object_new_int((int)sizeof(struct tracerd_event)));
 	json_object_object_add(m, "name", json_object_new_string(w->name));
 	json_object_object_add(m, "sequence", json_object_new_int64((int64_t)w->seq));
-	json_object_object_add(m, "created_realtime_ns", json_object_new_int64((int64_t)now_real_ns()));
-	json_object_object_add(m, "created_monotonic_ns", json_object_new_int64((int64_t)now_mono_ns()));
+	json_object_object_add(m, "created_realtime_ns",
+			       json_object_new_int64((int64_t)now_real_ns()));
+	json_object_object_add(m, "created_monotonic_ns",
+			       json_object_new_int64((int64_t)now_mono_ns()));
 	json_object_object_add(m, "hostname", json_object_new_string(host));
 	json_object_object_add(m, "kernel", json_object_new_string(u.release));
 	json_object_object_add(m, "arch", json_object_new_string(u.machine));
@@ -220,7 +223,8 @@ static int file_start(struct record_writer *w);
 /* Create DIR/NAME.trec, write header + meta, start the stream and targets. */
 static int file_open(struct record_writer *w)
 {
-	w->fd = openat(w->dirfd, w->fname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+	w->fd = openat(w->dirfd, w->fname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		       0640);
 	if (w->fd < 0)
 		return -errno;
 	return file_start(w);
@@ -428,7 +432,8 @@ int record_writer__new(const struct record_opts *o, struct record_writer **out,
 	if (!err)
 		err = file_open(w);
 	if (err) {
-		set_err(msg, msglen, err, "cannot start record file '%s': %s", w->path, strerror(-err));
+		set_err(msg, msglen, err, "cannot start record file '%s': %s", w->path,
+			strerror(-err));
 		goto cleanup;
 	}
 	*out = w;
@@ -655,12 +660,14 @@ static int reader_header(struct record_reader *r, const char *path, char *msg, s
 	if (n != (ssize_t)sizeof(h) || memcmp(h.magic, TRACERD_FILE_MAGIC, sizeof(h.magic)))
 		return set_err(msg, msglen, -EINVAL, "%s: not a tracerd record file", path);
 	if (h.version < TRACERD_FILE_VERSION_MIN || h.version > TRACERD_FILE_VERSION)
-		return set_err(msg, msglen, -EPROTO, "%s: record format version %u not supported (this reader: %d to %d)",
+		return set_err(msg, msglen, -EPROTO,
+			       "%s: record format version %u not supported (this reader: %d to %d)",
 			       path, h.version, TRACERD_FILE_VERSION_MIN, TRACERD_FILE_VERSION);
 	r->version = h.version;
 	r->data_off = sizeof(h) + h.meta_len;
 	if (h.meta_len > TRACERD_FILE_META_MAX)
-		return set_err(msg, msglen, -EINVAL, "%s: bad header (meta length %u)", path, h.meta_len);
+		return set_err(msg, msglen, -EINVAL, "%s: bad header (meta length %u)", path,
+			       h.meta_len);
 	js = calloc(1, h.meta_len + 1);
 	if (!js)
 		return set_err(msg, msglen, -ENOMEM, "out of memory");
@@ -669,10 +676,11 @@ static int reader_header(struct record_reader *r, const char *path, char *msg, s
 		r->meta = json_parse_strict(js, strlen(js), NULL, 0);
 	free(js);
 	if (!r->meta || !json_object_is_type(r->meta, json_type_object))
-		return set_err(msg, msglen, -EINVAL, "%s: bad header (meta is not a JSON object)", path);
-	if (json_get_str(r->meta, "byte_order", &bo))
-		return set_err(msg, msglen, -EINVAL, "%s: bad header (\"byte_order\" is not a string)",
+		return set_err(msg, msglen, -EINVAL, "%s: bad header (meta is not a JSON object)",
 			       path);
+	if (json_get_str(r->meta, "byte_order", &bo))
+		return set_err(msg, msglen, -EINVAL,
+			       "%s: bad header (\"byte_order\" is not a string)", path);
 	if (strcmp(bo, *(uint8_t *)&probe ? "little" : "big"))
 		return set_err(msg, msglen, -EPROTO, "%s: written with another byte order", path);
 	r->real0 = (uint64_t)meta_int(r->meta, "created_realtime_ns");
@@ -791,9 +799,10 @@ static void reader_bad(struct record_reader *r, enum record_end end, size_t off,
 	snprintf(w, sizeof(w), "%s", what);	/* what may be r->why_buf */
 	r->done = true;
 	if (r->version >= 3) {
-		reader_end(r, end, "%s, after record %llu (event %llu): block %u at file offset %llu",
-			   w, (unsigned long long)r->records, (unsigned long long)r->events,
-			   r->block, (unsigned long long)r->frame_off);
+		reader_end(r, end,
+			   "%s, after record %llu (event %llu): block %u at file offset %llu", w,
+			   (unsigned long long)r->records, (unsigned long long)r->events, r->block,
+			   (unsigned long long)r->frame_off);
 		return;
 	}
 	reader_end(r, end, "%s, after record %llu (event %llu): stream offset %llu, "
@@ -948,7 +957,8 @@ static void reader_tail(struct record_reader *r, size_t off)
 		reader_bad(r, RECORD_END_CORRUPT, off, r->why_buf);
 	} else if (r->z_end) {
 		if (avail)
-			reader_bad(r, RECORD_END_CORRUPT, 0, "records without a check at end of stream");
+			reader_bad(r, RECORD_END_CORRUPT, 0,
+				   "records without a check at end of stream");
 		else if (r->zs.avail_in || read(r->fd, r->in, 1) > 0)
 			reader_bad(r, RECORD_END_CORRUPT, 0, "data after the end of stream");
 		else
@@ -985,7 +995,8 @@ static int reader_verify(struct record_reader *r)
 				n++;
 				off += rl;
 				if (off > TRACERD_BLOCK_LIMIT) {
-					reader_bad(r, RECORD_END_CORRUPT, 0, "block without a check record");
+					reader_bad(r, RECORD_END_CORRUPT, 0,
+						   "block without a check record");
 					return 0;
 				}
 				continue;
@@ -1026,7 +1037,7 @@ static int v3_read(struct record_reader *r)
  */
 static int v3_frame(struct record_reader *r)
 {
-	static const unsigned char magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };	/* ZSTD_MAGICNUMBER */
+	static const unsigned char magic[4] = {0x28, 0xb5, 0x2f, 0xfd}; /* ZSTD_MAGICNUMBER */
 	unsigned long long content;
 	const unsigned char *p;
 	size_t avail, csize = 0, dsize;
@@ -1042,7 +1053,8 @@ static int v3_frame(struct record_reader *r)
 			return 0;
 		}
 		if (memcmp(p, magic, avail < sizeof(magic) ? avail : sizeof(magic))) {
-			reader_bad(r, RECORD_END_CORRUPT, 0, "corrupt data: not a compressed block");
+			reader_bad(r, RECORD_END_CORRUPT, 0,
+				   "corrupt data: not a compressed block");
 			return 0;
 		}
 		/* frame header descriptor: no unused, reserved or dictionary bits */
@@ -1054,26 +1066,31 @@ static int v3_frame(struct record_reader *r)
 			csize = ZSTD_findFrameCompressedSize(p, avail);
 			if (!ZSTD_isError(csize) && avail >= csize + FCRC_BYTES)
 				break;
-			if (ZSTD_isError(csize) && ZSTD_getErrorCode(csize) != ZSTD_error_srcSize_wrong) {
+			if (ZSTD_isError(csize) &&
+			    ZSTD_getErrorCode(csize) != ZSTD_error_srcSize_wrong) {
 				snprintf(what, sizeof(what), "corrupt compressed data (%s)",
 					 ZSTD_getErrorName(csize));
 				reader_bad(r, RECORD_END_CORRUPT, 0, what);
 				return 0;
 			}
 			if (avail >= FRAME_MAX) {
-				reader_bad(r, RECORD_END_CORRUPT, 0, "corrupt data: block too large");
+				reader_bad(r, RECORD_END_CORRUPT, 0,
+					   "corrupt data: block too large");
 				return 0;
 			}
 		}
 		if (r->in_eof) {
 			if (avail)
-				reader_bad(r, RECORD_END_TRUNCATED, 0, "file cut short inside a block "
+				reader_bad(r, RECORD_END_TRUNCATED, 0,
+					   "file cut short inside a block "
 					   "(its records are not shown)");
 			else if (r->ended)
 				reader_end(r, RECORD_END_CLEAN, "end of stream");
 			else
-				reader_end(r, RECORD_END_OPEN, "no end of stream: the file ends at a "
-					   "flush point (still being written, or its writer stopped)");
+				reader_end(
+					r, RECORD_END_OPEN,
+					"no end of stream: the file ends at a "
+					"flush point (still being written, or its writer stopped)");
 			r->done = true;
 			return 0;
 		}
@@ -1224,7 +1241,8 @@ static int next_unchecked(struct record_reader *r, struct record_item *it)
 			return 0;
 		if (r->z_end) {
 			if (avail)
-				reader_end(r, RECORD_END_CORRUPT, "partial record at end of stream");
+				reader_end(r, RECORD_END_CORRUPT,
+					   "partial record at end of stream");
 			else
 				reader_end(r, RECORD_END_CLEAN, "end of stream");
 			return 0;

@@ -271,7 +271,8 @@ static int read_symtab(struct loader *l, Elf_Scn *scn, GElf_Shdr *sh)
 			err = add_func(l, addr, name, sym.st_shndx,
 				       GELF_ST_BIND(sym.st_info) == STB_WEAK);
 		else
-			err = GELF_ST_TYPE(sym.st_info) == STT_SECTION ? 0 : add_special(l, addr, name);
+			err = GELF_ST_TYPE(sym.st_info) == STT_SECTION ? 0
+								       : add_special(l, addr, name);
 		if (err)
 			return fail(l, err, "reading .symtab: %s", strerror(-err));
 	}
@@ -1094,9 +1095,12 @@ static int load_image(struct loader *l, const char *map)
 	if (!l->segs || !l->s->secs)
 		return fail(l, -ENOMEM, "%s", strerror(ENOMEM));
 	if (!t || !t->addr)
-		return fail(l, -EINVAL, "symbols '%s' have no %s address%s", map, first,
-			    l->nspecials + l->s->nfuncs <= 1 ? " (a placeholder? Debian's "
-			    "System.map is: the real one is in the linux-image-*-dbg package)" : "");
+		return fail(
+			l, -EINVAL, "symbols '%s' have no %s address%s", map, first,
+			l->nspecials + l->s->nfuncs <= 1
+				? " (a placeholder? Debian's "
+				  "System.map is: the real one is in the linux-image-*-dbg package)"
+				: "");
 	l->segs[l->nsegs++] = (struct seg){ t->addr, 0, l->rawsize };
 	for (i = 0; i < 2; i++) {
 		struct sites_section *sec = &l->s->secs[l->s->nsecs];
@@ -1132,7 +1136,8 @@ static int open_elf(struct loader *l)
 	if (!elf && n == sizeof(h) && !memcmp(h + 48, "RISCV\0\0\0RSC\x05", 12))
 		return open_image(l, EM_RISCV);
 	if (!elf)
-		return fail(l, -ENOEXEC, "not an ELF file, arm64 or riscv64 Image (a compressed kernel? "
+		return fail(l, -ENOEXEC,
+			    "not an ELF file, arm64 or riscv64 Image (a compressed kernel? "
 			    "tests/vm/extract-vmlinux.sh extracts an ELF vmlinux)");
 	l->elf = elf_begin(l->fd, ELF_C_READ_MMAP, NULL);
 	if (!l->elf || !gelf_getehdr(l->elf, &l->eh))

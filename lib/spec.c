@@ -74,7 +74,8 @@ int spec_check_record_name(const char *name, char *err, size_t errlen)
 	for (p = name; *p; p++)
 		if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
 			return set_err(err, errlen, -EINVAL,
-				       "invalid record name '%s': only [A-Za-z0-9._-] allowed", name);
+				       "invalid record name '%s': only [A-Za-z0-9._-] allowed",
+				       name);
 	return 0;
 }
 
@@ -153,12 +154,16 @@ int spec_check_kind(const struct tracerd_spec *spec, enum spec_kind kind, char *
 			       "tracepoint '%s' needs mode tp-btf (or auto), not %s",
 			       spec->target, tracerd_mode_name(spec->mode));
 	if (kind == SPEC_KIND_TRACEPOINT && spec->latency)
-		return set_err(err, errlen, -EINVAL, "tracepoint '%s' has no return to time: latency "
-			       "needs a function or a tp:syscalls/sys_enter_NAME (timed to sys_exit_NAME)",
-			       spec->target);
+		return set_err(
+			err, errlen, -EINVAL,
+			"tracepoint '%s' has no return to time: latency "
+			"needs a function or a tp:syscalls/sys_enter_NAME (timed to sys_exit_NAME)",
+			spec->target);
 	if (tp && spec->errors)
-		return set_err(err, errlen, -EINVAL, "tracepoint '%s' has no return value: errors "
-			       "needs a function (an fentry, kprobe or session mode)", spec->target);
+		return set_err(err, errlen, -EINVAL,
+			       "tracepoint '%s' has no return value: errors "
+			       "needs a function (an fentry, kprobe or session mode)",
+			       spec->target);
 	if (!tp && spec->mode != TRACERD_MODE_AUTO && !tracerd_mode_is_function(spec->mode))
 		return set_err(err, errlen, -EINVAL,
 			       "mode tp-btf needs a tracepoint target tp:CATEGORY/NAME, not '%s'",
@@ -326,9 +331,9 @@ int spec_from_json(json_object *args, struct tracerd_spec *spec, char *err, size
 
 bool spec_same_hooks(const struct tracerd_spec *a, const struct tracerd_spec *b)
 {
-	return !strcmp(a->target, b->target) && a->mode == b->mode &&
-	       a->latency == b->latency && a->errors == b->errors && a->by == b->by && a->tgid == b->tgid && !strcmp(a->comm, b->comm) &&
-	       a->variant == b->variant && a->owner == b->owner;
+	return !strcmp(a->target, b->target) && a->mode == b->mode && a->latency == b->latency &&
+	       a->errors == b->errors && a->by == b->by && a->tgid == b->tgid &&
+	       !strcmp(a->comm, b->comm) && a->variant == b->variant && a->owner == b->owner;
 }
 
 bool spec_equal(const struct tracerd_spec *a, const struct tracerd_spec *b)

@@ -221,7 +221,8 @@ int file_trusted(const char *what, const char *path, const struct stat *st, char
 			       "obeys only files root owns (fix: chown root '%s')", what, path,
 			       (unsigned int)st->st_uid, path);
 	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !sticky_dir)
-		return set_err(err, errlen, -EPERM, "%s '%s' is writable by %s (mode %04o): tracerd "
+		return set_err(err, errlen, -EPERM,
+			       "%s '%s' is writable by %s (mode %04o): tracerd "
 			       "obeys only files no other user can change (fix: chmod go-w '%s')",
 			       what, path, st->st_mode & S_IWOTH ? "others" : "its group",
 			       (unsigned int)(st->st_mode & 07777), path);
@@ -283,20 +284,24 @@ int listen_parse(const char *s, unsigned int min_port, struct listen_addr *out, 
 			return set_err(err, errlen, -EINVAL, "listen '%s': unterminated [IPv6] "
 				       "address", s);
 		if (close[1] != ':')
-			return set_err(err, errlen, -EINVAL, "listen '%s': no port after the [IPv6] "
-				       "address ([ADDR6]:PORT)", s);
+			return set_err(err, errlen, -EINVAL,
+				       "listen '%s': no port after the [IPv6] "
+				       "address ([ADDR6]:PORT)",
+				       s);
 		colon = close + 1;
 		ret = listen_host(s, s + 1, (size_t)(close - s - 1), true, out, err, errlen);
 	} else {
 		colon = strrchr(s, ':');
 		if (!colon)
-			return set_err(err, errlen, -EINVAL, "listen '%s' is not 'off' or ADDR:PORT", s);
+			return set_err(err, errlen, -EINVAL,
+				       "listen '%s' is not 'off' or ADDR:PORT", s);
 		ret = listen_host(s, s, (size_t)(colon - s), false, out, err, errlen);
 	}
 	if (ret)
 		return ret;
 	if (parse_dec(colon + 1, min_port, 65535, &port, why, sizeof(why)))
-		return set_err(err, errlen, -EINVAL, "listen '%s': port '%s': %s", s, colon + 1, why);
+		return set_err(err, errlen, -EINVAL, "listen '%s': port '%s': %s", s, colon + 1,
+			       why);
 	out->port = (unsigned short)port;
 	return 0;
 }
