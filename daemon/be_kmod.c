@@ -53,9 +53,6 @@ int kmod_abi_mode(enum tracerd_mode m, enum mode_variant v, __u32 *mode, __u32 *
 	}
 }
 
-/* what the open module said it can do (TRACERD_IOC_FEATURES) */
-static struct tracerd_features kmod_feat;
-
 /* Open /dev/tracerd once, check the ABI, read the features; fills d->kmod. */
 static int kmod_open(struct tracerd *d, __u32 *modes)
 {
@@ -65,7 +62,7 @@ static int kmod_open(struct tracerd *d, __u32 *modes)
 	char ebuf[96];
 	int ret;
 
-	*modes = kmod_feat.modes;
+	*modes = k->feat_modes;
 	if (k->fd >= 0)
 		return 0;
 	k->present = false;
@@ -105,7 +102,9 @@ static int kmod_open(struct tracerd *d, __u32 *modes)
 			 errno_str(ret, ebuf, sizeof(ebuf)));
 		goto fail;
 	}
-	kmod_feat = f;
+	k->feat_modes = f.modes;
+	k->feat_attach_flags = f.attach_flags;
+	k->feat_latency_modes = f.latency_modes;
 	*modes = f.modes;
 	k->feat_flags = f.flags;
 	k->present = true;
@@ -587,7 +586,7 @@ static const char *kmod_lat_unavailable(struct tracerd *d, __u32 km)
 	if (km == TRACERD_KMOD_DIRECT && d->kmod.abi_minor < 7)
 		return "kmod: the module is older than ABI 1.7 (no kmod-direct latency): install a "
 		       "matching one";
-	if (kmod_feat.latency_modes & (1U << km))
+	if (d->kmod.feat_latency_modes & (1U << km))
 		return NULL;
 	if (km == TRACERD_KMOD_DIRECT)
 		return "kmod: the module's trampoline times calls on x86_64, arm64 and riscv64 "
@@ -632,7 +631,7 @@ static const char *kmod_regs_unavailable(struct tracerd *d)
 
 	if (kmod_open(d, &modes))
 		return d->kmod.reason;
-	return kmod_feat.attach_flags & TRACERD_ATTACH_SAVE_REGS ? NULL :
+	return d->kmod.feat_attach_flags & TRACERD_ATTACH_SAVE_REGS ? NULL :
 		"kmod: no FTRACE_OPS_FL_SAVE_REGS on this kernel (no DYNAMIC_FTRACE_WITH_REGS)";
 }
 

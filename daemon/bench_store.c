@@ -25,14 +25,6 @@
 
 #define STORE_SCHEMA	"tracerd-bench-trigger-state/1"
 
-/* The parsed file, re-read when its mtime changes. */
-static struct {
-	json_object *root;
-	/* ctime (the file's, state_dir's): a chmod or chown changes the verdict */
-	struct timespec mtime, ctime, dir_ctime;
-	bool checked;	/* root is what the file at mtime gave (maybe NULL) */
-	char path[PATH_MAX];
-} store_cache;
 
 static int store_path(struct tracerd *d, char *buf, size_t len)
 {
@@ -185,34 +177,34 @@ static json_object *store_load(struct tracerd *d)
 
 	if (store_path(d, path, sizeof(path)) || stat(path, &st) || stat(d->cfg.state_dir, &dst))
 		goto none;
-	if (store_cache.checked && !strcmp(store_cache.path, path) &&
-	    same_time(&store_cache.mtime, &st.st_mtim) &&
-	    same_time(&store_cache.ctime, &st.st_ctim) &&
-	    same_time(&store_cache.dir_ctime, &dst.st_ctim))
-		return store_cache.root;
-	json_object_put(store_cache.root);
-	store_cache.root = NULL;
+	if (d->store.checked && !strcmp(d->store.path, path) &&
+	    same_time(&d->store.mtime, &st.st_mtim) &&
+	    same_time(&d->store.ctime, &st.st_ctim) &&
+	    same_time(&d->store.dir_ctime, &dst.st_ctim))
+		return d->store.root;
+	json_object_put(d->store.root);
+	d->store.root = NULL;
 	/* read back only what no other user could have written (as the config) */
 	if (!store_trusted(d, path, &st, &dst, err, sizeof(err)))
-		store_cache.root = json_parse_file(path, 1 << 20, err, sizeof(err));
-	store_cache.mtime = st.st_mtim;
-	store_cache.ctime = st.st_ctim;
-	store_cache.dir_ctime = dst.st_ctim;
-	store_cache.checked = true;
-	str_copy(store_cache.path, path, sizeof(store_cache.path));
-	if (!store_cache.root)
+		d->store.root = json_parse_file(path, 1 << 20, err, sizeof(err));
+	d->store.mtime = st.st_mtim;
+	d->store.ctime = st.st_ctim;
+	d->store.dir_ctime = dst.st_ctim;
+	d->store.checked = true;
+	str_copy(d->store.path, path, sizeof(d->store.path));
+	if (!d->store.root)
 		why = err;
-	else if (store_matches(store_cache.root, &why))
-		return store_cache.root;
+	else if (store_matches(d->store.root, &why))
+		return d->store.root;
 	if (why)
 		log_warn("bench: ignoring %s: %s", path, why);
-	json_object_put(store_cache.root);
-	store_cache.root = NULL;
+	json_object_put(d->store.root);
+	d->store.root = NULL;
 	return NULL;
 none:
-	json_object_put(store_cache.root);
-	store_cache.root = NULL;
-	store_cache.checked = false;
+	json_object_put(d->store.root);
+	d->store.root = NULL;
+	d->store.checked = false;
 	return NULL;
 }
 

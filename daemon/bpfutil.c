@@ -17,6 +17,8 @@
 #include "../lib/util.h"
 #include "bpfutil.h"
 
+/* libbpf's print callback has no context argument: the one verbosity of
+ * the process, set once at start (libbpf_log_setup) */
 static int libbpf_verbose;
 
 /* libbpf warnings are expected while probing: shown with -v, its debug with -vv */

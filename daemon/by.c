@@ -162,6 +162,8 @@ static int cg_visit(const char *path, const struct stat *st, int type, struct FT
  * path went stale, or one not found CG_RETRY_S seconds ago or more.
  */
 #define CG_CACHE_MAX	4096	/* 4 attachments with by_top at its limit (1000) */
+/* (a file static: cgroup ids name the same paths for every user of this
+ * process, and cg_visit, nftw's callback without a context, fills it) */
 struct cg_entry {
 	__u64 id;
 	char *path;		/* NULL: not found at `tried` */

@@ -12,6 +12,8 @@
 #include "bpfutil.h"
 #include "tracefs.h"
 
+/* The tracefs this process found (a mount is process-wide, found once:
+ * for every caller: a fact of the process, not daemon state) */
 static int tracefs_fd = -1;
 static char tracefs_at[256];
 

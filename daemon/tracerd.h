@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <linux/types.h>
 #include <tracerd/modes.h>
 #include <tracerd/trace.h>
@@ -37,6 +38,9 @@ struct kmod_info {
 	__u32 abi_major, abi_minor;
 	char module_version[32];
 	__u64 feat_flags;	/* TRACERD_FEAT_*: the kernel config it was built for */
+	/* what the open module said it can do (TRACERD_IOC_FEATURES): bits of
+	 * TRACERD_KMOD_* modes, TRACERD_ATTACH_* flags, modes it can time */
+	__u32 feat_modes, feat_attach_flags, feat_latency_modes;
 	char reason[256];
 	/* kmod-kprobe's int3 variant probed on its own (when kmod-kprobe's
 	 * probe failed): 0 not yet, 1 it attached, -1 refused (int3_reason) */
@@ -121,8 +125,18 @@ struct attachment {
 	struct attach_op *op;		/* registry.c: the work in progress, NULL when settled */
 };
 
+/* bench_store.c: the stored bench results, parsed once per change of the file */
+struct bench_store_cache {
+	struct json_object *root;
+	/* ctime (the file's, state_dir's): a chmod or chown changes the verdict */
+	struct timespec mtime, ctime, dir_ctime;
+	bool checked;	/* root is what the file at mtime gave (maybe NULL) */
+	char path[4096];
+};
+
 struct tracerd {
 	struct tracerd_config cfg;
+	struct bench_store_cache store;
 	struct event_base *base;
 	struct control *ctl;
 	uint64_t start_mono_ns;
