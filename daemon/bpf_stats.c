@@ -76,7 +76,7 @@ static int prog_add(int prog_fd, void *ctx)
 int bpf_stats_read(struct tracerd *d, struct attachment *a, struct bpf_run_stats *out,
 		   const char **why)
 {
-	const struct backend *be = backend_variant(a->mode, a->spec.variant);
+	const struct backend *be = a->be;	/* the variant's, set once at attach */
 	int n;
 
 	memset(out, 0, sizeof(*out));
