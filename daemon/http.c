@@ -56,7 +56,9 @@
 #define HTTP_REQUEST_DEADLINE_S	10	/* a whole request, from accept or the previous answer */
 #define HTTP_REPLY_DEADLINE_S	60	/* a whole answer taken by the client, from its request */
 #define HTTP_MAX_HEADERS	8192
-#define HTTP_MAX_BODY		0
+/* a request body no handler reads: small ones reach on_request (a POST is
+ * then told 405 with Allow, as without one), larger ones get 413 */
+#define HTTP_MAX_BODY		1024
 #define HTTP_MAX_INPUT		(64 * 1024)	/* unparsed request bytes buffered per connection */
 #define HTTP_SNAPSHOT_MS	250	/* a rendered body is reused this long */
 #define HTTP_HELD_MAX		(32u << 20)	/* bytes of rendered bodies held for clients */
@@ -480,6 +482,17 @@ static void reply_with(struct evhttp_request *req, int code, const char *reason,
 	if (snap) {
 		body = snap->text;
 		len = snap->len;
+	}
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
+		/* the length GET would send, and no body: libevent writes whatever
+		 * the buffer holds, HEAD or not, and a keep-alive client would
+		 * read it as the next response */
+		char n[32];
+
+		snprintf(n, sizeof(n), "%zu", len);
+		evhttp_add_header(hdr, "Content-Length", n);
+		body = NULL;
+		snap = NULL;
 	}
 	if (buf && snap && !evbuffer_add_reference(buf, body, len, snap_unref, snap))
 		snap->refs++;

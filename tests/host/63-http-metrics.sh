@@ -70,6 +70,28 @@ expect_eq "Allow header" "$allow" "GET, HEAD"
 expect_eq "HEAD 200" "$(code -I "$U/metrics.json")" 200
 expect_eq "HEAD has no body" "$(curl -s -I "$U/metrics.json" | tr -d '\r' | sed -n '/^$/,$p' | wc -c)" 1
 expect_eq "query string ignored" "$(code "$U/metrics?x=1")" 200
+# a POST with a small body is a wrong method too (405 with Allow), not 413
+expect_eq "POST with a body -> 405" "$(code -X POST --data x "$U/metrics")" 405
+# HEAD on a keep-alive connection: the length GET would send, no body, so
+# the next response on the connection is read as itself (#33 class 5)
+python3 - "$PORT" <<'PY' || fail "HEAD then GET on one connection"
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+data = b""
+while data.count(b"\r\n\r\n") < 2 or not data.endswith(b"ok\n"):
+    chunk = s.recv(65536)
+    if not chunk:
+        break
+    data += chunk
+head, rest = data.split(b"\r\n\r\n", 1)
+assert head.startswith(b"HTTP/1.1 200"), head
+assert b"\r\nContent-Length: 3" in head, head
+assert rest.startswith(b"HTTP/1.1 200"), rest[:80]	# no body between the two
+assert rest.endswith(b"\r\n\r\nok\n"), rest[-40:]
+print("HEAD: Content-Length 3, no body; the GET after it read whole")
+PY
+ok "HEAD on keep-alive: a length, no body, the next response intact"
 
 # oversized: 16 KiB of headers, and a body
 big=$(head -c 16384 /dev/zero | tr '\0' a)
