@@ -128,9 +128,9 @@ struct attachment {
 /* bench_store.c: the stored bench results, parsed once per change of the file */
 struct bench_store_cache {
 	struct json_object *root;
-	/* ctime (the file's, state_dir's): a chmod or chown changes the verdict */
-	struct timespec mtime, ctime, dir_ctime;
+	struct timespec mtime;
 	bool checked;	/* root is what the file at mtime gave (maybe NULL) */
+	bool distrust_logged;	/* the file or state_dir was another's: said once */
 	char path[4096];
 };
 
