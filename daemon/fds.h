@@ -18,11 +18,29 @@
 #ifndef TRACERD_FDS_H
 #define TRACERD_FDS_H
 
+#include <stddef.h>
+
 #define FDS_RESERVE_ATTACH	16
 #define FDS_RESERVE_HTTP	128
 /* fds_http_limit counts at most this many (the unit's LimitNOFILE=) */
 #define FDS_HTTP_LIMIT_MAX	65536
 
+/*
+ * Start-up needs (docs/limits.md, "File descriptors"): below FDS_START_MIN
+ * the maps and probes cannot all be made, and a daemon that cannot attach
+ * anything or take a client must not say it is ready; at ready, the limit
+ * must leave FDS_READY_FREE beyond what start-up holds: the attach reserve,
+ * and for the first attach the requester's connection, the tracefs
+ * directory and the two fds of the smallest one (a tracepoint's program
+ * and link).
+ */
+#define FDS_START_MIN	80
+#define FDS_READY_FREE	(FDS_RESERVE_ATTACH + 4)
+/* 0, or -EMFILE with err naming the limit and what to raise it to */
+int fds_check_start(char *err, size_t len);
+int fds_check_ready(char *err, size_t len);
+/* fds 0-2 closed at start: /dev/null in their place */
+void fds_std_open(void);
 /* Raise RLIMIT_NOFILE's soft limit to the hard limit (many HTTP/control clients). */
 void fds_raise_limit(void);
 /* Open fds at which the HTTP server stops accepting: RLIMIT_NOFILE (at most

@@ -208,6 +208,7 @@ static int run(struct tracerd *d)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
 	struct event *ev[3] = {};
+	char err[512];
 	size_t i;
 	int ret;
 
@@ -227,6 +228,11 @@ static int run(struct tracerd *d)
 	/* without metrics the daemon still traces: the error is logged */
 	http_start(d, d->cfg.listen, &d->http);
 	reload_attach_startup(d);	/* failures are logged and counted; it runs on */
+	ret = fds_check_ready(err, sizeof(err));	/* a daemon that could take no client */
+	if (ret) {
+		log_err("%s", err);
+		goto cleanup;
+	}
 	log_notice("tracerd %s ready (pid %d)", TRACERD_VERSION, getpid());
 	notify_send("READY=1");
 	ret = notify_loop_start(d);
@@ -243,6 +249,11 @@ cleanup:
 	for (i = 0; i < 3; i++)
 		if (ev[i])
 			event_free(ev[i]);
+	/* the stop, once begun, ends: freeing the events gave the signals back
+	 * their default action (a second SIGTERM or SIGINT killed the daemon
+	 * half-way through its detaches, a SIGHUP too) */
+	for (i = 0; i < 3; i++)
+		signal(sigs[i], SIG_IGN);
 	event_base_free(d->base);
 	d->base = NULL;
 	return ret;
@@ -254,8 +265,10 @@ int main(int argc, char **argv)
 			    .errors_fd = -1, .by_fd = -1, .by_other_fd = -1,
 			    .bpf_stats_fd = -1 };
 	struct options o = {};
+	char err[512];
 	int ret;
 
+	fds_std_open();	/* before anything opens a file */
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? 0 : 2;
@@ -282,6 +295,11 @@ int main(int argc, char **argv)
 	libbpf_log_setup(o.verbose);
 	signal(SIGPIPE, SIG_IGN);
 	fds_raise_limit();
+	if (fds_check_start(err, sizeof(err))) {
+		log_err("%s", err);
+		config_free(&d.cfg);
+		return 1;
+	}
 	d.reload.opts = (struct reload_opts){ o.config, o.config_given, o.listen, o.socket,
 					      o.verbose };
 	/* the core tells the edges through these: it calls none of them */

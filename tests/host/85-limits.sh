@@ -26,7 +26,12 @@ limited() { # PRLIMIT-OPTION: a private tracerd under that limit; 1 if it did no
 # (idle, the daemon holds about 69 fds here: every loaded BPF object keeps
 # a copy of each of the shared maps' fds, slot_errors, by_keys and
 # by_other included)
-NOFILE=80
+limited --nofile=4096:4096 || fail "tracerd did not start"
+idle=$(ls /proc/$DPID/fd | wc -l)
+stop_daemon
+# the least it starts with (FDS_READY_FREE, 20, free at ready: 85-start-stop-edges)
+# plus room for a few tracepoints
+NOFILE=$((idle + 26))
 limited --nofile=$NOFILE || fail "tracerd did not start under RLIMIT_NOFILE $NOFILE"
 err=
 for tp in sched_switch sched_wakeup sched_wakeup_new sched_waking sched_process_fork \
