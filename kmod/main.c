@@ -184,12 +184,6 @@ static int tracerd_check_how(u32 mode, u32 flags, u32 tgid, u32 reserved)
 	return ret;
 }
 
-/* kmod-direct timing a call: the trampoline calls the function itself */
-static bool tracerd_direct_lat(u32 mode, u32 flags)
-{
-	return mode == TRACERD_KMOD_DIRECT && (flags & TRACERD_ATTACH_LATENCY);
-}
-
 /*
  * Functions that never return, or whose callers' tasks often end inside
  * them (a fatal signal: get_signal() calls do_group_exit(); a kthread's
@@ -225,7 +219,7 @@ static const char *const tracerd_noreturn[] = {
  */
 static int tracerd_check_argw_form(u32 mode, u32 flags, u32 argw)
 {
-	return !tracerd_direct_lat(mode, flags) == !argw ? 0 : -EINVAL;
+	return !tracerd_att_calls_fn(mode, flags) == !argw ? 0 : -EINVAL;
 }
 
 /*
@@ -237,7 +231,7 @@ static int tracerd_check_argw(u32 mode, u32 flags, u32 argw, const char *name)
 {
 	size_t i;
 
-	if (!tracerd_direct_lat(mode, flags))
+	if (!tracerd_att_calls_fn(mode, flags))
 		return 0;
 	if (argw > 1)
 		return -EOPNOTSUPP;
