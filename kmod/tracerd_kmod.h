@@ -127,8 +127,9 @@ void tracerd_direct_exit(void);
 int tracerd_kprobes_arm(struct tracerd_att **atts, unsigned int n);
 void tracerd_kprobes_disarm(struct tracerd_att **atts, unsigned int n);
 
-/* sites.c */
-long tracerd_ioc_sites(void __user *arg);
+/* sites.c (an ioctl of main.c's table) */
+struct tracerd_file;
+long tracerd_ioc_sites(struct tracerd_file *f, unsigned int cmd, void __user *arg);
 
 /* bench.c */
 long tracerd_bench_ops(struct tracerd_bench_ops *b);
