@@ -46,7 +46,6 @@ _Static_assert(TRACERD_LAT_BUCKETS == TRACERD_HIST_BUCKETS,
 _Static_assert(sizeof(((struct task_struct *)0)->comm) >= TRACERD_COMM_FILTER_LEN,
 	       "the comm filter reads the first 16 bytes of current->comm");
 
-
 /* The modes, by TRACERD_KMOD_*: every mode-specific step goes through its row. */
 static const struct tracerd_mode_ops *const tracerd_modes[TRACERD_KMOD_MODE_MAX + 1] = {
 	[TRACERD_KMOD_CALLOPS]		= &tracerd_mode_callops,
@@ -86,6 +85,7 @@ int tracerd_filter_comm(struct tracerd_filter *f, const char *comm)
 	memcpy(f->comm_mask, mask, sizeof(mask));
 	return 0;
 }
+
 /* Bit (1 << mode) for every mode this kernel and arch support. */
 u32 tracerd_modes_available(void)
 {

@@ -4,9 +4,10 @@
  * ftrace_ops, kprobes) and in-kernel benchmarks for tracerd.
  *
  * This file holds the misc device, the per-file attachment table, leak
- * accounting and the ioctl table (tracerd_iocs). The ABI, with every errno, is
- * include/tracerd/kmod_abi.h; the hook modes are in attach.c and the
- * benchmarks in bench.c.
+ * accounting and the ioctl table (tracerd_iocs). The ABI, with every
+ * errno, is include/tracerd/kmod_abi.h; an attachment's life is in
+ * attach.c, the hook modes in mode_*.c (mode.h) and the benchmarks in
+ * bench.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
