@@ -197,7 +197,9 @@ HOST_KDIR := $(wildcard /lib/modules/$(shell uname -r)/build)
 KDIR ?= $(if $(HOST_KDIR),$(HOST_KDIR),$(O)/vm/k/6.12/kdir-link)
 KMOD_OUT ?= $(O)/kmod
 override KMOD_OUT := $(abspath $(KMOD_OUT))
-KMOD_SRCS := $(wildcard $(SRC)/kmod/*.c $(SRC)/kmod/*.h $(SRC)/kmod/*.S $(SRC)/kmod/Kbuild)
+# kmod/arch/ is linked as a directory: arch.h includes "arch/<arch>.h"
+KMOD_SRCS := $(wildcard $(SRC)/kmod/*.c $(SRC)/kmod/*.h $(SRC)/kmod/*.S $(SRC)/kmod/Kbuild) \
+	$(SRC)/kmod/arch
 TESTMOD_SRCS := $(wildcard $(SRC)/tests/kmod/*.c $(SRC)/tests/kmod/Kbuild)
 
 $(O)/vm/k/6.12/kdir-link:
@@ -399,9 +401,10 @@ uninstall:
 	else echo "uninstall: no module for kernel $$kv ($$ko)"; fi
 
 install-dkms:
-	$(Q)install -d $(DESTDIR)$(DKMSDIR)/kmod $(DESTDIR)$(DKMSDIR)/include/tracerd
+	$(Q)install -d $(DESTDIR)$(DKMSDIR)/kmod/arch $(DESTDIR)$(DKMSDIR)/include/tracerd
 	$(Q)install -m 0644 $(SRC)/kmod/Kbuild $(wildcard $(SRC)/kmod/*.c $(SRC)/kmod/*.h $(SRC)/kmod/*.S) \
 		$(DESTDIR)$(DKMSDIR)/kmod/
+	$(Q)install -m 0644 $(wildcard $(SRC)/kmod/arch/*.h) $(DESTDIR)$(DKMSDIR)/kmod/arch/
 	$(Q)install -m 0644 $(SRC)/include/tracerd/*.h $(DESTDIR)$(DKMSDIR)/include/tracerd/
 	$(Q)install -m 0644 $(SRC)/VERSION $(DESTDIR)$(DKMSDIR)/VERSION
 	$(Q)$(subst_paths) $(SRC)/systemd/dkms.conf.in > $(DESTDIR)$(DKMSDIR)/dkms.conf

@@ -1,29 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The hook modes of tracerd_kmod, one attachment each:
+ * The life of an attachment, whatever its hook mode: made, armed,
+ * disarmed and freed here, batches and their members too, each
+ * mode-specific step asked of the mode's row in tracerd_modes[] (mode.h):
  *
- *   kmod-callops     an ftrace_ops whose C callback counts, filtered to the
- *                    function's address (optionally FTRACE_OPS_FL_SAVE_REGS)
+ *   kmod-callops     an ftrace_ops whose C callback counts (mode_callops.c)
  *   kmod-direct      an ftrace direct call to an asm trampoline slot
- *                    (tramp_<arch>.S) that calls tracerd_direct_enter()
- *   kmod-kprobe      a kprobe at the entry (on x86 this runs through ftrace)
+ *                    (mode_direct.c, tramp_<arch>.S)
+ *   kmod-kprobe      a kprobe at the entry (mode_kprobe.c)
  *   kprobe-int3      a kprobe on the first instruction past the ftrace call
- *                    site, which takes the breakpoint path
+ *                    site, which takes the breakpoint path (mode_kprobe.c)
  *
  * With TRACERD_ATTACH_LATENCY an attachment hooks the return too, through
- * the kernel's own return hooks, never a trampoline of ours:
- *
- *   kmod-kprobe      a kretprobe (entry_handler; the entry time in the
- *                    instance's data)
- *   kmod-callops     an fprobe (entry and exit handlers, the entry time in
- *                    its entry data): rethook before 6.14, the function
- *                    graph tracer from 6.14 (ftrace_compat.h)
- *   kmod-direct      its own trampoline (x86_64, arm64, riscv64): a timed
- *                    call is run by the trampoline, which keeps the entry
- *                    time in its frame (tramp_<arch>.S)
- *
- * and adds each call's duration to a per-CPU log2 histogram (this_cpu ops
- * and this_cpu_cmpxchg for min/max: lock-free, interrupt-safe).
+ * the kernel's own return hooks (kretprobe, fprobe) or kmod-direct's own
+ * trampoline, and adds each call's duration to a per-CPU log2 histogram
+ * (this_cpu ops and this_cpu_cmpxchg for min/max: lock-free,
+ * interrupt-safe).
  *
  * Every callback checks the attachment's filters (tgid; comm: two masked
  * 8-byte compares of current->comm against a copy made at attach) and
@@ -37,20 +29,16 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
-#include <linux/idr.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sort.h>
-#include <linux/timekeeping.h>
 #include <tracerd/trace.h>
 
 #include "arch.h"
-#include "ftrace_compat.h"
+#include "mode.h"
 #include "tracerd_kmod.h"
-
-#define TRACERD_HAVE_DIRECT_MODE (TRACERD_HAVE_DIRECT && TRACERD_HAVE_ARCH_TRAMP)
 
 _Static_assert(TRACERD_LAT_BUCKETS == TRACERD_HIST_BUCKETS,
 	       "the module's histogram has the BPF side's layout");
@@ -58,32 +46,18 @@ _Static_assert(TRACERD_LAT_BUCKETS == TRACERD_HIST_BUCKETS,
 _Static_assert(sizeof(((struct task_struct *)0)->comm) >= TRACERD_COMM_FILTER_LEN,
 	       "the comm filter reads the first 16 bytes of current->comm");
 
-/*
- * Does the current task's comm pass a's comm filter? Two 8-byte loads of
- * current->comm, masked to the filter's bytes and its NUL: the bytes past
- * the NUL need not be zero. No lock, no call; a concurrent rename may be
- * seen half done, as bpf_get_current_comm() may.
- */
-typedef u64 __attribute__((aligned(1), may_alias)) tracerd_u64_unaligned;
+/* The modes, by TRACERD_KMOD_*: every mode-specific step goes through its row. */
+static const struct tracerd_mode_ops *const tracerd_modes[TRACERD_KMOD_MODE_MAX + 1] = {
+	[TRACERD_KMOD_CALLOPS]		= &tracerd_mode_callops,
+	[TRACERD_KMOD_DIRECT]		= &tracerd_mode_direct,
+	[TRACERD_KMOD_KPROBE]		= &tracerd_mode_kprobe,
+	[TRACERD_KMOD_KPROBE_INT3]	= &tracerd_mode_kprobe_int3,
+};
 
-static __always_inline bool tracerd_comm_pass(const struct tracerd_att *a)
+/* The row of a mode tracerd_att_check() took. */
+static const struct tracerd_mode_ops *tracerd_mode(u32 mode)
 {
-	const tracerd_u64_unaligned *c = (const void *)current->comm;
-
-	return !(((c[0] ^ a->comm[0]) & a->comm_mask[0]) |
-		 ((c[1] ^ a->comm[1]) & a->comm_mask[1]));
-}
-
-/* Count one call for a, honouring its tgid and comm filters; true if it passed. */
-static __always_inline bool tracerd_att_hit(struct tracerd_att *a)
-{
-	if ((a->tgid && a->tgid != (u32)current->tgid) ||
-	    (a->comm_mask[0] && !tracerd_comm_pass(a))) {
-		this_cpu_inc(a->pcpu->filtered);
-		return false;
-	}
-	this_cpu_inc(a->pcpu->hits);
-	return true;
+	return tracerd_modes[mode];
 }
 
 /*
@@ -112,425 +86,25 @@ int tracerd_filter_comm(struct tracerd_filter *f, const char *comm)
 	return 0;
 }
 
-/*
- * One call of a returned, t0 its entry time. Lock-free, any context: each
- * field is one this_cpu op, min/max a this_cpu_cmpxchg loop.
- */
-static __always_inline void tracerd_lat_add(struct tracerd_att *a, u64 t0)
-{
-	u64 now = ktime_get_mono_fast_ns();
-	u64 d = now > t0 ? now - t0 : 0;
-	u64 old, prev;
-
-	this_cpu_inc(a->lat->hist[tracerd_hist_bucket(d)]);
-	this_cpu_add(a->lat->sum, d);
-	old = this_cpu_read(a->lat->max);
-	while (d > old) {
-		prev = this_cpu_cmpxchg(a->lat->max, old, d);
-		if (prev == old)
-			break;
-		old = prev;
-	}
-	old = this_cpu_read(a->lat->min);
-	while (old == 0 || d < old) {
-		prev = this_cpu_cmpxchg(a->lat->min, old, d);
-		if (prev == old)
-			break;
-		old = prev;
-	}
-}
-
-/* kmod-callops: the ftrace_ops callback. */
-static void notrace tracerd_callops_func(unsigned long ip,
-					 unsigned long parent_ip,
-					 struct ftrace_ops *op,
-					 struct ftrace_regs *fregs)
-{
-	tracerd_att_hit(container_of(op, struct tracerd_att, ops));
-}
-NOKPROBE_SYMBOL(tracerd_callops_func);
-
-/*
- * A batch (TRACERD_IOC_ATTACH_BATCH): one ftrace_ops for many functions.
- * callops: its callback finds the member by the ip ftrace passes; direct:
- * every function goes to the group's one trampoline slot, which finds the
- * member by the return address into the function. Both are addresses
- * inside the function, so the member is the one with the greatest entry
- * address not above it (ftrace only calls in for the ops' own functions).
- * Members are freed with the group, when the last one is detached, so a
- * hook that found one never sees it freed.
- */
-struct tracerd_gent {
-	unsigned long addr;
-	struct tracerd_att *att;
-	unsigned int idx;		/* its entry in the batch request */
-};
-
-struct tracerd_group {
-	struct ftrace_ops ops;
-	u32 mode;
-	int slot;			/* direct: the trampoline slot, or -1 */
-	bool armed;
-	unsigned int n;			/* members, sorted by addr in ents */
-	unsigned int live;		/* members not yet detached */
-	unsigned int dying;		/* of them, in the detach under way */
-	struct tracerd_gent ents[];
-};
-
-/* The member whose function holds ip, or NULL. Any context. */
-static __always_inline struct tracerd_att *
-tracerd_group_find(const struct tracerd_group *g, unsigned long ip)
-{
-	unsigned int lo = 0, hi = g->n;
-
-	while (hi - lo > 1) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (g->ents[mid].addr <= ip)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (!g->n || g->ents[lo].addr > ip)
-		return NULL;
-	return g->ents[lo].att;
-}
-
-/* Count one call of the group member at ip, unless it was detached. */
-static __always_inline void tracerd_group_hit(const struct tracerd_group *g,
-					      unsigned long ip)
-{
-	struct tracerd_att *a = tracerd_group_find(g, ip);
-
-	if (a && !READ_ONCE(a->retired))
-		tracerd_att_hit(a);
-}
-
-/* kmod-callops batch: the shared ftrace_ops callback. */
-static void notrace tracerd_group_func(unsigned long ip,
-				       unsigned long parent_ip,
-				       struct ftrace_ops *op,
-				       struct ftrace_regs *fregs)
-{
-	tracerd_group_hit(container_of(op, struct tracerd_group, ops), ip);
-}
-NOKPROBE_SYMBOL(tracerd_group_func);
-
-/*
- * kmod-direct: slot -> attachment or batch, set before arming, cleared
- * after.
- */
-static struct tracerd_att *tracerd_slot_att[TRACERD_DIRECT_SLOTS ?: 1];
-static struct tracerd_group *tracerd_slot_group[TRACERD_DIRECT_SLOTS ?: 1];
-static DEFINE_IDA(tracerd_slot_ida);
-
-/*
- * Called from the trampoline stub of slot, ip inside the function: count
- * the call. For a call to time (kmod-direct --latency) return its
- * attachment with the entry time in *t0, the call counted in flight;
- * else NULL.
- */
-struct tracerd_att *notrace tracerd_direct_enter(unsigned long slot,
-						 unsigned long ip, u64 *t0)
-{
-	struct tracerd_group *g;
-	struct tracerd_att *a;
-
-	if (slot >= ARRAY_SIZE(tracerd_slot_att))
-		return NULL;
-	a = READ_ONCE(tracerd_slot_att[slot]);
-	if (a) {
-		if (!tracerd_att_hit(a) || !a->lat)
-			return NULL;
-		this_cpu_inc(a->lat->entered);
-		*t0 = ktime_get_mono_fast_ns();
-		return a;
-	}
-	g = READ_ONCE(tracerd_slot_group[slot]);
-	if (g)
-		tracerd_group_hit(g, ip);
-	return NULL;
-}
-NOKPROBE_SYMBOL(tracerd_direct_enter);
-
-/*
- * A timed call of a returned, t0 its entry time (the trampoline). The
- * call leaves the in-flight count last: a drained attachment may be freed
- * right after (tracerd_drain_fn()).
- */
-void notrace tracerd_direct_exit_hit(struct tracerd_att *a, u64 t0)
-{
-	struct tracerd_lat_pcpu __percpu *lat = a->lat;
-
-	tracerd_lat_add(a, t0);
-	smp_wmb();
-	this_cpu_inc(lat->left);
-}
-NOKPROBE_SYMBOL(tracerd_direct_exit_hit);
-
-/*
- * Detached kmod-direct latency attachments with timed calls still running
- * (a task asleep in the function returns through the trampoline): each
- * holds a module reference until its calls have returned, checked every
- * 100 ms. rmmod meanwhile says the module is in use.
- */
-static LIST_HEAD(tracerd_draining);
-static bool tracerd_direct_lat_used;	/* a timing trampoline was ever armed */
-static DEFINE_MUTEX(tracerd_drain_lock);
-static void tracerd_drain_fn(struct work_struct *w);
-static DECLARE_DELAYED_WORK(tracerd_drain_work, tracerd_drain_fn);
-
-/* Timed calls of a (disarmed: no new ones) not yet returned. */
-static u64 tracerd_inflight(const struct tracerd_att *a)
-{
-	u64 in = 0, out = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		out += READ_ONCE(per_cpu_ptr(a->lat, cpu)->left);
-	smp_rmb();
-	for_each_possible_cpu(cpu)
-		in += READ_ONCE(per_cpu_ptr(a->lat, cpu)->entered);
-	return in - out;
-}
-
-static void tracerd_att_destroy(struct tracerd_att *a);
-
-static void tracerd_drain_fn(struct work_struct *w)
-{
-	struct tracerd_att *a, *t;
-	LIST_HEAD(done);
-	bool more;
-
-	mutex_lock(&tracerd_drain_lock);
-	list_for_each_entry_safe(a, t, &tracerd_draining, drain)
-		if (!tracerd_inflight(a))
-			list_move(&a->drain, &done);
-	more = !list_empty(&tracerd_draining);
-	mutex_unlock(&tracerd_drain_lock);
-	if (!list_empty(&done))
-		synchronize_rcu_tasks();	/* the returns have left the trampoline */
-	list_for_each_entry_safe(a, t, &done, drain) {
-		list_del(&a->drain);
-		tracerd_att_destroy(a);
-		atomic64_dec(&tracerd_live.draining);
-		module_put(THIS_MODULE);
-	}
-	if (more)
-		schedule_delayed_work(&tracerd_drain_work, HZ / 10);
-}
-
-/*
- * a (kmod-direct latency) was disarmed before an RCU-tasks grace period
- * that has now passed, so every call that entered the trampoline has been
- * counted in: true if it can be freed now, false if it went to drain.
- */
-static bool tracerd_direct_settled(struct tracerd_att *a)
-{
-	if (!tracerd_inflight(a))
-		return true;
-	__module_get(THIS_MODULE);
-	atomic64_inc(&tracerd_live.draining);
-	mutex_lock(&tracerd_drain_lock);
-	list_add_tail(&a->drain, &tracerd_draining);
-	mutex_unlock(&tracerd_drain_lock);
-	schedule_delayed_work(&tracerd_drain_work, HZ / 10);
-	return false;
-}
-
-/* The same for a just disarmed: the grace period first. */
-static bool tracerd_direct_settle(struct tracerd_att *a)
-{
-	synchronize_rcu_tasks();
-	return tracerd_direct_settled(a);
-}
-
-static unsigned long tracerd_slot_tramp(int slot)
-{
-#if TRACERD_HAVE_ARCH_TRAMP
-	return tracerd_direct_tramps[slot];
-#else
-	return 0;
-#endif
-}
-
-/* A free trampoline slot, or -ENOSPC when all are taken. */
-static int tracerd_slot_alloc(void)
-{
-	int slot;
-
-	if (!TRACERD_DIRECT_SLOTS)
-		return -ENOSPC;
-	slot = ida_alloc_max(&tracerd_slot_ida, TRACERD_DIRECT_SLOTS - 1,
-			     GFP_KERNEL);
-	if (slot >= 0)
-		atomic64_inc(&tracerd_live.direct_slots);
-	return slot;
-}
-
-static void tracerd_slot_release(int slot)
-{
-	WRITE_ONCE(tracerd_slot_att[slot], NULL);
-	WRITE_ONCE(tracerd_slot_group[slot], NULL);
-	ida_free(&tracerd_slot_ida, slot);
-	atomic64_dec(&tracerd_live.direct_slots);
-}
-
-/* Give a a trampoline slot of its own: -ENOSPC when all are taken. */
-static int tracerd_slot_get(struct tracerd_att *a)
-{
-	int slot = tracerd_slot_alloc();
-
-	if (slot < 0)
-		return slot;
-	a->slot = slot;
-	WRITE_ONCE(tracerd_slot_att[slot], a);
-	return 0;
-}
-
-static void tracerd_slot_put(struct tracerd_att *a)
-{
-	if (a->slot < 0)
-		return;
-	tracerd_slot_release(a->slot);
-	a->slot = -1;
-}
-
-/*
- * Module exit: every slot has been put and nothing drains (each draining
- * attachment holds a module reference) by then. A timed call that
- * returned may still be on its way out of the trampoline: RCU tasks
- * waits for it.
- */
-void tracerd_direct_exit(void)
-{
-	cancel_delayed_work_sync(&tracerd_drain_work);
-	if (tracerd_direct_lat_used)
-		synchronize_rcu_tasks();
-	ida_destroy(&tracerd_slot_ida);
-}
-
-/* kmod-kprobe, kprobe-int3: the kprobe handlers. */
-static int notrace tracerd_kprobe_pre(struct kprobe *p, struct pt_regs *regs)
-{
-	tracerd_att_hit(container_of(p, struct tracerd_att, kp));
-	return 0;
-}
-NOKPROBE_SYMBOL(tracerd_kprobe_pre);
-
-/*
- * kprobe-int3 only: a post handler keeps the kprobe from being optimized
- * into a jump, so the breakpoint path is what gets measured.
- */
-static void notrace tracerd_kprobe_post(struct kprobe *p, struct pt_regs *regs,
-					unsigned long flags)
-{
-}
-NOKPROBE_SYMBOL(tracerd_kprobe_post);
-
-/*
- * kmod-kprobe + latency: a kretprobe. The entry handler counts the call
- * and keeps its entry time in the instance; a call the tgid or comm filter skips
- * gets no return hook (non-zero).
- */
-static int notrace tracerd_kret_entry(struct kretprobe_instance *ri,
-				      struct pt_regs *regs)
-{
-	struct tracerd_att *a = container_of(get_kretprobe(ri),
-					     struct tracerd_att, krp);
-
-	if (!tracerd_att_hit(a))
-		return 1;
-	*(u64 *)ri->data = ktime_get_mono_fast_ns();
-	return 0;
-}
-NOKPROBE_SYMBOL(tracerd_kret_entry);
-
-static int notrace tracerd_kret_return(struct kretprobe_instance *ri,
-				       struct pt_regs *regs)
-{
-	struct kretprobe *rp = get_kretprobe(ri);
-
-	if (rp)
-		tracerd_lat_add(container_of(rp, struct tracerd_att, krp),
-				*(u64 *)ri->data);
-	return 0;
-}
-NOKPROBE_SYMBOL(tracerd_kret_return);
-
-#if TRACERD_HAVE_FPROBE_LAT
-/* kmod-callops + latency: an fprobe, the entry time in its entry data. */
-static int notrace tracerd_fprobe_entry(struct fprobe *fp, unsigned long ip,
-					unsigned long ret_ip,
-					tracerd_fprobe_regs_t *regs, void *data)
-{
-	if (!tracerd_att_hit(container_of(fp, struct tracerd_att, fp)))
-		return 1;
-	*(u64 *)data = ktime_get_mono_fast_ns();
-	return 0;
-}
-NOKPROBE_SYMBOL(tracerd_fprobe_entry);
-
-static void notrace tracerd_fprobe_exit(struct fprobe *fp, unsigned long ip,
-					unsigned long ret_ip,
-					tracerd_fprobe_regs_t *regs, void *data)
-{
-	tracerd_lat_add(container_of(fp, struct tracerd_att, fp), *(u64 *)data);
-}
-NOKPROBE_SYMBOL(tracerd_fprobe_exit);
-
-static int tracerd_fprobe_arm(struct tracerd_att *a)
-{
-	a->fp.entry_handler = tracerd_fprobe_entry;
-	a->fp.exit_handler = tracerd_fprobe_exit;
-	a->fp.entry_data_size = sizeof(u64);
-	return register_fprobe_ips(&a->fp, &a->addr, 1);
-}
-
-static void tracerd_fprobe_disarm(struct tracerd_att *a)
-{
-	unregister_fprobe(&a->fp);
-	/* an exit handler may still be running: see ftrace_compat.h */
-	synchronize_rcu();
-}
-#else
-static int tracerd_fprobe_arm(struct tracerd_att *a)
-{
-	return -EOPNOTSUPP;
-}
-
-static void tracerd_fprobe_disarm(struct tracerd_att *a)
-{
-}
-#endif
-
 /* Bit (1 << mode) for every mode this kernel and arch support. */
 u32 tracerd_modes_available(void)
 {
-	u32 m = 0;
+	u32 mode, m = 0;
 
-	if (IS_ENABLED(CONFIG_DYNAMIC_FTRACE))
-		m |= BIT(TRACERD_KMOD_CALLOPS);
-	if (TRACERD_HAVE_DIRECT_MODE)
-		m |= BIT(TRACERD_KMOD_DIRECT);
-	if (IS_ENABLED(CONFIG_KPROBES))
-		m |= BIT(TRACERD_KMOD_KPROBE);
-	if (IS_ENABLED(CONFIG_KPROBES) && TRACERD_HAVE_ARCH_INT3)
-		m |= BIT(TRACERD_KMOD_KPROBE_INT3);
+	for (mode = 1; mode <= TRACERD_KMOD_MODE_MAX; mode++)
+		if (tracerd_mode(mode)->available)
+			m |= BIT(mode);
 	return m;
 }
 
 /* Bit (1 << mode) for every mode TRACERD_ATTACH_LATENCY works in here. */
 u32 tracerd_latency_modes(void)
 {
-	u32 m = 0;
+	u32 mode, m = 0;
 
-	if (IS_ENABLED(CONFIG_KRETPROBES))
-		m |= BIT(TRACERD_KMOD_KPROBE);
-	if (TRACERD_HAVE_FPROBE_LAT)
-		m |= BIT(TRACERD_KMOD_CALLOPS);
-	if (TRACERD_HAVE_ARCH_DIRECT_LAT)
-		m |= BIT(TRACERD_KMOD_DIRECT);
+	for (mode = 1; mode <= TRACERD_KMOD_MODE_MAX; mode++)
+		if (tracerd_mode(mode)->lat_available)
+			m |= BIT(mode);
 	return m & tracerd_modes_available();
 }
 
@@ -553,11 +127,11 @@ int tracerd_att_check(u32 mode, u32 flags)
 		return -EINVAL;
 	if (flags & ~TRACERD_ATTACH_FLAGS)
 		return -EINVAL;
-	if ((flags & TRACERD_ATTACH_SAVE_REGS) && mode != TRACERD_KMOD_CALLOPS)
+	/* SAVE_REGS: callops only; LATENCY: not past the call site */
+	if (flags & ~tracerd_mode(mode)->flags)
 		return -EINVAL;
 	/* a return hook sits at the entry, with an ops of its own */
-	if ((flags & TRACERD_ATTACH_LATENCY) &&
-	    (mode == TRACERD_KMOD_KPROBE_INT3 || (flags & TRACERD_ATTACH_SAVE_REGS)))
+	if ((flags & TRACERD_ATTACH_LATENCY) && (flags & TRACERD_ATTACH_SAVE_REGS))
 		return -EINVAL;
 	if (!(tracerd_modes_available() & BIT(mode)))
 		return -EOPNOTSUPP;
@@ -568,24 +142,20 @@ int tracerd_att_check(u32 mode, u32 flags)
 	return 0;
 }
 
+/* kmod-direct timing a call: its trampoline calls the function itself (argw). */
+bool tracerd_att_calls_fn(u32 mode, u32 flags)
+{
+	return tracerd_mode(mode)->lat_calls_fn && (flags & TRACERD_ATTACH_LATENCY);
+}
+
 /*
- * a's hook is an fprobe or a kretprobe (TRACERD_ATTACH_LATENCY), or a
- * timing trampoline (tracerd_is_direct_lat()).
+ * Does an attachment of mode and flags join a batch's group (callops,
+ * direct), or get a hook of its own (kprobe modes; latency: an fprobe, a
+ * kretprobe or a timing trampoline of its own)?
  */
-static bool tracerd_is_lat(const struct tracerd_att *a)
+static bool tracerd_att_grouped(u32 mode, u32 flags)
 {
-	return a->flags & TRACERD_ATTACH_LATENCY;
-}
-
-static bool tracerd_is_direct_lat(const struct tracerd_att *a)
-{
-	return tracerd_is_lat(a) && a->mode == TRACERD_KMOD_DIRECT;
-}
-
-static bool tracerd_is_kprobe(const struct tracerd_att *a)
-{
-	return a->mode == TRACERD_KMOD_KPROBE ||
-	       a->mode == TRACERD_KMOD_KPROBE_INT3;
+	return tracerd_mode(mode)->group_register && !(flags & TRACERD_ATTACH_LATENCY);
 }
 
 /*
@@ -599,7 +169,6 @@ static struct tracerd_att *tracerd_att_alloc(u32 mode, u32 flags,
 					     unsigned long addr, bool member)
 {
 	struct tracerd_att *a;
-	unsigned long off = 0;
 	int ret;
 
 	a = tracerd_zalloc(sizeof(*a));
@@ -628,42 +197,10 @@ static struct tracerd_att *tracerd_att_alloc(u32 mode, u32 flags,
 			goto out_free_pcpu;
 		}
 		atomic64_inc(&tracerd_live.allocs);
-		/*
-		 * its own hook, never a batch member: fprobe or kretprobe, or
-		 * a trampoline slot of its own (direct: the switch below)
-		 */
-		if (mode == TRACERD_KMOD_KPROBE) {
-			a->krp.kp.addr = (kprobe_opcode_t *)addr;
-			a->krp.entry_handler = tracerd_kret_entry;
-			a->krp.handler = tracerd_kret_return;
-			a->krp.data_size = sizeof(u64);
-		}
-		member = mode != TRACERD_KMOD_DIRECT;	/* nothing of the switch below */
 	}
-
-	switch (member ? 0 : mode) {
-	case TRACERD_KMOD_CALLOPS:
-		a->ops.func = tracerd_callops_func;
-		if (flags & TRACERD_ATTACH_SAVE_REGS)
-			a->ops.flags |= FTRACE_OPS_FL_SAVE_REGS;
-		break;
-	case TRACERD_KMOD_DIRECT:
-		ret = tracerd_slot_get(a);
-		if (ret)
-			goto out_free_pcpu;
-		break;
-	case TRACERD_KMOD_KPROBE_INT3:
-		ret = tracerd_arch_int3_offset(addr, &off);
-		if (ret)
-			goto out_free_pcpu;
-		a->kp.post_handler = tracerd_kprobe_post;
-		fallthrough;
-	case TRACERD_KMOD_KPROBE:
-		a->probe_addr = addr + off;
-		a->kp.addr = (kprobe_opcode_t *)a->probe_addr;
-		a->kp.pre_handler = tracerd_kprobe_pre;
-		break;
-	}
+	ret = tracerd_mode(mode)->init(a, member);
+	if (ret)
+		goto out_free_pcpu;
 	atomic64_inc(&tracerd_live.attachments);
 	return a;
 
@@ -692,16 +229,29 @@ struct tracerd_att *tracerd_member_new(u32 mode, u32 flags,
 				       const struct tracerd_filter *filt,
 				       unsigned long addr)
 {
-	bool member = (mode == TRACERD_KMOD_CALLOPS || mode == TRACERD_KMOD_DIRECT) &&
-		      !(flags & TRACERD_ATTACH_LATENCY);
-
-	return tracerd_att_alloc(mode, flags, filt, addr, member);
+	return tracerd_att_alloc(mode, flags, filt, addr,
+				 tracerd_att_grouped(mode, flags));
 }
 
 /* Kernel errors that mean "cannot hook there" become -EADDRNOTAVAIL. */
-static int tracerd_where_err(int ret)
+int tracerd_where_err(int ret)
 {
 	return ret == -ENOMEM ? ret : -EADDRNOTAVAIL;
+}
+
+/*
+ * Set ops' filter to ips[0..n) (callops, direct): 0, or the error as
+ * tracerd_where_err() maps it. The caller frees the filter either way.
+ */
+int tracerd_ops_filter(struct ftrace_ops *ops, unsigned long *ips, unsigned int n)
+{
+	int ret;
+
+	if (n == 1)
+		ret = ftrace_set_filter_ip(ops, ips[0], 0, 0);
+	else
+		ret = ftrace_set_filter_ips(ops, ips, n, 0, 0);
+	return ret ? tracerd_where_err(ret) : 0;
 }
 
 /*
@@ -711,136 +261,29 @@ static int tracerd_where_err(int ret)
 int tracerd_att_arm_ips(struct tracerd_att *a, unsigned long *ips,
 			unsigned int n)
 {
-	int ret;
+	const struct tracerd_mode_ops *m = tracerd_mode(a->mode);
 
-	if (tracerd_is_kprobe(a) || a->armed || n == 0 ||
-	    (tracerd_is_lat(a) && !(tracerd_is_direct_lat(a) && n == 1)))
+	if (!m->arm_ips || a->armed || n == 0)
 		return -EINVAL;
-	if (n == 1)
-		ret = ftrace_set_filter_ip(&a->ops, ips[0], 0, 0);
-	else
-		ret = ftrace_set_filter_ips(&a->ops, ips, n, 0, 0);
-	if (ret) {
-		ret = tracerd_where_err(ret);
-		goto out_free_filter;
-	}
-	if (a->mode == TRACERD_KMOD_DIRECT) {
-		if (tracerd_is_direct_lat(a))
-			WRITE_ONCE(tracerd_direct_lat_used, true);
-		ret = tracerd_register_direct(&a->ops,
-					      tracerd_slot_tramp(a->slot));
-	}
-	else
-		ret = register_ftrace_function(&a->ops);
-	if (ret)
-		goto out_free_filter;
-	a->armed = true;
-	return 0;
-
-out_free_filter:
-	ftrace_free_filter(&a->ops);
-	return ret;
+	return m->arm_ips(a, ips, n);
 }
 
 /* Arm a at its own address. */
 int tracerd_att_arm(struct tracerd_att *a)
 {
-	int ret;
-
-	if (!tracerd_is_kprobe(a) && (!tracerd_is_lat(a) || tracerd_is_direct_lat(a)))
-		return tracerd_att_arm_ips(a, &a->addr, 1);
 	if (a->armed)
 		return -EINVAL;
-	if (tracerd_is_lat(a) && a->mode == TRACERD_KMOD_CALLOPS) {
-		ret = tracerd_fprobe_arm(a);
-		if (ret)
-			return tracerd_where_err(ret);
-		a->armed = true;
-		return 0;
-	}
-	if (tracerd_is_lat(a))
-		ret = register_kretprobe(&a->krp);
-	else
-		ret = register_kprobe(&a->kp);
-	if (ret)
-		return tracerd_where_err(ret);
-	/* the kernel may move an entry probe behind ENDBR */
-	a->probe_addr = (unsigned long)a->kp.addr;
-	a->armed = true;
-	return 0;
-}
-
-/* Arm n kprobe attachments with one register_kprobes() call. */
-int tracerd_kprobes_arm(struct tracerd_att **atts, unsigned int n)
-{
-	struct kprobe **kps;
-	unsigned int i;
-	int ret;
-
-	kps = tracerd_zalloc(n * sizeof(*kps));
-	if (!kps)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		kps[i] = &atts[i]->kp;
-	ret = register_kprobes(kps, n);
-	if (ret) {
-		ret = tracerd_where_err(ret);
-	} else {
-		for (i = 0; i < n; i++)
-			atts[i]->armed = true;
-	}
-	tracerd_free(kps);
-	return ret;
-}
-
-/* Disarm n kprobe attachments with one unregister_kprobes() call. */
-void tracerd_kprobes_disarm(struct tracerd_att **atts, unsigned int n)
-{
-	struct kprobe **kps;
-	unsigned int i;
-
-	kps = tracerd_zalloc(n * sizeof(*kps));
-	if (kps) {
-		for (i = 0; i < n; i++)
-			kps[i] = &atts[i]->kp;
-		unregister_kprobes(kps, n);
-		tracerd_free(kps);
-	} else {
-		for (i = 0; i < n; i++)
-			unregister_kprobe(&atts[i]->kp);
-	}
-	for (i = 0; i < n; i++)
-		atts[i]->armed = false;
+	return tracerd_mode(a->mode)->arm(a);
 }
 
 /* Remove a's hook; false if the kernel refused (a must then be leaked). */
 static bool tracerd_att_disarm(struct tracerd_att *a)
 {
-	int ret = 0;
+	int ret;
 
 	if (!a->armed)
 		return true;
-	if (tracerd_is_lat(a) && !tracerd_is_direct_lat(a)) {
-		/* both wait for running handlers; nothing to leak */
-		if (a->mode == TRACERD_KMOD_CALLOPS)
-			tracerd_fprobe_disarm(a);
-		else
-			unregister_kretprobe(&a->krp);
-		a->armed = false;
-		return true;
-	}
-	switch (a->mode) {
-	case TRACERD_KMOD_CALLOPS:
-		ret = unregister_ftrace_function(&a->ops);
-		break;
-	case TRACERD_KMOD_DIRECT:
-		ret = tracerd_unregister_direct(&a->ops,
-						tracerd_slot_tramp(a->slot));
-		break;
-	default:
-		unregister_kprobe(&a->kp);
-		break;
-	}
+	ret = tracerd_mode(a->mode)->disarm(a);
 	if (ret) {
 		/* the hook may still run: keep it and the module alive */
 		pr_err("cannot unhook %ps (mode %u): %d; leaking it\n",
@@ -848,16 +291,17 @@ static bool tracerd_att_disarm(struct tracerd_att *a)
 		__module_get(THIS_MODULE);
 		return false;
 	}
-	if (!tracerd_is_kprobe(a))
-		ftrace_free_filter(&a->ops);
 	a->armed = false;
 	return true;
 }
 
 /* Free an unarmed a and its counters. */
-static void tracerd_att_destroy(struct tracerd_att *a)
+void tracerd_att_destroy(struct tracerd_att *a)
 {
-	tracerd_slot_put(a);
+	const struct tracerd_mode_ops *m = tracerd_mode(a->mode);
+
+	if (m->release)
+		m->release(a);
 	free_percpu(a->pcpu);
 	atomic64_dec(&tracerd_live.allocs);
 	if (a->lat) {
@@ -866,6 +310,24 @@ static void tracerd_att_destroy(struct tracerd_att *a)
 	}
 	atomic64_dec(&tracerd_live.attachments);
 	tracerd_free(a);
+}
+
+/* Do a's calls run through this module after its disarm (mode.h drains)? */
+static bool tracerd_att_drains(const struct tracerd_att *a)
+{
+	const struct tracerd_mode_ops *m = tracerd_mode(a->mode);
+
+	return m->drains && m->drains(a);
+}
+
+/*
+ * a drains and was just disarmed: an RCU-tasks grace period first, then
+ * true if it can be freed now, false if its mode took it over.
+ */
+static bool tracerd_att_settle(struct tracerd_att *a)
+{
+	synchronize_rcu_tasks();
+	return tracerd_mode(a->mode)->settled(a);
 }
 
 static void tracerd_member_drop(struct tracerd_att *a, bool unhook);
@@ -881,7 +343,7 @@ void tracerd_att_free(struct tracerd_att *a)
 	}
 	if (!tracerd_att_disarm(a))
 		return;
-	if (tracerd_is_direct_lat(a) && !tracerd_direct_settle(a))
+	if (tracerd_att_drains(a) && !tracerd_att_settle(a))
 		return;
 	tracerd_att_destroy(a);
 }
@@ -903,10 +365,7 @@ static bool tracerd_group_disarm(struct tracerd_group *g)
 
 	if (!g->armed)
 		return true;
-	if (g->mode == TRACERD_KMOD_DIRECT)
-		ret = tracerd_unregister_direct(&g->ops, tracerd_slot_tramp(g->slot));
-	else
-		ret = unregister_ftrace_function(&g->ops);
+	ret = tracerd_mode(g->mode)->group_unregister(g);
 	if (ret) {
 		pr_err("cannot unhook a batch of %u (mode %u): %d; leaking it\n",
 		       g->n, g->mode, ret);
@@ -921,12 +380,13 @@ static bool tracerd_group_disarm(struct tracerd_group *g)
 /* Unhook g (unregistering waits for running hooks), free it and its members. */
 static void tracerd_group_release(struct tracerd_group *g)
 {
+	const struct tracerd_mode_ops *m = tracerd_mode(g->mode);
 	unsigned int i;
 
 	if (!tracerd_group_disarm(g))
 		return;
-	if (g->slot >= 0)
-		tracerd_slot_release(g->slot);
+	if (m->group_free)
+		m->group_free(g);
 	for (i = 0; i < g->n; i++)
 		tracerd_att_destroy(g->ents[i].att);
 	tracerd_free(g);
@@ -940,23 +400,22 @@ static void tracerd_group_release(struct tracerd_group *g)
 static void tracerd_member_drop(struct tracerd_att *a, bool unhook)
 {
 	struct tracerd_group *g = a->group;
+	const struct tracerd_mode_ops *m = tracerd_mode(g->mode);
 
 	WRITE_ONCE(a->retired, true);
 	if (--g->live == 0) {
 		tracerd_group_release(g);
 		return;
 	}
-	if (unhook && g->mode == TRACERD_KMOD_CALLOPS &&
-	    ftrace_set_filter_ip(&g->ops, a->addr, 1, 0))
-		pr_warn("cannot unhook %ps from its batch; it stays hooked, uncounted\n",
-			(void *)a->addr);
+	if (unhook && m->group_unhook)
+		m->group_unhook(g, a);
 }
 
 /*
  * Free n attachments at once: a group whose every live member is among
  * them is unhooked in one update, not one function at a time, and the
- * timed kmod-direct ones are all disarmed before one RCU-tasks grace
- * period, not one each.
+ * draining ones (timed kmod-direct) are all disarmed before one RCU-tasks
+ * grace period, not one each.
  */
 void tracerd_atts_free(struct tracerd_att **atts, unsigned int n)
 {
@@ -965,7 +424,7 @@ void tracerd_atts_free(struct tracerd_att **atts, unsigned int n)
 	for (i = 0; i < n; i++) {
 		if (atts[i]->group) {
 			atts[i]->group->dying++;
-		} else if (tracerd_is_direct_lat(atts[i])) {
+		} else if (tracerd_att_drains(atts[i])) {
 			tracerd_att_disarm(atts[i]);	/* false: leaked, armed */
 			timed++;
 		}
@@ -977,8 +436,8 @@ void tracerd_atts_free(struct tracerd_att **atts, unsigned int n)
 		struct tracerd_group *g = a->group;
 		bool whole;
 
-		if (!g && tracerd_is_direct_lat(a)) {
-			if (!a->armed && tracerd_direct_settled(a))
+		if (!g && tracerd_att_drains(a)) {
+			if (!a->armed && tracerd_mode(a->mode)->settled(a))
 				tracerd_att_destroy(a);
 		} else if (!g) {
 			tracerd_att_free(a);
@@ -1009,14 +468,7 @@ static int tracerd_group_arm(struct tracerd_group *g, u32 flags)
 		ret = tracerd_where_err(ret);
 		goto out_free_filter;
 	}
-	if (g->mode == TRACERD_KMOD_DIRECT) {
-		ret = tracerd_register_direct(&g->ops, tracerd_slot_tramp(g->slot));
-	} else {
-		g->ops.func = tracerd_group_func;
-		if (flags & TRACERD_ATTACH_SAVE_REGS)
-			g->ops.flags |= FTRACE_OPS_FL_SAVE_REGS;
-		ret = register_ftrace_function(&g->ops);
-	}
+	ret = tracerd_mode(g->mode)->group_register(g, flags);
 	if (ret)
 		goto out_free_filter;
 	g->armed = true;
@@ -1032,6 +484,7 @@ static struct tracerd_group *tracerd_group_new(u32 mode, u32 flags,
 					       const struct tracerd_gent *ents,
 					       unsigned int n)
 {
+	const struct tracerd_mode_ops *m = tracerd_mode(mode);
 	struct tracerd_group *g;
 	unsigned int i;
 	int ret;
@@ -1044,12 +497,10 @@ static struct tracerd_group *tracerd_group_new(u32 mode, u32 flags,
 	g->n = n;
 	g->live = n;
 	memcpy(g->ents, ents, n * sizeof(*ents));
-	if (mode == TRACERD_KMOD_DIRECT) {
-		ret = tracerd_slot_alloc();
+	if (m->group_new) {
+		ret = m->group_new(g);
 		if (ret < 0)
 			goto out_free;
-		g->slot = ret;
-		WRITE_ONCE(tracerd_slot_group[g->slot], g);
 	}
 	ret = tracerd_group_arm(g, flags);
 	if (ret)
@@ -1059,8 +510,8 @@ static struct tracerd_group *tracerd_group_new(u32 mode, u32 flags,
 	return g;
 
 out_free:
-	if (g->slot >= 0)
-		tracerd_slot_release(g->slot);
+	if (m->group_free)
+		m->group_free(g);
 	tracerd_free(g);
 	return ERR_PTR(ret);
 }
@@ -1106,7 +557,7 @@ void tracerd_batch_arm(struct tracerd_att **atts, unsigned int n, int *errs)
 		first = atts[i];
 	if (!first)
 		return;
-	if (tracerd_is_kprobe(first) || tracerd_is_lat(first)) {
+	if (!tracerd_att_grouped(first->mode, first->flags)) {
 		for (i = 0; i < n; i++)
 			if (atts[i])
 				errs[i] = tracerd_att_arm(atts[i]);
@@ -1136,8 +587,8 @@ void tracerd_batch_arm(struct tracerd_att **atts, unsigned int n, int *errs)
 /* Fill s (all but s->id) with what a's function call site does now. */
 int tracerd_att_site(const struct tracerd_att *a, struct tracerd_site *s)
 {
+	const struct tracerd_mode_ops *m = tracerd_mode(a->mode);
 	unsigned long site = 0, target = 0;
-	int slot = a->group ? a->group->slot : a->slot;
 	u32 insn = 0;
 	int ret;
 
@@ -1146,8 +597,8 @@ int tracerd_att_site(const struct tracerd_att *a, struct tracerd_site *s)
 		return ret;
 	s->site = site;
 	s->insn = insn;
-	if (a->mode == TRACERD_KMOD_DIRECT && slot >= 0)
-		s->tramp = tracerd_slot_tramp(slot);
+	if (m->tramp)
+		s->tramp = m->tramp(a);
 	if (ret < 0) {
 		s->path = TRACERD_SITE_UNKNOWN;
 	} else if (ret == 0) {
@@ -1159,24 +610,6 @@ int tracerd_att_site(const struct tracerd_att *a, struct tracerd_site *s)
 		snprintf(s->target_sym, sizeof(s->target_sym), "%ps",
 			 (void *)target);
 	}
-	return 0;
-}
-
-/*
- * Arm a callops attachment with an empty filter, on every function ftrace
- * can trace, with func as its callback (the bench's --all case).
- */
-int tracerd_att_arm_all(struct tracerd_att *a, ftrace_func_t func)
-{
-	int ret;
-
-	if (a->mode != TRACERD_KMOD_CALLOPS || a->armed)
-		return -EINVAL;
-	a->ops.func = func;
-	ret = register_ftrace_function(&a->ops);
-	if (ret)
-		return ret;
-	a->armed = true;
 	return 0;
 }
 
@@ -1198,15 +631,9 @@ void tracerd_att_sum(const struct tracerd_att *a, u64 *hits, u64 *filtered)
 /* Calls the kernel's hook dropped: kprobe nmissed, kretprobe/fprobe misses. */
 u64 tracerd_att_missed(const struct tracerd_att *a)
 {
-	u64 m = 0;
+	const struct tracerd_mode_ops *m = tracerd_mode(a->mode);
 
-	if (tracerd_is_kprobe(a))
-		m = READ_ONCE(a->kp.nmissed);	/* krp.kp is kp */
-	if (tracerd_is_lat(a) && a->mode == TRACERD_KMOD_KPROBE)
-		m += READ_ONCE(a->krp.nmissed);
-	if (tracerd_is_lat(a) && a->mode == TRACERD_KMOD_CALLOPS)
-		m += READ_ONCE(a->fp.nmissed);
-	return m;
+	return m->missed ? m->missed(a) : 0;
 }
 
 /* a's latency summed over every CPU (all but l->id); -ENODATA: not timed. */

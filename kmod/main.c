@@ -4,9 +4,10 @@
  * ftrace_ops, kprobes) and in-kernel benchmarks for tracerd.
  *
  * This file holds the misc device, the per-file attachment table, leak
- * accounting and the ioctl dispatcher. The ABI, with every errno, is
- * include/tracerd/kmod_abi.h; the hook modes are in attach.c and the
- * benchmarks in bench.c.
+ * accounting and the ioctl table (tracerd_iocs). The ABI, with every
+ * errno, is include/tracerd/kmod_abi.h; an attachment's life is in
+ * attach.c, the hook modes in mode_*.c (mode.h) and the benchmarks in
+ * bench.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -62,7 +63,7 @@ struct tracerd_file {
 	unsigned int nr;
 };
 
-static long tracerd_ioc_version(void __user *arg)
+static long tracerd_ioc_version(struct tracerd_file *f, unsigned int cmd, void __user *arg)
 {
 	struct tracerd_version v;
 
@@ -106,26 +107,26 @@ static u64 tracerd_feature_flags(void)
 	return f;
 }
 
-static long tracerd_ioc_features(void __user *arg)
+static long tracerd_ioc_features(struct tracerd_file *f, unsigned int cmd, void __user *arg)
 {
-	struct tracerd_features f;
+	struct tracerd_features feat;
 
-	memset(&f, 0, sizeof(f));
-	f.flags = tracerd_feature_flags();
-	f.modes = tracerd_modes_available();
-	f.attach_flags = tracerd_flags_available();
-	f.linux_version_code = TRACERD_BUILT_FOR_VERSION;
-	f.direct_slots = TRACERD_DIRECT_SLOTS;
-	f.name_len = TRACERD_NAME_LEN;
-	f.max_attach = TRACERD_MAX_ATTACH;
-	f.max_calls = TRACERD_BENCH_MAX_CALLS;
-	f.max_relevant = TRACERD_BENCH_MAX_RELEVANT;
-	f.max_irrelevant = TRACERD_BENCH_MAX_IRRELEVANT;
-	f.max_funcs = TRACERD_BENCH_MAX_FUNCS;
-	f.latency_modes = tracerd_latency_modes();
-	strscpy(f.arch, init_utsname()->machine, sizeof(f.arch));
-	strscpy(f.release, init_utsname()->release, sizeof(f.release));
-	if (copy_to_user(arg, &f, sizeof(f)))
+	memset(&feat, 0, sizeof(feat));
+	feat.flags = tracerd_feature_flags();
+	feat.modes = tracerd_modes_available();
+	feat.attach_flags = tracerd_flags_available();
+	feat.linux_version_code = TRACERD_BUILT_FOR_VERSION;
+	feat.direct_slots = TRACERD_DIRECT_SLOTS;
+	feat.name_len = TRACERD_NAME_LEN;
+	feat.max_attach = TRACERD_MAX_ATTACH;
+	feat.max_calls = TRACERD_BENCH_MAX_CALLS;
+	feat.max_relevant = TRACERD_BENCH_MAX_RELEVANT;
+	feat.max_irrelevant = TRACERD_BENCH_MAX_IRRELEVANT;
+	feat.max_funcs = TRACERD_BENCH_MAX_FUNCS;
+	feat.latency_modes = tracerd_latency_modes();
+	strscpy(feat.arch, init_utsname()->machine, sizeof(feat.arch));
+	strscpy(feat.release, init_utsname()->release, sizeof(feat.release));
+	if (copy_to_user(arg, &feat, sizeof(feat)))
 		return -EFAULT;
 	return 0;
 }
@@ -184,12 +185,6 @@ static int tracerd_check_how(u32 mode, u32 flags, u32 tgid, u32 reserved)
 	return ret;
 }
 
-/* kmod-direct timing a call: the trampoline calls the function itself */
-static bool tracerd_direct_lat(u32 mode, u32 flags)
-{
-	return mode == TRACERD_KMOD_DIRECT && (flags & TRACERD_ATTACH_LATENCY);
-}
-
 /*
  * Functions that never return, or whose callers' tasks often end inside
  * them (a fatal signal: get_signal() calls do_group_exit(); a kthread's
@@ -225,7 +220,7 @@ static const char *const tracerd_noreturn[] = {
  */
 static int tracerd_check_argw_form(u32 mode, u32 flags, u32 argw)
 {
-	return !tracerd_direct_lat(mode, flags) == !argw ? 0 : -EINVAL;
+	return !tracerd_att_calls_fn(mode, flags) == !argw ? 0 : -EINVAL;
 }
 
 /*
@@ -237,7 +232,7 @@ static int tracerd_check_argw(u32 mode, u32 flags, u32 argw, const char *name)
 {
 	size_t i;
 
-	if (!tracerd_direct_lat(mode, flags))
+	if (!tracerd_att_calls_fn(mode, flags))
 		return 0;
 	if (argw > 1)
 		return -EOPNOTSUPP;
@@ -298,8 +293,9 @@ _Static_assert(offsetof(struct tracerd_batch2, comm) == sizeof(struct tracerd_ba
 	       "TRACERD_IOC_ATTACH_BATCH's layout is TRACERD_IOC_ATTACH_BATCH2's prefix");
 
 /* TRACERD_IOC_ATTACH, or ATTACH2 (size: _IOC_SIZE of the command). */
-static long tracerd_ioc_attach(struct tracerd_file *f, void __user *arg, size_t size)
+static long tracerd_ioc_attach(struct tracerd_file *f, unsigned int cmd, void __user *arg)
 {
+	size_t size = _IOC_SIZE(cmd);
 	struct tracerd_attach2 req = {};
 	struct tracerd_filter filt;
 	struct tracerd_att *a;
@@ -339,7 +335,7 @@ out_free_att:
 	return ret;
 }
 
-static long tracerd_ioc_detach(struct tracerd_file *f, void __user *arg)
+static long tracerd_ioc_detach(struct tracerd_file *f, unsigned int cmd, void __user *arg)
 {
 	struct tracerd_detach req;
 	struct tracerd_att *a;
@@ -517,8 +513,9 @@ static int tracerd_batch_read(struct tracerd_file *f, const struct tracerd_batch
 }
 
 /* TRACERD_IOC_ATTACH_BATCH, or ATTACH_BATCH2 (size: _IOC_SIZE of the command). */
-static long tracerd_ioc_attach_batch(struct tracerd_file *f, void __user *arg, size_t size)
+static long tracerd_ioc_attach_batch(struct tracerd_file *f, unsigned int cmd, void __user *arg)
 {
+	size_t size = _IOC_SIZE(cmd);
 	struct tracerd_batch __user *ub = arg;
 	struct tracerd_batch_entry __user *ue;
 	struct tracerd_filter filt;
@@ -550,7 +547,8 @@ static long tracerd_ioc_attach_batch(struct tracerd_file *f, void __user *arg, s
 	return ret;
 }
 
-static long tracerd_ioc_detach_batch(struct tracerd_file *f, void __user *arg)
+static long tracerd_ioc_detach_batch(struct tracerd_file *f, unsigned int cmd,
+				     void __user *arg)
 {
 	struct tracerd_batch __user *ub = arg;
 	struct tracerd_batch_entry __user *ue;
@@ -605,7 +603,7 @@ static struct tracerd_att *tracerd_att_of(struct tracerd_file *f, void __user *a
 	return a ? a : ERR_PTR(-ENOENT);
 }
 
-static long tracerd_ioc_counters(struct tracerd_file *f, void __user *arg)
+static long tracerd_ioc_counters(struct tracerd_file *f, unsigned int cmd, void __user *arg)
 {
 	struct tracerd_counters c;
 	struct tracerd_att *a;
@@ -628,7 +626,7 @@ static long tracerd_ioc_counters(struct tracerd_file *f, void __user *arg)
 	return 0;
 }
 
-static long tracerd_ioc_latency(struct tracerd_file *f, void __user *arg)
+static long tracerd_ioc_latency(struct tracerd_file *f, unsigned int cmd, void __user *arg)
 {
 	struct tracerd_latency l;	/* 384 bytes */
 	struct tracerd_att *a;
@@ -648,7 +646,7 @@ static long tracerd_ioc_latency(struct tracerd_file *f, void __user *arg)
 	return 0;
 }
 
-static long tracerd_ioc_site(struct tracerd_file *f, void __user *arg)
+static long tracerd_ioc_site(struct tracerd_file *f, unsigned int cmd, void __user *arg)
 {
 	struct tracerd_site s;
 	struct tracerd_att *a;
@@ -668,7 +666,7 @@ static long tracerd_ioc_site(struct tracerd_file *f, void __user *arg)
 	return 0;
 }
 
-static long tracerd_ioc_stats(void __user *arg)
+static long tracerd_ioc_stats(struct tracerd_file *f, unsigned int cmd, void __user *arg)
 {
 	struct tracerd_stats s;
 
@@ -687,7 +685,7 @@ static long tracerd_ioc_stats(void __user *arg)
  * The benchmarks: copy in, run, copy out (on -EPROTO too, so the caller
  * sees the counts that disagreed). _IOC_SIZE(cmd) is the struct's size.
  */
-static long tracerd_ioc_bench(unsigned int cmd, void __user *arg)
+static long tracerd_ioc_bench(struct tracerd_file *f, unsigned int cmd, void __user *arg)
 {
 	union {
 		struct tracerd_bench_ops ops;
@@ -710,10 +708,53 @@ static long tracerd_ioc_bench(unsigned int cmd, void __user *arg)
 	return ret;
 }
 
+/*
+ * One ioctl command. The command number carries the argument's size and
+ * direction (_IOC_SIZE, _IOC_DIR): a handler copies its struct in and out
+ * itself, and tells a command from its older, shorter layout by the size
+ * (ATTACH and ATTACH2). Every command needs CAP_SYS_ADMIN (tracerd_ioctl).
+ */
+struct tracerd_ioc {
+	unsigned int cmd;
+	long (*fn)(struct tracerd_file *f, unsigned int cmd, void __user *arg);
+	bool locked;		/* works on f's attachments: under f->lock */
+};
+
+static const struct tracerd_ioc tracerd_iocs[] = {
+	{ TRACERD_IOC_VERSION,		tracerd_ioc_version },
+	{ TRACERD_IOC_FEATURES,		tracerd_ioc_features },
+	{ TRACERD_IOC_STATS,		tracerd_ioc_stats },
+	{ TRACERD_IOC_SITES,		tracerd_ioc_sites },
+	{ TRACERD_IOC_BENCH_OPS,	tracerd_ioc_bench },
+	{ TRACERD_IOC_BENCH_PATCH,	tracerd_ioc_bench },
+	{ TRACERD_IOC_BENCH_ALL,	tracerd_ioc_bench },
+	{ TRACERD_IOC_ATTACH,		tracerd_ioc_attach,		true },
+	{ TRACERD_IOC_ATTACH2,		tracerd_ioc_attach,		true },
+	{ TRACERD_IOC_DETACH,		tracerd_ioc_detach,		true },
+	{ TRACERD_IOC_COUNTERS,		tracerd_ioc_counters,		true },
+	{ TRACERD_IOC_SITE,		tracerd_ioc_site,		true },
+	{ TRACERD_IOC_ATTACH_BATCH,	tracerd_ioc_attach_batch,	true },
+	{ TRACERD_IOC_ATTACH_BATCH2,	tracerd_ioc_attach_batch,	true },
+	{ TRACERD_IOC_DETACH_BATCH,	tracerd_ioc_detach_batch,	true },
+	{ TRACERD_IOC_LATENCY,		tracerd_ioc_latency,		true },
+};
+
+/* The row of cmd (number, size and direction alike), or NULL. */
+static const struct tracerd_ioc *tracerd_ioc_find(unsigned int cmd)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tracerd_iocs); i++)
+		if (tracerd_iocs[i].cmd == cmd)
+			return &tracerd_iocs[i];
+	return NULL;
+}
+
 static long tracerd_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct tracerd_file *f = file->private_data;
 	void __user *uarg = (void __user *)arg;
+	const struct tracerd_ioc *ioc;
 	long ret;
 
 	/*
@@ -723,49 +764,13 @@ static long tracerd_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	 */
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-
-	switch (cmd) {
-	case TRACERD_IOC_VERSION:
-		return tracerd_ioc_version(uarg);
-	case TRACERD_IOC_FEATURES:
-		return tracerd_ioc_features(uarg);
-	case TRACERD_IOC_STATS:
-		return tracerd_ioc_stats(uarg);
-	case TRACERD_IOC_SITES:
-		return tracerd_ioc_sites(uarg);
-	case TRACERD_IOC_BENCH_OPS:
-	case TRACERD_IOC_BENCH_PATCH:
-	case TRACERD_IOC_BENCH_ALL:
-		return tracerd_ioc_bench(cmd, uarg);
-	case TRACERD_IOC_ATTACH:
-	case TRACERD_IOC_ATTACH2:
-	case TRACERD_IOC_DETACH:
-	case TRACERD_IOC_COUNTERS:
-	case TRACERD_IOC_SITE:
-	case TRACERD_IOC_ATTACH_BATCH:
-	case TRACERD_IOC_ATTACH_BATCH2:
-	case TRACERD_IOC_DETACH_BATCH:
-	case TRACERD_IOC_LATENCY:
-		break;
-	default:
+	ioc = tracerd_ioc_find(cmd);
+	if (!ioc)
 		return -ENOTTY;
-	}
-
+	if (!ioc->locked)
+		return ioc->fn(f, cmd, uarg);
 	mutex_lock(&f->lock);
-	if (cmd == TRACERD_IOC_ATTACH || cmd == TRACERD_IOC_ATTACH2)
-		ret = tracerd_ioc_attach(f, uarg, _IOC_SIZE(cmd));
-	else if (cmd == TRACERD_IOC_DETACH)
-		ret = tracerd_ioc_detach(f, uarg);
-	else if (cmd == TRACERD_IOC_SITE)
-		ret = tracerd_ioc_site(f, uarg);
-	else if (cmd == TRACERD_IOC_ATTACH_BATCH || cmd == TRACERD_IOC_ATTACH_BATCH2)
-		ret = tracerd_ioc_attach_batch(f, uarg, _IOC_SIZE(cmd));
-	else if (cmd == TRACERD_IOC_DETACH_BATCH)
-		ret = tracerd_ioc_detach_batch(f, uarg);
-	else if (cmd == TRACERD_IOC_LATENCY)
-		ret = tracerd_ioc_latency(f, uarg);
-	else
-		ret = tracerd_ioc_counters(f, uarg);
+	ret = ioc->fn(f, cmd, uarg);
 	mutex_unlock(&f->lock);
 	return ret;
 }

@@ -153,7 +153,7 @@ static int tracerd_site_decode(struct tracerd_site_entry *e,
 	return 0;
 }
 
-long tracerd_ioc_sites(void __user *arg)
+long tracerd_ioc_sites(struct tracerd_file *f, unsigned int cmd, void __user *arg)
 {
 	struct tracerd_sites req;
 	struct tracerd_site_entry *e = NULL;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tracerd_kmod internals shared by main.c (device, ioctls), attach.c (the
- * hook modes) and bench.c (in-kernel benchmarks).
+ * tracerd_kmod internals shared by main.c (device, ioctls), attach.c (an
+ * attachment's life), the mode_*.c files (the hook modes, behind mode.h's
+ * table) and bench.c (in-kernel benchmarks).
  */
 #ifndef TRACERD_KMOD_H
 #define TRACERD_KMOD_H
@@ -92,10 +93,11 @@ extern struct tracerd_stats_live tracerd_live;
 void *tracerd_zalloc(size_t size);
 void tracerd_free(const void *p);
 
-/* attach.c */
+/* attach.c: an attachment's life, the modes' table (mode.h) */
 u32 tracerd_modes_available(void);
 u32 tracerd_flags_available(void);
 int tracerd_att_check(u32 mode, u32 flags);
+bool tracerd_att_calls_fn(u32 mode, u32 flags);
 int tracerd_filter_comm(struct tracerd_filter *f, const char *comm);
 struct tracerd_att *tracerd_att_new(u32 mode, u32 flags,
 				    const struct tracerd_filter *filt,
@@ -103,24 +105,31 @@ struct tracerd_att *tracerd_att_new(u32 mode, u32 flags,
 int tracerd_att_arm(struct tracerd_att *a);
 int tracerd_att_arm_ips(struct tracerd_att *a, unsigned long *ips,
 			unsigned int n);
-int tracerd_kprobes_arm(struct tracerd_att **atts, unsigned int n);
-void tracerd_kprobes_disarm(struct tracerd_att **atts, unsigned int n);
 void tracerd_att_free(struct tracerd_att *a);
 void tracerd_att_sum(const struct tracerd_att *a, u64 *hits, u64 *filtered);
 u32 tracerd_latency_modes(void);
 u64 tracerd_att_missed(const struct tracerd_att *a);
 int tracerd_att_latency(const struct tracerd_att *a, struct tracerd_latency *l);
 int tracerd_att_site(const struct tracerd_att *a, struct tracerd_site *s);
-int tracerd_att_arm_all(struct tracerd_att *a, ftrace_func_t func);
-void tracerd_direct_exit(void);
 struct tracerd_att *tracerd_member_new(u32 mode, u32 flags,
 				       const struct tracerd_filter *filt,
 				       unsigned long addr);
 void tracerd_batch_arm(struct tracerd_att **atts, unsigned int n, int *errs);
 void tracerd_atts_free(struct tracerd_att **atts, unsigned int n);
 
-/* sites.c */
-long tracerd_ioc_sites(void __user *arg);
+/* mode_callops.c */
+int tracerd_att_arm_all(struct tracerd_att *a, ftrace_func_t func);
+
+/* mode_direct.c */
+void tracerd_direct_exit(void);
+
+/* mode_kprobe.c */
+int tracerd_kprobes_arm(struct tracerd_att **atts, unsigned int n);
+void tracerd_kprobes_disarm(struct tracerd_att **atts, unsigned int n);
+
+/* sites.c (an ioctl of main.c's table) */
+struct tracerd_file;
+long tracerd_ioc_sites(struct tracerd_file *f, unsigned int cmd, void __user *arg);
 
 /* bench.c */
 long tracerd_bench_ops(struct tracerd_bench_ops *b);

@@ -14,7 +14,7 @@
  * straight to the function's caller: the trampoline's frame holds the
  * entry time for the whole call, so no shadow stack is needed. While
  * such a call runs, the function's return address is in this module:
- * attach.c keeps the module loaded until every timed call has returned.
+ * mode_direct.c keeps the module loaded until every timed call has returned.
  *
  * Each slot N is a tiny stub (ENDBR, slot number in %r11, jump) so that
  * one C function can find the attachment without a lookup; a batch's
