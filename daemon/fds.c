@@ -59,7 +59,8 @@ int fds_check_ready(char *err, size_t len)
 		return 0;
 	return set_err(err, len, -EMFILE, "RLIMIT_NOFILE %llu leaves %lld file descriptors free "
 		       "after start-up (%ld held: maps, programs, sockets), and tracerd needs %d "
-		       "(%d kept for clients, 4 for a first attach and its requester): raise it to %ld or more (%s)",
+		       "(%d kept for clients, 4 for a first attach and its requester): raise it "
+		       "to %ld or more (%s)",
 		       (unsigned long long)rl.rlim_cur, (long long)rl.rlim_cur - open, open,
 		       FDS_READY_FREE, FDS_RESERVE_ATTACH, open + FDS_READY_FREE, FDS_RAISE_HOW);
 }
