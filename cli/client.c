@@ -287,8 +287,14 @@ int client_exchange(int fd, const char *req, size_t len, double timeout_s, char 
 
 	*line = NULL;
 	err = write_all(fd, req, len, deadline);
-	if (!err)
-		*line = read_line(fd, &n, deadline, &err);
+	/* as in client_call: the refusal a daemon wrote before closing */
+	if (!err || err == -EPIPE || err == -ECONNRESET) {
+		int rerr = 0;
+
+		*line = read_line(fd, &n, deadline, &rerr);
+		if (!err)
+			err = rerr;
+	}
 	return *line ? 0 : err;
 }
 
@@ -337,9 +343,13 @@ int client_call(struct cli *cli, const char *cmd, json_object *args, json_object
 		goto cleanup;
 	}
 	err = write_all(fd, out, len, deadline);
-	if (!err) {
-		line = read_line(fd, &len, deadline, &err);
-		err = line ? 0 : err;
+	/* a daemon that refused the connection wrote why, then closed it: the
+	 * line is still there to read, and says more than EPIPE */
+	if (!err || err == -EPIPE || err == -ECONNRESET) {
+		int rerr = 0;
+
+		line = read_line(fd, &len, deadline, &rerr);
+		err = line ? 0 : err ? err : rerr;
 	}
 	if (err == -ETIMEDOUT)
 		ret = cli_error(cli, EXIT_PROTOCOL, "timeout", "no reply from the daemon at %s "

@@ -22,6 +22,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 #include "../lib/log.h"
+#include "../lib/proto.h"
 #include "../lib/util.h"
 #include "control.h"
 
@@ -305,6 +306,19 @@ static unsigned int uid_clients(struct control *ctl, uid_t uid)
 /* Refuse a connection; log the first refusal of a run only. */
 static void control_refuse(struct control *ctl, struct client *c, int fd, const char *why)
 {
+	json_object *r = proto_reply_error(NULL, PROTO_E_LIMIT, "connection refused: %s (at "
+					   "most %d per non-root uid, %d in all): close some of them, "
+					   "or wait", why, CONTROL_MAX_PER_UID, CONTROL_MAX_CLIENTS);
+	const char *line = r ? json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN) : NULL;
+	struct iovec iov[2] = { { (void *)line, line ? strlen(line) : 0 }, { "\n", 1 } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+
+	/* the reason, one line into the fresh socket's empty send buffer (never
+	 * blocks: MSG_DONTWAIT): the client reads it even after the close,
+	 * instead of a bare "Broken pipe" */
+	if (line && sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		log_debug("control: refusal not sent: %s", strerror(errno));
+	json_object_put(r);
 	if (!ctl->refusing)
 		log_warn("refusing control clients: %s (uid %u pid %d)", why,
 			 (unsigned int)c->uid, c->pid);
