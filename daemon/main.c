@@ -180,7 +180,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 		return;
 	}
 	log_notice("%s: shutting down", strsignal((int)sig));
-	notify_send("STOPPING=1");
+	notify_send(d, "STOPPING=1");
 	event_base_loopexit(d->base, NULL);
 }
 
@@ -191,16 +191,16 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
  * A stop cut short by SIGKILL leaves nothing either: the kernel closes our
  * BPF links and the module's fd, which detach the rest.
  */
-static void stop_progress(size_t left)
+static void stop_progress(struct tracerd *d, size_t left)
 {
 	char buf[80];
 
-	notify_extend_timeout(STOP_EXTEND_USEC);
+	notify_extend_timeout(d, STOP_EXTEND_USEC);
 	if (!left)
 		return;
 	snprintf(buf, sizeof(buf), "STATUS=stopping: %zu hook%s left to detach", left,
 		 left == 1 ? "" : "s");
-	notify_send(buf);
+	notify_send(d, buf);
 	log_info("%s", buf + strlen("STATUS="));
 }
 
@@ -234,7 +234,7 @@ static int run(struct tracerd *d)
 		goto cleanup;
 	}
 	log_notice("tracerd %s ready (pid %d)", TRACERD_VERSION, getpid());
-	notify_send("READY=1");
+	notify_send(d, "READY=1");
 	ret = notify_loop_start(d);
 	if (ret)
 		goto cleanup;

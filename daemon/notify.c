@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tracerd and its service manager, through libsystemd's sd_notify(3):
- * READY=1, RELOADING=1, STOPPING=1, EXTEND_TIMEOUT_USEC=, and STATUS=,
- * one line saying what the daemon holds:
+ * tracerd and its service manager, the sd_notify(3) protocol: READY=1,
+ * RELOADING=1, STOPPING=1, EXTEND_TIMEOUT_USEC=, and STATUS=, one line
+ * saying what the daemon holds:
  *
  *   "3 attachments, 1042 functions hooked; 1 attaching or detaching;
  *    1 of 4 config attach lines failed (see the log, tracectl status)"
@@ -11,10 +11,23 @@
  * function). It is sent when attachments change (the registry calls
  * d->on_attachments_changed, which main() points at
  * notify_status_changed), at most once a second from the event loop, and
- * only when the text changed. libsystemd reaches $NOTIFY_SOCKET in every
- * form systemd hands out (a path, an abstract "@" name, vsock) and follows
- * the protocol as it grows. Not under systemd (no NOTIFY_SOCKET): every
+ * only when the text changed. Not under systemd (no NOTIFY_SOCKET): every
  * call is a no-op.
+ *
+ * No notification blocks the event loop. libsystemd's sd_notify() does a
+ * blocking sendmsg(), which waits for as long as the manager leaves its
+ * queue full: a manager that stopped reading (hung, or hostile) would
+ * stop the daemon, `tracectl status` unanswered. So the two forms of
+ * $NOTIFY_SOCKET systemd hands out on a host, an absolute path and an
+ * abstract "@name", are sent here, on a non-blocking socket; the rest
+ * (vsock:, a relative path) are left to sd_notify(). When the queue is
+ * full, STATUS= and WATCHDOG=1 are dropped at once: a dropped STATUS= is
+ * tried again a second later, the next WATCHDOG=1 comes half an interval
+ * later. The rest (READY=1, RELOADING=1, STOPPING=1, EXTEND_TIMEOUT_USEC=,
+ * the watchdog's WATCHDOG_USEC=) say a state change the manager acts on:
+ * they wait up to NOTIFY_WAIT_MS for room, then are dropped with a
+ * warning. The log says once when the queue is found full and once when
+ * it drained, with the count dropped meanwhile (counted in d->notify).
  *
  * The watchdog: when the service manager asks for one (WatchdogSec=, seen
  * as WATCHDOG_USEC and WATCHDOG_PID by sd_watchdog_enabled), a timer of
@@ -33,10 +46,15 @@
  * failed config lines STATUS= counts are reload.c's d->reload.attach_failed.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 #include "../lib/log.h"
@@ -45,41 +63,171 @@
 
 #define STATUS_INTERVAL_NS	(1000ULL * 1000 * 1000)	/* at most one STATUS= a second */
 #define WATCHDOG_HOLD_USEC	(3600ULL * 1000 * 1000)	/* a kmod benchmark: an hour */
+#define NOTIFY_WAIT_MS		100	/* READY=1 and the like: the longest wait for room */
+
+/*
+ * "/path" or "@name", n bytes that fit sun_path, into addr (zeroed): its
+ * length for connect(). An abstract name is the n - 1 bytes after a NUL,
+ * without a NUL at the end; a path ends with one.
+ */
+static socklen_t unix_addr(struct sockaddr_un *addr, const char *e, size_t n)
+{
+	memcpy(addr->sun_path, e, n);
+	if (e[0] == '@')
+		addr->sun_path[0] = '\0';
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + (e[0] == '/'));
+}
+
+/*
+ * $NOTIFY_SOCKET as tracerd started, as an AF_UNIX address: 0 for an
+ * absolute path or an abstract "@name", -ENOENT when unset or empty (no
+ * manager), -EAFNOSUPPORT for the forms left to libsystemd. A fact of the
+ * process (its environment at start), not of a struct tracerd: parsed once.
+ */
+static int notify_addr(const struct sockaddr_un **sa, socklen_t *salen)
+{
+	static struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	static socklen_t addr_len;
+	static int known = 1;	/* 1: not parsed yet */
+	const char *e;
+	size_t n;
+
+	if (known > 0) {
+		e = getenv("NOTIFY_SOCKET");
+		n = e ? strlen(e) : 0;
+		known = 0;
+		if (!n)
+			known = -ENOENT;
+		else if ((e[0] != '/' && e[0] != '@') || n >= sizeof(addr.sun_path))
+			known = -EAFNOSUPPORT;
+		else
+			addr_len = unix_addr(&addr, e, n);
+	}
+	*sa = &addr;
+	*salen = addr_len;
+	return known;
+}
 
 /* NOTIFY_SOCKET as tracerd started: whether anyone listens */
 static bool under_manager(void)
 {
-	/* a fact of the process (its environment at start), not of a struct
-	 * tracerd: cached once */
-	static int known = -1;
+	const struct sockaddr_un *sa;
+	socklen_t len;
 
-	if (known < 0) {
-		const char *e = getenv("NOTIFY_SOCKET");
-
-		known = e && e[0];
-	}
-	return known;
+	return notify_addr(&sa, &len) != -ENOENT;
 }
 
-int notify_send(const char *state)
+/*
+ * STATUS= and WATCHDOG=1 alone: the next one, due anyway, carries the
+ * news, so a full queue drops them without waiting
+ */
+static bool droppable(const char *state)
 {
-	static bool warned;	/* process-wide: the one socket of the process */
-	int ret = sd_notify(0, state);
+	return !strcmp(state, "WATCHDOG=1") || (!strncmp(state, "STATUS=", 7) &&
+						!strchr(state, '\n'));
+}
 
-	if (ret >= 0)
-		return 0;
-	if (!warned)	/* once: a broken socket would flood the log */
-		log_warn("sd_notify '%s': %s", state, strerror(-ret));
-	warned = true;
+/*
+ * Until fd has room to send or the monotonic clock reaches end: 0 to try
+ * again, -EAGAIN when the time is up.
+ */
+static int wait_room(int fd, uint64_t end)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	uint64_t now = now_mono_ns();
+
+	if (now >= end)
+		return -EAGAIN;
+	if (poll(&p, 1, (int)((end - now + 999999) / 1000000)) < 0 && errno != EINTR)
+		return -errno;
+	return 0;
+}
+
+/*
+ * One datagram to the manager, waiting at most wait_ms when its queue is
+ * full (-EAGAIN then). A fresh socket each time, as sd_notify() makes one,
+ * so a manager that re-created its socket is still reached. It is
+ * connected: poll() on an unconnected datagram socket says POLLOUT as soon
+ * as our own send buffer has room, while a connected one waits for room in
+ * the peer's queue, which is what is full. MSG_DONTWAIT makes each try
+ * return at once; MSG_NOSIGNAL, no SIGPIPE from a manager gone.
+ */
+static int send_dgram(const struct sockaddr_un *sa, socklen_t salen, const char *state,
+		      int wait_ms)
+{
+	uint64_t end = now_mono_ns() + (uint64_t)wait_ms * 1000000;
+	struct iovec iov = { .iov_base = (void *)state, .iov_len = strlen(state) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int fd, ret;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	ret = connect(fd, (const struct sockaddr *)sa, salen) < 0 ? -errno : 0;
+	while (!ret && sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+		ret = -errno;
+		if (ret == -EAGAIN || ret == -EINTR)
+			ret = wait_room(fd, end);
+	}
+	close(fd);
 	return ret;
 }
 
-int notify_extend_timeout(unsigned long long usec)
+/*
+ * What a send's outcome tells the log: a full queue once when first met
+ * and once when it drained (with the count dropped meanwhile), each
+ * dropped state change, other errors once (a broken socket would flood
+ * the log).
+ */
+static void sent(struct notify_state *n, const char *state, int ret)
+{
+	if (ret == -EAGAIN) {
+		if (!n->full)
+			log_warn("notify: $NOTIFY_SOCKET full (the service manager reads no more): "
+				 "dropping STATUS= and WATCHDOG=1 until it drains");
+		n->full = true;
+		n->dropped++;
+		n->dropped_full++;
+		if (!droppable(state))
+			log_warn("notify: '%s' dropped after %d ms without room", state,
+				 NOTIFY_WAIT_MS);
+		return;
+	}
+	if (!ret && n->full) {
+		log_notice("notify: $NOTIFY_SOCKET drained; %llu notifications dropped while full",
+			   n->dropped_full);
+		n->full = false;
+		n->dropped_full = 0;
+	}
+	if (ret && !n->warned)
+		log_warn("notify '%s': %s", state, strerror(-ret));
+	n->warned |= ret != 0;
+}
+
+int notify_send(struct tracerd *d, const char *state)
+{
+	const struct sockaddr_un *sa;
+	socklen_t salen;
+	int ret = notify_addr(&sa, &salen);
+
+	if (ret == -ENOENT)
+		return 0;
+	if (ret) {	/* a form we do not send ourselves: libsystemd's */
+		ret = sd_notify(0, state);
+		ret = ret < 0 ? ret : 0;
+	} else {
+		ret = send_dgram(sa, salen, state, droppable(state) ? 0 : NOTIFY_WAIT_MS);
+	}
+	sent(&d->notify, state, ret);
+	return ret;
+}
+
+int notify_extend_timeout(struct tracerd *d, unsigned long long usec)
 {
 	char buf[48];
 
 	snprintf(buf, sizeof(buf), "EXTEND_TIMEOUT_USEC=%llu", usec);
-	return notify_send(buf);
+	return notify_send(d, buf);
 }
 
 static void status_text(const struct tracerd *d, char *buf, size_t len)
@@ -119,7 +267,11 @@ void notify_status(struct tracerd *d)
 	if (!strcmp(buf, n->status_last))
 		return;
 	strcpy(n->status_last, buf);
-	notify_send(buf);
+	if (notify_send(d, buf) != -EAGAIN)
+		return;
+	/* dropped (the queue full): tried again at the rate limit until it goes */
+	n->status_last[0] = '\0';
+	notify_status_changed(d);
 }
 
 static void status_cb(evutil_socket_t fd, short what, void *arg)
@@ -144,18 +296,20 @@ void notify_status_changed(struct tracerd *d)
 	evtimer_add(n->status_ev, &tv);
 }
 
-static void watchdog_ping(struct notify_state *n)
+static void watchdog_ping(struct tracerd *d)
 {
+	struct notify_state *n = &d->notify;
+
 	n->wd_next_ns = now_mono_ns() + n->wd_usec * 1000 / 2;
-	notify_send("WATCHDOG=1");
+	notify_send(d, "WATCHDOG=1");
 }
 
 static void watchdog_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct notify_state *n = arg;
+	struct tracerd *d = arg;
 
-	if (!n->wd_holds)
-		watchdog_ping(n);
+	if (!d->notify.wd_holds)
+		watchdog_ping(d);
 }
 
 void watchdog_kick(struct tracerd *d)
@@ -163,7 +317,7 @@ void watchdog_kick(struct tracerd *d)
 	struct notify_state *n = &d->notify;
 
 	if (n->wd_usec && !n->wd_holds && now_mono_ns() >= n->wd_next_ns)
-		watchdog_ping(n);
+		watchdog_ping(d);
 }
 
 void watchdog_hold(struct tracerd *d)
@@ -174,7 +328,7 @@ void watchdog_hold(struct tracerd *d)
 	if (!n->wd_usec || n->wd_holds++)
 		return;
 	snprintf(buf, sizeof(buf), "WATCHDOG=1\nWATCHDOG_USEC=%llu", WATCHDOG_HOLD_USEC);
-	notify_send(buf);
+	notify_send(d, buf);
 }
 
 void watchdog_release(struct tracerd *d)
@@ -187,7 +341,7 @@ void watchdog_release(struct tracerd *d)
 	snprintf(buf, sizeof(buf), "WATCHDOG=1\nWATCHDOG_USEC=%llu",
 		 (unsigned long long)n->wd_usec);
 	n->wd_next_ns = now_mono_ns() + n->wd_usec * 1000 / 2;
-	notify_send(buf);
+	notify_send(d, buf);
 }
 
 static int watchdog_start(struct tracerd *d)
@@ -201,7 +355,7 @@ static int watchdog_start(struct tracerd *d)
 		log_warn("watchdog: %s (WATCHDOG_USEC, WATCHDOG_PID): none", strerror(-ret));
 	if (ret <= 0 || !usec)
 		return 0;
-	n->wd_ev = event_new(d->base, -1, EV_PERSIST, watchdog_cb, n);
+	n->wd_ev = event_new(d->base, -1, EV_PERSIST, watchdog_cb, d);
 	if (!n->wd_ev)
 		return -ENOMEM;
 	n->wd_usec = usec;
@@ -211,7 +365,7 @@ static int watchdog_start(struct tracerd *d)
 		return -ENOMEM;
 	log_info("watchdog: WATCHDOG=1 every %llu ms (WatchdogSec=%llu ms)",
 		 (unsigned long long)usec / 2000, (unsigned long long)usec / 1000);
-	watchdog_ping(n);
+	watchdog_ping(d);
 	return 0;
 }
 

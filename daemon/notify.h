@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * notify.c: tracerd and its service manager (sd_notify(3)): READY=1 and
- * the like, STATUS= with what the daemon holds, the watchdog. Its state is
- * d->notify (tracerd.h).
+ * notify.c: tracerd and its service manager (the sd_notify(3) protocol,
+ * never blocking the loop): READY=1 and the like, STATUS= with what the
+ * daemon holds, the watchdog. Its state is d->notify (tracerd.h).
  */
 #ifndef TRACERD_NOTIFY_H
 #define TRACERD_NOTIFY_H
 
 #include "tracerd.h"
 
-/* libsystemd's sd_notify(3); no-op without NOTIFY_SOCKET. */
-int notify_send(const char *state);
+/* one sd_notify(3) state to the manager, never blocking the loop for long:
+ * STATUS= and WATCHDOG=1 dropped at once when its queue is full, the rest
+ * after 100 ms (-EAGAIN, counted in d->notify); no-op without NOTIFY_SOCKET */
+int notify_send(struct tracerd *d, const char *state);
 /* "EXTEND_TIMEOUT_USEC=usec": the start, reload or stop under way needs that much more */
-int notify_extend_timeout(unsigned long long usec);
+int notify_extend_timeout(struct tracerd *d, unsigned long long usec);
 /* STATUS= with what the daemon holds (attachments, hooked functions, failed
  * config lines), now; sent only when the text changed */
 void notify_status(struct tracerd *d);

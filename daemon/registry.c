@@ -953,7 +953,7 @@ void registry_detach(struct tracerd *d, struct attachment *a)
 		tracerd_progress(d);
 }
 
-void registry_detach_all(struct tracerd *d, void (*progress)(size_t left))
+void registry_detach_all(struct tracerd *d, void (*progress)(struct tracerd *d, size_t left))
 {
 	uint64_t next = now_mono_ns();
 	struct attachment *a;
@@ -968,7 +968,7 @@ void registry_detach_all(struct tracerd *d, void (*progress)(size_t left))
 			registry_detach_start(d, a, NULL, NULL);
 		do {
 			if (progress && now_mono_ns() >= next) {
-				progress(left);
+				progress(d, left);
 				next = now_mono_ns() + 1000ULL * 1000 * 1000;
 			}
 			left -= left ? 1 : 0;

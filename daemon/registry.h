@@ -103,7 +103,7 @@ struct attachment *registry_find(struct tracerd *d, unsigned int id);
 /* Detach and free a now (unlinked from its list), not in steps. */
 void registry_detach(struct tracerd *d, struct attachment *a);
 /* Detach everything now (stopping); progress(hooks left) about once a second. */
-void registry_detach_all(struct tracerd *d, void (*progress)(size_t left));
+void registry_detach_all(struct tracerd *d, void (*progress)(struct tracerd *d, size_t left));
 /* Free the step event (before the event base goes). */
 void registry_loop_stop(struct tracerd *d);
 /* attached and in progress */

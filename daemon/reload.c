@@ -293,7 +293,7 @@ int reload_config(struct tracerd *d, const struct reload_opts *o, struct reload_
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	notify_send("RELOADING=1");
+	notify_send(d, "RELOADING=1");
 	ret = read_new(o, &new, err, errlen);
 	if (!ret) {
 		st = calloc(new.nr_attach + 1, sizeof(*st));
@@ -330,7 +330,7 @@ cleanup:
 		lines_free(st, new.nr_attach);
 		config_free(&new);
 	}
-	notify_send("READY=1");
+	notify_send(d, "READY=1");
 	notify_status(d);
 	return ret;
 }

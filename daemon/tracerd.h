@@ -107,6 +107,10 @@ struct notify_state {
 	uint64_t wd_usec;		/* the manager's interval; 0: no watchdog */
 	uint64_t wd_next_ns;		/* when watchdog_kick sends the next one */
 	unsigned int wd_holds;
+	unsigned long long dropped;	/* notifications dropped, the manager's queue full */
+	unsigned long long dropped_full; /* of those, since it was last found full */
+	bool full;			/* the last send found the queue full */
+	bool warned;			/* another send error logged (once) */
 };
 
 struct attachment {
