@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# tracerd and its service manager (libsystemd's sd_notify), against a fake
-# $NOTIFY_SOCKET: READY=1; STATUS= saying the attachments and hooked
-# functions, sent again when attachments change (tracectl attach, detach,
-# reload), not on every event, and at most about once a second; the
-# watchdog: with WATCHDOG_USEC set (WATCHDOG_PID unset, or the daemon's
-# pid) WATCHDOG=1 arrives again and again, with WATCHDOG_PID another
-# process's it never does.
+# tracerd and its service manager (the sd_notify protocol), against a fake
+# $NOTIFY_SOCKET (a path; an abstract @name at the end): READY=1; STATUS=
+# saying the attachments and hooked functions, sent again when attachments
+# change (tracectl attach, detach, reload), not on every event, and at most
+# about once a second; the watchdog: with WATCHDOG_USEC set (WATCHDOG_PID
+# unset, or the daemon's pid) WATCHDOG=1 arrives again and again, with
+# WATCHDOG_PID another process's it never does. A socket nobody reads:
+# 68-sd-notify-stuck.sh.
 source "$(dirname "$0")/lib/daemon.bash"
 source "$(dirname "$0")/lib/service.bash"
 [ "$(id -u)" = 0 ] || skip "needs root to load BPF"
@@ -125,6 +126,28 @@ $C status > /dev/null || fail "status"
 sleep 1
 expect_eq "WATCHDOG=1 with WATCHDOG_PID=1" "$(nwd "$N3")" 0
 stop_daemon
+
+# --- an abstract "@name" socket, the other form notify.c sends itself
+N4=$W/notify4.log
+ab="tracerd-test-$$-$RANDOM"
+python3 - "$ab" "$N4" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("\0" + sys.argv[1])
+open(sys.argv[2] + ".bound", "w").close()
+with open(sys.argv[2], "a", buffering=1) as f:
+    while True:
+        f.write(s.recv(4096).decode(errors="replace").replace("\n", " | ") + "\n")
+PY
+NPIDS="$NPIDS $!"
+for i in $(seq 50); do [ -e "$N4.bound" ] && break; sleep 0.1; done
+NOTIFY_SOCKET=@$ab start_daemon_conf "listen = off"
+wait_line "$N4" '^READY=1$'
+wait_line "$N4" '^STATUS=0 attachments, 0 functions hooked$'
+ok "abstract @name: READY=1 and STATUS="
+stop_daemon
+wait_line "$N4" '^STOPPING=1$'
+ok "abstract @name: STOPPING=1"
 
 # --- no NOTIFY_SOCKET: nothing to tell, the daemon runs as before
 start_daemon "attach = tp:task/task_rename pid=$me"
