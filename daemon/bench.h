@@ -28,6 +28,8 @@ enum proto_code cmd_bench(struct tracerd *d, json_object *args, json_object **re
  * For the metrics: overhead_cpu_seconds_total = calls * ns / 1e9.
  */
 int bench_overhead(struct tracerd *d, enum tracerd_mode mode, bool latency, double *ns);
+/* Free the stored results read back (d->store), at exit. */
+void bench_store_free(struct tracerd *d);
 
 /*
  * Fill an attachment's overhead_ns_per_call (the stored overhead of its

@@ -238,3 +238,10 @@ void bench_metrics_overhead(struct tracerd *d, const struct attachment *a,
 	m->overhead_ns_per_call = ns;
 	m->overhead_cpu_seconds_total = calls * ns / 1e9;
 }
+
+void bench_store_free(struct tracerd *d)
+{
+	json_object_put(d->store.root);
+	d->store.root = NULL;
+	d->store.checked = false;
+}

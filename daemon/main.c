@@ -20,6 +20,7 @@
 #include "backend.h"
 #include "control.h"
 #include "bpf_stats.h"
+#include "bench.h"
 #include "fds.h"
 #include "http.h"
 #include "notify.h"
@@ -319,6 +320,7 @@ int main(int argc, char **argv)
 cleanup:
 	registry_detach_all(&d, stop_progress);
 	reload_state_free(&d);
+	bench_store_free(&d);
 	recorder_fini(&d);
 	backends_fini(&d);
 	bpf_stats_fini(&d);
