@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <json-c/json.h>
+#include "../lib/proto.h"
 #include "tracectl.h"
 
 #define BENCH_SCHEMA	"tracerd-bench/1"
@@ -27,6 +28,8 @@ struct bench {
 	const char *svg;	/* --svg FILE */
 	bool profile_ci;	/* --ci: small sizes */
 	bool progress;		/* stderr is a TTY */
+	/* the code of the daemon's last error reply (PROTO_OK: none): its exit status */
+	enum proto_code last_code;
 	json_object *info;	/* the daemon's bench info */
 	json_object *doc;	/* the result document */
 	json_object *options;	/* doc.options */

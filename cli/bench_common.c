@@ -34,6 +34,7 @@ int bench_cmd(struct bench *b, const char *cmd, json_object *args, json_object *
 	int r, fd, ret = -EPROTO;
 
 	*result = NULL;
+	b->last_code = PROTO_OK;
 	if (!args)
 		args = json_object_new_object();
 	req = proto_request_new(cmd, args);
@@ -44,7 +45,8 @@ int bench_cmd(struct bench *b, const char *cmd, json_object *args, json_object *
 	if (fd < 0) {
 		if (fd == -ENOMEM)
 			snprintf(msg, msglen, "out of memory");
-		ret = -ENOTCONN;
+		/* the socket's permissions are not a daemon that is not running */
+		ret = fd == -EACCES || fd == -EPERM ? -EACCES : -ENOTCONN;
 		goto cleanup;
 	}
 	r = client_exchange(fd, out, len, client_timeout(b->cli, cmd), &line);
@@ -70,7 +72,8 @@ int bench_cmd(struct bench *b, const char *cmd, json_object *args, json_object *
 	} else {
 		err = jget(rep, "error");
 		str_fmt(msg, msglen, "%s", jstr(err, "message", "unknown error"));
-		ret = -(int)proto_code_parse(jstr(err, "code", "internal"));
+		b->last_code = proto_code_parse(jstr(err, "code", "internal"));
+		ret = -(int)b->last_code;
 	}
 cleanup:
 	json_object_put(rep);
@@ -245,6 +248,13 @@ int bench_begin(struct bench *b)
 	int ret;
 
 	ret = bench_call(b, "info", NULL, &b->info, msg, sizeof(msg));
+	if (ret == -EACCES)	/* as any command (cli/client.c, connect_daemon) */
+		return cli_error(b->cli, EXIT_PERMISSION, "permission_denied",
+				 "permission denied on socket %s: tracerd's read_group or "
+				 "admin_group grants access", b->cli->socket);
+	if (ret && b->last_code != PROTO_OK)	/* the daemon's refusal: its code's exit */
+		return cli_error(b->cli, proto_code_exit(b->last_code),
+				 proto_code_name(b->last_code), "%s", msg);
 	if (ret)
 		return cli_error(b->cli, ret == -ENOTCONN ? EXIT_NO_DAEMON : EXIT_FAILURE_,
 				 ret == -ENOTCONN ? "no_daemon" : "bench", "%s%s", msg,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # SO_PEERCRED: with read_group = nogroup, a member may read but not attach;
-# a uid outside the group cannot even open the socket (mode 0660).
+# a uid outside the group cannot even open the socket (mode 0660); bench
+# is refused to both with exit 4, as any command.
 source "$(dirname "$0")/lib/daemon.bash"
 [ "$(id -u)" = 0 ] || skip "needs root (to switch uid)"
 command -v setpriv >/dev/null || skip "setpriv not installed"
@@ -21,5 +22,15 @@ out=$(nobody $C --json detach --all); expect_eq "reader: detach exit" $? 4
 out=$(outsider $C --json status); rc=$?
 expect_eq "outsider: exit" $rc 4
 expect_eq "outsider: code" "$(jq_get .error.code <<< "$out")" permission_denied
+# bench as any command (#33, class 7): the reader is refused (4), the
+# outsider is told about the socket's permissions (4), not to start a
+# daemon that runs
+out=$(nobody $C --json bench trigger --repetitions 1); rc=$?
+expect_eq "reader: bench exit" $rc 4
+expect_eq "reader: bench code" "$(jq_get .error.code <<< "$out")" permission_denied
+out=$(outsider $C bench trigger --repetitions 1 2>&1); rc=$?
+expect_eq "outsider: bench exit" $rc 4
+grepq "permission denied on socket" <<< "$out" || fail "outsider's bench: $out"
+grepq "start it" <<< "$out" && fail "outsider's bench told to start the daemon: $out"
 $C attach tp:task/task_rename > /dev/null; expect_eq "root: attach" $? 0
 stop_daemon
