@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tracectl's side of the control protocol; see tracectl.h. */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include "../lib/jsonutil.h"
@@ -168,6 +170,31 @@ int client_connect(struct cli *cli, double timeout_s, char *msg, size_t msglen)
 	return fd;
 }
 
+/*
+ * A directory on the way to the socket this user may not search: the
+ * reason, not the groups (a socket directory made 0700 under umask 077).
+ */
+static bool dir_unreachable(const char *sock, char *msg, size_t len)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	char *p;
+
+	if (str_copy(dir, sock, sizeof(dir)))
+		return false;
+	for (p = strrchr(dir, '/'); p && p != dir; p = strrchr(dir, '/')) {
+		*p = '\0';
+		if (access(dir, X_OK) && errno == EACCES && !stat(dir, &st)) {
+			str_fmt(msg, len, "cannot reach socket %s: its directory %s (mode %04o, "
+				"uid %u) is not searchable by this user; the directory, not "
+				"read_group, refuses", sock, dir, (unsigned int)(st.st_mode & 07777),
+				(unsigned int)st.st_uid);
+			return true;
+		}
+	}
+	return false;
+}
+
 static int connect_daemon(struct cli *cli, double timeout_s)
 {
 	char msg[512];
@@ -179,6 +206,8 @@ static int connect_daemon(struct cli *cli, double timeout_s)
 		return -cli_error(cli, EXIT_USAGE, "usage", "%s", msg);
 	if (fd == -EPERM && strstr(msg, "refusing"))
 		return -cli_error(cli, EXIT_PERMISSION, "untrusted_daemon", "%s", msg);
+	if ((fd == -EACCES || fd == -EPERM) && dir_unreachable(cli->socket, msg, sizeof(msg)))
+		return -cli_error(cli, EXIT_PERMISSION, "permission_denied", "%s", msg);
 	if (fd == -EACCES || fd == -EPERM)
 		return -cli_error(cli, EXIT_PERMISSION, "permission_denied",
 				  "permission denied on socket %s: tracerd's read_group or "

@@ -619,7 +619,11 @@ static void make_parent(const char *path)
 	str_copy(dir, path, sizeof(dir));
 	for (p = dir + 1; (p = strchr(p, '/')); p++) {
 		*p = '\0';
-		mkdir(dir, 0755);
+		/* a directory made here is 0755 whatever the umask (under umask
+		 * 077 it was 0700: no member of read_group could reach the
+		 * socket, and tracectl blamed the groups) */
+		if (!mkdir(dir, 0755) && chmod(dir, 0755))
+			log_warn("socket directory '%s': chmod 0755: %s", dir, strerror(errno));
 		*p = '/';
 	}
 	p = strrchr(dir, '/');

@@ -34,3 +34,23 @@ grepq "permission denied on socket" <<< "$out" || fail "outsider's bench: $out"
 grepq "start it" <<< "$out" && fail "outsider's bench told to start the daemon: $out"
 $C attach tp:task/task_rename > /dev/null; expect_eq "root: attach" $? 0
 stop_daemon
+
+# a socket directory the daemon makes is 0755 under umask 077 too (#33,
+# class 7: it was 0700, and the reader was told about the groups); one a
+# reader cannot search is named as the reason
+(umask 077; exec "$TRACERD" --config "$W/tracerd.conf" --socket "$W/sub/dir/s.sock" \
+	2> "$W/daemon2.log") &
+DPID=$!
+for i in $(seq 100); do [ -S "$W/sub/dir/s.sock" ] && break; sleep 0.1; done
+[ -S "$W/sub/dir/s.sock" ] || fail "tracerd under umask 077 did not make its socket"
+expect_eq "socket directories made under umask 077" \
+	"$(stat -c %a "$W/sub") $(stat -c %a "$W/sub/dir")" "755 755"
+nobody $TRACECTL --socket "$W/sub/dir/s.sock" status > /dev/null
+expect_eq "reader through them: status" $? 0
+chmod 0700 "$W/sub/dir"
+out=$(nobody $TRACECTL --socket "$W/sub/dir/s.sock" status 2>&1); rc=$?
+expect_eq "reader, the directory 0700: exit" $rc 4
+grepq "its directory $W/sub/dir (mode 0700, uid 0) is not searchable" <<< "$out" ||
+	fail "the unsearchable directory not named: $out"
+ok "named: $out"
+stop_daemon
