@@ -308,23 +308,27 @@ static char *read_line(int fd, size_t *len, uint64_t deadline, int *err)
 	return NULL;
 }
 
-int client_exchange(int fd, const char *req, size_t len, double timeout_s, char **line)
+/*
+ * Send req, read one reply line by deadline: 0 with *line, or -errno. A
+ * daemon that refused the connection wrote why, then closed it: the line
+ * is still there to read after EPIPE, and says more than EPIPE.
+ */
+static int exchange(int fd, const char *req, size_t len, uint64_t deadline, char **line)
 {
-	uint64_t deadline = deadline_after(timeout_s);
 	size_t n;
-	int err;
+	int err, rerr = 0;
 
 	*line = NULL;
 	err = write_all(fd, req, len, deadline);
-	/* as in client_call: the refusal a daemon wrote before closing */
-	if (!err || err == -EPIPE || err == -ECONNRESET) {
-		int rerr = 0;
+	if (err && err != -EPIPE && err != -ECONNRESET)
+		return err;
+	*line = read_line(fd, &n, deadline, &rerr);
+	return *line ? 0 : err ? err : rerr;
+}
 
-		*line = read_line(fd, &n, deadline, &rerr);
-		if (!err)
-			err = rerr;
-	}
-	return *line ? 0 : err;
+int client_exchange(int fd, const char *req, size_t len, double timeout_s, char **line)
+{
+	return exchange(fd, req, len, deadline_after(timeout_s), line);
 }
 
 static int handle_reply(struct cli *cli, const char *line, json_object **result)
@@ -371,15 +375,7 @@ int client_call(struct cli *cli, const char *cmd, json_object *args, json_object
 		ret = cli_error(cli, EXIT_PROTOCOL, "too_large", "request too large");
 		goto cleanup;
 	}
-	err = write_all(fd, out, len, deadline);
-	/* a daemon that refused the connection wrote why, then closed it: the
-	 * line is still there to read, and says more than EPIPE */
-	if (!err || err == -EPIPE || err == -ECONNRESET) {
-		int rerr = 0;
-
-		line = read_line(fd, &len, deadline, &rerr);
-		err = line ? 0 : err ? err : rerr;
-	}
+	err = exchange(fd, out, len, deadline, &line);
 	if (err == -ETIMEDOUT)
 		ret = cli_error(cli, EXIT_PROTOCOL, "timeout", "no reply from the daemon at %s "
 				"within %g s (--timeout S to wait longer, 0: forever)", cli->socket,

@@ -163,11 +163,6 @@ static int store_trusted(struct tracerd *d, const char *path, const struct stat 
 	return file_trusted("bench store", path, st, err, errlen);
 }
 
-static bool same_time(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
 /* The stored results, NULL when absent, invalid or from another kernel. */
 static json_object *store_load(struct tracerd *d)
 {
@@ -188,7 +183,8 @@ static json_object *store_load(struct tracerd *d)
 	}
 	d->store.distrust_logged = false;
 	if (d->store.checked && !strcmp(d->store.path, path) &&
-	    same_time(&d->store.mtime, &st.st_mtim))
+	    d->store.mtime.tv_sec == st.st_mtim.tv_sec &&
+	    d->store.mtime.tv_nsec == st.st_mtim.tv_nsec)
 		return d->store.root;
 	json_object_put(d->store.root);
 	d->store.root = json_parse_file(path, 1 << 20, err, sizeof(err));

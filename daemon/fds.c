@@ -32,10 +32,6 @@ unsigned int fds_http_limit(void)
 	return n > 2 * FDS_RESERVE_HTTP ? n - FDS_RESERVE_HTTP : FDS_RESERVE_HTTP;
 }
 
-/* how to raise the limit, for every message that asks it */
-#define FDS_RAISE_HOW	"LimitNOFILE= in tracerd.service; ulimit -n or prlimit for a daemon " \
-			"started by hand"
-
 int fds_check_start(char *err, size_t len)
 {
 	struct rlimit rl;

@@ -41,6 +41,9 @@ int fds_check_start(char *err, size_t len);
 int fds_check_ready(char *err, size_t len);
 /* fds 0-2 closed at start: /dev/null in their place */
 void fds_std_open(void);
+/* how to raise the limit, in every message that asks it (fds.c, registry.c) */
+#define FDS_RAISE_HOW	"LimitNOFILE= in tracerd.service, prlimit or ulimit -n for a daemon " \
+			"started by hand"
 /* Raise RLIMIT_NOFILE's soft limit to the hard limit (many HTTP/control clients). */
 void fds_raise_limit(void);
 /* Open fds at which the HTTP server stops accepting: RLIMIT_NOFILE (at most

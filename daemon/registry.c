@@ -4,7 +4,6 @@
  * in docs/auto.md), attach through the backend, keep the result; detach;
  * read statistics. Objects and -errno, no JSON: see registry.h.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -514,21 +513,6 @@ static void steps_schedule(struct tracerd *d)
 		evtimer_add(d->registry_step, &now);
 }
 
-/* Open file descriptors of the daemon (/proc/self/fd's entries); limit when unknown. */
-static long fds_open(long limit)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *e;
-	long n = -1;	/* the directory's own fd */
-
-	if (!dir)
-		return limit;	/* EMFILE most likely: none left */
-	while ((e = readdir(dir)))
-		n += e->d_name[0] != '.';
-	closedir(dir);
-	return n;
-}
-
 /* The fds the attaches in progress other than a will still open. */
 static unsigned long long fds_promised(const struct tracerd *d, const struct attachment *a)
 {
@@ -562,7 +546,9 @@ static int fds_check(const struct tracerd *d, const struct backend *be, struct a
 		return 0;
 	for (i = 0, n = 0; i < a->nr_hooks; i++)
 		n += !a->hooks[i].err[0];
-	open = fds_open((long)rl.rlim_cur);
+	open = open_fd_count();	/* lib/util.c */
+	if (open < 0)
+		open = (long)rl.rlim_cur;	/* EMFILE most likely: none left */
 	need = (unsigned long long)n * per + fixed;
 	used = (unsigned long long)open + FDS_RESERVE_ATTACH + fds_promised(d, a);
 	avail = rl.rlim_cur > used ? rl.rlim_cur - used : 0;
@@ -575,8 +561,7 @@ static int fds_check(const struct tracerd *d, const struct backend *be, struct a
 			"mode %s needs %llu file descriptors for %zu "
 			"function%s (%u per function, %u per attachment), but RLIMIT_NOFILE "
 			"%llu with %ld open and %d kept for clients: %llu fit. Raise the limit "
-			"(LimitNOFILE= in tracerd.service, prlimit or ulimit -n for a daemon "
-			"started by hand), hook fewer functions, use a mode with fewer fds "
+			"(" FDS_RAISE_HOW "), hook fewer functions, use a mode with fewer fds "
 			"(kprobe-multi, kmod-*)%s",
 			tracerd_mode_name(be->mode), need, n, n == 1 ? "" : "s", per, fixed,
 			(unsigned long long)rl.rlim_cur, open, FDS_RESERVE_ATTACH, fit,

@@ -960,81 +960,62 @@ static void prom_by(struct mbuf *b, const char *name, const struct att_labels *l
 
 /* One metric family over all attachments. */
 enum att_metric {
-	AM_START,
-	AM_FUNCTIONS,
-	AM_CALLS,
-	AM_MISSES,
-	AM_LATENCY,
-	AM_OVH_NS,
-	AM_OVH_CPU,
-	AM_BPF_RUNS,
-	AM_BPF_SECONDS,
-	AM_ERRORS,
-	AM_BY_CALLS,
-	AM_BY_OTHER,
-	AM_BY_UNKEPT,
-	AM_BY_KEYS,
-	AM_BY_LATENCY,
-	AM_REC_EVENTS,
-	AM_REC_DROPPED,
-	AM_REC_BYTES,
-	AM_REC_ERRORS,
-	AM_REC_ACTIVE,
+	AM_START, AM_FUNCTIONS, AM_CALLS, AM_MISSES, AM_LATENCY, AM_OVH_NS, AM_OVH_CPU,
+	AM_BPF_RUNS, AM_BPF_SECONDS, AM_ERRORS, AM_BY_CALLS, AM_BY_OTHER, AM_BY_UNKEPT, AM_BY_KEYS,
+	AM_BY_LATENCY, AM_REC_EVENTS, AM_REC_DROPPED, AM_REC_BYTES, AM_REC_ERRORS, AM_REC_ACTIVE,
 	AM_NR
 };
 
 static const struct {
 	const char *name, *type, *help;
 } att_metrics[AM_NR] = {
-	[AM_START] = {"tracerd_attachment_start_time_seconds", "gauge",
-		      "When the attachment was made, Unix seconds (a new id is a new series)."},
-	[AM_FUNCTIONS] = {"tracerd_attachment_functions", "gauge",
-			  "Functions hooked by the attachment."},
-	[AM_CALLS] = {"tracerd_calls_total", "counter",
-		      "Calls counted, summed over the attachment's functions."},
-	[AM_MISSES] =
-		{"tracerd_misses_total", "counter",
-		 "Calls seen but not accounted; absent where the kernel does not report misses."},
-	[AM_LATENCY] = {"tracerd_latency_seconds", "histogram",
-			"Entry to return time of traced calls."},
-	[AM_OVH_NS] = {"tracerd_call_overhead_seconds", "gauge",
-		       "Measured cost of one traced call; absent until measured."},
-	[AM_OVH_CPU] = {"tracerd_overhead_cpu_seconds_total", "counter",
-			"CPU time spent in tracing; absent until measured."},
-	[AM_BPF_RUNS] =
-		{"tracerd_bpf_runs_total", "counter",
-		 "Runs of the attachment's BPF programs, as the kernel counts them (filtered "
-		 "calls included); absent unless bpf_stats = on."},
-	[AM_BPF_SECONDS] = {"tracerd_bpf_run_seconds_total", "counter",
-			    "Time the kernel measured in the attachment's BPF programs; absent "
-			    "unless bpf_stats = on."},
-	[AM_ERRORS] = {"tracerd_function_errors_total", "counter",
-		       "Calls that returned an error (< 0), by errno (other: past the table); "
-		       "attachments made with --errors only."},
-	[AM_BY_CALLS] =
-		{"tracerd_by_calls_total", "counter",
-		 "Calls per key (label pid, comm or cgroup) of an attachment made with --by: "
-		 "its by_top keys with the most calls."},
-	[AM_BY_OTHER] = {"tracerd_by_other_calls_total", "counter",
-			 "Calls of an attachment made with --by not in its top keys' series: the "
-			 "other keys and the unkept ones."},
-	[AM_BY_UNKEPT] = {"tracerd_by_unkept_calls_total", "counter",
-			  "Calls of --by keys the kernel had no room for (by_max_keys): in "
-			  "tracerd_by_other_calls_total."},
-	[AM_BY_KEYS] = {"tracerd_by_keys", "gauge",
-			"Keys the kernel keeps for an attachment made with --by."},
-	[AM_BY_LATENCY] = {"tracerd_by_latency_seconds", "summary",
-			   "Entry to return time per --by key (latency attachments); the series "
-			   "without a key label: other."},
-	[AM_REC_EVENTS] = {"tracerd_record_events_total", "counter",
-			   "Events written to the record file."},
-	[AM_REC_DROPPED] = {"tracerd_record_dropped_total", "counter",
-			    "Events not recorded (recording stopped by an error)."},
-	[AM_REC_BYTES] = {"tracerd_record_bytes_total", "counter", "Compressed bytes written."},
-	[AM_REC_ERRORS] = {"tracerd_record_errors_total", "counter",
-			   "Write errors (a full disk stops recording; tracing goes on)."},
-	[AM_REC_ACTIVE] = {"tracerd_record_active", "gauge",
-			   "1 while recording, 0 once stopped by an error."},
+	[AM_START] = { "tracerd_attachment_start_time_seconds", "gauge",
+		       "When the attachment was made, Unix seconds (a new id is a new series)." },
+	[AM_FUNCTIONS] = { "tracerd_attachment_functions", "gauge",
+			   "Functions hooked by the attachment." },
+	[AM_CALLS] = { "tracerd_calls_total", "counter",
+		       "Calls counted, summed over the attachment's functions." },
+	[AM_MISSES] = { "tracerd_misses_total", "counter",
+			"Calls seen but not accounted; absent where the kernel does not report "
+			"misses." },
+	[AM_LATENCY] = { "tracerd_latency_seconds", "histogram",
+			 "Entry to return time of traced calls." },
+	[AM_OVH_NS] = { "tracerd_call_overhead_seconds", "gauge",
+			"Measured cost of one traced call; absent until measured." },
+	[AM_OVH_CPU] = { "tracerd_overhead_cpu_seconds_total", "counter",
+			 "CPU time spent in tracing; absent until measured." },
+	[AM_BPF_RUNS] = { "tracerd_bpf_runs_total", "counter",
+			  "Runs of the attachment's BPF programs, as the kernel counts them "
+			  "(filtered calls included); absent unless bpf_stats = on." },
+	[AM_BPF_SECONDS] = { "tracerd_bpf_run_seconds_total", "counter",
+			     "Time the kernel measured in the attachment's BPF programs; absent "
+			     "unless bpf_stats = on." },
+	[AM_ERRORS] = { "tracerd_function_errors_total", "counter",
+			"Calls that returned an error (< 0), by errno (other: past the table); "
+			"attachments made with --errors only." },
+	[AM_BY_CALLS] = { "tracerd_by_calls_total", "counter",
+			  "Calls per key (label pid, comm or cgroup) of an attachment made with "
+			  "--by: its by_top keys with the most calls." },
+	[AM_BY_OTHER] = { "tracerd_by_other_calls_total", "counter",
+			  "Calls of an attachment made with --by not in its top keys' series: the "
+			  "other keys and the unkept ones." },
+	[AM_BY_UNKEPT] = { "tracerd_by_unkept_calls_total", "counter",
+			   "Calls of --by keys the kernel had no room for (by_max_keys): in "
+			   "tracerd_by_other_calls_total." },
+	[AM_BY_KEYS] = { "tracerd_by_keys", "gauge",
+			 "Keys the kernel keeps for an attachment made with --by." },
+	[AM_BY_LATENCY] = { "tracerd_by_latency_seconds", "summary",
+			    "Entry to return time per --by key (latency attachments); the series "
+			    "without a key label: other." },
+	[AM_REC_EVENTS] = { "tracerd_record_events_total", "counter",
+			    "Events written to the record file." },
+	[AM_REC_DROPPED] = { "tracerd_record_dropped_total", "counter",
+			     "Events not recorded (recording stopped by an error)." },
+	[AM_REC_BYTES] = { "tracerd_record_bytes_total", "counter", "Compressed bytes written." },
+	[AM_REC_ERRORS] = { "tracerd_record_errors_total", "counter",
+			    "Write errors (a full disk stops recording; tracing goes on)." },
+	[AM_REC_ACTIVE] = { "tracerd_record_active", "gauge",
+			    "1 while recording, 0 once stopped by an error." },
 };
 
 static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,

@@ -27,8 +27,12 @@ ok "an idle daemon holds $idle fds"
 # just under idle + the 20 it keeps free at ready (FDS_READY_FREE), and at
 # least the start-up minimum (FDS_START_MIN, 80): the check at ready speaks
 near=$((idle + 12 > 80 ? idle + 12 : 80))
-[ "$near" -lt $((idle + 20)) ] || fail "idle $idle: no limit between the two checks"
-for n in 16 32 48 64 $near; do
+limits="16 32 48 64 $near"
+if [ "$near" -ge $((idle + 20)) ]; then	# an idle daemon this small: the start check decides
+	echo "idle $idle: no limit lies between the start and the ready checks here"
+	limits="16 32 48 64"
+fi
+for n in $limits; do
 	rm -f "$W/s.sock"
 	timeout 30 prlimit --nofile=$n:$n "$TRACERD" --config "$W/tracerd.conf" --socket "$W/s.sock" \
 		2> "$W/d$n.log"; rc=$?
@@ -41,8 +45,11 @@ for n in 16 32 48 64 $near; do
 	ok "RLIMIT_NOFILE $n refused: $(grep err: "$W/d$n.log")"
 done
 # with the reserve it asked for, it starts and attaches
-n=$(sed -n 's/.*raise it to \([0-9]*\) or more.*/\1/p' "$W/d$near.log")
-[ -n "$n" ] || fail "no limit to raise to in: $(cat "$W/d$near.log")"
+n=$((idle + 20 > 80 ? idle + 20 : 80))
+if [ "$limits" != "16 32 48 64" ]; then
+	n=$(sed -n 's/.*raise it to \([0-9]*\) or more.*/\1/p' "$W/d$near.log")
+	[ -n "$n" ] || fail "no limit to raise to in: $(cat "$W/d$near.log")"
+fi
 prlimit --nofile=$n:$n "$TRACERD" --config "$W/tracerd.conf" --socket "$W/s.sock" 2> "$W/daemon.log" &
 DPID=$!
 up || fail "tracerd did not start under the RLIMIT_NOFILE it asked for ($n)"
