@@ -52,6 +52,11 @@
  * batch_latency: the same for an attachment with --latency, when it differs
  *   (0: batch): kmod-callops' latency is an fprobe per function, one
  *   registration each, so 16 per call like kmod-kprobe.
+ * stacks: optional, for a mode with MODE_CAP_STACKS (attach --stacks): call
+ *   fn once per distinct kernel stack counted for hook h, innermost frame
+ *   first (ips[0]), with how many calls took it; *dropped gets the calls
+ *   whose stack was not kept (table full, capture failed). Returns 0, or
+ *   the first negative return of fn, or -errno. The daemon symbolizes.
  * fds: file descriptors the daemon holds per hooked function ([0]) and
  *   per attachment ([1]), [with the return hook: latency or errors]: the
  *   registry checks RLIMIT_NOFILE against them before attaching
@@ -72,6 +77,9 @@ struct hook_site {
 };
 
 #define BACKEND_BATCH_ALL	UINT_MAX
+
+/* one distinct stack of a hook and its count (backend.stacks) */
+typedef int (*stack_visit_fn)(void *ctx, __u64 count, const __u64 *ips, __u32 nr);
 
 struct backend {
 	enum tracerd_mode mode;
@@ -101,6 +109,8 @@ struct backend {
 	unsigned int batch;
 	unsigned int batch_latency;
 	unsigned char fds[2][2];	/* [per function, per attachment][return hook] */
+	int (*stacks)(struct tracerd *d, struct attachment *a, struct hook *h,
+		      stack_visit_fn fn, void *ctx, __u64 *dropped);
 };
 
 /* what every BPF function mode does: the shared maps and the ring buffer */
