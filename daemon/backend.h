@@ -103,6 +103,8 @@ struct backend {
 	bool own_probe;
 	const char *(*latency_unavailable)(struct tracerd *d);
 	const char *(*comm_unavailable)(struct tracerd *d);
+	/* the same for MODE_CAP_STACKS (kmod: a module without stack capture) */
+	const char *(*stacks_unavailable)(struct tracerd *d);
 	int (*site)(struct tracerd *d, const struct hook *h, struct hook_site *out);
 	int (*progs)(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),
 		     void *ctx);

@@ -12,6 +12,9 @@
  *   call_all   write "N"       call every generated function N times
  *   sleep_us   write "US"      call tracerd_testmod_sleep(US) once (sleeps)
  *   call_ret   write "N"       call each tracerd_testmod_ret_*() N times
+ *   call_chain write "N M"     call tracerd_testmod_chain_a() N times (a -> b -> c)
+ *                              and tracerd_testmod_chain_b() M times (b -> c):
+ *                              c's stacks are known, with known counts (--stacks)
  *   warn       write "1"       trigger a WARN (harness self-test)
  *   nr_fns     read            number of generated functions
  *   entry_sites read           bench entry: each twin's entry bytes, checked
@@ -52,6 +55,33 @@ static notrace __noipa __used int tracerd_testmod_notrace(int x)
 {
 	return x + 2;
 }
+
+/*
+ * A call chain of known depth for stack tests: chain_c is reached by two
+ * distinct paths (a -> b -> c and b -> c). None is a tail call (each adds
+ * to its callee's result), so every frame stays on the stack.
+ */
+int tracerd_testmod_chain_a(int x);
+int tracerd_testmod_chain_b(int x);
+int tracerd_testmod_chain_c(int x);
+
+__noipa int tracerd_testmod_chain_c(int x)
+{
+	return x + 3;
+}
+EXPORT_SYMBOL_GPL(tracerd_testmod_chain_c);
+
+__noipa int tracerd_testmod_chain_b(int x)
+{
+	return tracerd_testmod_chain_c(x) + 1;
+}
+EXPORT_SYMBOL_GPL(tracerd_testmod_chain_b);
+
+__noipa int tracerd_testmod_chain_a(int x)
+{
+	return tracerd_testmod_chain_b(x) + 1;
+}
+EXPORT_SYMBOL_GPL(tracerd_testmod_chain_a);
 
 /* Data, not code: every hook mode must refuse it. */
 static const u8 tracerd_testmod_data[16] __used;
@@ -236,6 +266,26 @@ static ssize_t tm_call_ret_write(struct file *f, const char __user *ubuf,
 	return len;
 }
 
+static ssize_t tm_call_chain_write(struct file *f, const char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	char buf[48];
+	unsigned long n, m;
+
+	if (len == 0 || len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%lu %lu", &n, &m) != 2)
+		return -EINVAL;
+	if (n > TM_MAX_CALLS || m > TM_MAX_CALLS)
+		return -E2BIG;
+	tm_call_loop(tracerd_testmod_chain_a, n);
+	tm_call_loop(tracerd_testmod_chain_b, m);
+	return len;
+}
+
 static ssize_t tm_sleep_write(struct file *f, const char __user *ubuf,
 			      size_t len, loff_t *ppos)
 {
@@ -274,6 +324,7 @@ TM_FOPS(tm_call_fops, write, tm_call_write);
 TM_FOPS(tm_call_fn_fops, write, tm_call_fn_write);
 TM_FOPS(tm_call_all_fops, write, tm_call_all_write);
 TM_FOPS(tm_call_ret_fops, write, tm_call_ret_write);
+TM_FOPS(tm_call_chain_fops, write, tm_call_chain_write);
 TM_FOPS(tm_sleep_fops, write, tm_sleep_write);
 TM_FOPS(tm_warn_fops, write, tm_warn_write);
 TM_FOPS(tm_nr_fns_fops, read, tm_nr_fns_read);
@@ -618,6 +669,7 @@ static int __init tm_init(void)
 	debugfs_create_file("call_fn", 0200, tm_dir, NULL, &tm_call_fn_fops);
 	debugfs_create_file("call_all", 0200, tm_dir, NULL, &tm_call_all_fops);
 	debugfs_create_file("call_ret", 0200, tm_dir, NULL, &tm_call_ret_fops);
+	debugfs_create_file("call_chain", 0200, tm_dir, NULL, &tm_call_chain_fops);
 	debugfs_create_file("sleep_us", 0200, tm_dir, NULL, &tm_sleep_fops);
 	debugfs_create_file("warn", 0200, tm_dir, NULL, &tm_warn_fops);
 	debugfs_create_file("nr_fns", 0400, tm_dir, NULL, &tm_nr_fns_fops);
