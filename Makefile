@@ -257,10 +257,14 @@ host: user
 fuzz-bins: $(FUZZ_BINS)
 fuzz-ci: fuzz-bins
 	$(Q)$(SRC)/tests/run-layer.sh fuzz
-fuzz: fuzz-bins
+fuzz: deps
+	$(Q)$(MAKE) --no-print-directory fuzz-bins
 	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) $(SRC)/tests/run-layer.sh fuzz
 
-vm-check: user
+# deps first, then the build (a recipe step, not a prerequisite beside deps:
+# under -j they would race on a fresh machine)
+vm-check: deps
+	$(Q)$(MAKE) --no-print-directory user
 	$(Q)$(SRC)/tests/vm/vm-check.sh $(VM_KERNEL)
 
 # check: every layer runs even when an earlier one failed; the summary
@@ -339,7 +343,10 @@ DOC_FILES := $(SRC)/docs/metrics.md $(SRC)/docs/metrics.schema.json \
 MON_FILES := $(wildcard $(SRC)/monitoring/*.yml $(SRC)/monitoring/*.json)
 CONF := $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf
 
-install: progs
+# install: the build tools first (scripts/deps.sh build; quiet when present)
+install:
+	$(Q)$(SRC)/scripts/deps.sh build
+	$(Q)$(MAKE) --no-print-directory progs
 	$(Q)$(MAKE) --no-print-directory install-nobuild
 # install-nobuild: what is built already (the VM harness stages it this way)
 # The module check runs first: a refused module installs nothing at all.
@@ -414,7 +421,10 @@ uninstall-dkms:
 
 # deb: tracerd and tracerd-dkms .debs in $(O)/deb, built by
 # dpkg-buildpackage from a copy of the checkout (scripts/build-deb.sh)
-deb:
+# (installs what it needs first, as check and demo do: the build tools and
+# the packaging tools, scripts/deps.sh deb)
+deb: deps
+	$(Q)$(SRC)/scripts/deps.sh deb
 	$(Q)$(SRC)/scripts/build-deb.sh $(O)/deb
 
 # check-version: VERSION, debian/changelog and the built module agree

@@ -6,17 +6,24 @@
 # dh-dkms, lintian; dkms, to build tracerd-dkms's module), which
 # tests/host/88-deb-package.sh installs when it runs rather than every
 # `make deps` (lintian pulls in a few dozen perl packages).
+# deps.sh build: what building and installing tracerd needs, no more
+# (`make install` on a machine that only runs it).
 set -euo pipefail
-if [ "${1:-}" = deb ]; then
-PKGS=(dpkg-dev debhelper dh-dkms lintian git dkms)
-else
-PKGS=(
+BUILD=(
 	# build
 	make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
 	libzstd-dev	# record files (format 3): zstd
 	libevent-dev libjson-c-dev libsystemd-dev
 	# kernel modules (kbuild from Debian's linux-kbuild, module BTF)
 	dwarves kmod
+)
+if [ "${1:-}" = deb ]; then
+PKGS=(dpkg-dev debhelper dh-dkms lintian git dkms)
+elif [ "${1:-}" = build ]; then
+PKGS=("${BUILD[@]}")
+else
+PKGS=(
+	"${BUILD[@]}"
 	# VM harness
 	qemu-system-x86 debootstrap busybox-static e2fsprogs cpio xz-utils zstd
 	# arm64 guest: cross compiler, emulator, qemu-user for debootstrap's 2nd stage

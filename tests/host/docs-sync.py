@@ -4,7 +4,8 @@
 commands and options (in both directions); the config keys of lib/config.c,
 tracerd.conf(5) and systemd/tracerd.conf agree; every list of modes in the
 docs and the completion names the modes of the one table,
-include/tracerd/modes.h (a new row missing from a list fails here). Exit 77
+include/tracerd/modes.h (a new row missing from a list fails here); every
+`make TARGET` the docs tell a user to run installs what it needs. Exit 77
 when the binaries do not have a command table yet."""
 import json
 import re
@@ -178,6 +179,65 @@ def check_mode_lists():
         errors.append(f"function modes: in modes.h, not in docs/bench.md trigger table: "
                       f"{sorted(functions - bench)}")
 
+# targets that install nothing on purpose: the installer itself, what only
+# copies or removes files, and the plain build (user), which debian/rules'
+# build runs and which must never call apt
+MAKE_NO_DEPS = {"deps", "uninstall", "uninstall-dkms", "install-dkms", "install-nobuild",
+                "check-version", "clean", "user"}
+
+
+def make_rules():
+    """{target: (prerequisites, recipe text)} of the Makefile's plain rules"""
+    rules, cur = {}, None
+    with open(f"{SRC}/Makefile") as f:
+        for line in f:
+            m = re.match(r"^([a-z][a-z0-9-]*):(?!=)([^=]*)$", line.rstrip("\n"))
+            if m:
+                cur = m.group(1)
+                rules[cur] = (m.group(2).split(), "")
+            elif cur and line.startswith("\t"):
+                rules[cur] = (rules[cur][0], rules[cur][1] + line)
+            elif not line.startswith("\t"):
+                cur = None
+    return rules
+
+
+def check_make_targets():
+    """every `make TARGET` README.md and docs/ tell a user to run installs what
+    it needs (scripts/deps.sh, through the deps prerequisite or its recipe),
+    or is one of MAKE_NO_DEPS"""
+    import glob
+    rules = make_rules()
+
+    def installs(t, seen):
+        if t in seen or t not in rules:
+            return False
+        seen.add(t)
+        pre, recipe = rules[t]
+        if "deps" in pre or "deps.sh" in recipe:
+            return True
+        called = [w for line in re.findall(r"\$\(MAKE\)(.*)$", recipe, flags=re.M)
+                  for w in line.split() if w in rules]
+        return any(installs(x, seen) for x in pre + called)
+
+    told = set()
+    for path in [f"{SRC}/README.md"] + sorted(glob.glob(f"{SRC}/docs/*.md")):
+        with open(path) as f:
+            text = f.read()
+        code = re.findall(r"`([^`\n]+)`", text) + re.findall(r"^(?: {4}|\t)(.*)$", text, flags=re.M)
+        for c in code:
+            for t in re.findall(r"(?:^|[;&|] *)make(?: +[A-Z_]+=\S+)* +([a-z][a-z0-9-]*)", c):
+                if t in rules:
+                    told.add((t, path[len(SRC) + 1:]))
+    for t, where in sorted(told):
+        if t not in MAKE_NO_DEPS and not installs(t, set()):
+            errors.append(f"make {t} (told in {where}) does not install what it needs: "
+                          "give it the deps prerequisite or a scripts/deps.sh step")
+    if not told:
+        errors.append("no `make TARGET` found in README.md and docs/: the pattern broke")
+
+
+check_make_targets()
 check_config_keys()
 check_mode_lists()
 have_ctl = check_tracectl()
