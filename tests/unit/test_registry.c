@@ -121,7 +121,7 @@ void maps_slot_free(struct tracerd *d, __u32 slot)
 	d->nr_slots_used--;
 }
 
-void maps_by_sweep(struct tracerd *d)
+void maps_sweep(struct tracerd *d)
 {
 }
 

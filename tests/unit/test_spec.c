@@ -48,23 +48,35 @@ TEST(caps_missing_errors)
 {
 	char buf[96];
 
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, true, false,
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, true, false, false,
 				       buf, sizeof(buf)), "error counting", "kmod: errors");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, true, false, true, true, false, buf, sizeof(buf)),
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, true, false, true, true, false, false, buf, sizeof(buf)),
 		     "latency, record, error counting", "three missing");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_ERRORS, false, false, false, true, false,
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_ERRORS, false, false, false, true, false, false,
 				       buf, sizeof(buf)), "", "a BPF function mode has it");
+}
+
+TEST(caps_missing_stacks)
+{
+	char buf[96];
+
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, false,
+				       false, true, buf, sizeof(buf)), "stacks", "kmod: stacks");
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, false, false, false, false, true, true, buf,
+				       sizeof(buf)), "by keys, stacks", "two missing");
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_STACKS, false, false, false, false,
+				       false, true, buf, sizeof(buf)), "", "a BPF mode has it");
 }
 
 TEST(caps_missing_by)
 {
 	char buf[96];
 
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, false, true,
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, false, true, false,
 				       buf, sizeof(buf)), "by keys", "kmod: by");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, false, false, false, true, true, buf, sizeof(buf)),
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, false, false, false, true, true, false, buf, sizeof(buf)),
 		     "error counting, by keys", "two missing");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_BY, false, false, false, false, true,
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_BY, false, false, false, false, true, false,
 				       buf, sizeof(buf)), "", "a BPF mode has it");
 }
 
