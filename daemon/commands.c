@@ -403,6 +403,7 @@ static enum proto_code cmd_list(struct tracerd *d, json_object *args, json_objec
 {
 	json_object *arr;
 	struct attachment *a, *c;
+	__u64 dropped;
 
 	if (proto_args_check(args, "list", no_fields, msg, msglen))
 		return PROTO_E_BAD_REQUEST;
@@ -420,6 +421,12 @@ static enum proto_code cmd_list(struct tracerd *d, json_object *args, json_objec
 			json_object_object_add(o, "sites", sites);
 		json_object_object_add(o, "recording", x->state == ATTACHMENT_ATTACHED ?
 				       recorder_json(d, x) : NULL);
+		/* stacks.dropped: null until attached, or when unread */
+		if (x->spec.stacks)
+			json_object_object_add(json_object_object_get(o, "stacks"), "dropped",
+					       x->state == ATTACHMENT_ATTACHED &&
+					       !stacks_dropped(d, x, &dropped) ?
+					       json_object_new_int64((int64_t)dropped) : NULL);
 		json_object_array_add(arr, o);
 	}
 	*result = json_object_new_object();
