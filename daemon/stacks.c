@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include "resolve.h"
 #include "stacks.h"
 
 /* One batch of stack_counts rows: keys and counts side by side. */
@@ -92,9 +93,35 @@ int bpf_stacks(struct tracerd *d, struct attachment *a, struct hook *h, stack_vi
 }
 
 struct add_ctx {
+	struct tracerd *d;
 	struct stack_set *set;
 	__u32 depth;
 };
+
+/*
+ * Is ip in a BPF program or trampoline (kallsyms' pseudo-module "bpf")?
+ * Those frames are tracerd's own (its program, a subprogram, the fentry
+ * trampoline that called it), different in every attachment: they would
+ * keep the same call path of two attachments apart. A program loaded
+ * since the last read of kallsyms needs a fresh one: once per set.
+ */
+static bool frame_is_bpf(struct add_ctx *x, __u64 ip)
+{
+	struct stack_set *set = x->set;
+	struct frame_sym fs;
+	int err = -EIO;
+
+	if (!set->synced)
+		set->synced = !resolve_frames_sync(x->d, false);
+	if (set->synced)
+		err = resolve_frame(x->d, ip, &fs);
+	if (err == -ENOENT && !set->reread) {
+		set->reread = true;
+		if (!resolve_frames_sync(x->d, true))
+			err = resolve_frame(x->d, ip, &fs);
+	}
+	return !err && fs.module && !strcmp(fs.module, "bpf");
+}
 
 static int add_row(void *p, __u64 count, const __u64 *ips, __u32 nr)
 {
@@ -102,6 +129,10 @@ static int add_row(void *p, __u64 count, const __u64 *ips, __u32 nr)
 	struct stack_set *set = x->set;
 	struct stack_row *r;
 
+	while (nr && frame_is_bpf(x, ips[0])) {
+		ips++;
+		nr--;
+	}
 	if (nr > x->depth)
 		nr = x->depth;
 	if (set->n == set->cap) {
@@ -127,7 +158,7 @@ static int add_row(void *p, __u64 count, const __u64 *ips, __u32 nr)
 
 int stacks_add(struct tracerd *d, struct attachment *a, struct hook *h, struct stack_set *set)
 {
-	struct add_ctx x = { .set = set, .depth = a->spec.stacks };
+	struct add_ctx x = { .d = d, .set = set, .depth = a->spec.stacks };
 	__u64 dropped = 0;
 	int err;
 

@@ -23,11 +23,13 @@ struct stack_set {
 	__u32 depth;		/* the deepest --stacks of the attachments added */
 	__u64 dropped;		/* calls whose stack was not kept */
 	__u64 total;		/* calls counted in rows (all of them, before a top) */
+	bool synced, reread;	/* kallsyms read for this set (once more: reread) */
 };
 
 /*
- * Add the stacks of hook h of a (a --stacks attachment) to set, cut to
- * a's depth. 0, or -errno (set keeps what it had).
+ * Add the stacks of hook h of a (a --stacks attachment) to set: the
+ * frames of BPF programs and trampolines on top dropped (tracerd's own),
+ * then cut to a's depth. 0, or -errno (set keeps what it had).
  */
 int stacks_add(struct tracerd *d, struct attachment *a, struct hook *h, struct stack_set *set);
 /* The calls of a's hooks whose stack was not kept, summed. 0 or -errno. */
