@@ -273,9 +273,10 @@ static void stacks_sweep(struct tracerd *d)
 		k = next;
 		prev = &k;
 	}
-	qsort(ids, n, sizeof(*ids), id_cmp);
+	if (n)
+		qsort(ids, n, sizeof(*ids), id_cmp);
 	while (!bpf_map_get_next_key(d->stack_traces_fd, pid, &nid)) {
-		if (!bsearch(&nid, ids, n, sizeof(*ids), id_cmp)) {
+		if (!n || !bsearch(&nid, ids, n, sizeof(*ids), id_cmp)) {
 			bpf_map_delete_elem(d->stack_traces_fd, &nid);
 			continue;
 		}
