@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# attach --stacks on tracerd_testmod_chain_c in each BPF function mode this
+# kernel has: one write of "A B" to the test module's call_chain calls
+# chain_a A times (a -> b -> c) and chain_b B times (b -> c), so chain_c
+# has exactly two kernel stacks, counted A and B. The stats request with
+# "stacks": true (sent raw: the JSON every renderer reads) has exactly
+# those two rows, hottest first, whose frames after what the mode puts on
+# top are chain_c, chain_b[, chain_a], the module's write handler; counts
+# + dropped = calls. A mode the kernel lacks is skipped with the daemon's
+# reason.
+source ./t/40-daemon-lib.sh
+load_testmod
+daemon_start
+A=300 B=200
+fn=tracerd_testmod_chain_c
+raw() { ctlraw "$SOCK" "$1"; }
+
+# frames ROW JSON: the row's frame symbols, one a line ("?" unresolved)
+frames() { jp ".result.stats[0].stacks.rows[$1].frames[*].sym" <<< "$2" | sed 's/^null$/?/'; }
+# chain ROW JSON: the row's frames from the first tracerd_testmod_chain_*
+# frame (what the mode puts on top skipped) to the module's write handler,
+# the static tm_call_loop between them left out (the compiler may inline it)
+chain() {
+	frames "$1" "$2" | sed -n '/^tracerd_testmod_chain_/,/^tm_call_chain_write/p' |
+		grep -v '^tm_call_loop' | tr '\n' ' '
+}
+# top ROW JSON: the frames above the first chain_* frame (the mode's own)
+top() { frames "$1" "$2" | sed '/^tracerd_testmod_chain_/,$d' | tr '\n' ' '; }
+
+tested=0
+for m in fentry kprobe kprobe-multi kprobe-session fentry-multi fsession; do
+	if [ "$(feature "$m")" != true ]; then
+		echo "mode $m unavailable: $(reason_of "$m")"
+		continue
+	fi
+	id=$($C --json attach "$fn" --mode "$m" --stacks | jp .attachment.id) ||
+		fail "$m: attach --stacks"
+	echo "$A $B" > "$TESTMOD_DBG/call_chain" || fail "$m: write call_chain"
+	st=$(raw "{\"v\":1,\"cmd\":\"stats\",\"id\":1,\"args\":{\"id\":$id,\"stacks\":true}}") ||
+		fail "$m: stats"
+	expect_eq "$m: stats ok" "$(jp .ok <<< "$st")" true
+	expect_eq "$m: calls" "$(jp '.result.stats[0].calls' <<< "$st")" $((A + B))
+	expect_eq "$m: depth" "$(jp '.result.stats[0].stacks.depth' <<< "$st")" 32
+	expect_eq "$m: distinct" "$(jp '.result.stats[0].stacks.distinct' <<< "$st")" 2
+	expect_eq "$m: dropped" "$(jp '.result.stats[0].stacks.dropped' <<< "$st")" 0
+	expect_eq "$m: total" "$(jp '.result.stats[0].stacks.total' <<< "$st")" $((A + B))
+	expect_eq "$m: a -> b -> c first" "$(jp '.result.stats[0].stacks.rows[0].count' <<< "$st")" $A
+	expect_eq "$m: then b -> c" "$(jp '.result.stats[0].stacks.rows[1].count' <<< "$st")" $B
+	echo "$m: row 0: $(frames 0 "$st" | tr '\n' ' ')"
+	echo "$m: row 1: $(frames 1 "$st" | tr '\n' ' ')"
+	echo "$m: on top of the chain: '$(top 0 "$st")'"
+	expect_eq "$m: row 0 frames" "$(chain 0 "$st")" \
+		"tracerd_testmod_chain_c tracerd_testmod_chain_b tracerd_testmod_chain_a tm_call_chain_write "
+	expect_eq "$m: row 1 frames" "$(chain 1 "$st")" \
+		"tracerd_testmod_chain_c tracerd_testmod_chain_b tm_call_chain_write "
+	expect_eq "$m: the same on top in both" "$(top 1 "$st")" "$(top 0 "$st")"
+	k=$(frames 0 "$st" | grep -n -m1 '^tracerd_testmod_chain_c$' | cut -d: -f1)
+	expect_eq "$m: chain_c's module" \
+		"$(jp ".result.stats[0].stacks.rows[0].frames[$((k - 1))].module" <<< "$st")" tracerd_testmod
+	$C detach "$id" > /dev/null || fail "$m: detach"
+	tested=$((tested + 1))
+done
+[ $tested -gt 0 ] || skip "no BPF function mode on this kernel"
+daemon_stop
