@@ -24,7 +24,6 @@
 #include "recorder.h"
 #include "registry.h"
 #include "reload.h"
-#include "resolve.h"
 #include "stacks.h"
 
 static const char *const attachment_states[] = {
@@ -139,14 +138,10 @@ static json_object *errors_json(const struct tracerd_slot_errors *e)
 	return o;
 }
 
-/*
- * Symbolizing a reply's frames: kallsyms in address order, read again
- * once per reply when a frame does not resolve (a BPF program or a module
- * loaded since the last read; one unloaded since stays unresolved).
- */
+/* a reply's frames are symbolized through one frames_sync (stacks.h) */
 struct frames_ctx {
 	struct tracerd *d;
-	bool synced, reread;
+	struct frames_sync sync;
 };
 
 static json_object *frame_json(struct frames_ctx *fc, __u64 addr)
@@ -154,17 +149,8 @@ static json_object *frame_json(struct frames_ctx *fc, __u64 addr)
 	json_object *o = json_object_new_object();
 	struct frame_sym fs;
 	char buf[24];
-	int err = -EIO;
+	int err = stacks_frame(fc->d, &fc->sync, addr, &fs);
 
-	if (!fc->synced)
-		fc->synced = !resolve_frames_sync(fc->d, false);
-	if (fc->synced)
-		err = resolve_frame(fc->d, addr, &fs);
-	if (err == -ENOENT && !fc->reread) {
-		fc->reread = true;
-		if (!resolve_frames_sync(fc->d, true))
-			err = resolve_frame(fc->d, addr, &fs);
-	}
 	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
 	json_object_object_add(o, "addr", json_object_new_string(buf));
 	if (err) {

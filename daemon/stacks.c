@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
-#include "resolve.h"
 #include "stacks.h"
 
 /* One batch of stack_counts rows: keys and counts side by side. */
@@ -98,29 +97,34 @@ struct add_ctx {
 	__u32 depth;
 };
 
+int stacks_frame(struct tracerd *d, struct frames_sync *fs, __u64 ip, struct frame_sym *out)
+{
+	int err = -EIO;
+
+	if (!fs->synced)
+		fs->synced = !resolve_frames_sync(d, false);
+	if (fs->synced)
+		err = resolve_frame(d, ip, out);
+	if (err == -ENOENT && !fs->reread) {
+		fs->reread = true;
+		if (!resolve_frames_sync(d, true))
+			err = resolve_frame(d, ip, out);
+	}
+	return err;
+}
+
 /*
  * Is ip in a BPF program or trampoline (kallsyms' pseudo-module "bpf")?
  * Those frames are tracerd's own (its program, a subprogram, the fentry
  * trampoline that called it), different in every attachment: they would
- * keep the same call path of two attachments apart. A program loaded
- * since the last read of kallsyms needs a fresh one: once per set.
+ * keep the same call path of two attachments apart.
  */
 static bool frame_is_bpf(struct add_ctx *x, __u64 ip)
 {
-	struct stack_set *set = x->set;
 	struct frame_sym fs;
-	int err = -EIO;
 
-	if (!set->synced)
-		set->synced = !resolve_frames_sync(x->d, false);
-	if (set->synced)
-		err = resolve_frame(x->d, ip, &fs);
-	if (err == -ENOENT && !set->reread) {
-		set->reread = true;
-		if (!resolve_frames_sync(x->d, true))
-			err = resolve_frame(x->d, ip, &fs);
-	}
-	return !err && fs.module && !strcmp(fs.module, "bpf");
+	return !stacks_frame(x->d, &x->set->sync, ip, &fs) && fs.module &&
+	       !strcmp(fs.module, "bpf");
 }
 
 static int add_row(void *p, __u64 count, const __u64 *ips, __u32 nr)

@@ -10,6 +10,7 @@
 #define TRACERD_STACKS_H
 
 #include "backend.h"
+#include "resolve.h"
 
 struct stack_row {
 	__u64 count;
@@ -17,13 +18,25 @@ struct stack_row {
 	__u64 *ips;
 };
 
+/*
+ * Symbolizing the frames of one reply: kallsyms in address order read
+ * when first needed, and once more when a frame does not resolve (a BPF
+ * program or a module loaded since the last read; one unloaded since
+ * stays unresolved).
+ */
+struct frames_sync {
+	bool synced, reread;
+};
+/* resolve_frame for ip with fs's reads: 0, -ENOENT (no function holds it) or -EIO */
+int stacks_frame(struct tracerd *d, struct frames_sync *fs, __u64 ip, struct frame_sym *out);
+
 struct stack_set {
 	struct stack_row *rows;
 	size_t n, cap;
 	__u32 depth;		/* the deepest --stacks of the attachments added */
 	__u64 dropped;		/* calls whose stack was not kept */
 	__u64 total;		/* calls counted in rows (all of them, before a top) */
-	bool synced, reread;	/* kallsyms read for this set (once more: reread) */
+	struct frames_sync sync;	/* for the BPF frames on top */
 };
 
 /*
