@@ -8,7 +8,8 @@
 # top (nothing: tracerd's own BPF frames are left out) are chain_c,
 # chain_b[, chain_a], the module's write handler; counts
 # + dropped = calls. A mode the kernel lacks is skipped with the daemon's
-# reason.
+# reason. Then the module is unloaded under a kprobe: its frames keep
+# their addresses and counts, unresolved, with the reason.
 source ./t/40-daemon-lib.sh
 load_testmod
 daemon_start
@@ -83,4 +84,33 @@ for m in fentry kprobe kprobe-int3 kprobe-multi kprobe-session fentry-multi fses
 	tested=$((tested + 1))
 done
 [ $tested -gt 0 ] || skip "no BPF function mode on this kernel"
+
+# A module unloaded since the calls: its frames keep their addresses and
+# counts, "sym" null with the reason, the kernel's frames still resolved.
+# A kprobe holds no reference on the module (fentry and kprobe-multi do).
+if [ "$(feature kprobe)" != true ]; then
+	echo "no unload case: mode kprobe unavailable: $(reason_of kprobe)"
+	daemon_stop
+	exit 0
+fi
+id=$($C --json attach "$fn" --mode kprobe --stacks | jp .attachment.id) || fail "unload: attach"
+echo "$A $B" > "$TESTMOD_DBG/call_chain" || fail "unload: write call_chain"
+if rmmod tracerd_testmod 2> "$TD/rmmod.err"; then
+	st=$(raw "{\"v\":1,\"cmd\":\"stats\",\"id\":1,\"args\":{\"id\":$id,\"stacks\":true}}") ||
+		fail "unload: stats"
+	expect_eq "unloaded: distinct" "$(jp '.result.stats[0].stacks.distinct' <<< "$st")" 2
+	expect_eq "unloaded: counts" "$(jp '.result.stats[0].stacks.rows[*].count' <<< "$st" | tr '\n' ' ')" "$A $B "
+	expect_eq "unloaded: first frame unresolved" \
+		"$(jp '.result.stats[0].stacks.rows[0].frames[0].sym' <<< "$st")" null
+	why=$(jp '.result.stats[0].stacks.rows[0].frames[0].why' <<< "$st")
+	case $why in "unloaded or unknown"*) echo "ok: unloaded: why: $why" ;;
+		*) fail "unloaded: why: '$why'" ;; esac
+	expect_eq "unloaded: its address kept" \
+		"$(jp '.result.stats[0].stacks.rows[0].frames[0].addr' <<< "$st" | grep -c '^0x[0-9a-f]*$')" 1
+	frames 0 "$st" | grep -qx vfs_write || fail "unloaded: vfs_write no longer resolved: $(frames 0 "$st" | tr '\n' ' ')"
+	echo "ok: unloaded: row 0: $(frames 0 "$st" | tr '\n' ' ')"
+else
+	echo "tracerd_testmod not unloadable under a kprobe here: $(cat "$TD/rmmod.err")"
+fi
+$C detach "$id" > /dev/null || fail "unload: detach"
 daemon_stop
