@@ -9,7 +9,7 @@
 SEC("?fentry")
 int fentry_entry(void *ctx)
 {
-	return hook_entry(slot_imm());
+	return hook_entry(ctx, slot_imm());
 }
 
 SEC("?fexit")

@@ -18,7 +18,7 @@ static __always_inline __u32 multi_slot(void *ctx)
 SEC("?fentry")
 int fmulti_entry(void *ctx)
 {
-	return hook_entry(multi_slot(ctx));
+	return hook_entry(ctx, multi_slot(ctx));
 }
 
 SEC("?fexit")

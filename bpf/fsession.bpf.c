@@ -20,7 +20,7 @@ int fsession_hook(void *ctx)
 	if (slot == TRACERD_SLOT_COOKIE)
 		slot = (__u32)bpf_get_attach_cookie(ctx);
 	if (!session_is_return(ctx)) {
-		session_entry(slot, cookie);
+		session_entry(ctx, slot, cookie);
 		return 0;
 	}
 	bpf_get_func_ret(ctx, &ret);

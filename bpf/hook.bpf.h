@@ -110,6 +110,33 @@ struct {
 	__type(value, struct tracerd_by_val);
 } by_other SEC(".maps");
 
+/*
+ * --stacks (TRACERD_SLOT_STACKS, trace.h): the stacks, calls per (slot,
+ * stack id), and the calls whose stack was not kept. The daemon sizes
+ * them (stack_max_entries, the stack depth) before load; 1 and the
+ * largest depth here are placeholders.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, TRACERD_STACK_DEPTH_MAX * sizeof(__u64));
+} stack_traces SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct tracerd_stack_key);
+	__type(value, __u64);
+} stack_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRACERD_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} stack_drops SEC(".maps");
+
 /* Recording (TRACERD_SLOT_RECORD): per-call events, and per-slot drops. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -499,7 +526,44 @@ static __always_inline void slot_time(__u32 slot, __u64 ts, __u64 now, __u64 fla
 		record_event(slot, ts, delta, ret, TRACERD_EV_DURATION | ret_flags);
 }
 
-static __always_inline int hook_entry(__u32 slot)
+/*
+ * Count this call under its kernel stack (--stacks). The stack map's flags
+ * are 0 on purpose: its table is one stack per hash bucket, and
+ * BPF_F_FAST_STACK_CMP (compare the hash only) would count a colliding
+ * stack under the other's id, BPF_F_REUSE_STACKID would put the new stack
+ * in the old one's bucket, so the old id's counts would read as the new
+ * stack: both merge stacks silently. Without them a collision is -EEXIST
+ * and a full map -ENOMEM: the call is counted in stack_drops, as one whose
+ * new (slot, id) finds stack_counts full (-E2BIG). Under
+ * TRACERD_SLOT_STACKS only, which a clone's flags immediate bakes in.
+ */
+static __noinline void stack_count(void *ctx, __u32 slot)
+{
+	struct tracerd_stack_key k = { .slot = slot };
+	__u64 one = 1, *c;
+	long id = bpf_get_stackid(ctx, &stack_traces, 0);
+
+	if (id >= 0) {
+		k.id = (__u32)id;
+		c = bpf_map_lookup_elem(&stack_counts, &k);
+		if (c) {
+			__sync_fetch_and_add(c, 1);
+			return;
+		}
+		if (!bpf_map_update_elem(&stack_counts, &k, &one, BPF_NOEXIST))
+			return;
+		c = bpf_map_lookup_elem(&stack_counts, &k);	/* another CPU's, just added */
+		if (c) {
+			__sync_fetch_and_add(c, 1);
+			return;
+		}
+	}
+	c = bpf_map_lookup_elem(&stack_drops, &slot);
+	if (c)
+		__sync_fetch_and_add(c, 1);
+}
+
+static __always_inline int hook_entry(void *ctx, __u32 slot)
 {
 	struct tracerd_slot_stats *st;
 	__u64 flags = slot_pass(slot);
@@ -512,6 +576,8 @@ static __always_inline int hook_entry(__u32 slot)
 	__sync_fetch_and_add(&st->calls, 1);
 	if (flags & TRACERD_SLOT_BY)
 		by_count(slot, flags);
+	if (flags & TRACERD_SLOT_STACKS)
+		stack_count(ctx, slot);
 	if (flags & TRACERD_SLOT_LATENCY) {
 		if (task_ts_on(flags))
 			task_push(slot);

@@ -8,7 +8,7 @@
 SEC("?kprobe")
 int kprobe_entry(struct pt_regs *ctx)
 {
-	return hook_entry(cookie_slot(ctx));
+	return hook_entry(ctx, cookie_slot(ctx));
 }
 
 SEC("?kretprobe")

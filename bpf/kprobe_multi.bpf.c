@@ -9,7 +9,7 @@
 SEC("?kprobe.multi")
 int multi_entry(struct pt_regs *ctx)
 {
-	return hook_entry(cookie_slot(ctx));
+	return hook_entry(ctx, cookie_slot(ctx));
 }
 
 SEC("?kretprobe.multi")

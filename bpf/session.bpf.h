@@ -37,7 +37,7 @@ extern bool bpf_session_is_return(void *ctx) __ksym;
  * Returns what a kprobe session's entry returns: 0 to run the return
  * half, 1 to skip it (nothing to time or count).
  */
-static __always_inline int session_entry(__u32 slot, __u64 *cookie)
+static __always_inline int session_entry(void *ctx, __u32 slot, __u64 *cookie)
 {
 	struct tracerd_slot_stats *st;
 	__u64 flags = slot_pass(slot);
@@ -52,6 +52,8 @@ static __always_inline int session_entry(__u32 slot, __u64 *cookie)
 	__sync_fetch_and_add(&st->calls, 1);
 	if (flags & TRACERD_SLOT_BY)
 		by_count(slot, flags);
+	if (flags & TRACERD_SLOT_STACKS)
+		stack_count(ctx, slot);
 	if (!(flags & TRACERD_SLOT_LATENCY) || !cookie) {
 		if (flags & TRACERD_SLOT_RECORD)
 			record_event(slot, bpf_ktime_get_ns(), 0, 0, 0);

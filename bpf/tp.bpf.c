@@ -9,20 +9,20 @@
 SEC("?tp_btf")
 int tp_btf_hit(void *ctx)
 {
-	return hook_entry(slot_imm());
+	return hook_entry(ctx, slot_imm());
 }
 
 SEC("?raw_tp")
 int raw_tp_hit(void *ctx)
 {
-	return hook_entry(slot_imm());
+	return hook_entry(ctx, slot_imm());
 }
 
 /* classic tracepoints (a perf event of the tracefs id): syscalls/... */
 SEC("?tracepoint")
 int tp_classic_hit(void *ctx)
 {
-	return hook_entry(slot_imm());
+	return hook_entry(ctx, slot_imm());
 }
 
 /* the sys_exit_X half of a timed sys_enter_X/sys_exit_X pair */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tracectl attach TARGET [--mode M] [--latency] [--errors] [--by pid|comm|cgroup]
- * [--pid N] [--comm C]
+ * [--stacks[=DEPTH]] [--pid N] [--comm C]
  * [--record NAME] [--partial] [--dry-run]: --dry-run prints what would be
  * hooked, in which mode and why, touching nothing (daemon/plan.c).
  */
@@ -64,6 +64,7 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 		{ "latency", no_argument, NULL, 'l' },
 		{ "errors", no_argument, NULL, 'e' },
 		{ "by", required_argument, NULL, 'b' },
+		{ "stacks", optional_argument, NULL, 's' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "comm", required_argument, NULL, 'c' },
 		{ "record", required_argument, NULL, 'r' },
@@ -72,13 +73,13 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 		{ 0 }
 	};
 	json_object *args = json_object_new_object(), *r;
-	unsigned long long pid;
+	unsigned long long pid, depth;
 	bool by = false;
 	int c, ret;
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "m:leb:p:c:r:Pn", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:leb:s::p:c:r:Pn", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			json_object_object_add(args, "mode", json_object_new_string(optarg));
@@ -100,6 +101,16 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 			}
 			by = true;
 			json_object_object_add(args, "by", json_object_new_string(optarg));
+			break;
+		case 's':
+			depth = TRACERD_STACK_DEPTH_DEFAULT;
+			if (optarg && cli_number(cli, "--stacks", optarg, 1,
+						 TRACERD_STACK_DEPTH_MAX, &depth)) {
+				json_object_put(args);
+				return EXIT_USAGE;
+			}
+			json_object_object_add(args, "stacks",
+					       json_object_new_int64((long long)depth));
 			break;
 		case 'p':
 			if (cli_number(cli, "--pid", optarg, 1, 0x3fffffff, &pid)) {
@@ -178,6 +189,12 @@ static void attach_help(FILE *f)
 	      "                   per attachment; the kernel keeps by_max_keys keys for\n"
 	      "                   all attachments, the calls of keys past that count as\n"
 	      "                   other; BPF modes only, not kmod modes\n"
+	      "  -s, --stacks[=DEPTH]  count calls per kernel stack as well, DEPTH\n"
+	      "                   frames (1 to 127, default 32; not above the kernel's\n"
+	      "                   perf_event_max_stack), innermost first; the kernel keeps\n"
+	      "                   stack_max_entries stacks for all attachments, the calls\n"
+	      "                   whose stack found no room count as dropped; tracectl\n"
+	      "                   stats --stacks shows them; BPF modes\n"
 	      "  -p, --pid=N      only calls of process N\n"
 	      "  -c, --comm=C     only calls of tasks named C\n"
 	      "  -r, --record=NAME  record each call into record_dir/NAME\n"
@@ -187,8 +204,8 @@ static void attach_help(FILE *f)
 
 const struct cmd_entry cmd_attach = {
 	.name = "attach",
-	.args = "TARGET [--mode M] [--latency] [--errors] [--by KEY] [--pid N] [--comm C] "
-		"[--record NAME] [--partial] [--dry-run]",
+	.args = "TARGET [--mode M] [--latency] [--errors] [--by KEY] [--stacks[=DEPTH]] "
+		"[--pid N] [--comm C] [--record NAME] [--partial] [--dry-run]",
 	.summary = "hook a function, a glob of them, or tp:CATEGORY/NAME",
 	.exec = attach_exec,
 	.print_help = attach_help,

@@ -7,7 +7,7 @@
 _tracectl_global="--json --socket --timeout --help --version"
 _tracectl_commands="status attach list stats top detach bench reload sites functions dump"
 _tracectl_opts_status=""
-_tracectl_opts_attach="--mode --latency --errors --by --pid --comm --record --partial --dry-run"
+_tracectl_opts_attach="--mode --latency --errors --by --stacks --pid --comm --record --partial --dry-run"
 _tracectl_opts_list=""
 _tracectl_opts_stats="--merge --hist --bpf --top --interval --count"
 _tracectl_opts_top="--interval --count --limit"

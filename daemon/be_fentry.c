@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "stacks.h"
 #include "../lib/log.h"
 #include "../lib/strutil.h"
 #include "../lib/util.h"
@@ -118,6 +119,7 @@ static void fentry_fini(struct tracerd *d)
 
 const struct backend backend_fentry = {
 	.mode = TRACERD_MODE_FENTRY,
+	.stacks = bpf_stacks,
 	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
 	.auto_why = { "one function: fentry is the cheapest BPF hook per call",
 		      "many functions, kprobe.multi unavailable: fentry is the cheapest per call" },

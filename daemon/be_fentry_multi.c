@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <bpf/libbpf.h>
+#include "stacks.h"
 #include "../lib/util.h"
 #include "bpf_compat.h"
 #include "bpfutil.h"
@@ -88,6 +89,7 @@ static int fmulti_probe(struct tracerd *d, char *reason, size_t len)
 
 const struct backend backend_fentry_multi = {
 	.mode = TRACERD_MODE_FENTRY_MULTI,
+	.stacks = bpf_stacks,
 	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_MULTI | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
 	.auto_why = {NULL,
 		     "many functions: one fentry.multi link per BTF object attaches them all, "

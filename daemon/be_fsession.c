@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "stacks.h"
 #include "../lib/log.h"
 #include "../lib/strutil.h"
 #include "../lib/util.h"
@@ -178,6 +179,7 @@ static int fs_probe(struct tracerd *d, char *reason, size_t len)
 
 const struct backend backend_fsession = {
 	.mode = TRACERD_MODE_FSESSION,
+	.stacks = bpf_stacks,
 	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_MULTI | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
 	.auto_why = {"latency: one fsession program times entry to return with its session cookie, "
 		     "no map",

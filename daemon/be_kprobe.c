@@ -20,6 +20,7 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "stacks.h"
 #include "../lib/log.h"
 #include "../lib/strutil.h"
 #include "../lib/util.h"
@@ -382,6 +383,7 @@ static void kprobe_fini(struct tracerd *d)
 
 const struct backend backend_kprobe = {
 	.mode = TRACERD_MODE_KPROBE,
+	.stacks = bpf_stacks,
 	.caps = BE_CAPS_BPF_FUNCTION,
 	.probe = kprobe_probe,
 	.attach = kprobe_attach,
@@ -398,6 +400,7 @@ const struct backend backend_kprobe = {
 
 const struct backend backend_kprobe_int3 = {
 	.mode = TRACERD_MODE_KPROBE_INT3,
+	.stacks = bpf_stacks,
 	.caps = BE_CAPS_BPF_FUNCTION,
 	.probe = kprobe_int3_probe,
 	.attach = kprobe_int3_attach,

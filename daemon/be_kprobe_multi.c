@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "stacks.h"
 #include "../lib/log.h"
 #include "../lib/strutil.h"
 #include "../lib/util.h"
@@ -217,6 +218,7 @@ static void multi_fini(struct tracerd *d)
 
 const struct backend backend_kprobe_multi = {
 	.mode = TRACERD_MODE_KPROBE_MULTI,
+	.stacks = bpf_stacks,
 	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_MULTI,
 	.auto_why = { NULL, "many functions: one kprobe.multi link attaches them all at once" },
 	.probe = multi_probe,

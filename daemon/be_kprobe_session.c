@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "stacks.h"
 #include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "bpf_compat.h"
@@ -171,6 +172,7 @@ static void ks_fini(struct tracerd *d)
 
 const struct backend backend_kprobe_session = {
 	.mode = TRACERD_MODE_KPROBE_SESSION,
+	.stacks = bpf_stacks,
 	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_MULTI,
 	.auto_why = {"latency: one kprobe.session program times entry to return without a map",
 		     "many functions: one kprobe.session link attaches them all, and times calls "

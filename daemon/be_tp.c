@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "stacks.h"
 #include "../lib/log.h"
 #include "../lib/spec.h"
 #include "../lib/strutil.h"
@@ -318,9 +319,10 @@ static void tp_fini(struct tracerd *d)
 
 const struct backend backend_tp = {
 	.mode = TRACERD_MODE_TP_BTF,
+	.stacks = bpf_stacks,
 	/* latency: tp:syscalls/sys_enter_NAME pairs only (lib/spec.c) */
 	.caps = MODE_CAP_TRACEPOINT | MODE_CAP_COMM | MODE_CAP_PID | MODE_CAP_RECORD |
-		MODE_CAP_LATENCY | MODE_CAP_BY,
+		MODE_CAP_LATENCY | MODE_CAP_BY | MODE_CAP_STACKS,
 	.auto_why = { "tracepoints are hooked by tp_btf (raw_tp, classic fallbacks)",
 		      "tracepoints are hooked by tp_btf (raw_tp, classic fallbacks)" },
 	.probe = tp_probe,

@@ -24,6 +24,7 @@
 #include "recorder.h"
 #include "registry.h"
 #include "reload.h"
+#include "stacks.h"
 
 static const char *const attachment_states[] = {
 	[ATTACHMENT_ATTACHED] = "attached",
@@ -60,6 +61,10 @@ json_object *attachment_json(const struct attachment *a)
 	json_object_object_add(o, "errors", json_object_new_boolean(a->spec.errors));
 	json_object_object_add(
 		o, "by", a->spec.by ? json_object_new_string(spec_by_name(a->spec.by)) : NULL);
+	json_object_object_add(o, "stacks", a->spec.stacks ? json_object_new_object() : NULL);
+	if (a->spec.stacks)
+		json_object_object_add(json_object_object_get(o, "stacks"), "depth",
+				       json_object_new_int64(a->spec.stacks));
 	json_object_object_add(o, "pid", json_object_new_int64(a->spec.tgid));
 	json_object_object_add(o, "comm", a->spec.comm[0] ?
 			       json_object_new_string(a->spec.comm) : NULL);
@@ -130,6 +135,69 @@ static json_object *errors_json(const struct tracerd_slot_errors *e)
 	}
 	json_object_object_add(o, "total", json_object_new_int64((int64_t)total));
 	json_object_object_add(o, "by_errno", arr);
+	return o;
+}
+
+/* a reply's frames are symbolized through one frames_sync (stacks.h) */
+struct frames_ctx {
+	struct tracerd *d;
+	struct frames_sync sync;
+};
+
+static json_object *frame_json(struct frames_ctx *fc, __u64 addr)
+{
+	json_object *o = json_object_new_object();
+	struct frame_sym fs;
+	char buf[24];
+	int err = stacks_frame(fc->d, &fc->sync, addr, &fs);
+
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
+	json_object_object_add(o, "addr", json_object_new_string(buf));
+	if (err) {
+		json_object_object_add(o, "sym", NULL);
+		json_object_object_add(o, "why", json_object_new_string(
+			err == -ENOENT ? "unloaded or unknown: no kernel function holds this "
+					 "address (a module unloaded since?)" :
+					 "no symbol table (/proc/kallsyms unreadable)"));
+		return o;
+	}
+	json_object_object_add(o, "sym", json_object_new_string(fs.name));
+	json_object_object_add(o, "off", json_object_new_int64((int64_t)fs.off));
+	if (fs.module)
+		json_object_object_add(o, "module", json_object_new_string(fs.module));
+	return o;
+}
+
+/*
+ * --stacks of a stats row: {depth, distinct, dropped, total} and, when
+ * the request asked for them, rows (top: at most that many, 0: all),
+ * hottest first, frames innermost first (docs/protocol.md, stats).
+ */
+static json_object *stacks_json(struct frames_ctx *fc, const struct stack_set *set, bool rows,
+				unsigned int top)
+{
+	json_object *o = json_object_new_object(), *arr, *r, *frames;
+	size_t i, n = top && top < set->n ? top : set->n;
+	__u32 k;
+
+	json_object_object_add(o, "depth", json_object_new_int64(set->depth));
+	json_object_object_add(o, "distinct", json_object_new_int64((int64_t)set->n));
+	json_object_object_add(o, "dropped", json_object_new_int64((int64_t)set->dropped));
+	json_object_object_add(o, "total", json_object_new_int64((int64_t)set->total));
+	if (!rows)
+		return o;
+	arr = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		r = json_object_new_object();
+		frames = json_object_new_array();
+		json_object_object_add(r, "count",
+				       json_object_new_int64((int64_t)set->rows[i].count));
+		for (k = 0; k < set->rows[i].nr; k++)
+			json_object_array_add(frames, frame_json(fc, set->rows[i].ips[k]));
+		json_object_object_add(r, "frames", frames);
+		json_object_array_add(arr, r);
+	}
+	json_object_object_add(o, "rows", arr);
 	return o;
 }
 
@@ -217,12 +285,13 @@ static json_object *kmod_json(const struct tracerd *d)
 static const struct proto_field no_fields[] = { {} };
 static const struct proto_field attach_fields[] = {
 	F("target", string), F("mode", string), F("latency", boolean), F("errors", boolean),
-	F("by", string), F("pid", int),
+	F("by", string), F("stacks", int), F("pid", int),
 	F("comm", string), F("record", string), F("partial", boolean),
 	F("dry_run", boolean), {}
 };
 static const struct proto_field stats_fields[] = {
-	F("id", int), F("target", string), F("merge", boolean), F("top", int), {}
+	F("id", int), F("target", string), F("merge", boolean), F("top", int),
+	F("stacks", boolean), {}
 };
 static const struct proto_field detach_fields[] = {
 	F("id", int), F("target", string), F("all", boolean), {}
@@ -320,6 +389,7 @@ static enum proto_code cmd_list(struct tracerd *d, json_object *args, json_objec
 {
 	json_object *arr;
 	struct attachment *a, *c;
+	__u64 dropped;
 
 	if (proto_args_check(args, "list", no_fields, msg, msglen))
 		return PROTO_E_BAD_REQUEST;
@@ -337,6 +407,12 @@ static enum proto_code cmd_list(struct tracerd *d, json_object *args, json_objec
 			json_object_object_add(o, "sites", sites);
 		json_object_object_add(o, "recording", x->state == ATTACHMENT_ATTACHED ?
 				       recorder_json(d, x) : NULL);
+		/* stacks.dropped: null until attached, or when unread */
+		if (x->spec.stacks)
+			json_object_object_add(json_object_object_get(o, "stacks"), "dropped",
+					       x->state == ATTACHMENT_ATTACHED &&
+					       !stacks_dropped(d, x, &dropped) ?
+					       json_object_new_int64((int64_t)dropped) : NULL);
 		json_object_array_add(arr, o);
 	}
 	*result = json_object_new_object();
@@ -354,9 +430,9 @@ static bool stats_match(const struct attachment *a, const struct hook *h, unsign
 	return true;
 }
 
-/* merge: one entry per function name; entries are found by a linear scan */
-static void stats_add_merged(struct hook_stats *acc, bool *lat, char **names,
-			     size_t *n, const char *name, const struct hook_stats *hs, bool latency)
+/* merge: one entry per function name (its index returned); found by a linear scan */
+static size_t stats_add_merged(struct hook_stats *acc, bool *lat, char **names,
+			       size_t *n, const char *name, const struct hook_stats *hs, bool latency)
 {
 	size_t i;
 
@@ -368,10 +444,34 @@ static void stats_add_merged(struct hook_stats *acc, bool *lat, char **names,
 		acc[i] = *hs;
 		lat[i] = latency;
 		(*n)++;
-		return;
+		return i;
 	}
 	hook_stats_merge(&acc[i], hs);
 	lat[i] |= latency;
+	return i;
+}
+
+/* What a stats request asks of --stacks: rows or only the counts, and how many rows. */
+struct stats_stacks {
+	bool rows;
+	unsigned int top;	/* 0: all */
+	struct frames_ctx fc;
+};
+
+/* a stats row's "stacks" (set finished here), or "stacks_error" when unread */
+static void stats_stacks_add(json_object *o, struct stats_stacks *ss, struct stack_set *set,
+			     int err)
+{
+	char ebuf[96];
+
+	if (err) {
+		json_object_object_add(o, "stacks", NULL);
+		json_object_object_add(o, "stacks_error", json_object_new_string(
+			errno_str(err, ebuf, sizeof(ebuf))));
+		return;
+	}
+	stacks_finish(set);
+	json_object_object_add(o, "stacks", stacks_json(&ss->fc, set, ss->rows, ss->top));
 }
 
 /* an attachment's --by keys: its top ones and other (daemon/by.c); NULL on error */
@@ -438,16 +538,18 @@ static json_object *stats_bpf_json(struct tracerd *d, unsigned int id, const cha
 
 /* stats filtered by id (0: any) and target (NULL: any); merged per function */
 static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char *target,
-				  bool merge, unsigned int top, json_object **result, char *msg,
-				  size_t msglen)
+				  bool merge, unsigned int top, struct stats_stacks *ss,
+				  json_object **result, char *msg, size_t msglen)
 {
 	json_object *arr = json_object_new_array(), *o;
 	struct hook_stats hs, *acc = NULL;
+	struct stack_set *sets = NULL, set;
 	struct attachment *a;
 	char **names = NULL;
 	const char *why;
 	bool *lat = NULL;
-	size_t i, n = 0, total = 0;
+	size_t i, k, i_merged, n = 0, total = 0;
+	int *stack_err = NULL;
 
 	for (a = d->attachments; a; a = a->next)
 		total += a->nr_hooks;
@@ -455,6 +557,9 @@ static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char
 		acc = calloc(total + 1, sizeof(*acc));
 		names = calloc(total + 1, sizeof(*names));
 		lat = calloc(total + 1, sizeof(*lat));
+		sets = calloc(total + 1, sizeof(*sets));
+		/* 1: no --stacks attachment in the merged row */
+		stack_err = calloc(total + 1, sizeof(*stack_err));
 	}
 	for (a = d->attachments; a; a = a->next) {
 		for (i = 0; i < a->nr_hooks; i++) {
@@ -462,12 +567,23 @@ static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char
 
 			if (!stats_match(a, h, id, target) || hook_stats(d, a, h, &hs))
 				continue;
-			if (merge && acc && names && lat) {
-				stats_add_merged(acc, lat, names, &n, h->name, &hs,
-						 a->spec.latency);
+			if (merge && acc && names && lat && sets && stack_err) {
+				k = n;
+				i_merged = stats_add_merged(acc, lat, names, &n, h->name, &hs,
+							    a->spec.latency);
+				if (n > k)
+					stack_err[i_merged] = 1;
+				/* the first error of the row's hooks stays */
+				if (a->spec.stacks && stack_err[i_merged] >= 0)
+					stack_err[i_merged] = stacks_add(d, a, h, &sets[i_merged]);
 				continue;
 			}
 			o = hook_stats_json(&hs, a->spec.latency);
+			if (a->spec.stacks) {
+				memset(&set, 0, sizeof(set));
+				stats_stacks_add(o, ss, &set, stacks_add(d, a, h, &set));
+				stacks_free(&set);
+			}
 			json_object_object_add(o, "id", json_object_new_int64(a->id));
 			json_object_object_add(o, "target", json_object_new_string(a->spec.target));
 			json_object_object_add(o, "function", json_object_new_string(h->name));
@@ -482,11 +598,16 @@ static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char
 	for (i = 0; i < n; i++) {
 		o = hook_stats_json(&acc[i], lat[i]);
 		json_object_object_add(o, "function", json_object_new_string(names[i]));
+		if (stack_err[i] != 1)	/* the stacks of the same frames, merged */
+			stats_stacks_add(o, ss, &sets[i], stack_err[i]);
+		stacks_free(&sets[i]);
 		json_object_array_add(arr, o);
 	}
 	free(acc);
 	free(names);
 	free(lat);
+	free(sets);
+	free(stack_err);
 	if ((id || target) && !json_object_array_length(arr)) {
 		json_object_put(arr);
 		if (target)
@@ -512,6 +633,7 @@ static enum proto_code cmd_stats(struct tracerd *d, json_object *args, json_obje
 	const char *target = proto_arg_str(args, "target", &bad);
 	long long id = proto_arg_int(args, "id", 0, &bad);
 	long long top = proto_arg_int(args, "top", d->cfg.by_top, &bad);
+	struct stats_stacks ss = { .rows = proto_arg_bool(args, "stacks", &bad), .fc.d = d };
 
 	if (proto_args_check(args, "stats", stats_fields, msg, msglen))
 		return PROTO_E_BAD_REQUEST;
@@ -520,7 +642,9 @@ static enum proto_code cmd_stats(struct tracerd *d, json_object *args, json_obje
 			"merge: bool, top: 1 to %d)", TRACERD_BY_TOP_LIMIT);
 		return PROTO_E_BAD_REQUEST;
 	}
-	return stats_view(d, (unsigned int)id, target, merge, (unsigned int)top, result, msg,
+	/* the stack rows: all of them unless the request says how many */
+	ss.top = json_object_object_get_ex(args, "top", NULL) ? (unsigned int)top : 0;
+	return stats_view(d, (unsigned int)id, target, merge, (unsigned int)top, &ss, result, msg,
 			  msglen);
 }
 

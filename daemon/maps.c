@@ -3,7 +3,9 @@
  * The maps every tracerd BPF object shares: per-CPU slot statistics, slot
  * configuration, per-task entry timestamps, error returns by errno
  * (--errors; 4096 slots x 1080 bytes, 4.4 MB of kernel memory), calls per
- * key (--by: by_keys, by_max_keys entries; by_other, 4096 x 24 bytes). Created once here; each
+ * key (--by: by_keys, by_max_keys entries; by_other, 4096 x 24 bytes), calls per kernel
+ * stack (--stacks: stack_traces and stack_counts, stack_max_entries entries each, a stack
+ * 8 bytes a frame; stack_drops, 4096 x 8 bytes). Created once here; each
  * skeleton points its maps at these fds before load, so a slot means the
  * same hooked function in every mode.
  */
@@ -20,11 +22,51 @@
 #include "recorder.h"
 #include "tracerd.h"
 
+/*
+ * Frames a stack keeps: the kernel's perf_event_max_stack (a sysctl
+ * bpf_get_stackid honours) when lower than TRACERD_STACK_DEPTH_MAX.
+ */
+static unsigned int stack_depth_max(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
+	unsigned int v = TRACERD_STACK_DEPTH_MAX;
+
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1 || !v || v > TRACERD_STACK_DEPTH_MAX)
+			v = TRACERD_STACK_DEPTH_MAX;
+		fclose(f);
+	}
+	return v;
+}
+
+/* --stacks' maps (trace.h): preallocated, so a full one refuses, never allocates */
+static int stack_maps_create(struct tracerd *d)
+{
+	unsigned int n = d->cfg.stack_max_entries ? d->cfg.stack_max_entries :
+						     TRACERD_STACK_MAX_ENTRIES_DEFAULT;
+
+	d->stack_depth_max = stack_depth_max();
+	d->stack_traces_fd = bpf_map_create(BPF_MAP_TYPE_STACK_TRACE, "stack_traces",
+					    sizeof(__u32), d->stack_depth_max * sizeof(__u64), n,
+					    NULL);
+	if (d->stack_traces_fd < 0)
+		return -errno;
+	d->stack_counts_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "stack_counts",
+					    sizeof(struct tracerd_stack_key), sizeof(__u64), n,
+					    NULL);
+	if (d->stack_counts_fd < 0)
+		return -errno;
+	d->stack_drops_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "stack_drops", sizeof(__u32),
+					   sizeof(__u64), TRACERD_MAX_SLOTS, NULL);
+	return d->stack_drops_fd < 0 ? -errno : 0;
+}
+
 int maps_create(struct tracerd *d)
 {
 	int err;
 
 	d->stats_fd = d->cfg_fd = d->ts_fd = d->errors_fd = d->by_fd = d->by_other_fd = -1;
+	d->stack_traces_fd = d->stack_counts_fd = d->stack_drops_fd = -1;
 	d->ncpus = libbpf_num_possible_cpus();
 	if (d->ncpus <= 0) {
 		log_err("cannot count possible CPUs: %s", strerror(-d->ncpus));
@@ -58,6 +100,8 @@ int maps_create(struct tracerd *d)
 					sizeof(struct tracerd_by_val), TRACERD_MAX_SLOTS, NULL);
 	if (d->by_other_fd < 0)
 		goto fail;
+	if (stack_maps_create(d))
+		goto fail;
 	return 0;
 fail:
 	err = -errno;
@@ -80,14 +124,24 @@ void maps_destroy(struct tracerd *d)
 		close(d->by_fd);
 	if (d->by_other_fd >= 0)
 		close(d->by_other_fd);
+	if (d->stack_traces_fd >= 0)
+		close(d->stack_traces_fd);
+	if (d->stack_counts_fd >= 0)
+		close(d->stack_counts_fd);
+	if (d->stack_drops_fd >= 0)
+		close(d->stack_drops_fd);
 	d->stats_fd = d->cfg_fd = d->ts_fd = d->errors_fd = d->by_fd = d->by_other_fd = -1;
+	d->stack_traces_fd = d->stack_counts_fd = d->stack_drops_fd = -1;
 }
 
 int maps_reuse(struct tracerd *d, struct bpf_object *obj)
 {
-	static const char *const names[] = { "slot_stats", "slot_cfg", "entry_ts", "slot_errors",
-					     "by_keys", "by_other" };
-	int fds[] = { d->stats_fd, d->cfg_fd, d->ts_fd, d->errors_fd, d->by_fd, d->by_other_fd };
+	static const char *const names[] = { "slot_stats",   "slot_cfg",     "entry_ts",
+					     "slot_errors",  "by_keys",	     "by_other",
+					     "stack_traces", "stack_counts", "stack_drops" };
+	int fds[] = { d->stats_fd,	  d->cfg_fd,	       d->ts_fd,
+		      d->errors_fd,	  d->by_fd,	       d->by_other_fd,
+		      d->stack_traces_fd, d->stack_counts_fd, d->stack_drops_fd };
 	struct bpf_map *m;
 	char ebuf[96];
 	size_t i;
@@ -108,8 +162,9 @@ int maps_reuse(struct tracerd *d, struct bpf_object *obj)
 }
 
 /*
- * Zero a slot's per-CPU stats and its errors so a reused slot starts from
- * nothing; the errors row says how wide the function's return is (ret64).
+ * Zero a slot's per-CPU stats, its errors, its --by other row and its
+ * --stacks drops so a reused slot starts from nothing; the errors row says
+ * how wide the function's return is (ret64).
  */
 static int slot_zero(struct tracerd *d, __u32 slot, bool ret64)
 {
@@ -122,7 +177,8 @@ static int slot_zero(struct tracerd *d, __u32 slot, bool ret64)
 		return -ENOMEM;
 	if (bpf_map_update_elem(d->stats_fd, &slot, zero, BPF_ANY) ||
 	    bpf_map_update_elem(d->errors_fd, &slot, &errs, BPF_ANY) ||
-	    bpf_map_update_elem(d->by_other_fd, &slot, zero, BPF_ANY))
+	    bpf_map_update_elem(d->by_other_fd, &slot, zero, BPF_ANY) ||
+	    bpf_map_update_elem(d->stack_drops_fd, &slot, zero, BPF_ANY))
 		err = -errno;
 	free(zero);
 	return err;
@@ -133,7 +189,7 @@ int maps_slot_alloc(struct tracerd *d, __u32 *slot, bool ret64)
 	__u32 i;
 	int err;
 
-	maps_by_sweep(d);	/* no slot comes back with keys of its past */
+	maps_sweep(d);	/* no slot comes back with keys of its past */
 	for (i = 0; i < TRACERD_MAX_SLOTS; i++) {
 		if (d->slot_used[i])
 			continue;
@@ -154,7 +210,7 @@ int maps_slot_alloc(struct tracerd *d, __u32 *slot, bool ret64)
  * 2): their room in by_keys goes back to the others. One pass over the
  * map however many slots an attachment frees.
  */
-void maps_by_sweep(struct tracerd *d)
+static void by_sweep(struct tracerd *d)
 {
 	struct tracerd_by_key k, next, *prev = NULL;
 	__u32 i;
@@ -176,14 +232,83 @@ void maps_by_sweep(struct tracerd *d)
 	d->by_sweep = false;
 }
 
+/* Is stack id used by a count left in stack_counts (ids[], n sorted)? */
+static int id_cmp(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The --stacks counts of the slots freed since the last sweep (slot_stacks
+ * 2) go, then the stacks no count left uses: stack_traces is shared by
+ * every slot (one entry per distinct stack), so a stack another slot
+ * counts stays. A program may take a stack id between the two passes and
+ * count it after its stack went: the daemon reads such a count as
+ * dropped (stacks.c), never as another stack.
+ */
+static void stacks_sweep(struct tracerd *d)
+{
+	struct tracerd_stack_key k, next, *prev = NULL;
+	__u32 *ids = NULL, *grown, id, nid, *pid = NULL;
+	size_t n = 0, cap = 0;
+	__u32 i;
+
+	if (!d->stacks_sweep)
+		return;
+	while (!bpf_map_get_next_key(d->stack_counts_fd, prev, &next)) {
+		if (next.slot < TRACERD_MAX_SLOTS && d->slot_stacks[next.slot] == 2) {
+			bpf_map_delete_elem(d->stack_counts_fd, &next);
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			grown = realloc(ids, cap * sizeof(*ids));
+			if (!grown)
+				goto cleanup;	/* the stacks stay: the next sweep tries again */
+			ids = grown;
+		}
+		ids[n++] = next.id;
+		k = next;
+		prev = &k;
+	}
+	if (n)
+		qsort(ids, n, sizeof(*ids), id_cmp);
+	while (!bpf_map_get_next_key(d->stack_traces_fd, pid, &nid)) {
+		if (!n || !bsearch(&nid, ids, n, sizeof(*ids), id_cmp)) {
+			bpf_map_delete_elem(d->stack_traces_fd, &nid);
+			continue;
+		}
+		id = nid;
+		pid = &id;
+	}
+	for (i = 0; i < TRACERD_MAX_SLOTS; i++)
+		if (d->slot_stacks[i] == 2)
+			d->slot_stacks[i] = 0;
+	d->stacks_sweep = false;
+cleanup:
+	free(ids);
+}
+
+void maps_sweep(struct tracerd *d)
+{
+	by_sweep(d);
+	stacks_sweep(d);
+}
+
 void maps_slot_free(struct tracerd *d, __u32 slot)
 {
 	if (slot >= TRACERD_MAX_SLOTS || !d->slot_used[slot])
 		return;
 	maps_slot_disable(d, slot);
 	if (d->slot_by[slot]) {
-		d->slot_by[slot] = 2;	/* its keys go at the next maps_by_sweep */
+		d->slot_by[slot] = 2;	/* its keys go at the next maps_sweep */
 		d->by_sweep = true;
+	}
+	if (d->slot_stacks[slot]) {
+		d->slot_stacks[slot] = 2;
+		d->stacks_sweep = true;
 	}
 	d->slot_used[slot] = 0;
 	d->nr_slots_used--;
@@ -217,6 +342,8 @@ void maps_spec_cfg(const struct tracerd_spec *spec, struct tracerd_slot_cfg *cfg
 		cfg->flags |= TRACERD_SLOT_BY_COMM;
 	else if (spec->by == SPEC_BY_CGROUP)
 		cfg->flags |= TRACERD_SLOT_BY_CGROUP;
+	if (spec->stacks)
+		cfg->flags |= TRACERD_SLOT_STACKS;
 }
 
 int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *spec)
@@ -227,6 +354,7 @@ int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *s
 	if (bpf_map_update_elem(d->cfg_fd, &slot, &cfg, BPF_ANY))
 		return -errno;
 	d->slot_by[slot] = spec->by != SPEC_BY_NONE;
+	d->slot_stacks[slot] = spec->stacks != 0;
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/utsname.h>
+#include "stacks.h"
 #include "../lib/modes.h"
 #include "../lib/util.h"
 #include "bench.h"
@@ -34,6 +35,7 @@ struct snap_buf {
 	struct metrics_errno *errnos;	/* TRACERD_ERRNO_SLOTS per attachment with errors */
 	struct metrics_by *bys;		/* [attachment] */
 	struct metrics_by_key **by_keys;	/* [attachment]: malloc'd, keys malloc'd */
+	uint64_t *stack_drops;		/* [attachment]: --stacks' unkept calls */
 	size_t nr_atts;
 	struct by_scan by_scan;		/* by_keys, read once per snapshot */
 	bool by_scanned;
@@ -165,7 +167,7 @@ static int snap_fill(struct tracerd *d, const struct metrics_http *http, struct 
 {
 	struct attachment *a;
 	size_t na = 0, nf = 0, ne = 0, i;
-	__u64 errsum[TRACERD_ERRNO_SLOTS];
+	__u64 errsum[TRACERD_ERRNO_SLOTS], dropped;
 
 	memset(b, 0, sizeof(*b));
 	uname(&b->u);
@@ -200,11 +202,12 @@ static int snap_fill(struct tracerd *d, const struct metrics_http *http, struct 
 	b->errnos = calloc(ne * TRACERD_ERRNO_SLOTS + 1, sizeof(*b->errnos));
 	b->bys = calloc(na + 1, sizeof(*b->bys));
 	b->by_keys = calloc(na + 1, sizeof(*b->by_keys));
+	b->stack_drops = calloc(na + 1, sizeof(*b->stack_drops));
 	b->nr_atts = b->by_keys ? na : 0;
 	b->fns = calloc(nf + 1, sizeof(*b->fns));
 	b->lats = calloc(nf + 1, sizeof(*b->lats));
 	if (!b->atts || !b->recs || !b->fns || !b->lats || !b->runs || !b->errs || !b->errnos ||
-	    !b->bys || !b->by_keys)
+	    !b->bys || !b->by_keys || !b->stack_drops)
 		return -ENOMEM;
 	na = nf = ne = 0;
 	for (a = d->attachments; a; a = a->next, na++) {
@@ -230,6 +233,11 @@ static int snap_fill(struct tracerd *d, const struct metrics_http *http, struct 
 		}
 		if (a->spec.by)
 			snap_by(d, b, na, a, m);
+		/* unread (the series absent for this scrape) rather than a wrong 0 */
+		if (a->spec.stacks && !stacks_dropped(d, a, &dropped)) {
+			b->stack_drops[na] = dropped;
+			m->stacks_dropped = &b->stack_drops[na];
+		}
 		bench_metrics_overhead(d, a, m);	/* daemon/bench_store.c */
 		snap_bpf_run(d, a, m, &b->runs[na]);
 		if (recorder_stats(d, a, &b->recs[na]) == 0)
@@ -256,6 +264,7 @@ static void snap_free(struct snap_buf *b)
 	}
 	free(b->by_keys);
 	free(b->bys);
+	free(b->stack_drops);
 	by_scan_free(&b->by_scan);
 }
 

@@ -87,6 +87,7 @@ static size_t auto_candidates(struct tracerd *d, const struct request *req,
 		.record = spec->record[0] != '\0',
 		.errors = spec->errors,
 		.by = spec->by != SPEC_BY_NONE,
+		.stacks = spec->stacks != 0,
 		.available = avail,
 		.caps = caps,
 	};
@@ -116,6 +117,11 @@ static size_t auto_candidates(struct tracerd *d, const struct request *req,
 			caps[m] &= ~MODE_CAP_COMM;
 			opt_why[m] = opt_why[m] ? opt_why[m] : w;
 		}
+		if (r.stacks && avail[m] && be && be->stacks_unavailable &&
+		    (w = be->stacks_unavailable(d))) {
+			caps[m] &= ~MODE_CAP_STACKS;
+			opt_why[m] = opt_why[m] ? opt_why[m] : w;
+		}
 	}
 	n = auto_select(&r, out, skip, order, &len);
 	why[0] = '\0';
@@ -134,8 +140,8 @@ static size_t auto_candidates(struct tracerd *d, const struct request *req,
 			break;
 		case AUTO_SKIP_OPTIONS:
 			snprintf(buf, sizeof(buf), "the mode has no %s%s%s", mode_caps_missing(
-				caps[order[i]], r.latency, r.comm, r.record, r.errors, r.by, miss,
-				sizeof(miss)), opt_why[order[i]] ? " here: " : "",
+				caps[order[i]], r.latency, r.comm, r.record, r.errors, r.by,
+				r.stacks, miss, sizeof(miss)), opt_why[order[i]] ? " here: " : "",
 				opt_why[order[i]] ? opt_why[order[i]] : "");
 			reason = buf;
 			break;
@@ -164,7 +170,7 @@ static void hooks_release(struct tracerd *d, struct hook *hooks, size_t nr)
 
 	for (i = 0; i < nr; i++)
 		maps_slot_free(d, hooks[i].slot);
-	maps_by_sweep(d);
+	maps_sweep(d);
 }
 
 /* Give every hook a configured slot. */
@@ -201,7 +207,7 @@ static void hooks_compact(struct tracerd *d, struct attachment *a, struct skip_l
 		skip_list_add(skipped, h->name, h->err[0] ? h->err : "not attached");
 		maps_slot_free(d, h->slot);
 	}
-	maps_by_sweep(d);
+	maps_sweep(d);
 	a->nr_hooks = j;
 }
 
@@ -286,7 +292,7 @@ static int request_check(const struct request *r, char *msg, size_t msglen)
 	if (missing & MODE_CAP_PID)
 		return set_err(msg, msglen, -EINVAL, "mode %s has no pid filter",
 			       tracerd_mode_name(spec->mode));
-	mode_caps_missing(~missing, true, true, true, true, true, miss, sizeof(miss));
+	mode_caps_missing(~missing, true, true, true, true, true, true, miss, sizeof(miss));
 	if (spec->variant)
 		return set_err(msg, msglen, -EINVAL, "mode %s, variant %s, has no %s",
 			       tracerd_mode_name(spec->mode), mode_variant_name(spec->variant),
@@ -319,6 +325,10 @@ static int request_available(struct tracerd *d, const struct request *r, char *m
 			       tracerd_mode_name(spec->mode), why);
 	if (spec->comm[0] && mode_be->comm_unavailable && (why = mode_be->comm_unavailable(d)))
 		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s has no comm filter here: %s",
+			       tracerd_mode_name(spec->mode), why);
+	if (spec->stacks && mode_be->stacks_unavailable &&
+	    (why = mode_be->stacks_unavailable(d)))
+		return set_err(msg, msglen, -EOPNOTSUPP, "mode %s has no stacks here: %s",
 			       tracerd_mode_name(spec->mode), why);
 	return 0;
 }
@@ -358,6 +368,11 @@ static int request_init(struct tracerd *d, const struct tracerd_spec *spec, stru
 	if (err)
 		return err;
 	r->needs = spec_needs(spec, r->kind);
+	/* bpf_get_stackid walks no deeper than the sysctl (maps.c sized the stacks to it) */
+	if (spec->stacks > d->stack_depth_max)
+		return set_err(msg, msglen, -EINVAL, "stack depth %u: this kernel keeps %u frames "
+			       "at most (kernel.perf_event_max_stack)", spec->stacks,
+			       d->stack_depth_max);
 	o = same_hooks(d, spec);
 	if (o && o->state == ATTACHMENT_ATTACHING)
 		return set_err(msg, msglen, -EEXIST, "'%s' is being attached the same way "

@@ -273,10 +273,12 @@ static int read_new(const struct reload_opts *o, struct tracerd_config *new, cha
 static void apply_keys(struct tracerd *d, struct tracerd_config *new, int verbose)
 {
 	if (strcmp(new->socket, d->cfg.socket) || strcmp(new->read_group, d->cfg.read_group) ||
-	    strcmp(new->admin_group, d->cfg.admin_group) || new->by_max_keys != d->cfg.by_max_keys)
-		log_warn("reload: socket, read_group, admin_group and by_max_keys changes need "
-			 "a restart");
+	    strcmp(new->admin_group, d->cfg.admin_group) || new->by_max_keys != d->cfg.by_max_keys ||
+	    new->stack_max_entries != d->cfg.stack_max_entries)
+		log_warn("reload: socket, read_group, admin_group, by_max_keys and "
+			 "stack_max_entries changes need a restart");
 	new->by_max_keys = d->cfg.by_max_keys;
+	new->stack_max_entries = d->cfg.stack_max_entries;
 	strcpy(new->socket, d->cfg.socket);
 	strcpy(new->read_group, d->cfg.read_group);
 	strcpy(new->admin_group, d->cfg.admin_group);

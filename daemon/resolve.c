@@ -56,6 +56,8 @@ struct symsrc {
 	char *modules_sig;	/* /proc/modules when the tables were read */
 	struct symtab *ftrace;	/* NULL: available_filter_functions unreadable */
 	struct symtab *kallsyms;	/* loaded on first need */
+	struct symtab *by_addr;		/* kallsyms in address order, nothing folded
+					 * (resolve_frame); loaded on first need */
 	struct btf_index vmlinux;
 	struct mod_btf *mods;
 	size_t nr_mods;
@@ -163,7 +165,7 @@ static char *read_small_file(const char *path)
  * Read path and parse each line with parse (false: skip the line) into a
  * sorted table; NULL when unreadable or out of memory.
  */
-static struct symtab *symtab_load(const char *path,
+static struct symtab *symtab_read(const char *path,
 				  bool (*parse)(char *line, __u64 *addr, char **name, char **mod))
 {
 	struct symtab *t = calloc(1, sizeof(*t));
@@ -180,11 +182,21 @@ static struct symtab *symtab_load(const char *path,
 		if (parse(line, &addr, &name, &mod) && symtab_add(t, name, mod, addr))
 			goto fail;
 	}
-	symtab_finish(t);
 	return t;
 fail:
 	symtab_free(t);
 	return NULL;
+}
+
+/* symtab_read, in name order, each name once (with its count) */
+static struct symtab *symtab_load(const char *path,
+				  bool (*parse)(char *line, __u64 *addr, char **name, char **mod))
+{
+	struct symtab *t = symtab_read(path, parse);
+
+	if (t)
+		symtab_finish(t);
+	return t;
 }
 
 /* "name" or "name [module]" (available_filter_functions) */
@@ -333,6 +345,7 @@ void resolve_fini(struct tracerd *d)
 	if (c) {
 		symtab_free(c->ftrace);
 		symtab_free(c->kallsyms);
+		symtab_free(c->by_addr);
 		mods_free(c);
 		free(c->modules_sig);
 		btf_index_free(&c->vmlinux);
@@ -361,6 +374,8 @@ static struct symsrc *symsrc(struct tracerd *d)
 	symtab_free(c->ftrace);
 	symtab_free(c->kallsyms);
 	c->kallsyms = NULL;
+	symtab_free(c->by_addr);
+	c->by_addr = NULL;
 	mods_free(c);
 	c->ftrace = load_ftrace_functions();
 	free(c->modules_sig);
@@ -373,6 +388,108 @@ static const struct symtab *kallsyms(struct symsrc *c)
 	if (!c->kallsyms)
 		c->kallsyms = symtab_load("/proc/kallsyms", kallsyms_line);
 	return c->kallsyms;
+}
+
+static int addr_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/*
+ * Where module's memory starts and how big it is (/proc/modules: "name
+ * size refcount deps state address"); false for a name it does not list
+ * (unloaded, or no module: "bpf", "__builtin__ftrace" in kallsyms).
+ */
+static bool module_range(const char *modules, const char *module, __u64 *base, __u64 *size)
+{
+	size_t len = strlen(module);
+	const char *line;
+	unsigned long long sz, a;
+
+	for (line = modules; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (strncmp(line, module, len) || line[len] != ' ')
+			continue;
+		if (sscanf(line + len, " %llu %*s %*s %*s %llx", &sz, &a) != 2)
+			return false;
+		*base = a;
+		*size = sz;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Is addr inside the function s, the last symbol at or below it? kallsyms
+ * gives no sizes: yes when the next symbol up is of the same object (the
+ * kernel's or one module's), else when a loaded module's memory holds it.
+ * An address past the last symbol of the kernel or of a module gone
+ * since is no function's: the frame of a module unloaded since the call.
+ * The pseudo-modules ("bpf": JITed programs and trampolines) have no range:
+ * their last symbol takes what is within BPF_PSEUDO_SPAN of it.
+ */
+#define BPF_PSEUDO_SPAN	(64 * 1024)
+
+static bool frame_in(const struct symsrc *c, const struct symtab *t, size_t i, __u64 addr)
+{
+	const struct sym *s = &t->syms[i], *next = NULL;
+	__u64 base, size;
+
+	for (i++; i < t->n && !next; i++)
+		if (t->syms[i].addr > s->addr)
+			next = &t->syms[i];
+	if (next && addr < next->addr &&
+	    (next->module == s->module ||
+	     (next->module && s->module && !strcmp(next->module, s->module))))
+		return true;
+	if (!s->module)
+		return false;
+	if (c->modules_sig && module_range(c->modules_sig, s->module, &base, &size))
+		return addr >= base && addr - base < size;
+	return addr - s->addr < BPF_PSEUDO_SPAN;
+}
+
+int resolve_frames_sync(struct tracerd *d, bool reread)
+{
+	struct symsrc *c = symsrc(d);
+
+	if (reread) {
+		symtab_free(c->by_addr);
+		c->by_addr = NULL;
+	}
+	if (!c->by_addr) {
+		c->by_addr = symtab_read("/proc/kallsyms", kallsyms_line);
+		if (c->by_addr)
+			qsort(c->by_addr->syms, c->by_addr->n, sizeof(struct sym), addr_cmp);
+	}
+	return c->by_addr ? 0 : -EIO;
+}
+
+int resolve_frame(struct tracerd *d, __u64 addr, struct frame_sym *out)
+{
+	struct symsrc *c = d->resolve_cache;
+	const struct symtab *t = c->by_addr;
+	size_t lo = 0, hi;
+
+	memset(out, 0, sizeof(*out));
+	if (!t)
+		return -EIO;
+	/* the first symbol above addr; the one before it is the candidate */
+	for (hi = t->n; lo < hi;) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || !t->syms[lo - 1].addr || !frame_in(c, t, lo - 1, addr))
+		return -ENOENT;
+	out->name = t->syms[lo - 1].name;
+	out->module = t->syms[lo - 1].module;
+	out->off = addr - t->syms[lo - 1].addr;
+	return 0;
 }
 
 /* Load module's BTF (and its fd, which program loads need) into m. */

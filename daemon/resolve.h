@@ -54,6 +54,26 @@ struct fn_info {
 int resolve_each_function(struct tracerd *d, const char *glob,
 			  int (*fn)(void *arg, const struct fn_info *f), void *arg);
 
+/* A kernel address as a function and an offset (a --stacks frame). */
+struct frame_sym {
+	const char *name;	/* owned by the symbol source: valid until the next
+				 * resolve_* call */
+	const char *module;	/* NULL: vmlinux; "bpf" for a BPF program or trampoline */
+	__u64 off;
+};
+/*
+ * kallsyms in address order for resolve_frame: read on first need, again
+ * when /proc/modules changed or reread (a BPF program loaded since has its
+ * symbol only in a fresh read). 0 or -EIO.
+ */
+int resolve_frames_sync(struct tracerd *d, bool reread);
+/*
+ * The function addr is in, from the table resolve_frames_sync read. 0,
+ * -ENOENT (no function holds it: a module unloaded since, or not kernel
+ * text), -EIO (no table).
+ */
+int resolve_frame(struct tracerd *d, __u64 addr, struct frame_sym *out);
+
 /* vmlinux FUNC name index, built once at start. */
 int resolve_init(struct tracerd *d);
 void resolve_fini(struct tracerd *d);

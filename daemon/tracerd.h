@@ -157,6 +157,12 @@ struct tracerd {
 	unsigned char slot_by[TRACERD_MAX_SLOTS];	/* 1: the slot counts --by keys,
 							 * 2: freed, keys not swept yet */
 	bool by_sweep;			/* some slot_by is 2 */
+	/* --stacks: stack_traces, stack_counts, stack_drops (maps.c, stacks.c) */
+	int stack_traces_fd, stack_counts_fd, stack_drops_fd;
+	unsigned int stack_depth_max;	/* frames stack_traces keeps: 127 or the kernel's
+					 * perf_event_max_stack */
+	unsigned char slot_stacks[TRACERD_MAX_SLOTS];	/* as slot_by, for stack_counts */
+	bool stacks_sweep;		/* some slot_stacks is 2 */
 	unsigned int nr_slots_used;
 
 	struct attachment *attachments;	/* in id order: the attached ones */
@@ -205,14 +211,17 @@ static inline void tracerd_progress(struct tracerd *d)
 		d->on_progress(d);
 }
 
-/* maps.c: the six maps every BPF object shares */
+/* maps.c: the nine maps every BPF object shares */
 int maps_create(struct tracerd *d);
 void maps_destroy(struct tracerd *d);
 /* A free slot, zeroed; ret64: its function returns 64 bits (tracerd_slot_errors). */
 int maps_slot_alloc(struct tracerd *d, __u32 *slot, bool ret64);
 void maps_slot_free(struct tracerd *d, __u32 slot);
-/* Delete the --by keys of the slots freed since the last sweep (one map pass). */
-void maps_by_sweep(struct tracerd *d);
+/*
+ * Delete the --by keys and the --stacks counts of the slots freed since the
+ * last sweep (one pass of each map), and the stacks no count uses any more.
+ */
+void maps_sweep(struct tracerd *d);
 int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *spec);
 void maps_slot_disable(struct tracerd *d, __u32 slot);
 /* Sum of the per-CPU stats of a slot. */

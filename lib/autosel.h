@@ -17,7 +17,7 @@ struct auto_request {
 	size_t nr_functions;		/* resolved functions */
 	bool direct_call_taken;		/* the one function's direct call is owned
 					 * (a MODE_CAP_DIRECT_EXCL attachment) */
-	bool latency, comm, record, errors, by;	/* options asked for */
+	bool latency, comm, record, errors, by, stacks;	/* options asked for */
 	const bool *available;		/* [TRACERD_MODE_NR]: feature probes */
 	const unsigned int *caps;	/* [TRACERD_MODE_NR]: MODE_CAP_* (lib/modes.h) */
 };
@@ -26,7 +26,8 @@ enum auto_skip {
 	AUTO_CANDIDATE = 0,
 	AUTO_SKIP_UNAVAILABLE,		/* the probe failed: its reason applies */
 	AUTO_SKIP_DIRECT_CALL,		/* rides a direct call another mode owns */
-	AUTO_SKIP_OPTIONS,		/* cannot honour latency, comm, record, errors or by */
+	AUTO_SKIP_OPTIONS,		/* cannot honour latency, comm, record, errors, by
+					 * or stacks */
 	AUTO_NOT_CONSIDERED,		/* not in this row's list */
 };
 

@@ -139,6 +139,13 @@ static int set_by_top(struct tracerd_config *c, const char *val, char *err, size
 	return set_count("by_top", &c->by_top, TRACERD_BY_TOP_LIMIT, val, err, errlen);
 }
 
+static int set_stack_max_entries(struct tracerd_config *c, const char *val, char *err,
+				 size_t errlen)
+{
+	return set_count("stack_max_entries", &c->stack_max_entries,
+			 TRACERD_STACK_MAX_ENTRIES_LIMIT, val, err, errlen);
+}
+
 static int set_bpf_stats(struct tracerd_config *c, const char *val, char *err, size_t errlen)
 {
 	if (strcmp(val, "on") && strcmp(val, "off"))
@@ -190,6 +197,7 @@ static const struct config_key {
 	{ "bpf_stats", set_bpf_stats, false },
 	{ "by_max_keys", set_by_max_keys, false },
 	{ "by_top", set_by_top, false },
+	{ "stack_max_entries", set_stack_max_entries, false },
 	{ "attach", add_attach, true },
 };
 
@@ -206,6 +214,7 @@ void config_init(struct tracerd_config *c)
 	c->max_glob_matches = 2048;	/* docs/limits.md, "Big globs" */
 	c->by_max_keys = TRACERD_BY_MAX_KEYS_DEFAULT;
 	c->by_top = TRACERD_BY_TOP_DEFAULT;
+	c->stack_max_entries = TRACERD_STACK_MAX_ENTRIES_DEFAULT;
 }
 
 void config_free(struct tracerd_config *c)

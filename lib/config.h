@@ -32,6 +32,9 @@
 #define TRACERD_BY_MAX_KEYS_LIMIT	65536
 #define TRACERD_BY_TOP_DEFAULT		10
 #define TRACERD_BY_TOP_LIMIT		1000
+/* stack_max_entries: the size of the --stacks tables (docs/limits.md) */
+#define TRACERD_STACK_MAX_ENTRIES_DEFAULT	16384
+#define TRACERD_STACK_MAX_ENTRIES_LIMIT		262144
 
 struct tracerd_config_attach {
 	struct tracerd_spec spec;
@@ -53,6 +56,7 @@ struct tracerd_config {
 	bool bpf_stats;			/* hold BPF_ENABLE_STATS: programs' run time and count */
 	unsigned int by_max_keys;	/* --by keys the kernel keeps, all attachments (start-up) */
 	unsigned int by_top;		/* --by keys shown per attachment, the rest as other */
+	unsigned int stack_max_entries;	/* --stacks: stacks the kernel keeps (start-up) */
 	struct tracerd_config_attach *attach;
 	size_t nr_attach;
 	char **files;			/* the files read, main first, then drop-ins */

@@ -473,6 +473,8 @@ static void js_attachment(struct mbuf *b, const struct metrics_attachment *a)
 		js_by(b, a->by, a->latency);
 	else
 		mb_lit(b, "null");
+	js_nkey(b, "stacks_dropped");
+	js_opt_u64(b, a->stacks_dropped != NULL, a->stacks_dropped ? *a->stacks_dropped : 0);
 	js_nkey(b, "record");
 	if (a->record)
 		js_record(b, a->record);
@@ -962,7 +964,7 @@ static void prom_by(struct mbuf *b, const char *name, const struct att_labels *l
 enum att_metric {
 	AM_START, AM_FUNCTIONS, AM_CALLS, AM_MISSES, AM_LATENCY, AM_OVH_NS, AM_OVH_CPU,
 	AM_BPF_RUNS, AM_BPF_SECONDS, AM_ERRORS, AM_BY_CALLS, AM_BY_OTHER, AM_BY_UNKEPT, AM_BY_KEYS,
-	AM_BY_LATENCY, AM_REC_EVENTS, AM_REC_DROPPED, AM_REC_BYTES, AM_REC_ERRORS, AM_REC_ACTIVE,
+	AM_BY_LATENCY, AM_STACKS_DROPPED, AM_REC_EVENTS, AM_REC_DROPPED, AM_REC_BYTES, AM_REC_ERRORS, AM_REC_ACTIVE,
 	AM_NR
 };
 
@@ -1007,6 +1009,9 @@ static const struct {
 	[AM_BY_LATENCY] = { "tracerd_by_latency_seconds", "summary",
 			    "Entry to return time per --by key (latency attachments); the series "
 			    "without a key label: other." },
+	[AM_STACKS_DROPPED] = { "tracerd_stacks_dropped_total", "counter",
+				"Calls of an attachment made with --stacks whose stack was not "
+				"kept (the stack tables full: stack_max_entries)." },
 	[AM_REC_EVENTS] = { "tracerd_record_events_total", "counter",
 			    "Events written to the record file." },
 	[AM_REC_DROPPED] = { "tracerd_record_dropped_total", "counter",
@@ -1040,6 +1045,7 @@ static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
 		    (m == AM_ERRORS && !a->errors) ||
 		    (m >= AM_BY_CALLS && m <= AM_BY_LATENCY && !a->by) ||
 		    (m == AM_BY_LATENCY && !a->latency) ||
+		    (m == AM_STACKS_DROPPED && !a->stacks_dropped) ||
 		    (m >= AM_REC_EVENTS && !r) ||
 		    (m == AM_LATENCY && !attachment_latency(a, &lat)))
 			continue;
@@ -1084,6 +1090,7 @@ static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
 		case AM_BY_OTHER: v = a->by->other.calls; break;
 		case AM_BY_UNKEPT: v = a->by->unkept_calls; break;
 		case AM_BY_KEYS: v = a->by->keys; break;
+		case AM_STACKS_DROPPED: v = *a->stacks_dropped; break;
 		case AM_REC_EVENTS: v = r->events; break;
 		case AM_REC_DROPPED: v = r->dropped; break;
 		case AM_REC_BYTES: v = r->bytes; break;

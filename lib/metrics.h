@@ -99,6 +99,8 @@ struct metrics_attachment {
 	const char *bpf_run_reason;
 	const struct metrics_errors *errors;	/* NULL: not counting errors */
 	const struct metrics_by *by;		/* NULL: not made with --by */
+	/* attach --stacks: calls whose stack was not kept (a full table) */
+	const uint64_t *stacks_dropped;		/* NULL: not made with --stacks, or unread */
 };
 
 struct metrics_feature {

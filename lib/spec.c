@@ -122,6 +122,8 @@ unsigned int spec_needs(const struct tracerd_spec *spec, enum spec_kind kind)
 		needs |= MODE_CAP_RECORD;
 	if (spec->by)
 		needs |= MODE_CAP_BY;
+	if (spec->stacks)
+		needs |= MODE_CAP_STACKS;
 	return needs;
 }
 
@@ -136,6 +138,8 @@ int spec_validate(const struct tracerd_spec *spec, char *err, size_t errlen)
 		return set_err(err, errlen, -EINVAL, "invalid mode");
 	if ((unsigned int)spec->by >= SPEC_BY_NR)
 		return set_err(err, errlen, -EINVAL, "invalid by key");
+	if (spec->stacks > TRACERD_STACK_DEPTH_MAX)
+		return set_err(err, errlen, -EINVAL, "invalid stack depth");
 	if ((unsigned int)spec->variant >= MODE_VARIANT_NR ||
 	    (unsigned int)spec->owner > SPEC_OWNER_BENCH)
 		return set_err(err, errlen, -EINVAL, "invalid variant or owner");
@@ -206,6 +210,19 @@ static int set_by(struct tracerd_spec *spec, const char *val, char *err, size_t 
 	return 0;
 }
 
+/* val: the stack depth in frames as written (a config word, the JSON number printed) */
+static int set_stacks(struct tracerd_spec *spec, const char *val, char *err, size_t errlen)
+{
+	unsigned long long v;
+	char why[96];
+
+	if (parse_dec(val, 1, TRACERD_STACK_DEPTH_MAX, &v, why, sizeof(why)))
+		return set_err(err, errlen, -EINVAL, "invalid stack depth '%s': %s (frames, "
+			       "1 to %d)", val, why, TRACERD_STACK_DEPTH_MAX);
+	spec->stacks = (__u32)v;
+	return 0;
+}
+
 #define SPEC_PID_MAX	0x3fffffffULL
 
 /* val: the pid as written (a config word, or the JSON number printed) */
@@ -239,8 +256,8 @@ static const struct spec_setter {
 	const char *name;
 	int (*set)(struct tracerd_spec *spec, const char *val, char *err, size_t errlen);
 } setters[] = {
-	{ "mode", set_mode }, { "by", set_by }, { "pid", set_pid }, { "comm", set_comm },
-	{ "record", set_record },
+	{ "mode", set_mode },	{ "by", set_by },     { "stacks", set_stacks },
+	{ "pid", set_pid },	{ "comm", set_comm }, { "record", set_record },
 };
 
 static int parse_option(const char *opt, struct tracerd_spec *spec, char *err, size_t errlen)
@@ -258,6 +275,10 @@ static int parse_option(const char *opt, struct tracerd_spec *spec, char *err, s
 	}
 	if (!strcmp(opt, "partial")) {
 		spec->partial = true;
+		return 0;
+	}
+	if (!strcmp(opt, "stacks")) {	/* stacks=DEPTH: its setter, below */
+		spec->stacks = TRACERD_STACK_DEPTH_DEFAULT;
 		return 0;
 	}
 	for (i = 0; val && i < ARRAY_SIZE(setters); i++)
@@ -297,18 +318,19 @@ int spec_parse_line(const char *line, struct tracerd_spec *spec, char *err, size
 int spec_from_json(json_object *args, struct tracerd_spec *spec, char *err, size_t errlen)
 {
 	const char *target, *val[ARRAY_SIZE(setters)];
-	char pid_text[24];
+	char pid_text[24], stacks_text[24];
+	long long pid, stacks;
 	bool bad = false;
-	long long pid;
 	size_t i;
 	int ret;
 
 	memset(spec, 0, sizeof(*spec));
 	target = proto_arg_str(args, "target", &bad);
-	for (i = 0; i < ARRAY_SIZE(setters); i++)	/* pid is a JSON number, below */
-		val[i] = setters[i].set == set_pid ? NULL :
-			 proto_arg_str(args, setters[i].name, &bad);
+	for (i = 0; i < ARRAY_SIZE(setters); i++)	/* pid, stacks: JSON numbers, below */
+		val[i] = setters[i].set == set_pid || setters[i].set == set_stacks ?
+				 NULL : proto_arg_str(args, setters[i].name, &bad);
 	pid = proto_arg_int(args, "pid", 0, &bad);
+	stacks = proto_arg_int(args, "stacks", 0, &bad);
 	spec->latency = proto_arg_bool(args, "latency", &bad);
 	spec->errors = proto_arg_bool(args, "errors", &bad);
 	spec->partial = proto_arg_bool(args, "partial", &bad);
@@ -317,11 +339,14 @@ int spec_from_json(json_object *args, struct tracerd_spec *spec, char *err, size
 	if (!target || str_copy(spec->target, target, sizeof(spec->target)))
 		return set_err(err, errlen, -EINVAL, "attach: \"target\" missing or longer than %d "
 			       "bytes", TRACERD_TARGET_MAX - 1);
-	/* pid 0 is no filter, as the option left out of a config line */
+	/* pid 0 is no filter, stacks 0 no stacks, as the option left out of a config line */
 	snprintf(pid_text, sizeof(pid_text), "%lld", pid);
+	snprintf(stacks_text, sizeof(stacks_text), "%lld", stacks);
 	for (i = 0; i < ARRAY_SIZE(setters); i++) {
 		if (setters[i].set == set_pid)
 			val[i] = pid ? pid_text : NULL;
+		if (setters[i].set == set_stacks)
+			val[i] = stacks ? stacks_text : NULL;
 		ret = val[i] ? setters[i].set(spec, val[i], err, errlen) : 0;
 		if (ret)
 			return ret;
@@ -332,7 +357,8 @@ int spec_from_json(json_object *args, struct tracerd_spec *spec, char *err, size
 bool spec_same_hooks(const struct tracerd_spec *a, const struct tracerd_spec *b)
 {
 	return !strcmp(a->target, b->target) && a->mode == b->mode && a->latency == b->latency &&
-	       a->errors == b->errors && a->by == b->by && a->tgid == b->tgid &&
+	       a->errors == b->errors && a->by == b->by && a->stacks == b->stacks &&
+	       a->tgid == b->tgid &&
 	       !strcmp(a->comm, b->comm) && a->variant == b->variant && a->owner == b->owner;
 }
 

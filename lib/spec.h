@@ -2,8 +2,8 @@
 /*
  * Attach specifications: what a user asks tracerd to trace, the same
  * whether it comes from a config `attach =` line or a control request.
- *   TARGET [mode=M] [latency] [errors] [by=pid|comm|cgroup] [pid=N] [comm=NAME]
- *          [record=NAME]
+ *   TARGET [mode=M] [latency] [errors] [by=pid|comm|cgroup] [stacks[=DEPTH]] [pid=N]
+ *          [comm=NAME] [record=NAME]
  * TARGET is a kernel function name, a glob of them ("vfs_*"), or a
  * tracepoint "tp:CATEGORY/NAME".
  */
@@ -51,6 +51,8 @@ struct tracerd_spec {
 	bool latency;
 	bool errors;			/* count error returns by errno (needs a return hook) */
 	enum spec_by by;		/* calls per pid, comm or cgroup (--by) */
+	__u32 stacks;			/* calls per kernel stack of up to this many frames
+					 * (--stacks), 1..TRACERD_STACK_DEPTH_MAX; 0: off */
 	bool partial;			/* hook what the fds allow, skip the rest */
 	__u32 tgid;			/* 0: any process */
 	char comm[TRACERD_COMM_LEN];	/* "": any command */
@@ -99,7 +101,7 @@ static inline bool spec_kind_is_tracepoint(enum spec_kind k)
 unsigned int spec_needs(const struct tracerd_spec *spec, enum spec_kind kind);
 /*
  * The decoders, one per form; both zero *spec first and decode each valued
- * option (mode, by, pid, comm, record) through the same setter, so a bad
+ * option (mode, by, stacks, pid, comm, record) through the same setter, so a bad
  * value gets the same -EINVAL and message in both.
  * spec_parse_line: the config form "TARGET [opt...]", then spec_validate and
  * spec_check_kind (a config is refused when it is loaded).
@@ -109,8 +111,8 @@ unsigned int spec_needs(const struct tracerd_spec *spec, enum spec_kind kind);
  */
 int spec_parse_line(const char *line, struct tracerd_spec *spec, char *err, size_t errlen);
 int spec_from_json(json_object *args, struct tracerd_spec *spec, char *err, size_t errlen);
-/* Same target, mode, variant, latency, errors, by, pid, comm and owner: the same hooks
- * (record aside). */
+/* Same target, mode, variant, latency, errors, by, stacks, pid, comm and owner: the same
+ * hooks (record aside). */
 bool spec_same_hooks(const struct tracerd_spec *a, const struct tracerd_spec *b);
 /* Every field equal, record included. */
 bool spec_equal(const struct tracerd_spec *a, const struct tracerd_spec *b);

@@ -55,6 +55,7 @@
 #define TRACERD_SLOT_BY_CGROUP	(1U << 9)	/* key: the cgroup v2 id */
 #define TRACERD_SLOT_BY		(TRACERD_SLOT_BY_PID | TRACERD_SLOT_BY_COMM | \
 				 TRACERD_SLOT_BY_CGROUP)
+#define TRACERD_SLOT_STACKS	(1U << 10)	/* count calls per kernel stack (--stacks) */
 
 /* Per-slot configuration: array map "slot_cfg", written by the daemon. */
 struct tracerd_slot_cfg {
@@ -135,6 +136,25 @@ struct tracerd_by_val {
 	__u64 lat_sum;
 };
 
+/*
+ * --stacks (TRACERD_SLOT_STACKS): calls per kernel stack of a slot. The
+ * stack itself is in the stack map "stack_traces" (BPF_MAP_TYPE_STACK_TRACE,
+ * one entry per distinct stack of every slot, TRACERD_STACK_DEPTH_MAX
+ * frames at most or the kernel's perf_event_max_stack), its id and the
+ * slot the key of the hash map "stack_counts" (the value: calls, a __u64,
+ * atomic adds). A call whose stack was not kept (the stack map or
+ * stack_counts full, a hash collision in the stack map) adds 1 to its
+ * slot's row of the array map "stack_drops" (a __u64): sum of the counts
+ * + drops = calls. Both tables hold stack_max_entries (the config).
+ */
+#define TRACERD_STACK_DEPTH_MAX		127	/* the kernel's PERF_MAX_STACK_DEPTH */
+#define TRACERD_STACK_DEPTH_DEFAULT	32
+
+struct tracerd_stack_key {
+	__u32 slot;
+	__u32 id;		/* bpf_get_stackid() */
+};
+
 /* Key/value of the per-task entry timestamps (LRU hash "entry_ts"). */
 struct tracerd_ts_key {
 	__u32 tid;
@@ -154,6 +174,7 @@ _Static_assert(sizeof(struct tracerd_slot_errors) == 8 * TRACERD_ERRNO_SLOTS + 8
 	       "tracerd_slot_errors size");
 _Static_assert(sizeof(struct tracerd_by_key) == 32, "tracerd_by_key size");
 _Static_assert(sizeof(struct tracerd_by_val) == 24, "tracerd_by_val size");
+_Static_assert(sizeof(struct tracerd_stack_key) == 8, "tracerd_stack_key size");
 _Static_assert(sizeof(struct tracerd_ts_key) == 8, "tracerd_ts_key size");
 _Static_assert(sizeof(struct tracerd_ts_val) == 8 + 8 * TRACERD_NEST_MAX,
 	       "tracerd_ts_val size");

@@ -23,7 +23,7 @@ limited() { # PRLIMIT-OPTION: a private tracerd under that limit; 1 if it did no
 }
 
 # --- RLIMIT_NOFILE: attach until the fds run out; the error names the limit
-# (idle, the daemon holds about 69 fds here: every loaded BPF object keeps
+# (idle, the daemon holds about 92 fds here: every loaded BPF object keeps
 # a copy of each of the shared maps' fds, slot_errors, by_keys and
 # by_other included)
 limited --nofile=4096:4096 || fail "tracerd did not start"

@@ -17,7 +17,7 @@ static bool all[TRACERD_MODE_NR], k612[TRACERD_MODE_NR], k61[TRACERD_MODE_NR], h
 /* the backends' caps (daemon/be_*.c), as the registry hands them over
  * (kmod-callops and kmod-kprobe: latency where the module has it) */
 #define BPF_FN	(MODE_CAP_FUNCTION | MODE_CAP_LATENCY | MODE_CAP_COMM | MODE_CAP_PID | \
-		 MODE_CAP_RECORD | MODE_CAP_ERRORS | MODE_CAP_BY)
+		 MODE_CAP_RECORD | MODE_CAP_ERRORS | MODE_CAP_BY | MODE_CAP_STACKS)
 #define KMOD_FN	(MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_COMM | MODE_CAP_NEEDS_ADDR)
 static const unsigned int caps[TRACERD_MODE_NR] = {
 	[TRACERD_MODE_FENTRY] = BPF_FN | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
@@ -25,7 +25,7 @@ static const unsigned int caps[TRACERD_MODE_NR] = {
 	[TRACERD_MODE_KPROBE_INT3] = BPF_FN,
 	[TRACERD_MODE_KPROBE_MULTI] = BPF_FN | MODE_CAP_MULTI,
 	[TRACERD_MODE_TP_BTF] = MODE_CAP_TRACEPOINT | MODE_CAP_COMM | MODE_CAP_PID | MODE_CAP_RECORD |
-				MODE_CAP_BY,
+				MODE_CAP_BY | MODE_CAP_STACKS,
 	[TRACERD_MODE_KMOD_CALLOPS] = KMOD_FN | MODE_CAP_LATENCY,
 	[TRACERD_MODE_KMOD_DIRECT] = KMOD_FN | MODE_CAP_DIRECT_CALL | MODE_CAP_DIRECT_EXCL,
 	[TRACERD_MODE_KMOD_KPROBE] = KMOD_FN | MODE_CAP_LATENCY,
@@ -216,6 +216,17 @@ TEST(row7_kmod_only)
 	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 3, "by: the BPF modes");
 	ASSERT_EQ(out[0], TRACERD_MODE_FENTRY, "by: fentry");
 	ASSERT_EQ(skip[TRACERD_MODE_KMOD_CALLOPS], AUTO_SKIP_OPTIONS, "by: not the module");
+	/* --stacks: only the modes with MODE_CAP_STACKS (a module without
+	 * its stack capture: the registry takes the cap off, as here) */
+	r.by = false;
+	r.stacks = true;
+	r.available = kmod_only;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 0, "stacks: none");
+	ASSERT_EQ(skip[TRACERD_MODE_KMOD_CALLOPS], AUTO_SKIP_OPTIONS, "stacks why");
+	r.available = all;
+	ASSERT_EQ(auto_select(&r, out, skip, NULL, NULL), 3, "stacks: the BPF modes");
+	ASSERT_EQ(out[0], TRACERD_MODE_FENTRY, "stacks: fentry");
+	ASSERT_EQ(skip[TRACERD_MODE_KMOD_CALLOPS], AUTO_SKIP_OPTIONS, "stacks: not the module");
 }
 
 

@@ -29,6 +29,7 @@ TEST(empty_config_gives_defaults)
 	ASSERT_FALSE(c.bpf_stats, "bpf_stats off by default");
 	ASSERT_EQ(c.by_max_keys, 1024, "by_max_keys default");
 	ASSERT_EQ(c.by_top, 10, "by_top default");
+	ASSERT_EQ(c.stack_max_entries, 16384, "stack_max_entries default");
 	ASSERT_EQ(c.nr_attach, 0, "attach");
 	config_free(&c);
 }
@@ -113,6 +114,9 @@ static const struct {
 	{ "by_top = 1001\n", "t.conf:1: by_top '1001': out of range 1..1000" },
 	{ "by_top = 05\n", "t.conf:1: by_top '05': a leading 0 is not allowed (decimal only, never octal)" },
 	{ "attach = vfs_read by=tid\n", "t.conf:1: unknown by key 'tid' (pid, comm or cgroup)" },
+	{ "stack_max_entries = 0\n", "t.conf:1: stack_max_entries '0': out of range 1..262144" },
+	{ "stack_max_entries = 262145\n", "t.conf:1: stack_max_entries '262145': out of range 1..262144" },
+	{ "attach = vfs_read stacks=0\n", "t.conf:1: invalid stack depth '0': out of range 1..127 (frames, 1 to 127)" },
 	{ "attach = vfs_read by=pid by=comm\n", "t.conf:1: one by key per attachment" },
 	{ "attach = vfs_read mode=kmod-kprobe by=pid\n", "t.conf:1: mode kmod-kprobe has no --by keys (the module counts calls per function only): use a BPF mode (fentry, kprobe, kprobe-multi, ...) or auto" },
 	{ "attach = tp:sched/sched_switch errors\n", "t.conf:1: tracepoint 'tp:sched/sched_switch' has no return value: errors needs a function (an fentry, kprobe or session mode)" },

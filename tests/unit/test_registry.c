@@ -121,7 +121,7 @@ void maps_slot_free(struct tracerd *d, __u32 slot)
 	d->nr_slots_used--;
 }
 
-void maps_by_sweep(struct tracerd *d)
+void maps_sweep(struct tracerd *d)
 {
 }
 
@@ -198,6 +198,7 @@ static struct tracerd *daemon_new(void)
 	tlog_set_level(TLOG_WARNING);	/* no "attached N" lines between the results */
 	registry_detach_all(&d, NULL);
 	memset(&d, 0, sizeof(d));
+	d.stack_depth_max = TRACERD_STACK_DEPTH_MAX;	/* maps.c reads the sysctl */
 	for (m = 1; m < TRACERD_MODE_NR; m++) {
 		d.features[m].available = fakes[m] && m != TRACERD_MODE_KPROBE_MULTI;
 		snprintf(d.features[m].reason, sizeof(d.features[m].reason), "%s",
@@ -276,6 +277,21 @@ TEST(capability_refused)
 	ASSERT_STREQ(msg, "mode tp-btf has no by keys (the module counts calls by pid and comm, "
 		     "and times them in kmod-kprobe and kmod-callops only; recording, error "
 		     "counting and by keys need a BPF mode)", "by message");
+	ASSERT_EQ(attach(d, "vfs_read mode=fentry stacks", &a, NULL, msg, sizeof(msg)), -EINVAL,
+		  "fentry without MODE_CAP_STACKS");
+	ASSERT_STREQ(msg, "mode fentry has no stacks (the module counts calls by pid and comm, "
+		     "and times them in kmod-kprobe and kmod-callops only; recording, error "
+		     "counting and by keys need a BPF mode)", "stacks message");
+	ASSERT_EQ(d->nr_slots_used, 0, "no slot for the refused --stacks");
+	ASSERT_OK(attach(d, "vfs_read mode=kprobe stacks=16", &a, NULL, msg, sizeof(msg)),
+		  "kprobe has MODE_CAP_STACKS");
+	ASSERT_EQ(a->spec.stacks, 16, "its depth");
+	d->stack_depth_max = 8;	/* kernel.perf_event_max_stack = 8 */
+	ASSERT_EQ(attach(d, "vfs_write mode=kprobe stacks=16", &a, NULL, msg, sizeof(msg)),
+		  -EINVAL, "deeper than the kernel keeps");
+	ASSERT_STREQ(msg, "stack depth 16: this kernel keeps 8 frames at most "
+		     "(kernel.perf_event_max_stack)", "depth message");
+	registry_detach_all(d, NULL);
 	ASSERT_EQ(attach(d, "vfs_read mode=kprobe-multi", &a, NULL, msg, sizeof(msg)),
 		  -EOPNOTSUPP, "a mode this kernel lacks");
 	ASSERT_STREQ(msg, "mode kprobe-multi is not available on this kernel: not here", "why");

@@ -48,23 +48,35 @@ TEST(caps_missing_errors)
 {
 	char buf[96];
 
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, true, false,
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, true, false, false,
 				       buf, sizeof(buf)), "error counting", "kmod: errors");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, true, false, true, true, false, buf, sizeof(buf)),
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, true, false, true, true, false, false, buf, sizeof(buf)),
 		     "latency, record, error counting", "three missing");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_ERRORS, false, false, false, true, false,
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_ERRORS, false, false, false, true, false, false,
 				       buf, sizeof(buf)), "", "a BPF function mode has it");
+}
+
+TEST(caps_missing_stacks)
+{
+	char buf[96];
+
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, false,
+				       false, true, buf, sizeof(buf)), "stacks", "kmod: stacks");
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, false, false, false, false, true, true, buf,
+				       sizeof(buf)), "by keys, stacks", "two missing");
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_STACKS, false, false, false, false,
+				       false, true, buf, sizeof(buf)), "", "a BPF mode has it");
 }
 
 TEST(caps_missing_by)
 {
 	char buf[96];
 
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, false, true,
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, false, true, false,
 				       buf, sizeof(buf)), "by keys", "kmod: by");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, false, false, false, true, true, buf, sizeof(buf)),
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, false, false, false, true, true, false, buf, sizeof(buf)),
 		     "error counting, by keys", "two missing");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_BY, false, false, false, false, true,
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_BY, false, false, false, false, true, false,
 				       buf, sizeof(buf)), "", "a BPF mode has it");
 }
 
@@ -153,6 +165,39 @@ TEST(spec_json)
 	ASSERT_STREQ(err, "attach: \"target\" missing or longer than 255 bytes", "target message");
 }
 
+TEST(spec_stacks)
+{
+	struct tracerd_spec s, l;
+	char err[256], lerr[256];
+
+	ASSERT_OK(spec_parse_line("vfs_read stacks", &l, lerr, sizeof(lerr)), lerr);
+	ASSERT_EQ(l.stacks, TRACERD_STACK_DEPTH_DEFAULT, "stacks alone: the default depth");
+	ASSERT_OK(from_json("{\"target\":\"vfs_read\",\"stacks\":32}", &s, err, sizeof(err)),
+		  err);
+	ASSERT_TRUE(spec_equal(&s, &l), "the JSON and the line decode to the same spec");
+	ASSERT_EQ(spec_needs(&s, SPEC_KIND_FUNCTION), MODE_CAP_FUNCTION | MODE_CAP_STACKS,
+		  "needs MODE_CAP_STACKS");
+	ASSERT_OK(spec_parse_line("vfs_read stacks=127", &l, lerr, sizeof(lerr)), lerr);
+	ASSERT_EQ(l.stacks, 127, "the deepest");
+	ASSERT_OK(spec_parse_line("vfs_read stacks=1", &l, lerr, sizeof(lerr)), lerr);
+	ASSERT_EQ(l.stacks, 1, "one frame");
+	ASSERT_FALSE(spec_same_hooks(&s, &l), "another depth: other hooks");
+	ASSERT_OK(from_json("{\"target\":\"vfs_read\",\"stacks\":0}", &s, err, sizeof(err)),
+		  err);
+	ASSERT_EQ(s.stacks, 0, "stacks 0: none, as the option left out");
+	ASSERT_EQ(spec_parse_line("vfs_read stacks=0", &l, lerr, sizeof(lerr)), -EINVAL,
+		  "stacks=0 in a line");
+	ASSERT_STREQ(lerr, "invalid stack depth '0': out of range 1..127 (frames, 1 to 127)",
+		     "stacks=0 message");
+	ASSERT_EQ(spec_parse_line("vfs_read stacks=", &l, lerr, sizeof(lerr)), -EINVAL,
+		  "stacks= empty");
+	ASSERT_EQ(spec_parse_line("vfs_read stacks=3x", &l, lerr, sizeof(lerr)), -EINVAL,
+		  "stacks=3x");
+	ASSERT_EQ(from_json("{\"target\":\"vfs_read\",\"stacks\":true}", &s, err,
+			    sizeof(err)), -EINVAL, "stacks as a boolean");
+	ASSERT_STREQ(err, "attach: an argument has the wrong JSON type", "type message");
+}
+
 /* A bad value: the same error and message from a JSON request and a config line. */
 TEST(spec_json_same_errors)
 {
@@ -170,6 +215,10 @@ TEST(spec_json_same_errors)
 		{ "\"record\":\"../x\"", "record=../x", "invalid record name '../x'" },
 		{ "\"record\":\"a/b\"", "record=a/b",
 		  "invalid record name 'a/b': only [A-Za-z0-9._-] allowed" },
+		{ "\"stacks\":128", "stacks=128",
+		  "invalid stack depth '128': out of range 1..127 (frames, 1 to 127)" },
+		{ "\"stacks\":-3", "stacks=-3",
+		  "invalid stack depth '-3': a sign is not allowed (frames, 1 to 127)" },
 	};
 	struct tracerd_spec s;
 	char json[256], line[256], err[256], lerr[256];

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* --stacks: reading, cutting, merging and sorting the stacks of hooks; see stacks.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "stacks.h"
+
+/* One batch of stack_counts rows: keys and counts side by side. */
+struct counts {
+	struct tracerd_stack_key *keys;
+	__u64 *vals;
+	size_t n;
+};
+
+/*
+ * All of stack_counts (every slot's): a few batched syscalls, not one
+ * per row; the map holds stack_max_entries rows at most.
+ */
+static int counts_read(struct tracerd *d, struct counts *c)
+{
+	size_t cap = d->cfg.stack_max_entries ? d->cfg.stack_max_entries :
+						TRACERD_STACK_MAX_ENTRIES_DEFAULT;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 batch, count;
+	void *in = NULL;
+	int err = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->keys = calloc(cap, sizeof(*c->keys));
+	c->vals = calloc(cap, sizeof(*c->vals));
+	if (!c->keys || !c->vals) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	while (c->n < cap) {
+		count = cap - c->n;
+		err = bpf_map_lookup_batch(d->stack_counts_fd, in, &batch, c->keys + c->n,
+					   c->vals + c->n, &count, &opts);
+		c->n += count;
+		if (err == -ENOENT)	/* the last batch */
+			return 0;
+		if (err)
+			goto fail;
+		in = &batch;
+	}
+	return 0;
+fail:
+	free(c->keys);
+	free(c->vals);
+	memset(c, 0, sizeof(*c));
+	return err;
+}
+
+int bpf_stacks(struct tracerd *d, struct attachment *a, struct hook *h, stack_visit_fn fn,
+	       void *ctx, __u64 *dropped)
+{
+	__u64 *ips = calloc(d->stack_depth_max, sizeof(*ips));
+	struct counts c;
+	__u32 nr;
+	size_t i;
+	int err;
+
+	(void)a;
+	*dropped = 0;
+	if (!ips)
+		return -ENOMEM;
+	err = bpf_map_lookup_elem(d->stack_drops_fd, &h->slot, dropped) ? -errno : 0;
+	if (!err)
+		err = counts_read(d, &c);
+	if (err) {
+		free(ips);
+		return err;
+	}
+	for (i = 0; i < c.n && !err; i++) {
+		if (c.keys[i].slot != h->slot)
+			continue;
+		/* its stack went (a sweep between the program's two lookups,
+		 * maps.c): the calls are counted, their stack is not kept */
+		if (bpf_map_lookup_elem(d->stack_traces_fd, &c.keys[i].id, ips)) {
+			*dropped += c.vals[i];
+			continue;
+		}
+		for (nr = 0; nr < d->stack_depth_max && ips[nr]; nr++)
+			;
+		err = fn(ctx, c.vals[i], ips, nr);
+	}
+	free(c.keys);
+	free(c.vals);
+	free(ips);
+	return err;
+}
+
+struct add_ctx {
+	struct tracerd *d;
+	struct stack_set *set;
+	__u32 depth;
+};
+
+int stacks_frame(struct tracerd *d, struct frames_sync *fs, __u64 ip, struct frame_sym *out)
+{
+	int err = -EIO;
+
+	if (!fs->synced)
+		fs->synced = !resolve_frames_sync(d, false);
+	if (fs->synced)
+		err = resolve_frame(d, ip, out);
+	if (err == -ENOENT && !fs->reread) {
+		fs->reread = true;
+		if (!resolve_frames_sync(d, true))
+			err = resolve_frame(d, ip, out);
+	}
+	return err;
+}
+
+/*
+ * Is ip in a BPF program or trampoline (kallsyms' pseudo-module "bpf")?
+ * Those frames are tracerd's own (its program, a subprogram, the fentry
+ * trampoline that called it), different in every attachment: they would
+ * keep the same call path of two attachments apart.
+ */
+static bool frame_is_bpf(struct add_ctx *x, __u64 ip)
+{
+	struct frame_sym fs;
+
+	return !stacks_frame(x->d, &x->set->sync, ip, &fs) && fs.module &&
+	       !strcmp(fs.module, "bpf");
+}
+
+static int add_row(void *p, __u64 count, const __u64 *ips, __u32 nr)
+{
+	struct add_ctx *x = p;
+	struct stack_set *set = x->set;
+	struct stack_row *r;
+
+	while (nr && frame_is_bpf(x, ips[0])) {
+		ips++;
+		nr--;
+	}
+	if (nr > x->depth)
+		nr = x->depth;
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? 2 * set->cap : 64;
+
+		r = realloc(set->rows, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		set->rows = r;
+		set->cap = cap;
+	}
+	r = &set->rows[set->n];
+	r->ips = malloc((nr ? nr : 1) * sizeof(*r->ips));
+	if (!r->ips)
+		return -ENOMEM;
+	memcpy(r->ips, ips, nr * sizeof(*r->ips));
+	r->nr = nr;
+	r->count = count;
+	set->n++;
+	set->total += count;
+	return 0;
+}
+
+int stacks_add(struct tracerd *d, struct attachment *a, struct hook *h, struct stack_set *set)
+{
+	struct add_ctx x = { .d = d, .set = set, .depth = a->spec.stacks };
+	__u64 dropped = 0;
+	int err;
+
+	if (!a->spec.stacks)
+		return 0;
+	if (!a->be || !a->be->stacks)
+		return -EOPNOTSUPP;
+	err = a->be->stacks(d, a, h, add_row, &x, &dropped);
+	if (err)
+		return err;
+	set->dropped += dropped;
+	if (a->spec.stacks > set->depth)
+		set->depth = a->spec.stacks;
+	return 0;
+}
+
+static int visit_none(void *ctx, __u64 count, const __u64 *ips, __u32 nr)
+{
+	(void)ctx, (void)count, (void)ips, (void)nr;
+	return 0;
+}
+
+int stacks_dropped(struct tracerd *d, struct attachment *a, __u64 *dropped)
+{
+	__u64 n;
+	size_t i;
+	int err;
+
+	*dropped = 0;
+	if (!a->be || !a->be->stacks)
+		return -EOPNOTSUPP;
+	for (i = 0; i < a->nr_hooks; i++) {
+		if (!a->hooks[i].attached)
+			continue;
+		err = a->be->stacks(d, a, &a->hooks[i], visit_none, NULL, &n);
+		if (err)
+			return err;
+		*dropped += n;
+	}
+	return 0;
+}
+
+/* frames first (the same stack side by side), for merging */
+static int frames_cmp(const void *a, const void *b)
+{
+	const struct stack_row *x = a, *y = b;
+	__u32 i;
+
+	for (i = 0; i < x->nr && i < y->nr; i++)
+		if (x->ips[i] != y->ips[i])
+			return x->ips[i] < y->ips[i] ? -1 : 1;
+	return (x->nr > y->nr) - (x->nr < y->nr);
+}
+
+/* hottest first; equal counts in frame order, so a reply is the same each time */
+static int count_cmp(const void *a, const void *b)
+{
+	const struct stack_row *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return frames_cmp(a, b);
+}
+
+void stacks_finish(struct stack_set *set)
+{
+	size_t i, j;
+
+	if (!set->n)
+		return;
+	qsort(set->rows, set->n, sizeof(*set->rows), frames_cmp);
+	for (i = 1, j = 0; i < set->n; i++) {
+		if (!frames_cmp(&set->rows[j], &set->rows[i])) {
+			set->rows[j].count += set->rows[i].count;
+			free(set->rows[i].ips);
+			continue;
+		}
+		set->rows[++j] = set->rows[i];
+	}
+	set->n = j + 1;
+	qsort(set->rows, set->n, sizeof(*set->rows), count_cmp);
+}
+
+void stacks_free(struct stack_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		free(set->rows[i].ips);
+	free(set->rows);
+	memset(set, 0, sizeof(*set));
+}
