@@ -360,6 +360,7 @@ struct tracerd_bench_ops {
  * (b) as K separate attachments. Between attach and detach each function
  * is called once, so both hit counts must equal K. TRACERD_ATTACH_LATENCY
  * is not taken here nor by BENCH_ALL (EINVAL); BENCH_OPS takes it.
+ * TRACERD_ATTACH_STACKS is taken by no benchmark (EINVAL: no depth).
  */
 struct tracerd_bench_patch {
 	__u32 mode;		/* in: enum tracerd_kmod_mode */

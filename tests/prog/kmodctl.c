@@ -1294,14 +1294,19 @@ static int print_stacks(int fd, __u64 id)
 	size_t nk;
 	char *buf, *p;
 	__u32 i, j;
+	int e;
 
-	if (ioctl(fd, TRACERD_IOC_STACKS, &s)) {
-		int e = errno;
+	/* size 0: ENOSPC and the size needed, unless the table is empty */
+	e = ioctl(fd, TRACERD_IOC_STACKS, &s) ? errno : 0;
 
-		if (e != ENOSPC) {
-			printf("stacks: error %s (%d)\n", errname(e), e);
-			return e;
-		}
+	if (e && e != ENOSPC) {
+		printf("stacks: error %s (%d)\n", errname(e), e);
+		return e;
+	}
+	if ((e == ENOSPC) != (s.total > 0) || s.stacks || (s.total > 0) != (s.need > 0)) {
+		printf("stacks: size 0 said total=%u stacks=%u need=%llu\n", s.total, s.stacks,
+		       (unsigned long long)s.need);
+		return 1;
 	}
 	buf = malloc(s.need ? s.need : 1);
 	if (!buf)
@@ -1309,8 +1314,7 @@ static int print_stacks(int fd, __u64 id)
 	s.buf = (unsigned long)buf;
 	s.size = s.need;
 	if (ioctl(fd, TRACERD_IOC_STACKS, &s)) {
-		int e = errno;
-
+		e = errno;
 		printf("stacks: error %s (%d)\n", errname(e), e);
 		return e;
 	}

@@ -99,6 +99,11 @@ if has 2; then
 	out=$(kmodctl attach direct $C --stacks 32); rc=$?
 	expect_eq "direct --stacks: errno (EINVAL: the mode does not take it)" "$rc" $EINVAL
 fi
+# benchmarks carry no depth: stacks refused there
+out=$(kmodctl bench-ops callops 10 1 0 --flags 4); rc=$?
+expect_eq "bench-ops with STACKS: errno (EINVAL)" "$rc" $EINVAL
+out=$(kmodctl bench-all callops --flags 4); rc=$?
+expect_eq "bench-all with STACKS: errno (EINVAL)" "$rc" $EINVAL
 out=$(kmodctl stacks-id 1); rc=$?
 expect_eq "STACKS of another fd's id: errno (ENOENT)" "$rc" 2
 kmodctl clean || fail "not clean after the stack tests"
