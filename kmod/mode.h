@@ -194,14 +194,17 @@ tracerd_group_find(const struct tracerd_group *g, unsigned long ip)
 
 /*
  * Count one call for a as tracerd_att_hit() does, and keep its stack when
- * a asked for stacks (a call the filters skip has none). True if it passed.
+ * a asked for stacks (a call the filters skip has none). regs: a kprobe's,
+ * stopped before the function's prologue, or NULL (ftrace's callbacks).
+ * True if it passed.
  */
-static __always_inline bool tracerd_att_hit_stack(struct tracerd_att *a)
+static __always_inline bool tracerd_att_hit_stack(struct tracerd_att *a,
+						  struct pt_regs *regs)
 {
 	if (!tracerd_att_hit(a))
 		return false;
 	if (a->stk)
-		tracerd_stk_hit(a);
+		tracerd_stk_hit(a, regs);
 	return true;
 }
 
@@ -212,7 +215,7 @@ static __always_inline void tracerd_group_hit(const struct tracerd_group *g,
 	struct tracerd_att *a = tracerd_group_find(g, ip);
 
 	if (a && !READ_ONCE(a->retired))
-		tracerd_att_hit_stack(a);
+		tracerd_att_hit_stack(a, NULL);
 }
 
 #endif /* TRACERD_MODE_H */

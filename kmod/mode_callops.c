@@ -27,7 +27,7 @@ static void notrace tracerd_callops_func(unsigned long ip,
 					 struct ftrace_ops *op,
 					 struct ftrace_regs *fregs)
 {
-	tracerd_att_hit_stack(container_of(op, struct tracerd_att, ops));
+	tracerd_att_hit_stack(container_of(op, struct tracerd_att, ops), NULL);
 }
 NOKPROBE_SYMBOL(tracerd_callops_func);
 
@@ -47,7 +47,7 @@ static int notrace tracerd_fprobe_entry(struct fprobe *fp, unsigned long ip,
 					unsigned long ret_ip,
 					tracerd_fprobe_regs_t *regs, void *data)
 {
-	if (!tracerd_att_hit_stack(container_of(fp, struct tracerd_att, fp)))
+	if (!tracerd_att_hit_stack(container_of(fp, struct tracerd_att, fp), NULL))
 		return 1;
 	*(u64 *)data = ktime_get_mono_fast_ns();
 	return 0;

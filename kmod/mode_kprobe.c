@@ -24,7 +24,7 @@
 /* kmod-kprobe, kprobe-int3: the kprobe handlers. */
 static int notrace tracerd_kprobe_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	tracerd_att_hit_stack(container_of(p, struct tracerd_att, kp));
+	tracerd_att_hit_stack(container_of(p, struct tracerd_att, kp), regs);
 	return 0;
 }
 NOKPROBE_SYMBOL(tracerd_kprobe_pre);
@@ -50,7 +50,8 @@ static int notrace tracerd_kret_entry(struct kretprobe_instance *ri,
 	struct tracerd_att *a = container_of(get_kretprobe(ri),
 					     struct tracerd_att, krp);
 
-	if (!tracerd_att_hit_stack(a))
+	/* the entry handler runs before the return hook takes the return address */
+	if (!tracerd_att_hit_stack(a, regs))
 		return 1;
 	*(u64 *)ri->data = ktime_get_mono_fast_ns();
 	return 0;

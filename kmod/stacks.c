@@ -49,6 +49,7 @@
 #include <linux/stacktrace.h>
 #include <linux/uaccess.h>
 
+#include "arch.h"
 #include "mode.h"
 #include "tracerd_kmod.h"
 
@@ -202,10 +203,37 @@ static __always_inline bool tracerd_stk_add(struct tracerd_stk *t, const unsigne
 }
 
 /*
- * Keep the stack of a call a counted (the hook's context: any, NMI
- * included). Preemption is off around the per-CPU scratch.
+ * A kprobe stops the function before its prologue: where the return
+ * address stays in a link register (arm64 x30, riscv64 ra), no frame holds
+ * it and the unwinder goes from the probed instruction (ips[i], the pc of
+ * the exception's regs) straight to the caller's caller. Put the caller
+ * back as frame i + 1, unless the unwinder already has it. Returns n, one
+ * more when a frame was added (the last one falls off a full scratch).
  */
-void notrace tracerd_stk_hit(struct tracerd_att *a)
+static __always_inline unsigned int tracerd_stk_entry_ret(unsigned long *ips, unsigned int i,
+							  unsigned int n, unsigned int max,
+							  struct pt_regs *regs)
+{
+	unsigned long ret = regs ? tracerd_arch_entry_ret(regs) : 0;
+	unsigned int k;
+
+	if (!ret || ips[i] != instruction_pointer(regs) || (i + 1 < n && ips[i + 1] == ret))
+		return n;
+	if (n < max)
+		n++;
+	for (k = n - 1; k > i + 1; k--)
+		ips[k] = ips[k - 1];
+	if (i + 1 < n)
+		ips[i + 1] = ret;
+	return n;
+}
+
+/*
+ * Keep the stack of a call a counted (the hook's context: any, NMI
+ * included); regs: tracerd_att_hit_stack()'s. Preemption is off around the
+ * per-CPU scratch.
+ */
+void notrace tracerd_stk_hit(struct tracerd_att *a, struct pt_regs *regs)
 {
 	struct tracerd_stk *t = a->stk;
 	struct tracerd_stk_scratch *sc;
@@ -222,8 +250,10 @@ void notrace tracerd_stk_hit(struct tracerd_att *a)
 	for (i = 0; i < n; i++)
 		if (sc->ips[i] - a->addr < a->size)
 			break;
-	if (i < n)
+	if (i < n) {
+		n = tracerd_stk_entry_ret(sc->ips, i, n, ARRAY_SIZE(sc->ips), regs);
 		kept = tracerd_stk_add(t, sc->ips + i, min_t(u32, n - i, t->depth));
+	}
 	barrier();
 	WRITE_ONCE(sc->busy, 0);
 out:

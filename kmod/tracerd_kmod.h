@@ -129,7 +129,8 @@ void tracerd_atts_free(struct tracerd_att **atts, unsigned int n);
 int tracerd_stk_check(u32 flags, u32 depth, u32 slots);
 int tracerd_stk_new(struct tracerd_att *a, u32 depth, u32 slots);
 void tracerd_stk_free(struct tracerd_att *a);
-void tracerd_stk_hit(struct tracerd_att *a);
+struct pt_regs;
+void tracerd_stk_hit(struct tracerd_att *a, struct pt_regs *regs);
 struct tracerd_stacks;
 int tracerd_stk_read(const struct tracerd_att *a, struct tracerd_stacks *req);
 
