@@ -14,9 +14,15 @@
  * return address of its ftrace call (callops, x86 kprobes on ftrace), or
  * the probed instruction where the hook is an exception (kprobe-int3,
  * arm64 kprobes, whose pt_regs the unwinder walks through). So frame 0 is
- * always the traced function, frame 1 its caller. A stack that does not
- * reach the traced function (an unwinder that cannot cross the hook's
- * frames) is dropped, never kept wrong.
+ * always the traced function, frame 1 its caller. A kprobe stops the
+ * function before its prologue: on x86_64 its return address is on the
+ * stack and unwound; on arm64 and riscv64 it is still in the link register,
+ * in no frame record, and the unwinder would go from the probed
+ * instruction to the caller's caller: frame 1 is then taken from the
+ * kprobe's regs (arch/<arch>.h tracerd_arch_entry_ret()). ftrace's
+ * callers (callops, fprobe) build a frame for the call site themselves.
+ * A stack that does not reach the traced function (an unwinder that
+ * cannot cross the hook's frames) is dropped, never kept wrong.
  *
  * The table: slots fixed at attach (kvcalloc, at most
  * TRACERD_STACK_SLOTS, each 24 bytes + 8 per frame of stack_depth: at

@@ -588,7 +588,9 @@ struct tracerd_latency {
  * a struct tracerd_stack_rec followed by nr __u64 return addresses,
  * innermost first: the first is inside the traced function (its ftrace
  * call's return, or the probed instruction), then its caller, and so on
- * (the module's own frames, ftrace's and kprobes' are left out).
+ * (the module's own frames, ftrace's and kprobes' are left out; where a
+ * kprobe finds the caller's return address in a link register, arm64 and
+ * riscv64, the module adds it as the second).
  * A stack is counted in its slot with an atomic add, any context; the
  * calls whose stack was not kept are `dropped`: the table full (a new
  * stack found no free slot among the 64 its hash probes), the slot of a
