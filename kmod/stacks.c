@@ -26,8 +26,8 @@
  *
  * The table: slots fixed at attach (kvcalloc, at most
  * TRACERD_STACK_SLOTS, each 24 bytes + 8 per frame of stack_depth: at
- * most 1024 x 1040 bytes, 1040 KiB, per attachment), open addressing from a jhash2 of the frames, 64
- * probes at most. Lock-free: a free slot is claimed with cmpxchg on its
+ * most 1024 x 1040 bytes, 1040 KiB, per attachment), open addressing
+ * from a jhash2 of the frames, 64 probes at most. Lock-free: a free slot is claimed with cmpxchg on its
  * state, filled, then published with a release store; a ready slot's
  * count is an atomic64 add. Nothing waits: a slot being filled by another
  * CPU, a table with no free slot among the probes, a capture nested in

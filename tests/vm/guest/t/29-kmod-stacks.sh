@@ -45,7 +45,8 @@ check() {
 	s2=$(grep '^stack count=200 ' <<< "$out")
 	[ -n "$s3" ] && [ -n "$s2" ] || fail "$what: counts not 300 and 200: $out"
 	# tm_call_loop is static: the compiler may inline it into the write
-	[[ "$(frames "$s3")" =~ ^"$C tracerd_testmod_chain_b tracerd_testmod_chain_a "(tm_call_loop )?"tm_call_chain_write " ]] ||
+	local abc="$C tracerd_testmod_chain_b tracerd_testmod_chain_a "
+	[[ "$(frames "$s3")" =~ ^"$abc"(tm_call_loop )?"tm_call_chain_write " ]] ||
 		fail "$what: the a -> b -> c stack is not c, b, a, the write: $s3"
 	[[ "$(frames "$s2")" =~ ^"$C tracerd_testmod_chain_b "(tm_call_loop )?"tm_call_chain_write " ]] ||
 		fail "$what: the b -> c stack is not c, b, the write: $s2"
