@@ -156,7 +156,10 @@ static int kmod_hook_err(const struct attachment *a, struct hook *h, int ret)
 		       errno_str(ret, ebuf, sizeof(ebuf)),
 		       ret == -EBUSY ? "; the function already carries a direct call" :
 		       ret == -EADDRNOTAVAIL ? "; the mode cannot hook there" :
-		       ret == -EEXIST ? "; the function is twice in the request" : "");
+		       ret == -EEXIST ? "; the function is twice in the request" :
+		       ret == -ENOSPC && a->spec.stacks ?
+				"; or the module's stack tables are at their limit (64 MiB): "
+				"stacks on fewer functions, or a smaller depth" : "");
 }
 
 /* h's kmod part, made on first use (its id comes with the attach). */

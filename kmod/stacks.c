@@ -26,7 +26,8 @@
  *
  * The table: slots fixed at attach (kvcalloc, at most
  * TRACERD_STACK_SLOTS, each 24 bytes + 8 per frame of stack_depth: at
- * most 1024 x 1040 bytes, 1040 KiB, per attachment), open addressing
+ * most 1024 x 1040 bytes, 1040 KiB, per attachment; TRACERD_STACK_MEM_MAX,
+ * 64 MiB, for every table of the module together), open addressing
  * from a jhash2 of the frames, 64 probes at most. Lock-free: a free slot is claimed with cmpxchg on its
  * state, filled, then published with a release store; a ready slot's
  * count is an atomic64 add. Nothing waits: a slot being filled by another
@@ -63,6 +64,12 @@
 #define TRACERD_STK_MACHINERY	24
 /* Slots a new stack may probe before it counts as dropped. */
 #define TRACERD_STK_PROBES	64
+
+/*
+ * Bytes of every stack table, against TRACERD_STACK_MEM_MAX: a glob of
+ * thousands of functions with stacks must not take the machine's memory.
+ */
+static atomic64_t tracerd_stk_bytes = ATOMIC64_INIT(0);
 
 enum { TRACERD_STK_FREE, TRACERD_STK_FILLING, TRACERD_STK_READY };
 
@@ -141,14 +148,24 @@ int tracerd_stk_new(struct tracerd_att *a, u32 depth, u32 slots)
 	t->depth = depth;
 	t->slots = slots ? slots : TRACERD_STACK_SLOTS;
 	t->slot_size = sizeof(struct tracerd_stk_slot) + depth * sizeof(unsigned long);
+	if (atomic64_add_return(t->slots * t->slot_size, &tracerd_stk_bytes) >
+	    TRACERD_STACK_MEM_MAX) {
+		ret = -ENOSPC;
+		goto out_unbudget;
+	}
 	t->mem = kvcalloc(t->slots, t->slot_size, GFP_KERNEL);
 	if (!t->mem) {
-		tracerd_free(t);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto out_unbudget;
 	}
 	atomic64_inc(&tracerd_live.allocs);
 	a->stk = t;
 	return 0;
+
+out_unbudget:
+	atomic64_sub(t->slots * t->slot_size, &tracerd_stk_bytes);
+	tracerd_free(t);
+	return ret;
 }
 
 /* Free a's table; its hook is gone (see the head of this file). NULL-safe. */
@@ -159,6 +176,7 @@ void tracerd_stk_free(struct tracerd_att *a)
 	if (!t)
 		return;
 	kvfree(t->mem);
+	atomic64_sub(t->slots * t->slot_size, &tracerd_stk_bytes);
 	atomic64_dec(&tracerd_live.allocs);
 	tracerd_free(t);
 	a->stk = NULL;

@@ -65,6 +65,10 @@
  *                   without it: stack_depth or stack_slots non-zero
  *     EOPNOTSUPP    TRACERD_ATTACH_STACKS on a kernel without
  *                   CONFIG_STACKTRACE
+ *     ENOSPC        the stack table would take the module's stack tables
+ *                   past TRACERD_STACK_MEM_MAX bytes (each is stack_slots
+ *                   x (24 + 8 x stack_depth) bytes: ask fewer slots or
+ *                   frames, or stacks on fewer functions)
  *   TRACERD_IOC_STACKS: see struct tracerd_stacks
  *   TRACERD_IOC_ATTACH_BATCH, TRACERD_IOC_ATTACH_BATCH2,
  *   TRACERD_IOC_DETACH_BATCH (the call as a whole)
@@ -207,6 +211,8 @@ enum tracerd_kmod_mode {
 #define TRACERD_BENCH_MAX_REPS		100	/* ops: timed runs per loop */
 #define TRACERD_STACK_MAX_DEPTH		127	/* frames kept per stack */
 #define TRACERD_STACK_SLOTS		1024	/* distinct stacks per attachment (most) */
+#define TRACERD_STACK_MEM_MAX		(64ULL << 20)	/* bytes of every stack table
+							 * together (module-wide) */
 
 /* TRACERD_IOC_VERSION: what the module speaks. */
 struct tracerd_version {

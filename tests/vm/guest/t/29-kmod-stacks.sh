@@ -100,6 +100,13 @@ if has 2; then
 	out=$(kmodctl attach direct $C --stacks 32); rc=$?
 	expect_eq "direct --stacks: errno (EINVAL: the mode does not take it)" "$rc" $EINVAL
 fi
+# the module's stack tables together: 64 MiB, 63 tables of 1024 x 127
+# frames (1040 KiB each); the 64th and on fail with ENOSPC, and nothing
+# is left once the holder exits
+out=$(kmodctl attach callops $C --stacks 127 --repeat 66)
+expect_eq "tables of 127 frames within 64 MiB" "$(grep -c '^attach: id=' <<< "$out")" 63
+expect_eq "tables past 64 MiB: ENOSPC" "$(grep -c '^attach: error ENOSPC (28)$' <<< "$out")" 3
+kmodctl clean || fail "not clean after the 64 MiB test"
 # benchmarks carry no depth: stacks refused there
 out=$(kmodctl bench-ops callops 10 1 0 --flags 4); rc=$?
 expect_eq "bench-ops with STACKS: errno (EINVAL)" "$rc" $EINVAL
