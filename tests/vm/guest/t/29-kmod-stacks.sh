@@ -12,9 +12,11 @@
 # kmod-direct refuses (EINVAL: its trampoline is asm), as do a depth of 0
 # or above 127, more than 1024 slots, slots without stacks; STACKS on an
 # attachment without stacks says ENODATA, on another fd's id ENOENT.
-# rmmod is refused while a holder with stacks is attached; SIGKILL of the
-# holder detaches everything (kmodctl clean: stats, enabled_functions,
-# kprobes/list) and rmmod succeeds.
+# Every stack table together stays within 64 MiB (ENOSPC past it);
+# benchmarks refuse stacks. rmmod is refused while holders with stacks are
+# attached (callops, kprobe); SIGKILL of the holders detaches everything
+# (kmodctl clean: stats, enabled_functions, kprobes/list); the traced
+# module unloads cleanly under them; rmmod succeeds at the end.
 source ./lib.sh
 load_testmod
 load_kmod
@@ -116,33 +118,44 @@ out=$(kmodctl stacks-id 1); rc=$?
 expect_eq "STACKS of another fd's id: errno (ENOENT)" "$rc" 2
 kmodctl clean || fail "not clean after the stack tests"
 
-# rmmod while a holder with stacks is attached: refused; SIGKILL: clean
-ready=/tmp/kmod-stacks.ready
-rm -f $ready
-kmodctl stacks callops $C $P "3 2" --stacks 32 --hold $ready > /tmp/kmod-stacks.out 2>&1 &
-holder=$!
-for _ in $(seq 200); do
-	[ -e $ready ] && break
-	kill -0 $holder 2>/dev/null || break
-	sleep 0.1
-done
-[ -e $ready ] || fail "holder not ready: $(cat /tmp/kmod-stacks.out)"
-if has 3 && kernel_has entry_kprobe; then
-	kmodctl stacks kprobe $C $P "3 2" --stacks 32 --hold $ready.2 > /tmp/kmod-stacks.2 2>&1 &
-	holder2=$!
+# hold MODE TAG: a holder attached with stacks on chain_c in the
+# background, until ready; sets $holder
+hold() {
+	local ready=/tmp/kmod-stacks.$2
+	rm -f $ready
+	kmodctl stacks $1 $C $P "3 2" --stacks 32 --hold $ready > $ready.out 2>&1 &
+	holder=$!
 	for _ in $(seq 200); do
-		[ -e $ready.2 ] && break
-		kill -0 $holder2 2>/dev/null || break
+		[ -e $ready ] && return 0
+		kill -0 $holder 2>/dev/null || break
 		sleep 0.1
 	done
-	[ -e $ready.2 ] || fail "kprobe holder not ready: $(cat /tmp/kmod-stacks.2)"
-fi
+	fail "$1 holder not ready: $(cat $ready.out)"
+}
+holders() { # start a callops holder, and a kprobe one where it can
+	hold callops a; holders=$holder
+	if has 3 && kernel_has entry_kprobe; then
+		hold kprobe b; holders="$holders $holder"
+	fi
+}
+
+# rmmod while a holder with stacks is attached: refused; SIGKILL: clean
+holders
 echo "3 2" > $P || fail "calls while held"
 rmmod tracerd_kmod 2>/dev/null && fail "rmmod succeeded while a holder with stacks is attached"
 echo "ok: rmmod refused while attached with stacks"
-kill -KILL $holder ${holder2:-}
-wait $holder ${holder2:-} 2>/dev/null
+kill -KILL $holders
+wait $holders 2>/dev/null
 echo "3 2" > $P || fail "calls after the holders died"
 kmodctl clean || fail "not clean after SIGKILL of the holders"
 echo "ok: SIGKILL of the holders left nothing attached"
+
+# the traced function's module goes away under attachments with stacks:
+# its unload and the holders' exit afterwards are clean (dmesg too)
+holders
+rmmod tracerd_testmod || fail "rmmod of the traced module under stack attachments"
+kill -KILL $holders
+wait $holders 2>/dev/null
+kmodctl clean || fail "not clean after the traced module went and the holders died"
+echo "ok: the traced module unloaded under stack attachments, then nothing left"
 unload_mod tracerd_kmod
