@@ -16,7 +16,11 @@
  * trampoline calls the function itself, so the module is told how the
  * arguments travel (argw, from BTF: btfargs.c) and takes only functions
  * whose arguments are all in registers; the daemon refuses the others
- * first, with the reason.
+ * first, with the reason. Stacks (--stacks, ABI 1.8) in kmod-callops and
+ * kmod-kprobe: the module counts each distinct kernel stack of a hook in
+ * a table of its own (TRACERD_ATTACH_STACKS, the depth in ATTACH2's
+ * stack_depth), read with TRACERD_IOC_STACKS; kmod-direct's trampoline is
+ * asm and takes none.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -152,7 +156,10 @@ static int kmod_hook_err(const struct attachment *a, struct hook *h, int ret)
 		       errno_str(ret, ebuf, sizeof(ebuf)),
 		       ret == -EBUSY ? "; the function already carries a direct call" :
 		       ret == -EADDRNOTAVAIL ? "; the mode cannot hook there" :
-		       ret == -EEXIST ? "; the function is twice in the request" : "");
+		       ret == -EEXIST ? "; the function is twice in the request" :
+		       ret == -ENOSPC && a->spec.stacks ?
+				"; or the module's stack tables are at their limit (64 MiB): "
+				"stacks on fewer functions, or a smaller depth" : "");
 }
 
 /* h's kmod part, made on first use (its id comes with the attach). */
@@ -172,6 +179,8 @@ static int kmod_spec_flags(const struct attachment *a, __u32 *mode, __u32 *flags
 
 	if (a->spec.latency)
 		*flags |= TRACERD_ATTACH_LATENCY;
+	if (a->spec.stacks)
+		*flags |= TRACERD_ATTACH_STACKS;
 	return ret;
 }
 
@@ -253,8 +262,10 @@ static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook
 	ret = kmod_argw(a, h, &at.argw);
 	if (ret)
 		return ret;
-	/* without a comm, ATTACH (the prefix of ATTACH2): any module takes it */
-	if (ioctl(d->kmod.fd, at.comm[0] ? TRACERD_IOC_ATTACH2 : TRACERD_IOC_ATTACH, &at))
+	at.stack_depth = a->spec.stacks;
+	/* without a comm or stacks, ATTACH (the prefix of ATTACH2): any module takes it */
+	if (ioctl(d->kmod.fd, at.comm[0] || at.stack_depth ? TRACERD_IOC_ATTACH2 : TRACERD_IOC_ATTACH,
+		  &at))
 		return kmod_hook_err(a, h, -errno);
 	k->id = at.id;
 	return 0;
@@ -351,8 +362,11 @@ static int kmod_attach_batch(struct tracerd *d, struct attachment *a)
 	}
 	req.entries = (__u64)(unsigned long)b.e;
 	req.count = b.n;
-	/* without a comm, ATTACH_BATCH (the prefix of ATTACH_BATCH2) */
-	if (ioctl(d->kmod.fd, req.comm[0] ? TRACERD_IOC_ATTACH_BATCH2 : TRACERD_IOC_ATTACH_BATCH,
+	req.stack_depth = a->spec.stacks;
+	/* without a comm or stacks, ATTACH_BATCH (the prefix of ATTACH_BATCH2) */
+	if (ioctl(d->kmod.fd,
+		  req.comm[0] || req.stack_depth ? TRACERD_IOC_ATTACH_BATCH2 :
+						   TRACERD_IOC_ATTACH_BATCH,
 		  &req)) {
 		ret = -errno;
 		kmod_batch_free(&b);
@@ -624,6 +638,82 @@ static const char *kmod_callops_lat_unavailable(struct tracerd *d)
 	return kmod_lat_unavailable(d, TRACERD_KMOD_CALLOPS);
 }
 
+/* --stacks: the module keeps stacks (ABI 1.8, TRACERD_FEAT_STACKS) */
+static const char *kmod_stacks_unavailable(struct tracerd *d)
+{
+	__u32 modes;
+
+	if (kmod_open(d, &modes))
+		return d->kmod.reason;
+	if (d->kmod.abi_minor < 8)
+		return "kmod: the module is older than ABI 1.8 (no stack capture: "
+		       "TRACERD_ATTACH_STACKS): install a matching one";
+	return d->kmod.feat_flags & TRACERD_FEAT_STACKS ? NULL :
+		"kmod: the kernel has no stack trace support the module can use "
+		"(CONFIG_STACKTRACE)";
+}
+
+/* kmod-direct: whatever the module, its trampoline takes no stacks */
+static const char *kmod_direct_stacks_unavailable(struct tracerd *d)
+{
+	return "kmod-direct: its trampoline is asm that calls no C per hit; a stack "
+	       "capture would add one and undo the mode's point: use kmod-callops or "
+	       "kmod-kprobe for --stacks";
+}
+
+/*
+ * Call fn for every stack the module counted for h (TRACERD_IOC_STACKS):
+ * asked once for the size, then read into a buffer that size; a table that
+ * grew in between is read again (the module says ENOSPC), up to 4 times.
+ */
+static int kmod_stacks(struct tracerd *d, struct attachment *a, struct hook *h,
+		       stack_visit_fn fn, void *ctx, __u64 *dropped)
+{
+	struct tracerd_stacks s = { .id = kmod_id(h) };
+	unsigned char *buf = NULL, *p;
+	int ret = -EAGAIN, tries;
+	__u32 i;
+
+	(void)a;
+	*dropped = 0;
+	if (!s.id || d->kmod.fd < 0)
+		return -ENOENT;
+	for (tries = 0; tries < 4 && ret == -EAGAIN; tries++) {
+		unsigned char *nb = realloc(buf, s.need ? s.need : 1);
+
+		if (!nb) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = nb;
+		s.buf = (__u64)(uintptr_t)buf;
+		s.size = s.need;
+		if (!ioctl(d->kmod.fd, TRACERD_IOC_STACKS, &s))
+			ret = 0;
+		else
+			ret = errno == ENOSPC ? -EAGAIN : -errno;
+	}
+	for (i = 0, p = buf; !ret && i < s.stacks; i++) {
+		struct tracerd_stack_rec r;
+		__u64 ips[TRACERD_STACK_MAX_DEPTH];
+
+		memcpy(&r, p, sizeof(r));
+		if (r.nr == 0 || r.nr > TRACERD_STACK_MAX_DEPTH) {
+			ret = -EPROTO;
+			break;
+		}
+		memcpy(ips, p + sizeof(r), r.nr * sizeof(*ips));
+		p += sizeof(r) + r.nr * sizeof(*ips);
+		ret = fn(ctx, r.count, ips, r.nr);
+		if (ret > 0)
+			ret = 0;
+	}
+	if (ret != -EAGAIN)
+		*dropped = s.dropped;
+	free(buf);
+	return ret;
+}
+
 /* kmod-callops, variant save_regs: FTRACE_OPS_FL_SAVE_REGS */
 static const char *kmod_regs_unavailable(struct tracerd *d)
 {
@@ -720,6 +810,9 @@ int kmod_sites(struct tracerd *d, struct tracerd_site_entry *e, size_t n,
 #define KMOD_KPROBE_BATCH	16
 #define KMOD_CAPS	(MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_COMM | MODE_CAP_NEEDS_ADDR)
 
+/* kmod-callops and kmod-kprobe (and their variants) keep stacks (ABI 1.8) */
+#define KMOD_STACKS	.stacks_unavailable = kmod_stacks_unavailable, .stacks = kmod_stacks
+
 /*
  * batch_: hooks per TRACERD_IOC_ATTACH_BATCH: every one for the ftrace
  * modes (one ftrace_ops, one kernel update); 16 for the kprobes, each a
@@ -745,7 +838,7 @@ int kmod_sites(struct tracerd *d, struct tracerd_site_entry *e, size_t n,
 KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS | MODE_CAP_LATENCY,
 	     BACKEND_BATCH_ALL, kmod_callops_probe,
 	     kmod_ftrace_misses, kmod_fini,
-	     .latency_unavailable = kmod_callops_lat_unavailable,
+	     .latency_unavailable = kmod_callops_lat_unavailable, KMOD_STACKS,
 	     .batch_latency = KMOD_KPROBE_BATCH,	/* an fprobe per function */
 	     .auto_why = { "one function: the module is loaded, and its native hook (an "
 			   "ftrace_ops callback; for latency an fprobe; pid and comm filtered "
@@ -759,19 +852,21 @@ KMOD_BACKEND(backend_kmod_direct, TRACERD_MODE_KMOD_DIRECT,
 	     BACKEND_BATCH_ALL, kmod_direct_probe,
 	     kmod_ftrace_misses, NULL,
 	     .latency_unavailable = kmod_direct_lat_unavailable,
+	     .stacks_unavailable = kmod_direct_stacks_unavailable,	/* and no .stacks */
 	     .batch_latency = KMOD_KPROBE_BATCH);	/* a direct ops per function */
 KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS | MODE_CAP_LATENCY,
 	     KMOD_KPROBE_BATCH, kmod_kprobe_probe,
 	     kmod_kprobe_misses, NULL,
-	     .latency_unavailable = kmod_kprobe_lat_unavailable,
+	     .latency_unavailable = kmod_kprobe_lat_unavailable, KMOD_STACKS,
 	     .variant = { [MODE_VARIANT_INT3] = &backend_kmod_kprobe_int3 });
 /* the variants: the same paths with another TRACERD_KMOD_* mode or flag */
 KMOD_BACKEND(backend_kmod_callops_regs, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS, BACKEND_BATCH_ALL,
 	     NULL,
-	     kmod_ftrace_misses, NULL, .unavailable = kmod_regs_unavailable);
+	     kmod_ftrace_misses, NULL, .unavailable = kmod_regs_unavailable, KMOD_STACKS);
 KMOD_BACKEND(backend_kmod_kprobe_int3, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS, KMOD_KPROBE_BATCH,
 	     NULL,
-	     kmod_kprobe_misses, NULL, .unavailable = kmod_int3_unavailable, .own_probe = true);
+	     kmod_kprobe_misses, NULL, .unavailable = kmod_int3_unavailable, .own_probe = true,
+	     KMOD_STACKS);
 
 /* The kernel config the module reports (TRACERD_FEAT_*), as status and bench show it; NULL without
  * it. */

@@ -117,6 +117,8 @@ u32 tracerd_flags_available(void)
 		f |= TRACERD_ATTACH_SAVE_REGS;
 	if (tracerd_latency_modes())
 		f |= TRACERD_ATTACH_LATENCY;
+	if (IS_ENABLED(CONFIG_STACKTRACE))
+		f |= TRACERD_ATTACH_STACKS;
 	return f;
 }
 
@@ -198,6 +200,12 @@ static struct tracerd_att *tracerd_att_alloc(u32 mode, u32 flags,
 		}
 		atomic64_inc(&tracerd_live.allocs);
 	}
+	if (flags & TRACERD_ATTACH_STACKS) {
+		ret = tracerd_stk_new(a, filt ? filt->stack_depth : 0,
+				      filt ? filt->stack_slots : 0);
+		if (ret)
+			goto out_free_pcpu;
+	}
 	ret = tracerd_mode(mode)->init(a, member);
 	if (ret)
 		goto out_free_pcpu;
@@ -205,6 +213,7 @@ static struct tracerd_att *tracerd_att_alloc(u32 mode, u32 flags,
 	return a;
 
 out_free_pcpu:
+	tracerd_stk_free(a);
 	free_percpu(a->pcpu);
 	atomic64_dec(&tracerd_live.allocs);
 	if (a->lat) {
@@ -302,6 +311,7 @@ void tracerd_att_destroy(struct tracerd_att *a)
 
 	if (m->release)
 		m->release(a);
+	tracerd_stk_free(a);
 	free_percpu(a->pcpu);
 	atomic64_dec(&tracerd_live.allocs);
 	if (a->lat) {

@@ -154,7 +154,9 @@ static int tracerd_bench_ops_check(const struct tracerd_bench_ops *b)
 {
 	int ret = tracerd_att_check(b->mode, b->flags);
 
-	if (ret == -EINVAL || b->calls == 0 || b->reserved)
+	/* stacks need a depth, which no benchmark request carries */
+	if (ret == -EINVAL || b->calls == 0 || b->reserved ||
+	    (b->flags & TRACERD_ATTACH_STACKS))
 		return -EINVAL;
 	if (b->calls > TRACERD_BENCH_MAX_CALLS ||
 	    b->reps > TRACERD_BENCH_MAX_REPS ||
@@ -312,7 +314,7 @@ long tracerd_bench_patch(struct tracerd_bench_patch *b)
 
 	ret = tracerd_att_check(b->mode, b->flags);
 	if (ret == -EINVAL || b->reserved || b->funcs == 0 ||
-	    (b->flags & TRACERD_ATTACH_LATENCY))
+	    (b->flags & (TRACERD_ATTACH_LATENCY | TRACERD_ATTACH_STACKS)))
 		return -EINVAL;
 	if (b->funcs > TRACERD_BENCH_MAX_FUNCS)
 		return -E2BIG;
@@ -395,7 +397,7 @@ long tracerd_bench_all(struct tracerd_bench_all *b)
 
 	ret = tracerd_att_check(b->mode, b->flags);
 	if (ret == -EINVAL || b->mode != TRACERD_KMOD_CALLOPS ||
-	    (b->flags & TRACERD_ATTACH_LATENCY) ||
+	    (b->flags & (TRACERD_ATTACH_LATENCY | TRACERD_ATTACH_STACKS)) ||
 	    memchr_inv(b->reserved, 0, sizeof(b->reserved)))
 		return -EINVAL;
 	if (ret)

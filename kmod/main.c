@@ -104,6 +104,8 @@ static u64 tracerd_feature_flags(void)
 		f |= TRACERD_FEAT_FPROBE;
 	if (TRACERD_DIRECT_API_OPS)
 		f |= TRACERD_FEAT_DIRECT_API_OPS;
+	if (tracerd_flags_available() & TRACERD_ATTACH_STACKS)
+		f |= TRACERD_FEAT_STACKS;
 	return f;
 }
 
@@ -256,15 +258,19 @@ static int tracerd_check_func(u64 addr, const char *name)
 }
 
 /*
- * The filter of an attach request (tgid, comm, reserved2 of ATTACH2 or
- * ATTACH_BATCH2; zero for the older layouts): -EINVAL when malformed.
+ * The filter of an attach request (tgid, comm, the stack request and
+ * reserved2 of ATTACH2 or ATTACH_BATCH2; zero for the older layouts):
+ * -EINVAL when malformed.
  */
-static int tracerd_check_filter(struct tracerd_filter *filt, u32 tgid,
-				const char *comm, const u64 *reserved2)
+static int tracerd_check_filter(struct tracerd_filter *filt, u32 flags, u32 tgid,
+				const char *comm, u32 stack_depth, u32 stack_slots,
+				u64 reserved2)
 {
-	if (reserved2[0] || reserved2[1])
+	if (reserved2 || tracerd_stk_check(flags, stack_depth, stack_slots))
 		return -EINVAL;
 	filt->tgid = tgid;
+	filt->stack_depth = stack_depth;
+	filt->stack_slots = stack_slots;
 	return tracerd_filter_comm(filt, comm);
 }
 
@@ -279,7 +285,8 @@ static int tracerd_check_attach(const struct tracerd_attach2 *req,
 		return -EINVAL;
 	if (req->addr == 0)
 		return -EINVAL;
-	if (tracerd_check_filter(filt, req->tgid, req->comm, req->reserved2))
+	if (tracerd_check_filter(filt, req->flags, req->tgid, req->comm, req->stack_depth,
+				 req->stack_slots, req->reserved2))
 		return -EINVAL;
 	if (ret)
 		return ret;
@@ -476,7 +483,8 @@ static int tracerd_batch_begin(void __user *arg, size_t size, bool attach,
 		return -EFAULT;
 	if (b->count == 0 || b->reserved)
 		return -EINVAL;
-	if (attach && tracerd_check_filter(filt, b->tgid, b->comm, b->reserved2))
+	if (attach && tracerd_check_filter(filt, b->flags, b->tgid, b->comm, b->stack_depth,
+					   b->stack_slots, b->reserved2))
 		return -EINVAL;
 	if (b->count > TRACERD_MAX_ATTACH)
 		return -E2BIG;
@@ -646,6 +654,31 @@ static long tracerd_ioc_latency(struct tracerd_file *f, unsigned int cmd, void _
 	return 0;
 }
 
+/* TRACERD_IOC_STACKS: copied out on -ENOSPC too (stacks, total, need). */
+static long tracerd_ioc_stacks(struct tracerd_file *f, unsigned int cmd, void __user *arg)
+{
+	struct tracerd_stacks s;
+	struct tracerd_att *a;
+	u64 id;
+	int ret;
+
+	a = tracerd_att_of(f, arg, &id);
+	if (IS_ERR(a))
+		return PTR_ERR(a);
+	if (copy_from_user(&s, arg, sizeof(s)))
+		return -EFAULT;
+	if (s.reserved[0] || s.reserved[1])
+		return -EINVAL;
+	s.need = 0;
+	s.dropped = 0;
+	s.stacks = 0;
+	s.total = 0;
+	ret = tracerd_stk_read(a, &s);
+	if ((ret == 0 || ret == -ENOSPC) && copy_to_user(arg, &s, sizeof(s)))
+		return -EFAULT;
+	return ret;
+}
+
 static long tracerd_ioc_site(struct tracerd_file *f, unsigned int cmd, void __user *arg)
 {
 	struct tracerd_site s;
@@ -737,6 +770,7 @@ static const struct tracerd_ioc tracerd_iocs[] = {
 	{ TRACERD_IOC_ATTACH_BATCH2,	tracerd_ioc_attach_batch,	true },
 	{ TRACERD_IOC_DETACH_BATCH,	tracerd_ioc_detach_batch,	true },
 	{ TRACERD_IOC_LATENCY,		tracerd_ioc_latency,		true },
+	{ TRACERD_IOC_STACKS,		tracerd_ioc_stacks,		true },
 };
 
 /* The row of cmd (number, size and direction alike), or NULL. */

@@ -192,6 +192,22 @@ tracerd_group_find(const struct tracerd_group *g, unsigned long ip)
 	return g->ents[lo].att;
 }
 
+/*
+ * Count one call for a as tracerd_att_hit() does, and keep its stack when
+ * a asked for stacks (a call the filters skip has none). regs: a kprobe's,
+ * stopped before the function's prologue, or NULL (ftrace's callbacks).
+ * True if it passed.
+ */
+static __always_inline bool tracerd_att_hit_stack(struct tracerd_att *a,
+						  struct pt_regs *regs)
+{
+	if (!tracerd_att_hit(a))
+		return false;
+	if (a->stk)
+		tracerd_stk_hit(a, regs);
+	return true;
+}
+
 /* Count one call of the group member at ip, unless it was detached. */
 static __always_inline void tracerd_group_hit(const struct tracerd_group *g,
 					      unsigned long ip)
@@ -199,7 +215,7 @@ static __always_inline void tracerd_group_hit(const struct tracerd_group *g,
 	struct tracerd_att *a = tracerd_group_find(g, ip);
 
 	if (a && !READ_ONCE(a->retired))
-		tracerd_att_hit(a);
+		tracerd_att_hit_stack(a, NULL);
 }
 
 #endif /* TRACERD_MODE_H */

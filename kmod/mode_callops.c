@@ -27,7 +27,7 @@ static void notrace tracerd_callops_func(unsigned long ip,
 					 struct ftrace_ops *op,
 					 struct ftrace_regs *fregs)
 {
-	tracerd_att_hit(container_of(op, struct tracerd_att, ops));
+	tracerd_att_hit_stack(container_of(op, struct tracerd_att, ops), NULL);
 }
 NOKPROBE_SYMBOL(tracerd_callops_func);
 
@@ -47,7 +47,7 @@ static int notrace tracerd_fprobe_entry(struct fprobe *fp, unsigned long ip,
 					unsigned long ret_ip,
 					tracerd_fprobe_regs_t *regs, void *data)
 {
-	if (!tracerd_att_hit(container_of(fp, struct tracerd_att, fp)))
+	if (!tracerd_att_hit_stack(container_of(fp, struct tracerd_att, fp), NULL))
 		return 1;
 	*(u64 *)data = ktime_get_mono_fast_ns();
 	return 0;
@@ -179,7 +179,8 @@ static void tracerd_callops_group_unhook(struct tracerd_group *g,
 const struct tracerd_mode_ops tracerd_mode_callops = {
 	.available		= IS_ENABLED(CONFIG_DYNAMIC_FTRACE),
 	.lat_available		= TRACERD_HAVE_FPROBE_LAT,
-	.flags			= TRACERD_ATTACH_SAVE_REGS | TRACERD_ATTACH_LATENCY,
+	.flags			= TRACERD_ATTACH_SAVE_REGS | TRACERD_ATTACH_LATENCY |
+				  TRACERD_ATTACH_STACKS,
 	.init			= tracerd_callops_init,
 	.arm			= tracerd_callops_arm,
 	.arm_ips		= tracerd_callops_arm_ips,

@@ -24,7 +24,7 @@
 /* kmod-kprobe, kprobe-int3: the kprobe handlers. */
 static int notrace tracerd_kprobe_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	tracerd_att_hit(container_of(p, struct tracerd_att, kp));
+	tracerd_att_hit_stack(container_of(p, struct tracerd_att, kp), regs);
 	return 0;
 }
 NOKPROBE_SYMBOL(tracerd_kprobe_pre);
@@ -50,7 +50,8 @@ static int notrace tracerd_kret_entry(struct kretprobe_instance *ri,
 	struct tracerd_att *a = container_of(get_kretprobe(ri),
 					     struct tracerd_att, krp);
 
-	if (!tracerd_att_hit(a))
+	/* the entry handler runs before the return hook takes the return address */
+	if (!tracerd_att_hit_stack(a, regs))
 		return 1;
 	*(u64 *)ri->data = ktime_get_mono_fast_ns();
 	return 0;
@@ -144,7 +145,7 @@ static u64 tracerd_kprobe_missed(const struct tracerd_att *a)
 const struct tracerd_mode_ops tracerd_mode_kprobe = {
 	.available	= IS_ENABLED(CONFIG_KPROBES),
 	.lat_available	= IS_ENABLED(CONFIG_KRETPROBES),
-	.flags		= TRACERD_ATTACH_LATENCY,
+	.flags		= TRACERD_ATTACH_LATENCY | TRACERD_ATTACH_STACKS,
 	.init		= tracerd_kprobe_init,
 	.arm		= tracerd_kprobe_arm,
 	.disarm		= tracerd_kprobe_disarm,
@@ -154,6 +155,7 @@ const struct tracerd_mode_ops tracerd_mode_kprobe = {
 /* A return hook sits at the entry: no latency past the call site. */
 const struct tracerd_mode_ops tracerd_mode_kprobe_int3 = {
 	.available	= IS_ENABLED(CONFIG_KPROBES) && TRACERD_HAVE_ARCH_INT3,
+	.flags		= TRACERD_ATTACH_STACKS,
 	.init		= tracerd_kprobe_int3_init,
 	.arm		= tracerd_kprobe_arm,
 	.disarm		= tracerd_kprobe_disarm,

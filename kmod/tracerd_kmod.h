@@ -21,6 +21,7 @@
 struct tracerd_pcpu {
 	u64 hits;
 	u64 filtered;
+	u64 stk_dropped;	/* TRACERD_ATTACH_STACKS: stacks not kept */
 };
 
 /*
@@ -48,7 +49,12 @@ struct tracerd_filter {
 	u32 tgid;
 	u64 comm[2];
 	u64 comm_mask[2];
+	/* and what it keeps of each call: TRACERD_ATTACH_STACKS (ABI 1.8) */
+	u32 stack_depth;
+	u32 stack_slots;
 };
+
+struct tracerd_stk;		/* stacks.c: a stack table */
 
 /*
  * One hook: a kmod-callops or kmod-direct ftrace_ops, or a kprobe.
@@ -69,6 +75,8 @@ struct tracerd_att {
 	int slot;			/* direct trampoline slot, or -1 */
 	unsigned long addr;		/* function entry */
 	unsigned long probe_addr;	/* where the hook sits */
+	unsigned long size;		/* the function's, with TRACERD_ATTACH_STACKS */
+	struct tracerd_stk *stk;	/* TRACERD_ATTACH_STACKS, or NULL */
 	struct tracerd_pcpu __percpu *pcpu;
 	struct tracerd_lat_pcpu __percpu *lat;	/* TRACERD_ATTACH_LATENCY, or NULL */
 	struct list_head drain;		/* kmod-direct latency, detached in flight */
@@ -116,6 +124,15 @@ struct tracerd_att *tracerd_member_new(u32 mode, u32 flags,
 				       unsigned long addr);
 void tracerd_batch_arm(struct tracerd_att **atts, unsigned int n, int *errs);
 void tracerd_atts_free(struct tracerd_att **atts, unsigned int n);
+
+/* stacks.c: TRACERD_ATTACH_STACKS */
+int tracerd_stk_check(u32 flags, u32 depth, u32 slots);
+int tracerd_stk_new(struct tracerd_att *a, u32 depth, u32 slots);
+void tracerd_stk_free(struct tracerd_att *a);
+struct pt_regs;
+void tracerd_stk_hit(struct tracerd_att *a, struct pt_regs *regs);
+struct tracerd_stacks;
+int tracerd_stk_read(const struct tracerd_att *a, struct tracerd_stacks *req);
 
 /* mode_callops.c */
 int tracerd_att_arm_all(struct tracerd_att *a, ftrace_func_t func);

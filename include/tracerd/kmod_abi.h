@@ -58,6 +58,18 @@
  *   TRACERD_IOC_LATENCY
  *     ENODATA       the attachment does not time calls (no
  *                   TRACERD_ATTACH_LATENCY)
+ *   TRACERD_IOC_ATTACH2, TRACERD_IOC_ATTACH_BATCH2 (ABI 1.8)
+ *     EINVAL        with TRACERD_ATTACH_STACKS: stack_depth 0 or above
+ *                   TRACERD_STACK_MAX_DEPTH, stack_slots above
+ *                   TRACERD_STACK_SLOTS, or the mode is kmod-direct;
+ *                   without it: stack_depth or stack_slots non-zero
+ *     EOPNOTSUPP    TRACERD_ATTACH_STACKS on a kernel without
+ *                   CONFIG_STACKTRACE
+ *     ENOSPC        the stack table would take the module's stack tables
+ *                   past TRACERD_STACK_MEM_MAX bytes (each is stack_slots
+ *                   x (24 + 8 x stack_depth) bytes: ask fewer slots or
+ *                   frames, or stacks on fewer functions)
+ *   TRACERD_IOC_STACKS: see struct tracerd_stacks
  *   TRACERD_IOC_ATTACH_BATCH, TRACERD_IOC_ATTACH_BATCH2,
  *   TRACERD_IOC_DETACH_BATCH (the call as a whole)
  *     EINVAL        bad header: mode/flags/tgid/comm as for ATTACH2, count 0,
@@ -138,11 +150,13 @@
 #define TRACERD_IOC_MAGIC	'x'
 
 #define TRACERD_ABI_MAJOR	1
-#define TRACERD_ABI_MINOR	7	/* 1.2: SITE, BENCH_ALL; 1.3: ATTACH_BATCH, DETACH_BATCH;
+#define TRACERD_ABI_MINOR	8	/* 1.2: SITE, BENCH_ALL; 1.3: ATTACH_BATCH, DETACH_BATCH;
 					 * 1.4: SITES;
 					 * 1.5: ATTACH_LATENCY, LATENCY, features.latency_modes;
 					 * 1.6: ATTACH2, ATTACH_BATCH2 (comm filter);
-					 * 1.7: kmod-direct LATENCY (argw), stats.draining */
+					 * 1.7: kmod-direct LATENCY (argw), stats.draining;
+					 * 1.8: ATTACH_STACKS (stack_depth, stack_slots),
+					 *      STACKS, FEAT_STACKS */
 
 /* Attach modes (docs/kernel-facts.md, "The attach paths"). 0 is never valid. */
 enum tracerd_kmod_mode {
@@ -167,7 +181,19 @@ enum tracerd_kmod_mode {
  * built).
  */
 #define TRACERD_ATTACH_LATENCY	(1U << 1)
-#define TRACERD_ATTACH_FLAGS	(TRACERD_ATTACH_SAVE_REGS | TRACERD_ATTACH_LATENCY)
+/*
+ * ABI 1.8: count the distinct kernel stacks the calls were made from
+ * (TRACERD_IOC_STACKS), ATTACH2 / ATTACH_BATCH2 only (their stack_depth
+ * and stack_slots say how deep and how many). kmod-callops (its callback,
+ * a batch's too, and its fprobe with LATENCY), kmod-kprobe and
+ * kprobe-int3 (the pre handler, the kretprobe's entry handler); kmod-direct:
+ * EINVAL (its trampoline is asm: a C call per hit would undo what the mode
+ * is for). Only counted calls (past the tgid and comm filters) are
+ * captured. Where the module has it: TRACERD_FEAT_STACKS, attach_flags.
+ */
+#define TRACERD_ATTACH_STACKS	(1U << 2)
+#define TRACERD_ATTACH_FLAGS	(TRACERD_ATTACH_SAVE_REGS | TRACERD_ATTACH_LATENCY | \
+				 TRACERD_ATTACH_STACKS)
 
 /* Histogram buckets of TRACERD_IOC_LATENCY: log2 ns, the layout of the BPF
  * side's (tracerd/trace.h TRACERD_HIST_BUCKETS, tracerd_hist_bucket()):
@@ -183,6 +209,10 @@ enum tracerd_kmod_mode {
 #define TRACERD_BENCH_MAX_IRRELEVANT	1000	/* I */
 #define TRACERD_BENCH_MAX_FUNCS		1024	/* K */
 #define TRACERD_BENCH_MAX_REPS		100	/* ops: timed runs per loop */
+#define TRACERD_STACK_MAX_DEPTH		127	/* frames kept per stack */
+#define TRACERD_STACK_SLOTS		1024	/* distinct stacks per attachment (most) */
+#define TRACERD_STACK_MEM_MAX		(64ULL << 20)	/* bytes of every stack table
+							 * together (module-wide) */
 
 /* TRACERD_IOC_VERSION: what the module speaks. */
 struct tracerd_version {
@@ -203,6 +233,8 @@ struct tracerd_version {
 #define TRACERD_FEAT_CALL_DEPTH		(1ULL << 8)	/* call depth tracking built */
 #define TRACERD_FEAT_FPROBE		(1ULL << 9)
 #define TRACERD_FEAT_DIRECT_API_OPS	(1ULL << 10)	/* register_ftrace_direct(ops, addr) */
+#define TRACERD_FEAT_STACKS		(1ULL << 11)	/* ABI 1.8: TRACERD_ATTACH_STACKS works
+							 * (CONFIG_STACKTRACE) */
 
 /* TRACERD_IOC_FEATURES: what this kernel and module can do. */
 struct tracerd_features {
@@ -255,7 +287,12 @@ struct tracerd_attach2 {
 	char comm[TRACERD_COMM_FILTER_LEN];	/* in: "" = every task, else this
 						 * comm only; NUL-terminated and
 						 * NUL-padded */
-	__u64 reserved2[2];	/* in: must be 0 */
+	__u32 stack_depth;	/* in (ABI 1.8): TRACERD_ATTACH_STACKS: frames kept,
+				 * 1..TRACERD_STACK_MAX_DEPTH; else 0 */
+	__u32 stack_slots;	/* in (ABI 1.8): TRACERD_ATTACH_STACKS: distinct
+				 * stacks kept, 0 (TRACERD_STACK_SLOTS) or
+				 * 1..TRACERD_STACK_SLOTS; else 0 */
+	__u64 reserved2;	/* in: must be 0 */
 };
 
 /* TRACERD_IOC_DETACH: remove one attachment of this fd. */
@@ -329,6 +366,7 @@ struct tracerd_bench_ops {
  * (b) as K separate attachments. Between attach and detach each function
  * is called once, so both hit counts must equal K. TRACERD_ATTACH_LATENCY
  * is not taken here nor by BENCH_ALL (EINVAL); BENCH_OPS takes it.
+ * TRACERD_ATTACH_STACKS is taken by no benchmark (EINVAL: no depth).
  */
 struct tracerd_bench_patch {
 	__u32 mode;		/* in: enum tracerd_kmod_mode */
@@ -452,7 +490,9 @@ struct tracerd_batch2 {
 	__u32 done;		/* out: entries attached */
 	__u32 reserved;		/* in: must be 0 */
 	char comm[TRACERD_COMM_FILTER_LEN];	/* in: as TRACERD_IOC_ATTACH2 */
-	__u64 reserved2[2];	/* in: must be 0 */
+	__u32 stack_depth;	/* in: as TRACERD_IOC_ATTACH2, for every entry */
+	__u32 stack_slots;	/* in: as TRACERD_IOC_ATTACH2, each entry its own table */
+	__u64 reserved2;	/* in: must be 0 */
 };
 
 /*
@@ -548,6 +588,46 @@ struct tracerd_latency {
 	__u64 hist[TRACERD_LAT_BUCKETS];	/* out */
 };
 
+/*
+ * TRACERD_IOC_STACKS (ABI 1.8): the distinct kernel stacks an attachment
+ * made with TRACERD_ATTACH_STACKS counted, copied to buf as records, each
+ * a struct tracerd_stack_rec followed by nr __u64 return addresses,
+ * innermost first: the first is inside the traced function (its ftrace
+ * call's return, or the probed instruction), then its caller, and so on
+ * (the module's own frames, ftrace's and kprobes' are left out; where a
+ * kprobe finds the caller's return address in a link register, arm64 and
+ * riscv64, the module adds it as the second).
+ * A stack is counted in its slot with an atomic add, any context; the
+ * calls whose stack was not kept are `dropped`: the table full (a new
+ * stack found no free slot among the 64 its hash probes), the slot of a
+ * new stack being filled on another CPU at that moment, a capture nested
+ * in another on the same CPU (an interrupt), or an unwind that did not
+ * reach the traced function. Errors: ENOENT no attachment with that id on
+ * this file; ENODATA made without TRACERD_ATTACH_STACKS; EINVAL non-zero
+ * reserved; ENOSPC buf holds not every record (those that fit are
+ * written, `stacks` says how many, `total` how many there are: call
+ * again with size >= `need`); EFAULT buf cannot be written.
+ */
+struct tracerd_stack_rec {
+	__u64 count;		/* calls made from this stack */
+	__u32 nr;		/* return addresses that follow, 1..stack_depth */
+	__u32 reserved;		/* 0 */
+	/* __u64 ips[nr]; */
+};
+
+struct tracerd_stacks {
+	__u64 id;		/* in: id from TRACERD_IOC_ATTACH2 */
+	__u64 buf;		/* in: user pointer to size bytes */
+	__u64 size;		/* in: bytes at buf (0: ask for total and need) */
+	__u64 need;		/* out: bytes every record takes */
+	__u64 dropped;		/* out: calls whose stack was not kept */
+	__u32 stacks;		/* out: records written */
+	__u32 total;		/* out: distinct stacks in the table */
+	__u32 depth;		/* out: the attachment's stack_depth */
+	__u32 slots;		/* out: its table's slots */
+	__u64 reserved[2];	/* in: must be 0 */
+};
+
 #define TRACERD_IOC_VERSION	_IOR(TRACERD_IOC_MAGIC, 1, struct tracerd_version)
 #define TRACERD_IOC_FEATURES	_IOR(TRACERD_IOC_MAGIC, 2, struct tracerd_features)
 #define TRACERD_IOC_ATTACH	_IOWR(TRACERD_IOC_MAGIC, 3, struct tracerd_attach)
@@ -564,6 +644,7 @@ struct tracerd_latency {
 #define TRACERD_IOC_LATENCY	_IOWR(TRACERD_IOC_MAGIC, 14, struct tracerd_latency)
 #define TRACERD_IOC_ATTACH2	_IOWR(TRACERD_IOC_MAGIC, 15, struct tracerd_attach2)
 #define TRACERD_IOC_ATTACH_BATCH2 _IOWR(TRACERD_IOC_MAGIC, 16, struct tracerd_batch2)
+#define TRACERD_IOC_STACKS	_IOWR(TRACERD_IOC_MAGIC, 17, struct tracerd_stacks)
 
 #ifndef __cplusplus
 _Static_assert(sizeof(struct tracerd_version) == 40, "tracerd_version ABI size");
@@ -582,6 +663,8 @@ _Static_assert(sizeof(struct tracerd_batch_entry) == 160, "tracerd_batch_entry A
 _Static_assert(sizeof(struct tracerd_batch) == 32, "tracerd_batch ABI size");
 _Static_assert(sizeof(struct tracerd_site_entry) == 256, "tracerd_site_entry ABI size");
 _Static_assert(sizeof(struct tracerd_sites) == 24, "tracerd_sites ABI size");
+_Static_assert(sizeof(struct tracerd_stack_rec) == 16, "tracerd_stack_rec ABI size");
+_Static_assert(sizeof(struct tracerd_stacks) == 72, "tracerd_stacks ABI size");
 _Static_assert(sizeof(struct tracerd_latency) == 64 + 8 * TRACERD_LAT_BUCKETS,
 	       "tracerd_latency ABI size");
 #endif

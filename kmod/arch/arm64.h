@@ -17,6 +17,7 @@
 #define TRACERD_HAVE_ARCH_DIRECT_LAT	1
 
 #ifndef __ASSEMBLY__
+#include <linux/ptrace.h>
 #include <linux/uaccess.h>
 
 #define TRACERD_A64_NOP		0xd503201fU	/* nop */
@@ -28,6 +29,16 @@ static inline int tracerd_arch_int3_offset(unsigned long addr,
 					   unsigned long *off)
 {
 	return -EOPNOTSUPP;
+}
+
+/*
+ * The return address of a function stopped at its entry by a kprobe,
+ * before its prologue: still in the link register (and not yet signed by
+ * paciasp), in no frame record, so the unwinder cannot see it (stacks.c).
+ */
+static inline unsigned long tracerd_arch_entry_ret(const struct pt_regs *regs)
+{
+	return regs->regs[30];
 }
 
 #define TRACERD_A64_BR_X16	0xd61f0200U	/* br x16 */

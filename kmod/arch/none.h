@@ -13,7 +13,14 @@
 #define TRACERD_HAVE_ARCH_DIRECT_LAT	0
 
 #ifndef __ASSEMBLY__
+#include <linux/ptrace.h>
 #include <linux/types.h>
+
+/* Where a function's return address is at its entry is not known here. */
+static inline unsigned long tracerd_arch_entry_ret(const struct pt_regs *regs)
+{
+	return 0;
+}
 
 static inline int tracerd_arch_int3_offset(unsigned long addr,
 					   unsigned long *off)

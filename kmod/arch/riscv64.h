@@ -18,8 +18,19 @@
 #define TRACERD_HAVE_ARCH_DIRECT_LAT	1
 
 #ifndef __ASSEMBLY__
+#include <linux/ptrace.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+
+/*
+ * The return address of a function stopped before its prologue (the
+ * kprobe past its ftrace site): still in ra, in no frame, so the unwinder
+ * cannot see it (stacks.c).
+ */
+static inline unsigned long tracerd_arch_entry_ret(const struct pt_regs *regs)
+{
+	return regs->ra;
+}
 
 #define TRACERD_RV_NOP4		0x00000013U	/* addi x0, x0, 0 */
 #define TRACERD_RV_CNOP2	0x00010001U	/* two c.nop, as the compiler leaves them */

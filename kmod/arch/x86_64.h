@@ -19,8 +19,18 @@
 #define TRACERD_HAVE_ARCH_DIRECT_LAT	1
 
 #ifndef __ASSEMBLY__
+#include <linux/ptrace.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+
+/*
+ * A function stopped before its prologue has its return address on the
+ * stack, where the unwinder finds it: none to add (stacks.c).
+ */
+static inline unsigned long tracerd_arch_entry_ret(const struct pt_regs *regs)
+{
+	return 0;
+}
 
 /*
  * Offset of the first instruction past the ftrace call site of the

@@ -54,6 +54,21 @@
  *                                         --comm NAME, --comm-fill N,
  *                                         --reserved2 N: ATTACH_BATCH2
  *
+ *   kmodctl stacks MODE FUNC PATH DATA [opts] [--batch] [--hold FILE]
+ *                                         attach MODE on FUNC with --stacks D
+ *                                         (--batch: as a one-entry
+ *                                         ATTACH_BATCH2), write DATA to PATH
+ *                                         (a debugfs file of the test
+ *                                         module), print "hits=.." and, from
+ *                                         TRACERD_IOC_STACKS, "stacks:
+ *                                         total=T dropped=D depth=.. slots=.."
+ *                                         and one "stack count=C nr=N: SYM+0xOFF
+ *                                         ..." per record, innermost first
+ *                                         (symbols from /proc/kallsyms);
+ *                                         --hold: then touch FILE and sleep
+ *                                         until killed
+ *   kmodctl stacks-id ID [SIZE] [--reserved N]
+ *                                         TRACERD_IOC_STACKS on a fresh fd
  *   sites [--reserved N] ITEM...          one TRACERD_IOC_SITES over ITEMs
  *                                         (FUNC, FUNC+OFF or 0xADDR; more
  *                                         than 64: E2BIG), print "ITEM
@@ -84,6 +99,8 @@
  *                    past the NUL); --reserved2 N: reserved2[0];
  *                    --attach2: ATTACH2 even without those
  *   --as NAME        count: this process's comm (PR_SET_NAME) before its calls
+ *   --stacks D       TRACERD_ATTACH_STACKS, stack_depth D (ATTACH2, ABI 1.8);
+ *                    --stack-slots N: stack_slots
  *   --other-comm NAME  count: the --other child's comm
  * Exit status: 0 ok, errno of a failed ioctl, 1 mismatch, 2 usage.
  */
@@ -124,6 +141,8 @@ struct opts {
 	int attach2;		/* ATTACH2: any of the four, or --attach2 */
 	const char *as;		/* --as */
 	const char *other_comm;	/* --other-comm */
+	unsigned int stack_depth;	/* --stacks */
+	unsigned int stack_slots;	/* --stack-slots */
 };
 
 static const char *errname(int e)
@@ -261,6 +280,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->as = v;
 		else if (!strcmp(a, "--other-comm"))
 			o->other_comm = v;
+		else if (!strcmp(a, "--stacks"))
+			o->stack_depth = strtoul(v, NULL, 0), o->flags |= TRACERD_ATTACH_STACKS,
+			o->attach2 = 1;
+		else if (!strcmp(a, "--stack-slots"))
+			o->stack_slots = strtoul(v, NULL, 0), o->attach2 = 1;
 		else {
 			fprintf(stderr, "kmodctl: bad option '%s'\n", a);
 			exit(2);
@@ -307,7 +331,12 @@ static void make_req(struct tracerd_attach2 *req, const char *mode, const char *
 		memcpy(req->comm, o->comm, strnlen(o->comm, sizeof(req->comm)));	/* no NUL when 16 */
 	if (o->comm_tail)
 		req->comm[TRACERD_COMM_FILTER_LEN - 1] = (char)o->comm_tail;
-	req->reserved2[0] = o->reserved2;
+	/* --reserved2: the 8 bytes after comm (stack_depth and stack_slots
+	 * since ABI 1.8), so a bad value stays one without TRACERD_ATTACH_STACKS */
+	if (o->reserved2)
+		memcpy(&req->stack_depth, &o->reserved2, sizeof(o->reserved2));
+	else
+		req->stack_depth = o->stack_depth, req->stack_slots = o->stack_slots;
 	req->id = o->attach2;	/* do_attach's: which ioctl */
 }
 
@@ -401,8 +430,8 @@ static int cmd_features(void)
 	       f.direct_slots, f.name_len, f.max_attach, (unsigned long long)f.max_calls);
 	printf("max_relevant=%u max_irrelevant=%u max_funcs=%u arch=%s release=%s\n",
 	       f.max_relevant, f.max_irrelevant, f.max_funcs, f.arch, f.release);
-	printf("latency_mask=0x%x fprobe=%d\n", f.latency_modes,
-	       !!(f.flags & TRACERD_FEAT_FPROBE));
+	printf("latency_mask=0x%x fprobe=%d stacks=%d\n", f.latency_modes,
+	       !!(f.flags & TRACERD_FEAT_FPROBE), !!(f.flags & TRACERD_FEAT_STACKS));
 	printf("direct_calls=%d call_ops=%d with_args=%d with_regs=%d kprobes=%d "
 	       "kprobes_on_ftrace=%d ibt=%d call_depth=%d\n",
 	       !!(f.flags & TRACERD_FEAT_DIRECT_CALLS), !!(f.flags & TRACERD_FEAT_CALL_OPS),
@@ -1018,7 +1047,9 @@ static int cmd_batch(int argc, char **argv)
 			memset(b.comm, 'c', strtoul(argv[++i], NULL, 0) % (sizeof(b.comm) + 1));
 			batch2 = 1;
 		} else if (!strcmp(argv[i], "--reserved2") && i + 1 < (unsigned int)argc) {
-			b.reserved2[0] = strtoull(argv[++i], NULL, 0);
+			unsigned long long r = strtoull(argv[++i], NULL, 0);
+
+			memcpy(&b.stack_depth, &r, sizeof(r));	/* as make_req's */
 			batch2 = 1;
 		} else if (!strcmp(argv[i], "--base") && i + 2 < (unsigned int)argc) {
 			long calls = strtol(argv[i + 2], NULL, 0);
@@ -1192,6 +1223,218 @@ static int cmd_sites(int argc, char **argv)
 	return 0;
 }
 
+/* /proc/kallsyms' text symbols, sorted by address, to name stack frames. */
+struct ksym {
+	unsigned long long addr;
+	char name[128];
+};
+
+static int ksym_cmp(const void *x, const void *y)
+{
+	const struct ksym *a = x, *b = y;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+static struct ksym *ksyms_load(size_t *n)
+{
+	char line[512], name[256], type;
+	unsigned long long a;
+	struct ksym *k = NULL;
+	size_t cap = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	*n = 0;
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3 ||
+		    (type != 't' && type != 'T'))
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 65536;
+			k = realloc(k, cap * sizeof(*k));
+			if (!k)
+				exit(1);
+		}
+		k[*n].addr = a;
+		snprintf(k[*n].name, sizeof(k[*n].name), "%.127s", name);
+		(*n)++;
+	}
+	fclose(f);
+	qsort(k, *n, sizeof(*k), ksym_cmp);
+	return k;
+}
+
+/* "name+0xoff" of ip (the greatest symbol not above it), or "0xADDR". */
+static void ksym_name(const struct ksym *k, size_t n, unsigned long long ip, char *out,
+		      size_t len)
+{
+	size_t lo = 0, hi = n;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k[mid].addr <= ip)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (!n || k[lo].addr > ip)
+		snprintf(out, len, "0x%llx", ip);
+	else
+		snprintf(out, len, "%s+0x%llx", k[lo].name, ip - k[lo].addr);
+}
+
+/* TRACERD_IOC_STACKS of id, printed; 0 or errno. */
+static int print_stacks(int fd, __u64 id)
+{
+	struct tracerd_stacks s = { .id = id };
+	struct ksym *k;
+	size_t nk;
+	char *buf, *p;
+	__u32 i, j;
+	int e;
+
+	/* size 0: ENOSPC and the size needed, unless the table is empty */
+	e = ioctl(fd, TRACERD_IOC_STACKS, &s) ? errno : 0;
+
+	if (e && e != ENOSPC) {
+		printf("stacks: error %s (%d)\n", errname(e), e);
+		return e;
+	}
+	if ((e == ENOSPC) != (s.total > 0) || s.stacks || (s.total > 0) != (s.need > 0)) {
+		printf("stacks: size 0 said total=%u stacks=%u need=%llu\n", s.total, s.stacks,
+		       (unsigned long long)s.need);
+		return 1;
+	}
+	buf = malloc(s.need ? s.need : 1);
+	if (!buf)
+		return ENOMEM;
+	s.buf = (unsigned long)buf;
+	s.size = s.need;
+	if (ioctl(fd, TRACERD_IOC_STACKS, &s)) {
+		e = errno;
+		printf("stacks: error %s (%d)\n", errname(e), e);
+		return e;
+	}
+	printf("stacks: total=%u dropped=%llu depth=%u slots=%u\n", s.total,
+	       (unsigned long long)s.dropped, s.depth, s.slots);
+	k = ksyms_load(&nk);
+	for (i = 0, p = buf; i < s.stacks; i++) {
+		struct tracerd_stack_rec r;
+		const __u64 *ips = (const __u64 *)(p + sizeof(r));
+
+		memcpy(&r, p, sizeof(r));
+		printf("stack count=%llu nr=%u:", (unsigned long long)r.count, r.nr);
+		for (j = 0; j < r.nr; j++) {
+			char name[160];
+
+			ksym_name(k, nk, ips[j], name, sizeof(name));
+			printf(" %s", name);
+		}
+		printf("\n");
+		p += sizeof(r) + r.nr * sizeof(__u64);
+	}
+	free(k);
+	free(buf);
+	return 0;
+}
+
+/* Attach req as a one-entry ATTACH_BATCH2; 0 or errno (the entry's). */
+static int attach_batch1(int fd, struct tracerd_attach2 *req)
+{
+	struct tracerd_batch_entry e = { .addr = req->addr, .argw = req->argw };
+	struct tracerd_batch2 b = {
+		.entries = (unsigned long)&e, .count = 1, .mode = req->mode,
+		.flags = req->flags, .tgid = req->tgid,
+		.stack_depth = req->stack_depth, .stack_slots = req->stack_slots,
+	};
+
+	memcpy(e.name, req->name, sizeof(e.name));
+	memcpy(b.comm, req->comm, sizeof(b.comm));
+	if (ioctl(fd, TRACERD_IOC_ATTACH_BATCH2, &b) || e.error) {
+		int err = e.error ? -e.error : errno;
+
+		printf("attach: error %s (%d)\n", errname(err), err);
+		return err;
+	}
+	req->id = e.id;
+	printf("attach: id=%llu (batch)\n", (unsigned long long)e.id);
+	return 0;
+}
+
+static int cmd_stacks(int argc, char **argv)
+{
+	struct tracerd_attach2 req;
+	struct tracerd_counters c;
+	const char *hold = NULL;
+	int fd, i, err, batch = 0, len, wfd;
+	struct opts o;
+
+	if (argc < 4)
+		return 2;
+	for (i = 4; i < argc; i++) {
+		if (!strcmp(argv[i], "--batch")) {
+			batch = 1;
+			memmove(&argv[i], &argv[i + 1], (argc - i - 1) * sizeof(*argv));
+			argc--, i--;
+		} else if (!strcmp(argv[i], "--hold") && i + 1 < argc) {
+			hold = argv[i + 1];
+			memmove(&argv[i], &argv[i + 2], (argc - i - 2) * sizeof(*argv));
+			argc -= 2, i--;
+		}
+	}
+	parse_opts(argc - 4, argv + 4, &o);
+	make_req(&req, argv[0], argv[1], &o, 0);
+	fd = dev_open();
+	err = batch ? attach_batch1(fd, &req) : do_attach(fd, &req, 1);
+	if (err)
+		return err;
+	len = (int)strlen(argv[3]);
+	wfd = open(argv[2], O_WRONLY | O_CLOEXEC);
+	if (wfd < 0 || write(wfd, argv[3], len) != len) {
+		fprintf(stderr, "kmodctl: %s: %s\n", argv[2], strerror(errno));
+		return 1;
+	}
+	close(wfd);
+	err = read_counters(fd, req.id, &c);
+	if (err)
+		return err;
+	printf("hits=%llu filtered=%llu missed=%llu\n", (unsigned long long)c.hits,
+	       (unsigned long long)c.filtered, (unsigned long long)c.missed);
+	err = print_stacks(fd, req.id);
+	if (err || !hold)
+		return err;
+	close(open(hold, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+	for (;;)
+		pause();
+	return 0;
+}
+
+/* TRACERD_IOC_STACKS of ID on a fresh fd, SIZE bytes of buffer (errors). */
+static int cmd_stacks_id(int argc, char **argv)
+{
+	struct tracerd_stacks s = {};
+	char buf[64];
+	int fd = dev_open();
+
+	s.id = strtoull(argv[0], NULL, 0);
+	if (argc > 1)
+		s.size = strtoull(argv[1], NULL, 0);
+	if (argc > 3 && !strcmp(argv[2], "--reserved"))
+		s.reserved[0] = strtoull(argv[3], NULL, 0);
+	s.buf = (unsigned long)buf;
+	if (ioctl(fd, TRACERD_IOC_STACKS, &s)) {
+		int e = errno;
+
+		printf("stacks: error %s (%d)\n", errname(e), e);
+		return e;
+	}
+	printf("stacks: total=%u\n", s.total);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -1234,6 +1477,10 @@ int main(int argc, char **argv)
 		return cmd_batch(rest, av);
 	if (!strcmp(cmd, "sites"))
 		return cmd_sites(rest, av);
+	if (!strcmp(cmd, "stacks"))
+		return cmd_stacks(rest, av);
+	if (!strcmp(cmd, "stacks-id") && rest >= 1)
+		return cmd_stacks_id(rest, av);
 	fprintf(stderr, "usage: see the head of tests/prog/kmodctl.c\n");
 	return 2;
 }

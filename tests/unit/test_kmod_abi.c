@@ -43,6 +43,7 @@ TEST(ioctl_numbers)
 		PIN(TRACERD_IOC_LATENCY, 0xc180780e),
 		PIN(TRACERD_IOC_ATTACH2, 0xc0c8780f),
 		PIN(TRACERD_IOC_ATTACH_BATCH2, 0xc0407810),
+		PIN(TRACERD_IOC_STACKS, 0xc0487811),
 	};
 	CHECK(t);
 }
@@ -118,6 +119,19 @@ TEST(struct_layouts)
 		OFF(tracerd_latency, count, 8),
 		OFF(tracerd_latency, min_ns, 24),
 		OFF(tracerd_latency, missed, 40),
+		/* 1.8: stacks */
+		PIN(sizeof(struct tracerd_stacks), 72),
+		OFF(tracerd_stacks, buf, 8),
+		OFF(tracerd_stacks, size, 16),
+		OFF(tracerd_stacks, need, 24),
+		OFF(tracerd_stacks, dropped, 32),
+		OFF(tracerd_stacks, stacks, 40),
+		OFF(tracerd_stacks, total, 44),
+		OFF(tracerd_stacks, depth, 48),
+		OFF(tracerd_stacks, slots, 52),
+		OFF(tracerd_stacks, reserved, 56),
+		PIN(sizeof(struct tracerd_stack_rec), 16),
+		OFF(tracerd_stack_rec, nr, 8),
 		OFF(tracerd_latency, hist, 64),
 		/* 1.6: the old layouts are the new ones' prefixes */
 		PIN(sizeof(struct tracerd_attach2), 200),
@@ -128,14 +142,18 @@ TEST(struct_layouts)
 		OFF(tracerd_attach2, probe_addr, 32),
 		OFF(tracerd_attach2, name, 40),
 		OFF(tracerd_attach2, comm, 168),
-		OFF(tracerd_attach2, reserved2, 184),
+		OFF(tracerd_attach2, stack_depth, 184),	/* 1.8: was reserved2[0] */
+		OFF(tracerd_attach2, stack_slots, 188),
+		OFF(tracerd_attach2, reserved2, 192),
 		PIN(sizeof(struct tracerd_batch2), 64),
 		OFF(tracerd_batch2, count, 8),
 		OFF(tracerd_batch2, tgid, 20),
 		OFF(tracerd_batch2, done, 24),
 		OFF(tracerd_batch2, reserved, 28),
 		OFF(tracerd_batch2, comm, 32),
-		OFF(tracerd_batch2, reserved2, 48),
+		OFF(tracerd_batch2, stack_depth, 48),	/* 1.8: was reserved2[0] */
+		OFF(tracerd_batch2, stack_slots, 52),
+		OFF(tracerd_batch2, reserved2, 56),
 		/* 1.7: argw where reserved was, stats.draining */
 		OFF(tracerd_attach, argw, 20),
 		OFF(tracerd_batch_entry, argw, 28),
@@ -155,7 +173,11 @@ TEST(constants)
 		PIN(TRACERD_KMOD_MODE_MAX, 4),
 		PIN(TRACERD_ATTACH_SAVE_REGS, 1),
 		PIN(TRACERD_ATTACH_LATENCY, 2),
-		PIN(TRACERD_ATTACH_FLAGS, 3),
+		PIN(TRACERD_ATTACH_STACKS, 4),
+		PIN(TRACERD_ATTACH_FLAGS, 7),
+		PIN(TRACERD_STACK_MAX_DEPTH, 127),
+		PIN(TRACERD_STACK_SLOTS, 1024),
+		PIN(TRACERD_FEAT_STACKS, 1ULL << 11),
 		PIN(TRACERD_LAT_BUCKETS, 40),
 		PIN(TRACERD_ABI_MINOR >= 6, 1),
 		PIN(TRACERD_COMM_FILTER_LEN, 16),
