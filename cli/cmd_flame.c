@@ -244,7 +244,7 @@ static int flame_exec(struct cli *cli, int argc, char **argv)
 const struct cmd_entry cmd_flame = {
 	.name = "flame",
 	.args = "[ID|TARGET] [-o FILE.svg] [--top N] [--merge]",
-	.summary = "flame graph (SVG) of the kernel stacks of --stacks attachments",
+	.summary = "flame graph (SVG) of the kernel stacks attachments count",
 	.exec = flame_exec,
 	.help = "  ID|TARGET        one attachment, or every hooked function of that target;\n"
 		"                   with several, each one's function is the frame above\n"
@@ -256,5 +256,6 @@ const struct cmd_entry cmd_flame = {
 		"  -M, --merge      one tree per function across attachments\n"
 		"The SVG is self-contained: frames as wide as their calls, the root at the\n"
 		"bottom, names on hover; a click zooms on a frame, 'Reset zoom' or the root\n"
-		"resets. Attach with --stacks[=DEPTH] to count stacks.\n",
+		"resets. An attachment counts stacks when made with attach's stacks\n"
+		"option (tracectl attach --help).\n",
 };

@@ -530,7 +530,7 @@ static int stats_options(struct cli *cli, int argc, char **argv, struct stats_op
 		return cli_usage(cli, &cmd_stats,
 				 "-o writes --format folded or pprof; the text goes to stdout");
 	if (o->stacks && o->interval)
-		return cli_usage(cli, &cmd_stats, "--stacks counts since attach: not with --interval");
+		return cli_usage(cli, &cmd_stats, "--stacks: counts since attach, not --interval");
 	if (o->stacks && o->format > STACKS_TEXT)
 		return stacks_check_output(cli, &cmd_stats, (enum stacks_format)o->format, o->out);
 	if (o->interval && cli->json)

@@ -56,7 +56,7 @@ static int set_parse(struct stack_set *set, json_object *row, json_object *st)
 
 	set->id = json_object_is_type(jget(row, "id"), json_type_int) ? jint(row, "id", 0) : -1;
 	set->function = jstr(row, "function", "?");
-	set->mode = jstr(row, "mode", "(merged)");
+	set->mode = jstr(row, "mode", "merged");
 	set->depth = (uint64_t)jint(st, "depth", 0);
 	set->distinct = (uint64_t)jint(st, "distinct", 0);
 	set->dropped = (uint64_t)jint(st, "dropped", 0);
@@ -138,7 +138,8 @@ const char *stacks_first_without(json_object *result, char *buf, size_t len)
 		if (jobj(row, "stacks"))
 			continue;
 		if (json_object_is_type(jget(row, "id"), json_type_int))
-			str_fmt(buf, len, "%lld %s", jint(row, "id", 0), jtty(row, "function", "?"));
+			str_fmt(buf, len, "%lld %s", jint(row, "id", 0),
+				jtty(row, "function", "?"));
 		else
 			str_fmt(buf, len, "%s (merged)", jtty(row, "function", "?"));
 		return buf;
@@ -207,7 +208,8 @@ static void set_print_text(FILE *f, const struct stack_set *set)
 
 	snprintf(id, sizeof(id), set->id < 0 ? "*" : "%lld", set->id);
 	fprintf(f, "\n%s %s (%s): %llu calls in %llu distinct stacks (depth %llu)", id,
-		tty_str(set->function), tty_str(set->mode), (unsigned long long)set->total,
+		tty_str(set->function), set->id < 0 ? "merged" : tty_str(set->mode),
+		(unsigned long long)set->total,
 		(unsigned long long)set->distinct, (unsigned long long)set->depth);
 	if (set->nrows < set->distinct)
 		fprintf(f, ", the %zu hottest", set->nrows);

@@ -210,10 +210,11 @@ static uint64_t frame_location(struct pp *p, const struct stack_frame *fr)
 {
 	char name[640], key[32];
 
+	const char *file = fr->module ? fr->module : fr->sym ? "vmlinux" : "unresolved";
+
 	snprintf(key, sizeof(key), "a%llx", (unsigned long long)fr->addr);
 	return location_id(p, key, fr->addr,
-			   function_id(p, stack_frame_name(fr, name, sizeof(name)),
-				       fr->module ? fr->module : fr->sym ? "vmlinux" : "unresolved"));
+			   function_id(p, stack_frame_name(fr, name, sizeof(name)), file));
 }
 
 static void add_sample(struct pp *p, const struct stack_set *set, const struct stack_row *r,
