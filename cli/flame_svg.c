@@ -104,7 +104,8 @@ static int tree_sort(struct fnode *n)
 	int d = 0, k;
 	size_t i;
 
-	qsort(n->kids, n->n, sizeof(*n->kids), kid_cmp);
+	if (n->n > 1)	/* a leaf has no array: NULL is no argument for qsort */
+		qsort(n->kids, n->n, sizeof(*n->kids), kid_cmp);
 	for (i = 0; i < n->n; i++) {
 		k = tree_sort(&n->kids[i]);
 		d = k > d ? k : d;

@@ -157,6 +157,30 @@ expect_eq "without --stacks, no stacks asked" "$(last_request | jq -c .args)" '{
 cp "$D/stacks-two.json" "$W/reply.json"
 ok "option errors exit 2 before asking the daemon, an unwritable -o 1, no stacks 5"
 
+# --- hostile stacks: wrong types, nulls, escapes everywhere: no crash, nothing raw
+E=$'\\u001b'
+for r in '{"stats":[{"id":1,"function":"f","stacks":{"rows":"x","dropped":"d"}}]}' \
+	'{"stats":[{"id":1,"function":"f","stacks":{"rows":[null,7,{"count":"c","frames":"x"},{"count":1,"frames":[null,7,{"sym":7,"addr":[]},{"sym":null},{"addr":"zz","sym":"s","module":{}}]}]}}]}' \
+	'{"stats":[{"id":null,"function":null,"mode":7,"stacks":{"depth":-1,"total":0,"rows":[{"count":-5,"frames":[]}]}}]}' \
+	'{"stats":[{"id":1,"function":"'$E'[2J;x\n","stacks":{"total":1,"rows":[{"count":1,"frames":[{"addr":"0x1","sym":"'$E']0;t\u0007;<&>\"","module":"'$E'[1m;\r"},{"addr":"0x2","sym":null,"why":"'$E'[K\n"}]}]}},{"id":2,"function":"f;g","stacks":{"total":0,"rows":[]}}]}'; do
+	printf '%s\n' "$r" > "$W/reply.json"
+	for args in "stats --stacks" "stats --stacks --format folded" "stats --stacks --format pprof -o $W/h.pb.gz" \
+		"flame -o $W/h.svg"; do
+		# shellcheck disable=SC2086
+		timeout 20 $C $args > "$W/out" 2> "$W/err"; rc=$?
+		[ "$rc" -lt 124 ] || fail "tracectl $args on $r: status $rc (hung or killed)"
+		grepq -E 'runtime error|Sanitizer' "$W/err" && fail "tracectl $args on $r: $(cat "$W/err")"
+		for f in out err; do
+			has_ctl "$W/$f" && fail "tracectl $args on $r: raw control character on std$f"
+			valid_utf8 "$W/$f" || fail "tracectl $args on $r: std$f not UTF-8"
+		done
+	done
+	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$W/h.svg" ||
+		fail "flame SVG of $r: not XML"
+done
+cp "$D/stacks-two.json" "$W/reply.json"
+ok "hostile stacks replies: no crash, no raw control character, the SVG still XML"
+
 command -v chromium > /dev/null || skip "chromium not installed (Debian package chromium; make deps)"
 CH=(chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
     --disable-background-networking --disable-component-update --disable-sync
