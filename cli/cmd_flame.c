@@ -38,37 +38,58 @@ int stacks_check_output(struct cli *cli, const struct cmd_entry *cmd, enum stack
 	return 0;
 }
 
-/* The rows without stacks, on stderr: what they lack and how to get it. */
+/* "ID FUNCTION", or "FUNCTION (merged)": a stats row in a message (escaped) */
+static const char *row_name(json_object *row, char *buf, size_t len)
+{
+	if (json_object_is_type(jget(row, "id"), json_type_int))
+		str_fmt(buf, len, "%lld %s", jint(row, "id", 0), jtty(row, "function", "?"));
+	else
+		str_fmt(buf, len, "%s (merged)", jtty(row, "function", "?"));
+	return buf;
+}
+
+/* The rows without stacks: that they have none and how to get them, or
+ * why the daemon could not read them (stacks null, stacks_error). */
 void stacks_note_without(json_object *result, FILE *f, const char *prefix)
 {
 	json_object *arr = jarr(result, "stats"), *row;
+	char name[200];
 	size_t i;
 
 	for (i = 0; i < jlen(arr); i++) {
 		row = json_object_array_get_idx(arr, i);
 		if (jobj(row, "stacks"))
 			continue;
-		if (json_object_is_type(jget(row, "id"), json_type_int))
-			fprintf(f, "%s%lld %s: no stacks (attached without --stacks: detach it and "
-				"attach again with --stacks)\n", prefix, jint(row, "id", 0),
-				jtty(row, "function", "?"));
+		row_name(row, name, sizeof(name));
+		if (jstr(row, "stacks_error", NULL))
+			fprintf(f, "%s%s: its stacks could not be read: %s\n", prefix, name,
+				jtty(row, "stacks_error", "?"));
+		else if (json_object_is_type(jget(row, "id"), json_type_int))
+			fprintf(f, "%s%s: no stacks (attached without --stacks: detach it and "
+				"attach again with --stacks)\n", prefix, name);
 		else
-			fprintf(f, "%s%s (merged): no stacks (none of its attachments was made "
-				"with --stacks)\n", prefix, jtty(row, "function", "?"));
+			fprintf(f, "%s%s: no stacks (none of its attachments was made with "
+				"--stacks)\n", prefix, name);
 	}
 }
 
 int stacks_require(struct cli *cli, const struct stacks *s, json_object *result)
 {
-	char what[200];
+	json_object *arr = jarr(result, "stats"), *row;
+	char name[200];
 
 	if (s->nsets)
 		return 0;
-	if (!stacks_first_without(result, what, sizeof(what)))
+	if (!jlen(arr))
 		return cli_error(cli, EXIT_NOT_FOUND, "not_found", "no attachment to show");
+	row = json_object_array_get_idx(arr, 0);
+	row_name(row, name, sizeof(name));
+	if (jstr(row, "stacks_error", NULL))
+		return cli_error(cli, EXIT_FAILURE_, "error", "%s: its stacks could not be read: %s",
+				 name, jtty(row, "stacks_error", "?"));
 	return cli_error(cli, EXIT_NOT_FOUND, "not_found",
 			 "%s has no stacks: it was attached without --stacks (tracectl attach "
-			 "TARGET --stacks[=DEPTH] counts them)", what);
+			 "TARGET --stacks[=DEPTH] counts them)", name);
 }
 
 static int render(FILE *f, const struct stacks *s, enum stacks_format fmt, const char *title)

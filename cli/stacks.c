@@ -128,25 +128,6 @@ void stacks_free(struct stacks *s)
 	memset(s, 0, sizeof(*s));
 }
 
-const char *stacks_first_without(json_object *result, char *buf, size_t len)
-{
-	json_object *arr = jarr(result, "stats"), *row;
-	size_t i;
-
-	for (i = 0; i < jlen(arr); i++) {
-		row = json_object_array_get_idx(arr, i);
-		if (jobj(row, "stacks"))
-			continue;
-		if (json_object_is_type(jget(row, "id"), json_type_int))
-			str_fmt(buf, len, "%lld %s", jint(row, "id", 0),
-				jtty(row, "function", "?"));
-		else
-			str_fmt(buf, len, "%s (merged)", jtty(row, "function", "?"));
-		return buf;
-	}
-	return NULL;
-}
-
 const char *stack_frame_text(const struct stack_frame *f, char *buf, size_t len)
 {
 	size_t n;

@@ -47,8 +47,6 @@ struct stacks {
 /* The stacks of a stats result (its "stats" rows; kept referenced) into s: 0 or -ENOMEM. */
 int stacks_from_reply(json_object *result, struct stacks *s);
 void stacks_free(struct stacks *s);
-/* A stats row of result without stacks: "ID FUNCTION" for a message (escaped), NULL if none. */
-const char *stacks_first_without(json_object *result, char *buf, size_t len);
 /* A frame as text shows it: "func+0x1a [module]", "0xffff... (why)" (terminal-safe). */
 const char *stack_frame_text(const struct stack_frame *f, char *buf, size_t len);
 /*

@@ -35,7 +35,8 @@ for want in '1 vfs_read (fentry): 1000 calls in 3 distinct stacks (depth 32)' \
 	']: 93 (9.3%)' '7 calls whose stack was not kept (table full)' \
 	'    evil;name+0x10 [mod with space]' '    esc\x1b[31mred+0x1' '    new\nline+0x2' \
 	"every call's stack was kept (none dropped)" \
-	'3 vfs_write: no stacks (attached without --stacks: detach it and attach again with --stacks)'; do
+	'3 vfs_write: no stacks (attached without --stacks: detach it and attach again with --stacks)' \
+	'4 vfs_fsync: its stacks could not be read: cannot read the stack map: \x1b[2J'; do
 	grep -qxF -- "$want" "$W/text.txt" || fail "text lacks '$want': $(cat "$W/text.txt")"
 done
 expect_eq "stack blocks" "$(grep -c '^@\[$' "$W/text.txt")" 5
@@ -54,8 +55,9 @@ weird fn;esc\x1b[31mred;evil:name [mod with space] 5
 weird fn;plain;new\nline 3
 EOF
 diff -u "$W/want.txt" "$W/folded.txt" || fail "folded lines differ"
-expect_eq "folded: the row without stacks, on stderr" "$(cat "$W/err.txt")" \
-	"note: 3 vfs_write: no stacks (attached without --stacks: detach it and attach again with --stacks)"
+expect_eq "folded: the rows without stacks, on stderr" "$(cat "$W/err.txt")" \
+	"note: 3 vfs_write: no stacks (attached without --stacks: detach it and attach again with --stacks)
+note: 4 vfs_fsync: its stacks could not be read: cannot read the stack map: \x1b[2J"
 ok "folded: 4 exact lines (693 = 600 + 93: offsets apart, one stack), names sanitized"
 cp "$D/stacks-merged.json" "$W/reply.json"
 $C stats --merge --stacks --format folded -o "$W/merged.txt" || fail "folded, merged, -o"
@@ -152,6 +154,8 @@ for args in "stats 3 --stacks" "stats 3 --stacks --format folded" "flame 3 -o $W
 	err 5 "3 vfs_write has no stacks: it was attached without --stacks (tracectl attach TARGET --stacks[=DEPTH] counts them)" $args
 done
 [ -e "$W/none.svg" ] && fail "flame without stacks wrote a file"
+jq '.stats[0].stacks = null | .stats[0].stacks_error = "no memory"' "$D/stacks-none.json" > "$W/reply.json"
+err 1 "3 vfs_write: its stacks could not be read: no memory" stats 3 --stacks --format folded
 $C stats 3 > /dev/null || fail "stats without --stacks on a row without stacks"
 expect_eq "without --stacks, no stacks asked" "$(last_request | jq -c .args)" '{"id":3}'
 cp "$D/stacks-two.json" "$W/reply.json"
