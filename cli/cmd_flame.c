@@ -85,8 +85,9 @@ int stacks_require(struct cli *cli, const struct stacks *s, json_object *result)
 	row = json_object_array_get_idx(arr, 0);
 	row_name(row, name, sizeof(name));
 	if (jstr(row, "stacks_error", NULL))
-		return cli_error(cli, EXIT_FAILURE_, "error", "%s: its stacks could not be read: %s",
-				 name, jtty(row, "stacks_error", "?"));
+		return cli_error(cli, EXIT_FAILURE_, "error",
+				 "%s: its stacks could not be read: %s", name,
+				 jtty(row, "stacks_error", "?"));
 	return cli_error(cli, EXIT_NOT_FOUND, "not_found",
 			 "%s has no stacks: it was attached without --stacks (tracectl attach "
 			 "TARGET --stacks[=DEPTH] counts them)", name);
