@@ -127,7 +127,7 @@ static void flame_title(const struct stacks *s, char *buf, size_t len)
 		n = str_cat(buf, len, 0, "%zu attachments: kernel stacks, %llu calls", s->nsets,
 			    (unsigned long long)total);
 	if (dropped)	/* never silent: the calls the graph cannot show */
-		str_cat(buf, len, n, " (and %llu whose stack was not kept: table full)",
+		str_cat(buf, len, n, " (and %llu whose stack was not kept: no room)",
 			(unsigned long long)dropped);
 }
 

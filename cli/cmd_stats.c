@@ -589,7 +589,7 @@ const struct cmd_entry cmd_stats = {
 		"  -S, --stacks     attachments made with --stacks: their kernel stacks,\n"
 		"                   hottest first (--top N of them per function), each\n"
 		"                   frame func+0xoff [module], with its calls and percent,\n"
-		"                   then the calls whose stack was not kept (table full)\n"
+		"                   then the calls whose stack was not kept (no room)\n"
 		"  -f, --format=F   the stacks as text (default), folded (one line per\n"
 		"                   stack, outermost frame first, ';' between frames, then\n"
 		"                   the calls: flamegraph.pl, inferno, speedscope; with\n"

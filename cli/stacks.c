@@ -207,8 +207,8 @@ static void set_print_text(FILE *f, const struct stack_set *set)
 			pct(r->count, set->total));
 	}
 	if (set->dropped)
-		fprintf(f, "%llu calls whose stack was not kept (table full)\n",
-			(unsigned long long)set->dropped);
+		fprintf(f, "%llu calls whose stack was not kept (table full or a hash collision)\n",
+			(unsigned long long)set->dropped);	/* docs/limits.md */
 	else
 		fprintf(f, "every call's stack was kept (none dropped)\n");
 }

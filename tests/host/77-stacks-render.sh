@@ -32,7 +32,7 @@ has_ctl "$W/text.txt" && fail "raw control character in the text: $(od -c "$W/te
 for want in '1 vfs_read (fentry): 1000 calls in 3 distinct stacks (depth 32)' \
 	'    tracerd_testmod_c+0x1a [tracerd_testmod]' '    ksys_read+0x5e' \
 	'    0xffffffffc0ffee00 (unloaded or unknown)' ']: 600 (60.0%)' ']: 300 (30.0%)' \
-	']: 93 (9.3%)' '7 calls whose stack was not kept (table full)' \
+	']: 93 (9.3%)' '7 calls whose stack was not kept (table full or a hash collision)' \
 	'    evil;name+0x10 [mod with space]' '    esc\x1b[31mred+0x1' '    new\nline+0x2' \
 	"every call's stack was kept (none dropped)" \
 	'3 vfs_write: no stacks (attached without --stacks: detach it and attach again with --stacks)' \
