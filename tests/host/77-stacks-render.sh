@@ -185,6 +185,38 @@ done
 cp "$D/stacks-two.json" "$W/reply.json"
 ok "hostile stacks replies: no crash, no raw control character, the SVG still XML"
 
+# --- the real daemon, where attach takes --stacks (#32 item 1) and root may load BPF:
+# a process renames itself 5 times through /proc (comm_write -> __set_task_comm ->
+# task_rename); exactly those 5 calls in one stack, in every output
+if [ "$(id -u)" = 0 ] && $TRACECTL attach --help | grepq -e '--stacks'; then
+	start_daemon
+	mkfifo "$W/go"
+	bash -c 'read -r _ < "$1"; for i in 1 2 3 4 5; do echo "n$i" > /proc/$$/comm; done' _ "$W/go" &
+	P=$!
+	$C --json attach tp:task/task_rename --stacks --pid "$P" > "$W/a.json" || fail "attach --stacks"
+	id=$(jq_get .attachment.id < "$W/a.json")
+	echo go > "$W/go"
+	wait "$P"
+	$C stats "$id" --stacks --format folded > "$W/real.txt" || fail "real: folded"
+	expect_eq "real: folded lines" "$(wc -l < "$W/real.txt")" 1
+	grepq -E ';comm_write;__set_task_comm;bpf_trace_run[0-9] 5$' "$W/real.txt" ||
+		fail "real: the rename stack: $(cat "$W/real.txt")"
+	$C stats "$id" --stacks > "$W/real-text.txt" || fail "real: text"
+	grepq -xF ']: 5 (100.0%)' "$W/real-text.txt" || fail "real: text: $(cat "$W/real-text.txt")"
+	$C flame "$id" -o "$W/real.svg" || fail "real: flame"
+	python3 "$SRC/tests/host/flame-check.py" "$W/real.svg" "$W/real.txt" > /dev/null ||
+		fail "real: flame SVG"
+	if go tool -n pprof > /dev/null 2>&1; then
+		$C stats "$id" --stacks --format pprof -o "$W/real.pb.gz" || fail "real: pprof"
+		go tool pprof -top "$W/real.pb.gz" 2> /dev/null | grepq '^ *5 *100% *100% *5 *100%  bpf_trace_run' ||
+			fail "real: pprof: $(go tool pprof -top "$W/real.pb.gz" 2>&1)"
+	fi
+	stop_daemon
+	ok "real daemon: the 5 renames' one stack in text, folded, flame and pprof"
+else
+	echo "note: not root, or this tracectl's attach takes no --stacks yet (#32 item 1): real daemon not asked"
+fi
+
 command -v chromium > /dev/null || skip "chromium not installed (Debian package chromium; make deps)"
 CH=(chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
     --disable-background-networking --disable-component-update --disable-sync
