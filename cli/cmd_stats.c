@@ -572,7 +572,7 @@ const struct cmd_entry cmd_stats = {
 	.name = "stats",
 	.args = "[ID|TARGET] [--merge] [--hist] [--bpf] [--top N] [--interval S [--count K]] "
 		"[--stacks [--format text|folded|pprof] [-o FILE]]",
-	.summary = "calls, misses, latency p50/p90/p99 and histograms (ns)",
+	.summary = "calls, misses, latency p50/p90/p99, histograms (ns), kernel stacks",
 	.exec = stats_exec,
 	.help = "  ID|TARGET        one attachment, or every hooked function of that target\n"
 		"  -M, --merge      one row per function across attachments\n"
