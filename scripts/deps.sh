@@ -30,7 +30,7 @@ PKGS=(
 	qemu-system-misc
 	# tests
 	python3 python3-jsonschema curl jq
-	golang-go	# go tool pprof -top reads tracectl's pprof output back (tests/host/77-stacks)
+	golang-go	# go tool pprof -top reads tracectl's pprof output back (tests/host/77-stacks-render)
 	tmux		# tracectl top on a terminal (tests/host/73: send-keys, capture-pane)
 	strace		# tests/host/83: no chown/chmod of the socket by path
 	logrotate	# tests/host/66-record-copytruncate: its copytruncate on a live recording
