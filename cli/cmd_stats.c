@@ -409,7 +409,7 @@ static void print_stacks(json_object *r)
 static int stats_once(struct cli *cli, json_object *args, const struct stats_opts *o)
 {
 	struct stats_snap snap = { 0 };
-	json_object *r;
+	json_object *r = NULL;	/* unset when the call fails */
 	int ret;
 
 	if (cli->json) {
