@@ -69,6 +69,11 @@ $C stats --merge --stacks > "$W/mtext.txt" || fail "merged text"
 grep -qxF '* tracerd_testmod_c (merged): 20 calls in 2 distinct stacks (depth 32)' "$W/mtext.txt" ||
 	fail "merged text header: $(cat "$W/mtext.txt")"
 ok "a merged row: one function, no root frame"
+# --top 2 of 3 distinct stacks: the header says only the hottest are shown
+jq '.stats[0].stacks.rows |= .[:2]' "$D/stacks-two.json" > "$W/reply.json"
+$C stats 1 --stacks --top 2 > "$W/top2.txt" || fail "--top 2"
+grepq -xF '1 vfs_read (fentry): 1000 calls in 3 distinct stacks (depth 32), the 2 hottest' "$W/top2.txt" ||
+	fail "--top 2 header: $(head -n 8 "$W/top2.txt")"
 cp "$D/stacks-two.json" "$W/reply.json"
 
 # --- pprof, read back by go tool pprof
