@@ -124,9 +124,36 @@ $(O)/tracerd: $(call obj,$(DAEMON_SRCS) $(LIB_SRCS))
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS) $(SYSTEMD_LIBS)
 
-$(O)/tracectl: $(call obj,$(CLI_SRCS) $(LIB_SRCS))
+# tracectl stats --format pprof: cli/profile.proto through protoc-c into
+# $(O)/gen, protobuf-c linked statically (the VM guests' roots and the
+# Debian package then need no libprotobuf-c1 at run time). Built where
+# protoc-c and the library for ARCH are (scripts/deps.sh); elsewhere (an
+# arm64 sysroot without libprotobuf-c-dev) tracectl refuses the format and
+# says why.
+MULTIARCH := $(patsubst arm64,aarch64,$(ARCH))-linux-gnu
+PROTOC_C ?= $(shell command -v protoc-c 2>/dev/null)
+PROTOBUF_C_A ?= $(firstword $(wildcard $(SYSROOT)/usr/lib/$(MULTIARCH)/libprotobuf-c.a))
+PPROF_OBJS :=
+PPROF_LIBS :=
+ifneq ($(and $(PROTOC_C),$(PROTOBUF_C_A)),)
+PPROF_OBJS := $(O)/obj/gen/profile.pb-c.o
+PPROF_LIBS := $(PROTOBUF_C_A)
+$(O)/gen/%.pb-c.c $(O)/gen/%.pb-c.h: $(SRC)/cli/%.proto
+	$(call msg,PROTOC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(PROTOC_C) --proto_path=$(SRC)/cli --c_out=$(O)/gen $<
+$(call obj,$(SRC)/cli/stacks_pprof.c): CPPFLAGS += -DTRACECTL_PPROF -I$(O)/gen
+$(call obj,$(SRC)/cli/stacks_pprof.c): $(O)/gen/profile.pb-c.h
+# generated code: compiled as protoc-c writes it, without our warnings
+$(O)/obj/gen/%.pb-c.o: $(O)/gen/%.pb-c.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -w -c $< -o $@
+endif
+
+$(O)/tracectl: $(call obj,$(CLI_SRCS) $(LIB_SRCS)) $(PPROF_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CLI_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PPROF_LIBS) $(CLI_LIBS)
 
 # the reference programs `bench trigger --peers` measures tracerd against
 $(O)/tracerd-ref: $(O)/obj/ref/ref.o
@@ -432,7 +459,7 @@ check-version:
 	$(Q)$(SRC)/scripts/check-version.sh $(KMOD_OUT)/tracerd_kmod.ko
 
 clean:
-	rm -rf $(O)/obj $(O)/bpf $(O)/tests $(O)/kmod $(O)/tracerd $(O)/tracectl $(O)/results \
+	rm -rf $(O)/obj $(O)/gen $(O)/bpf $(O)/tests $(O)/kmod $(O)/tracerd $(O)/tracectl $(O)/results \
 		$(O)/fuzz/obj $(FUZZ_BINS)
 distclean:
 	rm -rf $(O)

@@ -20,6 +20,7 @@
 #include "../lib/config.h"
 #include "../lib/quantile.h"
 #include "../lib/util.h"
+#include "stacks.h"
 #include "tracectl.h"
 
 #define STATS_MAX	4096	/* rows followed by --interval */
@@ -44,7 +45,9 @@ struct stats_snap {
 };
 
 struct stats_opts {
-	bool hist, merge, bpf;
+	bool hist, merge, bpf, stacks;
+	int format;		/* enum stacks_format; -1: none given */
+	const char *out;	/* -o FILE */
 	double interval;	/* 0: one reply */
 	unsigned long long count;	/* intervals; 0: until ^C */
 };
@@ -376,10 +379,37 @@ static void print_bpf(json_object *r, const struct stats_opts *o)
 	}
 }
 
+/* 0 when the reply r has a row with stacks, else the error's exit status (printed) */
+static int stacks_fetched(struct cli *cli, json_object *r)
+{
+	struct stacks s;
+	int ret;
+
+	if (stacks_from_reply(r, &s))
+		return cli_error(cli, EXIT_FAILURE_, "error", "out of memory");
+	ret = stacks_require(cli, &s, r);
+	stacks_free(&s);
+	return ret;
+}
+
+/* --stacks: each row's hottest stacks after the tables, and the rows that have none */
+static void print_stacks(json_object *r)
+{
+	struct stacks s;
+
+	if (stacks_from_reply(r, &s))
+		return;
+	stacks_print_text(stdout, &s);
+	if (s.without)
+		putchar('\n');
+	stacks_note_without(r, stdout, "");
+	stacks_free(&s);
+}
+
 static int stats_once(struct cli *cli, json_object *args, const struct stats_opts *o)
 {
 	struct stats_snap snap = { 0 };
-	json_object *r;
+	json_object *r = NULL;	/* unset when the call fails */
 	int ret;
 
 	if (cli->json) {
@@ -390,14 +420,33 @@ static int stats_once(struct cli *cli, json_object *args, const struct stats_opt
 		return ret;
 	}
 	ret = snap_fetch(cli, args, &snap, &r);
+	if (!ret && o->stacks)
+		ret = stacks_fetched(cli, r);
 	if (!ret) {
 		print_snap(&snap, NULL, o);
 		print_by(r);
 		print_bpf(r, o);
-		json_object_put(r);
+		if (o->stacks)
+			print_stacks(r);
 	}
+	json_object_put(r);
 	free(snap.rows);
 	return ret;
+}
+
+/* --format F: text, folded or pprof (the flame graph is `tracectl flame`) */
+static int stacks_format(struct cli *cli, const char *s, int *out)
+{
+	int f;
+
+	for (f = STACKS_TEXT; f < STACKS_SVG; f++)
+		if (!strcmp(s, stacks_format_names[f])) {
+			*out = f;
+			return 0;
+		}
+	return cli_usage(cli, &cmd_stats,
+			 "--format: text, folded or pprof, not '%s' (the SVG: tracectl flame)",
+			 tty_str(s));
 }
 
 static int parse_seconds(const char *s, double *out)
@@ -419,6 +468,9 @@ static int stats_options(struct cli *cli, int argc, char **argv, struct stats_op
 		{ "count", required_argument, NULL, 'n' },
 		{ "bpf", no_argument, NULL, 'B' },
 		{ "top", required_argument, NULL, 't' },
+		{ "stacks", no_argument, NULL, 'S' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
 		{ 0 }
 	};
 	unsigned long long top;
@@ -426,8 +478,21 @@ static int stats_options(struct cli *cli, int argc, char **argv, struct stats_op
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "MHi:n:Bt:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "MHi:n:Bt:Sf:o:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'S':
+			o->stacks = true;
+			json_object_object_add(args, "stacks", json_object_new_boolean(1));
+			break;
+		case 'f':
+			if (stacks_format(cli, optarg, &o->format))
+				return EXIT_USAGE;
+			break;
+		case 'o':
+			if (!*optarg)
+				return cli_usage(cli, &cmd_stats, "-o needs a file name");
+			o->out = optarg;
+			break;
 		case 'M':
 			o->merge = true;
 			json_object_object_add(args, "merge", json_object_new_boolean(1));
@@ -459,6 +524,15 @@ static int stats_options(struct cli *cli, int argc, char **argv, struct stats_op
 	}
 	if (o->count && !o->interval)
 		return cli_usage(cli, &cmd_stats, "--count needs --interval");
+	if (o->format >= 0 && !o->stacks)
+		return cli_usage(cli, &cmd_stats, "--format renders stacks: it needs --stacks");
+	if (o->out && o->format <= STACKS_TEXT)
+		return cli_usage(cli, &cmd_stats,
+				 "-o writes --format folded or pprof; the text goes to stdout");
+	if (o->stacks && o->interval)
+		return cli_usage(cli, &cmd_stats, "--stacks: counts since attach, not --interval");
+	if (o->stacks && o->format > STACKS_TEXT)
+		return stacks_check_output(cli, &cmd_stats, (enum stacks_format)o->format, o->out);
 	if (o->interval && cli->json)
 		return cli_usage(cli, &cmd_stats,
 				 "--interval prints tables: poll `tracectl --json stats` instead");
@@ -468,7 +542,7 @@ static int stats_options(struct cli *cli, int argc, char **argv, struct stats_op
 static int stats_exec(struct cli *cli, int argc, char **argv)
 {
 	json_object *args = json_object_new_object();
-	struct stats_opts o = { 0 };
+	struct stats_opts o = { .format = -1 };
 	unsigned long long id;
 	int ret;
 
@@ -486,7 +560,9 @@ static int stats_exec(struct cli *cli, int argc, char **argv)
 			json_object_object_add(args, "target",
 					       json_object_new_string(argv[optind]));
 	}
-	if (!ret)
+	if (!ret && o.format > STACKS_TEXT)
+		ret = stacks_command(cli, args, (enum stacks_format)o.format, o.out);
+	else if (!ret)
 		ret = o.interval ? stats_watch(cli, args, &o) : stats_once(cli, args, &o);
 	json_object_put(args);
 	return ret;
@@ -494,8 +570,9 @@ static int stats_exec(struct cli *cli, int argc, char **argv)
 
 const struct cmd_entry cmd_stats = {
 	.name = "stats",
-	.args = "[ID|TARGET] [--merge] [--hist] [--bpf] [--top N] [--interval S [--count K]]",
-	.summary = "calls, misses, latency p50/p90/p99 and histograms (ns)",
+	.args = "[ID|TARGET] [--merge] [--hist] [--bpf] [--top N] [--interval S [--count K]] "
+		"[--stacks [--format text|folded|pprof] [-o FILE]]",
+	.summary = "calls, misses, latency p50/p90/p99, histograms (ns), kernel stacks",
 	.exec = stats_exec,
 	.help = "  ID|TARGET        one attachment, or every hooked function of that target\n"
 		"  -M, --merge      one row per function across attachments\n"
@@ -508,5 +585,18 @@ const struct cmd_entry cmd_stats = {
 		"                   the rest summed as other\n"
 		"  -i, --interval=S every S seconds (0.1 to 3600) what happened in the\n"
 		"                   interval: calls, calls/s, misses, p50/p90/p99\n"
-		"  -n, --count=K    stop after K intervals (default: until ^C)\n",
+		"  -n, --count=K    stop after K intervals (default: until ^C)\n"
+		"  -S, --stacks     attachments made with --stacks: their kernel stacks,\n"
+		"                   hottest first (--top N of them per function), each\n"
+		"                   frame func+0xoff [module], with its calls and percent,\n"
+		"                   then the calls whose stack was not kept (no room)\n"
+		"  -f, --format=F   the stacks as text (default), folded (one line per\n"
+		"                   stack, outermost frame first, ';' between frames, then\n"
+		"                   the calls: flamegraph.pl, inferno, speedscope; with\n"
+		"                   several functions, each one's is the root frame) or\n"
+		"                   pprof (gzipped profile.proto: go tool pprof, Pyroscope,\n"
+		"                   Parca; not to a terminal)\n"
+		"  -o, --output=FILE\n"
+		"                   write the folded or pprof output to FILE (replaced\n"
+		"                   whole, or left as it was on error)\n",
 };

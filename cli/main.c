@@ -15,7 +15,7 @@
 
 static const struct cmd_entry *const commands[] = {
 	&cmd_status, &cmd_attach, &cmd_list, &cmd_stats, &cmd_top, &cmd_detach, &cmd_bench,
-	&cmd_reload, &cmd_sites, &cmd_functions, NULL,
+	&cmd_reload, &cmd_sites, &cmd_functions, &cmd_flame, NULL,
 };
 
 static void usage(FILE *f)

@@ -5,18 +5,20 @@
 # _tracectl_modes against the mode table by tests/host/77-completion-modes.sh.
 
 _tracectl_global="--json --socket --timeout --help --version"
-_tracectl_commands="status attach list stats top detach bench reload sites functions dump"
+_tracectl_commands="status attach list stats top detach bench reload sites functions flame dump"
 _tracectl_opts_status=""
 _tracectl_opts_attach="--mode --latency --errors --by --stacks --pid --comm --record --partial --dry-run"
 _tracectl_opts_list=""
-_tracectl_opts_stats="--merge --hist --bpf --top --interval --count"
+_tracectl_opts_stats="--merge --hist --bpf --top --interval --count --stacks --format --output"
 _tracectl_opts_top="--interval --count --limit"
 _tracectl_opts_detach="--all"
 _tracectl_opts_reload=""
 _tracectl_opts_functions="--limit"
+_tracectl_opts_flame="--output --top --merge"
 _tracectl_opts_sites="--symbols --summary --live --limit --json"
 _tracectl_opts_dump="--json --format --follow --target --pid"
 _tracectl_dump_formats="text json chrome csv"
+_tracectl_stats_formats="text folded pprof"
 _tracectl_opts_bench="--repetitions --warmup --output --svg --ci --help --calls --producers --modes --variants --relevant --irrelevant --grid --funcs --all --writes --function --groups --senders --loops --force --html --peers --rounds --duration --target --name"
 _tracectl_modes="auto fentry kprobe kprobe-int3 kprobe-multi tp-btf kmod-callops kmod-direct kmod-kprobe kprobe-session fsession fentry-multi"
 
@@ -42,8 +44,15 @@ _tracectl()
 		COMPREPLY=($(compgen -W "$_tracectl_modes" -- "$cur")); return ;;
 	--symbols)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--format)
-		COMPREPLY=($(compgen -W "$_tracectl_dump_formats" -- "$cur")); return ;;
+	--format|-f)
+		if [ "$cmd" = stats ]; then
+			COMPREPLY=($(compgen -W "$_tracectl_stats_formats" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$_tracectl_dump_formats" -- "$cur"))
+		fi
+		return ;;
+	--output|-o)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--pid|--comm|--record|--target|--timeout|-T)
 		return ;;
 	esac

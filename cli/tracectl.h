@@ -42,6 +42,25 @@ extern const struct cmd_entry cmd_top;		/* cmd_top.c */
 extern const struct cmd_entry cmd_reload;	/* cmd_reload.c */
 extern const struct cmd_entry cmd_sites;	/* cmd_sites.c: offline, no daemon */
 extern const struct cmd_entry cmd_functions;	/* cmd_functions.c */
+extern const struct cmd_entry cmd_flame;	/* cmd_flame.c */
+
+/*
+ * Stacks (attachments made with --stacks), shared by stats --stacks and
+ * flame (cli/cmd_flame.c; the model and renderers: cli/stacks.h).
+ */
+enum stacks_format { STACKS_TEXT, STACKS_FOLDED, STACKS_PPROF, STACKS_SVG };
+extern const char *const stacks_format_names[];	/* indexed by the enum */
+extern const char stacks_no_pprof[];	/* why there is no pprof in this build */
+/* fmt to out (NULL: stdout) allowed? 0, else the usage error's status (printed) */
+int stacks_check_output(struct cli *cli, const struct cmd_entry *cmd, enum stacks_format fmt,
+			const char *out);
+/* stats with args (+ "stacks": true) rendered as fmt to out (NULL: stdout): 0 or exit */
+int stacks_command(struct cli *cli, json_object *args, enum stacks_format fmt, const char *out);
+/* each stats row of result without stacks, a line on f: that it has none and how to get them */
+void stacks_note_without(json_object *result, FILE *f, const char *prefix);
+struct stacks;
+/* 0, or the exit status of a reply (result) that has no stacks at all (said why) */
+int stacks_require(struct cli *cli, const struct stacks *s, json_object *result);
 
 /*
  * Send cmd with args (consumed) to the daemon. On success *result is the

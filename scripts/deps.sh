@@ -14,6 +14,9 @@ BUILD=(
 	make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
 	libzstd-dev	# record files (format 3): zstd
 	libevent-dev libjson-c-dev libsystemd-dev
+	# tracectl stats --format pprof: pprof's profile.proto encoded by protobuf-c
+	# (the generator at build time, the library linked statically)
+	libprotobuf-c-dev protobuf-c-compiler
 	# kernel modules (kbuild from Debian's linux-kbuild, module BTF)
 	dwarves kmod
 )
@@ -34,6 +37,7 @@ PKGS=(
 	qemu-system-misc
 	# tests
 	python3 python3-jsonschema curl jq
+	golang-go	# go tool pprof -top reads tracectl's pprof output back (tests/host/77-stacks-render)
 	tmux		# tracectl top on a terminal (tests/host/73: send-keys, capture-pane)
 	strace		# tests/host/83: no chown/chmod of the socket by path
 	logrotate	# tests/host/66-record-copytruncate: its copytruncate on a live recording

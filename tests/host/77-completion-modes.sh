@@ -16,3 +16,29 @@ for m in $table; do
 	grepq -E "(^| )$m(,| |$)" <<< "$help" || fail "attach --help does not name mode $m"
 done
 ok "attach --help names every mode of the table"
+
+# --format completes per command, from the lists tracectl takes: stats'
+# stacks formats (each accepted, and named by the error for a bad one),
+# dump's; -o/--output completes file names.
+comp_of() { # comp_of WORDS...: what _tracectl offers for the last word
+	(
+		source "$SRC/cli/tracectl.bash"
+		COMP_WORDS=("$@")
+		COMP_CWORD=$(($# - 1))
+		_tracectl
+		echo "${COMPREPLY[*]}"
+	)
+}
+expect_eq "stats --format completion" "$(comp_of tracectl stats --stacks --format '')" "text folded pprof"
+expect_eq "dump --format completion" "$(comp_of tracectl dump --format '')" "text json chrome csv"
+msg=$($TRACECTL stats --stacks --format bogus 2>&1)
+grepq -F "not 'bogus'" <<< "$msg" || fail "stats --format bogus: $msg"
+for f in $(comp_of tracectl stats --format ''); do
+	grepq -E "(: | )$f(,| or )" <<< "$msg" || fail "the --format error does not name $f: $msg"
+	out=$($TRACECTL stats --format "$f" 2>&1)
+	grepq -F -- "--format renders stacks: it needs --stacks" <<< "$out" ||
+		fail "stats --format $f not taken as a format: $out"
+done
+touch "$W/out-file.svg"
+expect_eq "flame -o completion" "$(comp_of tracectl flame -o "$W/out-")" "$W/out-file.svg"
+expect_eq "flame options" "$(comp_of tracectl flame --)" "--output --top --merge --help"
