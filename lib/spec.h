@@ -59,7 +59,6 @@ struct tracerd_spec {
 	char record[TRACERD_RECORD_NAME_MAX];	/* "": not recorded */
 	enum mode_variant variant;	/* lib/modes.h; NONE unless bench asks */
 	enum spec_owner owner;		/* who asked: bench's attachments are its own */
-	unsigned int stacks; /* --stacks: depth, 0 off */
 };
 
 /* Does spec need the function's return hook (latency, errors)? */
