@@ -7,7 +7,7 @@
 # with that suite's main component only. The host's own apt sources and
 # architectures are never touched.
 set -euo pipefail
-arch=$1 dir=$(mkdir -p "$2" && cd "$2" && pwd) suite=${3:-}
+arch=$1 dir=$(mkdir -p "$2" && cd "$2" && pwd -P) suite=${3:-}
 mkdir -p "$dir/sources.list.d" "$dir/preferences.d" "$dir/state/lists/partial" "$dir/cache/archives/partial"
 # one configuration at a time: boots of one architecture run side by side
 # (6.12-arm64 and 6.1-arm64 share apt-arm64) and apt-get update takes its

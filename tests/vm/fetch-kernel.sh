@@ -22,7 +22,10 @@
 # linux-binary-X (usr/lib/modules/X/vmlinuz), linux-modules-X and
 # linux-base-X (usr/lib/modules/X/config, System.map).
 set -euo pipefail
-name=$1 out=$(mkdir -p "$2" && cd "$2" && pwd)
+# the physical path: what is written into the cache (kdir, the headers'
+# Makefile) must not name a symlink of the checkout that asked first
+# (a git worktree whose build/vm links to a shared cache)
+name=$1 out=$(mkdir -p "$2" && cd "$2" && pwd -P)
 here=$(cd "$(dirname "$0")" && pwd)
 vmdir=$(dirname "$(dirname "$out")")
 host_arch=$(dpkg --print-architecture)
