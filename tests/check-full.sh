@@ -34,39 +34,80 @@ MAKE=${MAKE:-make}
 export SRC O
 
 # ------------------------------------------------------------------ parts
-# The parts in the order `check-full` runs them, with their boots (VM
-# parts) and estimated minutes (tests/vm/README.md, "check-full in parts").
-CF_PARTS="host vm-6.12 vm-7.2 vm-6.1 vm-6.1-arm64 vm-6.12-arm64 vm-7.2-arm64 vm-6.12-riscv64 vm-7.2-riscv64 bench-compare"
-# part_boots PART — the boots (vm-check.sh arguments) of a VM part
-part_boots() {
+# The parts in the order `check-full` runs them: PART, its estimated
+# minutes on the 2-core host (tests/vm/README.md, "check-full in parts":
+# how they were estimated; each record keeps the measured duration), then
+# for a VM part its boots, BOOT[:GROUP]. A GROUP is a set of guest tests
+# (tests/vm/guest/t/NAME.sh) by name prefix, below; a boot split into
+# groups runs each of its tests in exactly one part (the 'rest' group: the
+# tests no other group of that boot names), so a new test is never left
+# out. A boot without a group runs every test (variant boots: theirs).
+CF_TABLE="
+host                  30
+vm-6.12.1             50 6.12:kmod 6.12@retbleed=stuff
+vm-6.12.2             50 6.12:rest 6.12@systemd
+vm-7.2.1              45 7.2:kmod
+vm-7.2.2              45 7.2:rest
+vm-6.1.1              45 6.1:kmod
+vm-6.1.2              45 6.1:rest
+vm-6.1-arm64.1        40 6.1-arm64:kmod
+vm-6.1-arm64.2        40 6.1-arm64:rest
+vm-6.12-arm64.1       50 6.12-arm64:kmod 6.12-arm64@nokaslr
+vm-6.12-arm64.2       45 6.12-arm64:rest
+vm-7.2-arm64.1        45 7.2-arm64:kmod
+vm-7.2-arm64.2        45 7.2-arm64:rest
+vm-6.12-riscv64.1     50 6.12-riscv64:kmod-only
+vm-6.12-riscv64.2     55 6.12-riscv64:daemon
+vm-6.12-riscv64.3     55 6.12-riscv64:rest
+vm-7.2-riscv64.1      55 7.2-riscv64:kmod-only
+vm-7.2-riscv64.2      60 7.2-riscv64:daemon
+vm-7.2-riscv64.3      60 7.2-riscv64:rest
+bench-compare         1
+"
+# the groups' test name prefixes: the module's tests (01-39) with the big
+# globs of every mode (49, check-full only), beside the daemon's and the
+# benchmarks ('rest'); riscv64, several times slower, in three: the
+# module's, the daemon's but the big globs, and the rest (big globs, soak,
+# benchmarks)
+cf_group() {
 	case $1 in
-	vm-6.12) echo "6.12 6.12@systemd 6.12@retbleed=stuff" ;;
-	vm-6.12-arm64) echo "6.12-arm64 6.12-arm64@nokaslr" ;;
-	vm-*) echo "${1#vm-}" ;;
+	kmod) echo "0 1 2 3 49-" ;;
+	kmod-only) echo "0 1 2 3" ;;
+	daemon) echo "40- 41- 42- 43- 44- 45- 46- 47- 48- 5 6 7" ;;
 	esac
 }
+CF_PARTS=$(awk 'NF { print $1 }' <<< "$CF_TABLE" | tr '\n' ' ')
+part_row() { awk -v p="$1" '$1 == p' <<< "$CF_TABLE"; }
+part_estimate() { part_row "$1" | awk '{ print $2 }'; }
+# part_boots PART — the BOOT[:GROUP] items of a VM part
+part_boots() { part_row "$1" | awk '{ for (i = 3; i <= NF; i++) printf "%s ", $i }'; }
 # part_layers PART — the result files (LAYER.tsv) the part must write
 part_layers() {
+	local b
 	case $1 in
 	host) echo "unit host asan-unit asan-host fuzz" ;;
 	bench-compare) echo "vm-bench" ;;
-	vm-*) local b; for b in $(part_boots "$1"); do printf 'vm-%s ' "$b"; done ;;
+	vm-*) for b in $(part_boots "$1"); do printf 'vm-%s ' "${b%%:*}"; done ;;
 	esac
 }
-# part_estimate PART — estimated minutes on the 2-core host (README table)
-part_estimate() {
-	case $1 in
-	host) echo 30 ;;
-	vm-6.12) echo 55 ;;
-	vm-7.2) echo 50 ;;
-	vm-6.1) echo 50 ;;
-	vm-6.1-arm64) echo 40 ;;
-	vm-6.12-arm64) echo 55 ;;
-	vm-7.2-arm64) echo 55 ;;
-	vm-6.12-riscv64) echo 60 ;;
-	vm-7.2-riscv64) echo 60 ;;
-	bench-compare) echo 1 ;;
-	esac
+# group_tests BOOT GROUP — the guest tests of that group of BOOT
+group_tests() {
+	local boot=$1 group=$2 t name pre others="" g
+	if [ "$group" = rest ]; then
+		for g in $(awk -v b="$boot" '{ for (i = 3; i <= NF; i++)
+			if (index($i, b ":") == 1) print substr($i, length(b) + 2) }' <<< "$CF_TABLE"); do
+			[ "$g" = rest ] || others="$others $(cf_group "$g")"
+		done
+	fi
+	for t in "$SRC"/tests/vm/guest/t/*.sh; do
+		name=$(basename "$t" .sh)
+		local hit=0
+		for pre in $( [ "$group" = rest ] && echo "$others" || cf_group "$group"); do
+			[[ $name == "$pre"* ]] && hit=1
+		done
+		if [ "$group" = rest ]; then [ $hit = 0 ] && printf '%s ' "$name"
+		else [ $hit = 1 ] && printf '%s ' "$name"; fi
+	done
 }
 is_part() { [[ " $CF_PARTS " == *" $1 "* ]]; }
 # the kernel pairs whose bench results bench-compare compares
@@ -114,30 +155,44 @@ run_layers() {
 		;;
 	bench-compare) bench_compare ;;
 	vm-*)
-		$MAKE --no-print-directory -C "$SRC" O="$O" PROFILE=full user &&
-			PROFILE=full "$SRC/tests/vm/vm-check.sh" $(part_boots "$p")
+		$MAKE --no-print-directory -C "$SRC" O="$O" PROFILE=full user || return
+		local b tests
+		for b in $(part_boots "$p"); do
+			if [ "$b" != "${b%%:*}" ]; then
+				tests=$(group_tests "${b%%:*}" "${b#*:}")
+				echo "--- ${b%%:*}: $tests"
+				PROFILE=full VM_ONLY="$tests" "$SRC/tests/vm/vm-check.sh" "${b%%:*}"
+			else
+				PROFILE=full "$SRC/tests/vm/vm-check.sh" "$b"
+			fi
+		done
 		;;
 	esac
 }
 
 # bench_compare — vm-check.sh's bench compare of each kernel pair, from
-# the bench results the two kernels' parts kept, when both passed on the
-# tree this part runs on (else that pair fails, naming the part to run)
+# the bench results the two kernels' parts kept, when every part of both
+# kernels passed on the tree this part runs on (else that pair fails,
+# naming the parts to run)
 bench_compare() {
-	local pair a b pa pb why log res=$O/results/vm-bench.tsv tree
+	local pair a b k pa pf why log res=$O/results/vm-bench.tsv tree
 	tree=$(work_tree)
 	mkdir -p "$O/results/bench"
 	: > "$res"
 	for pair in $CF_BENCH_PAIRS; do
 		a=${pair%:*} b=${pair#*:}
 		why=""
-		for pa in "vm-$a" "vm-$b"; do
-			pb=$CF/$pa.tsv
-			if [ ! -f "$pb" ]; then why="$why $pa has no record;"
-			elif [ "$(rec_get "$pb" result)" != PASS ]; then why="$why $pa did not pass;"
-			elif [ "$(rec_get "$pb" tree)" != "$tree" ] || [ "$(rec_get "$pb" tree_end)" != "$tree" ]; then
-				why="$why $pa ran on another tree;"
-			else cp "$CF/$pa"/bench/*.json "$O/results/bench/" 2>/dev/null; fi
+		for k in "$a" "$b"; do
+			for pa in $CF_PARTS; do
+				[[ $pa == "vm-$k."* ]] || continue
+				pf=$CF/$pa.tsv
+				if [ ! -f "$pf" ]; then why="$why $pa has no record;"
+				elif [ "$(rec_get "$pf" result)" != PASS ]; then why="$why $pa did not pass;"
+				elif [ "$(rec_get "$pf" tree)" != "$tree" ] ||
+				     [ "$(rec_get "$pf" tree_end)" != "$tree" ]; then
+					why="$why $pa ran on another tree;"
+				else cp "$CF/$pa"/bench/*.json "$O/results/bench/" 2>/dev/null; fi
+			done
 		done
 		if [ -n "$why" ]; then
 			printf 'vm-bench/compare-%s-%s\tFAIL\trun those parts first:%s\n' "$a" "$b" "${why%;}" >> "$res"
@@ -207,7 +262,7 @@ status() {
 		n=$((n + 1))
 		f=$CF/$p.tsv
 		if [ ! -f "$f" ]; then
-			printf '%-16s %-6s %-12s %-12s %-17s %-8s %s\n' "$p" - - - - - missing
+			printf '%-18s %-6s %-12s %-12s %-17s %-8s %s\n' "$p" - - - - - missing
 			missing="$missing $p"
 			continue
 		fi
@@ -217,7 +272,7 @@ status() {
 		elif [ "$tend" != "$cur" ]; then state="stale (the tree changed during the run)"
 		else state=current; fi
 		[ "$(rec_get "$f" dirty)" = yes ] && state="$state, uncommitted at run"
-		printf '%-16s %-6s %-12s %-12s %-17s %-8s %s\n' "$p" "$r" "${tree:0:12}" \
+		printf '%-18s %-6s %-12s %-12s %-17s %-8s %s\n' "$p" "$r" "${tree:0:12}" \
 			"$(rec_get "$f" commit | cut -c1-12)" "$(rec_get "$f" ended | sed 's/T/ /; s/:..Z$//')" \
 			"$(fmt_secs "$(rec_get "$f" seconds)")" "$state"
 		case $state in
@@ -239,7 +294,10 @@ shift || true
 case $cmd in
 list)
 	for p in $CF_PARTS; do
-		printf '%-16s ~%3s min  %s\n' "$p" "$(part_estimate "$p")" "$(part_layers "$p")"
+		printf '%-18s ~%2s min  %s\n' "$p" "$(part_estimate "$p")" "$(part_layers "$p")"
+		for b in $(part_boots "$p"); do
+			[ "$b" = "${b%%:*}" ] || printf '%23s %s: %s\n' "" "${b%%:*}" "$(group_tests "${b%%:*}" "${b#*:}")"
+		done
 	done
 	;;
 run)
@@ -254,7 +312,10 @@ run)
 	# CI reads ('N passed, N failed, N skipped'), as before the parts
 	rm -rf "$O/results"
 	mkdir -p "$O/results"
-	for p in $parts; do cp "$CF/$p"/*.tsv "$O/results/" 2>/dev/null; done
+	# (two parts of one kernel each wrote a vm-KERNEL.tsv: both count)
+	for p in $parts; do
+		for f in "$CF/$p"/*.tsv; do [ ! -f "$f" ] || cat "$f" >> "$O/results/${f##*/}"; done
+	done
 	echo "=== check-full: every part"
 	PROFILE=full "$SRC/tests/summary.sh"
 	

@@ -50,7 +50,17 @@ field() { awk -F'\t' -v k="$2" '$1 == k { print $2 }' "$CF/$1.tsv"; }
 row() { grep "^$1 " "$T/status"; }
 head_tree() { git rev-parse 'HEAD^{tree}'; }
 
-nparts=$(cfs list | wc -l)
+# the VM parts of each kernel run every guest test once between them
+SRC=$REAL_SRC "$REAL_SRC/tests/check-full.sh" list > "$T/list" || fail "list"
+ls "$REAL_SRC"/tests/vm/guest/t/*.sh | sed 's#.*/##; s#\.sh$##' | sort > "$T/all"
+for k in 6.1 6.12 7.2 6.1-arm64 6.12-arm64 7.2-arm64 6.12-riscv64 7.2-riscv64; do
+	awk -v k="$k:" '$1 == k { for (i = 2; i <= NF; i++) print $i }' "$T/list" | sort > "$T/got"
+	cmp -s "$T/got" "$T/all" || fail "$k: the parts' tests are not every guest test once:
+$(diff "$T/all" "$T/got")"
+done
+ok "each kernel's parts run every guest test once ($(wc -l < "$T/all") tests)"
+
+nparts=$(cfs list | grep -c '^[^ ]')
 [ "$nparts" -ge 9 ] || fail "list: $nparts parts"
 cfs run nosuchpart > "$T/out" 2>&1; rc=$?
 [ $rc = 2 ] && grep -q "unknown part 'nosuchpart'" "$T/out" || fail "unknown part: rc $rc: $(cat "$T/out")"
@@ -80,15 +90,17 @@ cfs status > "$T/status"; rc=$?
 row host | grep -q "^host  *PASS  *${tree1:0:12}  *${commit1:0:12} .* current$" ||
 	fail "host row: $(row host)"
 grep -q "^1 of $nparts parts passed on this tree" "$T/status" || fail "$(cat "$T/status")"
-grep -q '^missing: vm-6.12 ' "$T/status" || fail "missing line: $(cat "$T/status")"
+grep -q '^missing: vm-6.12.1 vm-6.12.2 ' "$T/status" || fail "missing line: $(cat "$T/status")"
 ok "status: host current, the others missing, exit $rc"
 
 # every part (the whole check-full): the summary line over all parts
 cfs run > "$T/out" 2>&1 || fail "whole run: $(tail -n 20 "$T/out")"
+# the kernels' parts together: every layer make check-full always had
 nl=$(ls "$O"/results/*.tsv | wc -l)
-[ "$nl" -gt "$nparts" ] || fail "whole run: $nl layers' results"
-tail -n1 "$T/out" | grep -qx "$((2 * nl)) passed, 0 failed, $nl skipped" ||
-	fail "whole run summary: $(tail -n1 "$T/out") ($nl layers)"
+[ "$nl" = 17 ] || fail "whole run: $nl layers' results: $(ls "$O/results")"
+ns=$(cat "$O"/results/*.tsv | grep -c $'\tSKIP\t')
+tail -n1 "$T/out" | grep -qx "$((2 * ns)) passed, 0 failed, $ns skipped" ||
+	fail "whole run summary: $(tail -n1 "$T/out") ($ns layer results)"
 cfs status > "$T/status" || fail "status after every part passed: $(cat "$T/status")"
 grep -q "^$nparts of $nparts parts passed on this tree" "$T/status" || fail "$(cat "$T/status")"
 ok "every part passed on ${tree1:0:12}: status exit 0; $(tail -n1 "$T/out")"
@@ -102,16 +114,24 @@ cfs status > "$T/status"; rc=$?
 grep -q "^0 of $nparts parts passed on this tree" "$T/status" || fail "$(cat "$T/status")"
 ok "after a commit: $nparts parts stale, exit $rc"
 
+# bench-compare (real, not faked) takes the bench results of parts that
+# passed on this tree only
+CHECK_FULL_RUNNER= cfs run bench-compare > "$T/out" 2>&1 && fail "bench-compare passed on stale parts"
+grep -q 'vm-bench/compare-6.1-6.12 (run those parts first: vm-6.1.1 ran on another tree; vm-6.1.2 ran on another tree; vm-6.12.1 ran' "$T/out" ||
+	fail "bench-compare: $(cat "$T/out")"
+[ "$(field bench-compare failed)" = 3 ] || fail "bench-compare record: $(cat "$CF/bench-compare.tsv")"
+ok "bench-compare refuses results of parts that ran on another tree"
+
 # a failed part, and a part that wrote no results
-FAKE_FAIL=vm-6.1 cfs run vm-6.1 > "$T/out" 2>&1 && fail "a failing part exits 0"
-[ "$(field vm-6.1 result)" = FAIL ] && [ "$(field vm-6.1 failed)" = 1 ] ||
-	fail "vm-6.1 record: $(cat "$CF/vm-6.1.tsv")"
-FAKE_NONE=vm-7.2 cfs run vm-7.2 > "$T/out" 2>&1 && fail "a part without results exits 0"
-[ "$(field vm-7.2 result)" = FAIL ] || fail "vm-7.2 record: $(cat "$CF/vm-7.2.tsv")"
+FAKE_FAIL=vm-6.1.1 cfs run vm-6.1.1 > "$T/out" 2>&1 && fail "a failing part exits 0"
+[ "$(field vm-6.1.1 result)" = FAIL ] && [ "$(field vm-6.1.1 failed)" = 1 ] ||
+	fail "vm-6.1.1 record: $(cat "$CF/vm-6.1.1.tsv")"
+FAKE_NONE=vm-7.2.1 cfs run vm-7.2.1 > "$T/out" 2>&1 && fail "a part without results exits 0"
+[ "$(field vm-7.2.1 result)" = FAIL ] || fail "vm-7.2.1 record: $(cat "$CF/vm-7.2.1.tsv")"
 grep -q 'FAIL vm-7.2: no results' "$T/out" || fail "no-results message: $(cat "$T/out")"
 cfs status > "$T/status" && fail "status exits 0 with a failed part"
-row vm-6.1 | grep -q "^vm-6.1  *FAIL  *${tree2:0:12} .* current$" || fail "vm-6.1 row: $(row vm-6.1)"
-grep -q '^failed: vm-7.2 vm-6.1$' "$T/status" || fail "failed line: $(cat "$T/status")"
+row vm-6.1.1 | grep -q "^vm-6.1.1  *FAIL  *${tree2:0:12} .* current$" || fail "vm-6.1.1 row: $(row vm-6.1.1)"
+grep -q '^failed: vm-7.2.1 vm-6.1.1 bench-compare$' "$T/status" || fail "failed line: $(cat "$T/status")"
 ok "a failed part and a part without results: FAIL, listed as failed"
 
 # a run on an uncommitted change: recorded as the tree it ran on, not HEAD's
@@ -134,12 +154,12 @@ row host | grep -q "^host  *PASS  *${dtree:0:12} .* current, uncommitted at run$
 ok "dirty run recorded as its own tree ${dtree:0:12} (dirty yes): stale, then current once committed"
 
 # an edit during the run: stale
-FAKE_EDIT=four cfs run vm-6.12 > "$T/out" 2>&1 || fail "run vm-6.12: $(cat "$T/out")"
-[ "$(field vm-6.12 tree)" = "$dtree" ] && [ "$(field vm-6.12 tree_end)" != "$dtree" ] ||
-	fail "edit during the run: $(cat "$CF/vm-6.12.tsv")"
+FAKE_EDIT=four cfs run vm-6.12.2 > "$T/out" 2>&1 || fail "run vm-6.12.2: $(cat "$T/out")"
+[ "$(field vm-6.12.2 tree)" = "$dtree" ] && [ "$(field vm-6.12.2 tree_end)" != "$dtree" ] ||
+	fail "edit during the run: $(cat "$CF/vm-6.12.2.tsv")"
 git checkout -q a.txt
 cfs status > "$T/status"
-row vm-6.12 | grep -q "stale (the tree changed during the run)$" || fail "vm-6.12 row: $(row vm-6.12)"
+row vm-6.12.2 | grep -q "stale (the tree changed during the run)$" || fail "vm-6.12.2 row: $(row vm-6.12.2)"
 ok "an edit during a run: the record is stale"
 
 # make check-full-status reads O's records; for this checkout they ran
