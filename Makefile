@@ -308,10 +308,10 @@ sanitize-check:
 check-full: deps
 	$(Q)MAKE="$(MAKE)" $(SRC)/tests/check-full.sh run $(PART)
 
-check-full-part: deps
+check-full-part:
 	$(Q)[ -n "$(PART)" ] || { echo "check-full-part: PART=name, one of:" >&2; \
 		$(SRC)/tests/check-full.sh list >&2; exit 2; }
-	$(Q)MAKE="$(MAKE)" $(SRC)/tests/check-full.sh run $(PART)
+	$(Q)$(MAKE) --no-print-directory check-full PART="$(PART)"
 
 check-full-status:
 	$(Q)$(SRC)/tests/check-full.sh status

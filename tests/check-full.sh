@@ -150,7 +150,7 @@ run_layers() {
 	case $p in
 	host)
 		# what `make check` runs on the host, at the full sizes
-		$MAKE --no-print-directory -C "$SRC" O="$O" PROFILE=full user
+		$MAKE --no-print-directory -C "$SRC" O="$O" PROFILE=full all
 		$MAKE --no-print-directory -C "$SRC" O="$O" PROFILE=full unit
 		$MAKE --no-print-directory -C "$SRC" O="$O" PROFILE=full host
 		$MAKE --no-print-directory -C "$SRC" O="$O" PROFILE=full sanitize-check
@@ -260,7 +260,7 @@ status() {
 	cur=$(head_tree)
 	printf 'check-full status for HEAD %s, tree %s' "$(head_commit | cut -c1-12)" "${cur:0:12}"
 	[ "$(work_tree)" = "$cur" ] || printf ' (the work tree has changes that are not committed)'
-	printf '\n%-16s %-6s %-12s %-12s %-17s %-8s %s\n' part result tree commit "when (UTC)" duration state
+	printf '\n%-18s %-6s %-12s %-12s %-17s %-8s %s\n' part result tree commit "when (UTC)" duration state
 	for p in $CF_PARTS; do
 		n=$((n + 1))
 		f=$CF/$p.tsv
@@ -305,6 +305,11 @@ list)
 	;;
 run)
 	parts=${*:-$CF_PARTS}
+	# a part is recorded as run whole: what would narrow it is refused
+	for v in VM_ONLY FUZZ_SECONDS HOST_TEST_TIMEOUT TEST_TIMEOUT VM_VARIANT_TESTS VM_SYSTEMD_TESTS; do
+		[ -z "${!v:-}" ] || { echo "check-full: $v is set: a part runs whole (unset it;" \
+			"make vm-check VM_ONLY=... runs single guest tests)" >&2; exit 2; }
+	done
 	for p in $parts; do
 		is_part "$p" || { echo "check-full: unknown part '$p' (parts: $CF_PARTS)" >&2; exit 2; }
 	done

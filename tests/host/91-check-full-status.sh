@@ -65,6 +65,10 @@ nparts=$(cfs list | grep -c '^[^ ]')
 cfs run nosuchpart > "$T/out" 2>&1; rc=$?
 [ $rc = 2 ] && grep -q "unknown part 'nosuchpart'" "$T/out" || fail "unknown part: rc $rc: $(cat "$T/out")"
 ok "an unknown part is refused (exit 2)"
+VM_ONLY=01-kmod-load cfs run host > "$T/out" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q 'VM_ONLY is set: a part runs whole' "$T/out" && [ ! -e "$CF/host.tsv" ] ||
+	fail "VM_ONLY: rc $rc: $(cat "$T/out")"
+ok "a part narrowed by VM_ONLY is refused, nothing recorded"
 
 # nothing run yet: every part missing, status fails
 cfs status > "$T/status"; rc=$?
