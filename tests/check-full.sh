@@ -50,8 +50,8 @@ vm-7.2.1              45 7.2:kmod
 vm-7.2.2              45 7.2:rest
 vm-6.1.1              45 6.1:kmod
 vm-6.1.2              45 6.1:rest
-vm-6.1-arm64.1        30 6.1-arm64:kmod
-vm-6.1-arm64.2        30 6.1-arm64:rest
+vm-6.1-arm64.1        15 6.1-arm64:kmod
+vm-6.1-arm64.2        25 6.1-arm64:rest
 vm-6.12-arm64.1       40 6.12-arm64:kmod 6.12-arm64@nokaslr
 vm-6.12-arm64.2       40 6.12-arm64:rest
 vm-7.2-arm64.1        40 7.2-arm64:kmod
