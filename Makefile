@@ -3,7 +3,8 @@
 #
 #   make                 build tracerd, tracectl, BPF objects/skeletons, kmods
 #   make check           deps + build + unit + host + VM tests (CI profile)
-#   make check-full      the same with the full sizes
+#   make check-full      the same with the full sizes, in parts of up to an
+#                        hour (PART=name runs one; make check-full-status)
 #   make demo            boot the test VM and show what tracerd sees
 #   make vm-check        VM tests only (VM_KERNEL=6.1|6.12|7.2|... picks one)
 #   make deps            install build/test dependencies (apt, idempotent)
@@ -256,7 +257,7 @@ KMODS := $(KMOD_OUT)/tracerd_kmod.ko $(KMOD_OUT)/tracerd_testmod.ko
 
 .PHONY: FORCE
 FORCE:
-.PHONY: all user progs bpf kmod deps check check-full unit host vm-check demo clean distclean help \
+.PHONY: all user progs bpf kmod deps check check-full check-full-part check-full-status unit host vm-check demo clean distclean help \
 	install install-nobuild install-dkms uninstall uninstall-dkms deb check-version \
 	fuzz fuzz-bins fuzz-ci sanitize-check
 
@@ -328,8 +329,23 @@ sanitize-check:
 		[ ! -f $(O)/asan/results/$$l.tsv ] || \
 		sed "s|^$$l/|asan-$$l/|" $(O)/asan/results/$$l.tsv > $(O)/results/asan-$$l.tsv; done
 
-check-full:
-	$(Q)$(MAKE) --no-print-directory check PROFILE=full
+# check-full: `make check` at the full sizes, in parts of at most about an
+# hour each (tests/check-full.sh list; tests/vm/README.md, "check-full in
+# parts"), each part's result recorded with the git tree it ran on under
+# $(O)/check-full/. PART=name (or check-full-part) runs one part, PART="a b"
+# those; without PART every part runs in order, then the summary line of
+# all of them. check-full-status: which parts passed on which tree; exits
+# non-zero unless every part passed on HEAD's tree.
+check-full: deps
+	$(Q)MAKE="$(MAKE)" $(SRC)/tests/check-full.sh run $(PART)
+
+check-full-part:
+	$(Q)[ -n "$(PART)" ] || { echo "check-full-part: PART=name, one of:" >&2; \
+		$(SRC)/tests/check-full.sh list >&2; exit 2; }
+	$(Q)$(MAKE) --no-print-directory check-full PART="$(PART)"
+
+check-full-status:
+	$(Q)$(SRC)/tests/check-full.sh status
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory user

@@ -3,26 +3,28 @@
 # summary.sh — count the results every layer wrote to $O/results/*.tsv and
 # print the closing line CI reads: 'N passed, N failed, N skipped'. A layer
 # that should have run but wrote no results counts as a failure
-# (SUMMARY_LAYERS overrides the expected list, SUMMARY_VM_LAYERS the VM part).
+# (SUMMARY_LAYERS overrides the expected list, SUMMARY_VM_LAYERS the VM part;
+# SUMMARY_DIR reads another results directory: tests/check-full.sh's parts).
 set -uo pipefail
 SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 O=${O:-$SRC/build}
+R=${SUMMARY_DIR:-$O/results}
 pass=0 fail=0 skip=0
 vm_full=; [ "${PROFILE:-ci}" = full ] && vm_full=vm-7.2-arm64
 for layer in ${SUMMARY_LAYERS:-unit host asan-unit asan-host fuzz ${SUMMARY_VM_LAYERS:-vm-6.1 vm-6.12 vm-6.12-arm64 vm-6.1-arm64 vm-7.2 vm-6.12-riscv64 vm-7.2-riscv64 $vm_full vm-6.12@retbleed=stuff vm-6.12-arm64@nokaslr vm-6.12@systemd vm-bench}}; do
-	if [ ! -s "$O/results/$layer.tsv" ]; then
+	if [ ! -s "$R/$layer.tsv" ]; then
 		echo "FAIL $layer: no results (layer did not run or crashed)"
 		fail=$((fail + 1))
 	fi
 done
-if compgen -G "$O/results/*.tsv" > /dev/null; then
+if compgen -G "$R/*.tsv" > /dev/null; then
 	while IFS=$'\t' read -r name r msg; do
 		case $r in
 		PASS) pass=$((pass + 1)) ;;
 		SKIP) skip=$((skip + 1)) ;;
 		*) fail=$((fail + 1)); echo "FAIL $name${msg:+: $msg}" ;;
 		esac
-	done < <(cat "$O"/results/*.tsv)
+	done < <(cat "$R"/*.tsv)
 fi
 # where the VM layer's time went (guest/run-tests.sh 'time:' lines of the
 # latest boot of each kind): the make check budget is 60 minutes cold
