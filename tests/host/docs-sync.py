@@ -180,8 +180,9 @@ def check_mode_lists():
                       f"{sorted(functions - bench)}")
 
 # targets that install nothing on purpose: the installer itself, what only
-# copies, removes or reads files (check-full-status: the records), and the plain build (user), which debian/rules'
-# build runs and which must never call apt
+# copies, removes or reads files (check-full-status: the records), and the
+# plain build (user), which debian/rules' build runs and which must never
+# call apt
 MAKE_NO_DEPS = {"deps", "uninstall", "uninstall-dkms", "install-dkms", "install-nobuild",
                 "check-version", "check-full-status", "clean", "user"}
 
