@@ -95,18 +95,22 @@ part_layers() {
 }
 # group_tests BOOT GROUP — the guest tests of that group of BOOT
 group_tests() {
-	local boot=$1 group=$2 t name pre others="" g
+	local boot=$1 group=$2 t name pre pres="" g hit
 	if [ "$group" = rest ]; then
 		for g in $(awk -v b="$boot" '{ for (i = 3; i <= NF; i++)
 			if (index($i, b ":") == 1) print substr($i, length(b) + 2) }' <<< "$CF_TABLE"); do
-			[ "$g" = rest ] || others="$others $(cf_group "$g")"
+			[ "$g" = rest ] || pres="$pres $(cf_group "$g")"
 		done
+	else
+		pres=$(cf_group "$group")
 	fi
+	# no subshell per test: this runs for every part of every listing
 	for t in "$SRC"/tests/vm/guest/t/*.sh; do
-		name=$(basename "$t" .sh)
-		local hit=0
-		for pre in $( [ "$group" = rest ] && echo "$others" || cf_group "$group"); do
-			[[ $name == "$pre"* ]] && hit=1
+		name=${t##*/}
+		name=${name%.sh}
+		hit=0
+		for pre in $pres; do
+			[[ $name == "$pre"* ]] && { hit=1; break; }
 		done
 		if [ "$group" = rest ]; then [ $hit = 0 ] && printf '%s ' "$name"
 		else [ $hit = 1 ] && printf '%s ' "$name"; fi
