@@ -18,7 +18,7 @@ int fexit_return(void *ctx)
 	__u64 ret = 0;
 
 	bpf_get_func_ret(ctx, &ret);	/* inlined: works in every clone */
-	return hook_return_ret(slot_imm(), (__s64)ret, TRACERD_EV_RET);
+	return hook_return_ret(ctx, slot_imm(), (__s64)ret, TRACERD_EV_RET);
 }
 
 SEC("?fentry")

@@ -27,5 +27,5 @@ int fmulti_return(void *ctx)
 	__u64 ret = 0;
 
 	bpf_get_func_ret(ctx, &ret);
-	return hook_return_ret(multi_slot(ctx), (__s64)ret, TRACERD_EV_RET);
+	return hook_return_ret(ctx, multi_slot(ctx), (__s64)ret, TRACERD_EV_RET);
 }

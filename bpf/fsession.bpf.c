@@ -24,5 +24,5 @@ int fsession_hook(void *ctx)
 		return 0;
 	}
 	bpf_get_func_ret(ctx, &ret);
-	return session_return(slot, cookie, (__s64)ret);
+	return session_return(ctx, slot, cookie, (__s64)ret);
 }

@@ -536,10 +536,11 @@ static __always_inline void slot_time(__u32 slot, __u64 ts, __u64 now, __u64 fla
  * and a full map -ENOMEM: the call is counted in stack_drops, as one whose
  * new (slot, id) finds stack_counts full (-E2BIG). Under
  * TRACERD_SLOT_STACKS only, which a clone's flags immediate bakes in.
+ * err: 0 at an entry; an error return's errno under --errors --stacks.
  */
-static __noinline void stack_count(void *ctx, __u32 slot)
+static __noinline void stack_count(void *ctx, __u32 slot, __u32 err)
 {
-	struct tracerd_stack_key k = { .slot = slot };
+	struct tracerd_stack_key k = { .slot = slot, .err = err };
 	__u64 one = 1, *c;
 	long id = bpf_get_stackid(ctx, &stack_traces, 0);
 
@@ -576,8 +577,9 @@ static __always_inline int hook_entry(void *ctx, __u32 slot)
 	__sync_fetch_and_add(&st->calls, 1);
 	if (flags & TRACERD_SLOT_BY)
 		by_count(slot, flags);
-	if (flags & TRACERD_SLOT_STACKS)
-		stack_count(ctx, slot);
+	/* with --errors, the stacks of failing calls only: at the return */
+	if ((flags & (TRACERD_SLOT_STACKS | TRACERD_SLOT_ERRORS)) == TRACERD_SLOT_STACKS)
+		stack_count(ctx, slot, 0);
 	if (flags & TRACERD_SLOT_LATENCY) {
 		if (task_ts_on(flags))
 			task_push(slot);
@@ -596,33 +598,49 @@ static __always_inline int hook_entry(void *ctx, __u32 slot)
  * The low 32 bits first (an int's upper half is undefined: x86_64 eax);
  * then, for a function that returns 64 bits (the row's ret64), the upper
  * half must be all ones: a pointer or a long whose low half merely looks
- * like -4095..-1 is no error.
+ * like -4095..-1 is no error. Returns the errno counted (1..4095), 0 when
+ * ret is no error.
  */
-static __always_inline void slot_error(__u32 slot, __s64 ret)
+static __always_inline __u32 slot_error(__u32 slot, __s64 ret)
 {
 	struct tracerd_slot_errors *e;
 	__u64 err = (__u32)(0U - (__u32)ret);	/* an int's errno, 0 for ret 0 */
+	__u32 errno_;
 
 	if (err - 1 >= TRACERD_ERRNO_MAX)
-		return;
+		return 0;
 	e = bpf_map_lookup_elem(&slot_errors, &slot);
 	if (!e)
-		return;
+		return 0;
 	if (e->ret64 && (__u64)ret >> 32 != 0xffffffffULL)
-		return;
+		return 0;
+	errno_ = (__u32)err;
 	barrier_var(err);
 	if (err > TRACERD_ERRNO_SLOTS - 1)
 		err = 0;
 	__sync_fetch_and_add(&e->count[err], 1);
+	return errno_;
+}
+
+/*
+ * --errors: count ret; with --stacks too, count the stack of a call that
+ * failed, under its errno (trace.h, tracerd_stack_key).
+ */
+static __always_inline void slot_errors_count(void *ctx, __u32 slot, __u64 flags, __s64 ret)
+{
+	__u32 err = slot_error(slot, ret);
+
+	if (err && (flags & TRACERD_SLOT_STACKS))
+		stack_count(ctx, slot, err);
 }
 
 /* The return hook; ret_flags is TRACERD_EV_RET when ret is the real return value. */
-static __always_inline int hook_return_ret(__u32 slot, __s64 ret, __u32 ret_flags)
+static __always_inline int hook_return_ret(void *ctx, __u32 slot, __s64 ret, __u32 ret_flags)
 {
 	__u64 flags = slot_pass(slot), now, ts;
 
 	if (flags & TRACERD_SLOT_ERRORS)
-		slot_error(slot, ret);
+		slot_errors_count(ctx, slot, flags, ret);
 	if (!(flags & TRACERD_SLOT_LATENCY))
 		return 0;
 	now = bpf_ktime_get_ns();
@@ -632,9 +650,9 @@ static __always_inline int hook_return_ret(__u32 slot, __s64 ret, __u32 ret_flag
 	return 0;
 }
 
-static __always_inline int hook_return(__u32 slot)
+static __always_inline int hook_return(void *ctx, __u32 slot)
 {
-	return hook_return_ret(slot, 0, 0);
+	return hook_return_ret(ctx, slot, 0, 0);
 }
 
 /*

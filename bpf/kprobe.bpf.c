@@ -14,7 +14,7 @@ int kprobe_entry(struct pt_regs *ctx)
 SEC("?kretprobe")
 int kprobe_return(struct pt_regs *ctx)
 {
-	return hook_return_ret(cookie_slot(ctx), (__s64)PT_REGS_RC(ctx),
+	return hook_return_ret(ctx, cookie_slot(ctx), (__s64)PT_REGS_RC(ctx),
 			       TRACERD_EV_RET);
 }
 

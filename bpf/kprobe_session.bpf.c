@@ -19,5 +19,5 @@ int session_hook(struct pt_regs *ctx)
 
 	if (!session_is_return(ctx))
 		return session_entry(ctx, slot, cookie);
-	return session_return(slot, cookie, (__s64)PT_REGS_RC(ctx));
+	return session_return(ctx, slot, cookie, (__s64)PT_REGS_RC(ctx));
 }

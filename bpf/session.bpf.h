@@ -52,8 +52,9 @@ static __always_inline int session_entry(void *ctx, __u32 slot, __u64 *cookie)
 	__sync_fetch_and_add(&st->calls, 1);
 	if (flags & TRACERD_SLOT_BY)
 		by_count(slot, flags);
-	if (flags & TRACERD_SLOT_STACKS)
-		stack_count(ctx, slot);
+	/* with --errors, the stacks of failing calls only: at the return */
+	if ((flags & (TRACERD_SLOT_STACKS | TRACERD_SLOT_ERRORS)) == TRACERD_SLOT_STACKS)
+		stack_count(ctx, slot, 0);
 	if (!(flags & TRACERD_SLOT_LATENCY) || !cookie) {
 		if (flags & TRACERD_SLOT_RECORD)
 			record_event(slot, bpf_ktime_get_ns(), 0, 0, 0);
@@ -68,7 +69,7 @@ static __always_inline int session_entry(void *ctx, __u32 slot, __u64 *cookie)
 
 /* The return half: the call's time since its entry wrote the cookie
  * (hook.bpf.h's slot_time: the same accounting as every other mode). */
-static __always_inline int session_return(__u32 slot, __u64 *cookie, __s64 ret)
+static __always_inline int session_return(void *ctx, __u32 slot, __u64 *cookie, __s64 ret)
 {
 	__u64 now = bpf_ktime_get_ns(), flags;
 
@@ -76,7 +77,7 @@ static __always_inline int session_return(__u32 slot, __u64 *cookie, __s64 ret)
 		return 0;	/* the entry did not time this call */
 	flags = slot_pass(slot);
 	if (flags & TRACERD_SLOT_ERRORS)
-		slot_error(slot, ret);
+		slot_errors_count(ctx, slot, flags, ret);
 	if (flags & TRACERD_SLOT_LATENCY)
 		slot_time(slot, *cookie, now, flags, ret, TRACERD_EV_RET);
 	return 0;

@@ -29,5 +29,5 @@ int tp_classic_hit(void *ctx)
 SEC("?tracepoint")
 int tp_classic_return(void *ctx)
 {
-	return hook_return(slot_imm());
+	return hook_return(ctx, slot_imm());
 }

@@ -71,6 +71,12 @@ static int tree_add(struct fnode *root, const struct stack_set *set, const struc
 			return -ENOMEM;
 		at->count += r->count;
 	}
+	if (stack_errno_frame(r, name, sizeof(name))) {
+		at = child(at, name, 1, NULL);
+		if (!at)
+			return -ENOMEM;
+		at->count += r->count;
+	}
 	for (k = r->nframes; k-- > 0;) {
 		const struct stack_frame *fr = &r->frames[k];
 

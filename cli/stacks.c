@@ -34,6 +34,7 @@ static int row_parse(struct stack_row *r, json_object *jr)
 	size_t i;
 
 	r->count = (uint64_t)jint(jr, "count", 0);
+	r->err = str_or_null(jr, "errno");
 	r->nframes = jlen(frames);
 	r->frames = calloc(r->nframes + 1, sizeof(*r->frames));
 	if (!r->frames)
@@ -198,7 +199,10 @@ static void set_print_text(FILE *f, const struct stack_set *set)
 	for (i = 0; i < set->nrows; i++) {
 		const struct stack_row *r = &set->rows[i];
 
-		fprintf(f, "@[\n");
+		if (r->err)	/* --errors --stacks: the stacks of the calls that failed so */
+			fprintf(f, "@[errno %s,\n", stack_name_safe(r->err, fr, sizeof(fr)));
+		else
+			fprintf(f, "@[\n");
 		for (k = 0; k < r->nframes; k++)
 			fprintf(f, "    %s\n", stack_frame_text(&r->frames[k], fr, sizeof(fr)));
 		if (!r->nframes)
@@ -221,7 +225,17 @@ void stacks_print_text(FILE *f, const struct stacks *s)
 		set_print_text(f, &s->sets[i]);
 }
 
-/* one folded line: "root;outer;...;inner" (frames reversed) */
+const char *stack_errno_frame(const struct stack_row *r, char *buf, size_t len)
+{
+	char safe[64];
+
+	if (!r->err)
+		return NULL;
+	snprintf(buf, len, "errno:%s", stack_name_safe(r->err, safe, sizeof(safe)));
+	return buf;
+}
+
+/* one folded line: "root;[errno:E;]outer;...;inner" (frames reversed) */
 static char *folded_line(const struct stack_set *set, const struct stack_row *r, bool root)
 {
 	char name[640], *line = NULL;
@@ -232,6 +246,10 @@ static char *folded_line(const struct stack_set *set, const struct stack_row *r,
 		return NULL;
 	if (root)
 		fputs(stack_name_safe(set->label, name, sizeof(name)), m);
+	if (stack_errno_frame(r, name, sizeof(name))) {
+		fprintf(m, "%s%s", root ? ";" : "", name);
+		root = true;	/* the frames follow a root */
+	}
 	for (k = r->nframes; k-- > 0;)
 		fprintf(m, "%s%s", root || k + 1 < r->nframes ? ";" : "",
 			stack_frame_name(&r->frames[k], name, sizeof(name)));

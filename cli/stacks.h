@@ -23,6 +23,7 @@ struct stack_frame {
 
 struct stack_row {
 	uint64_t count;
+	const char *err;	/* --errors --stacks: the errno its calls returned ("ENOENT"), else NULL */
 	size_t nframes;
 	struct stack_frame *frames;	/* innermost first */
 };
@@ -57,6 +58,8 @@ const char *stack_frame_text(const struct stack_frame *f, char *buf, size_t len)
 const char *stack_frame_name(const struct stack_frame *f, char *buf, size_t len);
 /* a root-frame name (an attachment's label) made safe the same way */
 const char *stack_name_safe(const char *s, char *buf, size_t len);
+/* a row's errno as the root frame below its label ("errno:ENOENT"), or NULL */
+const char *stack_errno_frame(const struct stack_row *r, char *buf, size_t len);
 
 void stacks_print_text(FILE *f, const struct stacks *s);
 /* Folded lines, outermost frame first, identical stacks summed; sets' labels

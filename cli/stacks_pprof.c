@@ -230,7 +230,7 @@ static void add_sample(struct pp *p, const struct stack_set *set, const struct s
 	smp = v ? calloc(1, sizeof(*smp) + sizeof(int64_t)) : NULL;
 	if (smp) {
 		tracerd__pprof__sample__init(smp);
-		smp->location_id = calloc(r->nframes + 1, sizeof(*smp->location_id));
+		smp->location_id = calloc(r->nframes + 2, sizeof(*smp->location_id));
 	}
 	if (!smp || !smp->location_id) {
 		free(smp);
@@ -239,6 +239,11 @@ static void add_sample(struct pp *p, const struct stack_set *set, const struct s
 	}
 	for (k = 0; k < r->nframes; k++)
 		smp->location_id[smp->n_location_id++] = frame_location(p, &r->frames[k]);
+	if (stack_errno_frame(r, name, sizeof(name))) {	/* below the label, as folded */
+		snprintf(key, sizeof(key), "e%s", name);
+		smp->location_id[smp->n_location_id++] =
+			location_id(p, key, 0, function_id(p, name, "tracerd errno"));
+	}
 	if (root) {
 		stack_name_safe(set->label, name, sizeof(name));
 		snprintf(key, sizeof(key), "r%s", name);

@@ -78,8 +78,10 @@ struct hook_site {
 
 #define BACKEND_BATCH_ALL	UINT_MAX
 
-/* one distinct stack of a hook and its count (backend.stacks) */
-typedef int (*stack_visit_fn)(void *ctx, __u64 count, const __u64 *ips, __u32 nr);
+/* one distinct stack of a hook and its count (backend.stacks); err: the
+ * errno its calls returned (--errors --stacks: trace.h, tracerd_stack_key),
+ * 0 for the stacks of every call */
+typedef int (*stack_visit_fn)(void *ctx, __u64 count, __u32 err, const __u64 *ips, __u32 nr);
 
 struct backend {
 	enum tracerd_mode mode;

@@ -704,7 +704,7 @@ static int kmod_stacks(struct tracerd *d, struct attachment *a, struct hook *h,
 		}
 		memcpy(ips, p + sizeof(r), r.nr * sizeof(*ips));
 		p += sizeof(r) + r.nr * sizeof(*ips);
-		ret = fn(ctx, r.count, ips, r.nr);
+		ret = fn(ctx, r.count, 0, ips, r.nr);
 		if (ret > 0)
 			ret = 0;
 	}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 #include <tracerd/kmod_abi.h>
+#include "../lib/metrics.h"
 #include "../lib/modes.h"
 #include "../lib/strutil.h"
 #include "../lib/util.h"
@@ -178,6 +179,7 @@ static json_object *stacks_json(struct frames_ctx *fc, const struct stack_set *s
 {
 	json_object *o = json_object_new_object(), *arr, *r, *frames;
 	size_t i, n = top && top < set->n ? top : set->n;
+	char nbuf[16];
 	__u32 k;
 
 	json_object_object_add(o, "depth", json_object_new_int64(set->depth));
@@ -192,6 +194,9 @@ static json_object *stacks_json(struct frames_ctx *fc, const struct stack_set *s
 		frames = json_object_new_array();
 		json_object_object_add(r, "count",
 				       json_object_new_int64((int64_t)set->rows[i].count));
+		if (set->rows[i].err)	/* --errors --stacks: the failing calls' errno */
+			json_object_object_add(r, "errno", json_object_new_string(
+				metrics_errno_name((int)set->rows[i].err, nbuf, sizeof(nbuf))));
 		for (k = 0; k < set->rows[i].nr; k++)
 			json_object_array_add(frames, frame_json(fc, set->rows[i].ips[k]));
 		json_object_object_add(r, "frames", frames);

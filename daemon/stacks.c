@@ -83,7 +83,7 @@ int bpf_stacks(struct tracerd *d, struct attachment *a, struct hook *h, stack_vi
 		}
 		for (nr = 0; nr < d->stack_depth_max && ips[nr]; nr++)
 			;
-		err = fn(ctx, c.vals[i], ips, nr);
+		err = fn(ctx, c.vals[i], c.keys[i].err, ips, nr);
 	}
 	free(c.keys);
 	free(c.vals);
@@ -127,7 +127,7 @@ static bool frame_is_bpf(struct add_ctx *x, __u64 ip)
 	       !strcmp(fs.module, "bpf");
 }
 
-static int add_row(void *p, __u64 count, const __u64 *ips, __u32 nr)
+static int add_row(void *p, __u64 count, __u32 err, const __u64 *ips, __u32 nr)
 {
 	struct add_ctx *x = p;
 	struct stack_set *set = x->set;
@@ -155,6 +155,7 @@ static int add_row(void *p, __u64 count, const __u64 *ips, __u32 nr)
 	memcpy(r->ips, ips, nr * sizeof(*r->ips));
 	r->nr = nr;
 	r->count = count;
+	r->err = err;
 	set->n++;
 	set->total += count;
 	return 0;
@@ -179,9 +180,9 @@ int stacks_add(struct tracerd *d, struct attachment *a, struct hook *h, struct s
 	return 0;
 }
 
-static int visit_none(void *ctx, __u64 count, const __u64 *ips, __u32 nr)
+static int visit_none(void *ctx, __u64 count, __u32 err, const __u64 *ips, __u32 nr)
 {
-	(void)ctx, (void)count, (void)ips, (void)nr;
+	(void)ctx, (void)count, (void)err, (void)ips, (void)nr;
 	return 0;
 }
 
@@ -205,12 +206,14 @@ int stacks_dropped(struct tracerd *d, struct attachment *a, __u64 *dropped)
 	return 0;
 }
 
-/* frames first (the same stack side by side), for merging */
+/* errno, then frames (the same stack of the same errno side by side), for merging */
 static int frames_cmp(const void *a, const void *b)
 {
 	const struct stack_row *x = a, *y = b;
 	__u32 i;
 
+	if (x->err != y->err)
+		return x->err < y->err ? -1 : 1;
 	for (i = 0; i < x->nr && i < y->nr; i++)
 		if (x->ips[i] != y->ips[i])
 			return x->ips[i] < y->ips[i] ? -1 : 1;

@@ -15,6 +15,7 @@
 struct stack_row {
 	__u64 count;
 	__u32 nr;		/* frames in ips, innermost first */
+	__u32 err;		/* errno of its calls (--errors --stacks), 0: every call */
 	__u64 *ips;
 };
 

@@ -146,6 +146,10 @@ struct tracerd_by_val {
  * stack_counts full, a hash collision in the stack map) adds 1 to its
  * slot's row of the array map "stack_drops" (a __u64): sum of the counts
  * + drops = calls. Both tables hold stack_max_entries (the config).
+ * With --errors too (TRACERD_SLOT_ERRORS as well), only the calls that
+ * returned an error are counted, at their return, keyed by the errno as
+ * well (1..TRACERD_ERRNO_MAX; 0: every call, at its entry): retsnoop's
+ * "why did it fail" view; the sum is then the error returns.
  */
 #define TRACERD_STACK_DEPTH_MAX		127	/* the kernel's PERF_MAX_STACK_DEPTH */
 #define TRACERD_STACK_DEPTH_DEFAULT	32
@@ -153,6 +157,8 @@ struct tracerd_by_val {
 struct tracerd_stack_key {
 	__u32 slot;
 	__u32 id;		/* bpf_get_stackid() */
+	__u32 err;		/* errno of an error return (--errors --stacks), else 0 */
+	__u32 reserved;
 };
 
 /* Key/value of the per-task entry timestamps (LRU hash "entry_ts"). */
@@ -174,7 +180,7 @@ _Static_assert(sizeof(struct tracerd_slot_errors) == 8 * TRACERD_ERRNO_SLOTS + 8
 	       "tracerd_slot_errors size");
 _Static_assert(sizeof(struct tracerd_by_key) == 32, "tracerd_by_key size");
 _Static_assert(sizeof(struct tracerd_by_val) == 24, "tracerd_by_val size");
-_Static_assert(sizeof(struct tracerd_stack_key) == 8, "tracerd_stack_key size");
+_Static_assert(sizeof(struct tracerd_stack_key) == 16, "tracerd_stack_key size");
 _Static_assert(sizeof(struct tracerd_ts_key) == 8, "tracerd_ts_key size");
 _Static_assert(sizeof(struct tracerd_ts_val) == 8 + 8 * TRACERD_NEST_MAX,
 	       "tracerd_ts_val size");
