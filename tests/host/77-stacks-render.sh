@@ -222,6 +222,27 @@ else
 	echo "note: not root, or this tracectl's attach takes no --stacks yet (#32 item 1): real daemon not asked"
 fi
 
+# --- --errors --stacks: rows keyed by errno as well: in the text header of each
+# stack, and as the root frame "errno:E" of folded lines (escaped like a name)
+cp "$D/stacks-errno.json" "$W/reply.json"
+C="$TRACECTL --socket $W/f.sock"	# the fake daemon again
+$C stats --stacks > "$W/etext.txt" 2> "$W/err.txt" || fail "errno: stats --stacks: $(cat "$W/err.txt")"
+has_ctl "$W/etext.txt" && fail "errno: raw control character in the text: $(od -c "$W/etext.txt" | head)"
+expect_eq "errno: stack headers" "$(grep '^@\[' "$W/etext.txt" | tr '\n' '|')" \
+	'@[errno ENOENT,|@[errno EACCES:\x1b[2J,|@[errno ENOENT,|'
+grep -qxF ']: 7 (58.3%)' "$W/etext.txt" || fail "errno: count of a row: $(cat "$W/etext.txt")"
+$C stats --stacks --format folded > "$W/efolded.txt" || fail "errno: folded"
+cat > "$W/want.txt" <<'EOF'
+errno:ENOENT;path_openat;do_open 7
+errno:EACCES:\x1b[2J;path_openat;do_open 3
+errno:ENOENT;kernel_open;do_open 2
+EOF
+diff -u "$W/want.txt" "$W/efolded.txt" || fail "errno: folded lines differ"
+$C flame 5 -o "$W/eflame.svg" > /dev/null 2>&1 || fail "errno: flame"
+grep -q 'data-name="errno:ENOENT"' "$W/eflame.svg" || fail "errno: no errno frame in the SVG"
+ok "errno: each stack's errno in its text header and as folded's root frame"
+cp "$D/stacks-two.json" "$W/reply.json"
+
 command -v chromium > /dev/null || skip "chromium not installed (Debian package chromium; make deps)"
 CH=(chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
     --disable-background-networking --disable-component-update --disable-sync
