@@ -183,17 +183,19 @@ static __always_inline __u64 ringbuf_wakeup(void)
 	return BPF_RB_NO_WAKEUP;
 }
 
-static __always_inline void record_event(__u32 slot, __u64 ts, __u64 dur, __s64 ret, __u32 flags)
+static __always_inline void record_drop(__u32 slot)
 {
-	struct tracerd_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	__u64 id = bpf_get_current_pid_tgid(), *drops;
+	__u64 *drops = bpf_map_lookup_elem(&rec_drops, &slot);
 
-	if (!e) {
-		drops = bpf_map_lookup_elem(&rec_drops, &slot);
-		if (drops)
-			__sync_fetch_and_add(drops, 1);
-		return;
-	}
+	if (drops)
+		__sync_fetch_and_add(drops, 1);
+}
+
+static __always_inline void event_fill(struct tracerd_event *e, __u32 slot, __u64 ts, __u64 dur,
+				       __s64 ret, __u32 flags)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
 	e->ts_ns = ts;
 	e->duration_ns = dur;
 	e->ret = ret;
@@ -206,6 +208,42 @@ static __always_inline void record_event(__u32 slot, __u64 ts, __u64 dur, __s64 
 	e->flags = flags;
 	e->reserved = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
+}
+
+static __always_inline void record_event(__u32 slot, __u64 ts, __u64 dur, __s64 ret, __u32 flags)
+{
+	struct tracerd_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		record_drop(slot);
+		return;
+	}
+	event_fill(e, slot, ts, dur, ret, flags);
+	bpf_ringbuf_submit(e, ringbuf_wakeup());
+}
+
+/*
+ * A slow call of a --stacks attachment: its event and its kernel stack in
+ * one record (record.h, tracerd_event_stack); the daemon keeps the frames
+ * of the traced code. A stack the kernel cannot give (a depth over its
+ * perf_event_max_stack) leaves nr 0: the call is still recorded. Rare by
+ * definition (a slow call), in a subprogram of its own.
+ */
+static __noinline void record_slow_stack(void *ctx, __u64 slot_flags, __u64 ts, __u64 dur,
+					 __s64 ret)
+{
+	struct tracerd_event_stack *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	__u32 slot = (__u32)slot_flags, flags = slot_flags >> 32;	/* 5 arguments at most */
+	long n;
+
+	if (!e) {
+		record_drop(slot);
+		return;
+	}
+	event_fill(&e->ev, slot, ts, dur, ret, flags | TRACERD_EV_STACK);
+	n = bpf_get_stack(ctx, e->ips, sizeof(e->ips), 0);
+	e->nr = n > 0 ? (__u32)(n / sizeof(__u64)) : 0;
+	e->reserved = 0;
 	bpf_ringbuf_submit(e, ringbuf_wakeup());
 }
 
@@ -502,9 +540,37 @@ static __always_inline void by_time(__u32 slot, __u64 flags, __u64 delta)
 	__sync_fetch_and_add(&v->lat_sum, delta);
 }
 
+/* --slower-than's threshold of slot (slot_cfg); none: no call is slow */
+static __always_inline __u64 slot_slower_ns(__u32 slot)
+{
+	struct tracerd_slot_cfg *cfg = bpf_map_lookup_elem(&slot_cfg, &slot);
+
+	return cfg ? cfg->slower_ns : ~0ULL;
+}
+
+/*
+ * --slower-than (TRACERD_SLOT_SLOW, with TRACERD_SLOT_RECORD): a call
+ * slower than the slot's threshold is counted (st->slow) and recorded,
+ * with its stack under --stacks; the others are not recorded.
+ */
+static __always_inline void slot_slow(void *ctx, __u32 slot, struct tracerd_slot_stats *st,
+				      __u64 ts, __u64 delta, __u64 flags, __s64 ret, __u32 ret_flags)
+{
+	if (delta <= slot_slower_ns(slot))
+		return;
+	__sync_fetch_and_add(&st->slow, 1);
+	if (!(flags & TRACERD_SLOT_RECORD))
+		return;
+	if (flags & TRACERD_SLOT_STACKS)
+		record_slow_stack(ctx, slot | (__u64)(TRACERD_EV_DURATION | ret_flags) << 32, ts,
+				  delta, ret);
+	else
+		record_event(slot, ts, delta, ret, TRACERD_EV_DURATION | ret_flags);
+}
+
 /* Account one call of slot timed from ts to now: histogram, sum, min, max, event. */
-static __always_inline void slot_time(__u32 slot, __u64 ts, __u64 now, __u64 flags, __s64 ret,
-				      __u32 ret_flags)
+static __always_inline void slot_time(void *ctx, __u32 slot, __u64 ts, __u64 now, __u64 flags,
+				      __s64 ret, __u32 ret_flags)
 {
 	struct tracerd_slot_stats *st = bpf_map_lookup_elem(&slot_stats, &slot);
 	__u64 b, delta = now - ts;
@@ -522,7 +588,9 @@ static __always_inline void slot_time(__u32 slot, __u64 ts, __u64 now, __u64 fla
 	__sync_fetch_and_add(&st->hist[b], 1);
 	if (flags & TRACERD_SLOT_BY)
 		by_time(slot, flags, delta);
-	if (flags & TRACERD_SLOT_RECORD)
+	if (flags & TRACERD_SLOT_SLOW)
+		slot_slow(ctx, slot, st, ts, delta, flags, ret, ret_flags);
+	else if (flags & TRACERD_SLOT_RECORD)
 		record_event(slot, ts, delta, ret, TRACERD_EV_DURATION | ret_flags);
 }
 
@@ -646,7 +714,7 @@ static __always_inline int hook_return_ret(void *ctx, __u32 slot, __s64 ret, __u
 	now = bpf_ktime_get_ns();
 	ts = task_ts_on(flags) ? task_pop(slot) : hash_pop(slot);
 	if (ts)
-		slot_time(slot, ts, now, flags, ret, ret_flags);
+		slot_time(ctx, slot, ts, now, flags, ret, ret_flags);
 	return 0;
 }
 
@@ -718,7 +786,7 @@ static __always_inline int fast_lat_return(__u64 slot)
 	now = bpf_ktime_get_ns();
 	ts = task_pop(slot);
 	if (ts)
-		slot_time(slot, ts, now, 0, 0, 0);
+		slot_time(NULL, slot, ts, now, 0, 0, 0);
 	return 0;
 }
 

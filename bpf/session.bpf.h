@@ -79,7 +79,7 @@ static __always_inline int session_return(void *ctx, __u32 slot, __u64 *cookie, 
 	if (flags & TRACERD_SLOT_ERRORS)
 		slot_errors_count(ctx, slot, flags, ret);
 	if (flags & TRACERD_SLOT_LATENCY)
-		slot_time(slot, *cookie, now, flags, ret, TRACERD_EV_RET);
+		slot_time(ctx, slot, *cookie, now, flags, ret, TRACERD_EV_RET);
 	return 0;
 }
 

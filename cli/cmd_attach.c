@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tracectl attach TARGET [--mode M] [--latency] [--errors] [--by pid|comm|cgroup]
- * [--stacks[=DEPTH]] [--pid N] [--comm C]
+ * [--stacks[=DEPTH]] [--pid N] [--comm C] [--record NAME [--slower-than DURATION]]
  * [--record NAME] [--partial] [--dry-run]: --dry-run prints what would be
  * hooked, in which mode and why, touching nothing (daemon/plan.c).
  */
@@ -68,13 +68,16 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "comm", required_argument, NULL, 'c' },
 		{ "record", required_argument, NULL, 'r' },
+		{ "slower-than", required_argument, NULL, 'T' },	/* long only */
 		{ "partial", no_argument, NULL, 'P' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ 0 }
 	};
 	json_object *args = json_object_new_object(), *r;
 	unsigned long long pid, depth;
+	char why[128];
 	bool by = false;
+	__u64 ns;
 	int c, ret;
 
 	optind = 0;
@@ -101,6 +104,13 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 			}
 			by = true;
 			json_object_object_add(args, "by", json_object_new_string(optarg));
+			break;
+		case 'T':	/* the daemon checks it again, with --latency and --record */
+			if (spec_parse_duration(optarg, &ns, why, sizeof(why))) {
+				json_object_put(args);
+				return cli_usage(cli, &cmd_attach, "--slower-than: %s", why);
+			}
+			json_object_object_add(args, "slower_than", json_object_new_string(optarg));
 			break;
 		case 's':
 			depth = TRACERD_STACK_DEPTH_DEFAULT;
@@ -199,6 +209,13 @@ static void attach_help(FILE *f)
 	      "  -p, --pid=N      only calls of process N\n"
 	      "  -c, --comm=C     only calls of tasks named C\n"
 	      "  -r, --record=NAME  record each call into record_dir/NAME\n"
+	      "      --slower-than=DURATION  record only the calls slower than DURATION\n"
+	      "                   (10us, 2ms, 1s: an integer and ns, us, ms or s), each\n"
+	      "                   with its duration, return value, task and, with\n"
+	      "                   --stacks, its kernel stack; needs --latency and\n"
+	      "                   --record NAME (refused without: where slow calls go is\n"
+	      "                   said); every call is still counted and timed; stats\n"
+	      "                   shows the slow ones' count; BPF modes\n"
 	      "  -P, --partial    hook what the fd limit allows, skip the rest\n"
 	      "  -n, --dry-run    say what would be hooked, in which mode and why\n", f);
 }
@@ -206,7 +223,7 @@ static void attach_help(FILE *f)
 const struct cmd_entry cmd_attach = {
 	.name = "attach",
 	.args = "TARGET [--mode M] [--latency] [--errors] [--by KEY] [--stacks[=DEPTH]] "
-		"[--pid N] [--comm C] [--record NAME] [--partial] [--dry-run]",
+		"[--pid N] [--comm C] [--record NAME] [--slower-than DURATION] [--partial] [--dry-run]",
 	.summary = "hook a function, a glob of them, or tp:CATEGORY/NAME",
 	.exec = attach_exec,
 	.print_help = attach_help,

@@ -13,7 +13,11 @@
  * row, then one row per event (RFC 4180 quoting, CRLF line ends). Strings
  * from the kernel or a user (comm, target) are escaped by lib/strutil.c in
  * text and csv (str_escape: nothing a terminal acts on, nothing lost) and
- * made valid UTF-8 by json_line in json and chrome.
+ * made valid UTF-8 by json_line in json and chrome. A slow call recorded
+ * with its stack (attach --slower-than --stacks, format 4) has its frames
+ * as kernel addresses, innermost first: text a "#N 0x..." line each below
+ * the event, json and chrome's args "stack" (an array of hex strings, json
+ * null without one), csv its last column (joined by ';').
  *
  * Only records of verified blocks are printed (format 2,
  * include/tracerd/record.h). A file without an end of stream that stops
@@ -59,7 +63,7 @@ static const char *const dump_formats[] = {
 };
 
 #define DUMP_FORMAT_LIST	"text, json, chrome, csv"
-#define CSV_HEADER		"ts_ns,realtime_ns,cpu,pid,tid,comm,slot,target,duration_ns,ret"
+#define CSV_HEADER		"ts_ns,realtime_ns,cpu,pid,tid,comm,slot,target,duration_ns,ret,stack"
 
 /* chrome: the comm each process (by tgid) or thread (by tid) was last named by */
 struct name_ent {
@@ -123,6 +127,23 @@ static void event_comm(const struct tracerd_event *ev, char comm[TRACERD_EVENT_C
 	comm[TRACERD_EVENT_COMM_LEN] = '\0';
 }
 
+/* A slow call's stack (--slower-than --stacks): its frames as hex strings, innermost first */
+static json_object *stack_json(const struct record_item *it)
+{
+	json_object *a;
+	char buf[24];
+	uint32_t i;
+
+	if (!it->ips)
+		return NULL;
+	a = json_object_new_array();
+	for (i = 0; i < it->nr_ips; i++) {
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, (uint64_t)it->ips[i]);
+		json_object_array_add(a, json_object_new_string(buf));
+	}
+	return a;
+}
+
 static void print_json_event(const struct record_item *it, uint64_t real_ns)
 {
 	const struct tracerd_event *ev = it->ev;
@@ -143,6 +164,7 @@ static void print_json_event(const struct record_item *it, uint64_t real_ns)
 			       json_object_new_uint64(ev->duration_ns) : NULL);
 	json_object_object_add(o, "ret", ev->flags & TRACERD_EV_RET ?
 			       json_object_new_int64(ev->ret) : NULL);
+	json_object_object_add(o, "stack", stack_json(it));
 	json_print(stdout, o, JSON_FLAGS);
 	json_object_put(o);
 }
@@ -152,6 +174,7 @@ static void print_text_event(const struct record_item *it, uint64_t real_ns)
 	const struct tracerd_event *ev = it->ev;
 	char when[64], cpu[16] = "-", dur[32] = "-", ret[32] = "-";
 	char comm[TRACERD_EVENT_COMM_LEN + 1];
+	uint32_t i;
 
 	fmt_time(when, sizeof(when), real_ns);
 	event_comm(ev, comm);
@@ -163,6 +186,9 @@ static void print_text_event(const struct record_item *it, uint64_t real_ns)
 		snprintf(ret, sizeof(ret), "%" PRId64, (int64_t)ev->ret);
 	printf("%s %3s %7u %7u %-16s %-28s %12s %s\n", when, cpu, ev->pid, ev->tid,
 	       tty_str(comm), tty_str(it->target ? it->target : "?"), dur, ret);
+	/* a slow call's stack: a frame a line below it, innermost first */
+	for (i = 0; it->ips && i < it->nr_ips; i++)
+		printf("    #%-3u 0x%" PRIx64 "\n", i, (uint64_t)it->ips[i]);
 }
 
 /* ------------------------------------------------------------------ csv */
@@ -208,6 +234,7 @@ static void print_csv_event(const struct record_item *it, uint64_t real_ns)
 {
 	const struct tracerd_event *ev = it->ev;
 	char comm[TRACERD_EVENT_COMM_LEN + 1];
+	uint32_t i;
 
 	event_comm(ev, comm);
 	printf("%" PRIu64 ",%" PRIu64 ",", (uint64_t)ev->ts_ns, real_ns);
@@ -222,6 +249,10 @@ static void print_csv_event(const struct record_item *it, uint64_t real_ns)
 	putchar(',');
 	if (ev->flags & TRACERD_EV_RET)
 		printf("%" PRId64, (int64_t)ev->ret);
+	putchar(',');
+	/* a slow call's stack: its frames, innermost first, joined by ';' */
+	for (i = 0; it->ips && i < it->nr_ips; i++)
+		printf("%s0x%" PRIx64, i ? ";" : "", (uint64_t)it->ips[i]);
 	fputs("\r\n", stdout);
 }
 
@@ -353,6 +384,8 @@ static int print_chrome_event(struct dump_opts *d, const struct record_item *it)
 	json_object_object_add(args, "slot", json_object_new_int64(ev->slot));
 	if (ev->flags & TRACERD_EV_RET)
 		json_object_object_add(args, "ret", json_object_new_int64(ev->ret));
+	if (it->ips)
+		json_object_object_add(args, "stack", stack_json(it));
 	json_object_object_add(o, "args", args);
 	return chrome_emit(d, o);
 }

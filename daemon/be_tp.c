@@ -322,7 +322,7 @@ const struct backend backend_tp = {
 	.stacks = bpf_stacks,
 	/* latency: tp:syscalls/sys_enter_NAME pairs only (lib/spec.c) */
 	.caps = MODE_CAP_TRACEPOINT | MODE_CAP_COMM | MODE_CAP_PID | MODE_CAP_RECORD |
-		MODE_CAP_LATENCY | MODE_CAP_BY | MODE_CAP_STACKS,
+		MODE_CAP_LATENCY | MODE_CAP_BY | MODE_CAP_STACKS | MODE_CAP_SLOW,
 	.auto_why = { "tracepoints are hooked by tp_btf (raw_tp, classic fallbacks)",
 		      "tracepoints are hooked by tp_btf (raw_tp, classic fallbacks)" },
 	.probe = tp_probe,

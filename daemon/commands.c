@@ -71,6 +71,8 @@ json_object *attachment_json(const struct attachment *a)
 			       json_object_new_string(a->spec.comm) : NULL);
 	json_object_object_add(o, "record", a->spec.record[0] ?
 			       json_object_new_string(a->spec.record) : NULL);
+	json_object_object_add(o, "slower_than_ns", a->spec.slower_ns ?
+			       json_object_new_int64((int64_t)a->spec.slower_ns) : NULL);
 	json_object_object_add(o, "since", json_object_new_double(a->since_real_ns / 1e9));
 	json_object_object_add(o, "owner", json_object_new_string(
 		a->spec.owner == SPEC_OWNER_BENCH ? "bench" : "user"));
@@ -292,7 +294,7 @@ static const struct proto_field attach_fields[] = {
 	F("target", string), F("mode", string), F("latency", boolean), F("errors", boolean),
 	F("by", string), F("stacks", int), F("pid", int),
 	F("comm", string), F("record", string), F("partial", boolean),
-	F("dry_run", boolean), {}
+	F("slower_than", string), F("dry_run", boolean), {}
 };
 static const struct proto_field stats_fields[] = {
 	F("id", int), F("target", string), F("merge", boolean), F("top", int),
@@ -584,6 +586,9 @@ static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char
 				continue;
 			}
 			o = hook_stats_json(&hs, a->spec.latency);
+			/* --slower-than: the calls slower than it (recorded), else null */
+			json_object_object_add(o, "slow", a->spec.slower_ns ?
+					       json_object_new_int64((int64_t)hs.s.slow) : NULL);
 			if (a->spec.stacks) {
 				memset(&set, 0, sizeof(set));
 				stats_stacks_add(o, ss, &set, stacks_add(d, a, h, &set));
@@ -602,6 +607,8 @@ static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char
 	}
 	for (i = 0; i < n; i++) {
 		o = hook_stats_json(&acc[i], lat[i]);
+		/* merged: the slow calls of its attachments with --slower-than */
+		json_object_object_add(o, "slow", json_object_new_int64((int64_t)acc[i].s.slow));
 		json_object_object_add(o, "function", json_object_new_string(names[i]));
 		if (stack_err[i] != 1)	/* the stacks of the same frames, merged */
 			stats_stacks_add(o, ss, &sets[i], stack_err[i]);

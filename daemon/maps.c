@@ -344,6 +344,10 @@ void maps_spec_cfg(const struct tracerd_spec *spec, struct tracerd_slot_cfg *cfg
 		cfg->flags |= TRACERD_SLOT_BY_CGROUP;
 	if (spec->stacks)
 		cfg->flags |= TRACERD_SLOT_STACKS;
+	if (spec->slower_ns) {
+		cfg->flags |= TRACERD_SLOT_SLOW;
+		cfg->slower_ns = spec->slower_ns;
+	}
 }
 
 int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *spec)
@@ -386,6 +390,7 @@ int maps_slot_read(struct tracerd *d, __u32 slot, struct tracerd_slot_stats *out
 			n += v[cpu].hist[b];
 		out->calls += v[cpu].calls;
 		out->misses += v[cpu].misses;
+		out->slow += v[cpu].slow;
 		if (n) {
 			/* lat_min is 0 until the first sample: a 0 ns one is hist[0] */
 			__u64 min = v[cpu].hist[0] ? 0 : v[cpu].lat_min;

@@ -37,6 +37,7 @@
 #include "../lib/spec.h"
 #include "../lib/util.h"
 #include "recorder.h"
+#include "stacks.h"
 
 struct rec_file {
 	struct rec_file *next;
@@ -78,6 +79,7 @@ struct recorder {
 	struct rec_file *files;
 	struct rec_att *atts;
 	struct rec_file *by_slot[TRACERD_MAX_SLOTS];
+	__u8 depth_by_slot[TRACERD_MAX_SLOTS];	/* --stacks of its attachment: frames kept */
 	uint64_t retired_drops;		/* drops of slots no longer recording */
 	uint64_t unrouted;		/* events of slots without a writer */
 };
@@ -161,6 +163,28 @@ static void file_check(struct rec_file *f)
 	f->error_logged = true;
 }
 
+/*
+ * A slow call with its stack (record.h, tracerd_event_stack): the frames
+ * of the traced code, tracerd's own on top left out and the rest cut to
+ * the attachment's depth, as stats shows them (stacks.c). Slow calls are
+ * the rare ones: a symbol lookup each is affordable.
+ */
+static int write_stack(struct recorder *r, struct rec_file *f, const void *data, size_t size)
+{
+	const struct tracerd_event_stack *e = data;
+	struct frames_sync sync = { 0 };
+	__u32 nr = e->nr, skip, depth;
+
+	if (size < sizeof(*e) || nr > TRACERD_EVENT_STACK_MAX)
+		nr = 0;	/* a short sample: the event, no frames */
+	skip = stacks_own_frames(r->d, &sync, e->ips, nr);
+	nr -= skip;
+	depth = r->depth_by_slot[e->ev.slot];
+	if (depth && nr > depth)
+		nr = depth;
+	return record_writer__write_stack(f->w, &e->ev, e->ips + skip, nr, r->now_ns);
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
@@ -173,7 +197,8 @@ static int on_event(void *ctx, void *data, size_t size)
 		r->now_ns = now_mono_ns();
 	if (size < sizeof(*ev) || ev->slot >= TRACERD_MAX_SLOTS || !(f = r->by_slot[ev->slot]))
 		r->unrouted++;
-	else if (record_writer__write(f->w, ev, r->now_ns))
+	else if ((ev->flags & TRACERD_EV_STACK) ? write_stack(r, f, data, size) :
+						     record_writer__write(f->w, ev, r->now_ns))
 		file_check(f);
 	/* this sample is consumed either way: libbpf stores the position past it */
 	if (!--r->budget || (r->deadline_ns && r->now_ns >= r->deadline_ns))
@@ -430,6 +455,7 @@ int recorder_attach(struct tracerd *d, struct attachment *a, char *msg, size_t m
 		record_writer__define_target(ra->f->w, h->slot, a->mode, a->id,
 					     tp ? a->spec.target : h->name);
 		r->by_slot[h->slot] = ra->f;
+		r->depth_by_slot[h->slot] = (__u8)a->spec.stacks;
 	}
 	ra->next = r->atts;
 	r->atts = ra;

@@ -88,6 +88,7 @@ static size_t auto_candidates(struct tracerd *d, const struct request *req,
 		.errors = spec->errors,
 		.by = spec->by != SPEC_BY_NONE,
 		.stacks = spec->stacks != 0,
+		.slow = spec->slower_ns != 0,
 		.available = avail,
 		.caps = caps,
 	};
@@ -141,7 +142,7 @@ static size_t auto_candidates(struct tracerd *d, const struct request *req,
 		case AUTO_SKIP_OPTIONS:
 			snprintf(buf, sizeof(buf), "the mode has no %s%s%s", mode_caps_missing(
 				caps[order[i]], r.latency, r.comm, r.record, r.errors, r.by,
-				r.stacks, miss, sizeof(miss)), opt_why[order[i]] ? " here: " : "",
+				r.stacks, r.slow, miss, sizeof(miss)), opt_why[order[i]] ? " here: " : "",
 				opt_why[order[i]] ? opt_why[order[i]] : "");
 			reason = buf;
 			break;
@@ -292,7 +293,7 @@ static int request_check(const struct request *r, char *msg, size_t msglen)
 	if (missing & MODE_CAP_PID)
 		return set_err(msg, msglen, -EINVAL, "mode %s has no pid filter",
 			       tracerd_mode_name(spec->mode));
-	mode_caps_missing(~missing, true, true, true, true, true, true, miss, sizeof(miss));
+	mode_caps_missing(~missing, true, true, true, true, true, true, true, miss, sizeof(miss));
 	if (spec->variant)
 		return set_err(msg, msglen, -EINVAL, "mode %s, variant %s, has no %s",
 			       tracerd_mode_name(spec->mode), mode_variant_name(spec->variant),
@@ -1018,6 +1019,7 @@ void hook_stats_merge(struct hook_stats *into, const struct hook_stats *from)
 		into->s.lat_max = from->s.lat_max;
 	into->s.calls += from->s.calls;
 	into->s.misses += from->s.misses;
+	into->s.slow += from->s.slow;
 	into->s.lat_count += from->s.lat_count;
 	into->s.lat_sum += from->s.lat_sum;
 	for (i = 0; i < TRACERD_HIST_BUCKETS; i++)

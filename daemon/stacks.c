@@ -119,12 +119,20 @@ int stacks_frame(struct tracerd *d, struct frames_sync *fs, __u64 ip, struct fra
  * trampoline that called it), different in every attachment: they would
  * keep the same call path of two attachments apart.
  */
-static bool frame_is_bpf(struct add_ctx *x, __u64 ip)
+static bool frame_is_bpf(struct tracerd *d, struct frames_sync *sync, __u64 ip)
 {
 	struct frame_sym fs;
 
-	return !stacks_frame(x->d, &x->set->sync, ip, &fs) && fs.module &&
-	       !strcmp(fs.module, "bpf");
+	return !stacks_frame(d, sync, ip, &fs) && fs.module && !strcmp(fs.module, "bpf");
+}
+
+__u32 stacks_own_frames(struct tracerd *d, struct frames_sync *sync, const __u64 *ips, __u32 nr)
+{
+	__u32 k = 0;
+
+	while (k < nr && frame_is_bpf(d, sync, ips[k]))
+		k++;
+	return k;
 }
 
 static int add_row(void *p, __u64 count, __u32 err, const __u64 *ips, __u32 nr)
@@ -132,11 +140,11 @@ static int add_row(void *p, __u64 count, __u32 err, const __u64 *ips, __u32 nr)
 	struct add_ctx *x = p;
 	struct stack_set *set = x->set;
 	struct stack_row *r;
+	__u32 skip;
 
-	while (nr && frame_is_bpf(x, ips[0])) {
-		ips++;
-		nr--;
-	}
+	skip = stacks_own_frames(x->d, &set->sync, ips, nr);
+	ips += skip;
+	nr -= skip;
 	if (nr > x->depth)
 		nr = x->depth;
 	if (set->n == set->cap) {

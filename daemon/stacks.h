@@ -30,6 +30,9 @@ struct frames_sync {
 };
 /* resolve_frame for ip with fs's reads: 0, -ENOENT (no function holds it) or -EIO */
 int stacks_frame(struct tracerd *d, struct frames_sync *fs, __u64 ip, struct frame_sym *out);
+/* How many of the first frames of ips are tracerd's own (its BPF program,
+ * subprogram, the fentry trampoline: kallsyms' [bpf]), to leave out. */
+__u32 stacks_own_frames(struct tracerd *d, struct frames_sync *sync, const __u64 *ips, __u32 nr);
 
 struct stack_set {
 	struct stack_row *rows;

@@ -17,7 +17,7 @@ struct auto_request {
 	size_t nr_functions;		/* resolved functions */
 	bool direct_call_taken;		/* the one function's direct call is owned
 					 * (a MODE_CAP_DIRECT_EXCL attachment) */
-	bool latency, comm, record, errors, by, stacks;	/* options asked for */
+	bool latency, comm, record, errors, by, stacks, slow;	/* options asked for */
 	const bool *available;		/* [TRACERD_MODE_NR]: feature probes */
 	const unsigned int *caps;	/* [TRACERD_MODE_NR]: MODE_CAP_* (lib/modes.h) */
 };

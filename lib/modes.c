@@ -86,7 +86,7 @@ bool tracerd_mode_is_tracepoint(enum tracerd_mode m)
 }
 
 const char *mode_caps_missing(unsigned int caps, bool latency, bool comm, bool record,
-			      bool errors, bool by, bool stacks, char *buf, size_t len)
+			      bool errors, bool by, bool stacks, bool slow, char *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -102,7 +102,9 @@ const char *mode_caps_missing(unsigned int caps, bool latency, bool comm, bool r
 	if (by && !(caps & MODE_CAP_BY) && off < len)
 		off += snprintf(buf + off, len - off, "%sby keys", off ? ", " : "");
 	if (stacks && !(caps & MODE_CAP_STACKS) && off < len)
-		snprintf(buf + off, len - off, "%sstacks", off ? ", " : "");
+		off += snprintf(buf + off, len - off, "%sstacks", off ? ", " : "");
+	if (slow && !(caps & MODE_CAP_SLOW) && off < len)
+		snprintf(buf + off, len - off, "%sslow-call recording", off ? ", " : "");
 	return buf;
 }
 

@@ -44,11 +44,12 @@ enum mode_cap {
 	MODE_CAP_ERRORS		= 1U << 11,	/* sees the return value: --errors */
 	MODE_CAP_BY		= 1U << 12,	/* calls per pid, comm or cgroup: --by */
 	MODE_CAP_STACKS		= 1U << 13,	/* calls per kernel stack: --stacks */
+	MODE_CAP_SLOW		= 1U << 14,	/* records only the slow calls: --slower-than */
 };
 /* The options of a request a mode with caps cannot honour, as words
  * ("latency, comm"), into buf; "" when it can honour them all. */
 const char *mode_caps_missing(unsigned int caps, bool latency, bool comm, bool record,
-			      bool errors, bool by, bool stacks, char *buf, size_t len);
+			      bool errors, bool by, bool stacks, bool slow, char *buf, size_t len);
 
 /*
  * Variants of a mode: another way the same backend hooks, declared by the

@@ -17,7 +17,8 @@
 #include "record.h"
 #include "util.h"
 
-#define REC_MAX		(sizeof(struct tracerd_rec_hdr) + 512)	/* largest record written */
+/* largest record written: a slow call's event with its stack (record.h), or a target's name */
+#define REC_MAX		(sizeof(struct tracerd_rec_hdr) + sizeof(struct tracerd_event_stack))
 #define CHECK_BYTES	(sizeof(struct tracerd_rec_hdr) + sizeof(struct tracerd_rec_check))
 /* writer: one block's records and its CHECK (a block closes at TRACERD_BLOCK_MAX) */
 #define BLK_BUF_SIZE	(TRACERD_BLOCK_MAX + REC_MAX + CHECK_BYTES)
@@ -544,15 +545,29 @@ static int writer_maybe_flush(struct record_writer *w, uint64_t now_ns)
 	return 0;
 }
 
-int record_writer__write(struct record_writer *w, const struct tracerd_event *ev, uint64_t now_ns)
+/* An event record; with a stack (ips, nr > 0 or TRACERD_EV_STACK): its tail (record.h) */
+static int write_event(struct record_writer *w, const struct tracerd_event *ev,
+		       const __u64 *ips, __u32 nr, uint64_t now_ns)
 {
+	struct {
+		__u32 nr, reserved;
+		__u64 ips[TRACERD_EVENT_STACK_MAX];
+	} tail = { .nr = nr };
 	int err;
 
 	if (w->st.stopped) {
 		w->st.dropped++;
 		return w->st.error;
 	}
-	err = put_record(w, TRACERD_REC_EVENT, ev, sizeof(*ev), NULL, 0);
+	if (ev->flags & TRACERD_EV_STACK) {
+		if (nr > TRACERD_EVENT_STACK_MAX)
+			nr = tail.nr = TRACERD_EVENT_STACK_MAX;
+		memcpy(tail.ips, ips, nr * sizeof(*ips));
+		err = put_record(w, TRACERD_REC_EVENT, ev, sizeof(*ev), &tail,
+				 8 + nr * sizeof(*ips));
+	} else {
+		err = put_record(w, TRACERD_REC_EVENT, ev, sizeof(*ev), NULL, 0);
+	}
 	if (err) {
 		w->st.dropped++;
 		return err;
@@ -560,6 +575,23 @@ int record_writer__write(struct record_writer *w, const struct tracerd_event *ev
 	w->st.events++;
 	w->pending++;
 	return writer_maybe_flush(w, now_ns);
+}
+
+int record_writer__write(struct record_writer *w, const struct tracerd_event *ev, uint64_t now_ns)
+{
+	struct tracerd_event plain = *ev;
+
+	plain.flags &= ~TRACERD_EV_STACK;	/* no frames given: none claimed */
+	return write_event(w, &plain, NULL, 0, now_ns);
+}
+
+int record_writer__write_stack(struct record_writer *w, const struct tracerd_event *ev,
+			       const __u64 *ips, __u32 nr, uint64_t now_ns)
+{
+	struct tracerd_event with = *ev;
+
+	with.flags |= TRACERD_EV_STACK;
+	return write_event(w, &with, ips, nr, now_ns);
 }
 
 int record_writer__lost(struct record_writer *w, uint64_t count)
@@ -638,6 +670,7 @@ struct record_reader {
 	char **names;			/* slot -> target name */
 	size_t nr_names;
 	struct tracerd_event ev;	/* aligned copy of the current event */
+	__u64 ips[TRACERD_EVENT_STACK_MAX];	/* ... and its stack (TRACERD_EV_STACK) */
 	uint64_t real0, mono0;
 };
 
@@ -877,6 +910,29 @@ static int reader_name(struct record_reader *r, const struct tracerd_rec_target 
 	return r->names[t->slot] ? 0 : -ENOMEM;
 }
 
+/*
+ * An event's stack (version 4, TRACERD_EV_STACK): the tail after the event,
+ * nr, reserved and nr frames, exactly; 0 or -EBADMSG. An event without the
+ * flag carries none (a longer record of a later version: its tail skipped).
+ */
+static int reader_stack(struct record_reader *r, struct record_item *it, const unsigned char *p,
+			size_t len)
+{
+	__u32 nr;
+
+	if (!(r->ev.flags & TRACERD_EV_STACK))
+		return 0;
+	if (r->version < 4 || len < 8)
+		return -EBADMSG;
+	memcpy(&nr, p, sizeof(nr));
+	if (nr > TRACERD_EVENT_STACK_MAX || len != 8 + nr * sizeof(__u64))
+		return -EBADMSG;
+	memcpy(r->ips, p + 8, nr * sizeof(__u64));
+	it->ips = r->ips;
+	it->nr_ips = nr;
+	return 0;
+}
+
 /* One whole record at buf[pos..]: 1 item, 0 skip, -errno; *used set. */
 static int reader_record(struct record_reader *r, struct record_item *it, size_t *used)
 {
@@ -895,6 +951,8 @@ static int reader_record(struct record_reader *r, struct record_item *it, size_t
 		if (h.len < sizeof(r->ev))
 			return -EBADMSG;
 		memcpy(&r->ev, p, sizeof(r->ev));
+		if (reader_stack(r, it, p + sizeof(r->ev), h.len - sizeof(r->ev)))
+			return -EBADMSG;
 		it->ev = &r->ev;
 		if (r->ev.slot < r->nr_names)
 			it->target = r->names[r->ev.slot];

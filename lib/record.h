@@ -76,6 +76,10 @@ void record_writer__forget_target(struct record_writer *w, uint32_t slot);
 size_t record_writer__nr_targets(const struct record_writer *w);
 /* Record one event; now_ns: monotonic clock (flush by time). 0 or -errno. */
 int record_writer__write(struct record_writer *w, const struct tracerd_event *ev, uint64_t now_ns);
+/* The same with its kernel stack (nr frames, innermost first; at most
+ * TRACERD_EVENT_STACK_MAX kept): flags gets TRACERD_EV_STACK. */
+int record_writer__write_stack(struct record_writer *w, const struct tracerd_event *ev,
+			       const __u64 *ips, __u32 nr, uint64_t now_ns);
 /* Count events lost before they reached the writer (ring-buffer drops). */
 int record_writer__lost(struct record_writer *w, uint64_t count);
 /* Time-based flush and a check that the file still exists (a deleted file
@@ -104,6 +108,8 @@ enum record_end {
 struct record_item {
 	uint16_t type;			/* enum tracerd_rec_type */
 	const struct tracerd_event *ev;	/* TRACERD_REC_EVENT */
+	const __u64 *ips;		/* its stack, innermost first (TRACERD_EV_STACK) */
+	uint32_t nr_ips;		/* frames in ips (0: none) */
 	const char *target;		/* event's target name, or NULL if undefined */
 	uint64_t lost;			/* TRACERD_REC_LOST */
 };
@@ -116,7 +122,7 @@ json_object *record_reader__meta(const struct record_reader *r);
 int record_reader__next(struct record_reader *r, struct record_item *it);
 /* How the read ended; why: what and where (record, event, offsets). */
 enum record_end record_reader__end(const struct record_reader *r, const char **why);
-/* The file's format version (1: no integrity checks; 1, 2: zlib; 3: zstd). */
+/* The file's format version (1: no integrity checks; 1, 2: zlib; 3, 4: zstd; 4: stacks). */
 uint32_t record_reader__version(const struct record_reader *r);
 /* Event ts (monotonic ns) -> realtime ns, from the header's clock pair. */
 uint64_t record_reader__realtime(const struct record_reader *r, uint64_t ts_ns);

@@ -124,6 +124,8 @@ unsigned int spec_needs(const struct tracerd_spec *spec, enum spec_kind kind)
 		needs |= MODE_CAP_BY;
 	if (spec->stacks)
 		needs |= MODE_CAP_STACKS;
+	if (spec->slower_ns)
+		needs |= MODE_CAP_SLOW;
 	return needs;
 }
 
@@ -143,6 +145,15 @@ int spec_validate(const struct tracerd_spec *spec, char *err, size_t errlen)
 	if ((unsigned int)spec->variant >= MODE_VARIANT_NR ||
 	    (unsigned int)spec->owner > SPEC_OWNER_BENCH)
 		return set_err(err, errlen, -EINVAL, "invalid variant or owner");
+	if (spec->slower_ns && !spec->latency)
+		return set_err(err, errlen, -EINVAL, "--slower-than needs --latency: a call's "
+			       "duration is its entry -> return time");
+	/* refused rather than a default recording: where slow calls go is said */
+	if (spec->slower_ns && !spec->record[0])
+		return set_err(err, errlen, -EINVAL, "--slower-than needs --record NAME: slow "
+			       "calls are recorded");
+	if (spec->slower_ns > SPEC_SLOWER_MAX_NS)
+		return set_err(err, errlen, -EINVAL, "invalid --slower-than: 1 ns to 3600 s");
 	if (spec->record[0])
 		return spec_check_record_name(spec->record, err, errlen);
 	return 0;
@@ -223,6 +234,39 @@ static int set_stacks(struct tracerd_spec *spec, const char *val, char *err, siz
 	return 0;
 }
 
+int spec_parse_duration(const char *s, __u64 *ns, char *err, size_t errlen)
+{
+	static const struct {
+		const char *unit;
+		unsigned long long ns;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 } };
+	unsigned long long v = 0;
+	const char *p = s;
+	size_t i;
+
+	for (; *p >= '0' && *p <= '9'; p++)	/* held past any bound: no overflow */
+		v = v > SPEC_SLOWER_MAX_NS ? v : v * 10 + (unsigned long long)(*p - '0');
+	if (p == s)
+		return set_err(err, errlen, -EINVAL, "invalid duration '%s': an integer and a "
+			       "unit (ns, us, ms, s), e.g. 10us", s);
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(p, units[i].unit))
+			continue;
+		if (!v || v > SPEC_SLOWER_MAX_NS / units[i].ns)
+			return set_err(err, errlen, -EINVAL, "invalid duration '%s': 1 ns to "
+				       "3600 s", s);
+		*ns = v * units[i].ns;
+		return 0;
+	}
+	return set_err(err, errlen, -EINVAL, "invalid duration '%s': the unit is ns, us, ms or "
+		       "s (e.g. 10us)", s);
+}
+
+static int set_slower(struct tracerd_spec *spec, const char *val, char *err, size_t errlen)
+{
+	return spec_parse_duration(val, &spec->slower_ns, err, errlen);
+}
+
 #define SPEC_PID_MAX	0x3fffffffULL
 
 /* val: the pid as written (a config word, or the JSON number printed) */
@@ -258,6 +302,7 @@ static const struct spec_setter {
 } setters[] = {
 	{ "mode", set_mode },	{ "by", set_by },     { "stacks", set_stacks },
 	{ "pid", set_pid },	{ "comm", set_comm }, { "record", set_record },
+	{ "slower_than", set_slower },
 };
 
 static int parse_option(const char *opt, struct tracerd_spec *spec, char *err, size_t errlen)
@@ -358,6 +403,7 @@ bool spec_same_hooks(const struct tracerd_spec *a, const struct tracerd_spec *b)
 {
 	return !strcmp(a->target, b->target) && a->mode == b->mode && a->latency == b->latency &&
 	       a->errors == b->errors && a->by == b->by && a->stacks == b->stacks &&
+	       a->slower_ns == b->slower_ns &&
 	       a->tgid == b->tgid &&
 	       !strcmp(a->comm, b->comm) && a->variant == b->variant && a->owner == b->owner;
 }

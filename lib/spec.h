@@ -3,7 +3,7 @@
  * Attach specifications: what a user asks tracerd to trace, the same
  * whether it comes from a config `attach =` line or a control request.
  *   TARGET [mode=M] [latency] [errors] [by=pid|comm|cgroup] [stacks[=DEPTH]] [pid=N]
- *          [comm=NAME] [record=NAME]
+ *          [comm=NAME] [record=NAME] [slower_than=DURATION]
  * TARGET is a kernel function name, a glob of them ("vfs_*"), or a
  * tracepoint "tp:CATEGORY/NAME".
  */
@@ -53,6 +53,8 @@ struct tracerd_spec {
 	enum spec_by by;		/* calls per pid, comm or cgroup (--by) */
 	__u32 stacks;			/* calls per kernel stack of up to this many frames
 					 * (--stacks), 1..TRACERD_STACK_DEPTH_MAX; 0: off */
+	__u64 slower_ns;		/* --slower-than: record only the calls slower than
+					 * this (needs latency and record); 0: off */
 	bool partial;			/* hook what the fds allow, skip the rest */
 	__u32 tgid;			/* 0: any process */
 	char comm[TRACERD_COMM_LEN];	/* "": any command */
@@ -66,6 +68,14 @@ static inline bool spec_returns(const struct tracerd_spec *spec)
 {
 	return spec->latency || spec->errors;
 }
+
+/* --slower-than's bounds: 1 ns to an hour */
+#define SPEC_SLOWER_MAX_NS	(3600ULL * 1000 * 1000 * 1000)
+/*
+ * A duration, an integer and its unit ("10us", "2ms", "1s", "500ns") in
+ * ns: 0, or -EINVAL with the reason in err.
+ */
+int spec_parse_duration(const char *s, __u64 *ns, char *err, size_t errlen);
 
 /* Validate a target string; 0 or -EINVAL with a reason in err. */
 int spec_check_target(const char *target, char *err, size_t errlen);

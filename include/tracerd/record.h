@@ -26,7 +26,10 @@
  * verified block, never with invented or repeated events (the block number
  * catches a repeated block, the CRC anything else).
  *
- * Version 3 (what the writer makes): each block is one zstd frame
+ * Version 4 (what the writer makes): version 3, and an event record may
+ * carry a stack (struct tracerd_event_stack, TRACERD_EV_STACK).
+ *
+ * Version 3: each block is one zstd frame
  * (RFC 8878, content size in its header, no dictionary) holding the
  * block's records and, last, its CHECK, followed by a zstd skippable frame
  * (struct tracerd_frame_crc) with the CRC-32 of the compressed frame's
@@ -66,6 +69,7 @@
 /* tracerd_event.flags */
 #define TRACERD_EV_DURATION	(1U << 0)	/* duration_ns is valid */
 #define TRACERD_EV_RET		(1U << 1)	/* ret is valid */
+#define TRACERD_EV_STACK	(1U << 2)	/* a struct tracerd_event_stack (version 4) */
 #define TRACERD_CPU_UNKNOWN	0xffffffffU	/* tracerd_event.cpu not known */
 
 struct tracerd_event {
@@ -82,9 +86,28 @@ struct tracerd_event {
 	char comm[TRACERD_EVENT_COMM_LEN];
 };
 
+/*
+ * A slow call (--slower-than) of an attachment with --stacks: the event,
+ * flags TRACERD_EV_STACK, then its kernel stack, innermost first. The ring
+ * buffer holds the whole struct (bpf_get_stack fills ips); a file holds
+ * the event, nr, reserved and the nr frames the daemon kept (tracerd's
+ * own BPF frames left out, cut to the attachment's depth): a
+ * TRACERD_REC_EVENT record whose len is sizeof(struct tracerd_event) + 8
+ * + 8 * nr (version 4; before, an event record was 64 bytes, always).
+ * The frames are addresses: a file is read after the daemon, the stack
+ * map, even the boot that made it are gone.
+ */
+#define TRACERD_EVENT_STACK_MAX	127	/* tracerd/trace.h, TRACERD_STACK_DEPTH_MAX */
+struct tracerd_event_stack {
+	struct tracerd_event ev;
+	__u32 nr;		/* frames in ips */
+	__u32 reserved;
+	__u64 ips[TRACERD_EVENT_STACK_MAX];
+};
+
 /* File header: "TRACERDR", then the version and the JSON meta length. */
 #define TRACERD_FILE_MAGIC	"TRACERDR"
-#define TRACERD_FILE_VERSION	3	/* 3: zstd frames; 2, 1: zlib */
+#define TRACERD_FILE_VERSION	4	/* 4: events with a stack; 3: zstd frames; 2, 1: zlib */
 #define TRACERD_FILE_VERSION_MIN	1	/* oldest version readers accept */
 #define TRACERD_BLOCK_MAX	(32U * 1024)	/* writer: record bytes per block */
 #define TRACERD_BLOCK_LIMIT	(160U * 1024)	/* reader: larger is corrupt */
@@ -150,6 +173,8 @@ struct tracerd_frame_crc {
 };
 
 _Static_assert(sizeof(struct tracerd_event) == 64, "tracerd_event size");
+_Static_assert(sizeof(struct tracerd_event_stack) == 64 + 8 + 8 * TRACERD_EVENT_STACK_MAX,
+	       "tracerd_event_stack size");
 _Static_assert(sizeof(struct tracerd_file_header) == 16, "tracerd_file_header size");
 _Static_assert(sizeof(struct tracerd_rec_hdr) == 4, "tracerd_rec_hdr size");
 _Static_assert(sizeof(struct tracerd_rec_target) == 16, "tracerd_rec_target size");

@@ -56,12 +56,15 @@
 #define TRACERD_SLOT_BY		(TRACERD_SLOT_BY_PID | TRACERD_SLOT_BY_COMM | \
 				 TRACERD_SLOT_BY_CGROUP)
 #define TRACERD_SLOT_STACKS	(1U << 10)	/* count calls per kernel stack (--stacks) */
+#define TRACERD_SLOT_SLOW	(1U << 11)	/* --slower-than: count, and record only,
+						 * the calls slower than cfg.slower_ns */
 
 /* Per-slot configuration: array map "slot_cfg", written by the daemon. */
 struct tracerd_slot_cfg {
 	__u32 flags;
 	__u32 tgid;
 	char comm[TRACERD_COMM_LEN];
+	__u64 slower_ns;	/* TRACERD_SLOT_SLOW: a call slower than this is slow */
 };
 
 /*
@@ -83,6 +86,7 @@ struct tracerd_slot_stats {
 	__u64 lat_min;
 	__u64 lat_max;
 	__u64 hist[TRACERD_HIST_BUCKETS];
+	__u64 slow;		/* TRACERD_SLOT_SLOW: timed calls slower than slower_ns */
 };
 
 /*
@@ -173,8 +177,8 @@ struct tracerd_ts_val {
 	__u64 ts[TRACERD_NEST_MAX];
 };
 
-_Static_assert(sizeof(struct tracerd_slot_cfg) == 24, "tracerd_slot_cfg size");
-_Static_assert(sizeof(struct tracerd_slot_stats) == 8 * (6 + TRACERD_HIST_BUCKETS),
+_Static_assert(sizeof(struct tracerd_slot_cfg) == 32, "tracerd_slot_cfg size");
+_Static_assert(sizeof(struct tracerd_slot_stats) == 8 * (7 + TRACERD_HIST_BUCKETS),
 	       "tracerd_slot_stats size");
 _Static_assert(sizeof(struct tracerd_slot_errors) == 8 * TRACERD_ERRNO_SLOTS + 8,
 	       "tracerd_slot_errors size");

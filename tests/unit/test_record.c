@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Record files: N in = N out, cut files, rotation, write errors; format 3
- * (zstd) as written, 2 and 1 (zlib) as read. */
+/* Record files: N in = N out, cut files, rotation, write errors; format 4
+ * (zstd, events with a stack) as written, 3 (zstd), 2 and 1 (zlib) as read. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -270,8 +270,86 @@ TEST(bit_flip)
 	test_tmp_clear(tmpdir);
 }
 
-/* The writer makes format 3: zstd frames, each with its CRC frame, and an END frame. */
-TEST(writes_version_3)
+/*
+ * Slow calls with their stacks (format 4): each event reads back with its
+ * frames, exactly, among events without; more frames than a record holds
+ * are cut to TRACERD_EVENT_STACK_MAX; a stack's nr that disagrees with
+ * the record's length is corrupt, not read past.
+ */
+TEST(stack_round_trip)
+{
+	__u64 ips[TRACERD_EVENT_STACK_MAX + 5];
+	struct tracerd_event ev, want;
+	struct record_reader *r;
+	struct record_writer *w;
+	struct record_item it;
+	char path[256], msg[256];
+	unsigned int i, n = 0, k;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(ips); i++)
+		ips[i] = 0xffffffff81000000ULL + i * 0x40;
+	w = open_writer("stk", 0, 0, 7);
+	if (!w)
+		return;
+	for (i = 0; i < 300; i++) {
+		make_event(&ev, i);
+		/* every 3rd a stack of i % 130 frames (0: an empty one), others none */
+		ret = i % 3 ? record_writer__write(w, &ev, 0) :
+			      record_writer__write_stack(w, &ev, ips, i % 130, 0);
+		if (!ASSERT_OK(ret, "write"))
+			break;
+	}
+	snprintf(path, sizeof(path), "%s", record_writer__path(w));
+	record_writer__free(w);
+	if (!ASSERT_OK(record_reader__open(path, &r, msg, sizeof(msg)), msg))
+		return;
+	ASSERT_EQ(record_reader__version(r), 4, "reader version");
+	while ((ret = record_reader__next(r, &it)) == 1) {
+		if (it.type != TRACERD_REC_EVENT)
+			continue;
+		make_event(&want, n);
+		k = n % 130 > TRACERD_EVENT_STACK_MAX ? TRACERD_EVENT_STACK_MAX : n % 130;
+		if (n % 3 == 0) {
+			want.flags |= TRACERD_EV_STACK;
+			if (!ASSERT_TRUE(it.ips != NULL, "a stack") ||
+			    !ASSERT_EQ(it.nr_ips, k, "its frames") ||
+			    !ASSERT_OK(memcmp(it.ips, ips, k * sizeof(*ips)), "the frames"))
+				break;
+		} else if (!ASSERT_TRUE(it.ips == NULL && it.nr_ips == 0, "no stack")) {
+			break;
+		}
+		if (!ASSERT_OK(memcmp(it.ev, &want, sizeof(want)), "event content"))
+			break;
+		n++;
+	}
+	ASSERT_EQ(ret, 0, "next");
+	ASSERT_EQ(n, 300, "events read back");
+	ASSERT_EQ(record_reader__end(r, NULL), RECORD_END_CLEAN, "clean end");
+	record_reader__free(r);
+	test_tmp_clear(tmpdir);
+}
+
+/* A file of format 3 (no stack records: the same bytes, version 3) reads as it did. */
+TEST(reads_version_3)
+{
+	enum record_end end;
+	char path[256];
+	off_t size;
+	char *data = make_file("v3old", path, sizeof(path), &size);
+
+	if (!data)
+		return;
+	((struct tracerd_file_header *)data)->version = 3;
+	put_file(path, data, size, 0);
+	ASSERT_EQ(read_all(path, &end, 0), 1000, "v3 events");
+	ASSERT_EQ(end, RECORD_END_CLEAN, "v3 clean");
+	free(data);
+	test_tmp_clear(tmpdir);
+}
+
+/* The writer makes format 4: zstd frames, each with its CRC frame, and an END frame. */
+TEST(writes_version_4)
 {
 	struct record_reader *r;
 	struct record_item it;
@@ -285,7 +363,7 @@ TEST(writes_version_3)
 	if (!data)
 		return;
 	p = (unsigned char *)data;
-	ASSERT_EQ(((struct tracerd_file_header *)data)->version, 3, "header version");
+	ASSERT_EQ(((struct tracerd_file_header *)data)->version, 4, "header version");
 	start = 16 + ((struct tracerd_file_header *)data)->meta_len;
 	ASSERT_TRUE(p[start] == 0x28 && p[start + 1] == 0xb5 && p[start + 2] == 0x2f &&
 		    p[start + 3] == 0xfd, "a zstd frame after the meta");
@@ -293,7 +371,7 @@ TEST(writes_version_3)
 	ASSERT_TRUE(p[size - 12] == 0x5e && p[size - 11] == 0x2a && p[size - 10] == 0x4d &&
 		    p[size - 9] == 0x18 && p[size - 8] == 4, "CRC frame at the end");
 	if (ASSERT_OK(record_reader__open(path, &r, msg, sizeof(msg)), msg)) {
-		ASSERT_EQ(record_reader__version(r), 3, "reader version");
+		ASSERT_EQ(record_reader__version(r), 4, "reader version");
 		json_object_object_foreach(record_reader__meta(r), k, v)
 			if (!strcmp(k, "compression"))
 				comp = json_object_get_string(v);

@@ -48,11 +48,11 @@ TEST(caps_missing_errors)
 {
 	char buf[96];
 
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, true, false, false,
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, true, false, false, false,
 				       buf, sizeof(buf)), "error counting", "kmod: errors");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, true, false, true, true, false, false, buf, sizeof(buf)),
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, true, false, true, true, false, false, false, buf, sizeof(buf)),
 		     "latency, record, error counting", "three missing");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_ERRORS, false, false, false, true, false, false,
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_ERRORS, false, false, false, true, false, false, false,
 				       buf, sizeof(buf)), "", "a BPF function mode has it");
 }
 
@@ -61,22 +61,22 @@ TEST(caps_missing_stacks)
 	char buf[96];
 
 	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, false,
-				       false, true, buf, sizeof(buf)), "stacks", "kmod: stacks");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, false, false, false, false, true, true, buf,
+				       false, true, false, buf, sizeof(buf)), "stacks", "kmod: stacks");
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, false, false, false, false, true, true, false, buf,
 				       sizeof(buf)), "by keys, stacks", "two missing");
 	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_STACKS, false, false, false, false,
-				       false, true, buf, sizeof(buf)), "", "a BPF mode has it");
+				       false, true, false, buf, sizeof(buf)), "", "a BPF mode has it");
 }
 
 TEST(caps_missing_by)
 {
 	char buf[96];
 
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, false, true, false,
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, false, true, false, false,
 				       buf, sizeof(buf)), "by keys", "kmod: by");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, false, false, false, true, true, false, buf, sizeof(buf)),
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, false, false, false, true, true, false, false, buf, sizeof(buf)),
 		     "error counting, by keys", "two missing");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_BY, false, false, false, false, true, false,
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_BY, false, false, false, false, true, false, false,
 				       buf, sizeof(buf)), "", "a BPF mode has it");
 }
 
@@ -198,6 +198,59 @@ TEST(spec_stacks)
 	ASSERT_STREQ(err, "attach: an argument has the wrong JSON type", "type message");
 }
 
+/*
+ * --slower-than: one setter for the line and the JSON (10us, 2ms, 1s,
+ * 500ns in ns), a capability of its own, and refused without latency or
+ * without a recording, with the reason.
+ */
+TEST(spec_slower_than)
+{
+	static const struct {
+		const char *text;
+		__u64 ns;
+	} ok[] = { { "10us", 10000 }, { "2ms", 2000000 }, { "1s", 1000000000 },
+		   { "500ns", 500 }, { "3600s", 3600000000000ULL }, { "1ns", 1 } };
+	struct tracerd_spec s, l;
+	char err[256], lerr[256], line[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		snprintf(line, sizeof(line), "vfs_read latency record=r slower_than=%s", ok[i].text);
+		ASSERT_OK(spec_parse_line(line, &l, lerr, sizeof(lerr)), lerr);
+		ASSERT_EQ(l.slower_ns, ok[i].ns, ok[i].text);
+	}
+	ASSERT_OK(spec_parse_line("vfs_read latency record=r slower_than=5ms", &l, lerr,
+				  sizeof(lerr)), lerr);
+	ASSERT_OK(from_json("{\"target\":\"vfs_read\",\"latency\":true,\"record\":\"r\","
+			    "\"slower_than\":\"5ms\"}", &s, err, sizeof(err)), err);
+	ASSERT_TRUE(spec_equal(&s, &l), "the JSON and the line decode to the same spec");
+	ASSERT_OK(spec_validate(&s, err, sizeof(err)), err);
+	ASSERT_EQ(spec_needs(&s, SPEC_KIND_FUNCTION),
+		  MODE_CAP_FUNCTION | MODE_CAP_LATENCY | MODE_CAP_RECORD | MODE_CAP_SLOW,
+		  "needs MODE_CAP_SLOW");
+	ASSERT_OK(spec_parse_line("vfs_read latency record=r slower_than=6ms", &l, lerr,
+				  sizeof(lerr)), lerr);
+	ASSERT_FALSE(spec_same_hooks(&s, &l), "another threshold: other hooks");
+	ASSERT_EQ(spec_parse_line("vfs_read record=r slower_than=5ms", &l, lerr, sizeof(lerr)),
+		  -EINVAL, "without latency");
+	ASSERT_STREQ(lerr, "--slower-than needs --latency: a call's duration is its entry -> "
+		     "return time", "without latency: message");
+	ASSERT_EQ(spec_parse_line("vfs_read latency slower_than=5ms", &l, lerr, sizeof(lerr)),
+		  -EINVAL, "without record");
+	ASSERT_STREQ(lerr, "--slower-than needs --record NAME: slow calls are recorded",
+		     "without record: message");
+	ASSERT_OK(from_json("{\"target\":\"vfs_read\",\"latency\":true,\"slower_than\":\"5ms\"}",
+			    &s, err, sizeof(err)), err);
+	ASSERT_EQ(spec_validate(&s, err, sizeof(err)), -EINVAL, "JSON without record");
+	ASSERT_STREQ(err, "--slower-than needs --record NAME: slow calls are recorded",
+		     "JSON without record: the same message");
+	ASSERT_EQ(from_json("{\"target\":\"vfs_read\",\"slower_than\":5}", &s, err,
+			    sizeof(err)), -EINVAL, "a number, not a duration");
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_LATENCY, false, false, false,
+				       false, false, false, true, err, sizeof(err)),
+		     "slow-call recording", "kmod: no slow calls");
+}
+
 /* A bad value: the same error and message from a JSON request and a config line. */
 TEST(spec_json_same_errors)
 {
@@ -219,6 +272,21 @@ TEST(spec_json_same_errors)
 		  "invalid stack depth '128': out of range 1..127 (frames, 1 to 127)" },
 		{ "\"stacks\":-3", "stacks=-3",
 		  "invalid stack depth '-3': a sign is not allowed (frames, 1 to 127)" },
+		{ "\"slower_than\":\"10\"", "slower_than=10",
+		  "invalid duration '10': the unit is ns, us, ms or s (e.g. 10us)" },
+		{ "\"slower_than\":\"ms\"", "slower_than=ms",
+		  "invalid duration 'ms': an integer and a unit (ns, us, ms, s), e.g. 10us" },
+		{ "\"slower_than\":\"0us\"", "slower_than=0us",
+		  "invalid duration '0us': 1 ns to 3600 s" },
+		{ "\"slower_than\":\"3601s\"", "slower_than=3601s",
+		  "invalid duration '3601s': 1 ns to 3600 s" },
+		{ "\"slower_than\":\"99999999999999999999999s\"",
+		  "slower_than=99999999999999999999999s",
+		  "invalid duration '99999999999999999999999s': 1 ns to 3600 s" },
+		{ "\"slower_than\":\"-5ms\"", "slower_than=-5ms",
+		  "invalid duration '-5ms': an integer and a unit (ns, us, ms, s), e.g. 10us" },
+		{ "\"slower_than\":\"5msx\"", "slower_than=5msx",
+		  "invalid duration '5msx': the unit is ns, us, ms or s (e.g. 10us)" },
 	};
 	struct tracerd_spec s;
 	char json[256], line[256], err[256], lerr[256];
