@@ -86,6 +86,7 @@ static void snap_function(struct tracerd *d, struct attachment *a, struct hook *
 	if (hook_stats(d, a, h, &hs))
 		return;
 	f->calls = hs.s.calls;
+	f->slow = hs.s.slow;
 	f->misses.known = hs.kernel_misses_known;
 	f->misses.value = hs.kernel_misses_known ? hs.kernel_misses + hs.s.misses : 0;
 	f->misses.reason = hs.kernel_misses_known ? NULL : hs.misses_why;
@@ -222,6 +223,7 @@ static int snap_fill(struct tracerd *d, const struct metrics_http *http, struct 
 		m->pid = a->spec.tgid;
 		m->comm = a->spec.comm;
 		m->since_real_ns = a->since_real_ns;
+		m->slower_ns = a->spec.slower_ns;
 		m->functions = &b->fns[nf];
 		m->nr_functions = a->nr_hooks;
 		memset(errsum, 0, sizeof(errsum));

@@ -278,6 +278,17 @@ static void js_latency(struct mbuf *b, const struct metrics_latency *l)
 	mb_lit(b, "]}");
 }
 
+/* --slower-than: the slow calls of an attachment's functions */
+static uint64_t attachment_slow(const struct metrics_attachment *a)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < a->nr_functions; i++)
+		n += a->functions[i].slow;
+	return n;
+}
+
 static void js_function(struct mbuf *b, const struct metrics_function *f)
 {
 	mb_lit(b, "{\"function\":");
@@ -475,6 +486,8 @@ static void js_attachment(struct mbuf *b, const struct metrics_attachment *a)
 		mb_lit(b, "null");
 	js_nkey(b, "stacks_dropped");
 	js_opt_u64(b, a->stacks_dropped != NULL, a->stacks_dropped ? *a->stacks_dropped : 0);
+	js_nkey(b, "slow_calls");
+	js_opt_u64(b, a->slower_ns != 0, attachment_slow(a));
 	js_nkey(b, "record");
 	if (a->record)
 		js_record(b, a->record);
@@ -964,7 +977,7 @@ static void prom_by(struct mbuf *b, const char *name, const struct att_labels *l
 enum att_metric {
 	AM_START, AM_FUNCTIONS, AM_CALLS, AM_MISSES, AM_LATENCY, AM_OVH_NS, AM_OVH_CPU,
 	AM_BPF_RUNS, AM_BPF_SECONDS, AM_ERRORS, AM_BY_CALLS, AM_BY_OTHER, AM_BY_UNKEPT, AM_BY_KEYS,
-	AM_BY_LATENCY, AM_STACKS_DROPPED, AM_REC_EVENTS, AM_REC_DROPPED, AM_REC_BYTES, AM_REC_ERRORS, AM_REC_ACTIVE,
+	AM_BY_LATENCY, AM_STACKS_DROPPED, AM_SLOW_CALLS, AM_REC_EVENTS, AM_REC_DROPPED, AM_REC_BYTES, AM_REC_ERRORS, AM_REC_ACTIVE,
 	AM_NR
 };
 
@@ -1012,6 +1025,9 @@ static const struct {
 	[AM_STACKS_DROPPED] = { "tracerd_stacks_dropped_total", "counter",
 				"Calls of an attachment made with --stacks whose stack was not "
 				"kept (the stack tables full: stack_max_entries)." },
+	[AM_SLOW_CALLS] = { "tracerd_slow_calls_total", "counter",
+			    "Calls of an attachment made with --slower-than that took longer "
+			    "than it (each one recorded)." },
 	[AM_REC_EVENTS] = { "tracerd_record_events_total", "counter",
 			    "Events written to the record file." },
 	[AM_REC_DROPPED] = { "tracerd_record_dropped_total", "counter",
@@ -1046,6 +1062,7 @@ static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
 		    (m >= AM_BY_CALLS && m <= AM_BY_LATENCY && !a->by) ||
 		    (m == AM_BY_LATENCY && !a->latency) ||
 		    (m == AM_STACKS_DROPPED && !a->stacks_dropped) ||
+		    (m == AM_SLOW_CALLS && !a->slower_ns) ||
 		    (m >= AM_REC_EVENTS && !r) ||
 		    (m == AM_LATENCY && !attachment_latency(a, &lat)))
 			continue;
@@ -1091,6 +1108,7 @@ static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
 		case AM_BY_UNKEPT: v = a->by->unkept_calls; break;
 		case AM_BY_KEYS: v = a->by->keys; break;
 		case AM_STACKS_DROPPED: v = *a->stacks_dropped; break;
+		case AM_SLOW_CALLS: v = attachment_slow(a); break;
 		case AM_REC_EVENTS: v = r->events; break;
 		case AM_REC_DROPPED: v = r->dropped; break;
 		case AM_REC_BYTES: v = r->bytes; break;

@@ -37,6 +37,7 @@ struct metrics_function {
 	uint64_t calls;
 	struct metrics_opt_u64 misses;
 	const struct metrics_latency *latency;	/* NULL: not timed */
+	uint64_t slow;			/* --slower-than: calls slower than it */
 };
 
 struct metrics_record {
@@ -101,6 +102,9 @@ struct metrics_attachment {
 	const struct metrics_by *by;		/* NULL: not made with --by */
 	/* attach --stacks: calls whose stack was not kept (a full table) */
 	const uint64_t *stacks_dropped;		/* NULL: not made with --stacks, or unread */
+	/* attach --slower-than: its threshold (0: not made with it); the slow
+	 * calls are its functions' slow, summed */
+	uint64_t slower_ns;
 };
 
 struct metrics_feature {

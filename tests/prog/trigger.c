@@ -7,6 +7,8 @@
  *   trigger rename N      N prctl(PR_SET_NAME) (tracepoint task:task_rename)
  *   trigger esrch N       N getpgid(0), then N getpgid(INT_MAX): N ESRCH errors
  *   trigger ebadf N       N close(-1): N EBADF errors
+ *   trigger sleep20 N     N nanosleep() of 20 ms (slow calls: --slower-than)
+ *   trigger sleep0 N      N nanosleep() of 0 ns (fast ones)
  */
 #include <limits.h>
 #include <stdio.h>
@@ -14,7 +16,20 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <sys/syscall.h>
+
+/* n nanosleep syscalls of ns each */
+static int naps(unsigned long n, long ns)
+{
+	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		if (syscall(SYS_nanosleep, &ts, NULL))
+			return 1;
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -22,7 +37,7 @@ int main(int argc, char **argv)
 	char *end;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: trigger getpgid|rename|esrch|ebadf N\n");
+		fprintf(stderr, "usage: trigger getpgid|rename|esrch|ebadf|sleep20|sleep0 N\n");
 		return 2;
 	}
 	n = strtoul(argv[2], &end, 0);
@@ -43,6 +58,10 @@ int main(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			if (syscall(SYS_close, -1) != -1)
 				return 1;
+	} else if (!strcmp(argv[1], "sleep20")) {
+		return naps(n, 20 * 1000 * 1000);
+	} else if (!strcmp(argv[1], "sleep0")) {
+		return naps(n, 0);
 	} else if (!strcmp(argv[1], "rename")) {
 		for (i = 0; i < n; i++)
 			prctl(PR_SET_NAME, "trigger");

@@ -54,14 +54,14 @@ static void fill(void)
 	lat_b.sum_ns = 2ULL << 39;
 	lat_b.min_ns = 1ULL << 39;
 	lat_b.max_ns = 1ULL << 39;
-	fn_small[0] = (struct metrics_function){ "vfs_read", 1, 10, { true, 1, NULL }, &lat_a };
-	fn_small[1] = (struct metrics_function){ "vfs_write", 2, 2, { true, 0, NULL }, &lat_b };
+	fn_small[0] = (struct metrics_function){ "vfs_read", 1, 10, { true, 1, NULL }, &lat_a, 3 };
+	fn_small[1] = (struct metrics_function){ "vfs_write", 2, 2, { true, 0, NULL }, &lat_b, 1 };
 	for (i = 0; i < ARRAY_SIZE(fn_glob); i++)
-		fn_glob[i] = (struct metrics_function){ "tcp_x", 10 + i, i, { false, 0, "kprobe misses need 6.7" }, NULL };
+		fn_glob[i] = (struct metrics_function){ "tcp_x", 10 + i, i, { false, 0, "kprobe misses need 6.7" }, NULL, 0 };
 	atts[0] = (struct metrics_attachment){ .id = 1, .target = "vfs_*", .mode = "fentry",
 		.requested_mode = "auto", .mode_reason = "cheapest", .latency = true,
 		.since_real_ns = 1700000001000000000ULL, .functions = fn_small, .nr_functions = 2,
-		.bpf_run = &run, .by = &by_comm };
+		.bpf_run = &run, .by = &by_comm, .slower_ns = 5000000 };
 	atts[1] = (struct metrics_attachment){ .id = 2, .target = "tcp_*", .mode = "kprobe-multi",
 		.requested_mode = "kprobe-multi", .mode_reason = "requested",
 		.since_real_ns = 1700000002000000000ULL, .functions = fn_glob,
@@ -173,6 +173,10 @@ TEST(prometheus)
 	ASSERT_TRUE(has_line(t, "tracerd_by_latency_seconds_count{id=\"1\",target=\"vfs_*\",mode=\"fentry\",comm=\"bash\"} 30"), "by latency count");
 	ASSERT_TRUE(has_line(t, "tracerd_by_latency_seconds_count{id=\"1\",target=\"vfs_*\",mode=\"fentry\"} 6"), "by latency other");
 	ASSERT_EQ(count_prefix(t, "tracerd_by_keys{"), 1, "by: attachment 1 only");
+	/* --slower-than: one counter, its functions' slow calls summed */
+	ASSERT_TRUE(has_line(t, "# TYPE tracerd_slow_calls_total counter"), "slow TYPE");
+	ASSERT_TRUE(has_line(t, "tracerd_slow_calls_total{id=\"1\",target=\"vfs_*\",mode=\"fentry\"} 4"), "slow calls");
+	ASSERT_EQ(count_prefix(t, "tracerd_slow_calls_total{"), 1, "slow: attachment 1 only");
 	write_sample("sample.prom", t);
 	free(t);
 }
@@ -278,6 +282,10 @@ TEST(json_text_as_json_c)
 		    "a feature named twice: first place, last value");
 	ASSERT_TRUE(strstr(t, "\"overhead_ns_per_call\":461.5,\"overhead_cpu_seconds_total\":3.0,") != NULL,
 		    "doubles as json-c writes them");
+	ASSERT_TRUE(strstr(t, "\"stacks_dropped\":null,\"slow_calls\":4,") != NULL,
+		    "slow_calls of --slower-than");
+	ASSERT_TRUE(strstr(t, "\"stacks_dropped\":null,\"slow_calls\":null,") != NULL,
+		    "slow_calls null without");
 	free(again);
 	json_object_put(o);
 	free(t);
