@@ -718,11 +718,6 @@ static __always_inline int hook_return_ret(void *ctx, __u32 slot, __s64 ret, __u
 	return 0;
 }
 
-static __always_inline int hook_return(void *ctx, __u32 slot)
-{
-	return hook_return_ret(ctx, slot, 0, 0);
-}
-
 /*
  * The specialised templates (NAME_count, NAME_lat, beside NAME in each
  * object): the daemon clones one of them instead of NAME (bpf_hook_tmpl)

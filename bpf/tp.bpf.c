@@ -25,9 +25,14 @@ int tp_classic_hit(void *ctx)
 	return hook_entry(ctx, slot_imm());
 }
 
-/* the sys_exit_X half of a timed sys_enter_X/sys_exit_X pair */
+/*
+ * The sys_exit_X half of a timed sys_enter_X/sys_exit_X pair, with the
+ * syscall's return value: the kernel's struct syscall_trace_exit (its
+ * tracefs format: the 8-byte common header, int __syscall_nr, long ret at
+ * offset 16 on a 64-bit kernel, the only kind tracerd runs on).
+ */
 SEC("?tracepoint")
 int tp_classic_return(void *ctx)
 {
-	return hook_return(ctx, slot_imm());
+	return hook_return_ret(ctx, slot_imm(), *(__s64 *)((char *)ctx + 16), TRACERD_EV_RET);
 }

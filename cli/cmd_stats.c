@@ -31,6 +31,8 @@ struct stats_row {
 	char function[128], mode[32];
 	uint64_t calls, misses;
 	bool misses_known, timed;
+	bool slow_known;		/* --slower-than: slow is its calls slower than it */
+	uint64_t slow;
 	uint64_t lat_count, lat_sum, lat_min, lat_max;
 	struct hist_bucket hist[TRACERD_HIST_BUCKETS];
 	bool errors;		/* counts errors (--errors) */
@@ -110,6 +112,8 @@ static void row_from_json(struct stats_row *r, json_object *s)
 	r->calls = (uint64_t)jint(s, "calls", 0);
 	r->misses_known = json_object_is_type(jget(s, "misses"), json_type_int);
 	r->misses = (uint64_t)jint(s, "misses", 0);
+	r->slow_known = json_object_is_type(jget(s, "slow"), json_type_int);
+	r->slow = (uint64_t)jint(s, "slow", 0);
 	hist_init(r->hist, TRACERD_HIST_BUCKETS);
 	if (jobj(s, "latency"))
 		row_latency(r, jobj(s, "latency"));
@@ -224,6 +228,10 @@ static void print_row(const struct stats_row *r, const struct stats_opts *o, dou
 	}
 	if (r->timed)
 		print_latency(r, dt <= 0);
+	/* a merged row has slow always: shown when some were */
+	if (r->slow_known && (r->id >= 0 || r->slow) && dt <= 0)
+		printf("     slow: %llu (slower than --slower-than, recorded)\n",
+		       (unsigned long long)r->slow);
 	if (r->errors && dt <= 0)
 		printf("     errors: %llu%s%s%s\n", (unsigned long long)r->err_total,
 		       r->err_total ? " (" : "", r->err_text, r->err_total ? ")" : "");
