@@ -1,17 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # ci-kernels: 6.12
-# Why it failed (issue #32 item 3): attach --errors --stacks keeps the
-# stacks of the failing calls only, keyed by errno. One write of N to the
-# test module's call_ret calls each tracerd_testmod_ret_*() N times:
-# ret_errptr returns ERR_PTR(-ENOENT), ret_int -EBUSY, every call. Each
-# BPF function mode the kernel has: exactly one stack row with that errno
-# and count N, its frames from the return hook (printed: the first one is
-# the function in fentry, its caller where the return runs after it), the
-# module's call_ret write handler among them. A function that never fails
-# (tracerd_testmod_target) has calls and no stack row.
+# Why was it slow, why did it fail (issue #32 item 3), in each BPF
+# function mode this kernel has.
+# Slow calls: attach tracerd_testmod_sleep --latency --slower-than 5ms
+# --record NAME --stacks; the test module's sleep_us calls it once per
+# write ("US": it sleeps US and returns US): 3 calls of 20 ms and 50 of
+# 0 us. All 53 are counted and timed, exactly 3 are slow (stats, /metrics)
+# and recorded: each with a duration over 5 ms, return value 20000, the
+# writer's task, and its kernel stack, read by tracectl dump after the
+# daemon is gone, whose first frame is the function (fentry: the exit
+# trampoline runs in its frame) or its caller, the module's write handler
+# (the kprobe family: the return handler runs after it returned).
 source ./t/40-daemon-lib.sh
 load_testmod
-daemon_start
+mkdir -p "$TD/rec"
+daemon_start "record_dir = $TD/rec"
 N=40
 raw() { ctlraw "$SOCK" "$1"; }
 stacks_of() { raw "{\"v\":1,\"cmd\":\"stats\",\"id\":1,\"args\":{\"id\":$1,\"stacks\":true}}"; }
@@ -64,5 +67,50 @@ for m in fentry kprobe kprobe-multi kprobe-session fentry-multi fsession; do
 	$C detach "$id" > /dev/null || fail "$m: detach"
 	tested=$((tested + 1))
 done
+
+# sym IP: the kernel text symbol holding IP (/proc/kallsyms: equal-length
+# hex strings compare as numbers)
+sym() {
+	awk -v ip="${1#0x}" '$2 ~ /^[tTwW]$/ && $1 <= ip && $1 > best { best = $1; name = $3 }
+		END { print name }' /proc/kallsyms
+}
+fn=tracerd_testmod_sleep
+for m in fentry kprobe kprobe-multi kprobe-session fentry-multi fsession; do
+	[ "$(feature "$m")" = true ] || continue
+	id=$($C --json attach "$fn" --mode "$m" --latency --slower-than 5ms --record "slow-$m" \
+		--stacks | jp .attachment.id) || fail "$m: attach --slower-than"
+	for i in 1 2 3; do echo 20000 > "$TESTMOD_DBG/sleep_us" || fail "$m: sleep_us"; done
+	for i in $(seq 50); do echo 0 > "$TESTMOD_DBG/sleep_us" || fail "$m: sleep_us 0"; done
+	st=$($C --json stats "$id") || fail "$m: stats"
+	expect_eq "$m slow: calls" "$(jp '.stats[0].calls' <<< "$st")" 53
+	expect_eq "$m slow: timed" "$(jp '.stats[0].latency.count' <<< "$st")" 53
+	expect_eq "$m slow: slow" "$(jp '.stats[0].slow' <<< "$st")" 3
+	$C detach "$id" > /dev/null || fail "$m: detach"
+	tested=$((tested + 1))
+done
+daemon_stop	# the records are read without the daemon
+for m in fentry kprobe kprobe-multi kprobe-session fentry-multi fsession; do
+	f=$TD/rec/slow-$m.trec
+	[ -e "$f" ] || continue
+	tracectl dump --json "$f" > "$TD/d.json" || fail "$m: dump"
+	expect_eq "$m slow: recorded" "$(wc -l < "$TD/d.json")" 3
+	case $m in
+	fentry) first=$fn ;;
+	kprobe|kprobe-multi|kprobe-session) first=tm_sleep_write ;;
+	*) first= ;;	# not measured yet: printed
+	esac
+	while read -r ev; do
+		dur=$(jp .duration_ns <<< "$ev")
+		[ "$dur" -gt 5000000 ] || fail "$m: a recorded call of $dur ns"
+		expect_eq "$m slow: ret" "$(jp .ret <<< "$ev")" 20000
+		expect_eq "$m slow: comm (this shell: echo is its builtin)" "$(jp .comm <<< "$ev")" "$(cat /proc/$$/comm)"
+		ip=$(jp '.stack[0]' <<< "$ev")
+		top=$(sym "$ip")
+		echo "$m slow: $dur ns, stack: $(jp '.stack[*]' <<< "$ev" | while read -r a; do sym "$a"; done | tr '\n' ' ')"
+		if [ -n "$first" ]; then
+			expect_eq "$m slow: first frame" "$top" "$first"
+		fi
+	done < "$TD/d.json"
+	tracectl dump "$f" | grep -c '^    #0 0x' | grep -qx 3 || fail "$m: text dump frames"
+done
 [ $tested -gt 0 ] || skip "no BPF function mode on this kernel"
-daemon_stop
