@@ -554,7 +554,8 @@ static __always_inline __u64 slot_slower_ns(__u32 slot)
  * with its stack under --stacks; the others are not recorded.
  */
 static __always_inline void slot_slow(void *ctx, __u32 slot, struct tracerd_slot_stats *st,
-				      __u64 ts, __u64 delta, __u64 flags, __s64 ret, __u32 ret_flags)
+				      __u64 ts, __u64 delta, __u64 flags, __s64 ret,
+				      __u32 ret_flags)
 {
 	if (delta <= slot_slower_ns(slot))
 		return;

@@ -223,7 +223,8 @@ static void attach_help(FILE *f)
 const struct cmd_entry cmd_attach = {
 	.name = "attach",
 	.args = "TARGET [--mode M] [--latency] [--errors] [--by KEY] [--stacks[=DEPTH]] "
-		"[--pid N] [--comm C] [--record NAME] [--slower-than DURATION] [--partial] [--dry-run]",
+		"[--pid N] [--comm C] [--record NAME] [--slower-than DURATION] [--partial] "
+		"[--dry-run]",
 	.summary = "hook a function, a glob of them, or tp:CATEGORY/NAME",
 	.exec = attach_exec,
 	.print_help = attach_help,

@@ -63,7 +63,8 @@ static const char *const dump_formats[] = {
 };
 
 #define DUMP_FORMAT_LIST	"text, json, chrome, csv"
-#define CSV_HEADER		"ts_ns,realtime_ns,cpu,pid,tid,comm,slot,target,duration_ns,ret,stack"
+#define CSV_HEADER		"ts_ns,realtime_ns,cpu,pid,tid,comm,slot,target,duration_ns," \
+				"ret,stack"
 
 /* chrome: the comm each process (by tgid) or thread (by tid) was last named by */
 struct name_ent {

@@ -23,7 +23,7 @@ struct stack_frame {
 
 struct stack_row {
 	uint64_t count;
-	const char *err;	/* --errors --stacks: the errno its calls returned ("ENOENT"), else NULL */
+	const char *err;	/* --errors --stacks: its calls' errno ("ENOENT"), else NULL */
 	size_t nframes;
 	struct stack_frame *frames;	/* innermost first */
 };

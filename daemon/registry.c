@@ -142,7 +142,8 @@ static size_t auto_candidates(struct tracerd *d, const struct request *req,
 		case AUTO_SKIP_OPTIONS:
 			snprintf(buf, sizeof(buf), "the mode has no %s%s%s", mode_caps_missing(
 				caps[order[i]], r.latency, r.comm, r.record, r.errors, r.by,
-				r.stacks, r.slow, miss, sizeof(miss)), opt_why[order[i]] ? " here: " : "",
+				r.stacks, r.slow, miss, sizeof(miss)),
+				opt_why[order[i]] ? " here: " : "",
 				opt_why[order[i]] ? opt_why[order[i]] : "");
 			reason = buf;
 			break;

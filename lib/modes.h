@@ -44,7 +44,7 @@ enum mode_cap {
 	MODE_CAP_ERRORS		= 1U << 11,	/* sees the return value: --errors */
 	MODE_CAP_BY		= 1U << 12,	/* calls per pid, comm or cgroup: --by */
 	MODE_CAP_STACKS		= 1U << 13,	/* calls per kernel stack: --stacks */
-	MODE_CAP_SLOW		= 1U << 14,	/* records only the slow calls: --slower-than */
+	MODE_CAP_SLOW		= 1U << 14,	/* records only slow calls: --slower-than */
 };
 /* The options of a request a mode with caps cannot honour, as words
  * ("latency, comm"), into buf; "" when it can honour them all. */

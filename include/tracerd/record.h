@@ -107,7 +107,7 @@ struct tracerd_event_stack {
 
 /* File header: "TRACERDR", then the version and the JSON meta length. */
 #define TRACERD_FILE_MAGIC	"TRACERDR"
-#define TRACERD_FILE_VERSION	4	/* 4: events with a stack; 3: zstd frames; 2, 1: zlib */
+#define TRACERD_FILE_VERSION	4	/* 4: events with a stack; 3: zstd; 2, 1: zlib */
 #define TRACERD_FILE_VERSION_MIN	1	/* oldest version readers accept */
 #define TRACERD_BLOCK_MAX	(32U * 1024)	/* writer: record bytes per block */
 #define TRACERD_BLOCK_LIMIT	(160U * 1024)	/* reader: larger is corrupt */

@@ -215,7 +215,8 @@ TEST(spec_slower_than)
 	size_t i;
 
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		snprintf(line, sizeof(line), "vfs_read latency record=r slower_than=%s", ok[i].text);
+		snprintf(line, sizeof(line), "vfs_read latency record=r slower_than=%s",
+			 ok[i].text);
 		ASSERT_OK(spec_parse_line(line, &l, lerr, sizeof(lerr)), lerr);
 		ASSERT_EQ(l.slower_ns, ok[i].ns, ok[i].text);
 	}
