@@ -209,7 +209,8 @@ static void client_handle(struct client *c, const char *line, size_t len)
 /* Closing, everything sent and nothing more to come: the client can go. */
 static bool client_finished(struct client *c)
 {
-	return c->closing && !c->waits && !c->stream && !evbuffer_get_length(bufferevent_get_output(c->bev));
+	return c->closing && !c->waits && !c->stream &&
+	       !evbuffer_get_length(bufferevent_get_output(c->bev));
 }
 
 struct control_wait *control_wait(struct tracerd *d)

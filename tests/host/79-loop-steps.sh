@@ -11,7 +11,8 @@
 #      single listing; the daemon's VmHWM stays under HWM_MAX (the rows are
 #      streamed, never built whole: old code 11 -> 283 MB);
 #  (b) a reload from 0 to NLINES `attach =` lines, and back to 0: the
-#      reload's reply (it waits for the result) counts them all;
+#      reload's reply (it waits for the result) counts them all; status
+#      shows its progress meanwhile, and a SIGHUP then runs after it;
 #  (c) clients that send `functions` and never read: the daemon's RSS
 #      stays bounded (each listing pauses while its client's output is
 #      full), listings past the cap are refused with code 'limit', and
@@ -44,8 +45,10 @@ import json, os, select, socket, sys, time
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
 sent, buf, answered, late, n, worst = {}, b"", 0, 0, 0, 0
-nxt = time.monotonic()
+nxt = start = time.monotonic()
 while not os.path.exists(sys.argv[2]) or sent:
+    if time.monotonic() - start > 900:
+        sys.exit("probe: no stop flag after 900 s")
     now = time.monotonic()
     if now >= nxt and not os.path.exists(sys.argv[2]):
         n += 1
@@ -117,9 +120,29 @@ conf="listen = off"
 for i in $(seq 1 "$NLINES"); do conf+=$'\n'"attach = tp:task/task_rename pid=$((200000 + i))"; done
 printf '%s\n' "$conf" > "$W/tracerd.conf"
 probe_start
-$C --timeout 600 --json reload > "$W/r.json" || fail "reload: $(cat "$W/r.json")"
+$C --timeout 600 --json reload > "$W/r.json" & RL=$!
+# while it applies: status shows how far (config.applying), and a SIGHUP
+# is queued behind it (the files are the same: it changes nothing)
+seen=
+for i in $(seq 600); do
+	a=$($C --json status | jq -c '.config.applying | select(. != null) | [.lines_done, .lines]')
+	[ -n "$a" ] && [ "${a%,*}" != "[$NLINES" ] && seen=$a && break
+	sleep 0.05
+done
+[ -n "$seen" ] || fail "status never showed the reload applying"
+kill -HUP "$DPID"
+wait "$RL" || fail "reload: $(cat "$W/r.json")"
 probe_check "a reload from 0 to $NLINES attach lines"
+ok "status showed it applying: lines done, of: $seen"
 expect_eq "reload attached" "$(jq -c '[.attached, .failed, .attachments]' < "$W/r.json")" "[$NLINES,0,$NLINES]"
+for i in $(seq 100); do
+	[ "$(grep -c 'reload: [0-9]* attached' "$W/daemon.log")" = 2 ] && break
+	sleep 0.1
+done
+grep -q 'reload: queued behind the one being applied' "$W/daemon.log" || fail "SIGHUP not queued"
+expect_eq "the queued reload, after it" "$(grep 'reload: [0-9]* attached' "$W/daemon.log" | tail -n 1 | sed 's/.*reload: //')" \
+	"0 attached, 0 detached, 0 failed, $NLINES attachments now"
+expect_eq "status: applying" "$($C --json status | jq -c .config.applying)" null
 expect_eq "attachments" "$($C --json status | jq .attachments)" "$NLINES"
 printf 'listen = off\n' > "$W/tracerd.conf"
 probe_start
@@ -144,7 +167,10 @@ for i in range(int(sys.argv[2])):
     s.sendall(b'{"v":1,"id":1,"cmd":"functions","args":{}}\n')
     conns.append(s)
 open(sys.argv[3] + ".ready", "w").close()
+start = time.monotonic()
 while not os.path.exists(sys.argv[3]):
+    if time.monotonic() - start > 300:
+        sys.exit("noread: no stop flag after 300 s")
     time.sleep(0.05)
 refused = 0
 for s in conns:
