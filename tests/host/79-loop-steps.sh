@@ -16,7 +16,8 @@
 #  (c) clients that send `functions` and never read: the daemon's RSS
 #      stays bounded (each listing pauses while its client's output is
 #      full), listings past the cap are refused with code 'limit', and
-#      others are answered; closed, they are freed.
+#      others are answered; closed, they are freed;
+#  (d) a stop while a reload is being applied completes.
 # The late count allowed is 1% of the answers (at least 3), not 0: this
 # host's CPUs are shared with other jobs, and a hiccup of the host (seen:
 # one step of 64 rows taking 73 ms at load 7 on 2 CPUs) delays a request
@@ -28,7 +29,7 @@ source "$(dirname "$0")/lib/hostile.bash"
 [ "$(id -u)" = 0 ] || skip "needs root to load BPF"
 NLINES=${NLINES:-2000}
 HWM_MAX=$((96 * 1024))	# kB
-PARTS=${PARTS:-a b c}	# the parts to run (a single one: to see its counts)
+PARTS=${PARTS:-a b c d}	# the parts to run (a single one: to see its counts)
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 need_fds $((4 * NLINES + 1000))
 start_daemon_conf "listen = off"
@@ -115,9 +116,9 @@ ok "VmHWM under $HWM_MAX kB"
 fi
 
 # (b) a reload from 0 to NLINES attach lines, then back to 0
-if part b; then
 conf="listen = off"
 for i in $(seq 1 "$NLINES"); do conf+=$'\n'"attach = tp:task/task_rename pid=$((200000 + i))"; done
+if part b; then
 printf '%s\n' "$conf" > "$W/tracerd.conf"
 probe_start
 $C --timeout 600 --json reload > "$W/r.json" & RL=$!
@@ -201,4 +202,20 @@ ok "listings past the cap refused with code limit"
 $C --json functions 'vfs_*' | jq -e '.total > 0' > /dev/null || fail "functions after the non-readers left"
 ok "functions answers after the non-readers left"
 fi
+
+# (d) a stop while a reload is being applied: the stop completes (every
+# line's attach ended or undone, exit 0), the reload's client is not left
+# waiting
+if part d; then
+printf '%s\n' "$conf" > "$W/tracerd.conf"
+$C --timeout 600 --json reload > "$W/r.json" 2>&1 & RL=$!
+for i in $(seq 600); do
+	[ "$($C --json status | jq -c '.config.applying != null')" = true ] && break
+	sleep 0.05
+done
 stop_daemon
+wait "$RL" && fail "reload answered ok though the daemon stopped first: $(cat "$W/r.json")"
+ok "the reload's client got no success: $(jq -c '.error.code' < "$W/r.json" 2>/dev/null)"
+else
+stop_daemon
+fi
