@@ -808,8 +808,10 @@ static void registry_steps_cb(evutil_socket_t fd, short what, void *arg)
 	uint64_t end = now_mono_ns() + STEP_BUDGET_NS;
 	struct attachment *a, *next;
 
+	/* the budget is checked per step, not per pass: with a thousand
+	 * attachments changing (a reload's), one pass held the loop for seconds */
 	do {
-		for (a = d->changing; a; a = next) {
+		for (a = d->changing; a && now_mono_ns() < end; a = next) {
 			next = a->next;
 			op_step(d, a);
 		}
