@@ -835,7 +835,7 @@ int kmod_sites(struct tracerd *d, struct tracerd_site_entry *e, size_t n,
 		__VA_ARGS__			\
 	}
 
-KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS | MODE_CAP_LATENCY,
+KMOD_BACKEND(backend_kmod_callops, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS | MODE_CAP_STACKS | MODE_CAP_LATENCY,
 	     BACKEND_BATCH_ALL, kmod_callops_probe,
 	     kmod_ftrace_misses, kmod_fini,
 	     .latency_unavailable = kmod_callops_lat_unavailable, KMOD_STACKS,
@@ -854,16 +854,16 @@ KMOD_BACKEND(backend_kmod_direct, TRACERD_MODE_KMOD_DIRECT,
 	     .latency_unavailable = kmod_direct_lat_unavailable,
 	     .stacks_unavailable = kmod_direct_stacks_unavailable,	/* and no .stacks */
 	     .batch_latency = KMOD_KPROBE_BATCH);	/* a direct ops per function */
-KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS | MODE_CAP_LATENCY,
+KMOD_BACKEND(backend_kmod_kprobe, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS | MODE_CAP_STACKS | MODE_CAP_LATENCY,
 	     KMOD_KPROBE_BATCH, kmod_kprobe_probe,
 	     kmod_kprobe_misses, NULL,
 	     .latency_unavailable = kmod_kprobe_lat_unavailable, KMOD_STACKS,
 	     .variant = { [MODE_VARIANT_INT3] = &backend_kmod_kprobe_int3 });
 /* the variants: the same paths with another TRACERD_KMOD_* mode or flag */
-KMOD_BACKEND(backend_kmod_callops_regs, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS, BACKEND_BATCH_ALL,
+KMOD_BACKEND(backend_kmod_callops_regs, TRACERD_MODE_KMOD_CALLOPS, KMOD_CAPS | MODE_CAP_STACKS, BACKEND_BATCH_ALL,
 	     NULL,
 	     kmod_ftrace_misses, NULL, .unavailable = kmod_regs_unavailable, KMOD_STACKS);
-KMOD_BACKEND(backend_kmod_kprobe_int3, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS, KMOD_KPROBE_BATCH,
+KMOD_BACKEND(backend_kmod_kprobe_int3, TRACERD_MODE_KMOD_KPROBE, KMOD_CAPS | MODE_CAP_STACKS, KMOD_KPROBE_BATCH,
 	     NULL,
 	     kmod_kprobe_misses, NULL, .unavailable = kmod_int3_unavailable, .own_probe = true,
 	     KMOD_STACKS);

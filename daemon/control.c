@@ -31,6 +31,8 @@
 #define CONTROL_MAX_PENDING	(1024 * 1024)	/* unsent reply bytes before we stop reading */
 #define CONTROL_IDLE_S		60
 #define CONTROL_MAX_GROUPS	256
+#define CONTROL_STREAMS_MAX	16	/* replies streamed at once (control_stream) */
+#define CONTROL_STREAM_BUDGET_NS	(10ULL * 1000 * 1000)	/* per loop turn, all streams */
 
 struct client {
 	struct control *ctl;
@@ -43,6 +45,15 @@ struct client {
 	bool eof;	/* the peer shut down its side: answer what it sent, then close */
 	bool grace;	/* an idle timeout was forgiven: a reply was still queued */
 	struct control_wait *waits;	/* replies still to come (control_wait) */
+	struct control_stream *stream;	/* the reply being streamed, if any */
+};
+
+/* A reply written in pieces (control_stream); on ctl->streams, oldest first. */
+struct control_stream {
+	struct client *c;
+	const struct control_stream_ops *ops;
+	void *ctx;
+	struct control_stream *next;
 };
 
 /* A reply that comes later (control_wait); c NULL once the client is gone. */
@@ -63,11 +74,47 @@ struct control {
 	struct client *current;		/* the client whose request runs, */
 	json_object *current_id;	/* and its id (control_wait) */
 	bool deferred;			/* the running command answers later */
+	struct control_stream *streams;	/* in the order they get their next step */
+	unsigned int nr_streams;
+	struct event *stream_step;
 	gid_t read_gid, admin_gid;	/* (gid_t)-1: not configured */
 	char path[TRACERD_SOCKET_PATH_MAX];
 	dev_t dev;	/* the socket file we made: unlinked at stop only if */
 	ino_t ino;	/* the path still names it */
 };
+
+/* Off ctl->streams (not on it: nothing). */
+static void stream_unlink(struct control *ctl, struct control_stream *s)
+{
+	struct control_stream **pp;
+
+	for (pp = &ctl->streams; *pp; pp = &(*pp)->next) {
+		if (*pp == s) {
+			*pp = s->next;
+			s->next = NULL;
+			return;
+		}
+	}
+}
+
+static void stream_append(struct control *ctl, struct control_stream *s)
+{
+	struct control_stream **pp;
+
+	for (pp = &ctl->streams; *pp; pp = &(*pp)->next)
+		;
+	*pp = s;
+	s->next = NULL;
+}
+
+static void stream_free(struct control *ctl, struct control_stream *s)
+{
+	stream_unlink(ctl, s);
+	ctl->nr_streams--;
+	s->c->stream = NULL;
+	s->ops->free(s->ctx);
+	free(s);
+}
 
 static void client_free(struct client *c)
 {
@@ -82,6 +129,8 @@ static void client_free(struct client *c)
 	}
 	ctl->nr_clients--;
 	ctl->refusing = false;
+	if (c->stream)
+		stream_free(ctl, c->stream);
 	for (; c->waits; c->waits = c->waits->next)
 		c->waits->c = NULL;	/* answered into the void, freed then */
 	bufferevent_free(c->bev);
@@ -160,7 +209,8 @@ static void client_handle(struct client *c, const char *line, size_t len)
 /* Closing, everything sent and nothing more to come: the client can go. */
 static bool client_finished(struct client *c)
 {
-	return c->closing && !c->waits && !evbuffer_get_length(bufferevent_get_output(c->bev));
+	return c->closing && !c->waits && !c->stream &&
+	       !evbuffer_get_length(bufferevent_get_output(c->bev));
 }
 
 struct control_wait *control_wait(struct tracerd *d)
@@ -216,7 +266,7 @@ static void client_rearm(struct client *c)
 {
 	struct timeval idle = { CONTROL_IDLE_S, 0 };
 
-	if (c->closing || c->waits)
+	if (c->closing || c->waits || c->stream)
 		return;
 	event_base_update_cache_time(bufferevent_get_base(c->bev));
 	bufferevent_set_timeouts(c->bev, &idle, &idle);
@@ -243,7 +293,7 @@ static void client_read(struct bufferevent *bev, void *arg)
 	size_t len;
 	char *line;
 
-	while (!c->closing) {
+	while (!c->closing && !c->stream) {	/* one streamed reply at a time */
 		/* a peer that sends requests but does not read the replies: stop
 		 * reading until it does (client_write resumes), memory stays bounded */
 		if (evbuffer_get_length(bufferevent_get_output(bev)) > CONTROL_MAX_PENDING) {
@@ -279,11 +329,116 @@ static void client_read(struct bufferevent *bev, void *arg)
 	}
 }
 
+static void streams_step(evutil_socket_t fd, short what, void *arg);
+
+static void streams_schedule(struct control *ctl)
+{
+	static const struct timeval now = { 0, 0 };
+
+	if (!ctl->stream_step)
+		ctl->stream_step = evtimer_new(ctl->d->base, streams_step, ctl);
+	if (ctl->stream_step && !evtimer_pending(ctl->stream_step, NULL))
+		evtimer_add(ctl->stream_step, &now);
+}
+
+/* Its client has more unsent than a reader takes at once: wait for client_write. */
+static bool stream_full(const struct control_stream *s)
+{
+	return evbuffer_get_length(bufferevent_get_output(s->c->bev)) > CONTROL_MAX_PENDING / 2;
+}
+
+/* The stream's last piece is queued (or it gave up, err): the client reads requests again. */
+static void stream_end(struct control *ctl, struct control_stream *s, int err)
+{
+	struct client *c = s->c;
+
+	stream_free(ctl, s);
+	if (err) {
+		log_warn("control: a reply to uid %u pid %d cut short: %s", (unsigned int)c->uid,
+			 c->pid, strerror(-err));
+		client_free(c);
+		return;
+	}
+	client_rearm(c);
+	if (!c->eof)
+		bufferevent_enable(c->bev, EV_READ);
+	client_read(c->bev, c);	/* requests that came meanwhile */
+	if (client_finished(c))
+		client_free(c);
+}
+
+/* The next streams, round robin, one step each while the turn's budget lasts. */
+static void streams_step(evutil_socket_t fd, short what, void *arg)
+{
+	struct control *ctl = arg;
+	uint64_t end = now_mono_ns() + CONTROL_STREAM_BUDGET_NS;
+	struct control_stream *s;
+	int ret;
+
+	do {
+		for (s = ctl->streams; s && stream_full(s); s = s->next)
+			;
+		if (!s)
+			return;	/* all wait for their clients (client_write) */
+		stream_unlink(ctl, s);	/* to the back of the queue */
+		ret = s->ops->step(ctl->d, s->ctx, bufferevent_get_output(s->c->bev));
+		if (ret <= 0) {
+			stream_end(ctl, s, ret);
+			continue;
+		}
+		stream_append(ctl, s);
+	} while (now_mono_ns() < end);
+	streams_schedule(ctl);
+}
+
+int control_stream(struct tracerd *d, const char *key, const struct control_stream_ops *ops,
+		   void *ctx, char *msg, size_t msglen)
+{
+	struct timeval idle = { CONTROL_IDLE_S, 0 };
+	struct control *ctl = d->ctl;
+	struct client *c = ctl ? ctl->current : NULL;
+	struct control_stream *s;
+	size_t len;
+	char *head;
+
+	if (!c)
+		return set_err(msg, msglen, -EINVAL, "no client to stream to");
+	if (ctl->nr_streams >= CONTROL_STREAMS_MAX)
+		return set_err(msg, msglen, -EBUSY, "busy: %u long replies are being sent (at most "
+			       "%d at once); try again when one is done", ctl->nr_streams,
+			       CONTROL_STREAMS_MAX);
+	s = calloc(1, sizeof(*s));
+	head = s ? proto_stream_head(ctl->current_id, key, &len) : NULL;
+	if (!head || bufferevent_write(c->bev, head, len)) {
+		free(head);
+		free(s);
+		return set_err(msg, msglen, -ENOMEM, "out of memory");
+	}
+	free(head);
+	s->c = c;
+	s->ops = ops;
+	s->ctx = ctx;
+	stream_append(ctl, s);
+	ctl->nr_streams++;
+	c->stream = s;
+	ctl->deferred = true;
+	/* its next requests wait in the socket; a client that does not read
+	 * is still dropped by the write timeout */
+	bufferevent_disable(c->bev, EV_READ);
+	bufferevent_set_timeouts(c->bev, NULL, &idle);
+	streams_schedule(ctl);
+	return 0;
+}
+
 static void client_write(struct bufferevent *bev, void *arg)
 {
 	struct client *c = arg;
 
 	c->grace = false;	/* the output went out */
+	if (c->stream) {
+		streams_schedule(c->ctl);	/* room for its next pieces */
+		return;
+	}
 	if (!c->closing && !(bufferevent_get_enabled(bev) & EV_READ)) {
 		if (!c->eof)
 			bufferevent_enable(bev, EV_READ);
@@ -355,7 +510,7 @@ static void client_event(struct bufferevent *bev, short what, void *arg)
 	    !c->grace && evbuffer_get_length(bufferevent_get_output(bev))) {
 		c->grace = true;
 		client_rearm(c);
-		bufferevent_enable(bev, c->eof ? EV_WRITE : EV_READ | EV_WRITE);
+		bufferevent_enable(bev, c->eof || c->stream ? EV_WRITE : EV_READ | EV_WRITE);
 		return;
 	}
 	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
@@ -681,6 +836,8 @@ void control_stop(struct tracerd *d)
 	}
 	if (ctl->backoff)
 		event_free(ctl->backoff);
+	if (ctl->stream_step)
+		event_free(ctl->stream_step);
 	free(ctl);
 	d->ctl = NULL;
 }

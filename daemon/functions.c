@@ -22,6 +22,7 @@
 #include "../lib/symfilter.h"
 #include "backend.h"
 #include "commands.h"
+#include "control.h"
 #include "resolve.h"
 #include "tracefs.h"
 
@@ -88,11 +89,21 @@ static void direct_set_free(struct direct_set *s)
 	free(s->names);
 }
 
-struct fn_walk {
+/*
+ * One listing in progress (control_stream): the rows are made a step at a
+ * time, each written out as it is made, never the whole reply at once.
+ */
+struct fn_stream {
 	struct tracerd *d;
+	char *glob;		/* NULL: all */
+	bool tracepoints;	/* glob was tp:CATEGORY/NAME (glob: past "tp:") */
 	struct direct_set direct;
-	json_object *arr;
-	size_t total, limit;
+	struct fn_cursor cur;	/* functions: the walk's position */
+	char **cats;		/* tracepoints: the categories, */
+	size_t nc, ci;		/* how many, the next one */
+	size_t total, limit, rows;
+	struct evbuffer *out;	/* during a step */
+	int err;		/* a row could not be written */
 };
 
 /* Why f cannot be hooked in any mode ("" when it can in some). */
@@ -137,9 +148,22 @@ static json_object *unavailable_json(struct tracerd *d)
 	return o;
 }
 
+/* The row of o, a ',' before all but the first, to the step's output. */
+static int row_write(struct fn_stream *w, json_object *o)
+{
+	size_t len;
+	char *s = proto_stream_item(o, !w->rows, &len);
+	int err = s && !evbuffer_add(w->out, s, len) ? 0 : -ENOMEM;
+
+	free(s);
+	json_object_put(o);
+	w->rows++;
+	return w->err = err;
+}
+
 static int function_add(void *arg, const struct fn_info *f)
 {
-	struct fn_walk *w = arg;
+	struct fn_stream *w = arg;
 	const char *why = function_reason(f);
 	bool direct = direct_set_has(&w->direct, f->name);
 	json_object *o, *modes, *refused;
@@ -173,8 +197,7 @@ static int function_add(void *arg, const struct fn_info *f)
 	}
 	json_object_object_add(o, "modes", modes);
 	json_object_object_add(o, "refused", refused);
-	json_object_array_add(w->arr, o);
-	return 0;
+	return row_write(w, o);
 }
 
 /* The tracepoint CAT/NAME as a functions entry: its kernel path. */
@@ -240,65 +263,139 @@ static void names_free(char **v, size_t n)
 	free(v);
 }
 
-static enum proto_code list_tracepoints(struct tracerd *d, const char *glob, struct fn_walk *w,
-					char *msg, size_t msglen)
+/* The events of the next category that match, as rows. */
+static void tracepoints_step(struct fn_stream *w)
 {
-	char **cats, **evs, path[300], full[300];
-	size_t nc, ne, i, j;
+	const char *cat = w->cats[w->ci++];
+	char msg[256], path[300], full[300];
+	size_t ne, j;
+	char **evs;
 
-	cats = list_dir("events", &nc, msg, msglen);
-	if (!cats)
-		return PROTO_E_UNAVAILABLE;
-	for (i = 0; i < nc; i++) {
-		snprintf(path, sizeof(path), "events/%s", cats[i]);
-		evs = list_dir(path, &ne, msg, msglen);
-		for (j = 0; evs && j < ne; j++) {
-			snprintf(full, sizeof(full), "%s/%s", cats[i], evs[j]);
-			if (!sym_glob_match(glob, full) || w->total++ >= w->limit)
-				continue;
-			json_object_array_add(w->arr, tracepoint_json(d, cats[i], evs[j]));
-		}
-		names_free(evs, ne);
+	snprintf(path, sizeof(path), "events/%s", cat);
+	evs = list_dir(path, &ne, msg, sizeof(msg));
+	for (j = 0; evs && j < ne && !w->err; j++) {
+		snprintf(full, sizeof(full), "%s/%s", cat, evs[j]);
+		if (!sym_glob_match(w->glob, full) || w->total++ >= w->limit)
+			continue;
+		row_write(w, tracepoint_json(w->d, cat, evs[j]));
 	}
-	names_free(cats, nc);
-	msg[0] = '\0';
+	names_free(evs, ne);
+}
+
+/* {"total", "unavailable" (functions only), "truncated"}: what follows the rows */
+static json_object *tail_json(struct fn_stream *w)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "total", json_object_new_int64((long long)w->total));
+	if (!w->tracepoints)
+		json_object_object_add(o, "unavailable", unavailable_json(w->d));
+	json_object_object_add(o, "truncated", json_object_new_boolean(w->total > w->limit));
+	return o;
+}
+
+/* Names visited per step: ~1 ms of rows here (control_stream shares the turn's budget). */
+#define FUNCTIONS_STEP	64
+
+static int functions_step(struct tracerd *d, void *ctx, struct evbuffer *out)
+{
+	struct fn_stream *w = ctx;
+	json_object *tail;
+	size_t len;
+	char *s;
+	int ret = 1;
+
+	w->out = out;
+	if (w->tracepoints) {
+		if (w->ci < w->nc)
+			tracepoints_step(w);
+		ret = w->ci < w->nc;
+	} else {
+		ret = resolve_functions_step(d, w->glob, &w->cur, FUNCTIONS_STEP, function_add, w);
+	}
+	if (w->err || ret < 0)
+		return w->err ? w->err : ret;
+	if (ret)
+		return 1;
+	tail = tail_json(w);
+	s = proto_stream_tail(tail, &len);
+	json_object_put(tail);
+	ret = s && !evbuffer_add(out, s, len) ? 0 : -ENOMEM;
+	free(s);
+	return ret;
+}
+
+static void functions_free(void *ctx)
+{
+	struct fn_stream *w = ctx;
+
+	direct_set_free(&w->direct);
+	names_free(w->cats, w->nc);
+	free(w->glob);
+	free(w);
+}
+
+static const struct control_stream_ops functions_ops = { functions_step, functions_free };
+
+static int no_row(void *arg, const struct fn_info *f)
+{
+	return 0;
+}
+
+/* What a listing needs before its first row: its errors come as a reply, not a cut stream. */
+static enum proto_code functions_begin(struct tracerd *d, struct fn_stream *w, char *msg,
+				       size_t msglen)
+{
+	int err;
+
+	if (w->tracepoints) {
+		w->cats = list_dir("events", &w->nc, msg, msglen);
+		if (!w->cats)
+			return PROTO_E_UNAVAILABLE;
+		msg[0] = '\0';
+		return PROTO_OK;
+	}
+	err = resolve_functions_step(d, NULL, &w->cur, 0, no_row, NULL);	/* a source? */
+	if (err < 0) {
+		str_fmt(msg, msglen, "cannot list kernel functions (no "
+			"available_filter_functions, kallsyms or BTF)");
+		return proto_code_errno(err);
+	}
+	direct_set_load(&w->direct);
 	return PROTO_OK;
 }
 
 enum proto_code cmd_functions(struct tracerd *d, json_object *args, json_object **result,
 			      char *msg, size_t msglen)
 {
-	struct fn_walk w = { .d = d };
+	struct fn_stream *w = calloc(1, sizeof(*w));
 	enum proto_code code;
 	const char *glob;
 	int err;
 
-	code = proto_glob_limit_args(args, "functions", FUNCTIONS_MAX, &glob, &w.limit, msg,
+	if (!w) {
+		str_fmt(msg, msglen, "out of memory");
+		return PROTO_E_INTERNAL;
+	}
+	w->d = d;
+	code = proto_glob_limit_args(args, "functions", FUNCTIONS_MAX, &glob, &w->limit, msg,
 				     msglen);
-	if (code)
-		return code;
-	w.arr = json_object_new_array();
-	if (glob && spec_is_tracepoint(glob)) {
-		code = list_tracepoints(d, glob + 3, &w, msg, msglen);
-	} else {
-		direct_set_load(&w.direct);
-		err = resolve_each_function(d, glob, function_add, &w);
-		direct_set_free(&w.direct);
-		if (err) {
-			str_fmt(msg, msglen, "cannot list kernel functions (no "
-				"available_filter_functions, kallsyms or BTF)");
-			code = proto_code_errno(err);
+	if (!code && glob) {
+		w->tracepoints = spec_is_tracepoint(glob);
+		w->glob = strdup(glob + (w->tracepoints ? 3 : 0));
+		if (!w->glob) {
+			str_fmt(msg, msglen, "out of memory");
+			code = PROTO_E_INTERNAL;
 		}
 	}
-	if (code) {
-		json_object_put(w.arr);
-		return code;
+	if (!code)
+		code = functions_begin(d, w, msg, msglen);
+	if (!code) {
+		err = control_stream(d, "functions", &functions_ops, w, msg, msglen);
+		if (!err)
+			return PROTO_OK;	/* the reply is on its way */
+		code = err == -EBUSY ? PROTO_E_LIMIT : proto_code_errno(err);
 	}
-	*result = json_object_new_object();
-	json_object_object_add(*result, "functions", w.arr);
-	json_object_object_add(*result, "total", json_object_new_int64((long long)w.total));
-	if (!glob || !spec_is_tracepoint(glob))
-		json_object_object_add(*result, "unavailable", unavailable_json(d));
-	json_object_object_add(*result, "truncated", json_object_new_boolean(w.total > w.limit));
-	return PROTO_OK;
+	functions_free(w);
+	return code;
 }

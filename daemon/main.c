@@ -172,12 +172,11 @@ static int load_config(struct tracerd *d, const struct options *o)
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct tracerd *d = arg;
-	struct reload_result r;
 	char err[512];	/* logged by reload_config */
 
 	if (sig == SIGHUP) {
 		log_notice("SIGHUP: reloading %s", d->reload.opts.path);
-		reload_config(d, &d->reload.opts, &r, err, sizeof(err));
+		reload_config(d, &d->reload.opts, NULL, NULL, err, sizeof(err));
 		return;
 	}
 	log_notice("%s: shutting down", strsignal((int)sig));
@@ -247,6 +246,7 @@ cleanup:
 	recorder_loop_stop(d);
 	control_stop(d);
 	registry_loop_stop(d);
+	reload_loop_stop(d);
 	for (i = 0; i < 3; i++)
 		if (ev[i])
 			event_free(ev[i]);

@@ -274,7 +274,7 @@ static void mode_reason(char *buf, size_t len, const struct request *r,
  * asked for) supports: what it needs and the backend lacks (needs &
  * ~caps), before anything touches the kernel: -EINVAL naming it.
  */
-static int request_check(const struct request *r, char *msg, size_t msglen)
+static int request_check(struct tracerd *d, const struct request *r, char *msg, size_t msglen)
 {
 	const struct tracerd_spec *spec = &r->spec;
 	unsigned int missing;
@@ -294,14 +294,22 @@ static int request_check(const struct request *r, char *msg, size_t msglen)
 	if (missing & MODE_CAP_PID)
 		return set_err(msg, msglen, -EINVAL, "mode %s has no pid filter",
 			       tracerd_mode_name(spec->mode));
+	/* a mode that says why it keeps no stacks (kmod-direct) says it here */
+	if (missing == MODE_CAP_STACKS && r->be->stacks_unavailable)
+		return set_err(msg, msglen, -EINVAL, "mode %s has no stacks: %s",
+			       tracerd_mode_name(spec->mode), r->be->stacks_unavailable(d));
 	mode_caps_missing(~missing, true, true, true, true, true, true, true, miss, sizeof(miss));
 	if (spec->variant)
 		return set_err(msg, msglen, -EINVAL, "mode %s, variant %s, has no %s",
 			       tracerd_mode_name(spec->mode), mode_variant_name(spec->variant),
 			       miss);
-	return set_err(msg, msglen, -EINVAL, "mode %s has no %s (the module counts calls "
-		       "by pid and comm, and times them in kmod-kprobe and kmod-callops "
-		       "only; recording, error counting and by keys need a BPF mode)",
+	if (tracerd_mode_is_kmod(spec->mode))
+		return set_err(msg, msglen, -EINVAL, "mode %s has no %s (the module counts "
+			       "calls by pid and comm, and times them and keeps their stacks "
+			       "in kmod-kprobe and kmod-callops only; recording, error "
+			       "counting and by keys need a BPF mode)",
+			       tracerd_mode_name(spec->mode), miss);
+	return set_err(msg, msglen, -EINVAL, "mode %s has no %s",
 		       tracerd_mode_name(spec->mode), miss);
 }
 
@@ -388,7 +396,7 @@ static int request_init(struct tracerd *d, const struct tracerd_spec *spec, stru
 		return 0;
 	r->be = backend_variant(spec->mode, spec->variant);
 	/* what the mode cannot do first: the answer does not depend on the kernel */
-	err = request_check(r, msg, msglen);
+	err = request_check(d, r, msg, msglen);
 	if (!err)
 		err = request_available(d, r, msg, msglen);
 	return err;
@@ -802,8 +810,10 @@ static void registry_steps_cb(evutil_socket_t fd, short what, void *arg)
 	uint64_t end = now_mono_ns() + STEP_BUDGET_NS;
 	struct attachment *a, *next;
 
+	/* the budget is checked per step, not per pass: with a thousand
+	 * attachments changing (a reload's), one pass held the loop for seconds */
 	do {
-		for (a = d->changing; a; a = next) {
+		for (a = d->changing; a && now_mono_ns() < end; a = next) {
 			next = a->next;
 			op_step(d, a);
 		}

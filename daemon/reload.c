@@ -28,7 +28,9 @@
 #include <string.h>
 #include "../lib/log.h"
 #include "../lib/util.h"
+#include <event2/event.h>
 #include "bpf_stats.h"
+#include "control.h"
 #include "http.h"
 #include "notify.h"
 #include "registry.h"
@@ -104,28 +106,26 @@ static unsigned int attach_lines(struct tracerd *d, const struct tracerd_config 
 	return n;
 }
 
-/* Hand the old lines' attachments to equal new lines; detach the rest. */
-static unsigned int carry_over(struct tracerd *d, const struct tracerd_config *old,
-			       const struct tracerd_config *new, struct reload_line *st)
+/*
+ * Hand the old lines' attachments to equal new lines; the ids of the rest
+ * (to detach, in steps) into ids (room for old->nr_attach). How many.
+ */
+static size_t carry_over(struct tracerd *d, const struct tracerd_config *old,
+			 const struct tracerd_config *new, struct reload_line *st, unsigned int *ids)
 {
 	struct reload_line *cfg_lines = d->reload.lines;
-	struct attachment *a;
-	unsigned int n = 0;
-	size_t i, j;
+	size_t i, j, n = 0;
 
 	for (i = 0; cfg_lines && i < old->nr_attach; i++) {
-		a = find_id(d, cfg_lines[i].id);
-		if (!a)
+		if (!find_id(d, cfg_lines[i].id))
 			continue;	/* failed, or detached with tracectl since */
 		for (j = 0; j < new->nr_attach; j++)
 			if (!st[j].id && spec_equal(&old->attach[i].spec, &new->attach[j].spec))
 				break;
-		if (j < new->nr_attach) {
+		if (j < new->nr_attach)
 			st[j].id = cfg_lines[i].id;
-			continue;
-		}
-		registry_detach(d, a);
-		n++;
+		else
+			ids[n++] = cfg_lines[i].id;
 	}
 	return n;
 }
@@ -207,15 +207,10 @@ json_object *reload_state_json(const struct tracerd *d)
 	json_object_object_add(o, "attach_failed", json_object_new_int(d->reload.attach_failed));
 	json_object_object_add(o, "failures", arr);
 	json_object_object_add(o, "reloads", reloads_json(&d->reload));
+	json_object_object_add(o, "applying", reload_applying_json(d));
 	return o;
 }
 
-void reload_state_free(struct tracerd *d)
-{
-	lines_free(d->reload.lines, d->cfg.nr_attach);
-	d->reload.lines = NULL;
-	d->reload.attach_failed = 0;
-}
 
 /*
  * A changed listen address: bind the new one before letting go of the old
@@ -286,21 +281,217 @@ static void apply_keys(struct tracerd *d, struct tracerd_config *new, int verbos
 		tlog_set_level(new->log_level);
 }
 
-int reload_config(struct tracerd *d, const struct reload_opts *o, struct reload_result *r,
-		  char *err, size_t errlen)
+/*
+ * A reload being applied, in steps (issue #33 class 1: 2000 new lines held
+ * the loop 2.7 s): the detaches, then the new lines' attaches, started a
+ * few per turn of the loop (RELOAD_BUDGET_NS, at most RELOAD_INFLIGHT of
+ * them not yet ended) and carried out by the registry's steps, so the loop
+ * answers between them. d->cfg and d->reload.lines are the new ones from
+ * the start (status shows the lines done so far: "applying"); the reply,
+ * the summary line and READY=1 come when the last one has ended. A reload
+ * asked for meanwhile runs after it (its requesters wait for that one).
+ */
+#define RELOAD_INFLIGHT	8
+#define RELOAD_BUDGET_NS	(5ULL * 1000 * 1000)
+
+struct reload_waiter {
+	reload_done_fn done;
+	void *ctx;
+	struct reload_waiter *next;
+};
+
+struct reload_run {
+	struct reload_result r;
+	unsigned int *detach;	/* the attachments of old lines no new line has */
+	size_t nr_detach, di;	/* how many, the next to start */
+	size_t ai;		/* the next new line to attach */
+	unsigned int inflight;	/* started, not ended */
+	struct reload_waiter *waiters;
+	struct event *step;
+};
+
+/* the attach of line i of the running reload */
+struct line_op {
+	struct tracerd *d;
+	size_t i;
+};
+
+static void run_schedule(struct tracerd *d)
+{
+	static const struct timeval now = { 0, 0 };
+	struct reload_run *run = d->reload.run;
+
+	if (run && run->step && !evtimer_pending(run->step, NULL))
+		evtimer_add(run->step, &now);
+}
+
+static void line_detached(struct tracerd *d, void *ctx, int err, struct attachment *a,
+			  const struct skip_list *skipped, const char *msg)
+{
+	struct reload_run *run = ctx;
+
+	run->inflight--;
+	run_schedule(d);
+}
+
+static void line_attached(struct tracerd *d, void *ctx, int err, struct attachment *a,
+			  const struct skip_list *skipped, const char *msg)
+{
+	struct line_op *op = ctx;
+	struct reload_run *run = d->reload.run;
+	struct reload_line *l = &d->reload.lines[op->i];
+	char where[PATH_MAX + 32];
+
+	if (err) {
+		log_err("reload: config %s: attach '%s' failed: %s",
+			line_where(&d->cfg, &d->cfg.attach[op->i], where, sizeof(where)),
+			d->cfg.attach[op->i].spec.target, msg);
+		l->failed = true;
+		free(l->error);
+		l->error = strdup(msg);
+	} else {
+		l->id = a->id;
+		run->r.attached++;
+	}
+	free(op);
+	run->inflight--;
+	run_schedule(d);
+}
+
+/* Start line i's attach (its outcome: line_attached); false when it ended at once. */
+static bool line_start(struct tracerd *d, size_t i)
+{
+	const struct tracerd_config_attach *l = &d->cfg.attach[i];
+	struct reload_line *st = &d->reload.lines[i];
+	struct line_op *op;
+	struct attachment *a;
+	char msg[1024], where[PATH_MAX + 32];
+	int err;
+
+	if (st->id)
+		return false;	/* kept from the old config */
+	a = find_spec(d, &l->spec);
+	if (a) {
+		log_info("reload: config %s: '%s' is attachment %u already, made with "
+			 "tracectl: left to it", line_where(&d->cfg, l, where, sizeof(where)),
+			 l->spec.target, a->id);
+		return false;
+	}
+	op = calloc(1, sizeof(*op));
+	if (!op) {
+		err = set_err(msg, sizeof(msg), -ENOMEM, "out of memory");
+	} else {
+		*op = (struct line_op){ d, i };
+		err = registry_attach_start(d, &l->spec, line_attached, op, &a, msg, sizeof(msg));
+	}
+	if (!err)
+		return true;
+	free(op);
+	log_err("reload: config %s: attach '%s' failed: %s",
+		line_where(&d->cfg, l, where, sizeof(where)), l->spec.target, msg);
+	st->failed = true;
+	free(st->error);
+	st->error = strdup(msg);
+	return false;
+}
+
+static void run_free(struct tracerd *d, struct reload_run *run)
+{
+	if (run->step)
+		event_free(run->step);
+	free(run->detach);
+	free(run);
+}
+
+/* Tell each waiter (err: the reload was refused, msg why) and free them. */
+static void waiters_answer(struct tracerd *d, struct reload_waiter *w, int err,
+			   const struct reload_result *r, const char *msg)
+{
+	struct reload_waiter *next;
+
+	for (; w; w = next) {
+		next = w->next;
+		if (w->done)
+			w->done(d, w->ctx, err, r, msg);
+		free(w);
+	}
+}
+
+static int reload_begin(struct tracerd *d, const struct reload_opts *o,
+			struct reload_waiter *waiters, char *err, size_t errlen);
+
+/* The last line ended: the summary, READY=1, the replies; then a reload asked meanwhile. */
+static void run_finish(struct tracerd *d)
+{
+	struct reload_state *rs = &d->reload;
+	struct reload_run *run = rs->run;
+	struct reload_waiter *next = rs->queued;
+	char err[512];
+
+	rs->attach_failed = run->r.failed = count_failed(rs->lines, d->cfg.nr_attach);
+	log_notice("reload: %u attached, %u detached, %u failed, %u attachments now",
+		   run->r.attached, run->r.detached, run->r.failed, registry_count(d));
+	notify_send(d, "READY=1");
+	notify_status(d);
+	rs->run = NULL;
+	waiters_answer(d, run->waiters, 0, &run->r, "");
+	run_free(d, run);
+	if (!rs->again)
+		return;
+	rs->again = false;
+	rs->queued = NULL;
+	if (reload_begin(d, &rs->opts, next, err, sizeof(err)))
+		waiters_answer(d, next, -EINVAL, NULL, err);
+}
+
+static void run_step(evutil_socket_t fd, short what, void *arg)
+{
+	struct tracerd *d = arg;
+	struct reload_run *run = d->reload.run;
+	uint64_t end = now_mono_ns() + RELOAD_BUDGET_NS;
+	struct attachment *a;
+
+	while (run->inflight < RELOAD_INFLIGHT && now_mono_ns() < end) {
+		if (run->di < run->nr_detach) {
+			a = find_id(d, run->detach[run->di++]);
+			if (a && !registry_detach_start(d, a, line_detached, run)) {
+				run->r.detached++;
+				run->inflight++;
+			}
+		} else if (run->inflight) {
+			return;		/* the detaches end first: they free slots and fds */
+		} else if (run->ai < d->cfg.nr_attach) {
+			run->inflight += line_start(d, run->ai++);
+		} else {
+			run_finish(d);
+			return;
+		}
+	}
+	if (run->inflight < RELOAD_INFLIGHT)
+		run_schedule(d);
+}
+
+/* Read the new config and start applying it (0), or refuse it (-errno, err). */
+static int reload_begin(struct tracerd *d, const struct reload_opts *o,
+			struct reload_waiter *waiters, char *err, size_t errlen)
 {
 	struct reload_state *rs = &d->reload;
 	struct tracerd_config new, old;
 	struct reload_line *st = NULL;
+	struct reload_run *run = NULL;
 	int ret;
 
-	memset(r, 0, sizeof(*r));
 	notify_send(d, "RELOADING=1");
 	ret = read_new(o, &new, err, errlen);
 	if (!ret) {
 		st = calloc(new.nr_attach + 1, sizeof(*st));
-		ret = st ? 0 : -ENOMEM;
-		if (!st)
+		run = calloc(1, sizeof(*run));
+		if (run)
+			run->detach = calloc(d->cfg.nr_attach + 1, sizeof(*run->detach));
+		if (run && d->base)
+			run->step = evtimer_new(d->base, run_step, d);
+		ret = st && run && run->detach && run->step ? 0 : -ENOMEM;
+		if (ret)
 			snprintf(err, errlen, "out of memory");
 	}
 	if (!ret && strcmp(new.listen, d->cfg.listen))
@@ -310,7 +501,13 @@ int reload_config(struct tracerd *d, const struct reload_opts *o, struct reload_
 		log_err("reload refused, keeping the running configuration: %s", err);
 		rs->refused++;
 		snprintf(rs->last_refusal, sizeof(rs->last_refusal), "%s", err);
-		goto cleanup;
+		lines_free(st, new.nr_attach);
+		config_free(&new);
+		if (run)
+			run_free(d, run);
+		notify_send(d, "READY=1");
+		notify_status(d);
+		return ret;
 	}
 	rs->ok++;
 	apply_keys(d, &new, o->verbose);
@@ -318,32 +515,100 @@ int reload_config(struct tracerd *d, const struct reload_opts *o, struct reload_
 	d->cfg = new;		/* new recordings use the new record_* keys */
 	d->cfg_gen++;
 	bpf_stats_apply(d);	/* bpf_stats: refused, logged and said by stats */
-	r->detached = carry_over(d, &old, &new, st);
-	r->attached = attach_lines(d, &new, st, "reload: ");
+	run->nr_detach = carry_over(d, &old, &new, st, run->detach);
 	lines_free(rs->lines, old.nr_attach);
 	rs->lines = st;
-	st = NULL;
-	rs->attach_failed = r->failed = count_failed(rs->lines, new.nr_attach);
 	config_free(&old);
-	log_notice("reload: %u attached, %u detached, %u failed, %u attachments now", r->attached,
-		   r->detached, r->failed, registry_count(d));
-cleanup:
-	if (ret) {
-		lines_free(st, new.nr_attach);
-		config_free(&new);
+	run->waiters = waiters;
+	rs->run = run;
+	run_schedule(d);
+	return 0;
+}
+
+int reload_config(struct tracerd *d, const struct reload_opts *o, reload_done_fn done, void *ctx,
+		  char *err, size_t errlen)
+{
+	struct reload_state *rs = &d->reload;
+	struct reload_waiter *w = calloc(1, sizeof(*w)), **pp;
+	int ret;
+
+	if (!w) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
-	notify_send(d, "READY=1");
-	notify_status(d);
+	w->done = done;
+	w->ctx = ctx;
+	if (rs->run) {	/* after the one being applied, with the files as they are then */
+		log_notice("reload: queued behind the one being applied (%zu of %zu lines)",
+			   rs->run->ai, d->cfg.nr_attach);
+		for (pp = &rs->queued; *pp; pp = &(*pp)->next)
+			;
+		*pp = w;
+		rs->again = true;
+		return 0;
+	}
+	ret = reload_begin(d, o, w, err, errlen);
+	if (ret)
+		free(w);
 	return ret;
 }
 
-/* The control command `reload`: the reload's outcome, or why it was refused. */
+json_object *reload_applying_json(const struct tracerd *d)
+{
+	const struct reload_run *run = d->reload.run;
+	json_object *o;
+
+	if (!run)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "detached", json_object_new_int64((int64_t)run->r.detached));
+	json_object_object_add(o, "to_detach", json_object_new_int64((int64_t)run->nr_detach));
+	json_object_object_add(o, "lines_done", json_object_new_int64((int64_t)run->ai));
+	json_object_object_add(o, "lines", json_object_new_int64((int64_t)d->cfg.nr_attach));
+	json_object_object_add(o, "queued", json_object_new_boolean(d->reload.again));
+	return o;
+}
+
+void reload_loop_stop(struct tracerd *d)
+{
+	struct reload_state *rs = &d->reload;
+
+	if (rs->run && rs->run->step) {
+		event_free(rs->run->step);
+		rs->run->step = NULL;
+	}
+}
+
+/* reload_config's end, for a client waiting on `reload` (ctx: its control_wait) */
+static void reload_answer(struct tracerd *d, void *ctx, int err, const struct reload_result *r,
+			  const char *msg)
+{
+	json_object *o;
+
+	char why[600];
+
+	if (err) {
+		snprintf(why, sizeof(why), "reload refused, the running configuration stays: %s",
+			 msg);
+		control_answer(ctx, err == -ECANCELED ? PROTO_E_INTERNAL : PROTO_E_BAD_REQUEST,
+			       NULL, why);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "attached", json_object_new_int(r->attached));
+	json_object_object_add(o, "detached", json_object_new_int(r->detached));
+	json_object_object_add(o, "failed", json_object_new_int(r->failed));
+	json_object_object_add(o, "attachments", json_object_new_int(registry_count(d)));
+	json_object_object_add(o, "config", reload_state_json(d));
+	control_answer(ctx, PROTO_OK, o, "");
+}
+
+/* The control command `reload`: the reload's outcome (when applied), or why it was refused. */
 enum proto_code cmd_reload(struct tracerd *d, json_object *args, json_object **result,
 			   char *msg, size_t msglen)
 {
-	struct reload_result r;
+	struct control_wait *w;
 	char err[512];
-	json_object *o;
 
 	json_object_object_foreach(args, key, val) {
 		(void)val;
@@ -351,16 +616,31 @@ enum proto_code cmd_reload(struct tracerd *d, json_object *args, json_object **r
 		return PROTO_E_BAD_REQUEST;
 	}
 	log_notice("reload requested over the control socket: %s", d->reload.opts.path);
-	if (reload_config(d, &d->reload.opts, &r, err, sizeof(err))) {
-		snprintf(msg, msglen, "reload refused, the running configuration stays: %s", err);
-		return PROTO_E_BAD_REQUEST;
+	w = control_wait(d);
+	if (!w) {
+		snprintf(msg, msglen, "out of memory");
+		return PROTO_E_INTERNAL;
 	}
-	o = json_object_new_object();
-	json_object_object_add(o, "attached", json_object_new_int(r.attached));
-	json_object_object_add(o, "detached", json_object_new_int(r.detached));
-	json_object_object_add(o, "failed", json_object_new_int(r.failed));
-	json_object_object_add(o, "attachments", json_object_new_int(registry_count(d)));
-	json_object_object_add(o, "config", reload_state_json(d));
-	*result = o;
+	if (reload_config(d, &d->reload.opts, reload_answer, w, err, sizeof(err))) {
+		snprintf(msg, msglen, "reload refused, the running configuration stays: %s", err);
+		control_answer(w, PROTO_E_BAD_REQUEST, NULL, msg);
+	}
 	return PROTO_OK;
+}
+
+void reload_state_free(struct tracerd *d)
+{
+	struct reload_state *rs = &d->reload;
+
+	/* stopping: the attaches and detaches in progress ended (registry_detach_all) */
+	if (rs->run) {
+		waiters_answer(d, rs->run->waiters, -ECANCELED, NULL, "the daemon is stopping");
+		run_free(d, rs->run);
+		rs->run = NULL;
+	}
+	waiters_answer(d, rs->queued, -ECANCELED, NULL, "the daemon is stopping");
+	rs->queued = NULL;
+	lines_free(d->reload.lines, d->cfg.nr_attach);
+	d->reload.lines = NULL;
+	d->reload.attach_failed = 0;
 }

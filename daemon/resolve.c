@@ -367,7 +367,13 @@ static struct symsrc *symsrc(struct tracerd *d)
 	struct symsrc *c = d->resolve_cache;
 	char *sig = read_small_file("/proc/modules");
 
-	if (c->ftrace && sig && c->modules_sig && !strcmp(sig, c->modules_sig)) {
+	if (!sig)	/* no modules (CONFIG_MODULES=n): none come or go */
+		sig = strdup("");
+
+	/* kept while the modules stay: also without an ftrace list or a
+	 * /proc/modules (this host's kernel), where kallsyms was read again per
+	 * call (~0.4 s each, a listing in steps: per step) */
+	if (sig && c->modules_sig && !strcmp(sig, c->modules_sig)) {
 		free(sig);
 		return c;
 	}
@@ -890,19 +896,55 @@ static void fn_info_fill(struct tracerd *d, struct symsrc *c, struct fn_info *f,
 		str_copy(f->denied, why, sizeof(f->denied));
 }
 
-int resolve_each_function(struct tracerd *d, const char *glob,
-			  int (*fn)(void *arg, const struct fn_info *f), void *arg)
+/* The first of t's n names (sorted) not before name. */
+static size_t names_from(const char *const *names, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(names[mid], name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The same for a symbol table (sorted by name). */
+static size_t syms_from(const struct symtab *t, const char *name)
+{
+	size_t lo = 0, hi = t ? t->n : 0, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(t->syms[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The walk resumes by name, not by index: the tables may be read again
+ * between two steps (a module came or went), and a name still sorts where
+ * it did. The names equal to cur->name that were visited are skipped.
+ */
+int resolve_functions_step(struct tracerd *d, const char *glob, struct fn_cursor *cur,
+			   size_t max, int (*fn)(void *arg, const struct fn_info *f), void *arg)
 {
 	struct symsrc *c = symsrc(d);
 	const struct symtab *ft = c->ftrace, *ks = kallsyms(c);
 	const struct btf_index *bx = &c->vmlinux;
-	size_t i = 0, j = 0, k = 0;
+	size_t i = syms_from(ft, cur->name), j = syms_from(ks, cur->name),
+	       k = names_from(bx->names, bx->n, cur->name), skip = cur->seen, visits = 0;
 	struct fn_info f;
 	int ret;
 
 	if (!ft && !ks && !bx->n)
 		return -EIO;
-	for (;;) {
+	while (visits < max) {
 		const char *a = ft && i < ft->n ? ft->syms[i].name : NULL;
 		const char *b = ks && j < ks->n ? ks->syms[j].name : NULL;
 		const char *x = k < bx->n ? bx->names[k] : NULL;
@@ -920,6 +962,18 @@ int resolve_each_function(struct tracerd *d, const char *glob,
 			in_btf = true;
 			k++;
 		}
+		if (skip && !strcmp(name, cur->name)) {	/* visited in an earlier step */
+			skip--;
+			continue;
+		}
+		skip = 0;
+		visits++;
+		if (!strcmp(name, cur->name)) {
+			cur->seen++;
+		} else {
+			str_copy(cur->name, name, sizeof(cur->name));
+			cur->seen = 1;
+		}
 		if (glob && !sym_glob_match(glob, name))
 			continue;
 		memset(&f, 0, sizeof(f));
@@ -929,4 +983,14 @@ int resolve_each_function(struct tracerd *d, const char *glob,
 		if (ret)
 			return ret;
 	}
+	return 1;
+}
+
+int resolve_each_function(struct tracerd *d, const char *glob,
+			  int (*fn)(void *arg, const struct fn_info *f), void *arg)
+{
+	struct fn_cursor cur = { "", 0 };
+	int ret = resolve_functions_step(d, glob, &cur, SIZE_MAX, fn, arg);
+
+	return ret == 1 ? 0 : ret;
 }

@@ -53,6 +53,18 @@ struct fn_info {
  */
 int resolve_each_function(struct tracerd *d, const char *glob,
 			  int (*fn)(void *arg, const struct fn_info *f), void *arg);
+/* Where a walk in steps stands: after the seen visits of name ("": at the start). */
+struct fn_cursor {
+	char name[512];		/* KSYM_NAME_LEN */
+	size_t seen;
+};
+/*
+ * resolve_each_function in steps of at most max names visited (matching
+ * glob or not), from cur, which it moves on: 1 when more are left, 0 after
+ * the last, -EIO with nothing to list, or fn's nonzero return.
+ */
+int resolve_functions_step(struct tracerd *d, const char *glob, struct fn_cursor *cur,
+			   size_t max, int (*fn)(void *arg, const struct fn_info *f), void *arg);
 
 /* A kernel address as a function and an offset (a --stacks frame). */
 struct frame_sym {

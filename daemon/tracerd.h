@@ -88,6 +88,8 @@ struct reload_opts {
 
 /* reload.c's state: the running config's attach lines and the reloads since start */
 struct reload_line;
+struct reload_run;
+struct reload_waiter;
 struct reload_state {
 	struct reload_opts opts;	/* filled by main() */
 	struct reload_line *lines;	/* one per cfg.attach[] line (reload.c) */
@@ -96,6 +98,9 @@ struct reload_state {
 	unsigned int ok, refused;	/* reloads taken and refused */
 	bool last_refused;
 	char last_refusal[512];		/* why the last refused one was */
+	struct reload_run *run;		/* the reload being applied, in steps */
+	struct reload_waiter *queued;	/* who waits for the reload after it, */
+	bool again;			/* asked for while run was applied */
 };
 
 /* notify.c's state: STATUS= and the watchdog (notify_loop_start .. _stop) */

@@ -10,6 +10,9 @@
 #include "strutil.h"
 #include "util.h"
 
+/* how every reply is serialized (proto_serialize, proto_stream_*) */
+#define PROTO_JSON_FLAGS	(JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
 static const struct {
 	const char *name;
 	int exit;
@@ -224,7 +227,7 @@ json_object *proto_reply_error(json_object *id, enum proto_code code, const char
 char *proto_serialize(json_object *obj, size_t *len)
 {
 	size_t n;
-	char *s = json_line(obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+	char *s = json_line(obj, PROTO_JSON_FLAGS, &n);
 	char *out = s ? realloc(s, n + 2) : NULL;
 
 	if (!out) {
@@ -235,6 +238,63 @@ char *proto_serialize(json_object *obj, size_t *len)
 	out[n + 1] = '\0';
 	if (len)
 		*len = n + 1;
+	return out;
+}
+
+/* s (n bytes, a serialized reply line) without its last cut bytes; frees s on failure */
+static char *cut_end(char *s, size_t n, size_t cut, size_t *len)
+{
+	if (!s || n < cut) {
+		free(s);
+		return NULL;
+	}
+	s[n - cut] = '\0';
+	*len = n - cut;
+	return s;
+}
+
+char *proto_stream_head(json_object *id, const char *key, size_t *len)
+{
+	json_object *result = json_object_new_object(), *reply;
+	size_t n = 0;
+	char *s;
+
+	json_object_object_add(result, key, json_object_new_array());
+	reply = proto_reply_ok(id, result);
+	s = proto_serialize(reply, &n);	/* ...{"KEY":[]}}\n */
+	json_object_put(reply);
+	return cut_end(s, n, strlen("]}}\n"), len);
+}
+
+char *proto_stream_item(json_object *item, bool first, size_t *len)
+{
+	size_t n;
+	char *s = json_line(item, PROTO_JSON_FLAGS, &n), *out;
+
+	if (!s || first) {
+		*len = s ? n : 0;
+		return s;
+	}
+	out = malloc(n + 2);
+	if (out) {
+		out[0] = ',';
+		memcpy(out + 1, s, n + 1);
+		*len = n + 1;
+	}
+	free(s);
+	return out;
+}
+
+char *proto_stream_tail(json_object *rest, size_t *len)
+{
+	size_t n;
+	char *s = json_line(rest, PROTO_JSON_FLAGS, &n), *out;
+
+	/* rest {"a":1,...} -> ],"a":1,...}}\n; an empty rest {} -> ]}}\n */
+	out = s && n >= 2 ? malloc(n + 4) : NULL;
+	if (out)
+		*len = (size_t)sprintf(out, "]%s%s}\n", n > 2 ? "," : "", s + 1);
+	free(s);
 	return out;
 }
 

@@ -93,6 +93,17 @@ json_object *proto_reply_error(json_object *id, enum proto_code code, const char
 	__attribute__((format(printf, 3, 4)));
 /* Serialize as one line, newline-terminated; caller frees. */
 char *proto_serialize(json_object *obj, size_t *len);
+/*
+ * One ok reply written in pieces (a result that grows with the kernel or
+ * the config: daemon/control.c, control_stream), byte for byte what
+ * proto_serialize makes of the whole reply {"v", "id", "ok": true,
+ * "result": {KEY: [ITEMS...], REST...}}: the head up to KEY's '[', each
+ * item (a ',' before all but the first), then the tail from ']' to the
+ * newline with rest's members after KEY's. Each is malloc'd; NULL on ENOMEM.
+ */
+char *proto_stream_head(json_object *id, const char *key, size_t *len);
+char *proto_stream_item(json_object *item, bool first, size_t *len);
+char *proto_stream_tail(json_object *rest, size_t *len);
 
 /* One argument a command accepts, and its JSON type. */
 struct proto_field {

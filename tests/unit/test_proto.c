@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Control protocol: request parsing, replies, and docs/protocol.md. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../../lib/proto.h"
@@ -141,6 +142,79 @@ TEST(reply_utf8)
 	ASSERT_TRUE(strstr(line, "\"no 'a\\\\xff\\\\xfe'\"") != NULL, line);
 	free(line);
 	json_object_put(rep);
+}
+
+/* items, e.g. {"name": "n3", "path": "a/b", "u": "\xc3\xa9\xff"}: a stream is the whole reply */
+static json_object *stream_item(int i)
+{
+	json_object *o = json_object_new_object();
+	char name[16];
+
+	snprintf(name, sizeof(name), "n%d", i);
+	json_object_object_add(o, "name", json_object_new_string(name));
+	json_object_object_add(o, "path", json_object_new_string("a/b"));
+	json_object_object_add(o, "u", json_object_new_string("\xc3\xa9\xff"));
+	return o;
+}
+
+static void stream_case(json_object *id, int nitems, bool rest)
+{
+	json_object *arr = json_object_new_array(), *result = json_object_new_object(), *o, *r;
+	char *whole, *part, *s = calloc(1, 1 << 16);
+	size_t len, n = 0, wlen;
+	int i;
+
+	json_object_object_add(result, "functions", arr);
+	r = json_object_new_object();
+	if (rest) {
+		json_object_object_add(result, "total", json_object_new_int(nitems));
+		json_object_object_add(result, "truncated", json_object_new_boolean(false));
+		json_object_object_add(r, "total", json_object_new_int(nitems));
+		json_object_object_add(r, "truncated", json_object_new_boolean(false));
+	}
+	part = proto_stream_head(id, "functions", &len);
+	ASSERT_OK_PTR(part, "head");
+	memcpy(s + n, part, len);
+	n += len;
+	free(part);
+	for (i = 0; i < nitems; i++) {
+		json_object_array_add(arr, stream_item(i));
+		o = stream_item(i);
+		part = proto_stream_item(o, i == 0, &len);
+		ASSERT_OK_PTR(part, "item");
+		memcpy(s + n, part, len);
+		n += len;
+		free(part);
+		json_object_put(o);
+	}
+	part = proto_stream_tail(r, &len);
+	ASSERT_OK_PTR(part, "tail");
+	memcpy(s + n, part, len);
+	n += len;
+	free(part);
+	json_object_put(r);
+	o = proto_reply_ok(id, result);
+	whole = proto_serialize(o, &wlen);
+	ASSERT_EQ(n, wlen, whole);
+	ASSERT_STREQ(s, whole, "streamed reply as the whole one");
+	free(whole);
+	free(s);
+	json_object_put(o);
+}
+
+/* A reply written in pieces is byte for byte the reply built whole. */
+TEST(stream_pieces)
+{
+	json_object *id = json_object_new_int(7), *sid = json_object_new_string("x/y");
+
+	stream_case(id, 0, true);
+	stream_case(id, 1, true);
+	stream_case(id, 5, true);
+	stream_case(NULL, 3, true);
+	stream_case(sid, 2, false);
+	stream_case(sid, 0, false);
+	json_object_put(id);
+	json_object_put(sid);
 }
 
 TEST(too_large)

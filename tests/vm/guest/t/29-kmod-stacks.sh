@@ -17,6 +17,7 @@
 # attached (callops, kprobe); SIGKILL of the holders detaches everything
 # (kmodctl clean: stats, enabled_functions, kprobes/list); the traced
 # module unloads cleanly under them; rmmod succeeds at the end.
+# ci-kernels: 6.1-arm64
 source ./lib.sh
 load_testmod
 load_kmod

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # attach --stacks on tracerd_testmod_chain_c in each BPF function mode this
-# kernel has: one write of "A B" to the test module's call_chain calls
+# kernel has, and in the module's kmod-callops and kmod-kprobe (its own
+# capture, kmod/stacks.c, read through the daemon): one write of "A B" to the test module's call_chain calls
 # chain_a A times (a -> b -> c) and chain_b B times (b -> c), so chain_c
 # has exactly two kernel stacks, counted A and B. The stats request with
 # "stacks": true (sent raw: the JSON every renderer reads) has exactly
@@ -10,8 +11,10 @@
 # + dropped = calls. A mode the kernel lacks is skipped with the daemon's
 # reason. Then the module is unloaded under a kprobe: its frames keep
 # their addresses and counts, unresolved, with the reason.
+# ci-kernels: 6.12 7.2
 source ./t/40-daemon-lib.sh
 load_testmod
+load_kmod
 daemon_start
 A=300 B=200
 fn=tracerd_testmod_chain_c
@@ -42,7 +45,8 @@ if [ "$(uname -m)" = aarch64 ]; then
 fi
 
 tested=0
-for m in fentry kprobe kprobe-int3 kprobe-multi kprobe-session fentry-multi fsession; do
+for m in fentry kprobe kprobe-int3 kprobe-multi kprobe-session fentry-multi fsession \
+	 kmod-callops kmod-kprobe; do
 	if [ "$(feature "$m")" != true ]; then
 		echo "mode $m unavailable: $(reason_of "$m")"
 		continue
@@ -83,7 +87,16 @@ for m in fentry kprobe kprobe-int3 kprobe-multi kprobe-session fentry-multi fses
 	$C detach "$id" > /dev/null || fail "$m: detach"
 	tested=$((tested + 1))
 done
-[ $tested -gt 0 ] || skip "no BPF function mode on this kernel"
+[ $tested -gt 0 ] || skip "no function mode on this kernel"
+
+# kmod-direct keeps no stacks (its asm trampoline calls no C per hit): the
+# refusal says so, and nothing is attached
+if [ "$(feature kmod-direct)" = true ]; then
+	out=$($C attach "$fn" --mode kmod-direct --stacks 2>&1) && fail "kmod-direct --stacks attached: $out"
+	grep -q "mode kmod-direct has no stacks: .*trampoline" <<< "$out" ||
+		fail "kmod-direct --stacks refused without its reason: $out"
+	echo "ok: kmod-direct --stacks refused: $out"
+fi
 
 # A module unloaded since the calls: its frames keep their addresses and
 # counts, "sym" null with the reason, the kernel's frames still resolved.
