@@ -70,17 +70,20 @@ expect_eq "attachments after the detach" "$($C --json list | jp '.attachments|le
 expect_eq "BPF links after the detach" "$(our_links)" 0
 daemon_stop
 
-# --- a daemon with few fds: a clear refusal, or what fits with --partial
-DAEMON_WRAP="prlimit --nofile=128:128" daemon_start
-out=$($C --json attach 'vfs_*' --mode fentry) && fail "vfs_* under RLIMIT_NOFILE 128 accepted: $out"
+# --- a daemon with few fds: a clear refusal, or what fits with --partial.
+# 192: the idle daemon holds ~116 on 6.12 (every mode's objects, the stack
+# maps: docs/limits.md), so 128 no longer starts it; 192 leaves room for
+# some of vfs_*, not all
+DAEMON_WRAP="prlimit --nofile=192:192" daemon_start
+out=$($C --json attach 'vfs_*' --mode fentry) && fail "vfs_* under RLIMIT_NOFILE 192 accepted: $out"
 msg=$(jp '.error.message' <<< "$out")
 expect_eq "refusal code" "$(jp '.error.code' <<< "$out")" limit
-case $msg in *"RLIMIT_NOFILE 128"*partial*) echo "ok: refusal: $msg" ;;
+case $msg in *"RLIMIT_NOFILE 192"*partial*) echo "ok: refusal: $msg" ;;
 *) fail "refusal does not name the limit: $msg" ;; esac
 expect_eq "attachments after the refusal" "$($C --json list | jp '.attachments|length')" 0
 out=$($C --json attach 'vfs_*' --mode fentry --partial) || fail "--partial: $out"
 n=$(jp '.attachment.functions|length' <<< "$out")
 nfd=$(jp '.skipped[*].reason' <<< "$out" | grep -c 'out of file descriptors')
 [ "$n" -gt 0 ] && [ "$nfd" -gt 0 ] || fail "--partial: $n hooked, $nfd skipped for fds: $out"
-echo "ok: --partial under RLIMIT_NOFILE 128: $n hooked, $nfd skipped (out of file descriptors)"
+echo "ok: --partial under RLIMIT_NOFILE 192: $n hooked, $nfd skipped (out of file descriptors)"
 daemon_stop

@@ -75,6 +75,13 @@ for m in fentry kprobe kprobe-int3 kprobe-multi kprobe-session fentry-multi fses
 		echo "$m: arm64 with the direct caller"
 		w0=${want0/chain_c /chain_c tracerd_testmod_chain_b } w1=${want1/chain_c /chain_c tracerd_testmod_chain_b }
 	fi
+	# fsession (7.x): its stacks start at the caller, the traced function's
+	# own frame is not there (seen on 7.2 x86_64: docs/kernel-facts.md);
+	# the rest of the chain must be exact
+	if [ "$m" = fsession ] && [ "$(chain 0 "$st")" = "${w0#tracerd_testmod_chain_c }" ]; then
+		echo "$m: the stacks start at the caller (no chain_c frame)"
+		w0=${w0#tracerd_testmod_chain_c } w1=${w1#tracerd_testmod_chain_c }
+	fi
 	expect_eq "$m: row 0 frames" "$(chain 0 "$st")" "$w0"
 	expect_eq "$m: row 1 frames" "$(chain 1 "$st")" "$w1"
 	# tracerd's own frames (BPF program, trampoline) are left out: the
@@ -113,11 +120,20 @@ if rmmod tracerd_testmod 2> "$TD/rmmod.err"; then
 		fail "unload: stats"
 	expect_eq "unloaded: distinct" "$(jp '.result.stats[0].stacks.distinct' <<< "$st")" 2
 	expect_eq "unloaded: counts" "$(jp '.result.stats[0].stacks.rows[*].count' <<< "$st" | tr '\n' ' ')" "$A $B "
-	expect_eq "unloaded: first frame unresolved" \
-		"$(jp '.result.stats[0].stacks.rows[0].frames[0].sym' <<< "$st")" null
-	why=$(jp '.result.stats[0].stacks.rows[0].frames[0].why' <<< "$st")
-	case $why in "unloaded or unknown"*) echo "ok: unloaded: why: $why" ;;
-		*) fail "unloaded: why: '$why'" ;; esac
+	# the module's memory may have been handed to something else since (an
+	# ftrace trampoline, another module): kallsyms then names that, and so
+	# does the reply; never the unloaded module's own function
+	sym0=$(jp '.result.stats[0].stacks.rows[0].frames[0].sym' <<< "$st")
+	mod0=$(jp '.result.stats[0].stacks.rows[0].frames[0].module' <<< "$st")
+	if [ "$sym0" = null ]; then
+		why=$(jp '.result.stats[0].stacks.rows[0].frames[0].why' <<< "$st")
+		case $why in "unloaded or unknown"*) echo "ok: unloaded: unresolved, why: $why" ;;
+			*) fail "unloaded: why: '$why'" ;; esac
+	else
+		case $sym0 in tracerd_testmod_*) fail "unloaded: still named $sym0" ;; esac
+		[ "$mod0" != tracerd_testmod ] || fail "unloaded: still in tracerd_testmod: $sym0"
+		echo "ok: unloaded: the address now holds $sym0 (reused), not the unloaded function"
+	fi
 	expect_eq "unloaded: its address kept" \
 		"$(jp '.result.stats[0].stacks.rows[0].frames[0].addr' <<< "$st" | grep -c '^0x[0-9a-f]*$')" 1
 	frames 0 "$st" | grep -qx vfs_write || fail "unloaded: vfs_write no longer resolved: $(frames 0 "$st" | tr '\n' ' ')"
