@@ -436,6 +436,11 @@ static bool module_range(const char *modules, const char *module, __u64 *base, _
  * their last symbol takes what is within BPF_PSEUDO_SPAN of it.
  */
 #define BPF_PSEUDO_SPAN	(64 * 1024)
+/* the kernel's other pseudo-modules ("__builtin__kprobes": a kprobe's
+ * instruction page, "__builtin__ftrace": an ftrace trampoline) name one
+ * page each: what lies past it (a module unloaded since, whose memory
+ * they now border) is not theirs */
+#define BUILTIN_PSEUDO_SPAN	4096
 
 static bool frame_in(const struct symsrc *c, const struct symtab *t, size_t i, __u64 addr)
 {
@@ -453,6 +458,8 @@ static bool frame_in(const struct symsrc *c, const struct symtab *t, size_t i, _
 		return false;
 	if (c->modules_sig && module_range(c->modules_sig, s->module, &base, &size))
 		return addr >= base && addr - base < size;
+	if (!strncmp(s->module, "__builtin__", 11))
+		return addr - s->addr < BUILTIN_PSEUDO_SPAN;
 	return addr - s->addr < BPF_PSEUDO_SPAN;
 }
 
