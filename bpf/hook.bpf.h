@@ -229,7 +229,7 @@ static __always_inline void record_event(__u32 slot, __u64 ts, __u64 dur, __s64 
  * perf_event_max_stack) leaves nr 0: the call is still recorded. Rare by
  * definition (a slow call), in a subprogram of its own.
  */
-static __noinline void record_slow_stack(void *ctx, __u64 slot_flags, __u64 ts, __u64 dur,
+static __always_inline void record_slow_stack(void *ctx, __u64 slot_flags, __u64 ts, __u64 dur,
 					 __s64 ret)
 {
 	struct tracerd_event_stack *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -607,7 +607,7 @@ static __always_inline void slot_time(void *ctx, __u32 slot, __u64 ts, __u64 now
  * TRACERD_SLOT_STACKS only, which a clone's flags immediate bakes in.
  * err: 0 at an entry; an error return's errno under --errors --stacks.
  */
-static __noinline void stack_count(void *ctx, __u32 slot, __u32 err)
+static __always_inline void stack_count(void *ctx, __u32 slot, __u32 err)
 {
 	struct tracerd_stack_key k = { .slot = slot, .err = err };
 	__u64 one = 1, *c;
