@@ -135,7 +135,7 @@ const char stacks_no_pprof[] =
 	"this tracectl was built without protobuf-c, so without --format pprof "
 	"(build it with libprotobuf-c-dev and protobuf-c-compiler installed: make deps)";
 
-/* rendering of s into path, through path.XXXXXX renamed over it */
+/* rendering of s into path: written to a temporary file beside it (mkstemp) and renamed over it */
 static int write_file(struct cli *cli, const char *path, const struct stacks *s,
 		      enum stacks_format fmt, const char *title)
 {
