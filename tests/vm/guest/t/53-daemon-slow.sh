@@ -13,17 +13,24 @@
 # (the kprobe family: the return handler runs after it returned). The
 # margins are wide (0 us against 50 ms against 200 ms): under TCG, with
 # other guests on the host, a 0 us sleep took over 5 ms once.
+# make check (PROFILE=ci) runs each part in one mode of each family
+# (errors: fentry and kprobe-multi; slow calls: fentry and kprobe): a BPF
+# load per mode is most of this test's 120 s of TCG with all six;
+# check-full runs every mode.
 source ./t/40-daemon-lib.sh
 load_testmod
 mkdir -p "$TD/rec"
 daemon_start "record_dir = $TD/rec"
 N=40
+all_modes="fentry kprobe kprobe-multi kprobe-session fentry-multi fsession"
+if [ "${PROFILE:-ci}" = full ]; then err_modes=$all_modes slow_modes=$all_modes
+else err_modes="fentry kprobe-multi" slow_modes="fentry kprobe"; fi
 raw() { ctlraw "$SOCK" "$1"; }
 stacks_of() { raw "{\"v\":1,\"cmd\":\"stats\",\"id\":1,\"args\":{\"id\":$1,\"stacks\":true}}"; }
 frames() { jp ".result.stats[0].stacks.rows[$1].frames[*].sym" <<< "$2" | sed 's/^null$/?/'; }
 
 tested=0
-for m in fentry kprobe kprobe-multi kprobe-session fentry-multi fsession; do
+for m in $err_modes; do
 	if [ "$(feature "$m")" != true ]; then
 		echo "mode $m unavailable: $(reason_of "$m")"
 		continue
@@ -77,7 +84,7 @@ sym() {
 		END { print name }' /proc/kallsyms
 }
 fn=tracerd_testmod_sleep
-for m in fentry kprobe kprobe-multi kprobe-session fentry-multi fsession; do
+for m in $slow_modes; do
 	[ "$(feature "$m")" = true ] || continue
 	id=$($C --json attach "$fn" --mode "$m" --latency --slower-than 50ms --record "slow-$m" \
 		--stacks | jp .attachment.id) || fail "$m: attach --slower-than"
@@ -91,7 +98,7 @@ for m in fentry kprobe kprobe-multi kprobe-session fentry-multi fsession; do
 	tested=$((tested + 1))
 done
 daemon_stop	# the records are read without the daemon
-for m in fentry kprobe kprobe-multi kprobe-session fentry-multi fsession; do
+for m in $slow_modes; do
 	f=$TD/rec/slow-$m.trec
 	[ -e "$f" ] || continue
 	tracectl dump --json "$f" > "$TD/d.json" || fail "$m: dump"
