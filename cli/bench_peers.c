@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "../lib/util.h"
 #include "bench.h"
 
 #define PEER_READY_MS	180000	/* bpftrace compiles its script first: slow under TCG */
@@ -39,6 +40,11 @@ static const struct peer_def {
 	{ "bpftrace-kfunc", "latency", "bpftrace", NULL, "kfunc" },
 	{ "bpftrace-kprobe", "count", "bpftrace", NULL, "kprobe" },
 	{ "bpftrace-kprobe", "latency", "bpftrace", NULL, "kprobe" },
+	/* stacks: `@[kstack] = count()`, by hand and as bpftrace's one-liner */
+	{ "ref-fentry", "stacks", "reference", "fentry-stacks", NULL },
+	{ "ref-kprobe", "stacks", "reference", "kprobe-stacks", NULL },
+	{ "bpftrace-kfunc", "stacks", "bpftrace", NULL, "kfunc" },
+	{ "bpftrace-kprobe", "stacks", "bpftrace", NULL, "kprobe" },
 };
 
 struct peer_proc {
@@ -199,6 +205,18 @@ static long long field(const char *buf, const char *name)
 	return p ? strtoll(p + strlen(name), NULL, 10) : -1;
 }
 
+/* The sum of the counts bpftrace printed for a map keyed by stack: its
+ * entries end in "]: N" lines. -1 when it printed none. */
+static long long stack_sum(const char *buf)
+{
+	long long sum = -1;
+	const char *p;
+
+	for (p = strstr(buf, "\n]: "); p; p = strstr(p + 1, "\n]: "))
+		sum = (sum < 0 ? 0 : sum) + strtoll(p + 4, NULL, 10);
+	return sum;
+}
+
 static int start_peer(const struct peer_def *d, const char *fn, struct peer_proc *pp,
 		      char *msg, size_t len)
 {
@@ -222,12 +240,15 @@ static int start_peer(const struct peer_def *d, const char *fn, struct peer_proc
 		argv[3] = pid;
 		argv[4] = NULL;
 	} else {
-		/* count: @c; latency: @c, and @r with the histogram at return */
+		/* count: @c; latency: @c, and @r with the histogram at return;
+		 * stacks: @k[kstack], the calls its counts' sum */
+		bool stk = !strcmp(d->variant, "stacks");
 		int n = snprintf(script, sizeof(script),
-				 "%s:%s /pid == %s/ { @c = count();%s }\n"
+				 "%s:%s /pid == %s/ { %s%s }\n"
 				 "tracepoint:syscalls:sys_enter_getppid /pid == %s/ "
 				 "{ if (@ready == 0) { printf(\"ready\\n\"); @ready = 1; } }\n",
-				 bt, fn, pid, lat ? " @s[tid] = nsecs;" : "", pid);
+				 bt, fn, pid, stk ? "@k[kstack] = count();" : "@c = count();",
+				 lat ? " @s[tid] = nsecs;" : "", pid);
 
 		if (lat && n > 0 && (size_t)n < sizeof(script))
 			snprintf(script + n, sizeof(script) - (size_t)n,
@@ -286,6 +307,8 @@ static int stop_peer(const struct peer_def *d, struct peer_proc *pp, long long *
 	if (d->ref_mode) {
 		*calls = field(pp->buf, "calls ");
 		*returns = field(pp->buf, "returns ");
+	} else if (!strcmp(d->variant, "stacks")) {
+		*calls = stack_sum(pp->buf);
 	} else {
 		*calls = field(pp->buf, "\n@c: ");
 		*returns = field(pp->buf, "\n@r: ");
@@ -394,13 +417,13 @@ double peer_overhead(json_object *doc, const char *mode, const char *variant)
  */
 void peers_table(json_object *doc, FILE *f, const char *label)
 {
-	static const char *const variants[] = { "count", "latency" };
+	static const char *const variants[] = { "count", "latency", "stacks" };
 	char cell[64];
 	bool header = false;
 	size_t m, v, k;
 
 	for (m = 0; m < sizeof(peer_of) / sizeof(peer_of[0]); m++)
-		for (v = 0; v < 2; v++) {
+		for (v = 0; v < ARRAY_SIZE(variants); v++) {
 			double t = peer_overhead(doc, peer_of[m].mode, variants[v]);
 			bool any = false;
 

@@ -21,7 +21,7 @@
 #include "../lib/util.h"
 #include "bench.h"
 
-static const char *const all_variants[] = { "count", "latency", "empty" };
+static const char *const all_variants[] = { "count", "latency", "empty", "stacks" };
 
 /* A BPF function mode of TRACERD_MODES named name (its table name), or NULL:
  * modes added to the table are benchmarked by name without a row here. */
@@ -50,7 +50,7 @@ struct trig_opts {
 	int producers;
 	const char *modes[16];
 	int nmodes;
-	const char *variants[3];
+	const char *variants[4];
 	int nvariants;
 	bool peers;		/* --peers: reference programs and bpftrace too */
 };
@@ -112,8 +112,10 @@ static double run_loop(unsigned long long n, int np)
 	return t1 - t0;
 }
 
+/* A hook's counts: calls, returns timed, calls whose stack was kept (-1
+ * unless the stacks variant) */
 static int read_counts(struct bench *b, long long handle, long long *calls, long long *lat,
-		       char *msg, size_t msglen)
+		       long long *stk, char *msg, size_t msglen)
 {
 	json_object *args = json_object_new_object(), *r;
 	int ret;
@@ -124,6 +126,7 @@ static int read_counts(struct bench *b, long long handle, long long *calls, long
 		return ret;
 	*calls = jint(r, "calls", -1);
 	*lat = jint(r, "latency_samples", -1);
+	*stk = jint(r, "stack_calls", -1);
 	json_object_put(r);
 	return 0;
 }
@@ -133,7 +136,7 @@ static void measure(struct bench *b, const struct trig_opts *o, json_object *p,
 		    long long handle, bool latency, double base_ns)
 {
 	struct series mps = {}, ns = {}, ovh = {};
-	long long c0 = 0, c1 = 0, l0 = 0, l1 = 0, n = (long long)o->calls;
+	long long c0 = 0, c1 = 0, l0 = 0, l1 = 0, s0 = -1, s1 = -1, n = (long long)o->calls;
 	char msg[512];
 	double dt;
 	int i;
@@ -143,10 +146,10 @@ static void measure(struct bench *b, const struct trig_opts *o, json_object *p,
 	for (i = 0; i < b->reps; i++) {
 		bench_progress(b, "%s: run %d/%d", json_object_get_string(jget(p, "key")), i + 1,
 			       b->reps);
-		if (handle && read_counts(b, handle, &c0, &l0, msg, sizeof(msg)))
+		if (handle && read_counts(b, handle, &c0, &l0, &s0, msg, sizeof(msg)))
 			goto fail;
 		dt = run_loop(o->calls, o->producers);
-		if (handle && read_counts(b, handle, &c1, &l1, msg, sizeof(msg)))
+		if (handle && read_counts(b, handle, &c1, &l1, &s1, msg, sizeof(msg)))
 			goto fail;
 		if (handle && (c1 - c0 != n || (latency && l1 - l0 != n))) {
 			point_count(p, "calls", n, c1 - c0);
@@ -155,6 +158,13 @@ static void measure(struct bench *b, const struct trig_opts *o, json_object *p,
 			point_status(b, p, "error", "run %d: the hook counted %lld calls%s%lld "
 				     "returns of %lld made", i + 1, c1 - c0, latency ? " and " : "",
 				     latency ? l1 - l0 : 0, n);
+			return;
+		}
+		/* the stacks variant: each call's stack kept, none dropped */
+		if (handle && s1 >= 0 && s1 - s0 != n) {
+			point_count(p, "stacks", n, s1 - s0);
+			point_status(b, p, "error", "run %d: the hook kept the stacks of %lld "
+				     "calls of %lld made", i + 1, s1 - s0, n);
 			return;
 		}
 		series_add(&mps, n / dt / 1e6);
@@ -166,6 +176,8 @@ static void measure(struct bench *b, const struct trig_opts *o, json_object *p,
 		point_count(p, "calls", n * b->reps, n * b->reps);
 		if (latency)
 			point_count(p, "returns", n * b->reps, n * b->reps);
+		if (s1 >= 0)
+			point_count(p, "stacks", n * b->reps, n * b->reps);
 	}
 	point_value(p, "mcalls_per_s", "M calls/s", &mps);
 	point_value(p, "ns_per_call", "ns", &ns);
@@ -326,7 +338,7 @@ static int trigger_opt(struct bench *b, int c, const char *arg, void *ctx)
 		return 0;
 	case 'V':
 		o->nvariants = bench_pick(b, "variant", arg, all_variants, ARRAY_SIZE(all_variants),
-					  o->variants, 3);
+					  o->variants, (int)ARRAY_SIZE(o->variants));
 		return o->nvariants < 0 ? -o->nvariants : 0;
 	default:
 		return BENCH_OPT_COMMON;
@@ -397,12 +409,14 @@ static int bench_trigger(struct bench *b, int argc, char **argv)
 	store = json_object_new_object();
 	for (i = 0; i < o.nmodes; i++)
 		for (j = 0; j < o.nvariants; j++) {
-			/* kmod modes count with a C callback; latency in the kmod
-			 * modes themselves (kmod-kprobe: kretprobe, kmod-callops:
-			 * fprobe, kmod-direct: its trampoline), not in their
+			/* kmod modes count with a C callback; latency and stacks
+			 * in the kmod modes themselves (latency: kmod-kprobe's
+			 * kretprobe, kmod-callops' fprobe, kmod-direct's
+			 * trampoline; stacks: the module's capture, which
+			 * kmod-direct refuses, said as unavailable), not in their
 			 * variants; no empty */
 			if (bench_hook_is_kmod(o.modes[i]) && strcmp(o.variants[j], "count") &&
-			    (strcmp(o.variants[j], "latency") ||
+			    ((strcmp(o.variants[j], "latency") && strcmp(o.variants[j], "stacks")) ||
 			     bench_hook_counts_only(o.modes[i])))
 				continue;
 			/* the empty program exists for the bench's own hooks only */
@@ -435,7 +449,8 @@ const struct bench_suite bench_suite_trigger = {
 		"              -n, --calls=N          getpgid() calls per run\n"
 		"              -p, --producers=P      threads making them (1..64)\n"
 		"                  --modes=LIST       modes to measure (default: all)\n"
-		"                  --variants=LIST    count, latency, empty\n"
+		"                  --variants=LIST    count, latency, empty, stacks (default:\n"
+		"                                     count, latency, empty)\n"
 		"                  --peers            + the reference programs (tracerd-ref) and\n"
 		"                                     bpftrace on the same loop, with ratios\n",
 	.run = bench_trigger,

@@ -67,13 +67,15 @@ static enum proto_code hook_spec(struct tracerd *d, json_object *args, struct tr
 	bool regs = proto_arg_bool(args, "save_regs", &bad);
 	long long pid = proto_arg_int(args, "pid", 0, &bad);
 	bool empty = variant && !strcmp(variant, "empty");
+	bool stacks = variant && !strcmp(variant, "stacks");
+	const struct backend *be;
 
 	memset(spec, 0, sizeof(*spec));
 	spec->owner = SPEC_OWNER_BENCH;
-	if (bad || !mode || pid <= 0 || pid > 0x3fffffff || (variant && !empty &&
+	if (bad || !mode || pid <= 0 || pid > 0x3fffffff || (variant && !empty && !stacks &&
 	    strcmp(variant, "count") && strcmp(variant, "latency"))) {
 		str_fmt(msg, msglen, "bench hook: needs mode (string), pid (> 0), variant "
-			"count|latency|empty, optional target (string), save_regs (bool)");
+			"count|latency|empty|stacks, optional target (string), save_regs (bool)");
 		return PROTO_E_BAD_REQUEST;
 	}
 	if (bench_mode(mode, regs, spec)) {
@@ -89,6 +91,17 @@ static enum proto_code hook_spec(struct tracerd *d, json_object *args, struct tr
 	if (empty)
 		spec->variant = MODE_VARIANT_EMPTY;
 	spec->latency = variant && !strcmp(variant, "latency");
+	/* stacks: attach --stacks at its default depth; a mode that keeps
+	 * none (kmod-direct, the module's variants) is unavailable for it */
+	be = backend_variant(spec->mode, spec->variant);
+	if (stacks && (!be || !(be->caps & MODE_CAP_STACKS) || !be->stacks)) {
+		str_fmt(msg, msglen, "bench hook: mode %s keeps no stacks%s%s", mode,
+			be && be->stacks_unavailable ? ": " : "",
+			be && be->stacks_unavailable ? be->stacks_unavailable(d) : "");
+		return PROTO_E_UNAVAILABLE;
+	}
+	if (stacks)
+		spec->stacks = TRACERD_STACK_DEPTH_DEFAULT;
 	spec->tgid = (__u32)pid;
 	if (str_copy(spec->target, target ? target : d->probe_fn, sizeof(spec->target))) {
 		str_fmt(msg, msglen, "bench hook: target too long");
@@ -154,30 +167,50 @@ static struct attachment *handle_arg(struct tracerd *d, json_object *args, char 
 	return NULL;
 }
 
+/* stack_visit_fn of read: the calls of every stack, summed into ctx */
+static int sum_stack(void *ctx, __u64 count, __u32 err, const __u64 *ips, __u32 nr)
+{
+	(void)err;
+	(void)ips;
+	(void)nr;
+	*(__u64 *)ctx += count;
+	return 0;
+}
+
 static enum proto_code op_read(struct tracerd *d, json_object *args, json_object **result,
 			       char *msg, size_t msglen)
 {
 	struct attachment *a = handle_arg(d, args, msg, msglen);
-	__u64 calls = 0, lat = 0;
+	__u64 calls = 0, lat = 0, kept = 0, dropped = 0, n;
 	struct hook_stats hs;
 	size_t i;
-	int ret;
+	int ret = 0;
 
 	if (!a)
 		return PROTO_E_NOT_FOUND;
-	for (i = 0; i < a->nr_hooks; i++) {
+	for (i = 0; i < a->nr_hooks && !ret; i++) {
 		ret = hook_stats(d, a, &a->hooks[i], &hs);
-		if (ret) {
-			str_fmt(msg, msglen, "bench: cannot read handle %u: %s", a->id,
-				strerror(-ret));
-			return PROTO_E_INTERNAL;
-		}
 		calls += hs.s.calls;
 		lat += hs.s.lat_count;
+		/* the stacks variant: every call's stack kept, or counted as dropped */
+		if (!ret && a->spec.stacks && a->be->stacks) {
+			n = 0;
+			ret = a->be->stacks(d, a, &a->hooks[i], sum_stack, &kept, &n);
+			dropped += n;
+		}
+	}
+	if (ret) {
+		str_fmt(msg, msglen, "bench: cannot read handle %u: %s", a->id, strerror(-ret));
+		return PROTO_E_INTERNAL;
 	}
 	*result = json_object_new_object();
 	json_object_object_add(*result, "calls", json_object_new_int64((int64_t)calls));
 	json_object_object_add(*result, "latency_samples", json_object_new_int64((int64_t)lat));
+	if (a->spec.stacks) {
+		json_object_object_add(*result, "stack_calls", json_object_new_int64((int64_t)kept));
+		json_object_object_add(*result, "stacks_dropped",
+				       json_object_new_int64((int64_t)dropped));
+	}
 	return PROTO_OK;
 }
 

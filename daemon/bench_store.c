@@ -45,7 +45,7 @@ static bool overhead_valid(json_object *ovh)
 			return false;
 		json_object_object_foreach(vars, variant, v) {
 			if ((strcmp(variant, "count") && strcmp(variant, "latency") &&
-			     strcmp(variant, "empty")) ||
+			     strcmp(variant, "empty") && strcmp(variant, "stacks")) ||
 			    !(json_object_is_type(v, json_type_double) ||
 			      json_object_is_type(v, json_type_int)))
 				return false;

@@ -8,7 +8,9 @@
  * prints "calls N returns M" (summed over CPUs) and exits.
  *   MODE: fentry-count, fentry-latency, kprobe-count, kprobe-latency,
  *         kprobe-multi-count; fentry-count-plain (a plain ++ instead of
- *         the atomic add: what the atomic costs, not preempt-safe)
+ *         the atomic add: what the atomic costs, not preempt-safe);
+ *         fentry-stacks, kprobe-stacks (calls counted per kernel stack,
+ *         bpftrace's `@[kstack] = count()`: "calls" is their sum)
  * Exit: 0 ok, 1 error, 2 usage, 3 this kernel refuses the mode (the
  * reason on stderr).
  */
@@ -62,6 +64,10 @@ static int pick(struct ref_bpf *s, const char *mode, const char *fn, struct bpf_
 		p[(*np)++] = s->progs.ref_kretprobe_leave;
 	} else if (!strcmp(mode, "kprobe-multi-count")) {
 		p[(*np)++] = s->progs.ref_kmulti_count;
+	} else if (!strcmp(mode, "fentry-stacks")) {
+		p[(*np)++] = s->progs.ref_fentry_stacks;
+	} else if (!strcmp(mode, "kprobe-stacks")) {
+		p[(*np)++] = s->progs.ref_kprobe_stacks;
 	} else {
 		return -EINVAL;
 	}
@@ -84,6 +90,23 @@ static struct bpf_link *attach_one(struct bpf_program *p, const char *mode, cons
 		return bpf_program__attach_kprobe_multi_opts(p, NULL, &mo);
 	return bpf_program__attach_kprobe(p, strstr(bpf_program__name(p), "kretprobe") != NULL,
 					  fn);
+}
+
+/* The stacks modes' calls: the counts of every stack, added to sum's */
+static int stack_calls(struct ref_bpf *s, struct ref_counts *sum)
+{
+	int fd = bpf_map__fd(s->maps.stack_counts);
+	__u32 key, next, *prev = NULL;
+	__u64 n;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (bpf_map_lookup_elem(fd, &next, &n))
+			return -errno;
+		sum->calls += n;
+		key = next;
+		prev = &key;
+	}
+	return errno == ENOENT ? 0 : -errno;
 }
 
 static int read_counts(struct ref_bpf *s, struct ref_counts *sum)
@@ -109,7 +132,7 @@ static int read_counts(struct ref_bpf *s, struct ref_counts *sum)
 			sum->hist[b] += v[i].hist[b];
 	}
 	free(v);
-	return 0;
+	return stack_calls(s, sum);
 }
 
 static int refused(int err)

@@ -5,21 +5,34 @@
 # count (the peer's count at exit = the calls made; otherwise the point is
 # an error and tracectl exits 1); the others say why. bpftrace is in the
 # native (x86_64) root only. Times are reported, never asserted.
+# The stacks variant (issue #32 item 5): tracerd's --stacks in the BPF
+# modes and the module's kmod-callops, each call's stack kept (the point's
+# stacks count exact), kmod-direct unavailable with its reason, beside
+# bpftrace's `@[kstack] = count()` and the reference program doing that by
+# hand, whose counts summed over their stacks are the calls made.
 # ci-kernels: 6.12
 source ./t/40-daemon-lib.sh
+[ -e /dev/tracerd ] || load_kmod
 daemon_start
 trap daemon_cleanup EXIT
-$C bench trigger --ci -n "$(size 2000 100000)" -r 2 -w 1 --modes fentry,kprobe,kprobe-multi \
-	--variants count,latency --peers -o "$TD/peers.json" || fail "bench trigger --peers (exit $?)"
+# make check: count and stacks (bpftrace compiles a script per peer, seconds
+# each under TCG); check-full and make demo run the latency peers too
+if [ "${PROFILE:-ci}" = full ]; then variants=count,latency,stacks; else variants=count,stacks; fi
+$C bench trigger --ci -n "$(size 2000 100000)" -r 2 -w 1 \
+	--modes fentry,kprobe,kprobe-multi,kmod-callops,kmod-direct --variants "$variants" \
+	--peers -o "$TD/peers.json" || fail "bench trigger --peers (exit $?)"
+lat() { [[ $variants == *latency* ]] && echo "$@"; }
 status() {	# status KEY: the status of that point ("" when absent)
 	jpath '.points[*].key' < "$TD/peers.json" > "$TD/keys"
 	jpath '.points[*].status' < "$TD/peers.json" > "$TD/sts"
 	paste "$TD/keys" "$TD/sts" | awk -v k="$1" '$1 == k { print $2 }'
 }
-must=(ref-fentry/count ref-fentry/latency ref-kprobe/count ref-kprobe/latency)
-kernel_has fprobe && must+=(ref-kprobe-multi/count)
+must=(ref-fentry/count ref-kprobe/count $(lat ref-fentry/latency ref-kprobe/latency)
+      ref-fentry/stacks ref-kprobe/stacks fentry/stacks kprobe/stacks kmod-callops/stacks)
+kernel_has fprobe && must+=(ref-kprobe-multi/count kprobe-multi/stacks)
 if command -v bpftrace > /dev/null; then
-	must+=(bpftrace-kfunc/count bpftrace-kfunc/latency bpftrace-kprobe/count bpftrace-kprobe/latency)
+	must+=(bpftrace-kfunc/count bpftrace-kprobe/count bpftrace-kfunc/stacks bpftrace-kprobe/stacks
+	       $(lat bpftrace-kfunc/latency bpftrace-kprobe/latency))
 else
 	expect_eq "bpftrace absent: said so" "$(status bpftrace-kfunc/count)" unavailable
 fi
@@ -35,6 +48,17 @@ for ((i = 0; i < n; i++)); do
 	got=$(jpath ".points[$i].counts.calls.counted" < "$TD/peers.json")
 	expect_eq "$(jpath ".points[$i].key" < "$TD/peers.json") counted" "$got" "$want"
 done
+# tracerd's stacks points: every call's stack kept
+for k in fentry/stacks kprobe/stacks kprobe-multi/stacks kmod-callops/stacks; do
+	i=$(jpath '.points[*].key' < "$TD/peers.json" | grep -nx "$k" | cut -d: -f1)
+	[ -n "$i" ] && [ "$(status "$k")" = ok ] || continue
+	i=$((i - 1))
+	expect_eq "$k stacks kept" "$(jpath ".points[$i].counts.stacks.counted" < "$TD/peers.json")" \
+		"$(jpath ".points[$i].counts.calls.expected" < "$TD/peers.json")"
+done
+expect_eq "kmod-direct keeps no stacks" "$(status kmod-direct/stacks)" unavailable
+jpath '.points[*].reason' < "$TD/peers.json" | grep -q 'kmod-direct keeps no stacks' ||
+	fail "kmod-direct/stacks: no reason given"
 kernel_has fprobe || expect_eq "ref kprobe-multi without fprobe" "$(status ref-kprobe-multi/count)" unavailable
 $C bench show "$TD/peers.json" | grep -E '^(ref-|bpftrace-)' || true
 daemon_stop
