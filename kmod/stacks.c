@@ -22,7 +22,11 @@
  * kprobe's regs (arch/<arch>.h tracerd_arch_entry_ret()). ftrace's
  * callers (callops, fprobe) build a frame for the call site themselves.
  * A stack that does not reach the traced function (an unwinder that
- * cannot cross the hook's frames) is dropped, never kept wrong.
+ * cannot cross the hook's frames) is dropped, never kept wrong. Where the
+ * arch can unwind from a kprobe's registers (x86_64:
+ * tracerd_arch_stack_regs(), as perf does for BPF kprobes), the kprobe
+ * modes start there and walk none of the hook's frames, which cost an
+ * unwinder step each.
  *
  * The table: slots fixed at attach (kvcalloc, at most
  * TRACERD_STACK_SLOTS, each 24 bytes + 8 per frame of stack_depth: at
@@ -270,7 +274,13 @@ void notrace tracerd_stk_hit(struct tracerd_att *a, struct pt_regs *regs)
 		goto out;	/* an interrupt inside a capture on this CPU */
 	WRITE_ONCE(sc->busy, 1);
 	barrier();
-	n = stack_trace_save(sc->ips, t->depth + TRACERD_STK_MACHINERY, 0);
+	n = 0;
+#ifdef TRACERD_HAVE_ARCH_STACK_REGS
+	if (regs)	/* a kprobe's: unwound from the probed function on */
+		n = tracerd_arch_stack_regs(regs, sc->ips, t->depth + TRACERD_STK_MACHINERY);
+#endif
+	if (!n)
+		n = stack_trace_save(sc->ips, t->depth + TRACERD_STK_MACHINERY, 0);
 	for (i = 0; i < n; i++)
 		if (sc->ips[i] - a->addr < a->size)
 			break;

@@ -32,6 +32,40 @@ static inline unsigned long tracerd_arch_entry_ret(const struct pt_regs *regs)
 	return 0;
 }
 
+#include <asm/processor-flags.h>
+#include <asm/unwind.h>
+
+/*
+ * The stack of a call a kprobe stopped, unwound from the kprobe's
+ * registers as perf does for a BPF kprobe program (perf_callchain_kernel):
+ * the probed instruction, then the return addresses, without walking the
+ * hook's own frames (the handler, kprobe_ftrace_handler or the int3
+ * entry: an ORC lookup each, which made kmod-kprobe's capture 2.4x BPF
+ * kprobe's, docs/bench.md "Stacks"). 0 unless regs are a whole register
+ * set (X86_EFLAGS_FIXED, as perf_hw_regs() checks): the caller then
+ * unwinds from its own frame (stacks.c).
+ */
+#define TRACERD_HAVE_ARCH_STACK_REGS	1
+static __always_inline unsigned int tracerd_arch_stack_regs(struct pt_regs *regs,
+							    unsigned long *ips, unsigned int max)
+{
+	struct unwind_state state;
+	unsigned long addr;
+	unsigned int n = 0;
+
+	if (!max || !(regs->flags & X86_EFLAGS_FIXED))
+		return 0;
+	ips[n++] = regs->ip;
+	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state) && n < max;
+	     unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		ips[n++] = addr;
+	}
+	return n;
+}
+
 /*
  * Offset of the first instruction past the ftrace call site of the
  * function at addr: the site is a 5-byte nop or call at +0, or at +4
