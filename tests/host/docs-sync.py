@@ -253,6 +253,8 @@ def check_mode_lists():
          words(m.group(1)) if m else set())
     same("mode names", "modes.h + auto", modes | {"auto"}, "completion _tracectl_modes",
          set(completion().get("_tracectl_modes", "").split()))
+    same("modes", "modes.h", modes, "README.md modes table",
+         table_first_column(f"{SRC}/README.md", "| mode | hook | needs |", quoted=True))
     same("modes", "modes.h", modes, "docs/limits.md fd table",
          table_first_column(f"{SRC}/docs/limits.md", "| mode | fds per function |"))
     # bench trigger: every function mode has its row (variants such as

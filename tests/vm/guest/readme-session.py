@@ -14,6 +14,7 @@ Exit 0 when every output matches, 1 with the differences otherwise."""
 import re
 import subprocess
 import sys
+import time
 
 BEGIN, END = "<!-- readme-session: begin -->", "<!-- readme-session: end -->"
 
@@ -58,16 +59,18 @@ def shape(line):
 
 
 def run(cmd):
+    t0 = time.monotonic()
     p = subprocess.run(["bash", "-c", cmd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True, timeout=120)
-    return p.returncode, trim([line.rstrip() for line in p.stdout.splitlines()])
+    return (p.returncode, trim([line.rstrip() for line in p.stdout.splitlines()]),
+            time.monotonic() - t0)
 
 
 def main():
     path, printing = sys.argv[1], "--print" in sys.argv[2:]
     bad = 0
     for cmd, want in session(path):
-        rc, got = run(cmd)
+        rc, got, took = run(cmd)
         if printing:
             print("    # " + cmd)
             for line in got:
@@ -89,7 +92,8 @@ def main():
             for line in want[len(got):][:5]:
                 print(f"  missing: {line}")
         else:
-            print(f"ok: '{cmd}': {len(got)} lines of README's shape")
+            # the guest time each step costs make check (reported, not checked)
+            print(f"ok: '{cmd}': {len(got)} lines of README's shape ({took:.1f} s)")
     sys.exit(1 if bad else 0)
 
 

@@ -17,6 +17,7 @@ source ./t/40-daemon-lib.sh
 [ -f /opt/tracerd/README.md ] || fail "README.md not staged in the payload"
 load_kmod
 daemon_start "listen = off"
+echo "daemon ready after ${SECONDS} s (its mode probes)"
 trap daemon_cleanup EXIT
 export TRACERD_SOCKET=$SOCK
 if [ -n "${READMESESSION_PRINT:-}" ]; then
