@@ -178,6 +178,20 @@ def check_readme_tracectl():
         errors.append("README.md session: no tracectl command")
 
 
+def check_readme_version():
+    """the package file names and DKMS version README shows are VERSION's"""
+    with open(f"{SRC}/VERSION") as f:
+        version = f.read().strip()
+    with open(f"{SRC}/README.md") as f:
+        text = f.read()
+    shown = set(re.findall(r"tracerd(?:-dkms)?_([0-9][^_\s]*)_", text) +
+                re.findall(r"dkms install tracerd/([0-9]\S*?)[`\s]", text))
+    if not shown:
+        errors.append("README.md: no tracerd_VERSION_ARCH.deb nor `dkms install tracerd/VERSION`")
+    for v in sorted(shown - {version}):
+        errors.append(f"README.md shows version {v}, VERSION says {version}")
+
+
 def check_tracerd():
     opts = longopts(run(f"{O}/tracerd", "--help"))
     if "config" not in opts:
@@ -340,6 +354,7 @@ check_mode_lists()
 have_ctl = check_tracectl()
 if have_ctl:
     check_readme_tracectl()
+check_readme_version()
 have_d = check_tracerd()
 for e in errors:
     print("MISMATCH:", e)
