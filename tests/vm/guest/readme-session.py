@@ -8,8 +8,9 @@ with the same words, where a number may be any number (and a time's
 unit any unit: 950ns against 1.2us). A block is an indented code block:
 `    # CMD` lines are commands (root's prompt), the lines after one are
 its output. Each command runs as written, with `bash -c`, in the
-environment it was given (the test points TRACERD_SOCKET at its daemon). --print: run the commands and print the
-blocks as README should show them (to refresh README from a real run).
+environment it was given (the test points TRACERD_SOCKET at its daemon).
+--print: run the commands and print the blocks as README should show
+them (to refresh README from a real run).
 Exit 0 when every output matches, 1 with the differences otherwise."""
 import re
 import subprocess
