@@ -2,8 +2,10 @@
 # --help, the man pages and the bash completion list the same commands and
 # options; config keys agree between lib/config.c, tracerd.conf(5) and the
 # default config; every mode list of the docs and the completion names the
-# rows of include/tracerd/modes.h. Man pages also pass `man --warnings` when
-# man is present.
+# rows of include/tracerd/modes.h; every `make TARGET` of the docs exists and
+# installs its deps; README's `tracectl` commands and options exist, and its
+# session blocks parse (t/94-readme-session runs them in the VM). Man pages
+# also pass `man --warnings` when man is present.
 set -u
 python3 "$SRC/tests/host/docs-sync.py" "$O" "$SRC"; rc=$?
 if command -v man >/dev/null; then

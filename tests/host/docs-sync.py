@@ -5,10 +5,15 @@ commands and options (in both directions); the config keys of lib/config.c,
 tracerd.conf(5) and systemd/tracerd.conf agree; every list of modes in the
 docs and the completion names the modes of the one table,
 include/tracerd/modes.h (a new row missing from a list fails here); every
-`make TARGET` the docs tell a user to run installs what it needs. Exit 77
-when the binaries do not have a command table yet."""
+`make TARGET` the docs tell a user to run is a target and installs what it
+needs; every `tracectl ...` README.md shows names a real command (bench
+suite) and its real options, and README's session blocks parse as
+tests/vm/guest/t/94-readme-session.sh, which runs them, reads them. Exit
+77 when the binaries do not have a command table yet."""
+import importlib.util
 import json
 import re
+import shlex
 import subprocess
 import sys
 
@@ -95,6 +100,98 @@ def check_tracectl():
     return True
 
 
+TRACECTL_GLOBAL_ARG = {"--socket", "-s", "--timeout", "-T"}
+
+
+def shorts(text):
+    """the short options a help text lists: -n, or -n  """
+    return set(re.findall(r"(?<![\w-])(-[a-zA-Z])(?=[, ]|$)", text, flags=re.M))
+
+
+def bench_suite_help(text, suite):
+    """the lines of `tracectl bench --help` about SUITE, and the options of
+    every suite"""
+    m = re.search(rf"^  {suite} .*\n((?:(?:    |\t).*\n)*)", text, flags=re.M)
+    every = text[text.find("Options of every suite"):] if "Options of every suite" in text else ""
+    return (m.group(0) if m else ""), every
+
+
+def check_readme_tracectl():
+    """every `tracectl ...` README.md shows (its session included) names a
+    command of `tracectl --help`, a bench suite of `tracectl bench --help`,
+    and only options that command (or suite) has"""
+    top = run(f"{O}/tracectl", "--help")
+    m = re.search(r"^Commands:\n((?:[ \t]+\S.*\n?)+)", top, flags=re.M)
+    lines = {line.split()[0]: line for line in m.group(1).splitlines() if line.strip()}
+    glob_text = top[: m.start()] + top[m.end():]
+    bench = run(f"{O}/tracectl", "bench", "--help")
+    seen = 0
+    for c in code_of(f"{SRC}/README.md"):
+        for inv in re.findall(r"(?:^|[;&|(] *)tracectl((?: +[^;&|#)]+)?)", c):
+            try:
+                words = shlex.split(inv)
+            except ValueError:
+                words = inv.split()
+            i, cmd = 0, None
+            while i < len(words) and words[i].startswith("-"):
+                i += 2 if words[i] in TRACECTL_GLOBAL_ARG else 1
+            if i == len(words):
+                continue	# `tracectl` alone, or only global options
+            cmd, args = words[i], words[i + 1:]
+            where = f"README.md: 'tracectl{inv}'"
+            if cmd not in lines:
+                errors.append(f"{where}: no command {cmd!r} in tracectl --help")
+                continue
+            seen += 1
+            text = lines[cmd] + "\n" + run(f"{O}/tracectl", cmd, "--help") + glob_text
+            suite = next((a for a in args if not a.startswith("-")), None)
+            if cmd == "bench" and suite:	# (`tracectl bench` alone: the family)
+                part, every = bench_suite_help(bench, suite or "-")
+                if not part:
+                    errors.append(f"{where}: no bench suite {suite!r} in tracectl bench --help")
+                    continue
+                text = part + every + glob_text
+            for a in args:
+                if a.startswith("--"):
+                    ok = a.split("=")[0][2:] in longopts(text)
+                elif re.fullmatch(r"-[a-zA-Z]", a):
+                    ok = a in shorts(text)
+                else:
+                    continue
+                if not ok:
+                    errors.append(f"{where}: {a.split('=')[0]} is no option of tracectl {cmd}"
+                                  f"{' ' + suite if cmd == 'bench' else ''}")
+    if not seen:
+        errors.append("README.md: no `tracectl COMMAND` found: the pattern broke")
+    # the session blocks parse as tests/vm/guest/t/94-readme-session.sh
+    # reads them (that test runs them on 6.12)
+    spec = importlib.util.spec_from_file_location(
+        "readme_session", f"{SRC}/tests/vm/guest/readme-session.py")
+    rs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rs)
+    try:
+        steps = rs.session(f"{SRC}/README.md")
+    except SystemExit as e:
+        errors.append(f"README.md session: {e}")
+        return
+    if not any(cmd.startswith("tracectl ") for cmd, _ in steps):
+        errors.append("README.md session: no tracectl command")
+
+
+def check_readme_version():
+    """the package file names and DKMS version README shows are VERSION's"""
+    with open(f"{SRC}/VERSION") as f:
+        version = f.read().strip()
+    with open(f"{SRC}/README.md") as f:
+        text = f.read()
+    shown = set(re.findall(r"tracerd(?:-dkms)?_([0-9][^_\s]*)_", text) +
+                re.findall(r"dkms install tracerd/([0-9]\S*?)[`\s]", text))
+    if not shown:
+        errors.append("README.md: no tracerd_VERSION_ARCH.deb nor `dkms install tracerd/VERSION`")
+    for v in sorted(shown - {version}):
+        errors.append(f"README.md shows version {v}, VERSION says {version}")
+
+
 def check_tracerd():
     opts = longopts(run(f"{O}/tracerd", "--help"))
     if "config" not in opts:
@@ -170,6 +267,8 @@ def check_mode_lists():
          words(m.group(1)) if m else set())
     same("mode names", "modes.h + auto", modes | {"auto"}, "completion _tracectl_modes",
          set(completion().get("_tracectl_modes", "").split()))
+    same("modes", "modes.h", modes, "README.md modes table",
+         table_first_column(f"{SRC}/README.md", "| mode | hook | needs |", quoted=True))
     same("modes", "modes.h", modes, "docs/limits.md fd table",
          table_first_column(f"{SRC}/docs/limits.md", "| mode | fds per function |"))
     # bench trigger: every function mode has its row (variants such as
@@ -203,6 +302,16 @@ def make_rules():
     return rules
 
 
+def code_of(path):
+    """the code a page shows: its `code spans` (one may wrap a line) and its
+    indented lines, a session's `# ` prompt taken off"""
+    with open(path) as f:
+        text = f.read()
+    spans = [" ".join(c.split()) for c in re.findall(r"`([^`]+)`", text)]
+    lines = [re.sub(r"^# ", "", c) for c in re.findall(r"^(?: {4}|\t)(.*)$", text, flags=re.M)]
+    return spans + lines
+
+
 def check_make_targets():
     """every `make TARGET` README.md and docs/ tell a user to run installs what
     it needs (scripts/deps.sh, through the deps prerequisite or its recipe),
@@ -221,15 +330,16 @@ def check_make_targets():
                   for w in line.split() if w in rules]
         return any(installs(x, seen) for x in pre + called)
 
-    told = set()
+    told, unknown = set(), set()
     for path in [f"{SRC}/README.md"] + sorted(glob.glob(f"{SRC}/docs/*.md")):
-        with open(path) as f:
-            text = f.read()
-        code = re.findall(r"`([^`\n]+)`", text) + re.findall(r"^(?: {4}|\t)(.*)$", text, flags=re.M)
-        for c in code:
+        for c in code_of(path):
             for t in re.findall(r"(?:^|[;&|] *)make(?: +[A-Z_]+=\S+)* +([a-z][a-z0-9-]*)", c):
                 if t in rules:
                     told.add((t, path[len(SRC) + 1:]))
+                else:
+                    unknown.add((t, path[len(SRC) + 1:]))
+    for t, where in sorted(unknown):
+        errors.append(f"make {t} (told in {where}): no such target in the Makefile")
     for t, where in sorted(told):
         if t not in MAKE_NO_DEPS and not installs(t, set()):
             errors.append(f"make {t} (told in {where}) does not install what it needs: "
@@ -242,6 +352,9 @@ check_make_targets()
 check_config_keys()
 check_mode_lists()
 have_ctl = check_tracectl()
+if have_ctl:
+    check_readme_tracectl()
+check_readme_version()
 have_d = check_tracerd()
 for e in errors:
     print("MISMATCH:", e)

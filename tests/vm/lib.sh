@@ -328,6 +328,8 @@ vm_payload() {
 	cp "$kd"/kmod/*.ko "$dir/kmod/"
 	cp "$ob"/bpf/*.bpf.o "$dir/bpf/" 2>/dev/null || true
 	cp -r "$VM_SRC/tests/vm/guest/." "$dir/tests/"
+	# the session README.md shows, which t/94-readme-session runs
+	cp "$VM_SRC/README.md" "$dir/"
 	# the booted image itself, for 27-sites (tracectl sites against ftrace)
 	ln -f "$kd/vmlinux" "$dir/vmlinux" 2>/dev/null || cp "$kd/vmlinux" "$dir/vmlinux"
 	echo "$k" > "$dir/kernel-name"
