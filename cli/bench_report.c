@@ -53,7 +53,7 @@ static int bench_report(struct cli *cli, int argc, char **argv)
 	fclose(f);
 	fputs(text, stdout);
 	if (html) {
-		err = report_html(html, &r, text);
+		err = report_html(html, &r);
 		if (err)
 			exit = cli_error(cli, EXIT_FAILURE_, "io", "cannot write %s: %s", html,
 					 strerror(-err));
