@@ -144,7 +144,7 @@ static void cheapest(struct conclusions *cs, const struct report *r, const struc
 	if (!c)
 		return;
 	if (!k->doc[BENCH_TRIGGER]) {
-		say(c, "On %s, the cheapest hook path: n/a (no bench trigger results).", k->label);
+		say(c, "On %s the cheapest hook path: n/a (no bench trigger results).", k->label);
 		return;
 	}
 	src = report_src(k, BENCH_TRIGGER);
@@ -170,27 +170,27 @@ static void cheapest(struct conclusions *cs, const struct report *r, const struc
 			memcpy(key[j - 1], kt, sizeof(kt));
 		}
 	if (!np) {
-		say(c, "On %s, the cheapest hook path: n/a (no path measured above 0 ns per call).",
+		say(c, "On %s the cheapest hook path: n/a (no path measured above 0 ns per call).",
 		    k->label);
 		return;
 	}
-	say(c, "On %s the cheapest hook path is the %s path (%s, ", k->label, paths[0], modes[0]);
+	say(c, "On %s the %s path is cheapest: %s, ", k->label, paths[0], modes[0]);
 	num(c, "%.0f", v[0], src, key[0], "overhead_ns");
-	say(c, " ns per call)");
+	say(c, " ns per call");
 	ref(vb, sizeof(vb), src, key[0], "overhead_ns");
 	for (i = 1; i < np; i++) {
-		say(c, i == 1 ? "; %s (%s, " : ", %s (%s, ", paths[i], modes[i]);
-		num(c, "%.0f", v[i], src, key[i], "overhead_ns");
-		say(c, " ns) costs ");
+		say(c, i == 1 ? "; %s costs " : ", %s ", paths[i]);
 		ref(va, sizeof(va), src, key[i], "overhead_ns");
 		ratio(c, v[i], v[0], va, vb);
-		say(c, i == 1 ? " as much" : "");
+		say(c, i == 1 ? " as much (%s, " : " (%s, ", modes[i]);
+		num(c, "%.0f", v[i], src, key[i], "overhead_ns");
+		say(c, " ns)");
 	}
 	if (np > 1 && overlap(bench_find_point(k->doc[BENCH_TRIGGER], key[0]),
 			      bench_find_point(k->doc[BENCH_TRIGGER], key[1]), "overhead_ns"))
 		say(c, "; the two cheapest are within noise (their samples overlap)");
 	if (np == 1)
-		say(c, "; no other path was measured above 0 ns");
+		say(c, "; no other path measured above 0 ns");
 	noise[0] = 0;
 	for (i = 0; i < r->np; i++) {	/* measured, but at or below 0: no ratio */
 		double m;
@@ -203,7 +203,7 @@ static void cheapest(struct conclusions *cs, const struct report *r, const struc
 	}
 	say(c, ".");
 	if (noise[0])
-		say(c, " At or below 0 ns per call, within noise (no ratio): %s.", noise);
+		say(c, " Within noise (0 ns or less, no ratio): %s.", noise);
 }
 
 static void seed_reference(struct conclusions *cs)
@@ -212,7 +212,7 @@ static void seed_reference(struct conclusions *cs)
 
 	if (!c)
 		return;
-	say(c, "Seed 000 (Spacemit K1, riscv64): with 200 irrelevant tracers one traced call cost ");
+	say(c, "Seed 000 (Spacemit K1, riscv64): 200 irrelevant tracers made a traced call cost ");
 	ratio(c, 15791, 123, "seed000#without/1/200", "seed000#without/1/0");
 	say(c, " what it cost with none without CALL_OPS (");
 	seed_num(c, 15791, "without", 1, 200);
@@ -234,10 +234,10 @@ static void seed_same_i(struct concl *c, long long imax)
 	char va[64], vb[64];
 
 	if (!seed000_point(1, imax, &without, &with) || !seed000_point(1, 0, &w0, &wi0)) {
-		say(c, "; seed 000 measured up to 200");
+		say(c, "; the seed measured up to 200");
 		return;
 	}
-	say(c, "; seed 000 at I = %lld: ", imax);
+	say(c, "; the seed at I=%lld: ", imax);
 	snprintf(va, sizeof(va), "seed000#without/1/%lld", imax);
 	ratio(c, without, w0, va, "seed000#without/1/0");
 	say(c, " without CALL_OPS, ");
@@ -252,6 +252,7 @@ static void irrelevant(struct conclusions *cs, const struct kern *k)
 {
 	json_object *doc = k->doc[BENCH_OPS], *pa, *pb, *st;
 	struct concl *c = sentence(cs);
+	struct concl_part *lab;
 	char ka[64], kb[64], va[160], vb[160];
 	const char *src = report_src(k, BENCH_OPS);
 	long long imax;
@@ -259,8 +260,7 @@ static void irrelevant(struct conclusions *cs, const struct kern *k)
 
 	if (!c)
 		return;
-	say(c, "On %s (%s) seed 000's irrelevant-tracer effect", k->label,
-	    k->call_ops ? "CALL_OPS" : "no CALL_OPS");
+	say(c, "On %s (%s) seed 000's effect", k->label, k->call_ops ? "CALL_OPS" : "no CALL_OPS");
 	if (!doc) {
 		say(c, ": n/a (no bench ops results).");
 		return;
@@ -293,9 +293,12 @@ static void irrelevant(struct conclusions *cs, const struct kern *k)
 	else if (b > a)
 		say(c, " shows: ");
 	else
-		say(c, " does not show (fewer ns with irrelevant tracers, not more): ");
-	say(c, "with %lld irrelevant tracer%s one kmod-callops call costs ", imax,
-	    imax == 1 ? "" : "s");
+		say(c, " does not show (fewer ns, not more): ");
+	lab = part(c);	/* Imax: from the point's labels */
+	str_fmt(lab->text, sizeof(lab->text), "%lld", imax);
+	str_fmt(lab->v, sizeof(lab->v), "%s#points[key=%s].labels.irrelevant", src, kb);
+	say(c, " irrelevant tracer%s make%s a kmod-callops call cost ", imax == 1 ? "" : "s",
+	    imax == 1 ? "s" : "");
 	if (a > 0 && b > 0) {
 		ratio(c, b, a, va, vb);
 		say(c, " what it costs with none (");
@@ -305,9 +308,9 @@ static void irrelevant(struct conclusions *cs, const struct kern *k)
 	num(c, "%.0f", b, src, kb, "overhead_ns");
 	say(c, " / ");
 	num(c, "%.0f", a, src, ka, "overhead_ns");
-	say(c, " ns)");
+	say(c, " ns");
 	seed_same_i(c, imax);
-	say(c, ".");
+	say(c, ").");
 }
 
 void report_conclusions(struct conclusions *cs, const struct report *r)

@@ -22,7 +22,7 @@
 #include "stacks.h"
 
 #define PAGE_W		1000	/* the viewBox width of a full-width chart */
-#define PAIR_W		720	/* of the plot beside seed 000's table */
+#define PAIR_W		600	/* of the plot beside seed 000's table */
 
 /* Bars: the count overhead of every path on every kernel (colour = kernel). */
 static int page_overhead(FILE *f, const struct report *r)
@@ -474,7 +474,8 @@ static void page_raw(FILE *f, const char *page, const struct kern *k, int s)
 				continue;
 			}
 			str_fmt(path, sizeof(path), "points[key=%s].values.%s.median", key, names[j]);
-			td_num(f, src, path, v, fabs(v) >= 100 ? "%.0f" : "%.3g");
+			/* 1e-16 of a subtraction is a 0 */
+			td_num(f, src, path, fabs(v) < 5e-4 ? 0 : v, fabs(v) >= 100 ? "%.0f" : "%.3g");
 		}
 		fputs("</tr>\n", f);
 	}
