@@ -316,10 +316,13 @@ static void irrelevant(struct conclusions *cs, const struct kern *k)
 void report_conclusions(struct conclusions *cs, const struct report *r)
 {
 	bool ops = report_any_suite(r, BENCH_OPS);
+	struct concl *c;
 	int k;
 
 	cs->n = 0;
-	for (k = 0; k < r->nk; k++)
+	if (!report_any_suite(r, BENCH_TRIGGER) && (c = sentence(cs)))	/* one n/a for all */
+		say(c, "The cheapest hook path: n/a (no bench trigger results).");
+	for (k = 0; k < r->nk && report_any_suite(r, BENCH_TRIGGER); k++)
 		cheapest(cs, r, &r->k[k]);
 	if (!ops)
 		return;
