@@ -129,6 +129,19 @@ expect_eq "flame frames on the page" "$(grep -o '<g class="frame"' "$W/dom.html"
 grepq -F '<a class="stacks" href="stacks-6.1.json">' "$W/dom.html" || fail "no link to the stacks file"
 grepq -F 'No stacks-KERNEL.json beside this page' "$W/ops-dom.html" ||
 	fail "the ops-only page does not say it has no stacks"
+# stacks files that are not stats replies with stacks: said in place of the graph
+mkdir -p "$W/bad"
+cp "$W/demo/6.1-ops.json" "$W/demo/6.12-arm64-ops.json" "$W/bad/"
+printf '{"x": 1}\n' > "$W/bad/stacks-6.1.json"
+cp "$D/stacks-none.json" "$W/bad/stacks-6.12-arm64.json"
+$TRACECTL bench report --html "$W/bad/index.html" "$W"/bad/6.*.json > /dev/null ||
+	fail "bench report with bad stacks files"
+grepq -F 'Not the output of <code>tracectl --json stats ID --stacks</code> (no "stats" array): no flame graph.' \
+	"$W/bad/index.html" || fail "a stacks file without stats not said"
+grepq -F 'No stacks in it (its attachments were made without <code>--stacks</code>).' \
+	"$W/bad/index.html" || fail "a stacks file without stacks not said"
+grepq 'class="flame"' "$W/bad/index.html" && fail "a flame graph of no stacks"
+ok "stacks files: a flame graph of each beside the page, a bad one said so"
 
 # layout at 1400 and 800 px, measured in the page by a probe appended to a copy
 { sed 's|</body></html>$||' "$W/demo/index.html"; echo '<script>'
