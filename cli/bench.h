@@ -243,7 +243,7 @@ struct svg_bar {
 void svg_bars(FILE *f, const char *title, const char *unit, const struct svg_bar *bars, int n,
 	      int xoff, int yoff);
 int svg_bars_height(int n);
-/* the same, w wide, with a legend of the colours (names[i]: colour i) under it */
+/* the same, w wide, with a legend of the colours (names[i]: colour i; NULL: none) under it */
 void svg_bars_w(FILE *f, int w, const char *title, const char *unit, const struct svg_bar *bars,
 		int n, const char *const *names, int nnames);
 int svg_bars_w_height(int w, int n, const char *const *names, int nnames);

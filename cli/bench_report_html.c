@@ -33,8 +33,8 @@ static int page_overhead(FILE *f, const struct report *r)
 	int nb = 0, marks = 0, k;
 	size_t i;
 
-	for (k = 0; k < r->nk; k++)
-		names[k] = r->k[k].label;
+	for (k = 0; k < r->nk; k++)	/* a legend of the kernels with bars */
+		names[k] = r->k[k].doc[BENCH_TRIGGER] ? r->k[k].label : NULL;
 
 	for (i = 0; i < (size_t)r->np; i++) {
 		if (!report_has_count(r, r->path[i].mode))
@@ -246,7 +246,7 @@ static void page_entry(FILE *f, const struct report *r)
 	for (k = 0; k < r->nk; k++) {
 		json_object *pts = jget(r->k[k].doc[BENCH_ENTRY], "points");
 
-		names[k] = r->k[k].label;
+		names[k] = jlen(pts) ? r->k[k].label : NULL;
 		for (i = 0; i < jlen(pts) && nb < MAX_KERNELS * 8; i++, nb++) {
 			json_object *p = json_object_array_get_idx(pts, i);
 
@@ -553,8 +553,9 @@ static void page_flame(FILE *f, const char *name, const char *file, const char *
 				fprintf(f, ", the %zu hottest drawn", st.sets[i].nrows);
 		}
 		fputs(". A click on a frame zooms on it; its calls and share show on hover.</p>\n", f);
-		str_fmt(title, sizeof(title), "%s: kernel stacks, %llu calls%s", name,
-			(unsigned long long)total, dropped ? " (and calls whose stack was not kept)" : "");
+		str_fmt(title, sizeof(title), "%s: kernel stacks, %llu calls in the stacks drawn%s",
+			name, (unsigned long long)total,
+			dropped ? " (and calls whose stack was not kept)" : "");
 		flame_svg(f, &st, title, 1200, false);
 	}
 	stacks_free(&st);

@@ -426,25 +426,36 @@ void svg_bars(FILE *f, const char *title, const char *unit, const struct svg_bar
 	bars_draw(f, 240, 540, title, unit, bars, n, xoff, yoff);
 }
 
+/* the names of a bar legend shown (not NULL) */
+static int named(const char *const *names, int nnames)
+{
+	int i, n = 0;
+
+	for (i = 0; i < nnames; i++)
+		n += names[i] != NULL;
+	return n;
+}
+
 int svg_bars_w_height(int w, int n, const char *const *names, int nnames)
 {
 	double colw;
-	int cols = legend_cols(names, nnames, w - 20, &colw);
+	int cols = legend_cols(names, nnames, w - 20, &colw), shown = named(names, nnames);
 
-	return svg_bars_height(n) + (nnames + cols - 1) / cols * LEGEND_ROW + 8;
+	return svg_bars_height(n) + (shown + cols - 1) / cols * LEGEND_ROW + 8;
 }
 
 void svg_bars_w(FILE *f, int w, const char *title, const char *unit, const struct svg_bar *bars,
 		int n, const char *const *names, int nnames)
 {
 	double colw;
-	int cols = legend_cols(names, nnames, w - 20, &colw), i;
+	int cols = legend_cols(names, nnames, w - 20, &colw), i, at = 0;
 
 	/* the value beside the longest bar: room for "12.3k" */
 	bars_draw(f, bars_left(w, bars, n), w - 60, title, unit, bars, n, 0, 0);
 	for (i = 0; i < nnames; i++)
-		legend(f, i, names[i], colors[i % 16], false, 10, svg_bars_height(n) + 2, cols,
-		       colw);
+		if (names[i])	/* colour i stays colour i */
+			legend(f, at++, names[i], colors[i % 16], false, 10,
+			       svg_bars_height(n) + 2, cols, colw);
 }
 
 /*
