@@ -292,26 +292,39 @@ static void screen_unavailable(FILE *f, const struct report *r)
 		fprintf(f, "  every mode measured on every kernel\n");
 }
 
-/* One line per kernel: the machine its results name, and their dates. */
+/* The days of kernel k's results: "2026-12-01", or "2026-12-01 to 2026-12-02". */
+static void days(const struct kern *k, char *buf, size_t len)
+{
+	const char *first, *last;
+	int a, b;
+
+	report_dates(k, &a, &b);
+	if (a < 0) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	first = jstr(k->doc[a], "date", "?");
+	last = jstr(k->doc[b], "date", "?");
+	if (strncmp(first, last, 10))
+		snprintf(buf, len, "%.10s to %.10s", first, last);
+	else
+		snprintf(buf, len, "%.10s", first);
+}
+
+/* One line per kernel: the machine its results name, and their days. */
 static void screen_machines(FILE *f, const struct report *r)
 {
-	int k, a, b;
+	char d[64];
+	int k;
 
 	fprintf(f, "Measured on\n");
 	for (k = 0; k < r->nk; k++) {
 		json_object *m = jget(report_first_doc(&r->k[k], NULL), "machine");
-		char dates[64];
 
-		report_dates(&r->k[k], &a, &b);
-		if (a >= 0 && strncmp(jstr(r->k[k].doc[a], "date", ""), jstr(r->k[k].doc[b], "date", ""),
-				      10))
-			snprintf(dates, sizeof(dates), "%.10s to %.10s", jstr(r->k[k].doc[a], "date", "?"),
-				 jstr(r->k[k].doc[b], "date", "?"));
-		else
-			snprintf(dates, sizeof(dates), "%.10s", a >= 0 ? jstr(r->k[k].doc[a], "date", "?") : "?");
+		days(&r->k[k], d, sizeof(d));
 		fprintf(f, "  %-14s kernel %s, host %s, CPU %s, %lld cores%s; %s\n", r->k[k].label,
 			jtty(m, "kernel", "?"), jtty(m, "hostname", "?"), jtty(m, "cpu_model", "?"),
-			jint(m, "cpus", 0), jbool(m, "hypervisor") ? " (hypervisor)" : "", dates);
+			jint(m, "cpus", 0), jbool(m, "hypervisor") ? " (hypervisor)" : "", d);
 	}
 }
 
