@@ -22,7 +22,7 @@
 #include "stacks.h"
 
 #define PAGE_W		1000	/* the viewBox width of a full-width chart */
-#define PAIR_W		600	/* of the plot beside seed 000's table */
+#define PAIR_W		500	/* of the plot beside seed 000's table */
 
 /* Bars: the count overhead of every path on every kernel (colour = kernel). */
 static int page_overhead(FILE *f, const struct report *r)
@@ -90,21 +90,14 @@ static void seed_cell_ref(FILE *f, const struct report *r, const struct seed_vie
 		rel || irr ? "overhead_ns" : "ns_per_call");
 }
 
-/* The page: seed 000's table side by side (the screen's), its two ratios under it. */
-static void page_seed000(FILE *f, const struct report *r)
+/* The page: seed 000's table side by side (the screen's). */
+static void page_seed000_table(FILE *f, const struct report *r, const struct seed_view *v)
 {
-	struct seed_view *v = calloc(1, sizeof(*v));
 	size_t i;
-	int c, h, open = 0;
+	int c, h;
 
-	if (!v)
-		return;
-	seed_view(v, r);
-	fputs("<p>kmod-callops overhead ns per call against the 0/0 point of the same boot "
-	      "(median); the 0/0 row is the base's ns per call; a row no column measured is left "
-	      "out. The seed's columns: Spacemit K1, riscv64, without and with its CALL_OPS "
-	      "patch.</p>\n"
-	      "<div class=\"scroll\"><table class=\"seed num\" data-table=\"seed000\">\n<thead>\n", f);
+	fputs("<div class=\"scroll\"><table class=\"seed num\" data-table=\"seed000\">\n<thead>\n",
+	      f);
 	for (h = 0; h < 2; h++) {
 		fprintf(f, "<tr><th>%s</th>", h ? "" : "R/I");
 		for (c = 0; c < 2 + v->nc; c++) {
@@ -129,6 +122,14 @@ static void page_seed000(FILE *f, const struct report *r)
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody>\n</table></div>\n", f);
+}
+
+/* Its two effects as measured ratios, the screen's lines under its table. */
+static void page_seed000_lines(FILE *f, const struct seed_view *v)
+{
+	size_t i;
+	int open = 0;
+
 	for (i = 0; i < (size_t)v->nl; i++) {
 		if (v->line[i].level && !open) {
 			fputs("<ul data-list=\"seed000\">\n", f);
@@ -143,7 +144,6 @@ static void page_seed000(FILE *f, const struct report *r)
 	}
 	if (open)
 		fputs("</ul>\n", f);
-	free(v);
 }
 
 /* Lines: 1 relevant tracer, I irrelevant, per kernel and kmod mode, beside the seed's. */
@@ -594,11 +594,15 @@ static void page_stacks(FILE *f, const char *page, const struct report *r)
 
 int report_html(const char *path, const struct report *r)
 {
-	FILE *f = fopen(path, "we");
+	struct seed_view *v = calloc(1, sizeof(*v));
+	FILE *f = v ? fopen(path, "we") : NULL;
 	int k, s;
 
-	if (!f)
-		return -errno;
+	if (!f) {
+		s = v ? -errno : -ENOMEM;
+		free(v);
+		return s;
+	}
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<title>tracerd: what each hook path costs</title>\n<style>\n"
@@ -606,8 +610,11 @@ int report_html(const char *path, const struct report *r)
 	      "line-height:1.4}\n"
 	      "svg.chart,svg.flame{display:block;width:100%;height:auto;margin:0.5em 0;"
 	      "border:1px solid #eee}\n"
-	      ".pair{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}\n"
-	      ".pair>div{flex:1 1 420px;min-width:0}\n"
+	      /* seed 000's table as wide as it needs up to 62%, its plot the rest; one under
+	       * the other on a narrow window */
+	      ".pair{display:grid;grid-template-columns:fit-content(62%) minmax(0,1fr);gap:1.5em;"
+	      "align-items:start}\n"
+	      "@media (max-width:1100px){.pair{display:block}}\n"
 	      ".scroll{overflow-x:auto}\n"
 	      "table{border-collapse:collapse;font-size:13px}\n"
 	      "th,td{padding:2px 10px;border-bottom:1px solid #eee;text-align:left}\n"
@@ -628,12 +635,18 @@ int report_html(const char *path, const struct report *r)
 		page_overhead(f, r);
 	else
 		fputs("<p>No bench trigger results.</p>\n", f);
-	fputs("\n<h2>Seed 000: one relevant tracer, I irrelevant ones</h2>\n<div class=\"pair\">"
-	      "<div>\n", f);
-	page_seed000(f, r);
-	fputs("</div><div>\n", f);
+	fputs("\n<h2>Seed 000: one relevant tracer, I irrelevant ones</h2>\n"
+	      "<p>kmod-callops overhead ns per call against the 0/0 point of the same boot "
+	      "(median); the 0/0 row is the base's ns per call; a row no column measured is left "
+	      "out. The seed's columns: Spacemit K1, riscv64, without and with its CALL_OPS "
+	      "patch.</p>\n<div class=\"pair\"><div class=\"seed\">\n", f);
+	seed_view(v, r);
+	page_seed000_table(f, r, v);
+	fputs("</div><div class=\"plot\">\n", f);
 	page_ops(f, r);
-	fputs("</div></div>\n<h2>Attach time against K</h2>\n", f);
+	fputs("</div></div>\n", f);
+	page_seed000_lines(f, v);
+	fputs("<h2>Attach time against K</h2>\n", f);
 	if (report_any_suite(r, BENCH_ATTACH)) {
 		for (k = 0; k < r->nk; k++)
 			if (r->k[k].doc[BENCH_ATTACH])
@@ -651,6 +664,7 @@ int report_html(const char *path, const struct report *r)
 			if (r->k[k].doc[s])
 				page_raw(f, path, &r->k[k], s);
 	fputs("</body></html>\n", f);
+	free(v);
 	if (ferror(f)) {
 		fclose(f);
 		return -EIO;

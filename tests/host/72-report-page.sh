@@ -14,7 +14,8 @@
 # tampered result makes fail); at 1400 and 800 px wide no two texts of a
 # chart overlap nor leave it, seed 000's table stands beside its plot at
 # 1400 px, nothing is wider than the window at 800 px
-# (tests/host/report-probe.js measures the text boxes in the page), and
+# (tests/host/report-probe.js measures the text boxes in the page; also with
+# six kernels, the seed 000 ops runs of data/seed000/ added), and
 # screenshots are taken at both widths (REPORT_SHOTS=DIR keeps them). The
 # flame graph: a stacks file beside the page (stacks-KERNEL.json, KERNEL
 # the name of results KERNEL-SUITE.json, as make demo names them) is drawn
@@ -160,4 +161,24 @@ for w in 1400 800; do
 	if [ -n "${REPORT_SHOTS:-}" ]; then cp "$W/report-$w.png" "$REPORT_SHOTS/"; fi
 done
 ok "screenshots at 1400 and 800 px${REPORT_SHOTS:+ (in $REPORT_SHOTS)}"
+
+# six kernels, as make demo-all reports them (the seed 000 ops runs beside the two
+# above): seed 000's table of 8 columns still beside its plot at 1400 px, 13 lines
+# in its legend, the conclusions and numbers as the JSON says
+mkdir -p "$W/six"
+cp "$W"/demo/6.*.json "$W/six/"
+for k in 6.12-riscv64 7.2-riscv64 6.1-arm64 6.12; do cp "$D/seed000/bench-$k-ops.json" "$W/six/$k-ops.json"; done
+six_files=("$W"/six/*.json)
+$TRACECTL bench report --html "$W/six/index.html" "${six_files[@]}" > "$W/six.txt" || fail "six kernels"
+python3 "$SRC/tests/host/report-trace.py" "$W/six/index.html" "$W/six.txt" "${six_files[@]}" ||
+	fail "six kernels: the page's numbers and conclusions"
+{ sed 's|</body></html>$||' "$W/six/index.html"; echo '<script>'
+  cat "$SRC/tests/host/report-probe.js"; echo '</script></body></html>'; } > "$W/six/probe.html"
+for w in 1400 800; do
+	timeout 120 "${CH[@]}" --window-size=$w,1000 --dump-dom "file://$W/six/probe.html" \
+		> "$W/six-$w.html" 2> /dev/null || fail "chromium --dump-dom at $w px (six kernels)"
+	python3 "$SRC/tests/host/report-layout.py" "$W/six-$w.html" $w > "$W/six-$w.txt" ||
+		fail "six kernels, layout at $w px: $(cat "$W/six-$w.txt")"
+	ok "six kernels, layout at $w px: $(cat "$W/six-$w.txt")"
+done
 exit 0
