@@ -282,6 +282,10 @@ static void irrelevant(struct conclusions *cs, const struct kern *k)
 	}
 	snprintf(kb, sizeof(kb), "kmod-callops/R1/I%lld", imax);
 	b = point_median(doc, kb, "overhead_ns");
+	if (isnan(b)) {
+		say(c, ": n/a (kmod-callops 1/%lld has no overhead_ns).", imax);
+		return;
+	}
 	pa = bench_find_point(doc, ka);
 	pb = bench_find_point(doc, kb);
 	ref(va, sizeof(va), src, kb, "overhead_ns");
