@@ -19,7 +19,8 @@
 # screenshots are taken at both widths (REPORT_SHOTS=DIR keeps them). The
 # flame graph: a stacks file beside the page (stacks-KERNEL.json, KERNEL
 # the name of results KERNEL-SUITE.json, as make demo names them) is drawn
-# inline, with the frames `tracectl flame` draws of the same stacks.
+# inline, with the frames `tracectl flame` draws of the same stacks, and
+# zooms on a click in the page (its own inline script).
 # Inputs: results recorded in 6.1 x86_64 and 6.12 arm64 guests
 # (tests/host/data/), and a real `tracectl --json stats ID --stacks --top
 # 40` of tp:kmem/kmalloc attached with --stacks (mode tp-btf) on a 6.18
