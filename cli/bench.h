@@ -203,24 +203,50 @@ bool peer_pair(size_t i, const char **mode, const char *const **peers, bool *if_
 /* bench_compare.c: a result file, checked; NULL with the error printed */
 json_object *bench_load(struct cli *cli, const char *path, int *exit);
 
+/*
+ * Where a mark's value came from, for the report page (its numbers are
+ * traced to their JSON): the result file src, the point key and the value
+ * name: data-v="src#points[key=KEY].values.VALUE.median" (divided by div
+ * when not 0, data-div); without value, data-v="src#KEY" (the published
+ * figures of docs/origins.md: src "seed000"). src NULL: no attribute.
+ */
+struct svg_ref {
+	const char *src, *value;
+	double div;
+};
+/* data-v (and data-div) of a mark, or nothing without src */
+void svg_ref_attrs(FILE *f, const struct svg_ref *r, const char *key);
+
 /* bench_svg.c: a line chart; series of (x, y), log x when asked */
 struct svg_line {
 	const char *name;
 	double x[64], y[64];
 	int n;
+	struct svg_ref ref;
+	const char *key[64];	/* each point's, with ref.src */
 };
 void svg_chart(FILE *f, const char *title, const char *xlabel, const char *ylabel, bool logx,
 	       bool logy, const struct svg_line *lines, int nlines, int xoff, int yoff);
 int svg_chart_height(int nlines);
+/* the same, w wide, its legend in as many columns as its longest name leaves room for */
+void svg_chart_w(FILE *f, int w, const char *title, const char *xlabel, const char *ylabel,
+		 bool logx, bool logy, const struct svg_line *lines, int nlines);
+int svg_chart_w_height(int w, const struct svg_line *lines, int nlines);
 /* a horizontal bar chart: value NAN draws note (why there is no bar) */
 struct svg_bar {
 	const char *label, *note;
 	double value;
 	int color;
+	struct svg_ref ref;
+	const char *key;
 };
 void svg_bars(FILE *f, const char *title, const char *unit, const struct svg_bar *bars, int n,
 	      int xoff, int yoff);
 int svg_bars_height(int n);
+/* the same, w wide, with a legend of the colours (names[i]: colour i; NULL: none) under it */
+void svg_bars_w(FILE *f, int w, const char *title, const char *unit, const struct svg_bar *bars,
+		int n, const char *const *names, int nnames);
+int svg_bars_w_height(int w, int n, const char *const *names, int nnames);
 /* a bar per point of b: the median of value (trigger, workload) */
 int svg_point_bars(struct bench *b, FILE *f, const char *title, const char *value,
 		   const char *unit);

@@ -99,10 +99,49 @@ void seed_view(struct seed_view *v, const struct report *r);
 /* The published curves of 1 relevant tracer against I irrelevant ones, without and
  * with CALL_OPS, into l[0] and l[1] (x: I + 1); their points in all. */
 int seed000_curves(struct svg_line *l);
+/* the seed's published overhead ns of R relevant, I irrelevant, without and with CALL_OPS */
+bool seed000_point(int r, long long i, double *without, double *with);
+
+/* ------------------------------------------------- bench_report_concl.c */
+
+/*
+ * The conclusions, sentences computed from the results: each a list of
+ * parts, the numbers among them naming the JSON value each came from (v:
+ * "FILE#points[key=KEY].values.VALUE.median", FILE a result's name
+ * without its directory; "seed000#COLUMN/R/I" a published figure of
+ * docs/origins.md); a ratio names both (v over v2). The screen prints the
+ * text, the page the same text with the numbers marked (data-v, data-v2).
+ */
+#define CONCL_PARTS	48
+#define CONCL_MAX	(2 * MAX_KERNELS + 1)
+struct concl {
+	struct concl_part {
+		char text[160];
+		char v[160], v2[160];	/* "" in plain text */
+	} part[CONCL_PARTS];
+	int n;
+};
+struct conclusions {
+	struct concl s[CONCL_MAX];
+	int n;
+};
+void report_conclusions(struct conclusions *cs, const struct report *r);
+/* the sentence as one string */
+void concl_text(const struct concl *c, char *buf, size_t len);
+/* the name of kernel k's result file of suite s, without its directory (NULL: none) */
+const char *report_src(const struct kern *k, int s);
+
+/* the first result of kernel k (its suite into *suite unless NULL), NULL when none */
+json_object *report_first_doc(const struct kern *k, int *suite);
+/* the suites of k's earliest and latest results ("date"), -1 when none */
+void report_dates(const struct kern *k, int *first, int *last);
 
 /* bench_report_text.c: the screen */
 void report_text(FILE *f, const struct report *r);
-/* bench_report_html.c: the page at path, the screen's text in its summary; 0 or -errno */
-int report_html(const char *path, const struct report *r, const char *text);
+/*
+ * bench_report_html.c: the page at path; the flame graphs of the
+ * stacks-KERNEL.json files in its directory; 0 or -errno
+ */
+int report_html(const char *path, const struct report *r);
 
 #endif

@@ -2,7 +2,8 @@
 /*
  * tracectl bench report [--html FILE] RESULT.json...: what a set of bench
  * results found, on one screen (make demo ends with it), and optionally a
- * self-contained HTML page with the plots. Offline. The results are loaded
+ * self-contained HTML page with the plots and the flame graphs of the
+ * stacks files beside it. Offline. The results are loaded
  * into one model (bench_model.c, with the seed 000 analysis of
  * bench_seed000.c), which two renderers print: the screen
  * (bench_report_text.c) and the page (bench_report_html.c).
@@ -53,7 +54,7 @@ static int bench_report(struct cli *cli, int argc, char **argv)
 	fclose(f);
 	fputs(text, stdout);
 	if (html) {
-		err = report_html(html, &r, text);
+		err = report_html(html, &r);
 		if (err)
 			exit = cli_error(cli, EXIT_FAILURE_, "io", "cannot write %s: %s", html,
 					 strerror(-err));
@@ -70,7 +71,8 @@ cleanup:
 const struct bench_suite bench_suite_report = {
 	.name = "report",
 	.help = "[--html FILE] RESULT.json...: one screen of what a set of results\n"
-		"            found per kernel (make demo ends with it), and a page with the "
-		"plots\n",
+		"            found per kernel, conclusions first (make demo ends with it), and a\n"
+		"            page with the plots and the flame graph of each stacks-KERNEL.json\n"
+		"            in its directory\n",
 	.offline = bench_report,
 };

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../lib/strutil.h"
 #include "bench_model.h"
 
 #define COL		16	/* width of a kernel's column */
@@ -291,10 +292,91 @@ static void screen_unavailable(FILE *f, const struct report *r)
 		fprintf(f, "  every mode measured on every kernel\n");
 }
 
+/* The days of kernel k's results: "2026-12-01", or "2026-12-01 to 2026-12-02". */
+static void days(const struct kern *k, char *buf, size_t len)
+{
+	const char *first, *last;
+	int a, b;
+
+	report_dates(k, &a, &b);
+	if (a < 0) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	first = jstr(k->doc[a], "date", "?");
+	last = jstr(k->doc[b], "date", "?");
+	if (strncmp(first, last, 10))
+		snprintf(buf, len, "%.10s to %.10s", first, last);
+	else
+		snprintf(buf, len, "%.10s", first);
+}
+
+/* One line per kernel: the machine its results name, and their days. */
+static void screen_machines(FILE *f, const struct report *r)
+{
+	char d[64];
+	int k;
+
+	fprintf(f, "Measured on\n");
+	for (k = 0; k < r->nk; k++) {
+		json_object *m = jget(report_first_doc(&r->k[k], NULL), "machine");
+
+		days(&r->k[k], d, sizeof(d));
+		fprintf(f, "  %-14s kernel %s, host %s, CPU %s, %lld cores%s; %s\n", r->k[k].label,
+			jtty(m, "kernel", "?"), jtty(m, "hostname", "?"), jtty(m, "cpu_model", "?"),
+			jint(m, "cpus", 0), jbool(m, "hypervisor") ? " (hypervisor)" : "", d);
+	}
+}
+
+/* A sentence, wrapped at 100 columns: "  - " first, "    " after. */
+static void wrapped(FILE *f, const char *s)
+{
+	const char *p = s, *cut, *sp;
+	char line[512];
+	int first = 1;
+
+	while (*p) {
+		size_t room = 96;
+
+		if (strlen(p) <= room) {
+			fprintf(f, "%s%s\n", first ? "  - " : "    ", tty_str(p));
+			return;
+		}
+		for (cut = NULL, sp = p; (sp = strchr(sp, ' ')) && (size_t)(sp - p) <= room; sp++)
+			cut = sp;
+		if (!cut)
+			cut = strchr(p, ' ') ? strchr(p, ' ') : p + strlen(p);
+		snprintf(line, sizeof(line), "%.*s", (int)(cut - p), p);
+		fprintf(f, "%s%s\n", first ? "  - " : "    ", tty_str(line));
+		p = *cut ? cut + 1 : cut;
+		first = 0;
+	}
+}
+
+static void screen_conclusions(FILE *f, const struct report *r)
+{
+	struct conclusions *cs = calloc(1, sizeof(*cs));
+	char buf[CONCL_PARTS * 160];
+	int i;
+
+	if (!cs)
+		return;
+	report_conclusions(cs, r);
+	fprintf(f, "\nWhat these results say\n");
+	for (i = 0; i < cs->n; i++) {
+		concl_text(&cs->s[i], buf, sizeof(buf));
+		wrapped(f, buf);
+	}
+	free(cs);
+}
+
 void report_text(FILE *f, const struct report *r)
 {
 	fprintf(f, "tracerd: what each hook path costs, %d kernel%s (QEMU TCG when booted by the "
 		"harness: compare ratios, not ns)\n\n", r->nk, r->nk == 1 ? "" : "s");
+	screen_machines(f, r);
+	screen_conclusions(f, r);
+	fputc('\n', f);
 	screen_overhead(f, r);
 	screen_peers(f, r);
 	screen_seed000(f, r);

@@ -352,9 +352,23 @@ void seed_view(struct seed_view *v, const struct report *r)
 	}
 }
 
+bool seed000_point(int r, long long i, double *without, double *with)
+{
+	size_t k;
+
+	for (k = 0; k < SEED_ROWS; k++)
+		if (seed_rows[k].r == r && seed_rows[k].i == i && !isnan(seed_rows[k].without)) {
+			*without = seed_rows[k].without;
+			*with = seed_rows[k].with;
+			return true;
+		}
+	return false;
+}
+
 int seed000_curves(struct svg_line *l)
 {
-	int j;
+	static char keys[2][SEED_N][32];	/* the page's data-v: "seed000#without/1/200" */
+	int j, c;
 
 	l[0].name = "seed 000: riscv64 without CALL_OPS";
 	l[1].name = "seed 000: riscv64 with CALL_OPS";
@@ -362,7 +376,13 @@ int seed000_curves(struct svg_line *l)
 		l[0].x[j] = l[1].x[j] = seed_i[j] + 1;
 		l[0].y[j] = seed_without[j];
 		l[1].y[j] = seed_with[j];
+		for (c = 0; c < 2; c++) {
+			snprintf(keys[c][j], sizeof(keys[c][j]), "%s/1/%.0f", c ? "with" : "without",
+				 seed_i[j]);
+			l[c].key[j] = keys[c][j];
+		}
 	}
+	l[0].ref = l[1].ref = (struct svg_ref){ .src = "seed000" };
 	l[0].n = l[1].n = SEED_N;
 	return 2 * SEED_N;
 }

@@ -165,6 +165,28 @@ static int ticks(double lo, double hi, bool lg, double *out, int max)
 
 #define LEGEND_COLS	2
 #define LEGEND_ROW	16
+#define CHAR_W		7.2	/* px of a character of the 12px sans-serif font, for layout */
+
+void svg_ref_attrs(FILE *f, const struct svg_ref *r, const char *key)
+{
+	if (!r->src || !key)
+		return;
+	fputs(" data-v=\"", f);
+	svg_esc(f, r->src);
+	fputc('#', f);
+	if (r->value) {
+		fputs("points[key=", f);
+		svg_esc(f, key);
+		fputs("].values.", f);
+		svg_esc(f, r->value);
+		fputs(".median", f);
+	} else {
+		svg_esc(f, key);
+	}
+	fputc('"', f);
+	if (r->div)
+		fprintf(f, " data-div=\"%g\"", r->div);
+}
 
 /* Height of a chart of nlines lines: plot, axis labels, legend rows. */
 int svg_chart_height(int nlines)
@@ -172,22 +194,42 @@ int svg_chart_height(int nlines)
 	return 400 + 48 + (nlines + LEGEND_COLS - 1) / LEGEND_COLS * LEGEND_ROW + 8;
 }
 
-static void legend(FILE *f, int i, const char *name, const char *color, bool na, double x,
-		   double y)
+/* a legend of names in columns as wide as the longest one needs, within avail px */
+static int legend_cols(const char *const *names, int n, double avail, double *colw)
 {
-	x += (i % LEGEND_COLS) * 255.0;
-	y += (i / LEGEND_COLS) * (double)LEGEND_ROW;
-	fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-		"<text x=\"%g\" y=\"%g\">", x, y, color, x + 16, y + 10);
-	svg_esc(f, name);
-	fprintf(f, "%s</text>\n", na ? " (n/a)" : "");
+	size_t len = 0;
+	int i, cols;
+
+	for (i = 0; i < n; i++)
+		if (names[i] && strlen(names[i]) > len)
+			len = strlen(names[i]);
+	*colw = (double)(len + 5) * CHAR_W + 16 + 24;	/* box, gap; " (n/a)" */
+	cols = (int)(avail / *colw);
+	return cols < 1 ? 1 : cols;
 }
 
-/* One 600-wide chart at (xoff, yoff): axes with round ticks, a line per series, legend. */
-void svg_chart(FILE *f, const char *title, const char *xlabel, const char *ylabel, bool logx,
-	       bool logy, const struct svg_line *lines, int nlines, int xoff, int yoff)
+static void legend(FILE *f, int i, const char *name, const char *color, bool na, double x,
+		   double y, int cols, double colw)
 {
-	const double L = 70, R = 580, T = 40, B = 400;
+	x += (i % cols) * colw;
+	y += (i / cols) * (double)LEGEND_ROW;
+	fprintf(f, "<g class=\"legend\"><rect x=\"%g\" y=\"%g\" width=\"12\" height=\"12\" "
+		"fill=\"%s\"/><text x=\"%g\" y=\"%g\">", x, y, color, x + 16, y + 10);
+	svg_esc(f, name);
+	fprintf(f, "%s</text></g>\n", na ? " (n/a)" : "");
+}
+
+struct frame {
+	int w, cols;
+	double colw;
+};
+
+/* One chart fr->w wide at (xoff, yoff): axes with round ticks, a line per series, legend. */
+static void chart(FILE *f, const struct frame *fr, const char *title, const char *xlabel,
+		  const char *ylabel, bool logx, bool logy, const struct svg_line *lines,
+		  int nlines, int xoff, int yoff)
+{
+	const double L = 70, R = fr->w - 20, T = 40, B = 400;
 	double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY, t, tk[64];
 	char nb[32];
 	int i, j, nt;
@@ -215,26 +257,26 @@ void svg_chart(FILE *f, const char *title, const char *xlabel, const char *ylabe
 		y1 = y0 + 1;
 #define PX(v) (xoff + L + ((v) - x0) / (x1 - x0) * (R - L))
 #define PY(v) (yoff + B - ((v) - y0) / (y1 - y0) * (B - T))
-	fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"14\" font-weight=\"bold\">", xoff + L,
-		yoff + 24.0);
+	fprintf(f, "<text class=\"title\" x=\"%g\" y=\"%g\" font-size=\"14\" "
+		"font-weight=\"bold\">", xoff + L, yoff + 24.0);
 	svg_esc(f, title);
 	fprintf(f, "</text>\n<path d=\"M%g %g V%g H%g\" stroke=\"black\" fill=\"none\"/>\n",
 		xoff + L, yoff + T, yoff + B, xoff + R);
 	nt = ticks(x0, x1, logx, tk, 64);
 	for (i = 0; i < nt; i++)
-		fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%s</text>\n"
+		fprintf(f, "<text class=\"tick\" x=\"%g\" y=\"%g\" text-anchor=\"middle\">%s</text>\n"
 			"<path d=\"M%g %g v4\" stroke=\"black\"/>\n", PX(tk[i]), yoff + B + 16,
 			num(nb, sizeof(nb), logx ? pw10(tk[i]) : tk[i]), PX(tk[i]), yoff + B);
 	nt = ticks(y0, y1, logy, tk, 64);
 	for (i = 0; i < nt; i++)
-		fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">%s</text>\n"
+		fprintf(f, "<text class=\"tick\" x=\"%g\" y=\"%g\" text-anchor=\"end\">%s</text>\n"
 			"<path d=\"M%g %g H%g\" stroke=\"#ddd\"/>\n", xoff + L - 4, PY(tk[i]) + 4,
 			num(nb, sizeof(nb), logy ? pw10(tk[i]) : tk[i]), xoff + L, PY(tk[i]),
 			xoff + R);
-	fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">", xoff + (L + R) / 2,
-		yoff + B + 34);
+	fprintf(f, "<text class=\"axis\" x=\"%g\" y=\"%g\" text-anchor=\"middle\">",
+		xoff + (L + R) / 2, yoff + B + 34);
 	svg_esc(f, xlabel);
-	fprintf(f, "%s</text>\n<text transform=\"translate(%g %g) rotate(-90)\" "
+	fprintf(f, "%s</text>\n<text class=\"axis\" transform=\"translate(%g %g) rotate(-90)\" "
 		"text-anchor=\"middle\">", logx ? " (log)" : "", xoff + 16.0, yoff + (T + B) / 2);
 	svg_esc(f, ylabel);
 	fprintf(f, "%s</text>\n", logy ? " (log)" : "");
@@ -248,23 +290,129 @@ void svg_chart(FILE *f, const char *title, const char *xlabel, const char *ylabe
 				fprintf(f, "%.1f,%.1f ", PX(tr(lines[i].x[j], logx)),
 					PY(tr(lines[i].y[j], logy)));
 			fprintf(f, "\"/>\n");
-			for (j = 0; j < lines[i].n; j++)
-				fprintf(f,
-					"<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
-					"fill=\"%s\"><title>%.4g, %.4g</title></circle>\n",
-					PX(tr(lines[i].x[j], logx)), PY(tr(lines[i].y[j], logy)), c,
-					lines[i].x[j], lines[i].y[j]);
+			for (j = 0; j < lines[i].n; j++) {
+				fprintf(f, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
+					"fill=\"%s\"", PX(tr(lines[i].x[j], logx)),
+					PY(tr(lines[i].y[j], logy)), c);
+				svg_ref_attrs(f, &lines[i].ref, lines[i].key[j]);
+				fprintf(f, "><title>%.4g, %.4g</title></circle>\n", lines[i].x[j],
+					lines[i].y[j]);
+			}
 		}
-		legend(f, i, lines[i].name, c, !lines[i].n, xoff + L, yoff + B + 48);
+		legend(f, i, lines[i].name, c, !lines[i].n, xoff + L, yoff + B + 48, fr->cols,
+		       fr->colw);
 	}
 #undef PX
 #undef PY
+}
+
+void svg_chart(FILE *f, const char *title, const char *xlabel, const char *ylabel, bool logx,
+	       bool logy, const struct svg_line *lines, int nlines, int xoff, int yoff)
+{
+	const struct frame fr = { .w = 600, .cols = LEGEND_COLS, .colw = 255 };
+
+	chart(f, &fr, title, xlabel, ylabel, logx, logy, lines, nlines, xoff, yoff);
+}
+
+static struct frame chart_frame(int w, const struct svg_line *lines, int nlines)
+{
+	const char *names[64];
+	struct frame fr = { .w = w };
+	int i;
+
+	for (i = 0; i < nlines && i < 64; i++)
+		names[i] = lines[i].name;
+	fr.cols = legend_cols(names, i, w - 70 - 10, &fr.colw);
+	return fr;
+}
+
+int svg_chart_w_height(int w, const struct svg_line *lines, int nlines)
+{
+	struct frame fr = chart_frame(w, lines, nlines);
+
+	return 400 + 48 + (nlines + fr.cols - 1) / fr.cols * LEGEND_ROW + 8;
+}
+
+void svg_chart_w(FILE *f, int w, const char *title, const char *xlabel, const char *ylabel,
+		 bool logx, bool logy, const struct svg_line *lines, int nlines)
+{
+	struct frame fr = chart_frame(w, lines, nlines);
+
+	chart(f, &fr, title, xlabel, ylabel, logx, logy, lines, nlines, 0, 0);
 }
 
 /* Height of a bar chart of n bars. */
 int svg_bars_height(int n)
 {
 	return 40 + (n ? n : 1) * 22 + 40;
+}
+
+/* the bars' label column: as wide as the longest label, at most half of w */
+static double bars_left(int w, const struct svg_bar *bars, int n)
+{
+	size_t len = 0;
+	double l;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strlen(bars[i].label) > len)
+			len = strlen(bars[i].label);
+	l = (double)len * CHAR_W + 16;
+	return l > w / 2.0 ? w / 2.0 : l < 120 ? 120 : l;
+}
+
+/* A horizontal bar chart between L and R at (xoff, yoff); see svg_bars. */
+static void bars_draw(FILE *f, double L, double R, const char *title, const char *unit,
+		      const struct svg_bar *bars, int n, int xoff, int yoff)
+{
+	const double T = 40;
+	double max = 0, tk[64];
+	char nb[32], nv[32];
+	int i, nt;
+
+	for (i = 0; i < n; i++)
+		if (!isnan(bars[i].value) && bars[i].value > max)
+			max = bars[i].value;
+	if (max <= 0)
+		max = 1;
+	fprintf(f, "<text class=\"title\" x=\"%d\" y=\"%d\" font-size=\"14\" "
+		"font-weight=\"bold\">", xoff + 10, yoff + 24);
+	svg_esc(f, title);
+	fprintf(f, "</text>\n");
+	nt = ticks(0, max, false, tk, 64);
+	max = nt ? (tk[nt - 1] > max ? tk[nt - 1] : max) : max;
+	for (i = 0; i < nt; i++)
+		fprintf(f, "<path d=\"M%g %g V%g\" stroke=\"#ddd\"/><text class=\"tick\" x=\"%g\" "
+			"y=\"%g\" text-anchor=\"middle\">%s</text>\n", xoff + L + tk[i] / max * (R - L),
+			yoff + T, yoff + T + n * 22.0, xoff + L + tk[i] / max * (R - L),
+			yoff + T + n * 22.0 + 14, num(nb, sizeof(nb), tk[i]));
+	fprintf(f, "<text class=\"axis\" x=\"%g\" y=\"%g\" text-anchor=\"middle\">",
+		xoff + (L + R) / 2, yoff + T + n * 22.0 + 30);
+	svg_esc(f, unit);
+	fprintf(f, "</text>\n");
+	for (i = 0; i < n; i++) {
+		double y = yoff + T + i * 22.0, bw;
+
+		fprintf(f, "<text class=\"label\" x=\"%g\" y=\"%g\" text-anchor=\"end\">",
+			xoff + L - 6, y + 15);
+		svg_esc(f, bars[i].label);
+		fprintf(f, "</text>\n");
+		if (isnan(bars[i].value)) {
+			fprintf(f, "<text class=\"note\" x=\"%g\" y=\"%g\" fill=\"#888\">", xoff + L + 4,
+				y + 15);
+			svg_esc(f, bars[i].note ? bars[i].note : "n/a");
+			fprintf(f, "</text>\n");
+			continue;
+		}
+		bw = (bars[i].value > 0 ? bars[i].value : 0) / max * (R - L);
+		fprintf(f, "<rect class=\"bar\" x=\"%g\" y=\"%g\" width=\"%.1f\" height=\"16\" "
+			"fill=\"%s\"", xoff + L, y + 3, bw, colors[bars[i].color % 16]);
+		svg_ref_attrs(f, &bars[i].ref, bars[i].key);
+		fprintf(f, "><title>%.4g</title></rect><text class=\"value\" x=\"%.1f\" y=\"%g\"",
+			bars[i].value, xoff + L + bw + 4, y + 15);
+		svg_ref_attrs(f, &bars[i].ref, bars[i].key);
+		fprintf(f, ">%s</text>\n", num(nv, sizeof(nv), bars[i].value));
+	}
 }
 
 /*
@@ -275,52 +423,39 @@ int svg_bars_height(int n)
 void svg_bars(FILE *f, const char *title, const char *unit, const struct svg_bar *bars, int n,
 	      int xoff, int yoff)
 {
-	const double L = 240, R = 540, T = 40;
-	double max = 0, tk[64];
-	char nb[32], nv[32];
-	int i, nt;
+	bars_draw(f, 240, 540, title, unit, bars, n, xoff, yoff);
+}
 
-	for (i = 0; i < n; i++)
-		if (!isnan(bars[i].value) && bars[i].value > max)
-			max = bars[i].value;
-	if (max <= 0)
-		max = 1;
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"14\" font-weight=\"bold\">", xoff + 10,
-		yoff + 24);
-	svg_esc(f, title);
-	fprintf(f, "</text>\n");
-	nt = ticks(0, max, false, tk, 64);
-	max = nt ? (tk[nt - 1] > max ? tk[nt - 1] : max) : max;
-	for (i = 0; i < nt; i++)
-		fprintf(f, "<path d=\"M%g %g V%g\" stroke=\"#ddd\"/><text x=\"%g\" y=\"%g\" "
-			"text-anchor=\"middle\">%s</text>\n", xoff + L + tk[i] / max * (R - L),
-			yoff + T, yoff + T + n * 22.0, xoff + L + tk[i] / max * (R - L),
-			yoff + T + n * 22.0 + 14, num(nb, sizeof(nb), tk[i]));
-	fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">", xoff + (L + R) / 2,
-		yoff + T + n * 22.0 + 30);
-	svg_esc(f, unit);
-	fprintf(f, "</text>\n");
-	for (i = 0; i < n; i++) {
-		double y = yoff + T + i * 22.0;
+/* the names of a bar legend shown (not NULL) */
+static int named(const char *const *names, int nnames)
+{
+	int i, n = 0;
 
-		fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">", xoff + L - 6, y + 15);
-		svg_esc(f, bars[i].label);
-		fprintf(f, "</text>\n");
-		if (isnan(bars[i].value)) {
-			fprintf(f, "<text x=\"%g\" y=\"%g\" fill=\"#888\">", xoff + L + 4, y + 15);
-			svg_esc(f, bars[i].note ? bars[i].note : "n/a");
-			fprintf(f, "</text>\n");
-			continue;
-		}
-		fprintf(f,
-			"<rect class=\"bar\" x=\"%g\" y=\"%g\" width=\"%.1f\" height=\"16\" "
-			"fill=\"%s\"><title>%.4g</title></rect><text x=\"%.1f\" "
-			"y=\"%g\">%s</text>\n",
-			xoff + L, y + 3, (bars[i].value > 0 ? bars[i].value : 0) / max * (R - L),
-			colors[bars[i].color % 16], bars[i].value,
-			xoff + L + (bars[i].value > 0 ? bars[i].value : 0) / max * (R - L) + 4,
-			y + 15, num(nv, sizeof(nv), bars[i].value));
-	}
+	for (i = 0; i < nnames; i++)
+		n += names[i] != NULL;
+	return n;
+}
+
+int svg_bars_w_height(int w, int n, const char *const *names, int nnames)
+{
+	double colw;
+	int cols = legend_cols(names, nnames, w - 20, &colw), shown = named(names, nnames);
+
+	return svg_bars_height(n) + (shown + cols - 1) / cols * LEGEND_ROW + 8;
+}
+
+void svg_bars_w(FILE *f, int w, const char *title, const char *unit, const struct svg_bar *bars,
+		int n, const char *const *names, int nnames)
+{
+	double colw;
+	int cols = legend_cols(names, nnames, w - 20, &colw), i, at = 0;
+
+	/* the value beside the longest bar: room for "12.3k" */
+	bars_draw(f, bars_left(w, bars, n), w - 60, title, unit, bars, n, 0, 0);
+	for (i = 0; i < nnames; i++)
+		if (names[i])	/* colour i stays colour i */
+			legend(f, at++, names[i], colors[i % 16], false, 10,
+			       svg_bars_height(n) + 2, cols, colw);
 }
 
 /*

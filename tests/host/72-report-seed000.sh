@@ -25,7 +25,14 @@ report() {
 		fail "$name: bench report exited $?"
 	$CHECK "$W/$name.txt" "$W/$name.html" "$@" || { sed -n '/^Seed 000 side/,/^$/p' \
 		"$W/$name.txt"; fail "$name: the seed 000 section disagrees with the JSON"; }
+	# the conclusions (seed 000's effect per kernel: shows, within noise, n/a) and every
+	# number of the page against the JSON
+	python3 "$SRC/tests/host/report-trace.py" "$W/$name.html" "$W/$name.txt" "$@" ||
+		fail "$name: the conclusions or the page's numbers disagree with the JSON"
 }
+# effect KERNEL: the conclusion on seed 000's effect on KERNEL, in NAME's screen
+effect() { sed -n '/^What these results say/,/^$/p' "$W/$1.txt" | tr '\n' ' ' | sed 's/  */ /g; s/ - /\n/g' |
+	grep "^On $2 .*seed 000's effect"; }
 # section NAME: the screen's seed 000 section
 section() { sed -n '/^Seed 000 side by side/,/^$/p' "$W/$1.txt"; }
 
@@ -41,6 +48,10 @@ section all | grepq '^    riscv64: 7.2 riscv64 over 6.12 riscv64: [0-9]* / [0-9]
 	fail "no riscv64 CALL_OPS ratio"
 section all | grepq '^    aarch64: 6.12 aarch64 over 6.1 aarch64: ' || fail "no aarch64 CALL_OPS ratio"
 section all | grepq 'no .* run' && fail "a kernel said missing although all five are there"
+effect all "6.12 riscv64" | grepq "seed 000's effect shows: 200 irrelevant tracers make a kmod-callops call cost [0-9]*x what it costs with none" ||
+	fail "riscv64 6.12's effect: $(effect all "6.12 riscv64")"
+expect_eq "conclusions on seed 000's effect" "$(sed -n '/^What these results say/,/^$/p' "$W/all.txt" |
+	grep -c "^  - On .* seed 000's effect")" 5
 
 # riscv64 6.12 missing: said under the table and for the riscv64 ratio
 report missing "$rv72" "$a61" "$a612" "$x612"
@@ -65,6 +76,8 @@ section noise | grepq '^    7.2 riscv64 (CALL_OPS)  *kmod-callops 1/200 over 1/0
 	fail "7.2 riscv64's noise not said"
 section noise | grepq '^    riscv64: 7.2 riscv64 over 6.12 riscv64: noise: 7.2 riscv64 -[0-9.]* ns' ||
 	fail "riscv64's CALL_OPS ratio: noise not said"
+effect noise "7.2 riscv64" | grepq "seed 000's effect is within noise: 200 irrelevant tracers make a kmod-callops call cost no ratio" ||
+	fail "7.2 riscv64's noise in the conclusions: $(effect noise "7.2 riscv64")"
 expect_eq "noise: missing arm64 and x86 kernels" \
 	"$(section noise | grep -c '^    no 6.1-arm64 run; no 6.12-arm64 run; no 6.12 (x86_64) run$')" 1
 
@@ -98,4 +111,6 @@ section na | grepq '^    6.12 x86_64  *kmod-callops n/a: kmod ops benchmark: Ope
 	fail "unavailable kmod-callops not said"
 section na | grepq '^    6.1 aarch64  *kmod-callops 1/1 over 1/0 (Imax 1, not 200): ' ||
 	fail "Imax not the largest measured I"
+effect na "6.12 x86_64" | grepq "seed 000's effect: n/a (kmod-callops unavailable: kmod ops benchmark: Operation not supported (EOPNOTSUPP))." ||
+	fail "the unavailable kmod-callops in the conclusions: $(effect na "6.12 x86_64")"
 exit 0

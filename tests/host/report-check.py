@@ -4,7 +4,7 @@
 # rendered it (chromium --dump-dom) has every plot with one mark per data
 # point of the results it was made from (counted here from the JSON, not
 # taken from the page), no plot of a suite without results, and a link to
-# every result file.
+# every result file (class "result").
 import json, sys
 from html.parser import HTMLParser
 
@@ -23,7 +23,7 @@ class Page(HTMLParser):
             self.plots[self.cur] = {"claimed": int(a.get("data-marks", -1)), "marks": 0}
         elif self.cur and a.get("class") in ("point", "bar"):
             self.plots[self.cur]["marks"] += 1
-        elif tag == "a" and "href" in a:
+        elif tag == "a" and "href" in a and a.get("class") == "result":
             self.links.append(a["href"])
 
     def handle_endtag(self, tag):
