@@ -211,6 +211,7 @@ static int snap_fill(struct tracerd *d, const struct metrics_http *http, struct 
 	    !b->bys || !b->by_keys || !b->stack_drops)
 		return -ENOMEM;
 	na = nf = ne = 0;
+	stacks_read_begin(d);	/* one pass over the stack table for the whole snapshot */
 	for (a = d->attachments; a; a = a->next, na++) {
 		struct metrics_attachment *m = &b->atts[na];
 
@@ -245,6 +246,7 @@ static int snap_fill(struct tracerd *d, const struct metrics_http *http, struct 
 		if (recorder_stats(d, a, &b->recs[na]) == 0)
 			m->record = &b->recs[na];
 	}
+	stacks_read_end(d);
 	b->s.attachments = b->atts;
 	b->s.nr_attachments = na;
 	return 0;
