@@ -190,6 +190,7 @@ static int snap_fill(struct tracerd *d, const struct metrics_http *http, struct 
 	b->s.config_reloads_ok = d->reload.ok;
 	b->s.config_reloads_refused = d->reload.refused;
 	b->s.ringbuf_yields = recorder_ringbuf_yields(d);
+	b->s.function_top = d->cfg.metrics_function_top;
 	snap_features(d, b);
 	for (a = d->attachments; a; a = a->next) {
 		na++;
@@ -285,13 +286,17 @@ char *metrics_render_prometheus(struct tracerd *d, const struct metrics_http *ht
 	return text;
 }
 
-char *metrics_render_json(struct tracerd *d, const struct metrics_http *http, size_t *len)
+char *metrics_render_json(struct tracerd *d, const struct metrics_http *http, size_t offset,
+			  size_t limit, size_t *len)
 {
 	struct snap_buf *b = malloc(sizeof(*b));
 	char *text = NULL;
 
-	if (b && !snap_fill(d, http, b))
+	if (b && !snap_fill(d, http, b)) {
+		b->s.json_offset = offset;
+		b->s.json_limit = limit;
 		text = metrics_json_text(&b->s, len);
+	}
 	if (b)
 		snap_free(b);
 	free(b);
