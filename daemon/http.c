@@ -549,10 +549,9 @@ static int json_page_parse(const char *query, struct json_page *pg)
 		return -EINVAL;
 	TAILQ_FOREACH(kv, &q, next) {
 		int bit = !strcmp(kv->key, "offset") ? 1 : !strcmp(kv->key, "limit") ? 2 : 0;
+		unsigned long long max = bit == 2 ? METRICS_FUNCTION_TOP_LIMIT : INT32_MAX;
 
-		if (!bit || (seen & bit) ||
-		    parse_dec(kv->value, bit == 2, bit == 2 ? METRICS_FUNCTION_TOP_LIMIT : INT32_MAX,
-			      &v, NULL, 0)) {
+		if (!bit || (seen & bit) || parse_dec(kv->value, bit == 2, max, &v, NULL, 0)) {
 			err = -EINVAL;
 			break;
 		}

@@ -111,7 +111,7 @@ void stacks_read_begin(struct tracerd *d)
 	if (!d->stack_read)
 		d->stack_read = calloc(1, sizeof(*d->stack_read));
 	if (d->stack_read)
-		d->stack_read->err = 1;	/* not read yet: the first hook that needs it reads */
+		d->stack_read->err = 1;	/* unread: the first hook that needs it reads */
 }
 
 void stacks_read_end(struct tracerd *d)

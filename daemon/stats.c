@@ -490,7 +490,8 @@ static json_object *attachment_json_stats(struct tracerd *d, struct attachment *
 	}
 	json_object_object_add(o, "bpf_run", r);
 	json_object_object_add(o, "bpf_run_reason", why ? json_object_new_string(why) : NULL);
-	json_object_object_add(o, "by", a->spec.by ? stats_by_json(d, a, scan, scanned, top) : NULL);
+	json_object_object_add(o, "by",
+			       a->spec.by ? stats_by_json(d, a, scan, scanned, top) : NULL);
 	return o;
 }
 
