@@ -24,6 +24,7 @@
 #include "tracectl.h"
 
 #define STATS_MAX	4096	/* rows followed by --interval */
+#define STATS_TOP	20	/* rows shown without --top or --all: a glob's busiest */
 
 /* one row of a stats reply: a hooked function of an attachment (or merged) */
 struct stats_row {
@@ -44,10 +45,14 @@ struct stats_snap {
 	struct stats_row *rows;
 	size_t n;
 	uint64_t t_ns;
+	long long total;	/* rows the daemon has (its reply's total) */
+	struct stats_row *iv;	/* --interval: the interval's rows, most calls first */
 };
 
 struct stats_opts {
 	bool hist, merge, bpf, stacks;
+	bool all;		/* --all: every row */
+	unsigned long long top;	/* --top N, else 0 */
 	int format;		/* enum stacks_format; -1: none given */
 	const char *out;	/* -o FILE */
 	double interval;	/* 0: one reply */
@@ -138,6 +143,7 @@ static int snap_fetch(struct cli *cli, json_object *args, struct stats_snap *sna
 	snap->rows = calloc(n + 1, sizeof(*snap->rows));
 	snap->n = snap->rows ? n : 0;
 	snap->t_ns = now_mono_ns();
+	snap->total = jint(r, "total", (long long)jlen(arr));
 	for (i = 0; i < snap->n; i++)
 		row_from_json(&snap->rows[i], json_object_array_get_idx(arr, i));
 	if (reply)
@@ -239,7 +245,46 @@ static void print_row(const struct stats_row *r, const struct stats_opts *o, dou
 		print_hist(r);
 }
 
-/* now's rows, minus prev's when given (an interval of dt seconds) */
+/* rows a table shows: --top N, every one with --all, else STATS_TOP */
+static size_t rows_shown(const struct stats_opts *o)
+{
+	return o->all ? SIZE_MAX : o->top ? (size_t)o->top : STATS_TOP;
+}
+
+/* after a table of shown of total rows: how to see the others */
+static void print_more(size_t total, size_t shown, const struct stats_opts *o)
+{
+	if (total > shown)
+		printf("(%zu of %zu rows, most calls first%s: --top N for more, --all for all)\n",
+		       shown, total, o->interval ? " in the interval" : "");
+}
+
+/* most calls first, equal calls as the daemon sent them */
+static int iv_cmp(const void *a, const void *b)
+{
+	const struct stats_row *x = a, *y = b;
+
+	return (x->calls < y->calls) - (x->calls > y->calls);
+}
+
+/* now's rows minus prev's (the interval's), most calls first, into now->iv; false: no memory */
+static bool snap_interval(struct stats_snap *now, const struct stats_snap *prev)
+{
+	size_t i;
+
+	free(now->iv);
+	now->iv = calloc(now->n + 1, sizeof(*now->iv));
+	if (!now->iv)
+		return false;
+	for (i = 0; i < now->n; i++) {
+		now->iv[i] = now->rows[i];
+		row_sub(&now->iv[i], snap_find(prev, &now->iv[i]));
+	}
+	qsort(now->iv, now->n, sizeof(*now->iv), iv_cmp);	/* stable enough: rows differ */
+	return true;
+}
+
+/* now's rows, or with prev the interval's (dt seconds) */
 static void print_snap(struct stats_snap *now, const struct stats_snap *prev,
 		       const struct stats_opts *o)
 {
@@ -247,6 +292,9 @@ static void print_snap(struct stats_snap *now, const struct stats_snap *prev,
 	char when[16];
 	time_t t = time(NULL);
 	size_t i;
+
+	if (prev && !snap_interval(now, prev))
+		return;
 
 	if (prev) {
 		strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
@@ -256,13 +304,12 @@ static void print_snap(struct stats_snap *now, const struct stats_snap *prev,
 	} else {
 		printf("%-5s %-36s %-13s %12s %8s\n", "ID", "FUNCTION", "MODE", "CALLS", "MISSES");
 	}
-	for (i = 0; i < now->n; i++) {
-		struct stats_row r = now->rows[i];
+	for (i = 0; i < now->n && (!prev || i < rows_shown(o)); i++) {
+		struct stats_row r = prev ? now->iv[i] : now->rows[i];
 
-		if (prev)
-			row_sub(&r, snap_find(prev, &r));
 		print_row(&r, o, dt);
 	}
+	print_more(prev ? now->n : (size_t)now->total, i, o);
 	if (prev)
 		putchar('\n');
 	fflush(stdout);
@@ -298,6 +345,8 @@ static int stats_watch(struct cli *cli, json_object *args, const struct stats_op
 	}
 	free(snaps[0].rows);
 	free(snaps[1].rows);
+	free(snaps[0].iv);
+	free(snaps[1].iv);
 	return ret;
 }
 
@@ -465,6 +514,21 @@ static int parse_seconds(const char *s, double *out)
 	return end == s || *end || !(*out >= 0.1 && *out <= 3600) ? -1 : 0;
 }
 
+/*
+ * The rows to ask for (the daemon sorts them by calls): a table's
+ * rows_shown; with --interval, up to STATS_MAX by calls since attach, of
+ * which the table shows the busiest in each interval; --json: every row
+ * unless --top; --format folded or pprof: every row (one profile).
+ */
+static void stats_limit(struct cli *cli, const struct stats_opts *o, json_object *args)
+{
+	size_t n = o->interval ? STATS_MAX : rows_shown(o);
+
+	if (o->all || (cli->json && !o->top) || o->format > STACKS_TEXT)
+		return;
+	json_object_object_add(args, "limit", json_object_new_int64((long long)n));
+}
+
 /* options into o and args ("merge"); 0 or the usage error's exit status */
 static int stats_options(struct cli *cli, int argc, char **argv, struct stats_opts *o,
 			 json_object *args)
@@ -476,6 +540,7 @@ static int stats_options(struct cli *cli, int argc, char **argv, struct stats_op
 		{ "count", required_argument, NULL, 'n' },
 		{ "bpf", no_argument, NULL, 'B' },
 		{ "top", required_argument, NULL, 't' },
+		{ "all", no_argument, NULL, 'A' },
 		{ "stacks", no_argument, NULL, 'S' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
@@ -486,7 +551,7 @@ static int stats_options(struct cli *cli, int argc, char **argv, struct stats_op
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "MHi:n:Bt:Sf:o:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "MHi:n:Bt:ASf:o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'S':
 			o->stacks = true;
@@ -515,6 +580,10 @@ static int stats_options(struct cli *cli, int argc, char **argv, struct stats_op
 			if (cli_number(cli, "--top", optarg, 1, TRACERD_BY_TOP_LIMIT, &top))
 				return EXIT_USAGE;
 			json_object_object_add(args, "top", json_object_new_int64((long long)top));
+			o->top = top;
+			break;
+		case 'A':
+			o->all = true;
 			break;
 		case 'i':
 			if (parse_seconds(optarg, &o->interval))
@@ -544,6 +613,7 @@ static int stats_options(struct cli *cli, int argc, char **argv, struct stats_op
 	if (o->interval && cli->json)
 		return cli_usage(cli, &cmd_stats,
 				 "--interval prints tables: poll `tracectl --json stats` instead");
+	stats_limit(cli, o, args);
 	return 0;
 }
 
@@ -578,7 +648,7 @@ static int stats_exec(struct cli *cli, int argc, char **argv)
 
 const struct cmd_entry cmd_stats = {
 	.name = "stats",
-	.args = "[ID|TARGET] [--merge] [--hist] [--bpf] [--top N] [--interval S [--count K]] "
+	.args = "[ID|TARGET] [--merge] [--hist] [--bpf] [--top N|--all] [--interval S [--count K]] "
 		"[--stacks [--format text|folded|pprof] [-o FILE]]",
 	.summary = "calls, misses, latency p50/p90/p99, histograms (ns), kernel stacks",
 	.exec = stats_exec,
@@ -588,9 +658,12 @@ const struct cmd_entry cmd_stats = {
 		"  -B, --bpf        the BPF programs' run count and time for every attachment\n"
 		"                   (shown anyway where known), or why there are none: the\n"
 		"                   kernel counts them only with bpf_stats = on in tracerd.conf\n"
-		"  -t, --top=N      attachments counting calls per key: the N keys with most\n"
-		"                   calls (1 to 1000; default by_top in tracerd.conf, 10),\n"
-		"                   the rest summed as other\n"
+		"  -t, --top=N      the N rows with the most calls (1 to 1000; default 20,\n"
+		"                   what a glob attachment's busiest fill), and for\n"
+		"                   attachments counting calls per key the N keys with most\n"
+		"                   calls (default by_top in tracerd.conf, 10), the rest\n"
+		"                   summed as other\n"
+		"  -A, --all        every row (a glob's every function), not the top 20\n"
 		"  -i, --interval=S every S seconds (0.1 to 3600) what happened in the\n"
 		"                   interval: calls, calls/s, misses, p50/p90/p99\n"
 		"  -n, --count=K    stop after K intervals (default: until ^C)\n"

@@ -2,7 +2,8 @@
 /*
  * tracectl top [--interval S] [--count N] [--limit N]: a refreshing view of
  * the busiest attachments: calls per second, p50/p99 of the calls timed in
- * the last interval, and misses per second, from `stats` every S seconds.
+ * the last interval, and misses per second, from `stats` every S seconds
+ * (its attachments' totals, never a row per function).
  * On a terminal the screen is redrawn in place and `q` (or Ctrl-C) quits;
  * otherwise each refresh is printed as a block, so a pipe or a log gets
  * every sample. --count N stops after N refreshes.
@@ -95,19 +96,25 @@ static void add_hist(struct top_row *r, json_object *lat)
 	}
 }
 
+/*
+ * The attachments' totals: `stats` with limit 0 sends no per-function row,
+ * only each attachment's sums (calls, misses, latency), so a glob of 50k
+ * functions costs a refresh as much as one function does.
+ */
 static int top_fetch(struct cli *cli, struct top_snap *s)
 {
-	json_object *r, *arr;
+	json_object *r, *arr, *args = json_object_new_object();
 	struct top_row *row;
 	size_t i, n;
 	int ret;
 
-	ret = client_call(cli, "stats", json_object_new_object(), &r);
+	json_object_object_add(args, "limit", json_object_new_int64(0));
+	ret = client_call(cli, "stats", args, &r);
 	if (ret)
 		return ret;
 	s->n = 0;
 	s->t_ns = now_mono_ns();
-	arr = jget(r, "stats");
+	arr = jget(r, "attachments");
 	n = json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
 	for (i = 0; i < n; i++) {
 		json_object *st = json_object_array_get_idx(arr, i);

@@ -90,142 +90,6 @@ json_object *attachment_json(const struct attachment *a)
 	return o;
 }
 
-static json_object *latency_json(const struct tracerd_slot_stats *s)
-{
-	json_object *o = json_object_new_object(), *b = json_object_new_array(), *e;
-	int i;
-
-	json_object_object_add(o, "count", json_object_new_int64(s->lat_count));
-	json_object_object_add(o, "sum_ns", json_object_new_int64(s->lat_sum));
-	json_object_object_add(o, "min_ns",
-			       s->lat_count ? json_object_new_int64(s->lat_min) : NULL);
-	json_object_object_add(o, "max_ns",
-			       s->lat_count ? json_object_new_int64(s->lat_max) : NULL);
-	for (i = 0; i < TRACERD_HIST_BUCKETS; i++) {
-		if (!s->hist[i])
-			continue;
-		e = json_object_new_object();
-		json_object_object_add(e, "lo_ns", json_object_new_int64(i ? 1ULL << (i - 1) : 0));
-		json_object_object_add(e, "hi_ns", i == TRACERD_HIST_BUCKETS - 1 ? NULL :
-				       json_object_new_int64(i ? (1ULL << i) - 1 : 0));
-		json_object_object_add(e, "count", json_object_new_int64(s->hist[i]));
-		json_object_array_add(b, e);
-	}
-	json_object_object_add(o, "buckets", b);
-	return o;
-}
-
-/* {total, by_errno: [{errno (null: other), name, count}]}: the errnos seen, other last */
-static json_object *errors_json(const struct tracerd_slot_errors *e)
-{
-	json_object *o = json_object_new_object(), *arr = json_object_new_array(), *x;
-	__u64 total = 0;
-	char nbuf[16];
-	int i, k;
-
-	for (k = 1; k <= TRACERD_ERRNO_SLOTS; k++) {
-		i = k % TRACERD_ERRNO_SLOTS;	/* 1..133, then 0 (other) */
-		if (!e->count[i])
-			continue;
-		total += e->count[i];
-		x = json_object_new_object();
-		json_object_object_add(x, "errno", i ? json_object_new_int(i) : NULL);
-		json_object_object_add(
-			x, "name",
-			json_object_new_string(metrics_errno_name(i, nbuf, sizeof(nbuf))));
-		json_object_object_add(x, "count", json_object_new_int64((int64_t)e->count[i]));
-		json_object_array_add(arr, x);
-	}
-	json_object_object_add(o, "total", json_object_new_int64((int64_t)total));
-	json_object_object_add(o, "by_errno", arr);
-	return o;
-}
-
-/* a reply's frames are symbolized through one frames_sync (stacks.h) */
-struct frames_ctx {
-	struct tracerd *d;
-	struct frames_sync sync;
-};
-
-static json_object *frame_json(struct frames_ctx *fc, __u64 addr)
-{
-	json_object *o = json_object_new_object();
-	struct frame_sym fs;
-	char buf[24];
-	int err = stacks_frame(fc->d, &fc->sync, addr, &fs);
-
-	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
-	json_object_object_add(o, "addr", json_object_new_string(buf));
-	if (err) {
-		json_object_object_add(o, "sym", NULL);
-		json_object_object_add(o, "why", json_object_new_string(
-			err == -ENOENT ? "unloaded or unknown: no kernel function holds this "
-					 "address (a module unloaded since?)" :
-					 "no symbol table (/proc/kallsyms unreadable)"));
-		return o;
-	}
-	json_object_object_add(o, "sym", json_object_new_string(fs.name));
-	json_object_object_add(o, "off", json_object_new_int64((int64_t)fs.off));
-	if (fs.module)
-		json_object_object_add(o, "module", json_object_new_string(fs.module));
-	return o;
-}
-
-/*
- * --stacks of a stats row: {depth, distinct, dropped, total} and, when
- * the request asked for them, rows (top: at most that many, 0: all),
- * hottest first, frames innermost first (docs/protocol.md, stats).
- */
-static json_object *stacks_json(struct frames_ctx *fc, const struct stack_set *set, bool rows,
-				unsigned int top)
-{
-	json_object *o = json_object_new_object(), *arr, *r, *frames;
-	size_t i, n = top && top < set->n ? top : set->n;
-	char nbuf[16];
-	__u32 k;
-
-	json_object_object_add(o, "depth", json_object_new_int64(set->depth));
-	json_object_object_add(o, "distinct", json_object_new_int64((int64_t)set->n));
-	json_object_object_add(o, "dropped", json_object_new_int64((int64_t)set->dropped));
-	json_object_object_add(o, "total", json_object_new_int64((int64_t)set->total));
-	if (!rows)
-		return o;
-	arr = json_object_new_array();
-	for (i = 0; i < n; i++) {
-		r = json_object_new_object();
-		frames = json_object_new_array();
-		json_object_object_add(r, "count",
-				       json_object_new_int64((int64_t)set->rows[i].count));
-		if (set->rows[i].err)	/* --errors --stacks: the failing calls' errno */
-			json_object_object_add(r, "errno", json_object_new_string(
-				metrics_errno_name((int)set->rows[i].err, nbuf, sizeof(nbuf))));
-		for (k = 0; k < set->rows[i].nr; k++)
-			json_object_array_add(frames, frame_json(fc, set->rows[i].ips[k]));
-		json_object_object_add(r, "frames", frames);
-		json_object_array_add(arr, r);
-	}
-	json_object_object_add(o, "rows", arr);
-	return o;
-}
-
-static json_object *hook_stats_json(const struct hook_stats *hs, bool latency)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "calls", json_object_new_int64(hs->s.calls));
-	if (hs->kernel_misses_known) {
-		json_object_object_add(o, "misses",
-				       json_object_new_int64(hs->kernel_misses + hs->s.misses));
-		json_object_object_add(o, "misses_reason", NULL);
-	} else {
-		json_object_object_add(o, "misses", NULL);
-		json_object_object_add(o, "misses_reason", json_object_new_string(hs->misses_why));
-	}
-	json_object_object_add(o, "bpf_misses", json_object_new_int64(hs->s.misses));
-	json_object_object_add(o, "latency", latency ? latency_json(&hs->s) : NULL);
-	json_object_object_add(o, "errors", hs->errors_known ? errors_json(&hs->errors) : NULL);
-	return o;
-}
 
 
 static json_object *feature_json(const struct feature *f)
@@ -296,10 +160,6 @@ static const struct proto_field attach_fields[] = {
 	F("comm", string), F("record", string), F("partial", boolean),
 	F("slower_than", string), F("dry_run", boolean), {}
 };
-static const struct proto_field stats_fields[] = {
-	F("id", int), F("target", string), F("merge", boolean), F("top", int),
-	F("stacks", boolean), {}
-};
 static const struct proto_field detach_fields[] = {
 	F("id", int), F("target", string), F("all", boolean), {}
 };
@@ -336,6 +196,9 @@ static enum proto_code cmd_status(struct tracerd *d, json_object *args, json_obj
 	json_object_object_add(o, "kmod", kmod_json(d));
 	json_object_object_add(o, "attachments", json_object_new_int(registry_count(d)));
 	json_object_object_add(o, "slots_used", json_object_new_int(d->nr_slots_used));
+	/* passes over the --stacks count table since start: one per request that reads it */
+	json_object_object_add(o, "stack_table_reads",
+			       json_object_new_int64((int64_t)d->stack_table_reads));
 	json_object_object_add(o, "config", reload_state_json(d));	/* reload.c */
 	*result = o;
 	return PROTO_OK;
@@ -401,6 +264,7 @@ static enum proto_code cmd_list(struct tracerd *d, json_object *args, json_objec
 	if (proto_args_check(args, "list", no_fields, msg, msglen))
 		return PROTO_E_BAD_REQUEST;
 	arr = json_object_new_array();
+	stacks_read_begin(d);	/* stacks.dropped: one pass over the stack table */
 	for (a = d->attachments, c = d->changing; a || c;) {
 		struct attachment *x = !c || (a && a->id < c->id) ? a : c;
 		json_object *o = attachment_json(x), *sites;
@@ -422,242 +286,10 @@ static enum proto_code cmd_list(struct tracerd *d, json_object *args, json_objec
 					       json_object_new_int64((int64_t)dropped) : NULL);
 		json_object_array_add(arr, o);
 	}
+	stacks_read_end(d);
 	*result = json_object_new_object();
 	json_object_object_add(*result, "attachments", arr);
 	return PROTO_OK;
-}
-
-static bool stats_match(const struct attachment *a, const struct hook *h, unsigned int id,
-			const char *target)
-{
-	if (id && a->id != id)
-		return false;
-	if (target && strcmp(a->spec.target, target) && strcmp(h->name, target))
-		return false;
-	return true;
-}
-
-/* merge: one entry per function name (its index returned); found by a linear scan */
-static size_t stats_add_merged(struct hook_stats *acc, bool *lat, char **names,
-			       size_t *n, const char *name, const struct hook_stats *hs, bool latency)
-{
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (!strcmp(names[i], name))
-			break;
-	if (i == *n) {
-		names[i] = (char *)name;
-		acc[i] = *hs;
-		lat[i] = latency;
-		(*n)++;
-		return i;
-	}
-	hook_stats_merge(&acc[i], hs);
-	lat[i] |= latency;
-	return i;
-}
-
-/* What a stats request asks of --stacks: rows or only the counts, and how many rows. */
-struct stats_stacks {
-	bool rows;
-	unsigned int top;	/* 0: all */
-	struct frames_ctx fc;
-};
-
-/* a stats row's "stacks" (set finished here), or "stacks_error" when unread */
-static void stats_stacks_add(json_object *o, struct stats_stacks *ss, struct stack_set *set,
-			     int err)
-{
-	char ebuf[96];
-
-	if (err) {
-		json_object_object_add(o, "stacks", NULL);
-		json_object_object_add(o, "stacks_error", json_object_new_string(
-			errno_str(err, ebuf, sizeof(ebuf))));
-		return;
-	}
-	stacks_finish(set);
-	json_object_object_add(o, "stacks", stacks_json(&ss->fc, set, ss->rows, ss->top));
-}
-
-/* an attachment's --by keys: its top ones and other (daemon/by.c); NULL on error */
-static json_object *stats_by_json(struct tracerd *d, const struct attachment *a,
-				  struct by_scan *scan, bool *scanned, unsigned int top)
-{
-	struct by_summary s;
-	json_object *o;
-
-	if (!*scanned && by_scan(d, scan))
-		return NULL;
-	*scanned = true;
-	if (by_summarize(d, a, scan, top, &s))
-		return NULL;
-	o = by_json(&s, a->spec.latency);
-	by_summary_free(&s);
-	return o;
-}
-
-/*
- * The per-attachment part of a stats reply: the BPF programs' run
- * statistics, and the --by keys (top of them) of those made with --by.
- */
-static json_object *stats_bpf_json(struct tracerd *d, unsigned int id, const char *target,
-				   unsigned int top)
-{
-	json_object *arr = json_object_new_array(), *o, *r;
-	struct by_scan scan = { 0 };
-	bool scanned = false;
-	struct bpf_run_stats rs;
-	struct attachment *a;
-	const char *why;
-	size_t i;
-
-	for (a = d->attachments; a; a = a->next) {
-		for (i = 0; i < a->nr_hooks && !stats_match(a, &a->hooks[i], id, target); i++)
-			;
-		if (i == a->nr_hooks)
-			continue;
-		o = json_object_new_object();
-		json_object_object_add(o, "id", json_object_new_int64(a->id));
-		json_object_object_add(o, "target", json_object_new_string(a->spec.target));
-		json_object_object_add(o, "mode",
-				       json_object_new_string(tracerd_mode_name(a->mode)));
-		r = NULL;
-		why = NULL;
-		if (!bpf_stats_read(d, a, &rs, &why)) {
-			r = json_object_new_object();
-			json_object_object_add(r, "count", json_object_new_int64((int64_t)rs.runs));
-			json_object_object_add(r, "time_ns",
-					       json_object_new_int64((int64_t)rs.run_ns));
-			json_object_object_add(r, "programs", json_object_new_int64(rs.progs));
-		}
-		json_object_object_add(o, "bpf_run", r);
-		json_object_object_add(o, "bpf_run_reason",
-				       why ? json_object_new_string(why) : NULL);
-		json_object_object_add(o, "by", a->spec.by ?
-				       stats_by_json(d, a, &scan, &scanned, top) : NULL);
-		json_object_array_add(arr, o);
-	}
-	by_scan_free(&scan);
-	return arr;
-}
-
-/* stats filtered by id (0: any) and target (NULL: any); merged per function */
-static enum proto_code stats_view(struct tracerd *d, unsigned int id, const char *target,
-				  bool merge, unsigned int top, struct stats_stacks *ss,
-				  json_object **result, char *msg, size_t msglen)
-{
-	json_object *arr = json_object_new_array(), *o;
-	struct hook_stats hs, *acc = NULL;
-	struct stack_set *sets = NULL, set;
-	struct attachment *a;
-	char **names = NULL;
-	const char *why;
-	bool *lat = NULL;
-	size_t i, k, i_merged, n = 0, total = 0;
-	int *stack_err = NULL;
-
-	for (a = d->attachments; a; a = a->next)
-		total += a->nr_hooks;
-	if (merge) {
-		acc = calloc(total + 1, sizeof(*acc));
-		names = calloc(total + 1, sizeof(*names));
-		lat = calloc(total + 1, sizeof(*lat));
-		sets = calloc(total + 1, sizeof(*sets));
-		/* 1: no --stacks attachment in the merged row */
-		stack_err = calloc(total + 1, sizeof(*stack_err));
-	}
-	for (a = d->attachments; a; a = a->next) {
-		for (i = 0; i < a->nr_hooks; i++) {
-			struct hook *h = &a->hooks[i];
-
-			if (!stats_match(a, h, id, target) || hook_stats(d, a, h, &hs))
-				continue;
-			if (merge && acc && names && lat && sets && stack_err) {
-				k = n;
-				i_merged = stats_add_merged(acc, lat, names, &n, h->name, &hs,
-							    a->spec.latency);
-				if (n > k)
-					stack_err[i_merged] = 1;
-				/* the first error of the row's hooks stays */
-				if (a->spec.stacks && stack_err[i_merged] >= 0)
-					stack_err[i_merged] = stacks_add(d, a, h, &sets[i_merged]);
-				continue;
-			}
-			o = hook_stats_json(&hs, a->spec.latency);
-			/* --slower-than: the calls slower than it (recorded), else null */
-			json_object_object_add(o, "slow", a->spec.slower_ns ?
-					       json_object_new_int64((int64_t)hs.s.slow) : NULL);
-			if (a->spec.stacks) {
-				memset(&set, 0, sizeof(set));
-				stats_stacks_add(o, ss, &set, stacks_add(d, a, h, &set));
-				stacks_free(&set);
-			}
-			json_object_object_add(o, "id", json_object_new_int64(a->id));
-			json_object_object_add(o, "target", json_object_new_string(a->spec.target));
-			json_object_object_add(o, "function", json_object_new_string(h->name));
-			json_object_object_add(o, "mode",
-					       json_object_new_string(tracerd_mode_name(a->mode)));
-			if (backend_get(a->mode)->path)
-				json_object_object_add(o, "via", json_object_new_string(
-					backend_get(a->mode)->path(h)));
-			json_object_array_add(arr, o);
-		}
-	}
-	for (i = 0; i < n; i++) {
-		o = hook_stats_json(&acc[i], lat[i]);
-		/* merged: the slow calls of its attachments with --slower-than */
-		json_object_object_add(o, "slow", json_object_new_int64((int64_t)acc[i].s.slow));
-		json_object_object_add(o, "function", json_object_new_string(names[i]));
-		if (stack_err[i] != 1)	/* the stacks of the same frames, merged */
-			stats_stacks_add(o, ss, &sets[i], stack_err[i]);
-		stacks_free(&sets[i]);
-		json_object_array_add(arr, o);
-	}
-	free(acc);
-	free(names);
-	free(lat);
-	free(sets);
-	free(stack_err);
-	if ((id || target) && !json_object_array_length(arr)) {
-		json_object_put(arr);
-		if (target)
-			snprintf(msg, msglen, "no attachment or function matches '%s'", target);
-		else
-			snprintf(msg, msglen, "no attachment %u", id);
-		return PROTO_E_NOT_FOUND;
-	}
-	*result = json_object_new_object();
-	json_object_object_add(*result, "stats", arr);
-	o = json_object_new_object();
-	json_object_object_add(o, "enabled", json_object_new_boolean(bpf_stats_on(d, &why)));
-	json_object_object_add(o, "reason", why ? json_object_new_string(why) : NULL);
-	json_object_object_add(*result, "bpf_stats", o);
-	json_object_object_add(*result, "attachments", stats_bpf_json(d, id, target, top));
-	return PROTO_OK;
-}
-
-static enum proto_code cmd_stats(struct tracerd *d, json_object *args, json_object **result,
-				 char *msg, size_t msglen)
-{
-	bool bad = false, merge = proto_arg_bool(args, "merge", &bad);
-	const char *target = proto_arg_str(args, "target", &bad);
-	long long id = proto_arg_int(args, "id", 0, &bad);
-	long long top = proto_arg_int(args, "top", d->cfg.by_top, &bad);
-	struct stats_stacks ss = { .rows = proto_arg_bool(args, "stacks", &bad), .fc.d = d };
-
-	if (proto_args_check(args, "stats", stats_fields, msg, msglen))
-		return PROTO_E_BAD_REQUEST;
-	if (bad || id < 0 || id > 0xffffffffLL || top < 1 || top > TRACERD_BY_TOP_LIMIT) {
-		str_fmt(msg, msglen, "stats: invalid arguments (id: integer, target: string, "
-			"merge: bool, top: 1 to %d)", TRACERD_BY_TOP_LIMIT);
-		return PROTO_E_BAD_REQUEST;
-	}
-	/* the stack rows: all of them unless the request says how many */
-	ss.top = json_object_object_get_ex(args, "top", NULL) ? (unsigned int)top : 0;
-	return stats_view(d, (unsigned int)id, target, merge, (unsigned int)top, &ss, result, msg,
-			  msglen);
 }
 
 /* a detach request: answered when the last of its attachments is gone */
@@ -752,7 +384,7 @@ static enum proto_code cmd_detach(struct tracerd *d, json_object *args, json_obj
 const struct command tracerd_commands[] = {
 	{ "status", false, cmd_status },
 	{ "list", false, cmd_list },
-	{ "stats", false, cmd_stats },
+	{ "stats", false, cmd_stats },	/* stats.c */
 	{ "attach", true, cmd_attach },
 	{ "detach", true, cmd_detach },
 	{ "bench", true, cmd_bench },

@@ -16,6 +16,10 @@ json_object *attachment_json(const struct attachment *a);
 enum proto_code cmd_functions(struct tracerd *d, json_object *args, json_object **result,
 			      char *msg, size_t msglen);
 
+/* stats.c: the `stats` command (tracectl stats, top) */
+enum proto_code cmd_stats(struct tracerd *d, json_object *args, json_object **result, char *msg,
+			  size_t msglen);
+
 /* sites.c: the `sites` command (tracectl sites --live) */
 enum proto_code cmd_sites(struct tracerd *d, json_object *args, json_object **result,
 			  char *msg, size_t msglen);

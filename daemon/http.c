@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -163,7 +164,13 @@ static void snap_unref(const void *data, size_t len, void *arg)
 	snap_put(arg);
 }
 
-static struct snap *snap_render(struct http_server *h, enum snap_kind kind)
+/* /metrics.json?offset=K&limit=L: the page of each attachment's functions (docs/metrics.md) */
+struct json_page {
+	size_t offset, limit;	/* limit 0: metrics_function_top */
+};
+
+static struct snap *snap_render(struct http_server *h, enum snap_kind kind,
+				const struct json_page *pg)
 {
 	struct snap *s = calloc(1, sizeof(*s));
 
@@ -172,7 +179,8 @@ static struct snap *snap_render(struct http_server *h, enum snap_kind kind)
 	if (kind == SNAP_PROMETHEUS)
 		s->text = metrics_render_prometheus(h->d, server_stats(h), &s->len);
 	else	/* valid UTF-8, one line */
-		s->text = metrics_render_json(h->d, server_stats(h), &s->len);
+		s->text = metrics_render_json(h->d, server_stats(h), pg ? pg->offset : 0,
+					      pg ? pg->limit : 0, &s->len);
 	if (!s->text) {
 		free(s);
 		return NULL;
@@ -256,7 +264,7 @@ static int snap_get(struct http_server *h, enum snap_kind kind, struct snap **ou
 	h->cache[kind] = NULL;
 	if (h->d->http_held_bytes >= HTTP_HELD_MAX)
 		shed_stalled(h);
-	h->cache[kind] = snap_render(h, kind);
+	h->cache[kind] = snap_render(h, kind, NULL);
 	if (!h->cache[kind])
 		return -ENOMEM;
 	h->cache_ns[kind] = now;	/* one render per interval, from its start */
@@ -510,20 +518,75 @@ static void reply(struct evhttp_request *req, int code, const char *reason, cons
 	reply_with(req, code, reason, type, body, len, NULL);
 }
 
+static const char *const snap_types[SNAP_NR] = {
+	[SNAP_PROMETHEUS] = "text/plain; version=0.0.4; charset=utf-8",
+	[SNAP_JSON] = "application/json",
+};
+
 static void reply_snap(struct http_server *h, struct evhttp_request *req, enum snap_kind kind)
 {
-	static const char *const types[SNAP_NR] = {
-		[SNAP_PROMETHEUS] = "text/plain; version=0.0.4; charset=utf-8",
-		[SNAP_JSON] = "application/json",
-	};
 	struct snap *s;
 	int err = snap_get(h, kind, &s);
 
 	if (err) {
 		reply(req, 500, "Internal Server Error", "text/plain", "out of memory\n", 14);
 	} else {
-		reply_with(req, 200, "OK", types[kind], NULL, 0, s);
+		reply_with(req, 200, "OK", snap_types[kind], NULL, 0, s);
 	}
+}
+
+/* "offset=K&limit=L" (either, any order, once each): 0, or -EINVAL */
+static int json_page_parse(const char *query, struct json_page *pg)
+{
+	struct evkeyvalq q;
+	struct evkeyval *kv;
+	unsigned long long v;
+	int err = 0, seen = 0;
+
+	memset(pg, 0, sizeof(*pg));
+	TAILQ_INIT(&q);
+	if (evhttp_parse_query_str(query, &q))
+		return -EINVAL;
+	TAILQ_FOREACH(kv, &q, next) {
+		int bit = !strcmp(kv->key, "offset") ? 1 : !strcmp(kv->key, "limit") ? 2 : 0;
+		unsigned long long max = bit == 2 ? METRICS_FUNCTION_TOP_LIMIT : INT32_MAX;
+
+		if (!bit || (seen & bit) || parse_dec(kv->value, bit == 2, max, &v, NULL, 0)) {
+			err = -EINVAL;
+			break;
+		}
+		seen |= bit;
+		*(bit == 1 ? &pg->offset : &pg->limit) = (size_t)v;
+	}
+	evhttp_clear_headers(&q);
+	return err;
+}
+
+/*
+ * /metrics.json with a query: a page of each attachment's functions,
+ * rendered for this request alone (the cache holds the default page).
+ */
+static void reply_json_page(struct http_server *h, struct evhttp_request *req, const char *query)
+{
+	static const char bad[] =
+		"bad query: offset=K (0 to 2147483647) and limit=L (1 to 100000) only\n";
+	struct json_page pg;
+	struct snap *s;
+
+	if (json_page_parse(query, &pg)) {
+		h->st.bad_requests++;
+		reply(req, 400, "Bad Request", "text/plain", bad, sizeof(bad) - 1);
+		return;
+	}
+	if (h->d->http_held_bytes >= HTTP_HELD_MAX)
+		shed_stalled(h);
+	s = snap_render(h, SNAP_JSON, &pg);
+	if (!s) {
+		reply(req, 500, "Internal Server Error", "text/plain", "out of memory\n", 14);
+		return;
+	}
+	reply_with(req, 200, "OK", snap_types[SNAP_JSON], NULL, 0, s);
+	snap_put(s);	/* the reply holds its own reference */
 }
 
 static void on_request(struct evhttp_request *req, void *arg)
@@ -531,7 +594,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 	struct http_server *h = arg;
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
-	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+	const char *path = uri ? evhttp_uri_get_path(uri) : NULL, *query;
 
 	h->st.requests++;
 	conn_request(h, req);
@@ -547,7 +610,11 @@ static void on_request(struct evhttp_request *req, void *arg)
 	} else if (!strcmp(path, "/metrics")) {
 		reply_snap(h, req, SNAP_PROMETHEUS);
 	} else if (!strcmp(path, "/metrics.json")) {
-		reply_snap(h, req, SNAP_JSON);
+		query = evhttp_uri_get_query(uri);
+		if (query && query[0])
+			reply_json_page(h, req, query);
+		else
+			reply_snap(h, req, SNAP_JSON);
 	} else if (!strcmp(path, "/healthz")) {
 		reply(req, 200, "OK", "text/plain", "ok\n", 3);
 	} else {

@@ -190,6 +190,7 @@ static int snap_fill(struct tracerd *d, const struct metrics_http *http, struct 
 	b->s.config_reloads_ok = d->reload.ok;
 	b->s.config_reloads_refused = d->reload.refused;
 	b->s.ringbuf_yields = recorder_ringbuf_yields(d);
+	b->s.function_top = d->cfg.metrics_function_top;
 	snap_features(d, b);
 	for (a = d->attachments; a; a = a->next) {
 		na++;
@@ -211,6 +212,7 @@ static int snap_fill(struct tracerd *d, const struct metrics_http *http, struct 
 	    !b->bys || !b->by_keys || !b->stack_drops)
 		return -ENOMEM;
 	na = nf = ne = 0;
+	stacks_read_begin(d);	/* one pass over the stack table for the whole snapshot */
 	for (a = d->attachments; a; a = a->next, na++) {
 		struct metrics_attachment *m = &b->atts[na];
 
@@ -245,6 +247,7 @@ static int snap_fill(struct tracerd *d, const struct metrics_http *http, struct 
 		if (recorder_stats(d, a, &b->recs[na]) == 0)
 			m->record = &b->recs[na];
 	}
+	stacks_read_end(d);
 	b->s.attachments = b->atts;
 	b->s.nr_attachments = na;
 	return 0;
@@ -283,13 +286,17 @@ char *metrics_render_prometheus(struct tracerd *d, const struct metrics_http *ht
 	return text;
 }
 
-char *metrics_render_json(struct tracerd *d, const struct metrics_http *http, size_t *len)
+char *metrics_render_json(struct tracerd *d, const struct metrics_http *http, size_t offset,
+			  size_t limit, size_t *len)
 {
 	struct snap_buf *b = malloc(sizeof(*b));
 	char *text = NULL;
 
-	if (b && !snap_fill(d, http, b))
+	if (b && !snap_fill(d, http, b)) {
+		b->s.json_offset = offset;
+		b->s.json_limit = limit;
 		text = metrics_json_text(&b->s, len);
+	}
 	if (b)
 		snap_free(b);
 	free(b);

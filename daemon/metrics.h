@@ -12,8 +12,10 @@
 #include "tracerd.h"
 
 /* /metrics, /metrics.json: malloc'd text (NULL on ENOMEM); http: the
- * serving server's counters, NULL for none */
+ * serving server's counters, NULL for none; JSON: each attachment's
+ * functions from offset, limit of them (0: metrics_function_top) */
 char *metrics_render_prometheus(struct tracerd *d, const struct metrics_http *http, size_t *len);
-char *metrics_render_json(struct tracerd *d, const struct metrics_http *http, size_t *len);
+char *metrics_render_json(struct tracerd *d, const struct metrics_http *http, size_t offset,
+			  size_t limit, size_t *len);
 
 #endif

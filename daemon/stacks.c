@@ -6,57 +6,149 @@
 #include <bpf/bpf.h>
 #include "stacks.h"
 
-/* One batch of stack_counts rows: keys and counts side by side. */
-struct counts {
-	struct tracerd_stack_key *keys;
-	__u64 *vals;
-	size_t n;
+/* one row of stack_counts */
+struct count_row {
+	struct tracerd_stack_key key;
+	__u64 val;
 };
 
 /*
- * All of stack_counts (every slot's): a few batched syscalls, not one
- * per row; the map holds stack_max_entries rows at most.
+ * stack_counts as read in one pass, sorted by slot so that a hook's rows
+ * are one binary search away (a glob's thousands of hooks each scanning
+ * every row was quadratic).
  */
-static int counts_read(struct tracerd *d, struct counts *c)
+struct stack_counts {
+	struct count_row *rows;
+	size_t n;
+	int err;		/* the pass failed: every hook's read fails with it */
+};
+
+static void counts_free(struct stack_counts *c)
+{
+	free(c->rows);
+	memset(c, 0, sizeof(*c));
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct tracerd_stack_key *x = &((const struct count_row *)a)->key;
+	const struct tracerd_stack_key *y = &((const struct count_row *)b)->key;
+
+	if (x->slot != y->slot)
+		return x->slot < y->slot ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return (x->err > y->err) - (x->err < y->err);
+}
+
+/*
+ * All of stack_counts (every slot's): a few batched syscalls, not one
+ * per row; the map holds stack_max_entries rows at most. Counted in
+ * d->stack_table_reads (status), which tests read to see one pass per
+ * request, however many hooks it covers.
+ */
+static int counts_read(struct tracerd *d, struct stack_counts *c)
 {
 	size_t cap = d->cfg.stack_max_entries ? d->cfg.stack_max_entries :
 						TRACERD_STACK_MAX_ENTRIES_DEFAULT;
+	struct tracerd_stack_key *keys = calloc(cap, sizeof(*keys));
+	__u64 *vals = calloc(cap, sizeof(*vals));
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	__u32 batch, count;
+	size_t n = 0, i;
 	void *in = NULL;
 	int err = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->keys = calloc(cap, sizeof(*c->keys));
-	c->vals = calloc(cap, sizeof(*c->vals));
-	if (!c->keys || !c->vals) {
+	d->stack_table_reads++;
+	if (!keys || !vals) {
 		err = -ENOMEM;
-		goto fail;
+		goto out;
 	}
-	while (c->n < cap) {
-		count = cap - c->n;
-		err = bpf_map_lookup_batch(d->stack_counts_fd, in, &batch, c->keys + c->n,
-					   c->vals + c->n, &count, &opts);
-		c->n += count;
+	while (n < cap) {
+		count = cap - n;
+		err = bpf_map_lookup_batch(d->stack_counts_fd, in, &batch, keys + n, vals + n,
+					   &count, &opts);
+		n += count;
 		if (err == -ENOENT)	/* the last batch */
-			return 0;
-		if (err)
-			goto fail;
+			err = 0;
+		if (err || !count)
+			break;
 		in = &batch;
 	}
-	return 0;
-fail:
-	free(c->keys);
-	free(c->vals);
-	memset(c, 0, sizeof(*c));
+	c->rows = err ? NULL : malloc((n + 1) * sizeof(*c->rows));
+	if (!err && !c->rows)
+		err = -ENOMEM;
+	for (i = 0; !err && i < n; i++)
+		c->rows[i] = (struct count_row){ keys[i], vals[i] };
+	if (!err) {
+		c->n = n;
+		qsort(c->rows, n, sizeof(*c->rows), row_cmp);
+	}
+out:
+	free(keys);
+	free(vals);
 	return err;
+}
+
+/* the first row of slot in c (c->n: none) */
+static size_t counts_find(const struct stack_counts *c, __u32 slot)
+{
+	size_t lo = 0, hi = c->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (c->rows[mid].key.slot < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void stacks_read_begin(struct tracerd *d)
+{
+	if (!d->stack_read)
+		d->stack_read = calloc(1, sizeof(*d->stack_read));
+	if (d->stack_read)
+		d->stack_read->err = 1;	/* unread: the first hook that needs it reads */
+}
+
+void stacks_read_end(struct tracerd *d)
+{
+	if (!d->stack_read)
+		return;
+	counts_free(d->stack_read);
+	free(d->stack_read);
+	d->stack_read = NULL;
+}
+
+/* The counts to read a hook's rows from: the request's (read once) or *own's. */
+static int counts_get(struct tracerd *d, struct stack_counts *own,
+		      const struct stack_counts **out)
+{
+	struct stack_counts *r = d->stack_read;
+	int err;
+
+	if (!r) {
+		err = counts_read(d, own);
+		*out = own;
+		return err;
+	}
+	if (r->err == 1) {
+		err = counts_read(d, r);
+		r->err = err;
+	}
+	*out = r;
+	return r->err;
 }
 
 int bpf_stacks(struct tracerd *d, struct attachment *a, struct hook *h, stack_visit_fn fn,
 	       void *ctx, __u64 *dropped)
 {
 	__u64 *ips = calloc(d->stack_depth_max, sizeof(*ips));
-	struct counts c;
+	struct stack_counts own = { 0 };
+	const struct stack_counts *c;
 	__u32 nr;
 	size_t i;
 	int err;
@@ -67,26 +159,23 @@ int bpf_stacks(struct tracerd *d, struct attachment *a, struct hook *h, stack_vi
 		return -ENOMEM;
 	err = bpf_map_lookup_elem(d->stack_drops_fd, &h->slot, dropped) ? -errno : 0;
 	if (!err)
-		err = counts_read(d, &c);
+		err = counts_get(d, &own, &c);
 	if (err) {
 		free(ips);
 		return err;
 	}
-	for (i = 0; i < c.n && !err; i++) {
-		if (c.keys[i].slot != h->slot)
-			continue;
+	for (i = counts_find(c, h->slot); i < c->n && c->rows[i].key.slot == h->slot && !err; i++) {
 		/* its stack went (a sweep between the program's two lookups,
 		 * maps.c): the calls are counted, their stack is not kept */
-		if (bpf_map_lookup_elem(d->stack_traces_fd, &c.keys[i].id, ips)) {
-			*dropped += c.vals[i];
+		if (bpf_map_lookup_elem(d->stack_traces_fd, &c->rows[i].key.id, ips)) {
+			*dropped += c->rows[i].val;
 			continue;
 		}
 		for (nr = 0; nr < d->stack_depth_max && ips[nr]; nr++)
 			;
-		err = fn(ctx, c.vals[i], c.keys[i].err, ips, nr);
+		err = fn(ctx, c->rows[i].val, c->rows[i].key.err, ips, nr);
 	}
-	free(c.keys);
-	free(c.vals);
+	counts_free(&own);
 	free(ips);
 	return err;
 }

@@ -55,6 +55,14 @@ int stacks_dropped(struct tracerd *d, struct attachment *a, __u64 *dropped);
 void stacks_finish(struct stack_set *set);
 void stacks_free(struct stack_set *set);
 
+/*
+ * Around the work of one request (a stats reply, a list, a scrape): the
+ * BPF modes' hooks read their stacks from one pass over stack_counts,
+ * made when the first of them needs it, instead of a pass each.
+ */
+void stacks_read_begin(struct tracerd *d);
+void stacks_read_end(struct tracerd *d);
+
 /* backend.stacks of every BPF mode: the slot's rows of stack_counts */
 int bpf_stacks(struct tracerd *d, struct attachment *a, struct hook *h, stack_visit_fn fn,
 	       void *ctx, __u64 *dropped);

@@ -168,6 +168,10 @@ struct tracerd {
 					 * perf_event_max_stack */
 	unsigned char slot_stacks[TRACERD_MAX_SLOTS];	/* as slot_by, for stack_counts */
 	bool stacks_sweep;		/* some slot_stacks is 2 */
+	/* one request's copy of stack_counts (stacks_read_begin/end, stacks.c): every
+	 * hook's rows from one pass of the map, not a pass per hook; NULL: none held */
+	struct stack_counts *stack_read;
+	unsigned long long stack_table_reads;	/* passes over stack_counts (status) */
 	unsigned int nr_slots_used;
 
 	struct attachment *attachments;	/* in id order: the attached ones */

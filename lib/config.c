@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "metrics.h"
 #include "config.h"
 #include "log.h"
 #include "util.h"
@@ -139,6 +140,13 @@ static int set_by_top(struct tracerd_config *c, const char *val, char *err, size
 	return set_count("by_top", &c->by_top, TRACERD_BY_TOP_LIMIT, val, err, errlen);
 }
 
+static int set_metrics_function_top(struct tracerd_config *c, const char *val, char *err,
+				    size_t errlen)
+{
+	return set_count("metrics_function_top", &c->metrics_function_top,
+			 METRICS_FUNCTION_TOP_LIMIT, val, err, errlen);
+}
+
 static int set_stack_max_entries(struct tracerd_config *c, const char *val, char *err,
 				 size_t errlen)
 {
@@ -197,6 +205,7 @@ static const struct config_key {
 	{ "bpf_stats", set_bpf_stats, false },
 	{ "by_max_keys", set_by_max_keys, false },
 	{ "by_top", set_by_top, false },
+	{ "metrics_function_top", set_metrics_function_top, false },
 	{ "stack_max_entries", set_stack_max_entries, false },
 	{ "attach", add_attach, true },
 };
@@ -214,6 +223,7 @@ void config_init(struct tracerd_config *c)
 	c->max_glob_matches = 2048;	/* docs/limits.md, "Big globs" */
 	c->by_max_keys = TRACERD_BY_MAX_KEYS_DEFAULT;
 	c->by_top = TRACERD_BY_TOP_DEFAULT;
+	c->metrics_function_top = METRICS_FUNCTION_TOP_DEFAULT;
 	c->stack_max_entries = TRACERD_STACK_MAX_ENTRIES_DEFAULT;
 }
 

@@ -56,6 +56,8 @@ struct tracerd_config {
 	bool bpf_stats;			/* hold BPF_ENABLE_STATS: programs' run time and count */
 	unsigned int by_max_keys;	/* --by keys the kernel keeps, all attachments (start-up) */
 	unsigned int by_top;		/* --by keys shown per attachment, the rest as other */
+	/* functions of an attachment with their own metrics series (lib/metrics.h) */
+	unsigned int metrics_function_top;
 	unsigned int stack_max_entries;	/* --stacks: stacks the kernel keeps (start-up) */
 	struct tracerd_config_attach *attach;
 	size_t nr_attach;

@@ -289,6 +289,108 @@ static uint64_t attachment_slow(const struct metrics_attachment *a)
 	return n;
 }
 
+/* A function's rank key: most calls first, equal calls in snapshot order. */
+struct fn_rank {
+	uint64_t calls;
+	size_t idx;
+};
+
+static bool rank_before(const struct fn_rank *x, const struct fn_rank *y)
+{
+	return x->calls != y->calls ? x->calls > y->calls : x->idx < y->idx;
+}
+
+static int rank_cmp(const void *a, const void *b)
+{
+	return rank_before(a, b) ? -1 : rank_before(b, a) ? 1 : 0;
+}
+
+static void rank_swap(struct fn_rank *v, size_t i, size_t j)
+{
+	struct fn_rank t = v[i];
+
+	v[i] = v[j];
+	v[j] = t;
+}
+
+/* v[0..k) the k first in rank order (unsorted), by quickselect: linear on average */
+static void rank_select(struct fn_rank *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n, i, st, mid;
+
+	while (hi - lo > 1 && k > lo && k < hi) {
+		mid = lo + (hi - lo) / 2;
+		/* median of three to the end, as the pivot */
+		if (rank_before(&v[mid], &v[lo]))
+			rank_swap(v, mid, lo);
+		if (rank_before(&v[hi - 1], &v[lo]))
+			rank_swap(v, hi - 1, lo);
+		if (rank_before(&v[mid], &v[hi - 1]))
+			rank_swap(v, mid, hi - 1);
+		for (i = st = lo; i < hi - 1; i++)
+			if (rank_before(&v[i], &v[hi - 1]))
+				rank_swap(v, i, st++);
+		rank_swap(v, st, hi - 1);
+		if (st < k)
+			lo = st + 1;
+		else
+			hi = st;
+	}
+}
+
+int metrics_fn_page(const struct metrics_attachment *a, size_t offset, size_t limit,
+		    struct metrics_fn_page *p)
+{
+	size_t n = a->nr_functions, i, end;
+	struct fn_rank *v;
+
+	memset(p, 0, sizeof(*p));
+	p->other_misses.known = true;
+	v = malloc((n + 1) * sizeof(*v));
+	p->idx = malloc((limit < n ? limit : n) * sizeof(*p->idx) + 1);
+	if (!v || !p->idx) {
+		free(v);
+		free(p->idx);
+		p->idx = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = (struct fn_rank){ a->functions[i].calls, i };
+	offset = offset < n ? offset : n;
+	end = limit < n - offset ? offset + limit : n;
+	rank_select(v, n, end);		/* the page and those before it: v[0..end) */
+	rank_select(v, end, offset);	/* those before it: v[0..offset) */
+	qsort(v + offset, end - offset, sizeof(*v), rank_cmp);
+	for (i = offset; i < end; i++)
+		p->idx[p->n++] = v[i].idx;
+	for (i = 0; i < n; i++) {
+		const struct metrics_function *f;
+
+		if (i == offset)
+			i = end;	/* the page is not the rest */
+		if (i >= n)
+			break;
+		f = &a->functions[v[i].idx];
+		p->other_n++;
+		p->other_calls += f->calls;
+		p->other_misses.value += f->misses.value;
+		if (!f->misses.known) {
+			p->other_misses.known = false;
+			p->other_misses.reason = f->misses.reason;
+		}
+	}
+	if (!p->other_misses.known)
+		p->other_misses.value = 0;
+	free(v);
+	return 0;
+}
+
+void metrics_fn_page_free(struct metrics_fn_page *p)
+{
+	free(p->idx);
+	memset(p, 0, sizeof(*p));
+}
+
 static void js_function(struct mbuf *b, const struct metrics_function *f)
 {
 	mb_lit(b, "{\"function\":");
@@ -429,12 +531,56 @@ static void js_by(struct mbuf *b, const struct metrics_by *by, bool latency)
 	mb_lit(b, "}}");
 }
 
-static void js_attachment(struct mbuf *b, const struct metrics_attachment *a)
+/* the page's functions of each attachment: offset, and how many (function_top by default) */
+static void json_page(const struct metrics_snapshot *s, size_t *offset, size_t *limit)
+{
+	*offset = s->json_offset;
+	*limit = s->json_limit ? s->json_limit :
+		 s->function_top ? s->function_top : METRICS_FUNCTION_TOP_DEFAULT;
+}
+
+/* "functions" (a page of them, most calls first), "functions_total", "functions_other" */
+static void js_functions(struct mbuf *b, const struct metrics_snapshot *s,
+			 const struct metrics_attachment *a)
+{
+	struct metrics_fn_page p;
+	size_t offset, limit, i;
+
+	json_page(s, &offset, &limit);
+	if (metrics_fn_page(a, offset, limit, &p)) {
+		b->fail = true;
+		return;
+	}
+	js_nkey(b, "functions_total");
+	mb_u64(b, a->nr_functions);
+	js_nkey(b, "functions_other");
+	if (p.other_n) {
+		mb_lit(b, "{\"functions\":");
+		mb_u64(b, p.other_n);
+		js_nkey(b, "calls");
+		mb_u64(b, p.other_calls);
+		js_opt(b, &p.other_misses);
+		mb_putc(b, '}');
+	} else {
+		mb_lit(b, "null");
+	}
+	js_nkey(b, "functions");
+	mb_putc(b, '[');
+	for (i = 0; i < p.n; i++) {
+		if (i)
+			mb_putc(b, ',');
+		js_function(b, &a->functions[p.idx[i]]);
+	}
+	mb_lit(b, "]}");
+	metrics_fn_page_free(&p);
+}
+
+static void js_attachment(struct mbuf *b, const struct metrics_snapshot *s,
+			  const struct metrics_attachment *a)
 {
 	struct metrics_opt_u64 misses;
 	struct metrics_latency lat;
 	uint64_t calls;
-	size_t i;
 
 	attachment_totals(a, &calls, &misses);
 	mb_lit(b, "{\"id\":");
@@ -493,14 +639,7 @@ static void js_attachment(struct mbuf *b, const struct metrics_attachment *a)
 		js_record(b, a->record);
 	else
 		mb_lit(b, "null");
-	js_nkey(b, "functions");
-	mb_putc(b, '[');
-	for (i = 0; i < a->nr_functions; i++) {
-		if (i)
-			mb_putc(b, ',');
-		js_function(b, &a->functions[i]);
-	}
-	mb_lit(b, "]}");
+	js_functions(b, s, a);
 }
 
 static bool same_mode(const struct metrics_feature *x, const struct metrics_feature *y)
@@ -605,7 +744,7 @@ char *metrics_json_text(const struct metrics_snapshot *s, size_t *len)
 	for (i = 0; i < s->nr_attachments; i++) {
 		if (i)
 			mb_putc(&b, ',');
-		js_attachment(&b, &s->attachments[i]);
+		js_attachment(&b, s, &s->attachments[i]);
 	}
 	mb_putc(&b, ']');
 	js_nkey(&b, "ringbuf");
@@ -1040,14 +1179,32 @@ static const struct {
 			    "1 while recording, 0 once stopped by an error." },
 };
 
+/*
+ * An attachment's sums over its functions, made once per render: each
+ * family summing them again walked a 50k-function glob 22 times.
+ */
+struct att_sums {
+	uint64_t calls, slow;
+	struct metrics_opt_u64 misses;
+	struct metrics_latency lat;
+	bool timed;
+};
+
+static void att_sums_make(const struct metrics_attachment *a, struct att_sums *t)
+{
+	attachment_totals(a, &t->calls, &t->misses);
+	t->timed = attachment_latency(a, &t->lat);
+	t->slow = attachment_slow(a);
+}
+
 static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
 			    const struct att_labels *labels, const struct le_table *le,
-			    enum att_metric m)
+			    const struct att_sums *sums, enum att_metric m)
 {
 	const struct metrics_attachment *a;
 	const struct metrics_record *r;
 	struct metrics_opt_u64 misses;
-	struct metrics_latency lat;
+	const struct metrics_latency *lat;
 	bool header = false;
 	uint64_t calls, v;
 	size_t i;
@@ -1055,7 +1212,9 @@ static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
 	for (i = 0; i < s->nr_attachments; i++) {
 		a = &s->attachments[i];
 		r = a->record;
-		attachment_totals(a, &calls, &misses);
+		calls = sums[i].calls;
+		misses = sums[i].misses;
+		lat = &sums[i].lat;
 		if ((m == AM_MISSES && !misses.known) ||
 		    ((m == AM_OVH_NS || m == AM_OVH_CPU) && !a->overhead_known) ||
 		    ((m == AM_BPF_RUNS || m == AM_BPF_SECONDS) && !a->bpf_run) ||
@@ -1065,14 +1224,14 @@ static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
 		    (m == AM_STACKS_DROPPED && !a->stacks_dropped) ||
 		    (m == AM_SLOW_CALLS && !a->slower_ns) ||
 		    (m >= AM_REC_EVENTS && !r) ||
-		    (m == AM_LATENCY && !attachment_latency(a, &lat)))
+		    (m == AM_LATENCY && !sums[i].timed))
 			continue;
 		if (!header)
 			put_header(b, att_metrics[m].name, att_metrics[m].type,
 				   att_metrics[m].help);
 		header = true;
 		if (m == AM_LATENCY) {
-			prom_histogram(b, att_metrics[m].name, labels, i, le, &lat);
+			prom_histogram(b, att_metrics[m].name, labels, i, le, lat);
 			continue;
 		}
 		if (m == AM_ERRORS) {
@@ -1109,7 +1268,7 @@ static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
 		case AM_BY_UNKEPT: v = a->by->unkept_calls; break;
 		case AM_BY_KEYS: v = a->by->keys; break;
 		case AM_STACKS_DROPPED: v = *a->stacks_dropped; break;
-		case AM_SLOW_CALLS: v = attachment_slow(a); break;
+		case AM_SLOW_CALLS: v = sums[i].slow; break;
 		case AM_REC_EVENTS: v = r->events; break;
 		case AM_REC_DROPPED: v = r->dropped; break;
 		case AM_REC_BYTES: v = r->bytes; break;
@@ -1122,40 +1281,61 @@ static void prom_att_metric(struct mbuf *b, const struct metrics_snapshot *s,
 	}
 }
 
-/* Per-function series, only for attachments of at most function_series_max functions. */
-static void prom_functions(struct mbuf *b, const struct metrics_snapshot *s,
-			   const struct att_labels *labels, bool misses)
+/* One per-function sample: name{attachment labels,function="F"} v */
+static void prom_fn_sample(struct mbuf *b, const char *name, const struct att_labels *labels,
+			   size_t att, const char *fn, uint64_t v)
 {
-	unsigned int max =
-		s->function_series_max ? s->function_series_max : METRICS_FUNCTION_SERIES_MAX;
+	mb_puts(b, name);
+	put_att_labels(b, labels, att);
+	put_label(b, "function", fn, false);
+	mb_lit(b, "} ");
+	mb_u64(b, v);
+	mb_putc(b, '\n');
+}
+
+/*
+ * Per-function series: each attachment's function_top functions with the
+ * most calls, and when it has more, one series function="__other__"
+ * summing the rest, so a sum over function is the attachment's total
+ * (misses: __other__ only when every one of the rest is known). pages:
+ * each attachment's (metrics_fn_page), made by the caller.
+ */
+static void prom_functions(struct mbuf *b, const struct metrics_snapshot *s,
+			   const struct att_labels *labels, const struct metrics_fn_page *pages,
+			   bool misses)
+{
 	const char *name =
 		misses ? "tracerd_function_misses_total" : "tracerd_function_calls_total";
 	const struct metrics_attachment *a;
 	const struct metrics_function *fn;
+	const struct metrics_fn_page *p;
 	bool header = false;
 	size_t i, j;
 
 	for (i = 0; i < s->nr_attachments; i++) {
 		a = &s->attachments[i];
-		if (a->nr_functions > max)
-			continue;
-		for (j = 0; j < a->nr_functions; j++) {
-			fn = &a->functions[j];
-			if (misses && !fn->misses.known)
+		p = &pages[i];
+		for (j = 0; j <= p->n; j++) {
+			fn = j < p->n ? &a->functions[p->idx[j]] : NULL;
+			if (!fn && (!p->other_n || (misses && !p->other_misses.known)))
+				break;
+			if (fn && misses && !fn->misses.known)
 				continue;
 			if (!header)
 				put_header(b, name, "counter",
-					   misses ? "Misses per hooked function (attachments of "
-						    "few functions only)."
-						  : "Calls per hooked function (attachments of few "
-						    "functions only).");
+					   misses ? "Misses per hooked function: an attachment's "
+						    "metrics_function_top busiest, the rest as "
+						    "function=\"__other__\"."
+						  : "Calls per hooked function: an attachment's "
+						    "metrics_function_top busiest, the rest as "
+						    "function=\"__other__\".");
 			header = true;
-			mb_puts(b, name);
-			put_att_labels(b, labels, i);
-			put_label(b, "function", fn->name, false);
-			mb_lit(b, "} ");
-			mb_u64(b, misses ? fn->misses.value : fn->calls);
-			mb_putc(b, '\n');
+			if (fn)
+				prom_fn_sample(b, name, labels, i, fn->name,
+					       misses ? fn->misses.value : fn->calls);
+			else
+				prom_fn_sample(b, name, labels, i, METRICS_OTHER_FUNCTION,
+					       misses ? p->other_misses.value : p->other_calls);
 		}
 	}
 }
@@ -1264,23 +1444,42 @@ static void prom_process(struct mbuf *b, const struct metrics_snapshot *s)
 
 char *metrics_prometheus(const struct metrics_snapshot *s, size_t *len)
 {
+	struct metrics_fn_page *pages = calloc(s->nr_attachments + 1, sizeof(*pages));
+	struct att_sums *sums = calloc(s->nr_attachments + 1, sizeof(*sums));
+	size_t top = s->function_top ? s->function_top : METRICS_FUNCTION_TOP_DEFAULT, i;
 	struct mbuf b = { 0 };
 	struct att_labels labels;
 	struct le_table le;
 	int m;
 
-	if (att_labels_make(&labels, s)) {
-		att_labels_free(&labels);
+	if (!sums || att_labels_make(&labels, s)) {
+		if (sums)
+			att_labels_free(&labels);
+		free(pages);
+		free(sums);
 		return NULL;
 	}
+	for (i = 0; i < s->nr_attachments; i++)
+		att_sums_make(&s->attachments[i], &sums[i]);
 	le_table_make(&le);
 	/* about 4.5 KiB per timed attachment: one growth at most, usually none */
 	mb_room(&b, 16384 + s->nr_attachments * 4608);
 	prom_daemon(&b, s);
 	for (m = 0; m < AM_NR; m++)
-		prom_att_metric(&b, s, &labels, &le, (enum att_metric)m);
-	prom_functions(&b, s, &labels, false);
-	prom_functions(&b, s, &labels, true);
+		prom_att_metric(&b, s, &labels, &le, sums, (enum att_metric)m);
+	for (i = 0; pages && i < s->nr_attachments; i++)
+		if (metrics_fn_page(&s->attachments[i], 0, top, &pages[i]))
+			break;
+	if (!pages || i < s->nr_attachments) {
+		b.fail = true;
+	} else {
+		prom_functions(&b, s, &labels, pages, false);
+		prom_functions(&b, s, &labels, pages, true);
+	}
+	for (i = 0; pages && i < s->nr_attachments; i++)
+		metrics_fn_page_free(&pages[i]);
+	free(pages);
+	free(sums);
 	if (s->http)
 		prom_http(&b, s->http);
 	if (s->process_known)

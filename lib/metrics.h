@@ -16,8 +16,16 @@
 #include <tracerd/trace.h>
 
 #define METRICS_SCHEMA_VERSION		1
-/* Prometheus: per-function series only for attachments hooking at most this many. */
-#define METRICS_FUNCTION_SERIES_MAX	16
+/*
+ * Per attachment, the functions with the most calls that get their own
+ * series in /metrics and their own entry in /metrics.json (a page of
+ * them there), the rest summed as one (function="__other__",
+ * functions_other): config metrics_function_top, 1 to
+ * METRICS_FUNCTION_TOP_LIMIT.
+ */
+#define METRICS_FUNCTION_TOP_DEFAULT	100
+#define METRICS_FUNCTION_TOP_LIMIT	100000
+#define METRICS_OTHER_FUNCTION		"__other__"
 
 struct metrics_latency {
 	uint64_t sum_ns, min_ns, max_ns;
@@ -150,10 +158,30 @@ struct metrics_snapshot {
 	unsigned int config_reloads_ok, config_reloads_refused;	/* since start */
 	uint64_t ringbuf_yields;	/* drains cut short by the per-callback budget */
 	const struct metrics_http *http;	/* NULL: not served over HTTP */
-	unsigned int function_series_max;	/* 0: METRICS_FUNCTION_SERIES_MAX */
+	unsigned int function_top;	/* 0: METRICS_FUNCTION_TOP_DEFAULT */
+	/* /metrics.json?offset=K&limit=L: each attachment's functions K..K+L-1 by
+	 * calls; json_limit 0: function_top of them from json_offset */
+	size_t json_offset, json_limit;
 	bool process_known;		/* process filled (metrics_process_read) */
 	struct metrics_process process;
 };
+
+/*
+ * The functions of a, ranked by calls (most first, equal calls in their
+ * order in a): the indices of ranks offset..offset+limit-1 in p->idx (n
+ * of them), and the sum of all the others (other_n functions). 0 or
+ * -ENOMEM; free with metrics_fn_page_free.
+ */
+struct metrics_fn_page {
+	size_t *idx;
+	size_t n;
+	size_t other_n;
+	uint64_t other_calls;
+	struct metrics_opt_u64 other_misses;	/* unknown when any of the others' is */
+};
+int metrics_fn_page(const struct metrics_attachment *a, size_t offset, size_t limit,
+		    struct metrics_fn_page *p);
+void metrics_fn_page_free(struct metrics_fn_page *p);
 
 /*
  * /metrics.json text, one line (no newline), valid UTF-8: what json_line()

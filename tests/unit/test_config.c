@@ -29,6 +29,7 @@ TEST(empty_config_gives_defaults)
 	ASSERT_FALSE(c.bpf_stats, "bpf_stats off by default");
 	ASSERT_EQ(c.by_max_keys, 1024, "by_max_keys default");
 	ASSERT_EQ(c.by_top, 10, "by_top default");
+	ASSERT_EQ(c.metrics_function_top, 100, "metrics_function_top default");
 	ASSERT_EQ(c.stack_max_entries, 16384, "stack_max_entries default");
 	ASSERT_EQ(c.nr_attach, 0, "attach");
 	config_free(&c);
@@ -53,6 +54,7 @@ TEST(all_keys)
 		"bpf_stats = on\n"
 		"by_max_keys = 8\n"
 		"by_top = 3\n"
+		"metrics_function_top = 7\n"
 		"attach = vfs_read mode=fentry latency pid=42\n"
 		"attach = tp:sched/sched_switch comm=bash record=sw by=cgroup\n";
 
@@ -68,6 +70,7 @@ TEST(all_keys)
 	ASSERT_TRUE(c.bpf_stats, "bpf_stats = on");
 	ASSERT_EQ(c.by_max_keys, 8, "by_max_keys");
 	ASSERT_EQ(c.by_top, 3, "by_top");
+	ASSERT_EQ(c.metrics_function_top, 7, "metrics_function_top");
 	ASSERT_EQ(c.attach[0].spec.by, SPEC_BY_NONE, "by 0");
 	ASSERT_EQ(c.attach[1].spec.by, SPEC_BY_CGROUP, "by 1");
 	ASSERT_EQ(c.nr_attach, 2, "nr_attach");
@@ -75,10 +78,10 @@ TEST(all_keys)
 	ASSERT_EQ(c.attach[0].spec.mode, TRACERD_MODE_FENTRY, "mode 0");
 	ASSERT_TRUE(c.attach[0].spec.latency, "latency 0");
 	ASSERT_EQ(c.attach[0].spec.tgid, 42, "pid 0");
-	ASSERT_EQ(c.attach[0].line, 15, "line 0");
+	ASSERT_EQ(c.attach[0].line, 16, "line 0");
 	ASSERT_STREQ(c.attach[1].spec.comm, "bash", "comm 1");
 	ASSERT_STREQ(c.attach[1].spec.record, "sw", "record 1");
-	ASSERT_EQ(c.attach[1].line, 16, "line 1");
+	ASSERT_EQ(c.attach[1].line, 17, "line 1");
 	config_free(&c);
 }
 
@@ -112,6 +115,8 @@ static const struct {
 	{ "by_max_keys = 65537\n", "t.conf:1: by_max_keys '65537': out of range 1..65536" },
 	{ "by_max_keys = 0x10\n", "t.conf:1: by_max_keys '0x10': hexadecimal is not allowed (decimal only)" },
 	{ "by_top = 1001\n", "t.conf:1: by_top '1001': out of range 1..1000" },
+	{ "metrics_function_top = 0\n", "t.conf:1: metrics_function_top '0': out of range 1..100000" },
+	{ "metrics_function_top = 100001\n", "t.conf:1: metrics_function_top '100001': out of range 1..100000" },
 	{ "by_top = 05\n", "t.conf:1: by_top '05': a leading 0 is not allowed (decimal only, never octal)" },
 	{ "attach = vfs_read by=tid\n", "t.conf:1: unknown by key 'tid' (pid, comm or cgroup)" },
 	{ "stack_max_entries = 0\n", "t.conf:1: stack_max_entries '0': out of range 1..262144" },

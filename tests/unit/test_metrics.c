@@ -5,6 +5,7 @@
  * validates them with python3-jsonschema and promtool).
  */
 #include <stdlib.h>
+#include <time.h>
 #include "test.h"
 #include "../../lib/jsonutil.h"
 #include "../../lib/metrics.h"
@@ -38,6 +39,7 @@ static struct metrics_snapshot snap = {
 	.pid = 42, .start_real_ns = 1700000000123456789ULL, .uptime_ns = 1500000000,
 	.features = feats, .nr_features = 2, .kmod_present = false, .kmod_reason = "no /dev/tracerd",
 	.attachments = atts, .nr_attachments = 3, .ringbuf_drops = 7, .ringbuf_yields = 3, .http = &http,
+	.function_top = 10,	/* the glob's 40: its 10 busiest, the rest as __other__ */
 };
 
 static void fill(void)
@@ -138,9 +140,13 @@ TEST(prometheus)
 	/* unknown misses: no series at all for attachment 2 */
 	ASSERT_FALSE(strstr(t, "tracerd_misses_total{id=\"2\""), "unknown misses absent");
 	ASSERT_TRUE(has_line(t, "tracerd_misses_total{id=\"1\",target=\"vfs_*\",mode=\"fentry\"} 1"), "misses");
-	/* bounded cardinality: 40 functions > 16: attachment totals only */
-	ASSERT_EQ(count_prefix(t, "tracerd_function_calls_total{id=\"2\""), 0, "glob: no per-function series");
+	/* bounded cardinality: the glob's 10 busiest (calls 39..30), the other 30 summed */
+	ASSERT_EQ(count_prefix(t, "tracerd_function_calls_total{id=\"2\""), 11, "glob: top 10 + other");
+	ASSERT_TRUE(has_line(t, "tracerd_function_calls_total{id=\"2\",target=\"tcp_*\",mode=\"kprobe-multi\",function=\"__other__\"} 435"), "other: calls 0..29 summed");
+	ASSERT_EQ(count_prefix(t, "tracerd_function_misses_total{id=\"2\""), 0, "unknown misses: no series, no other");
 	ASSERT_EQ(count_prefix(t, "tracerd_function_calls_total{id=\"1\""), 2, "per-function series");
+	ASSERT_FALSE(strstr(t, "tracerd_function_calls_total{id=\"1\",target=\"vfs_*\",mode=\"fentry\",function=\"__other__\""), "2 functions: no other");
+	ASSERT_TRUE(has_line(t, "tracerd_function_misses_total{id=\"1\",target=\"vfs_*\",mode=\"fentry\",function=\"vfs_read\"} 1"), "known misses");
 	/* escaped label values */
 	ASSERT_TRUE(strstr(t, "target=\"tp:sched/\\\"we\\\\ird\\\"\\nname\"") != NULL, "escaping");
 	/* overhead unknown: absent, never 0 */
@@ -206,7 +212,17 @@ TEST(json)
 	ASSERT_TRUE(json_object_object_get(v, "misses") == NULL, "misses null");
 	ASSERT_STREQ(json_object_get_string(json_object_object_get(v, "misses_reason")),
 		     "kprobe misses need 6.7", "misses reason");
-	ASSERT_EQ(json_object_array_length(json_object_object_get(v, "functions")), 40, "all functions in JSON");
+	/* the default page: function_top (10) of the 40, busiest first; the rest summed */
+	ASSERT_EQ(json_object_array_length(json_object_object_get(v, "functions")), 10, "a page of functions");
+	ASSERT_EQ(json_object_get_int64(json_object_object_get(json_object_array_get_idx(
+		json_object_object_get(v, "functions"), 0), "calls")), 39, "busiest first");
+	ASSERT_EQ(json_object_get_int64(json_object_object_get(v, "functions_total")), 40, "functions_total");
+	b = json_object_object_get(v, "functions_other");
+	ASSERT_EQ(json_object_get_int64(json_object_object_get(b, "functions")), 30, "other: functions");
+	ASSERT_EQ(json_object_get_int64(json_object_object_get(b, "calls")), 435, "other: calls");
+	ASSERT_TRUE(json_object_object_get(b, "misses") == NULL, "other: misses unknown");
+	ASSERT_TRUE(json_object_object_get(json_object_array_get_idx(a, 0), "functions_other") == NULL,
+		    "2 functions: other null");
 	ASSERT_TRUE(json_object_object_get(v, "bpf_run") == NULL, "bpf_run null");
 	ASSERT_STREQ(json_object_get_string(json_object_object_get(v, "bpf_run_reason")),
 		     "BPF run-time statistics are off (config: bpf_stats = on)", "bpf_run reason");
@@ -354,6 +370,182 @@ TEST(escape_label)
 	ASSERT_OK(metrics_escape_label("a\"b\\c\nd", buf, sizeof(buf)), "escape");
 	ASSERT_STREQ(buf, "a\\\"b\\\\c\\nd", "escaped");
 	ASSERT_ERR(metrics_escape_label("0123456789abcdef", buf, sizeof(buf)), "too long");
+}
+
+/* calls that repeat (many ties) and spread: a made-up glob's functions */
+static uint64_t made_calls(size_t i)
+{
+	return (i * 2654435761u) % 1009 * (i % 3);
+}
+
+static int u64_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x < y) - (x > y);
+}
+
+/*
+ * Pages of a 1000-function attachment, 97 at a time: together every
+ * function once, each page's calls the next ranks of a full sort, and
+ * page + other = the attachment's calls exactly, in every page.
+ */
+TEST(function_pages)
+{
+	enum { N = 1000, L = 97 };
+	static struct metrics_function fns[N];
+	static uint64_t sorted[N];
+	static bool seen[N];
+	struct metrics_attachment a = { .functions = fns, .nr_functions = N };
+	struct metrics_fn_page p;
+	uint64_t total = 0, page_calls;
+	size_t i, off, k, ndup = 0;
+
+	for (i = 0; i < N; i++) {
+		fns[i] = (struct metrics_function){ .name = "f", .calls = made_calls(i),
+						    .misses = { true, i % 5, NULL } };
+		sorted[i] = fns[i].calls;
+		total += fns[i].calls;
+	}
+	qsort(sorted, N, sizeof(*sorted), u64_desc);
+	for (off = 0; off < N + L; off += L) {
+		if (!ASSERT_OK(metrics_fn_page(&a, off, L, &p), "page"))
+			return;
+		ASSERT_EQ(p.n, off >= N ? 0 : N - off < L ? N - off : L, "page size");
+		ASSERT_EQ(p.n + p.other_n, N, "page + other = all functions");
+		page_calls = 0;
+		for (k = 0; k < p.n; k++) {
+			ndup += seen[p.idx[k]];
+			seen[p.idx[k]] = true;
+			page_calls += fns[p.idx[k]].calls;
+			if (!ASSERT_EQ(fns[p.idx[k]].calls, sorted[off + k], "rank order"))
+				break;
+			/* equal calls: in the attachment's order */
+			if (k && fns[p.idx[k]].calls == fns[p.idx[k - 1]].calls)
+				ASSERT_TRUE(p.idx[k] > p.idx[k - 1], "ties in order");
+		}
+		ASSERT_EQ(page_calls + p.other_calls, total, "page + other = calls, exactly");
+		ASSERT_TRUE(p.other_misses.known, "misses all known");
+		metrics_fn_page_free(&p);
+	}
+	ASSERT_EQ(ndup, 0, "no function in two pages");
+	for (i = 0, k = 0; i < N; i++)
+		k += seen[i];
+	ASSERT_EQ(k, N, "every function in a page");
+}
+
+/* this thread's CPU time: a render's cost on a host whose cores are shared */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* the value of each line of text that starts with prefix, summed; *n: how many */
+static uint64_t sum_prefix(const char *text, const char *prefix, size_t *n)
+{
+	const char *p = text, *sp, *nl;
+	uint64_t sum = 0;
+
+	*n = 0;
+	while ((p = strstr(p, prefix))) {
+		nl = strchr(p, '\n');
+		if ((p == text || p[-1] == '\n') && nl) {
+			for (sp = nl; sp > p && sp[-1] != ' '; sp--)
+				;
+			sum += strtoull(sp, NULL, 10);
+			(*n)++;
+		}
+		p++;
+	}
+	return sum;
+}
+
+/*
+ * A glob of 50,000 timed functions (more than this host's kernel lets the
+ * daemon hook; the renderer is what grows with them): /metrics stays
+ * under 1 MiB with the default 100 per-function series plus __other__,
+ * whose calls are exactly the rest (a sum over function is the
+ * attachment's tracerd_calls_total), and the JSON pages are bounded too.
+ * The render times are printed (for docs/metrics.md), never asserted.
+ */
+TEST(scale_50k)
+{
+	enum { N = 50000 };
+	static struct metrics_function fns[N];
+	static struct metrics_latency lats[N];
+	static char names[N][24];
+	struct metrics_attachment a = {
+		.id = 1, .target = "*", .mode = "kprobe-multi", .requested_mode = "auto",
+		.mode_reason = "glob", .latency = true, .functions = fns, .nr_functions = N,
+	};
+	struct metrics_snapshot s = snap;
+	uint64_t total = 0, sum, t0, t_prom, t_json;
+	size_t i, k, n, len, jlen;
+	char line[160], *t, *j;
+
+	for (i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "kernel_function_%05zu", i);
+		lats[i].buckets[i % TRACERD_HIST_BUCKETS] = made_calls(i);
+		lats[i].sum_ns = made_calls(i) * 100;
+		fns[i] = (struct metrics_function){ names[i], (uint32_t)i, made_calls(i),
+						    { true, i % 2, NULL }, &lats[i], 0 };
+		total += made_calls(i);
+	}
+	s.attachments = &a;
+	s.nr_attachments = 1;
+	s.function_top = 0;	/* the default, METRICS_FUNCTION_TOP_DEFAULT (100) */
+	t_prom = UINT64_MAX;
+	for (k = 0, t = NULL; k < 5; k++) {	/* the fastest of 5: this host is shared */
+		free(t);
+		t0 = cpu_ns();
+		t = metrics_prometheus(&s, &len);
+		if (cpu_ns() - t0 < t_prom)
+			t_prom = cpu_ns() - t0;
+	}
+	if (!ASSERT_OK_PTR(t, "render"))
+		return;
+	ASSERT_TRUE(len <= 1 << 20, "/metrics of 50k functions <= 1 MiB");
+	sum = sum_prefix(t, "tracerd_function_calls_total{id=\"1\"", &n);
+	ASSERT_EQ(n, METRICS_FUNCTION_TOP_DEFAULT + 1, "100 function series + __other__");
+	ASSERT_EQ(sum, total, "sum over function = the attachment's calls, exactly");
+	snprintf(line, sizeof(line), "tracerd_calls_total{id=\"1\",target=\"*\",mode=\"kprobe-multi\"} %" PRIu64, total);
+	ASSERT_TRUE(has_line(t, line), "tracerd_calls_total");
+	sum = sum_prefix(t, "tracerd_function_misses_total{id=\"1\"", &n);
+	ASSERT_EQ(n, METRICS_FUNCTION_TOP_DEFAULT + 1, "misses: 100 + __other__");
+	ASSERT_EQ(sum, N / 2, "misses summed over function: exact");
+	ASSERT_EQ(count_prefix(t, "tracerd_latency_seconds_bucket{"), TRACERD_HIST_BUCKETS,
+		  "one histogram per attachment, not per function");
+	t_json = UINT64_MAX;
+	for (k = 0, j = NULL; k < 5; k++) {
+		free(j);
+		t0 = cpu_ns();
+		j = metrics_json_text(&s, &jlen);
+		if (cpu_ns() - t0 < t_json)
+			t_json = cpu_ns() - t0;
+	}
+	ASSERT_OK_PTR(j, "json");
+	ASSERT_TRUE(jlen <= 1 << 20, "/metrics.json's default page <= 1 MiB");
+	fprintf(stderr, "  scale_50k: /metrics %zu bytes in %.2f ms, /metrics.json (100 a page) %zu bytes in %.2f ms (CPU time, fastest of 5)\n",
+		len, t_prom / 1e6, jlen, t_json / 1e6);
+	free(t);
+	free(j);
+	s.json_offset = N - 10;
+	s.json_limit = 100;
+	j = metrics_json_text(&s, &jlen);
+	if (ASSERT_OK_PTR(j, "json page")) {
+		json_object *o = json_tokener_parse(j), *at, *f;
+
+		at = json_object_array_get_idx(json_object_object_get(o, "attachments"), 0);
+		f = json_object_object_get(at, "functions");
+		ASSERT_EQ(json_object_array_length(f), 10, "the last page: 10 functions");
+		ASSERT_EQ(json_object_get_int64(json_object_object_get(
+			json_object_object_get(at, "functions_other"), "functions")), N - 10, "other");
+		json_object_put(o);
+		free(j);
+	}
 }
 
 TEST_MAIN()

@@ -42,7 +42,8 @@ char *metrics_render_prometheus(struct tracerd *d, const struct metrics_http *ht
 	return strdup(text);
 }
 
-char *metrics_render_json(struct tracerd *d, const struct metrics_http *http, size_t *len)
+char *metrics_render_json(struct tracerd *d, const struct metrics_http *http, size_t offset,
+			  size_t limit, size_t *len)
 {
 	static const char text[] = "{\"schema_version\":1}";
 
