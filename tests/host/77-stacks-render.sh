@@ -27,7 +27,7 @@ last_request() { tail -n 1 "$W/requests"; }
 
 # --- text: bpftrace's @[kstack] look, percent of the calls, dropped, the row without
 $C stats --stacks --top 3 > "$W/text.txt" 2> "$W/err.txt" || fail "stats --stacks: $(cat "$W/err.txt")"
-expect_eq "request" "$(last_request | jq -c .args)" '{"stacks":true,"top":3}'
+expect_eq "request" "$(last_request | jq -c .args)" '{"stacks":true,"top":3,"limit":3}'
 has_ctl "$W/text.txt" && fail "raw control character in the text: $(od -c "$W/text.txt" | head)"
 for want in '1 vfs_read (fentry): 1000 calls in 3 distinct stacks (depth 32)' \
 	'    tracerd_testmod_c+0x1a [tracerd_testmod]' '    ksys_read+0x5e' \
@@ -162,7 +162,7 @@ done
 jq '.stats[0].stacks = null | .stats[0].stacks_error = "no memory"' "$D/stacks-none.json" > "$W/reply.json"
 err 1 "3 vfs_write: its stacks could not be read: no memory" stats 3 --stacks --format folded
 $C stats 3 > /dev/null || fail "stats without --stacks on a row without stacks"
-expect_eq "without --stacks, no stacks asked" "$(last_request | jq -c .args)" '{"id":3}'
+expect_eq "without --stacks, no stacks asked" "$(last_request | jq -c .args)" '{"limit":20,"id":3}'
 cp "$D/stacks-two.json" "$W/reply.json"
 ok "option errors exit 2 before asking the daemon, an unwritable -o 1, no stacks 5"
 
