@@ -82,6 +82,9 @@ struct recorder {
 	__u8 depth_by_slot[TRACERD_MAX_SLOTS];	/* --stacks of its attachment: frames kept */
 	uint64_t retired_drops;		/* drops of slots no longer recording */
 	uint64_t unrouted;		/* events of slots without a writer */
+	/* symbolizing the top frames of slow calls' stacks: one kallsyms
+	 * re-read per drain at most, however many frames do not resolve */
+	struct frames_sync sync;
 };
 
 int recorder_init(struct tracerd *d)
@@ -166,18 +169,19 @@ static void file_check(struct rec_file *f)
 /*
  * A slow call with its stack (record.h, tracerd_event_stack): the frames
  * of the traced code, tracerd's own on top left out and the rest cut to
- * the attachment's depth, as stats shows them (stacks.c). Slow calls are
- * the rare ones: a symbol lookup each is affordable.
+ * the attachment's depth, as stats shows them (stacks.c). A symbol
+ * lookup per frame on top is affordable; a re-read of kallsyms (a frame
+ * that does not resolve) happens once per drain (r->sync), not per event:
+ * --slower-than 1ns makes every call slow.
  */
 static int write_stack(struct recorder *r, struct rec_file *f, const void *data, size_t size)
 {
 	const struct tracerd_event_stack *e = data;
-	struct frames_sync sync = { 0 };
 	__u32 nr = e->nr, skip, depth;
 
 	if (size < sizeof(*e) || nr > TRACERD_EVENT_STACK_MAX)
 		nr = 0;	/* a short sample: the event, no frames */
-	skip = stacks_own_frames(r->d, &sync, e->ips, nr);
+	skip = stacks_own_frames(r->d, &r->sync, e->ips, nr);
 	nr -= skip;
 	depth = r->depth_by_slot[e->ev.slot];
 	if (depth && nr > depth)
@@ -214,6 +218,7 @@ static bool drain(struct recorder *r, unsigned int events, uint64_t deadline_ns)
 	r->budget = events;
 	r->deadline_ns = deadline_ns;
 	r->now_ns = now_mono_ns();
+	r->sync = (struct frames_sync){ 0 };
 	n = ring_buffer__consume(r->rb);
 	if (n == RINGBUF_YIELD)
 		return true;

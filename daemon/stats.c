@@ -338,7 +338,14 @@ static json_object *hook_row_json(struct stats_req *r, const struct stats_row *r
 	json_object_object_add(o, "slow", a->spec.slower_ns ?
 			       json_object_new_int64((int64_t)hs.s.slow) : NULL);
 	if (a->spec.stacks) {
-		stats_stacks_add(o, &r->ss, &set, stacks_add(d, a, h, &set));
+		/* one frames_sync for the whole reply: kallsyms read again at
+		 * most once for it, not once per row with an unknown frame */
+		int err;
+
+		set.sync = r->ss.fc.sync;
+		err = stacks_add(d, a, h, &set);
+		r->ss.fc.sync = set.sync;
+		stats_stacks_add(o, &r->ss, &set, err);
 		stacks_free(&set);
 	}
 	json_object_object_add(o, "id", json_object_new_int64(a->id));
@@ -355,7 +362,7 @@ static json_object *hook_row_json(struct stats_req *r, const struct stats_row *r
 static json_object *merged_row_json(struct stats_req *r, const struct stats_row *row)
 {
 	struct tracerd *d = r->d;
-	struct stack_set set = { 0 };
+	struct stack_set set = { .sync = r->ss.fc.sync };	/* the reply's (hook_row_json) */
 	struct hook_stats hs, acc;
 	const char *name = NULL;
 	struct attachment *a;
@@ -381,6 +388,7 @@ static json_object *merged_row_json(struct stats_req *r, const struct stats_row 
 		if (a->spec.stacks && !stack_err)
 			stack_err = stacks_add(d, a, h, &set);
 	}
+	r->ss.fc.sync = set.sync;
 	if (!name)
 		return NULL;
 	o = hook_stats_json(&acc, lat);
