@@ -293,9 +293,41 @@ static __always_inline __u64 arg_get(void *ctx, int how, int i)
 	return v;
 }
 
+/*
+ * Argument idx (from the map) of pt_regs: each register loaded at its
+ * constant offset first, then chosen; the verifier refuses a load from
+ * ctx at a variable offset, which a switch over the loads compiles to.
+ */
+static __always_inline __u64 regs_nth(void *ctx, __u32 idx)
+{
+	__u64 a0 = arg_get(ctx, HOOK_ARGS_REGS, 0), a1 = arg_get(ctx, HOOK_ARGS_REGS, 1);
+	__u64 a2 = arg_get(ctx, HOOK_ARGS_REGS, 2), a3 = arg_get(ctx, HOOK_ARGS_REGS, 3);
+	__u64 a4 = arg_get(ctx, HOOK_ARGS_REGS, 4), a5 = arg_get(ctx, HOOK_ARGS_REGS, 5);
+
+	barrier_var(a0);
+	barrier_var(a1);
+	barrier_var(a2);
+	barrier_var(a3);
+	barrier_var(a4);
+	barrier_var(a5);
+	if (idx == 0)
+		return a0;
+	if (idx == 1)
+		return a1;
+	if (idx == 2)
+		return a2;
+	if (idx == 3)
+		return a3;
+	if (idx == 4)
+		return a4;
+	return idx == 5 ? a5 : 0;
+}
+
 /* Argument idx (from the map): each case a constant for arg_get */
 static __always_inline __u64 arg_nth(void *ctx, int how, __u32 idx)
 {
+	if (how == HOOK_ARGS_REGS)
+		return regs_nth(ctx, idx);
 	switch (idx) {
 	case 0: return arg_get(ctx, how, 0);
 	case 1: return arg_get(ctx, how, 1);

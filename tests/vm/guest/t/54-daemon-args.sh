@@ -109,8 +109,9 @@ for m in fentry kprobe kprobe-multi; do
 	expect_eq "$m: json escape byte kept (as JSON escapes it)" \
 		"$(sed -n 2p "$TD/d.json" | jp '.args.name')" $'x\e[31my'
 	expect_eq "$m: json truncated" "$(sed -n 4p "$TD/d.json" | jp '.args_truncated[0]')" name
+	# RFC 4180: the field quoted, its quotes doubled
 	tracectl dump --format csv "$f" | sed -n 3p | tr -d '\r' | grep -qF \
-		',n=-5;color=TM_BLUE;ptr=0x0;name="x\x1b[31my"' ||
+		',"n=-5;color=TM_BLUE;ptr=0x0;name=""x\x1b[31my"""' ||
 		fail "$m: csv args: $(tracectl dump --format csv "$f" | sed -n 3p)"
 	tracectl dump "$f" | grep -q $'\e' && fail "$m: an escape byte reached the terminal"
 	f=$TD/rec/if-$m.trec
