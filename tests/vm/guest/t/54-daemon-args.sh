@@ -44,6 +44,8 @@ refused() {	# MSG ARGS...
 		*) fail "refused ($*): '$out' lacks '$msg'" ;; esac
 }
 
+# tp-btf's program reads a tracepoint's arguments too (tests/host/79-args-tp.sh)
+echo "tp-btf available: $(feature tp-btf) $(reason_of tp-btf)"
 tested=0
 modes="fentry kprobe kprobe-multi kprobe-session fentry-multi fsession"
 for m in $modes; do
