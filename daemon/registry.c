@@ -310,7 +310,7 @@ static int request_check(struct tracerd *d, const struct request *r, char *msg, 
 		return set_err(msg, msglen, -EINVAL, "mode %s has no %s (the module counts "
 			       "calls by pid and comm, and times them and keeps their stacks "
 			       "in kmod-kprobe and kmod-callops only; recording, error "
-			       "counting and by keys need a BPF mode)",
+			       "counting, by keys and arguments need a BPF mode)",
 			       tracerd_mode_name(spec->mode), miss);
 	return set_err(msg, msglen, -EINVAL, "mode %s has no %s",
 		       tracerd_mode_name(spec->mode), miss);
