@@ -7,7 +7,8 @@
 # a formula) in every dump format, escaped, read after the daemon is gone;
 # raw_syscalls:sys_enter(struct pt_regs *regs, long id) with --if
 # 'id==getpgid' counts exactly the process's getpgid calls, in the
-# kernel. Refused, with the reason: --args without --record, a name BTF
+# kernel, and so does the config file's if= (a comm of this test's).
+# Refused, with the reason: --args without --record, a name BTF
 # does not have, a pointer, a value that does not parse or fit, a
 # tracepoint without a BTF prototype, a kmod mode, --args --latency where
 # the return does not see the arguments, a bad --if (the client too).
@@ -16,7 +17,14 @@ source "$(dirname "$0")/lib/daemon.bash"
 command -v python3 > /dev/null || skip "python3 not installed"
 T=$O/tests/trigger
 mkdir -p "$W/rec"
-printf 'listen = off\nrecord_dir = %s\n' "$W/rec" > "$W/tracerd.conf"
+nr=$(printf '#include <sys/syscall.h>\nSYS_getpgid\n' | cpp -P - | tail -n 1)
+[ "$nr" -gt 0 ] 2> /dev/null || skip "no SYS_getpgid number from cpp: '$nr'"
+# the config file's way: if= without blanks, on a comm of this test only
+# (other tests may run trigger beside it)
+TT=$W/targs$$
+cp "$T" "$TT" || fail "cp trigger"
+printf 'listen = off\nrecord_dir = %s\nattach = tp:raw_syscalls/sys_enter comm=%s if=id==%s\n' \
+	"$W/rec" "${TT##*/}" "$nr" > "$W/tracerd.conf"
 "$TRACERD" --config "$W/tracerd.conf" --socket "$W/s.sock" 2> "$W/daemon.log" &
 DPID=$!
 C="$TRACECTL --socket $W/s.sock"
@@ -24,8 +32,6 @@ for i in $(seq 1 100); do [ -S "$W/s.sock" ] && break; sleep 0.1; done
 [ -S "$W/s.sock" ] || fail "tracerd did not start"
 ren=tp:task/task_rename
 sysent=tp:raw_syscalls/sys_enter
-nr=$(printf '#include <sys/syscall.h>\nSYS_getpgid\n' | cpp -P - | tail -n 1)
-[ "$nr" -gt 0 ] 2> /dev/null || skip "no SYS_getpgid number from cpp: '$nr'"
 
 # --- refusals: the reason, nothing attached
 refused() {	# WANT_STATUS WANT_MSG ARGS...
@@ -59,7 +65,8 @@ print(s.makefile().readline().strip())
 PY
 expect_eq "daemon: bad --if" "$(jq -r .error.message < "$W/raw.json")" \
 	"invalid --if 'id <= ': one value after the operator (an integer or an enumerator's name)"
-expect_eq "nothing attached" "$($C --json list | jq '.attachments | length')" 0
+expect_eq "nothing attached (the config's only)" "$($C --json list | jq '.attachments | length')" 1
+expect_eq "config: if" "$($C --json list | jq -r '.attachments[0].if')" "id==$nr"
 
 # --- the names a process gives itself, and its getpgid calls
 names=(abc $'x\e[31my' 'q"uote' '=1+2' 'fifteen-chars-x')
@@ -70,11 +77,13 @@ id1=$(jq_get .attachment.id < "$W/a1.json")
 # exec names the task (a rename: "trigger"), then its 5 renames and the one back
 expect_eq "renames: calls" "$($C --json stats "$id1" | jq '.stats[0].calls')" 7
 sh -c "$C --json attach $sysent --if 'id == $nr' --pid \$\$ --args --record sys > '$W/a2.json' &&
-	exec '$T' getpgid 7" || fail "attach --if, getpgid: $(cat "$W/a2.json")"
+	exec '$TT' getpgid 7" || fail "attach --if, getpgid: $(cat "$W/a2.json")"
 expect_eq "list: if" "$(jq_get .attachment.if < "$W/a2.json")" "id==$nr"
 id2=$(jq_get .attachment.id < "$W/a2.json")
 expect_eq "--if id==getpgid: exactly the 7 getpgid calls of the process" \
 	"$($C --json stats "$id2" | jq '.stats[0].calls')" 7
+expect_eq "config if=id==getpgid comm=${TT##*/}: the same 7" \
+	"$($C --json stats 1 | jq '.stats[0].calls')" 7
 stop_daemon	# the file is read without the daemon
 
 f=$W/rec/args.trec
