@@ -185,6 +185,7 @@ $(O)/tests/unit/%: $(O)/obj/tests/unit/%.o $(call obj,$(LIB_SRCS))
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
 # a unit test of a daemon file links that file too
+$(O)/tests/unit/test_args: $(call obj,$(SRC)/daemon/args.c)
 $(O)/tests/unit/test_btfargs: $(call obj,$(SRC)/daemon/btfargs.c)
 $(O)/tests/unit/test_fds: $(call obj,$(SRC)/daemon/fds.c)
 # the registry alone: the test file fakes the backends, maps, resolve and recorder

@@ -9,7 +9,7 @@
 SEC("?fentry")
 int fentry_entry(void *ctx)
 {
-	return hook_entry(ctx, slot_imm());
+	return hook_entry(ctx, slot_imm(), HOOK_ARGS_FUNC);
 }
 
 SEC("?fexit")
@@ -18,7 +18,8 @@ int fexit_return(void *ctx)
 	__u64 ret = 0;
 
 	bpf_get_func_ret(ctx, &ret);	/* inlined: works in every clone */
-	return hook_return_ret(ctx, slot_imm(), (__s64)ret, TRACERD_EV_RET);
+	return hook_return_ret(ctx, slot_imm(), (__s64)ret, TRACERD_EV_RET,
+			       HOOK_ARGS_FUNC);
 }
 
 SEC("?fentry")

@@ -18,7 +18,7 @@ static __always_inline __u32 multi_slot(void *ctx)
 SEC("?fentry")
 int fmulti_entry(void *ctx)
 {
-	return hook_entry(ctx, multi_slot(ctx));
+	return hook_entry(ctx, multi_slot(ctx), HOOK_ARGS_FUNC);
 }
 
 SEC("?fexit")
@@ -27,5 +27,6 @@ int fmulti_return(void *ctx)
 	__u64 ret = 0;
 
 	bpf_get_func_ret(ctx, &ret);
-	return hook_return_ret(ctx, multi_slot(ctx), (__s64)ret, TRACERD_EV_RET);
+	return hook_return_ret(ctx, multi_slot(ctx), (__s64)ret, TRACERD_EV_RET,
+			       HOOK_ARGS_FUNC);
 }

@@ -20,9 +20,9 @@ int fsession_hook(void *ctx)
 	if (slot == TRACERD_SLOT_COOKIE)
 		slot = (__u32)bpf_get_attach_cookie(ctx);
 	if (!session_is_return(ctx)) {
-		session_entry(ctx, slot, cookie);
+		session_entry(ctx, slot, cookie, HOOK_ARGS_FUNC);
 		return 0;
 	}
 	bpf_get_func_ret(ctx, &ret);
-	return session_return(ctx, slot, cookie, (__s64)ret);
+	return session_return(ctx, slot, cookie, (__s64)ret, HOOK_ARGS_FUNC);
 }

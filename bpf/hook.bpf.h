@@ -24,6 +24,7 @@
 
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 #include <tracerd/trace.h>
 #include <tracerd/record.h>
 
@@ -245,6 +246,194 @@ static __always_inline void record_slow_stack(void *ctx, __u64 slot_flags, __u64
 	e->nr = n > 0 ? (__u32)(n / sizeof(__u64)) : 0;
 	e->reserved = 0;
 	bpf_ringbuf_submit(e, ringbuf_wakeup());
+}
+
+/*
+ * Where a program finds its function's arguments (--args, --if): a
+ * constant per program, so each keeps only its own way.
+ */
+#define HOOK_ARGS_NONE	0	/* nowhere (a classic tracepoint's record) */
+#define HOOK_ARGS_FUNC	1	/* a tracing program's ctx: bpf_get_func_arg, inlined,
+				 * 0 past the function's last argument */
+#define HOOK_ARGS_REGS	2	/* pt_regs at the entry: the calling convention's registers */
+#define HOOK_ARGS_RAW	3	/* a raw tracepoint's u64 array (tp_btf, raw_tp): read, not
+				 * loaded, so no offset past its last argument is checked */
+
+/* The sixth register argument (libbpf's bpf_tracing.h stops at the fifth before 1.2) */
+#if defined(__TARGET_ARCH_x86)
+#define hook_regs_parm6(x)	(((const struct pt_regs *)(x))->r9)
+#elif defined(__TARGET_ARCH_arm64)
+#define hook_regs_parm6(x)	(((const struct user_pt_regs *)(x))->regs[5])
+#elif defined(__TARGET_ARCH_riscv)
+#define hook_regs_parm6(x)	(((const struct user_regs_struct *)(x))->a5)
+#else
+#error "hook_regs_parm6: an architecture tracerd does not build for"
+#endif
+
+/* Argument i (a constant) of the hooked call */
+static __always_inline __u64 arg_get(void *ctx, int how, int i)
+{
+	struct pt_regs *regs = ctx;
+	__u64 v = 0;
+
+	if (how == HOOK_ARGS_FUNC) {
+		bpf_get_func_arg(ctx, i, &v);
+	} else if (how == HOOK_ARGS_RAW) {
+		bpf_probe_read_kernel(&v, sizeof(v), (__u64 *)ctx + i);
+	} else if (how == HOOK_ARGS_REGS) {
+		switch (i) {
+		case 0: v = PT_REGS_PARM1(regs); break;
+		case 1: v = PT_REGS_PARM2(regs); break;
+		case 2: v = PT_REGS_PARM3(regs); break;
+		case 3: v = PT_REGS_PARM4(regs); break;
+		case 4: v = PT_REGS_PARM5(regs); break;
+		case 5: v = hook_regs_parm6(regs); break;
+		}
+	}
+	return v;
+}
+
+/*
+ * Argument idx (from the map) of pt_regs: each register loaded at its
+ * constant offset first, then chosen; the verifier refuses a load from
+ * ctx at a variable offset, which a switch over the loads compiles to.
+ */
+static __always_inline __u64 regs_nth(void *ctx, __u32 idx)
+{
+	__u64 a0 = arg_get(ctx, HOOK_ARGS_REGS, 0), a1 = arg_get(ctx, HOOK_ARGS_REGS, 1);
+	__u64 a2 = arg_get(ctx, HOOK_ARGS_REGS, 2), a3 = arg_get(ctx, HOOK_ARGS_REGS, 3);
+	__u64 a4 = arg_get(ctx, HOOK_ARGS_REGS, 4), a5 = arg_get(ctx, HOOK_ARGS_REGS, 5);
+
+	barrier_var(a0);
+	barrier_var(a1);
+	barrier_var(a2);
+	barrier_var(a3);
+	barrier_var(a4);
+	barrier_var(a5);
+	if (idx == 0)
+		return a0;
+	if (idx == 1)
+		return a1;
+	if (idx == 2)
+		return a2;
+	if (idx == 3)
+		return a3;
+	if (idx == 4)
+		return a4;
+	return idx == 5 ? a5 : 0;
+}
+
+/* Argument idx (from the map): each case a constant for arg_get */
+static __always_inline __u64 arg_nth(void *ctx, int how, __u32 idx)
+{
+	if (how == HOOK_ARGS_REGS)
+		return regs_nth(ctx, idx);
+	switch (idx) {
+	case 0: return arg_get(ctx, how, 0);
+	case 1: return arg_get(ctx, how, 1);
+	case 2: return arg_get(ctx, how, 2);
+	case 3: return arg_get(ctx, how, 3);
+	case 4: return arg_get(ctx, how, 4);
+	case 5: return arg_get(ctx, how, 5);
+	}
+	return 0;
+}
+
+/*
+ * --if: does this call's argument cfg->if_idx pass the comparison? The
+ * value is cut to the argument's size (the upper bits of a register
+ * holding an int are undefined) and extended as its type is signed or
+ * not; if_val was extended the same way by the daemon.
+ */
+static __always_inline bool args_if_pass(void *ctx, int how, const struct tracerd_slot_cfg *cfg)
+{
+	__u64 v = arg_nth(ctx, how, cfg->if_idx), c = cfg->if_val;
+	__u64 sh = (64 - 8 * (__u64)cfg->if_size) & 63;
+	bool lt, eq;
+
+	v <<= sh;
+	v = cfg->if_signed ? (__u64)((__s64)v >> sh) : v >> sh;
+	eq = v == c;
+	lt = cfg->if_signed ? (__s64)v < (__s64)c : v < c;
+	switch (cfg->if_op) {
+	case TRACERD_IF_EQ: return eq;
+	case TRACERD_IF_NE: return !eq;
+	case TRACERD_IF_LT: return lt;
+	case TRACERD_IF_LE: return lt || eq;
+	case TRACERD_IF_GT: return !lt && !eq;
+	case TRACERD_IF_GE: return !lt;
+	}
+	return false;
+}
+
+/* String argument i of e (a constant): a fault reads as one, never as the buffer */
+static __always_inline void args_str(struct tracerd_event_args *e, int i)
+{
+	long n;
+
+	if (!(e->strmask & (1U << i)))
+		return;
+	n = bpf_probe_read_kernel_str(e->str[i], sizeof(e->str[i]), (const void *)e->args[i]);
+	if (n < 0) {
+		e->faultmask |= 1U << i;
+		e->str[i][0] = '\0';
+	} else if (n >= (long)sizeof(e->str[i])) {
+		e->truncmask |= 1U << i;
+	}
+}
+
+/*
+ * A call recorded with its arguments (--args, record.h tracerd_event_args):
+ * cfg's nargs raw values, and the strings of its char * ones.
+ */
+static __always_inline void record_args(void *ctx, int how, const struct tracerd_slot_cfg *cfg,
+					__u32 slot, __u64 ts, __u64 dur, __s64 ret, __u32 flags)
+{
+	struct tracerd_event_args *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	__u32 nr = cfg->nargs;
+
+	if (!e) {
+		record_drop(slot);
+		return;
+	}
+	event_fill(&e->ev, slot, ts, dur, ret, flags | TRACERD_EV_ARGS);
+	e->nr = nr > TRACERD_ARGS_MAX ? TRACERD_ARGS_MAX : nr;
+	e->strmask = cfg->strmask;
+	e->faultmask = 0;
+	e->truncmask = 0;
+	e->reserved = 0;
+	e->args[0] = nr > 0 ? arg_get(ctx, how, 0) : 0;
+	e->args[1] = nr > 1 ? arg_get(ctx, how, 1) : 0;
+	e->args[2] = nr > 2 ? arg_get(ctx, how, 2) : 0;
+	e->args[3] = nr > 3 ? arg_get(ctx, how, 3) : 0;
+	e->args[4] = nr > 4 ? arg_get(ctx, how, 4) : 0;
+	e->args[5] = nr > 5 ? arg_get(ctx, how, 5) : 0;
+	args_str(e, 0);
+	args_str(e, 1);
+	args_str(e, 2);
+	args_str(e, 3);
+	args_str(e, 4);
+	args_str(e, 5);
+	bpf_ringbuf_submit(e, ringbuf_wakeup());
+}
+
+/*
+ * A call's event: with its arguments when the slot asks for them and the
+ * program sees them (how), else plain.
+ */
+static __always_inline void record_call(void *ctx, int how, __u32 slot, __u64 flags, __u64 ts,
+					__u64 dur, __s64 ret, __u32 ev_flags)
+{
+	struct tracerd_slot_cfg *cfg;
+
+	if (how != HOOK_ARGS_NONE && (flags & TRACERD_SLOT_ARGS)) {
+		cfg = bpf_map_lookup_elem(&slot_cfg, &slot);
+		if (cfg) {
+			record_args(ctx, how, cfg, slot, ts, dur, ret, ev_flags);
+			return;
+		}
+	}
+	record_event(slot, ts, dur, ret, ev_flags);
 }
 
 /* The slot of a cloned program: the daemon patches this immediate. */
@@ -553,9 +742,9 @@ static __always_inline __u64 slot_slower_ns(__u32 slot)
  * slower than the slot's threshold is counted (st->slow) and recorded,
  * with its stack under --stacks; the others are not recorded.
  */
-static __always_inline void slot_slow(void *ctx, __u32 slot, struct tracerd_slot_stats *st,
-				      __u64 ts, __u64 delta, __u64 flags, __s64 ret,
-				      __u32 ret_flags)
+static __always_inline void slot_slow(void *ctx, int how, __u32 slot,
+				      struct tracerd_slot_stats *st, __u64 ts, __u64 delta,
+				      __u64 flags, __s64 ret, __u32 ret_flags)
 {
 	if (delta <= slot_slower_ns(slot))
 		return;
@@ -566,12 +755,12 @@ static __always_inline void slot_slow(void *ctx, __u32 slot, struct tracerd_slot
 		record_slow_stack(ctx, slot | (__u64)(TRACERD_EV_DURATION | ret_flags) << 32, ts,
 				  delta, ret);
 	else
-		record_event(slot, ts, delta, ret, TRACERD_EV_DURATION | ret_flags);
+		record_call(ctx, how, slot, flags, ts, delta, ret, TRACERD_EV_DURATION | ret_flags);
 }
 
 /* Account one call of slot timed from ts to now: histogram, sum, min, max, event. */
-static __always_inline void slot_time(void *ctx, __u32 slot, __u64 ts, __u64 now, __u64 flags,
-				      __s64 ret, __u32 ret_flags)
+static __always_inline void slot_time(void *ctx, int how, __u32 slot, __u64 ts, __u64 now,
+				      __u64 flags, __s64 ret, __u32 ret_flags)
 {
 	struct tracerd_slot_stats *st = bpf_map_lookup_elem(&slot_stats, &slot);
 	__u64 b, delta = now - ts;
@@ -590,9 +779,9 @@ static __always_inline void slot_time(void *ctx, __u32 slot, __u64 ts, __u64 now
 	if (flags & TRACERD_SLOT_BY)
 		by_time(slot, flags, delta);
 	if (flags & TRACERD_SLOT_SLOW)
-		slot_slow(ctx, slot, st, ts, delta, flags, ret, ret_flags);
+		slot_slow(ctx, how, slot, st, ts, delta, flags, ret, ret_flags);
 	else if (flags & TRACERD_SLOT_RECORD)
-		record_event(slot, ts, delta, ret, TRACERD_EV_DURATION | ret_flags);
+		record_call(ctx, how, slot, flags, ts, delta, ret, TRACERD_EV_DURATION | ret_flags);
 }
 
 /*
@@ -633,12 +822,28 @@ static __always_inline void stack_count(void *ctx, __u32 slot, __u32 err)
 		__sync_fetch_and_add(c, 1);
 }
 
-static __always_inline int hook_entry(void *ctx, __u32 slot)
+/*
+ * --if: does this call pass the slot's comparison? A call that does not is
+ * not counted at all (the filter, as --pid and --comm). Under
+ * TRACERD_SLOT_IF only, which a clone's flags immediate bakes in.
+ */
+static __always_inline bool slot_if(void *ctx, int how, __u32 slot, __u64 flags)
+{
+	struct tracerd_slot_cfg *cfg;
+
+	if (how == HOOK_ARGS_NONE || !(flags & TRACERD_SLOT_IF))
+		return true;
+	cfg = bpf_map_lookup_elem(&slot_cfg, &slot);
+	return cfg && args_if_pass(ctx, how, cfg);
+}
+
+/* The entry hook; how: where this program finds the arguments (HOOK_ARGS_*) */
+static __always_inline int hook_entry(void *ctx, __u32 slot, int how)
 {
 	struct tracerd_slot_stats *st;
 	__u64 flags = slot_pass(slot);
 
-	if (!flags)
+	if (!flags || !slot_if(ctx, how, slot, flags))
 		return 0;
 	st = bpf_map_lookup_elem(&slot_stats, &slot);
 	if (!st)
@@ -655,7 +860,7 @@ static __always_inline int hook_entry(void *ctx, __u32 slot)
 		else
 			hash_push(slot, st);
 	} else if (flags & TRACERD_SLOT_RECORD) {
-		record_event(slot, bpf_ktime_get_ns(), 0, 0, 0);
+		record_call(ctx, how, slot, flags, bpf_ktime_get_ns(), 0, 0, 0);
 	}
 	return 0;
 }
@@ -703,8 +908,13 @@ static __always_inline void slot_errors_count(void *ctx, __u32 slot, __u64 flags
 		stack_count(ctx, slot, err);
 }
 
-/* The return hook; ret_flags is TRACERD_EV_RET when ret is the real return value. */
-static __always_inline int hook_return_ret(void *ctx, __u32 slot, __s64 ret, __u32 ret_flags)
+/*
+ * The return hook; ret_flags is TRACERD_EV_RET when ret is the real return
+ * value; how: where the arguments are still seen (fexit), else
+ * HOOK_ARGS_NONE (a return probe's registers hold them no more).
+ */
+static __always_inline int hook_return_ret(void *ctx, __u32 slot, __s64 ret, __u32 ret_flags,
+					   int how)
 {
 	__u64 flags = slot_pass(slot), now, ts;
 
@@ -715,7 +925,7 @@ static __always_inline int hook_return_ret(void *ctx, __u32 slot, __s64 ret, __u
 	now = bpf_ktime_get_ns();
 	ts = task_ts_on(flags) ? task_pop(slot) : hash_pop(slot);
 	if (ts)
-		slot_time(ctx, slot, ts, now, flags, ret, ret_flags);
+		slot_time(ctx, how, slot, ts, now, flags, ret, ret_flags);
 	return 0;
 }
 
@@ -782,7 +992,7 @@ static __always_inline int fast_lat_return(__u64 slot)
 	now = bpf_ktime_get_ns();
 	ts = task_pop(slot);
 	if (ts)
-		slot_time(NULL, slot, ts, now, 0, 0, 0);
+		slot_time(NULL, HOOK_ARGS_NONE, slot, ts, now, 0, 0, 0);
 	return 0;
 }
 

@@ -9,14 +9,14 @@
 SEC("?kprobe.multi")
 int multi_entry(struct pt_regs *ctx)
 {
-	return hook_entry(ctx, cookie_slot(ctx));
+	return hook_entry(ctx, cookie_slot(ctx), HOOK_ARGS_REGS);
 }
 
 SEC("?kretprobe.multi")
 int multi_return(struct pt_regs *ctx)
 {
 	return hook_return_ret(ctx, cookie_slot(ctx), (__s64)PT_REGS_RC(ctx),
-			       TRACERD_EV_RET);
+			       TRACERD_EV_RET, HOOK_ARGS_NONE);
 }
 
 SEC("?kprobe.multi")

@@ -18,6 +18,6 @@ int session_hook(struct pt_regs *ctx)
 	__u64 *cookie = session_cookie(ctx);
 
 	if (!session_is_return(ctx))
-		return session_entry(ctx, slot, cookie);
-	return session_return(ctx, slot, cookie, (__s64)PT_REGS_RC(ctx));
+		return session_entry(ctx, slot, cookie, HOOK_ARGS_REGS);
+	return session_return(ctx, slot, cookie, (__s64)PT_REGS_RC(ctx), HOOK_ARGS_NONE);
 }

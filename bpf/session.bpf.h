@@ -37,14 +37,14 @@ extern bool bpf_session_is_return(void *ctx) __ksym;
  * Returns what a kprobe session's entry returns: 0 to run the return
  * half, 1 to skip it (nothing to time or count).
  */
-static __always_inline int session_entry(void *ctx, __u32 slot, __u64 *cookie)
+static __always_inline int session_entry(void *ctx, __u32 slot, __u64 *cookie, int how)
 {
 	struct tracerd_slot_stats *st;
 	__u64 flags = slot_pass(slot);
 
 	if (cookie)
 		*cookie = 0;
-	if (!flags)
+	if (!flags || !slot_if(ctx, how, slot, flags))
 		return 1;
 	st = bpf_map_lookup_elem(&slot_stats, &slot);
 	if (!st)
@@ -57,7 +57,7 @@ static __always_inline int session_entry(void *ctx, __u32 slot, __u64 *cookie)
 		stack_count(ctx, slot, 0);
 	if (!(flags & TRACERD_SLOT_LATENCY) || !cookie) {
 		if (flags & TRACERD_SLOT_RECORD)
-			record_event(slot, bpf_ktime_get_ns(), 0, 0, 0);
+			record_call(ctx, how, slot, flags, bpf_ktime_get_ns(), 0, 0, 0);
 		if (!(flags & TRACERD_SLOT_ERRORS) || !cookie)
 			return 1;
 		*cookie = 1;	/* untimed: the return half counts errors only */
@@ -69,7 +69,8 @@ static __always_inline int session_entry(void *ctx, __u32 slot, __u64 *cookie)
 
 /* The return half: the call's time since its entry wrote the cookie
  * (hook.bpf.h's slot_time: the same accounting as every other mode). */
-static __always_inline int session_return(void *ctx, __u32 slot, __u64 *cookie, __s64 ret)
+static __always_inline int session_return(void *ctx, __u32 slot, __u64 *cookie, __s64 ret,
+					  int how)
 {
 	__u64 now = bpf_ktime_get_ns(), flags;
 
@@ -79,7 +80,7 @@ static __always_inline int session_return(void *ctx, __u32 slot, __u64 *cookie, 
 	if (flags & TRACERD_SLOT_ERRORS)
 		slot_errors_count(ctx, slot, flags, ret);
 	if (flags & TRACERD_SLOT_LATENCY)
-		slot_time(ctx, slot, *cookie, now, flags, ret, TRACERD_EV_RET);
+		slot_time(ctx, how, slot, *cookie, now, flags, ret, TRACERD_EV_RET);
 	return 0;
 }
 

@@ -9,20 +9,20 @@
 SEC("?tp_btf")
 int tp_btf_hit(void *ctx)
 {
-	return hook_entry(ctx, slot_imm());
+	return hook_entry(ctx, slot_imm(), HOOK_ARGS_RAW);
 }
 
 SEC("?raw_tp")
 int raw_tp_hit(void *ctx)
 {
-	return hook_entry(ctx, slot_imm());
+	return hook_entry(ctx, slot_imm(), HOOK_ARGS_RAW);
 }
 
 /* classic tracepoints (a perf event of the tracefs id): syscalls/... */
 SEC("?tracepoint")
 int tp_classic_hit(void *ctx)
 {
-	return hook_entry(ctx, slot_imm());
+	return hook_entry(ctx, slot_imm(), HOOK_ARGS_NONE);
 }
 
 /*
@@ -34,5 +34,6 @@ int tp_classic_hit(void *ctx)
 SEC("?tracepoint")
 int tp_classic_return(void *ctx)
 {
-	return hook_return_ret(ctx, slot_imm(), *(__s64 *)((char *)ctx + 16), TRACERD_EV_RET);
+	return hook_return_ret(ctx, slot_imm(), *(__s64 *)((char *)ctx + 16), TRACERD_EV_RET,
+			       HOOK_ARGS_NONE);
 }

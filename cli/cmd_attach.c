@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tracectl attach TARGET [--mode M] [--latency] [--errors] [--by pid|comm|cgroup]
- * [--stacks[=DEPTH]] [--pid N] [--comm C] [--record NAME [--slower-than DURATION]]
+ * [--stacks[=DEPTH]] [--pid N] [--comm C] [--record NAME [--slower-than DURATION] [--args]]
+ * [--if 'NAME OP VALUE']
  * [--record NAME] [--partial] [--dry-run]: --dry-run prints what would be
  * hooked, in which mode and why, touching nothing (daemon/plan.c).
  */
@@ -69,13 +70,16 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 		{ "comm", required_argument, NULL, 'c' },
 		{ "record", required_argument, NULL, 'r' },
 		{ "slower-than", required_argument, NULL, 'T' },	/* long only */
+		{ "args", no_argument, NULL, 'A' },			/* long only */
+		{ "if", required_argument, NULL, 'I' },			/* long only */
 		{ "partial", no_argument, NULL, 'P' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ 0 }
 	};
 	json_object *args = json_object_new_object(), *r;
 	unsigned long long pid, depth;
-	char why[128];
+	char why[160];
+	struct spec_if cond;
 	bool by = false;
 	__u64 ns;
 	int c, ret;
@@ -111,6 +115,16 @@ static int attach_exec(struct cli *cli, int argc, char **argv)
 				return cli_usage(cli, &cmd_attach, "--slower-than: %s", why);
 			}
 			json_object_object_add(args, "slower_than", json_object_new_string(optarg));
+			break;
+		case 'A':
+			json_object_object_add(args, "args", json_object_new_boolean(1));
+			break;
+		case 'I':	/* the syntax here; the name and the value against BTF: the daemon */
+			if (spec_if_parse(optarg, &cond, why, sizeof(why))) {
+				json_object_put(args);
+				return cli_usage(cli, &cmd_attach, "%s", why);
+			}
+			json_object_object_add(args, "if", json_object_new_string(optarg));
 			break;
 		case 's':
 			depth = TRACERD_STACK_DEPTH_DEFAULT;
@@ -216,6 +230,16 @@ static void attach_help(FILE *f)
 	      "                   --record NAME (refused without: where slow calls go is\n"
 	      "                   said); every call is still counted and timed; stats\n"
 	      "                   shows the slow ones' count; BPF modes\n"
+	      "      --args       record each call with its arguments as BTF types them\n"
+	      "                   (integers, enums by name, pointers as addresses, char *\n"
+	      "                   as a kernel string of up to 63 bytes); needs --record\n"
+	      "                   NAME; with --latency, fentry, fentry-multi and fsession\n"
+	      "                   only (a return probe no longer sees them); BPF modes\n"
+	      "      --if='NAME OP VALUE'  count (and record) only the calls whose integer\n"
+	      "                   or enum argument NAME compares so (OP: == != < <= > >=,\n"
+	      "                   VALUE an integer or an enumerator), e.g. 'count>=4096';\n"
+	      "                   tested in the kernel: the other calls are not counted at\n"
+	      "                   all; not with --errors; BPF modes\n"
 	      "  -P, --partial    hook what the fd limit allows, skip the rest\n"
 	      "  -n, --dry-run    say what would be hooked, in which mode and why\n", f);
 }
@@ -223,8 +247,8 @@ static void attach_help(FILE *f)
 const struct cmd_entry cmd_attach = {
 	.name = "attach",
 	.args = "TARGET [--mode M] [--latency] [--errors] [--by KEY] [--stacks[=DEPTH]] "
-		"[--pid N] [--comm C] [--record NAME] [--slower-than DURATION] [--partial] "
-		"[--dry-run]",
+		"[--pid N] [--comm C] [--record NAME] [--slower-than DURATION] [--args] "
+		"[--if 'NAME OP VALUE'] [--partial] [--dry-run]",
 	.summary = "hook a function, a glob of them, or tp:CATEGORY/NAME",
 	.exec = attach_exec,
 	.print_help = attach_help,

@@ -17,7 +17,20 @@
  * with its stack (attach --slower-than --stacks, format 4) has its frames
  * as kernel addresses, innermost first: text a "#N 0x..." line each below
  * the event, json and chrome's args "stack" (an array of hex strings, json
- * null without one), csv its last column (joined by ';').
+ * null without one), csv its stack column (joined by ';').
+ *
+ * A call recorded with its arguments (attach --args, format 5) reads by
+ * its slot's PROTO record: text prints it as a call,
+ * "vfs_read(file=0xffff..., buf=0x7ffd..., count=4096) = 4096 (12.4 us)"
+ * (integers in decimal, enums by name, pointers in hex, strings quoted,
+ * escaped and '"' as \x22, a string that filled its buffer followed by
+ * "...", one that faulted as its address and "<fault>"), in the target
+ * column; json and chrome's args carry "args", an object of name: value
+ * (a number, an enumerator's name, "0x..." for a pointer, a string, or
+ * {"fault": "0x..."}: json null without arguments) and json
+ * "args_truncated", the names of the strings cut (null when none); csv
+ * its last column, name=value joined by ';' as text writes them. Without
+ * a PROTO (a file cut before it) the values are named arg0, arg1... in hex.
  *
  * Only records of verified blocks are printed (format 2,
  * include/tracerd/record.h). A file without an end of stream that stops
@@ -64,7 +77,7 @@ static const char *const dump_formats[] = {
 
 #define DUMP_FORMAT_LIST	"text, json, chrome, csv"
 #define CSV_HEADER		"ts_ns,realtime_ns,cpu,pid,tid,comm,slot,target,duration_ns," \
-				"ret,stack"
+				"ret,stack,args"
 
 /* chrome: the comm each process (by tgid) or thread (by tid) was last named by */
 struct name_ent {
@@ -145,6 +158,196 @@ static json_object *stack_json(const struct record_item *it)
 	return a;
 }
 
+/* ---------------------------------------------------------- arguments */
+
+/* Argument i of an --args event as its PROTO says (record.h) */
+struct arg_view {
+	char name[64];
+	const char *kind;	/* "int", "uint", "enum", "ptr", "str"; "?" unknown */
+	int size;
+	bool sign;		/* an enum's */
+	json_object *names;	/* an enum's: value -> name */
+};
+
+static void arg_view(const struct record_item *it, int i, struct arg_view *v)
+{
+	json_object *e = it->proto ? json_object_array_get_idx(it->proto, (size_t)i) : NULL, *x;
+
+	memset(v, 0, sizeof(*v));
+	snprintf(v->name, sizeof(v->name), "arg%d", i);
+	v->kind = "?";
+	v->size = 8;
+	if (!e || !json_object_is_type(e, json_type_object))
+		return;
+	if (json_object_object_get_ex(e, "name", &x) && json_object_is_type(x, json_type_string))
+		snprintf(v->name, sizeof(v->name), "%s", json_object_get_string(x));
+	if (json_object_object_get_ex(e, "kind", &x) && json_object_is_type(x, json_type_string))
+		v->kind = json_object_get_string(x);
+	if (json_object_object_get_ex(e, "size", &x) && json_object_get_int(x) >= 1 &&
+	    json_object_get_int(x) <= 8)
+		v->size = json_object_get_int(x);
+	if (json_object_object_get_ex(e, "signed", &x))
+		v->sign = json_object_get_boolean(x);
+	if (json_object_object_get_ex(e, "enum", &x) && json_object_is_type(x, json_type_object))
+		v->names = x;
+}
+
+/* v cut to size bytes, sign-extended or not */
+static int64_t arg_signed(uint64_t v, int size)
+{
+	int sh = 64 - 8 * size;
+
+	return sh > 0 && sh < 64 ? (int64_t)(v << sh) >> sh : (int64_t)v;
+}
+
+static uint64_t arg_unsigned(uint64_t v, int size)
+{
+	return size >= 8 ? v : v & ((1ULL << (8 * size)) - 1);
+}
+
+/* An enum value's name from the PROTO, or NULL */
+static const char *arg_enum_name(const struct arg_view *v, uint64_t raw)
+{
+	json_object *x;
+	char key[24];
+
+	if (!v->names)
+		return NULL;
+	if (v->sign)
+		snprintf(key, sizeof(key), "%" PRId64, arg_signed(raw, v->size));
+	else
+		snprintf(key, sizeof(key), "%" PRIu64, arg_unsigned(raw, v->size));
+	return json_object_object_get_ex(v->names, key, &x) ? json_object_get_string(x) : NULL;
+}
+
+/*
+ * Argument i as text and csv show it, into buf: nothing a terminal acts
+ * on (a string is tty_str's escape with its '"' as \x22; a name from the
+ * file is escaped too).
+ */
+static void arg_text(const struct record_item *it, int i, char *buf, size_t len)
+{
+	const struct tracerd_event_args *a = it->args;
+	uint64_t raw = a->args[i];
+	struct arg_view v;
+	const char *en, *e;
+	size_t off;
+
+	arg_view(it, i, &v);
+	off = (size_t)snprintf(buf, len, "%s=", tty_str(v.name));
+	if (off >= len)
+		return;
+	if (a->strmask & (1U << i)) {
+		if (a->faultmask & (1U << i)) {
+			snprintf(buf + off, len - off, "0x%" PRIx64 " <fault>", raw);
+			return;
+		}
+		buf[off++] = '"';
+		for (e = tty_str(a->str[i]); *e && off + 8 < len; e++) {
+			if (*e == '"')
+				off += (size_t)snprintf(buf + off, len - off, "\\x22");
+			else
+				buf[off++] = *e;
+		}
+		snprintf(buf + off, len - off, "\"%s", (a->truncmask & (1U << i)) ? "..." : "");
+	} else if (!strcmp(v.kind, "int")) {
+		snprintf(buf + off, len - off, "%" PRId64, arg_signed(raw, v.size));
+	} else if (!strcmp(v.kind, "uint")) {
+		snprintf(buf + off, len - off, "%" PRIu64, arg_unsigned(raw, v.size));
+	} else if (!strcmp(v.kind, "enum") && (en = arg_enum_name(&v, raw))) {
+		snprintf(buf + off, len - off, "%s", tty_str(en));
+	} else if (!strcmp(v.kind, "enum") && v.sign) {
+		snprintf(buf + off, len - off, "%" PRId64, arg_signed(raw, v.size));
+	} else if (!strcmp(v.kind, "enum")) {
+		snprintf(buf + off, len - off, "%" PRIu64, arg_unsigned(raw, v.size));
+	} else {
+		snprintf(buf + off, len - off, "0x%" PRIx64, raw);
+	}
+}
+
+/* The arguments as text shows them, joined by sep, into buf */
+static void args_text(const struct record_item *it, const char *sep, char *buf, size_t len)
+{
+	char one[4 * TRACERD_EVENT_STR_LEN + 96];
+	size_t off = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < it->args->nr && off < len; i++) {
+		arg_text(it, i, one, sizeof(one));
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? sep : "", one);
+	}
+}
+
+/* Argument i as json and chrome carry it */
+static json_object *arg_json(const struct record_item *it, int i, const struct arg_view *v)
+{
+	const struct tracerd_event_args *a = it->args;
+	uint64_t raw = a->args[i];
+	const char *en;
+	json_object *o;
+	char hex[24];
+
+	snprintf(hex, sizeof(hex), "0x%" PRIx64, raw);
+	if (a->strmask & (1U << i)) {
+		if (!(a->faultmask & (1U << i)))
+			return json_object_new_string(a->str[i]);
+		o = json_object_new_object();
+		json_object_object_add(o, "fault", json_object_new_string(hex));
+		return o;
+	}
+	if (!strcmp(v->kind, "int"))
+		return json_object_new_int64(arg_signed(raw, v->size));
+	if (!strcmp(v->kind, "uint"))
+		return json_object_new_uint64(arg_unsigned(raw, v->size));
+	if (!strcmp(v->kind, "enum")) {
+		en = arg_enum_name(v, raw);
+		if (en)
+			return json_object_new_string(en);
+		return v->sign ? json_object_new_int64(arg_signed(raw, v->size)) :
+				 json_object_new_uint64(arg_unsigned(raw, v->size));
+	}
+	return json_object_new_string(hex);
+}
+
+/* The "args" object, or NULL without arguments */
+static json_object *args_json(const struct record_item *it)
+{
+	struct arg_view v;
+	json_object *o;
+	int i;
+
+	if (!it->args)
+		return NULL;
+	o = json_object_new_object();
+	for (i = 0; i < it->args->nr; i++) {
+		arg_view(it, i, &v);
+		json_object_object_add(o, v.name, arg_json(it, i, &v));
+	}
+	return o;
+}
+
+/* The names of the strings that filled their buffer, or NULL */
+static json_object *args_truncated_json(const struct record_item *it)
+{
+	unsigned int cut;
+	struct arg_view v;
+	json_object *a;
+	int i;
+
+	cut = it->args ? it->args->truncmask & it->args->strmask & ~it->args->faultmask : 0;
+	if (!cut)
+		return NULL;
+	a = json_object_new_array();
+	for (i = 0; i < it->args->nr; i++) {
+		if (!(cut & (1U << i)))
+			continue;
+		arg_view(it, i, &v);
+		json_object_array_add(a, json_object_new_string(v.name));
+	}
+	return a;
+}
+
 static void print_json_event(const struct record_item *it, uint64_t real_ns)
 {
 	const struct tracerd_event *ev = it->ev;
@@ -166,8 +369,29 @@ static void print_json_event(const struct record_item *it, uint64_t real_ns)
 	json_object_object_add(o, "ret", ev->flags & TRACERD_EV_RET ?
 			       json_object_new_int64(ev->ret) : NULL);
 	json_object_object_add(o, "stack", stack_json(it));
+	json_object_object_add(o, "args", args_json(it));
+	json_object_object_add(o, "args_truncated", args_truncated_json(it));
 	json_print(stdout, o, JSON_FLAGS);
 	json_object_put(o);
+}
+
+/* A call with its arguments: "NAME(ARGS) = RET (DUR us)", in place of target, duration, ret */
+static void print_text_call(const struct record_item *it, const char *when, const char *cpu,
+			    const char *comm)
+{
+	const struct tracerd_event *ev = it->ev;
+	char args[TRACERD_EVENT_ARGS_MAX * (4 * TRACERD_EVENT_STR_LEN + 96)];
+	const char *t = it->target ? it->target : "?", *name = strrchr(t, '/');
+
+	args_text(it, ", ", args, sizeof(args));
+	/* a tracepoint's call is named by its event, a function's by itself */
+	printf("%s %3s %7u %7u %-16s %s(%s)", when, cpu, ev->pid, ev->tid, tty_str(comm),
+	       tty_str(name ? name + 1 : t), args);
+	if (ev->flags & TRACERD_EV_RET)
+		printf(" = %" PRId64, (int64_t)ev->ret);
+	if (ev->flags & TRACERD_EV_DURATION)
+		printf(" (%.1f us)", (double)ev->duration_ns / 1000.0);
+	putchar('\n');
 }
 
 static void print_text_event(const struct record_item *it, uint64_t real_ns)
@@ -185,6 +409,10 @@ static void print_text_event(const struct record_item *it, uint64_t real_ns)
 		snprintf(dur, sizeof(dur), "%" PRIu64, (uint64_t)ev->duration_ns);
 	if (ev->flags & TRACERD_EV_RET)
 		snprintf(ret, sizeof(ret), "%" PRId64, (int64_t)ev->ret);
+	if (it->args) {
+		print_text_call(it, when, cpu, comm);
+		return;
+	}
 	printf("%s %3s %7u %7u %-16s %-28s %12s %s\n", when, cpu, ev->pid, ev->tid,
 	       tty_str(comm), tty_str(it->target ? it->target : "?"), dur, ret);
 	/* a slow call's stack: a frame a line below it, innermost first */
@@ -231,6 +459,32 @@ static void csv_str(const char *s, bool last)
 	fputs(last ? "\r\n" : ",", stdout);
 }
 
+/* The args column: name=value joined by ';' as text writes them, then quoted as any field */
+static void print_csv_args(const struct record_item *it)
+{
+	char args[TRACERD_EVENT_ARGS_MAX * (4 * TRACERD_EVENT_STR_LEN + 96)];
+	bool quote;
+	const char *p;
+
+	if (!it->args)
+		return;
+	args_text(it, ";", args, sizeof(args));
+	/* already escaped: quoted as RFC 4180 wants, a formula's first byte as \xNN */
+	quote = strpbrk(args, ",\"\r\n") != NULL;
+	if (quote)
+		putchar('"');
+	p = args;
+	if (csv_formula_start(p))
+		printf("\\x%02x", (unsigned char)*p++);
+	for (; *p; p++) {
+		if (*p == '"')
+			putchar('"');
+		putchar(*p);
+	}
+	if (quote)
+		putchar('"');
+}
+
 static void print_csv_event(const struct record_item *it, uint64_t real_ns)
 {
 	const struct tracerd_event *ev = it->ev;
@@ -254,6 +508,8 @@ static void print_csv_event(const struct record_item *it, uint64_t real_ns)
 	/* a slow call's stack: its frames, innermost first, joined by ';' */
 	for (i = 0; it->ips && i < it->nr_ips; i++)
 		printf("%s0x%" PRIx64, i ? ";" : "", (uint64_t)it->ips[i]);
+	putchar(',');
+	print_csv_args(it);
 	fputs("\r\n", stdout);
 }
 
@@ -387,6 +643,8 @@ static int print_chrome_event(struct dump_opts *d, const struct record_item *it)
 		json_object_object_add(args, "ret", json_object_new_int64(ev->ret));
 	if (it->ips)
 		json_object_object_add(args, "stack", stack_json(it));
+	if (it->args)
+		json_object_object_add(args, "args", args_json(it));
 	json_object_object_add(o, "args", args);
 	return chrome_emit(d, o);
 }

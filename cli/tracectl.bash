@@ -7,7 +7,7 @@
 _tracectl_global="--json --socket --timeout --help --version"
 _tracectl_commands="status attach list stats top detach bench reload sites functions flame dump"
 _tracectl_opts_status=""
-_tracectl_opts_attach="--mode --latency --errors --by --stacks --pid --comm --record --slower-than --partial --dry-run"
+_tracectl_opts_attach="--mode --latency --errors --by --stacks --pid --comm --record --slower-than --args --if --partial --dry-run"
 _tracectl_opts_list=""
 _tracectl_opts_stats="--merge --hist --bpf --top --all --interval --count --stacks --format --output"
 _tracectl_opts_top="--interval --count --limit"
@@ -53,7 +53,7 @@ _tracectl()
 		return ;;
 	--output|-o)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--pid|--comm|--record|--slower-than|--target|--timeout|-T)
+	--pid|--comm|--record|--slower-than|--if|--target|--timeout|-T)
 		return ;;
 	esac
 

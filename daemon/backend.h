@@ -120,7 +120,7 @@ struct backend {
 /* what every BPF function mode does: the shared maps and the ring buffer */
 #define BE_CAPS_BPF_FUNCTION	(MODE_CAP_FUNCTION | MODE_CAP_LATENCY | MODE_CAP_COMM | \
 				 MODE_CAP_PID | MODE_CAP_RECORD | MODE_CAP_ERRORS | MODE_CAP_BY | \
-				 MODE_CAP_STACKS | MODE_CAP_SLOW)
+				 MODE_CAP_STACKS | MODE_CAP_SLOW | MODE_CAP_ARGS)
 
 /* backend_<backend> of every row of TRACERD_MODES (include/tracerd/modes.h) */
 #define BACKEND_DECLARE(e, name, be, ...)	extern const struct backend backend_##be;

@@ -120,7 +120,9 @@ static void fentry_fini(struct tracerd *d)
 const struct backend backend_fentry = {
 	.mode = TRACERD_MODE_FENTRY,
 	.stacks = bpf_stacks,
-	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
+	/* args at the return too: fexit's ctx holds them */
+	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF |
+		MODE_CAP_ARGS_RET,
 	.auto_why = { "one function: fentry is the cheapest BPF hook per call",
 		      "many functions, kprobe.multi unavailable: fentry is the cheapest per call" },
 	.probe = fentry_probe,

@@ -90,7 +90,8 @@ static int fmulti_probe(struct tracerd *d, char *reason, size_t len)
 const struct backend backend_fentry_multi = {
 	.mode = TRACERD_MODE_FENTRY_MULTI,
 	.stacks = bpf_stacks,
-	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_MULTI | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
+	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_MULTI | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF |
+		MODE_CAP_ARGS_RET,
 	.auto_why = {NULL,
 		     "many functions: one fentry.multi link per BTF object attaches them all, "
 		     "through trampolines (cheaper per call than kprobe.multi)"},

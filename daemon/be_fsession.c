@@ -180,7 +180,8 @@ static int fs_probe(struct tracerd *d, char *reason, size_t len)
 const struct backend backend_fsession = {
 	.mode = TRACERD_MODE_FSESSION,
 	.stacks = bpf_stacks,
-	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_MULTI | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF,
+	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_MULTI | MODE_CAP_DIRECT_CALL | MODE_CAP_NEEDS_BTF |
+		MODE_CAP_ARGS_RET,
 	.auto_why = {"latency: one fsession program times entry to return with its session cookie, "
 		     "no map",
 		     "many functions, latency: one fsession.multi link per BTF object times them "

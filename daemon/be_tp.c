@@ -215,6 +215,9 @@ static int tp_attach_hook(struct tracerd *d, struct attachment *a, struct hook *
 		if (ret && !h->err[0])
 			strcpy(h->err, err2);
 	}
+	/* a classic tracepoint's record is not the tracepoint's arguments */
+	if (ret && (a->spec.args || a->spec.cond[0]))
+		return ret;
 	if (ret) {
 		ret = tp_attach_classic(d, a, h, err2, sizeof(err2));
 		via = "a classic tracepoint (perf event)";
@@ -322,7 +325,7 @@ const struct backend backend_tp = {
 	.stacks = bpf_stacks,
 	/* latency: tp:syscalls/sys_enter_NAME pairs only (lib/spec.c) */
 	.caps = MODE_CAP_TRACEPOINT | MODE_CAP_COMM | MODE_CAP_PID | MODE_CAP_RECORD |
-		MODE_CAP_LATENCY | MODE_CAP_BY | MODE_CAP_STACKS | MODE_CAP_SLOW,
+		MODE_CAP_LATENCY | MODE_CAP_BY | MODE_CAP_STACKS | MODE_CAP_SLOW | MODE_CAP_ARGS,
 	.auto_why = { "tracepoints are hooked by tp_btf (raw_tp, classic fallbacks)",
 		      "tracepoints are hooked by tp_btf (raw_tp, classic fallbacks)" },
 	.probe = tp_probe,

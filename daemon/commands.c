@@ -73,6 +73,9 @@ json_object *attachment_json(const struct attachment *a)
 			       json_object_new_string(a->spec.record) : NULL);
 	json_object_object_add(o, "slower_than_ns", a->spec.slower_ns ?
 			       json_object_new_int64((int64_t)a->spec.slower_ns) : NULL);
+	json_object_object_add(o, "args", json_object_new_boolean(a->spec.args));
+	json_object_object_add(o, "if", a->spec.cond[0] ? json_object_new_string(a->spec.cond) :
+			       NULL);
 	json_object_object_add(o, "since", json_object_new_double(a->since_real_ns / 1e9));
 	json_object_object_add(o, "owner", json_object_new_string(
 		a->spec.owner == SPEC_OWNER_BENCH ? "bench" : "user"));
@@ -158,7 +161,7 @@ static const struct proto_field attach_fields[] = {
 	F("target", string), F("mode", string), F("latency", boolean), F("errors", boolean),
 	F("by", string), F("stacks", int), F("pid", int),
 	F("comm", string), F("record", string), F("partial", boolean),
-	F("slower_than", string), F("dry_run", boolean), {}
+	F("slower_than", string), F("args", boolean), F("if", string), F("dry_run", boolean), {}
 };
 static const struct proto_field detach_fields[] = {
 	F("id", int), F("target", string), F("all", boolean), {}

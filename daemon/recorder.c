@@ -36,7 +36,9 @@
 #include "../lib/record.h"
 #include "../lib/spec.h"
 #include "../lib/util.h"
+#include "args.h"
 #include "recorder.h"
+#include "resolve.h"
 #include "stacks.h"
 
 struct rec_file {
@@ -189,6 +191,34 @@ static int write_stack(struct recorder *r, struct rec_file *f, const void *data,
 	return record_writer__write_stack(f->w, &e->ev, e->ips + skip, nr, r->now_ns);
 }
 
+/*
+ * Name h's slot in w and, with --args, say how its arguments read (the
+ * PROTO record, from its BTF now: dump runs after the daemon is gone).
+ */
+static void define_hook(struct tracerd *d, struct record_writer *w, const struct attachment *a,
+			const struct hook *h)
+{
+	bool tp = spec_is_tracepoint(a->spec.target);
+	char *proto;
+
+	record_writer__define_target(w, h->slot, a->mode, a->id, tp ? a->spec.target : h->name);
+	if (!a->spec.args)
+		return;
+	proto = args_proto_json(resolve_hook_btf(d, h), h->args.btf_id, tp);
+	if (!proto || record_writer__define_args(w, h->slot, proto))
+		log_warn("recording '%s': the arguments of '%s' are recorded without their "
+			 "names (no BTF prototype now)", a->spec.record, h->name);
+	free(proto);
+}
+
+/* A call with its arguments (--args): a short sample is recorded plain */
+static int write_args(struct recorder *r, struct rec_file *f, const void *data, size_t size)
+{
+	if (size < sizeof(struct tracerd_event_args))
+		return record_writer__write(f->w, data, r->now_ns);
+	return record_writer__write_args(f->w, data, r->now_ns);
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
@@ -202,7 +232,8 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(*ev) || ev->slot >= TRACERD_MAX_SLOTS || !(f = r->by_slot[ev->slot]))
 		r->unrouted++;
 	else if ((ev->flags & TRACERD_EV_STACK) ? write_stack(r, f, data, size) :
-						     record_writer__write(f->w, ev, r->now_ns))
+		 (ev->flags & TRACERD_EV_ARGS) ? write_args(r, f, data, size) :
+						 record_writer__write(f->w, ev, r->now_ns))
 		file_check(f);
 	/* this sample is consumed either way: libbpf stores the position past it */
 	if (!--r->budget || (r->deadline_ns && r->now_ns >= r->deadline_ns))
@@ -358,10 +389,7 @@ static int file_restart(struct tracerd *d, struct rec_file *f, char *msg, size_t
 		if (ra->f != f)
 			continue;
 		for (i = 0; i < ra->a->nr_hooks; i++)
-			record_writer__define_target(
-				w, ra->a->hooks[i].slot, ra->a->mode, ra->a->id,
-				spec_is_tracepoint(ra->a->spec.target) ? ra->a->spec.target
-								       : ra->a->hooks[i].name);
+			define_hook(d, w, ra->a, &ra->a->hooks[i]);
 	}
 	return 0;
 }
@@ -431,7 +459,6 @@ static uint64_t slot_drops(struct tracerd *d, __u32 slot, bool zero)
 int recorder_attach(struct tracerd *d, struct attachment *a, char *msg, size_t msglen)
 {
 	struct recorder *r = d->rec;
-	bool tp = spec_is_tracepoint(a->spec.target);
 	struct rec_att *ra;
 	size_t i;
 	int err;
@@ -457,8 +484,7 @@ int recorder_attach(struct tracerd *d, struct attachment *a, char *msg, size_t m
 		struct hook *h = &a->hooks[i];
 
 		slot_drops(d, h->slot, true);
-		record_writer__define_target(ra->f->w, h->slot, a->mode, a->id,
-					     tp ? a->spec.target : h->name);
+		define_hook(d, ra->f->w, a, h);
 		r->by_slot[h->slot] = ra->f;
 		r->depth_by_slot[h->slot] = (__u8)a->spec.stacks;
 	}

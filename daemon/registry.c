@@ -89,6 +89,8 @@ static size_t auto_candidates(struct tracerd *d, const struct request *req,
 		.by = spec->by != SPEC_BY_NONE,
 		.stacks = spec->stacks != 0,
 		.slow = spec->slower_ns != 0,
+		.args = spec->args || spec->cond[0],
+		.args_ret = spec->args && spec->latency,
 		.available = avail,
 		.caps = caps,
 	};
@@ -96,7 +98,7 @@ static size_t auto_candidates(struct tracerd *d, const struct request *req,
 	enum tracerd_mode order[TRACERD_MODE_NR];
 	const char *opt_why[TRACERD_MODE_NR] = {};
 	size_t i, n, len, off = 0;
-	char buf[400], miss[64];
+	char buf[400], miss[160];
 	int m;
 
 	for (m = 0; m < TRACERD_MODE_NR; m++) {
@@ -142,7 +144,7 @@ static size_t auto_candidates(struct tracerd *d, const struct request *req,
 		case AUTO_SKIP_OPTIONS:
 			snprintf(buf, sizeof(buf), "the mode has no %s%s%s", mode_caps_missing(
 				caps[order[i]], r.latency, r.comm, r.record, r.errors, r.by,
-				r.stacks, r.slow, miss, sizeof(miss)),
+				r.stacks, r.slow, r.args, r.args_ret, miss, sizeof(miss)),
 				opt_why[order[i]] ? " here: " : "",
 				opt_why[order[i]] ? opt_why[order[i]] : "");
 			reason = buf;
@@ -186,7 +188,7 @@ static int hooks_slots(struct tracerd *d, struct attachment *a)
 	for (i = 0; i < a->nr_hooks; i++) {
 		err = maps_slot_alloc(d, &a->hooks[i].slot, a->hooks[i].ret64);
 		if (!err)
-			err = maps_slot_config(d, a->hooks[i].slot, &a->spec);
+			err = maps_slot_config(d, a->hooks[i].slot, &a->spec, &a->hooks[i].args);
 		if (err)
 			return err;
 	}
@@ -278,7 +280,7 @@ static int request_check(struct tracerd *d, const struct request *r, char *msg, 
 {
 	const struct tracerd_spec *spec = &r->spec;
 	unsigned int missing;
-	char miss[64];
+	char miss[160];
 
 	if (!r->be)
 		return set_err(msg, msglen, -EINVAL, "mode %s has no variant %s",
@@ -298,7 +300,8 @@ static int request_check(struct tracerd *d, const struct request *r, char *msg, 
 	if (missing == MODE_CAP_STACKS && r->be->stacks_unavailable)
 		return set_err(msg, msglen, -EINVAL, "mode %s has no stacks: %s",
 			       tracerd_mode_name(spec->mode), r->be->stacks_unavailable(d));
-	mode_caps_missing(~missing, true, true, true, true, true, true, true, miss, sizeof(miss));
+	mode_caps_missing(~missing, true, true, true, true, true, true, true, true, true, miss,
+			  sizeof(miss));
 	if (spec->variant)
 		return set_err(msg, msglen, -EINVAL, "mode %s, variant %s, has no %s",
 			       tracerd_mode_name(spec->mode), mode_variant_name(spec->variant),
@@ -307,7 +310,7 @@ static int request_check(struct tracerd *d, const struct request *r, char *msg, 
 		return set_err(msg, msglen, -EINVAL, "mode %s has no %s (the module counts "
 			       "calls by pid and comm, and times them and keeps their stacks "
 			       "in kmod-kprobe and kmod-callops only; recording, error "
-			       "counting and by keys need a BPF mode)",
+			       "counting, by keys and arguments need a BPF mode)",
 			       tracerd_mode_name(spec->mode), miss);
 	return set_err(msg, msglen, -EINVAL, "mode %s has no %s",
 		       tracerd_mode_name(spec->mode), miss);

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "args.h"
 #include "btfargs.h"
 #include "../lib/log.h"
 #include "../lib/skiplist.h"
@@ -566,6 +567,16 @@ int resolve_module_btf_fd(struct tracerd *d, const char *module)
 	return m ? m->fd : -ENOENT;
 }
 
+const struct btf *resolve_hook_btf(struct tracerd *d, const struct hook *h)
+{
+	struct mod_btf *m;
+
+	if (!h->module[0])
+		return d->vmlinux_btf;
+	m = module_btf(d, d->resolve_cache, h->module);
+	return m ? m->btf : NULL;
+}
+
 __u64 resolve_addr(struct tracerd *d, const char *name)
 {
 	const struct sym *k = symtab_find(kallsyms(symsrc(d)), name);
@@ -643,9 +654,9 @@ static enum func_ret func_ret(const struct btf *btf, __s32 id, __u32 *size)
 	return id ? FUNC_RET_UNKNOWN : FUNC_RET_VOID;
 }
 
-/* Fill hook h for function s (from the ftrace list or kallsyms). */
-static void fill_hook(struct tracerd *d, struct symsrc *c, struct hook *h, const char *name,
-		      const char *module, bool need_addr)
+/* Fill hook h for function s (from the ftrace list or kallsyms); its BTF, NULL without */
+static const struct btf *fill_hook(struct tracerd *d, struct symsrc *c, struct hook *h,
+				   const char *name, const char *module, bool need_addr)
 {
 	const struct btf *btf;
 	const struct sym *k;
@@ -673,6 +684,22 @@ static void fill_hook(struct tracerd *d, struct symsrc *c, struct hook *h, const
 		k = symtab_find(kallsyms(c), name);
 		h->addr = k ? k->addr : 0;
 	}
+	return btf;
+}
+
+/* --args, --if: h's arguments by FUNC id of btf; 0, or the reason in why (args.c) */
+static int args_resolve_hook(const struct btf *btf, __s32 id, struct hook *h, bool tracepoint,
+			     const struct tracerd_spec *spec, char *why, size_t whylen)
+{
+	if (!spec->args && !spec->cond[0])
+		return 0;
+	return args_resolve(btf, id, tracepoint, spec, &h->args, why, whylen);
+}
+
+static int hook_args_check(const struct btf *btf, struct hook *h, const struct tracerd_spec *spec,
+			   char *why, size_t whylen)
+{
+	return args_resolve_hook(btf, h->btf_id, h, false, spec, why, whylen);
 }
 
 /* Can s be hooked? NULL when yes, else the reason. */
@@ -725,6 +752,7 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 	const struct symtab *t = c->ftrace ? c->ftrace : kallsyms(c);
 	unsigned int max = d->cfg.max_glob_matches;
 	size_t i, n = 0, matched = 0;
+	const struct btf *btf;
 	struct hook *hs;
 	char buf[160];
 
@@ -765,14 +793,24 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 			skip_list_add(skipped, s->name, why);
 			continue;
 		}
-		fill_hook(d, c, &hs[n++], s->name, s->module, need_addr);
+		btf = fill_hook(d, c, &hs[n], s->name, s->module, need_addr);
+		if (hook_args_check(btf, &hs[n], spec, buf, sizeof(buf))) {
+			skip_list_add(skipped, s->name, buf);
+			continue;
+		}
+		n++;
 	}
 	if (!n) {
 		free(hs);
-		str_fmt(msg, msglen,
-			"glob '%s': none of the %zu functions it matches returns "
-			"a value (--errors counts int, long and ERR_PTR returns)",
-			spec->target, matched);
+		if (spec->args || spec->cond[0])
+			str_fmt(msg, msglen, "glob '%s': none of the %zu functions it matches "
+				"can give its arguments (--args, --if: see the skipped reasons)",
+				spec->target, matched);
+		else
+			str_fmt(msg, msglen,
+				"glob '%s': none of the %zu functions it matches returns "
+				"a value (--errors counts int, long and ERR_PTR returns)",
+				spec->target, matched);
 		return -ENOENT;
 	}
 	*hooks = hs;
@@ -785,8 +823,10 @@ static int resolve_function(struct tracerd *d, struct symsrc *c, const struct tr
 					char *msg, size_t msglen)
 {
 	const char *name = spec->target, *pat = sym_denied(name), *why;
+	char why_args[200];
 	const struct sym *s;
 	struct hook *h;
+	int ret;
 
 	if (pat) {
 		str_fmt(msg, msglen, "function '%s' is denylisted ('%s'): tracerd's own hooks run "
@@ -809,7 +849,13 @@ static int resolve_function(struct tracerd *d, struct symsrc *c, const struct tr
 		str_fmt(msg, msglen, "out of memory");
 		return -ENOMEM;
 	}
-	fill_hook(d, c, h, name, s->module, need_addr);
+	ret = hook_args_check(fill_hook(d, c, h, name, s->module, need_addr), h, spec, why_args,
+			      sizeof(why_args));
+	if (ret) {
+		free(h);
+		str_fmt(msg, msglen, "function '%s' %s", name, why_args);
+		return -EINVAL;
+	}
 	*hooks = h;
 	*nr = 1;
 	return 0;
@@ -819,7 +865,7 @@ static int resolve_tracepoint(struct tracerd *d, struct symsrc *c, const struct 
 					  struct hook **hooks, size_t *nr, char *msg, size_t msglen)
 {
 	const char *name = strchr(spec->target, '/') + 1;
-	char tname[192];
+	char tname[192], why[200];
 	struct hook *h;
 	__s32 id = 0;
 	int ret;
@@ -841,6 +887,17 @@ static int resolve_tracepoint(struct tracerd *d, struct symsrc *c, const struct 
 	h->slot = TRACERD_MAX_SLOTS;	/* none yet */
 	str_copy(h->name, name, sizeof(h->name));
 	h->btf_id = id;
+	/* the arguments' names: the probe's BTF (args.c) */
+	if (d->vmlinux_btf && (spec->args || spec->cond[0])) {
+		snprintf(tname, sizeof(tname), "__bpf_trace_%s", name);
+		id = btf__find_by_name_kind(d->vmlinux_btf, tname, BTF_KIND_FUNC);
+	}
+	ret = args_resolve_hook(d->vmlinux_btf, id, h, true, spec, why, sizeof(why));
+	if (ret) {
+		free(h);
+		str_fmt(msg, msglen, "tracepoint '%s' %s", spec->target, why);
+		return -EINVAL;
+	}
 	*hooks = h;
 	*nr = 1;
 	return 0;

@@ -30,6 +30,9 @@ __u64 resolve_addr(struct tracerd *d, const char *name);
 /* The BTF object fd of module ("" : 0, vmlinux), owned by the symbol
  * source: valid until the next resolve_* call; -ENOENT without one. */
 int resolve_module_btf_fd(struct tracerd *d, const char *module);
+/* The BTF h's btf_id is of (vmlinux, or its module's), owned by the symbol
+ * source: valid until the next resolve_* call; NULL without one. */
+const struct btf *resolve_hook_btf(struct tracerd *d, const struct hook *h);
 /* How many records ftrace has (lines of available_filter_functions), or -1. */
 long long resolve_nr_traceable(struct tracerd *d);
 

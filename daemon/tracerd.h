@@ -17,6 +17,7 @@
 #include "../lib/config.h"
 #include "../lib/skiplist.h"
 #include "../lib/spec.h"
+#include "args.h"
 
 struct event_base;
 struct control;
@@ -61,6 +62,7 @@ struct hook {
 				 * is then -4095..-1 in all 64 bits, not the low 32) */
 	__u32 argw;		/* 1 + the stack words of its arguments, by BTF and
 				 * the arch's convention (btfargs.c), 0 unknown */
+	struct hook_args args;	/* --args, --if: what its slot reads (args.c) */
 	__u32 slot;
 	bool attached;
 	char err[224];		/* why it could not be attached */
@@ -231,7 +233,8 @@ void maps_slot_free(struct tracerd *d, __u32 slot);
  * last sweep (one pass of each map), and the stacks no count uses any more.
  */
 void maps_sweep(struct tracerd *d);
-int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *spec);
+int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *spec,
+		     const struct hook_args *args);
 void maps_slot_disable(struct tracerd *d, __u32 slot);
 /* Sum of the per-CPU stats of a slot. */
 int maps_slot_read(struct tracerd *d, __u32 slot, struct tracerd_slot_stats *out);

@@ -82,7 +82,8 @@ size_t auto_select(const struct auto_request *r, enum tracerd_mode out[TRACERD_M
 			 r->direct_call_taken)
 			skip[m] = AUTO_SKIP_DIRECT_CALL;	/* row 4 */
 		else if (mode_caps_missing(r->caps[m], r->latency, r->comm, r->record, r->errors,
-					   r->by, r->stacks, r->slow, buf, sizeof(buf))[0])
+					   r->by, r->stacks, r->slow, r->args, r->args_ret, buf,
+					   sizeof(buf))[0])
 			skip[m] = AUTO_SKIP_OPTIONS;		/* row 7 */
 		else
 			skip[m] = AUTO_CANDIDATE;

@@ -18,6 +18,7 @@ struct auto_request {
 	bool direct_call_taken;		/* the one function's direct call is owned
 					 * (a MODE_CAP_DIRECT_EXCL attachment) */
 	bool latency, comm, record, errors, by, stacks, slow;	/* options asked for */
+	bool args, args_ret;		/* --args or --if; --args with --latency */
 	const bool *available;		/* [TRACERD_MODE_NR]: feature probes */
 	const unsigned int *caps;	/* [TRACERD_MODE_NR]: MODE_CAP_* (lib/modes.h) */
 };

@@ -86,7 +86,8 @@ bool tracerd_mode_is_tracepoint(enum tracerd_mode m)
 }
 
 const char *mode_caps_missing(unsigned int caps, bool latency, bool comm, bool record,
-			      bool errors, bool by, bool stacks, bool slow, char *buf, size_t len)
+			      bool errors, bool by, bool stacks, bool slow, bool args, bool args_ret,
+			      char *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -104,7 +105,12 @@ const char *mode_caps_missing(unsigned int caps, bool latency, bool comm, bool r
 	if (stacks && !(caps & MODE_CAP_STACKS) && off < len)
 		off += snprintf(buf + off, len - off, "%sstacks", off ? ", " : "");
 	if (slow && !(caps & MODE_CAP_SLOW) && off < len)
-		snprintf(buf + off, len - off, "%sslow-call recording", off ? ", " : "");
+		off += snprintf(buf + off, len - off, "%sslow-call recording", off ? ", " : "");
+	if (args && !(caps & MODE_CAP_ARGS) && off < len)
+		off += snprintf(buf + off, len - off, "%sarguments", off ? ", " : "");
+	if (args_ret && !(caps & MODE_CAP_ARGS_RET) && off < len)
+		snprintf(buf + off, len - off, "%sarguments at the return (--args with --latency)",
+			 off ? ", " : "");
 	return buf;
 }
 

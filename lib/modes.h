@@ -45,11 +45,14 @@ enum mode_cap {
 	MODE_CAP_BY		= 1U << 12,	/* calls per pid, comm or cgroup: --by */
 	MODE_CAP_STACKS		= 1U << 13,	/* calls per kernel stack: --stacks */
 	MODE_CAP_SLOW		= 1U << 14,	/* records only slow calls: --slower-than */
+	MODE_CAP_ARGS		= 1U << 15,	/* sees the arguments at the entry: --args, --if */
+	MODE_CAP_ARGS_RET	= 1U << 16,	/* ... and at the return: --args --latency */
 };
 /* The options of a request a mode with caps cannot honour, as words
  * ("latency, comm"), into buf; "" when it can honour them all. */
 const char *mode_caps_missing(unsigned int caps, bool latency, bool comm, bool record,
-			      bool errors, bool by, bool stacks, bool slow, char *buf, size_t len);
+			      bool errors, bool by, bool stacks, bool slow, bool args, bool args_ret,
+			      char *buf, size_t len);
 
 /*
  * Variants of a mode: another way the same backend hooks, declared by the

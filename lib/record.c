@@ -17,8 +17,14 @@
 #include "record.h"
 #include "util.h"
 
-/* largest record written: a slow call's event with its stack (record.h), or a target's name */
-#define REC_MAX		(sizeof(struct tracerd_rec_hdr) + sizeof(struct tracerd_event_stack))
+/* largest record written: a slot's PROTO (record.h); a slow call's event with its stack,
+ * a call's with its arguments, a target's name are shorter */
+#define REC_MAX		(sizeof(struct tracerd_rec_hdr) + sizeof(struct tracerd_rec_proto) + \
+			 TRACERD_PROTO_MAX)
+_Static_assert(sizeof(struct tracerd_event_stack) <= sizeof(struct tracerd_rec_proto) +
+	       TRACERD_PROTO_MAX, "REC_MAX holds a stack event");
+_Static_assert(sizeof(struct tracerd_event_args) <= sizeof(struct tracerd_rec_proto) +
+	       TRACERD_PROTO_MAX, "REC_MAX holds an args event");
 #define CHECK_BYTES	(sizeof(struct tracerd_rec_hdr) + sizeof(struct tracerd_rec_check))
 /* writer: one block's records and its CHECK (a block closes at TRACERD_BLOCK_MAX) */
 #define BLK_BUF_SIZE	(TRACERD_BLOCK_MAX + REC_MAX + CHECK_BYTES)
@@ -35,6 +41,7 @@
 struct wtarget {
 	uint32_t slot, mode, attachment;
 	char *name;
+	char *proto;			/* its PROTO's JSON (--args), or NULL */
 };
 
 struct record_writer {
@@ -180,7 +187,13 @@ static int put_target(struct record_writer *w, const struct wtarget *t)
 		.slot = t->slot, .mode = t->mode, .attachment = t->attachment,
 	};
 
-	return put_record(w, TRACERD_REC_TARGET, &rt, sizeof(rt), t->name, strlen(t->name));
+	struct tracerd_rec_proto rp = { .slot = t->slot };
+	int err;
+
+	err = put_record(w, TRACERD_REC_TARGET, &rt, sizeof(rt), t->name, strlen(t->name));
+	if (err || !t->proto)
+		return err;
+	return put_record(w, TRACERD_REC_PROTO, &rp, sizeof(rp), t->proto, strlen(t->proto));
 }
 
 static json_object *writer_meta(struct record_writer *w)
@@ -458,8 +471,10 @@ void record_writer__free(struct record_writer *w)
 	ZSTD_freeCCtx(w->cctx);
 	if (w->dirfd >= 0)
 		close(w->dirfd);
-	for (i = 0; i < w->nr_targets; i++)
+	for (i = 0; i < w->nr_targets; i++) {
 		free(w->targets[i].name);
+		free(w->targets[i].proto);
+	}
 	free(w->targets);
 	json_object_put(w->meta_extra);
 	free(w);
@@ -496,12 +511,32 @@ int record_writer__define_target(struct record_writer *w, uint32_t slot, uint32_
 		w->targets = t;
 		t = &w->targets[w->nr_targets++];
 		t->name = NULL;
+		t->proto = NULL;
 	}
 	free(t->name);
+	free(t->proto);
 	*t = (struct wtarget){ .slot = slot, .mode = mode, .attachment = attachment, .name = dup };
 	if (w->st.stopped)
 		return w->st.error;
 	return put_target(w, t);
+}
+
+int record_writer__define_args(struct record_writer *w, uint32_t slot, const char *proto)
+{
+	struct tracerd_rec_proto rp = { .slot = slot };
+	struct wtarget *t = target_find(w, slot);
+
+	if (!t)
+		return -ENOENT;
+	if (strlen(proto) > TRACERD_PROTO_MAX)
+		return -E2BIG;
+	free(t->proto);
+	t->proto = strdup(proto);
+	if (!t->proto)
+		return -ENOMEM;
+	if (w->st.stopped)
+		return w->st.error;
+	return put_record(w, TRACERD_REC_PROTO, &rp, sizeof(rp), proto, strlen(proto));
 }
 
 void record_writer__forget_target(struct record_writer *w, uint32_t slot)
@@ -511,6 +546,7 @@ void record_writer__forget_target(struct record_writer *w, uint32_t slot)
 	if (!t)
 		return;
 	free(t->name);
+	free(t->proto);
 	*t = w->targets[--w->nr_targets];
 }
 
@@ -581,7 +617,7 @@ int record_writer__write(struct record_writer *w, const struct tracerd_event *ev
 {
 	struct tracerd_event plain = *ev;
 
-	plain.flags &= ~TRACERD_EV_STACK;	/* no frames given: none claimed */
+	plain.flags &= ~(TRACERD_EV_STACK | TRACERD_EV_ARGS);	/* none given: none claimed */
 	return write_event(w, &plain, NULL, 0, now_ns);
 }
 
@@ -590,8 +626,61 @@ int record_writer__write_stack(struct record_writer *w, const struct tracerd_eve
 {
 	struct tracerd_event with = *ev;
 
-	with.flags |= TRACERD_EV_STACK;
+	with.flags = (with.flags & ~TRACERD_EV_ARGS) | TRACERD_EV_STACK;
 	return write_event(w, &with, ips, nr, now_ns);
+}
+
+/* popcount of a strmask: the strings an args record carries */
+static unsigned int args_nr_str(__u8 mask)
+{
+	unsigned int n = 0;
+
+	for (; mask; mask &= (__u8)(mask - 1))
+		n++;
+	return n;
+}
+
+int record_writer__write_args(struct record_writer *w, const struct tracerd_event_args *a,
+			      uint64_t now_ns)
+{
+	unsigned char tail[8 + sizeof(a->args) + sizeof(a->str)];
+	struct tracerd_event ev = a->ev;
+	__u8 nr = a->nr, mask = a->strmask;
+	size_t len;
+	int i, err;
+
+	if (w->st.stopped) {
+		w->st.dropped++;
+		return w->st.error;
+	}
+	if (nr > TRACERD_EVENT_ARGS_MAX)
+		nr = TRACERD_EVENT_ARGS_MAX;
+	mask &= (__u8)((1U << nr) - 1);	/* a string of an argument kept */
+	ev.flags = (ev.flags & ~TRACERD_EV_STACK) | TRACERD_EV_ARGS;
+	tail[0] = nr;
+	tail[1] = mask;
+	tail[2] = a->faultmask & mask;
+	tail[3] = a->truncmask & mask;
+	memset(tail + 4, 0, 4);
+	memcpy(tail + 8, a->args, nr * sizeof(a->args[0]));
+	len = 8 + nr * sizeof(a->args[0]);
+	for (i = 0; i < nr; i++) {
+		if (!(mask & (1U << i)))
+			continue;
+		/* NUL-terminated, zero after: no byte past the string leaves the kernel */
+		memset(tail + len, 0, TRACERD_EVENT_STR_LEN);
+		if (!(tail[2] & (1U << i)))
+			memcpy(tail + len, a->str[i], strnlen(a->str[i], TRACERD_EVENT_STR_LEN - 1));
+		len += TRACERD_EVENT_STR_LEN;
+	}
+	err = put_record(w, TRACERD_REC_EVENT, &ev, sizeof(ev), tail, len);
+	if (err) {
+		w->st.dropped++;
+		return err;
+	}
+	w->st.events++;
+	w->pending++;
+	return writer_maybe_flush(w, now_ns);
 }
 
 int record_writer__lost(struct record_writer *w, uint64_t count)
@@ -671,6 +760,9 @@ struct record_reader {
 	size_t nr_names;
 	struct tracerd_event ev;	/* aligned copy of the current event */
 	__u64 ips[TRACERD_EVENT_STACK_MAX];	/* ... and its stack (TRACERD_EV_STACK) */
+	struct tracerd_event_args args;		/* ... or its arguments (TRACERD_EV_ARGS) */
+	json_object **protos;		/* slot -> its PROTO's "args" array (version 5) */
+	size_t nr_protos;
 	uint64_t real0, mono0;
 };
 
@@ -802,6 +894,9 @@ void record_reader__free(struct record_reader *r)
 	for (i = 0; i < r->nr_names; i++)
 		free(r->names[i]);
 	free(r->names);
+	for (i = 0; i < r->nr_protos; i++)
+		json_object_put(r->protos[i]);
+	free(r->protos);
 	free(r->buf);
 	json_object_put(r->meta);
 	free(r);
@@ -933,6 +1028,89 @@ static int reader_stack(struct record_reader *r, struct record_item *it, const u
 	return 0;
 }
 
+/*
+ * An event's arguments (version 5, TRACERD_EV_ARGS): the tail after the
+ * event, exactly as record.h says; 0 or -EBADMSG. A string read back is
+ * cut at its first NUL, whatever the bytes after it hold.
+ */
+static int reader_args(struct record_reader *r, struct record_item *it, const unsigned char *p,
+		       size_t len)
+{
+	struct tracerd_event_args *a = &r->args;
+	size_t off;
+	int i;
+
+	if (!(r->ev.flags & TRACERD_EV_ARGS))
+		return 0;
+	if (r->version < 5 || (r->ev.flags & TRACERD_EV_STACK) || len < 8)
+		return -EBADMSG;
+	memset(a, 0, sizeof(*a));
+	a->ev = r->ev;
+	a->nr = p[0];
+	a->strmask = p[1];
+	a->faultmask = p[2];
+	a->truncmask = p[3];
+	if (a->nr > TRACERD_EVENT_ARGS_MAX || (a->strmask >> a->nr) ||
+	    len != 8 + a->nr * sizeof(a->args[0]) + args_nr_str(a->strmask) *
+	    TRACERD_EVENT_STR_LEN)
+		return -EBADMSG;
+	memcpy(a->args, p + 8, a->nr * sizeof(a->args[0]));
+	off = 8 + a->nr * sizeof(a->args[0]);
+	for (i = 0; i < a->nr; i++) {
+		if (!(a->strmask & (1U << i)))
+			continue;
+		memcpy(a->str[i], p + off, TRACERD_EVENT_STR_LEN);
+		a->str[i][TRACERD_EVENT_STR_LEN - 1] = '\0';
+		off += TRACERD_EVENT_STR_LEN;
+	}
+	it->args = a;
+	return 0;
+}
+
+/* A slot's PROTO (version 5): its "args" array kept for its events; bad JSON: -EBADMSG */
+static int reader_proto(struct record_reader *r, const unsigned char *p, size_t len)
+{
+	struct tracerd_rec_proto rp;
+	json_object *o, *args, **protos;
+	json_tokener *tok;
+	size_t n;
+
+	if (len < sizeof(rp))
+		return -EBADMSG;
+	memcpy(&rp, p, sizeof(rp));
+	if (rp.slot >= MAX_SLOT)
+		return 0;
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	o = json_tokener_parse_ex(tok, (const char *)p + sizeof(rp), (int)(len - sizeof(rp)));
+	if (o && json_tokener_get_parse_end(tok) != len - sizeof(rp)) {
+		json_object_put(o);
+		o = NULL;
+	}
+	json_tokener_free(tok);
+	if (!o || !json_object_object_get_ex(o, "args", &args) ||
+	    !json_object_is_type(args, json_type_array)) {
+		json_object_put(o);
+		return -EBADMSG;
+	}
+	if (rp.slot >= r->nr_protos) {
+		n = rp.slot + 64;
+		protos = realloc(r->protos, n * sizeof(*protos));
+		if (!protos) {
+			json_object_put(o);
+			return -ENOMEM;
+		}
+		memset(protos + r->nr_protos, 0, (n - r->nr_protos) * sizeof(*protos));
+		r->protos = protos;
+		r->nr_protos = n;
+	}
+	json_object_put(r->protos[rp.slot]);
+	r->protos[rp.slot] = json_object_get(args);
+	json_object_put(o);
+	return 0;
+}
+
 /* One whole record at buf[pos..]: 1 item, 0 skip, -errno; *used set. */
 static int reader_record(struct record_reader *r, struct record_item *it, size_t *used)
 {
@@ -951,12 +1129,17 @@ static int reader_record(struct record_reader *r, struct record_item *it, size_t
 		if (h.len < sizeof(r->ev))
 			return -EBADMSG;
 		memcpy(&r->ev, p, sizeof(r->ev));
-		if (reader_stack(r, it, p + sizeof(r->ev), h.len - sizeof(r->ev)))
+		if (reader_stack(r, it, p + sizeof(r->ev), h.len - sizeof(r->ev)) ||
+		    reader_args(r, it, p + sizeof(r->ev), h.len - sizeof(r->ev)))
 			return -EBADMSG;
 		it->ev = &r->ev;
 		if (r->ev.slot < r->nr_names)
 			it->target = r->names[r->ev.slot];
+		if (it->args && r->ev.slot < r->nr_protos)
+			it->proto = r->protos[r->ev.slot];
 		return 1;
+	case TRACERD_REC_PROTO:
+		return reader_proto(r, p, h.len) ?: 0;	/* no item: it names its slot's events */
 	case TRACERD_REC_TARGET:
 		if (h.len < sizeof(t))
 			return -EBADMSG;

@@ -80,6 +80,14 @@ int record_writer__write(struct record_writer *w, const struct tracerd_event *ev
  * TRACERD_EVENT_STACK_MAX kept): flags gets TRACERD_EV_STACK. */
 int record_writer__write_stack(struct record_writer *w, const struct tracerd_event *ev,
 			       const __u64 *ips, __u32 nr, uint64_t now_ns);
+/* The same with its arguments (--args, TRACERD_EV_ARGS set; a stack's flag
+ * cleared): nr values, the strings of strmask. */
+int record_writer__write_args(struct record_writer *w, const struct tracerd_event_args *a,
+			      uint64_t now_ns);
+/* The slot's PROTO (record.h): how its functions' arguments read, a JSON
+ * object of at most TRACERD_PROTO_MAX bytes, in the current and every later
+ * file; after its define_target. 0, -ENOENT (no such target), -E2BIG. */
+int record_writer__define_args(struct record_writer *w, uint32_t slot, const char *proto);
 /* Count events lost before they reached the writer (ring-buffer drops). */
 int record_writer__lost(struct record_writer *w, uint64_t count);
 /* Time-based flush and a check that the file still exists (a deleted file
@@ -110,6 +118,9 @@ struct record_item {
 	const struct tracerd_event *ev;	/* TRACERD_REC_EVENT */
 	const __u64 *ips;		/* its stack, innermost first (TRACERD_EV_STACK) */
 	uint32_t nr_ips;		/* frames in ips (0: none) */
+	const struct tracerd_event_args *args;	/* its arguments (TRACERD_EV_ARGS), or NULL */
+	json_object *proto;		/* ... their PROTO "args" array (owned by the
+					 * reader), NULL when the file has none */
 	const char *target;		/* event's target name, or NULL if undefined */
 	uint64_t lost;			/* TRACERD_REC_LOST */
 };
@@ -122,7 +133,8 @@ json_object *record_reader__meta(const struct record_reader *r);
 int record_reader__next(struct record_reader *r, struct record_item *it);
 /* How the read ended; why: what and where (record, event, offsets). */
 enum record_end record_reader__end(const struct record_reader *r, const char **why);
-/* The file's format version (1: no integrity checks; 1, 2: zlib; 3, 4: zstd; 4: stacks). */
+/* The file's format version (1: no integrity checks; 1, 2: zlib; 3-5: zstd; 4: stacks;
+ * 5: arguments). */
 uint32_t record_reader__version(const struct record_reader *r);
 /* Event ts (monotonic ns) -> realtime ns, from the header's clock pair. */
 uint64_t record_reader__realtime(const struct record_reader *r, uint64_t ts_ns);

@@ -126,6 +126,10 @@ unsigned int spec_needs(const struct tracerd_spec *spec, enum spec_kind kind)
 		needs |= MODE_CAP_STACKS;
 	if (spec->slower_ns)
 		needs |= MODE_CAP_SLOW;
+	if (spec->args || spec->cond[0])
+		needs |= MODE_CAP_ARGS;
+	if (spec->args && spec->latency)	/* recorded at the return */
+		needs |= MODE_CAP_ARGS_RET;
 	return needs;
 }
 
@@ -154,6 +158,17 @@ int spec_validate(const struct tracerd_spec *spec, char *err, size_t errlen)
 			       "calls are recorded");
 	if (spec->slower_ns > SPEC_SLOWER_MAX_NS)
 		return set_err(err, errlen, -EINVAL, "invalid --slower-than: 1 ns to 3600 s");
+	/* refused rather than read and dropped: the arguments go into the recording */
+	if (spec->args && !spec->record[0])
+		return set_err(err, errlen, -EINVAL, "--args needs --record NAME: the arguments "
+			       "are recorded with each call");
+	if (spec->args && spec->slower_ns && spec->stacks)
+		return set_err(err, errlen, -EINVAL, "--args with --slower-than --stacks: a slow "
+			       "call's record holds its stack or its arguments, not both");
+	/* --errors counts at the return, where a return probe no longer sees the arguments */
+	if (spec->cond[0] && spec->errors)
+		return set_err(err, errlen, -EINVAL, "--if with --errors: error returns are "
+			       "counted at the return, where the arguments are not seen");
 	if (spec->record[0])
 		return spec_check_record_name(spec->record, err, errlen);
 	return 0;
@@ -288,6 +303,83 @@ static int set_comm(struct tracerd_spec *spec, const char *val, char *err, size_
 	return 0;
 }
 
+static const char *const if_ops[] = {
+	[TRACERD_IF_EQ] = "==", [TRACERD_IF_NE] = "!=", [TRACERD_IF_LE] = "<=",
+	[TRACERD_IF_GE] = ">=", [TRACERD_IF_LT] = "<",	[TRACERD_IF_GT] = ">",
+};
+
+const char *spec_if_op_name(int op)
+{
+	return op > 0 && (size_t)op < ARRAY_SIZE(if_ops) ? if_ops[op] : "?";
+}
+
+static bool is_ident(char c, bool first)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (!first && c >= '0' && c <= '9');
+}
+
+int spec_if_parse(const char *text, struct spec_if *out, char *err, size_t errlen)
+{
+	const char *p = text, *name, *val;
+	size_t n, i, best = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (*p == ' ' || *p == '\t')
+		p++;
+	for (name = p; is_ident(*p, p == name); p++)
+		;
+	n = (size_t)(p - name);
+	if (!n || n >= sizeof(out->name))
+		return set_err(err, errlen, -EINVAL, "invalid --if '%s': NAME OP VALUE, NAME an "
+			       "argument's name, OP one of == != < <= > >=, e.g. 'count>=4096'",
+			       text);
+	memcpy(out->name, name, n);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	/* the longest operator that matches ("<=" before "<") */
+	for (i = 1; i < ARRAY_SIZE(if_ops); i++)
+		if (!strncmp(p, if_ops[i], strlen(if_ops[i])) &&
+		    (!best || strlen(if_ops[i]) > strlen(if_ops[best])))
+			best = i;
+	if (!best)
+		return set_err(err, errlen, -EINVAL, "invalid --if '%s': the operator is one of "
+			       "== != < <= > >=", text);
+	out->op = (int)best;
+	p += strlen(if_ops[best]);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	val = p;
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	n = (size_t)(p - val);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!n || *p || n >= sizeof(out->value))
+		return set_err(err, errlen, -EINVAL, "invalid --if '%s': one value after the "
+			       "operator (an integer or an enumerator's name)", text);
+	memcpy(out->value, val, n);
+	for (i = 0; i < n; i++)
+		if (!is_ident(val[i], false) && !strchr("-+xX", val[i]))
+			return set_err(err, errlen, -EINVAL, "invalid --if value '%s': an "
+				       "integer or an enumerator's name", out->value);
+	return 0;
+}
+
+/* stored without blanks, so a config line holds it as one word */
+static int set_if(struct tracerd_spec *spec, const char *val, char *err, size_t errlen)
+{
+	struct spec_if c;
+	int ret = spec_if_parse(val, &c, err, errlen);
+
+	if (ret)
+		return ret;
+	if ((size_t)snprintf(spec->cond, sizeof(spec->cond), "%s%s%s", c.name,
+			     spec_if_op_name(c.op), c.value) >= sizeof(spec->cond))
+		return set_err(err, errlen, -EINVAL, "--if longer than %d bytes", SPEC_IF_MAX - 1);
+	return 0;
+}
+
 static int set_record(struct tracerd_spec *spec, const char *val, char *err, size_t errlen)
 {
 	if (spec_check_record_name(val, err, errlen))
@@ -302,7 +394,7 @@ static const struct spec_setter {
 } setters[] = {
 	{ "mode", set_mode },	{ "by", set_by },     { "stacks", set_stacks },
 	{ "pid", set_pid },	{ "comm", set_comm }, { "record", set_record },
-	{ "slower_than", set_slower },
+	{ "slower_than", set_slower }, { "if", set_if },
 };
 
 static int parse_option(const char *opt, struct tracerd_spec *spec, char *err, size_t errlen)
@@ -316,6 +408,10 @@ static int parse_option(const char *opt, struct tracerd_spec *spec, char *err, s
 	}
 	if (!strcmp(opt, "errors")) {
 		spec->errors = true;
+		return 0;
+	}
+	if (!strcmp(opt, "args")) {
+		spec->args = true;
 		return 0;
 	}
 	if (!strcmp(opt, "partial")) {
@@ -379,6 +475,7 @@ int spec_from_json(json_object *args, struct tracerd_spec *spec, char *err, size
 	spec->latency = proto_arg_bool(args, "latency", &bad);
 	spec->errors = proto_arg_bool(args, "errors", &bad);
 	spec->partial = proto_arg_bool(args, "partial", &bad);
+	spec->args = proto_arg_bool(args, "args", &bad);
 	if (bad)
 		return set_err(err, errlen, -EINVAL, "attach: an argument has the wrong JSON type");
 	if (!target || str_copy(spec->target, target, sizeof(spec->target)))
@@ -403,7 +500,7 @@ bool spec_same_hooks(const struct tracerd_spec *a, const struct tracerd_spec *b)
 {
 	return !strcmp(a->target, b->target) && a->mode == b->mode && a->latency == b->latency &&
 	       a->errors == b->errors && a->by == b->by && a->stacks == b->stacks &&
-	       a->slower_ns == b->slower_ns &&
+	       a->slower_ns == b->slower_ns && a->args == b->args && !strcmp(a->cond, b->cond) &&
 	       a->tgid == b->tgid &&
 	       !strcmp(a->comm, b->comm) && a->variant == b->variant && a->owner == b->owner;
 }

@@ -3,7 +3,7 @@
  * Attach specifications: what a user asks tracerd to trace, the same
  * whether it comes from a config `attach =` line or a control request.
  *   TARGET [mode=M] [latency] [errors] [by=pid|comm|cgroup] [stacks[=DEPTH]] [pid=N]
- *          [comm=NAME] [record=NAME] [slower_than=DURATION]
+ *          [comm=NAME] [record=NAME] [slower_than=DURATION] [args] [if=NAME OP VALUE]
  * TARGET is a kernel function name, a glob of them ("vfs_*"), or a
  * tracepoint "tp:CATEGORY/NAME".
  */
@@ -45,6 +45,22 @@ const char *spec_by_name(enum spec_by by);
 /* the spec_by of a name, or -EINVAL ("none" is not a name) */
 int spec_by_parse(const char *name);
 
+/*
+ * --if's comparison: one argument (by its BTF name), one operator, one
+ * value (an integer, decimal or 0x hex, or an enumerator's name); the
+ * daemon checks the name and the value against the function's BTF.
+ */
+#define SPEC_IF_MAX	96
+struct spec_if {
+	char name[64];
+	int op;				/* enum tracerd_if_op (tracerd/trace.h) */
+	char value[SPEC_IF_MAX];
+};
+/* "count>=4096", "count >= 4096": 0, or -EINVAL with the reason in err */
+int spec_if_parse(const char *text, struct spec_if *out, char *err, size_t errlen);
+/* The operator's text ("==" ...) */
+const char *spec_if_op_name(int op);
+
 struct tracerd_spec {
 	char target[TRACERD_TARGET_MAX];
 	enum tracerd_mode mode;
@@ -55,6 +71,10 @@ struct tracerd_spec {
 					 * (--stacks), 1..TRACERD_STACK_DEPTH_MAX; 0: off */
 	__u64 slower_ns;		/* --slower-than: record only the calls slower than
 					 * this (needs latency and record); 0: off */
+	bool args;			/* --args: recorded calls carry their arguments
+					 * (needs record) */
+	char cond[SPEC_IF_MAX];		/* --if: "NAME OP VALUE" without blanks (spec_if_parse);
+					 * "": every call */
 	bool partial;			/* hook what the fds allow, skip the rest */
 	__u32 tgid;			/* 0: any process */
 	char comm[TRACERD_COMM_LEN];	/* "": any command */

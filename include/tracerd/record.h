@@ -26,8 +26,12 @@
  * verified block, never with invented or repeated events (the block number
  * catches a repeated block, the CRC anything else).
  *
- * Version 4 (what the writer makes): version 3, and an event record may
- * carry a stack (struct tracerd_event_stack, TRACERD_EV_STACK).
+ * Version 5 (what the writer makes): version 4, and an event record may
+ * carry its call's arguments (struct tracerd_event_args, TRACERD_EV_ARGS),
+ * described by its slot's PROTO record (struct tracerd_rec_proto).
+ *
+ * Version 4: version 3, and an event record may carry a stack (struct
+ * tracerd_event_stack, TRACERD_EV_STACK).
  *
  * Version 3: each block is one zstd frame
  * (RFC 8878, content size in its header, no dictionary) holding the
@@ -70,6 +74,7 @@
 #define TRACERD_EV_DURATION	(1U << 0)	/* duration_ns is valid */
 #define TRACERD_EV_RET		(1U << 1)	/* ret is valid */
 #define TRACERD_EV_STACK	(1U << 2)	/* a struct tracerd_event_stack (version 4) */
+#define TRACERD_EV_ARGS		(1U << 3)	/* a struct tracerd_event_args (version 5) */
 #define TRACERD_CPU_UNKNOWN	0xffffffffU	/* tracerd_event.cpu not known */
 
 struct tracerd_event {
@@ -105,9 +110,36 @@ struct tracerd_event_stack {
 	__u64 ips[TRACERD_EVENT_STACK_MAX];
 };
 
+/*
+ * A call recorded with its arguments (--args): the event, flags
+ * TRACERD_EV_ARGS, then the raw 64-bit argument values and the strings of
+ * its char * arguments. The ring buffer holds the whole struct; a file
+ * holds the event, the 8 bytes nr .. reserved, nr values and, for each bit
+ * of strmask in order, its TRACERD_ARG_STR_LEN bytes (NUL-terminated, zero
+ * after): a TRACERD_REC_EVENT record of len sizeof(struct tracerd_event) +
+ * 8 + 8 * nr + 64 * popcount(strmask) (version 5). What the values are
+ * (names, types, enum names) is the slot's TRACERD_REC_PROTO record.
+ * faultmask bit i: string i could not be read (a bad pointer): its bytes
+ * are zero and it shows as a fault, never as what the buffer held.
+ * truncmask bit i: the string filled its buffer: it may be longer.
+ */
+#define TRACERD_EVENT_ARGS_MAX	6	/* tracerd/trace.h, TRACERD_ARGS_MAX */
+#define TRACERD_EVENT_STR_LEN	64	/* tracerd/trace.h, TRACERD_ARG_STR_LEN */
+struct tracerd_event_args {
+	struct tracerd_event ev;
+	__u8 nr;		/* values in args */
+	__u8 strmask;		/* bit i: args[i] is a char *, its string in str[i] */
+	__u8 faultmask;		/* bit i: reading string i faulted */
+	__u8 truncmask;		/* bit i: string i filled its buffer */
+	__u32 reserved;
+	__u64 args[TRACERD_EVENT_ARGS_MAX];
+	char str[TRACERD_EVENT_ARGS_MAX][TRACERD_EVENT_STR_LEN];
+};
+
 /* File header: "TRACERDR", then the version and the JSON meta length. */
 #define TRACERD_FILE_MAGIC	"TRACERDR"
-#define TRACERD_FILE_VERSION	4	/* 4: events with a stack; 3: zstd; 2, 1: zlib */
+#define TRACERD_FILE_VERSION	5	/* 5: arguments; 4: events with a stack; 3: zstd;
+					 * 2, 1: zlib */
 #define TRACERD_FILE_VERSION_MIN	1	/* oldest version readers accept */
 #define TRACERD_BLOCK_MAX	(32U * 1024)	/* writer: record bytes per block */
 #define TRACERD_BLOCK_LIMIT	(160U * 1024)	/* reader: larger is corrupt */
@@ -126,6 +158,7 @@ enum tracerd_rec_type {
 	TRACERD_REC_LOST = 3,	/* struct tracerd_rec_lost */
 	TRACERD_REC_CHECK = 4,	/* struct tracerd_rec_check (version >= 2) */
 	TRACERD_REC_END = 5,	/* struct tracerd_rec_end (version >= 3) */
+	TRACERD_REC_PROTO = 6,	/* struct tracerd_rec_proto + JSON (version >= 5) */
 };
 
 struct tracerd_rec_hdr {
@@ -138,6 +171,21 @@ struct tracerd_rec_target {
 	__u32 slot;
 	__u32 mode;		/* enum tracerd_mode */
 	__u32 attachment;	/* the daemon's attachment id */
+	__u32 reserved;
+};
+
+/*
+ * Version 5: how slot's function takes the arguments its --args events
+ * carry, written before its first event: the rest of len is a JSON object
+ * (not NUL-terminated) {"args": [{"name": N, "type": T, "kind": K,
+ * "size": S, "signed": B, "enum": {"VALUE": "NAME", ...}}, ...]}; kind
+ * "int", "uint", "enum", "ptr" or "str"; "signed" and "enum" with kind
+ * "enum" only, as many of its names as fit TRACERD_PROTO_MAX (a value
+ * without one prints as a number); a value is cut to its size.
+ */
+#define TRACERD_PROTO_MAX	4000	/* JSON bytes of a PROTO record at most */
+struct tracerd_rec_proto {
+	__u32 slot;
 	__u32 reserved;
 };
 
@@ -175,6 +223,8 @@ struct tracerd_frame_crc {
 _Static_assert(sizeof(struct tracerd_event) == 64, "tracerd_event size");
 _Static_assert(sizeof(struct tracerd_event_stack) == 64 + 8 + 8 * TRACERD_EVENT_STACK_MAX,
 	       "tracerd_event_stack size");
+_Static_assert(sizeof(struct tracerd_event_args) == 64 + 8 + 8 * 6 + 64 * 6,
+	       "tracerd_event_args size");
 _Static_assert(sizeof(struct tracerd_file_header) == 16, "tracerd_file_header size");
 _Static_assert(sizeof(struct tracerd_rec_hdr) == 4, "tracerd_rec_hdr size");
 _Static_assert(sizeof(struct tracerd_rec_target) == 16, "tracerd_rec_target size");

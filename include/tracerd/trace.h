@@ -58,6 +58,29 @@
 #define TRACERD_SLOT_STACKS	(1U << 10)	/* count calls per kernel stack (--stacks) */
 #define TRACERD_SLOT_SLOW	(1U << 11)	/* --slower-than: count, and record only,
 						 * the calls slower than cfg.slower_ns */
+#define TRACERD_SLOT_ARGS	(1U << 12)	/* --args: a recorded call carries its
+						 * arguments (cfg.nargs, cfg.strmask) */
+#define TRACERD_SLOT_IF		(1U << 13)	/* --if: only the calls whose argument
+						 * cfg.if_idx passes cfg.if_op if_val count */
+
+/*
+ * Arguments (--args, --if): the first TRACERD_ARGS_MAX integer-register
+ * arguments of a function, as BTF types them; the daemon refuses more.
+ * A char * argument (strmask bit) is read as a kernel string of up to
+ * TRACERD_ARG_STR_LEN bytes, its NUL included.
+ */
+#define TRACERD_ARGS_MAX	6
+#define TRACERD_ARG_STR_LEN	64
+
+/* --if's comparisons (cfg.if_op) */
+enum tracerd_if_op {
+	TRACERD_IF_EQ = 1,
+	TRACERD_IF_NE,
+	TRACERD_IF_LT,
+	TRACERD_IF_LE,
+	TRACERD_IF_GT,
+	TRACERD_IF_GE,
+};
 
 /* Per-slot configuration: array map "slot_cfg", written by the daemon. */
 struct tracerd_slot_cfg {
@@ -65,6 +88,14 @@ struct tracerd_slot_cfg {
 	__u32 tgid;
 	char comm[TRACERD_COMM_LEN];
 	__u64 slower_ns;	/* TRACERD_SLOT_SLOW: a call slower than this is slow */
+	__u8 nargs;		/* TRACERD_SLOT_ARGS: arguments recorded, <= TRACERD_ARGS_MAX */
+	__u8 strmask;		/* ... bit i: argument i is a char *, read as a string */
+	__u8 if_idx;		/* TRACERD_SLOT_IF: the argument compared */
+	__u8 if_op;		/* enum tracerd_if_op */
+	__u8 if_size;		/* its size in bytes: 1, 2, 4 or 8 (the upper bits ignored) */
+	__u8 if_signed;		/* compared as signed (sign-extended from if_size) */
+	__u8 reserved[2];
+	__u64 if_val;		/* the value compared with, as the argument's type holds it */
 };
 
 /*
@@ -177,7 +208,7 @@ struct tracerd_ts_val {
 	__u64 ts[TRACERD_NEST_MAX];
 };
 
-_Static_assert(sizeof(struct tracerd_slot_cfg) == 32, "tracerd_slot_cfg size");
+_Static_assert(sizeof(struct tracerd_slot_cfg) == 48, "tracerd_slot_cfg size");
 _Static_assert(sizeof(struct tracerd_slot_stats) == 8 * (7 + TRACERD_HIST_BUCKETS),
 	       "tracerd_slot_stats size");
 _Static_assert(sizeof(struct tracerd_slot_errors) == 8 * TRACERD_ERRNO_SLOTS + 8,

@@ -27,7 +27,7 @@ done
 "$gen" "$d" g1000 1000 256 >/dev/null || fail "record_gen g1000"
 v2=$SRC/tests/host/data/record-v2.trec
 [ "$(od -An -tu4 -j8 -N4 "$v2" | tr -d ' ')" = 2 ] || fail "fixture is not format 2"
-[ "$(od -An -tu4 -j8 -N4 "$d/g1000.trec" | tr -d ' ')" = 4 ] || fail "record_gen wrote no format 4 file"
+[ "$(od -An -tu4 -j8 -N4 "$d/g1000.trec" | tr -d ' ')" = 5 ] || fail "record_gen wrote no format 5 file"
 "$ctl" dump --json "$v2" 2> "$d/err" | jq -c 'del(.realtime_ns)' > "$d/v2.json"; rc=${PIPESTATUS[0]}
 [ "$rc" = 0 ] && [ ! -s "$d/err" ] || fail "dump of a format 2 file: exit $rc: $(cat "$d/err")"
 "$ctl" dump --json "$d/g1000.trec" | jq -c 'del(.realtime_ns)' > "$d/v3.json"
@@ -38,7 +38,8 @@ echo "ok: a format 2 (zlib) file reads: the same 1000 events as format 3 (zstd)"
 # every line is a JSON object with the documented fields
 "$ctl" dump --json "$d/n1000.trec" | python3 -c '
 import json, sys
-keys = {"ts_ns", "realtime_ns", "cpu", "pid", "tid", "comm", "slot", "target", "duration_ns", "ret", "stack"}
+keys = {"ts_ns", "realtime_ns", "cpu", "pid", "tid", "comm", "slot", "target", "duration_ns", "ret", "stack",
+        "args", "args_truncated"}
 for line in sys.stdin:
     o = json.loads(line)
     assert set(o) == keys, o

@@ -99,7 +99,7 @@ assert doc["displayTimeUnit"] == "ns"
 
 with open(csvf, newline="", encoding="utf-8") as f:
     rows = list(csv.reader(f))
-head = "ts_ns,realtime_ns,cpu,pid,tid,comm,slot,target,duration_ns,ret,stack".split(",")
+head = "ts_ns,realtime_ns,cpu,pid,tid,comm,slot,target,duration_ns,ret,stack,args".split(",")
 assert rows[0] == head, rows[0]
 rows = rows[1:]
 assert len(rows) == len(js), f"csv: {len(rows)} rows, json {len(js)}"
@@ -111,6 +111,8 @@ for j, r in zip(js, rows):
             assert got == (json_bytes(j[k]) if j[k] is not None else None), (k, v, j)
         elif k == "stack":	# a slow call's frames (format 4), ';'-joined
             assert v == ";".join(j[k] or []), (k, v, j)
+        elif k == "args":	# a call's arguments (--args, format 5): none here
+            assert v == "" and j[k] is None, (k, v, j)
         else:
             assert v == ("" if j[k] is None else str(j[k])), (k, v, j)
 x = sum(e["ph"] == "X" for e in evs)

@@ -73,7 +73,7 @@ stop_daemon	# the file is read without the daemon
 
 # --- the recording: exactly the 3 slow calls, each with its stack
 f=$W/rec/slow.trec
-expect_eq "format 4" "$(od -An -tu4 -j8 -N4 "$f" | tr -d ' ')" 4
+expect_eq "format 5" "$(od -An -tu4 -j8 -N4 "$f" | tr -d ' ')" 5
 $TRACECTL dump --json "$f" > "$W/d.json" || fail "dump --json"
 expect_eq "recorded" "$(wc -l < "$W/d.json")" 3
 expect_eq "over the threshold" "$(jq -s '[.[] | select(.duration_ns > 10000000)] | length' < "$W/d.json")" 3
@@ -107,8 +107,8 @@ expect_eq "text: events" "$(grep -c ' trigger ' "$W/d.txt")" 3
 expect_eq "text: frame lines" "$(grep -c '^    #[0-9]' "$W/d.txt")" "$(wc -l < "$W/ips.txt")"
 $TRACECTL dump --format csv "$f" > "$W/d.csv" || fail "dump csv"
 expect_eq "csv: header" "$(head -n 1 "$W/d.csv" | tr -d '\r')" \
-	"ts_ns,realtime_ns,cpu,pid,tid,comm,slot,target,duration_ns,ret,stack"
-expect_eq "csv: frames" "$(tail -n +2 "$W/d.csv" | tr -d '\r' | awk -F, '{ print $NF }' | tr ';' '\n' | wc -l)" \
+	"ts_ns,realtime_ns,cpu,pid,tid,comm,slot,target,duration_ns,ret,stack,args"
+expect_eq "csv: frames" "$(tail -n +2 "$W/d.csv" | tr -d '\r' | awk -F, '{ print $(NF - 1) }' | tr ';' '\n' | wc -l)" \
 	"$(wc -l < "$W/ips.txt")"
 $TRACECTL dump --format chrome "$f" > "$W/d.chrome" || fail "dump chrome"
 expect_eq "chrome: X events with stacks" \

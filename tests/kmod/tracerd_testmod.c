@@ -15,6 +15,10 @@
  *   call_chain write "N M"     call tracerd_testmod_chain_a() N times (a -> b -> c)
  *                              and tracerd_testmod_chain_b() M times (b -> c):
  *                              c's stacks are known, with known counts (--stacks)
+ *   call_args  write "N COLOR PTR NAME"  call tracerd_testmod_args(N, COLOR, PTR, NAME)
+ *                              once: N an int, COLOR a number, PTR a hex address
+ *                              (never dereferenced), NAME a word ("-": NULL, a
+ *                              string that faults) (--args, --if)
  *   warn       write "1"       trigger a WARN (harness self-test)
  *   nr_fns     read            number of generated functions
  *   entry_sites read           bench entry: each twin's entry bytes, checked
@@ -82,6 +86,26 @@ __noipa int tracerd_testmod_chain_a(int x)
 	return tracerd_testmod_chain_b(x) + 1;
 }
 EXPORT_SYMBOL_GPL(tracerd_testmod_chain_a);
+
+/*
+ * --args and --if: an int, an enum, a pointer and a string, as the test
+ * wrote them to call_args. Neither pointer is dereferenced.
+ */
+enum tracerd_testmod_color {
+	TM_RED = 1,
+	TM_GREEN = 2,
+	TM_BLUE = 40,
+};
+
+int tracerd_testmod_args(int n, enum tracerd_testmod_color color, const void *ptr,
+			 const char *name);
+
+__noipa int tracerd_testmod_args(int n, enum tracerd_testmod_color color, const void *ptr,
+				 const char *name)
+{
+	return n + (int)color;
+}
+EXPORT_SYMBOL_GPL(tracerd_testmod_args);
 
 /* Data, not code: every hook mode must refuse it. */
 static const u8 tracerd_testmod_data[16] __used;
@@ -300,6 +324,26 @@ static ssize_t tm_sleep_write(struct file *f, const char __user *ubuf,
 	return len;
 }
 
+static ssize_t tm_call_args_write(struct file *f, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	char buf[160], name[128];
+	unsigned long ptr;
+	unsigned int color;
+	int n;
+
+	if (len == 0 || len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%d %u %lx %127s", &n, &color, &ptr, name) != 4)
+		return -EINVAL;
+	tm_sink += tracerd_testmod_args(n, (enum tracerd_testmod_color)color, (const void *)ptr,
+					strcmp(name, "-") ? name : NULL);
+	return len;
+}
+
 static ssize_t tm_warn_write(struct file *f, const char __user *ubuf,
 			     size_t len, loff_t *ppos)
 {
@@ -326,6 +370,7 @@ TM_FOPS(tm_call_all_fops, write, tm_call_all_write);
 TM_FOPS(tm_call_ret_fops, write, tm_call_ret_write);
 TM_FOPS(tm_call_chain_fops, write, tm_call_chain_write);
 TM_FOPS(tm_sleep_fops, write, tm_sleep_write);
+TM_FOPS(tm_call_args_fops, write, tm_call_args_write);
 TM_FOPS(tm_warn_fops, write, tm_warn_write);
 TM_FOPS(tm_nr_fns_fops, read, tm_nr_fns_read);
 
@@ -671,6 +716,7 @@ static int __init tm_init(void)
 	debugfs_create_file("call_ret", 0200, tm_dir, NULL, &tm_call_ret_fops);
 	debugfs_create_file("call_chain", 0200, tm_dir, NULL, &tm_call_chain_fops);
 	debugfs_create_file("sleep_us", 0200, tm_dir, NULL, &tm_sleep_fops);
+	debugfs_create_file("call_args", 0200, tm_dir, NULL, &tm_call_args_fops);
 	debugfs_create_file("warn", 0200, tm_dir, NULL, &tm_warn_fops);
 	debugfs_create_file("nr_fns", 0400, tm_dir, NULL, &tm_nr_fns_fops);
 	tm_entry_init(tm_dir);

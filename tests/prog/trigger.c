@@ -9,6 +9,8 @@
  *   trigger ebadf N       N close(-1): N EBADF errors
  *   trigger sleep20 N     N nanosleep() of 20 ms (slow calls: --slower-than)
  *   trigger sleep0 N      N nanosleep() of 0 ns (fast ones)
+ *   trigger renameto NAME...  one prctl(PR_SET_NAME, NAME) per NAME, in order,
+ *                         then back to "trigger" (--args: the strings a test chose)
  */
 #include <limits.h>
 #include <stdio.h>
@@ -36,8 +38,15 @@ int main(int argc, char **argv)
 	unsigned long n, i;
 	char *end;
 
+	if (argc >= 3 && !strcmp(argv[1], "renameto")) {
+		for (i = 2; i < (unsigned long)argc; i++)
+			prctl(PR_SET_NAME, argv[i]);
+		prctl(PR_SET_NAME, "trigger");
+		return 0;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: trigger getpgid|rename|esrch|ebadf|sleep20|sleep0 N\n");
+		fprintf(stderr, "usage: trigger getpgid|rename|esrch|ebadf|sleep20|sleep0 N, "
+			"trigger renameto NAME...\n");
 		return 2;
 	}
 	n = strtoul(argv[2], &end, 0);

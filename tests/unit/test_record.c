@@ -304,7 +304,7 @@ TEST(stack_round_trip)
 	record_writer__free(w);
 	if (!ASSERT_OK(record_reader__open(path, &r, msg, sizeof(msg)), msg))
 		return;
-	ASSERT_EQ(record_reader__version(r), 4, "reader version");
+	ASSERT_EQ(record_reader__version(r), TRACERD_FILE_VERSION, "reader version");
 	while ((ret = record_reader__next(r, &it)) == 1) {
 		if (it.type != TRACERD_REC_EVENT)
 			continue;
@@ -330,26 +330,133 @@ TEST(stack_round_trip)
 	test_tmp_clear(tmpdir);
 }
 
-/* A file of format 3 (no stack records: the same bytes, version 3) reads as it did. */
+/*
+ * Calls with their arguments (format 5): each reads back with its values,
+ * the strings of its strmask (a fault as a fault, no bytes), and its
+ * slot's PROTO; a file rotated mid-way declares the PROTO again.
+ */
+TEST(args_round_trip)
+{
+	static const char proto[] = "{\"args\":[{\"name\":\"file\",\"type\":\"struct file *\","
+				    "\"kind\":\"ptr\",\"size\":8},{\"name\":\"name\",\"type\":"
+				    "\"const char *\",\"kind\":\"str\",\"size\":8}]}";
+	struct tracerd_event_args a;
+	struct record_reader *r;
+	struct record_writer *w;
+	struct record_item it;
+	char path[256], msg[256], *s;
+	unsigned int i, n = 0;
+	int ret;
+
+	w = open_writer("args", 0, 0, 7);
+	if (!w)
+		return;
+	ASSERT_EQ(record_writer__define_args(w, 9, proto), -ENOENT, "no such target");
+	if (!ASSERT_OK(record_writer__define_args(w, 1, proto), "define_args"))
+		return;
+	for (i = 0; i < 50; i++) {
+		memset(&a, 0xa5, sizeof(a));	/* what the ring buffer left: never written */
+		make_event(&a.ev, i);
+		a.ev.slot = 1;
+		a.nr = 2;
+		a.strmask = 2;
+		a.faultmask = i % 5 == 0 ? 2 : 0;
+		a.truncmask = i % 7 == 0 ? 2 : 0;
+		a.args[0] = 0xffff888100000000ULL + i;
+		a.args[1] = 0xffff888200000000ULL + i;
+		snprintf(a.str[1], sizeof(a.str[1]), "name-%u\x1b[31m", i);
+		if (!ASSERT_OK(record_writer__write_args(w, &a, 0), "write_args"))
+			break;
+	}
+	snprintf(path, sizeof(path), "%s", record_writer__path(w));
+	record_writer__free(w);
+	if (!ASSERT_OK(record_reader__open(path, &r, msg, sizeof(msg)), msg))
+		return;
+	ASSERT_EQ(record_reader__version(r), TRACERD_FILE_VERSION, "reader version");
+	while ((ret = record_reader__next(r, &it)) == 1) {
+		if (it.type != TRACERD_REC_EVENT)
+			continue;
+		if (!ASSERT_TRUE(it.args != NULL && it.proto != NULL, "args and their proto"))
+			break;
+		ASSERT_TRUE(it.ev->flags & TRACERD_EV_ARGS, "flag");
+		ASSERT_EQ(it.args->nr, 2, "nr");
+		ASSERT_EQ(it.args->args[0], 0xffff888100000000ULL + n, "pointer value");
+		ASSERT_EQ(it.args->args[1], 0xffff888200000000ULL + n, "string's pointer");
+		ASSERT_EQ(it.args->faultmask, n % 5 == 0 ? 2 : 0, "fault");
+		ASSERT_EQ(it.args->truncmask, n % 7 == 0 ? 2 : 0, "truncated");
+		if (n % 5 == 0) {
+			ASSERT_STREQ(it.args->str[1], "", "a fault keeps no bytes");
+		} else {
+			s = NULL;
+			if (asprintf(&s, "name-%u\x1b[31m", n) > 0)
+				ASSERT_STREQ(it.args->str[1], s, "string");
+			free(s);
+		}
+		ASSERT_STREQ(json_object_get_string(json_object_object_get(
+			json_object_array_get_idx(it.proto, 1), "name")), "name", "proto name");
+		n++;
+	}
+	ASSERT_EQ(ret, 0, "next");
+	ASSERT_EQ(n, 50, "events read back");
+	record_reader__free(r);
+	test_tmp_clear(tmpdir);
+}
+
+/* An args record in a format 4 file is corrupt, not read as something else. */
+TEST(args_need_version_5)
+{
+	struct tracerd_event_args a = { 0 };
+	struct record_writer *w;
+	enum record_end end;
+	char path[256], *data;
+	off_t size;
+	int fd;
+
+	w = open_writer("args4", 0, 0, 7);
+	if (!w)
+		return;
+	make_event(&a.ev, 0);
+	a.nr = 1;
+	record_writer__write_args(w, &a, 0);
+	snprintf(path, sizeof(path), "%s", record_writer__path(w));
+	record_writer__free(w);
+	fd = open(path, O_RDONLY);
+	size = lseek(fd, 0, SEEK_END);
+	data = malloc(size);
+	if (!ASSERT_EQ(pread(fd, data, size, 0), size, "read"))
+		return;
+	close(fd);
+	((struct tracerd_file_header *)data)->version = 4;
+	put_file(path, data, size, 0);
+	ASSERT_EQ(read_all(path, &end, 0), 0, "no event read");
+	ASSERT_EQ(end, RECORD_END_CORRUPT, "corrupt");
+	free(data);
+	test_tmp_clear(tmpdir);
+}
+
+/* Files of format 3 and 4 (no stack, no args records: the same bytes) read as they did. */
 TEST(reads_version_3)
 {
 	enum record_end end;
 	char path[256];
 	off_t size;
 	char *data = make_file("v3old", path, sizeof(path), &size);
+	__u32 v;
 
 	if (!data)
 		return;
-	((struct tracerd_file_header *)data)->version = 3;
-	put_file(path, data, size, 0);
-	ASSERT_EQ(read_all(path, &end, 0), 1000, "v3 events");
-	ASSERT_EQ(end, RECORD_END_CLEAN, "v3 clean");
+	for (v = 3; v <= 4; v++) {
+		((struct tracerd_file_header *)data)->version = v;
+		put_file(path, data, size, 0);
+		ASSERT_EQ(read_all(path, &end, 0), 1000, "v3, v4 events");
+		ASSERT_EQ(end, RECORD_END_CLEAN, "v3, v4 clean");
+	}
 	free(data);
 	test_tmp_clear(tmpdir);
 }
 
-/* The writer makes format 4: zstd frames, each with its CRC frame, and an END frame. */
-TEST(writes_version_4)
+/* The writer makes format 5: zstd frames, each with its CRC frame, and an END frame. */
+TEST(writes_version_5)
 {
 	struct record_reader *r;
 	struct record_item it;
@@ -363,7 +470,7 @@ TEST(writes_version_4)
 	if (!data)
 		return;
 	p = (unsigned char *)data;
-	ASSERT_EQ(((struct tracerd_file_header *)data)->version, 4, "header version");
+	ASSERT_EQ(((struct tracerd_file_header *)data)->version, 5, "header version");
 	start = 16 + ((struct tracerd_file_header *)data)->meta_len;
 	ASSERT_TRUE(p[start] == 0x28 && p[start + 1] == 0xb5 && p[start + 2] == 0x2f &&
 		    p[start + 3] == 0xfd, "a zstd frame after the meta");
@@ -371,7 +478,7 @@ TEST(writes_version_4)
 	ASSERT_TRUE(p[size - 12] == 0x5e && p[size - 11] == 0x2a && p[size - 10] == 0x4d &&
 		    p[size - 9] == 0x18 && p[size - 8] == 4, "CRC frame at the end");
 	if (ASSERT_OK(record_reader__open(path, &r, msg, sizeof(msg)), msg)) {
-		ASSERT_EQ(record_reader__version(r), 4, "reader version");
+		ASSERT_EQ(record_reader__version(r), 5, "reader version");
 		json_object_object_foreach(record_reader__meta(r), k, v)
 			if (!strcmp(k, "compression"))
 				comp = json_object_get_string(v);

@@ -125,7 +125,8 @@ void maps_sweep(struct tracerd *d)
 {
 }
 
-int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *spec)
+int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *spec,
+		     const struct hook_args *args)
 {
 	return 0;
 }

@@ -49,11 +49,11 @@ TEST(caps_missing_errors)
 	char buf[96];
 
 	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, true, false, false, false,
-				       buf, sizeof(buf)), "error counting", "kmod: errors");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, true, false, true, true, false, false, false, buf, sizeof(buf)),
+				       false, false, buf, sizeof(buf)), "error counting", "kmod: errors");
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, true, false, true, true, false, false, false, false, false, buf, sizeof(buf)),
 		     "latency, record, error counting", "three missing");
 	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_ERRORS, false, false, false, true, false, false, false,
-				       buf, sizeof(buf)), "", "a BPF function mode has it");
+				       false, false, buf, sizeof(buf)), "", "a BPF function mode has it");
 }
 
 TEST(caps_missing_stacks)
@@ -61,11 +61,11 @@ TEST(caps_missing_stacks)
 	char buf[96];
 
 	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, false,
-				       false, true, false, buf, sizeof(buf)), "stacks", "kmod: stacks");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, false, false, false, false, true, true, false, buf,
+				       false, true, false, false, false, buf, sizeof(buf)), "stacks", "kmod: stacks");
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, false, false, false, false, true, true, false, false, false, buf,
 				       sizeof(buf)), "by keys, stacks", "two missing");
 	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_STACKS, false, false, false, false,
-				       false, true, false, buf, sizeof(buf)), "", "a BPF mode has it");
+				       false, true, false, false, false, buf, sizeof(buf)), "", "a BPF mode has it");
 }
 
 TEST(caps_missing_by)
@@ -73,11 +73,11 @@ TEST(caps_missing_by)
 	char buf[96];
 
 	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_PID, false, false, false, false, true, false, false,
-				       buf, sizeof(buf)), "by keys", "kmod: by");
-	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, false, false, false, true, true, false, false, buf, sizeof(buf)),
+				       false, false, buf, sizeof(buf)), "by keys", "kmod: by");
+	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION, false, false, false, true, true, false, false, false, false, buf, sizeof(buf)),
 		     "error counting, by keys", "two missing");
 	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_BY, false, false, false, false, true, false, false,
-				       buf, sizeof(buf)), "", "a BPF mode has it");
+				       false, false, buf, sizeof(buf)), "", "a BPF mode has it");
 }
 
 TEST(by_names)
@@ -248,8 +248,69 @@ TEST(spec_slower_than)
 	ASSERT_EQ(from_json("{\"target\":\"vfs_read\",\"slower_than\":5}", &s, err,
 			    sizeof(err)), -EINVAL, "a number, not a duration");
 	ASSERT_STREQ(mode_caps_missing(MODE_CAP_FUNCTION | MODE_CAP_LATENCY, false, false, false,
-				       false, false, false, true, err, sizeof(err)),
+				       false, false, false, true, false, false, err,
+				       sizeof(err)),
 		     "slow-call recording", "kmod: no slow calls");
+}
+
+/* --args and --if: the syntax here (the names and values: the daemon, by BTF) */
+TEST(spec_args_if)
+{
+	static const struct {
+		const char *text, *norm;
+		int op;
+	} ok[] = {
+		{ "count>=4096", "count>=4096", TRACERD_IF_GE },
+		{ " count >= 4096 ", "count>=4096", TRACERD_IF_GE },
+		{ "mode==TRACERD_A", "mode==TRACERD_A", TRACERD_IF_EQ },
+		{ "x<-1", "x<-1", TRACERD_IF_LT },	/* "<", then the value -1 */
+		{ "x<=0x10", "x<=0x10", TRACERD_IF_LE },
+		{ "x!=3", "x!=3", TRACERD_IF_NE },
+		{ "x>3", "x>3", TRACERD_IF_GT },
+	};
+	static const char *const bad[] = { "", "count", "count>=", ">=5", "1x==3", "count=5",
+					   "count>=4 5", "count>=4;rm", "count=>5" };
+	struct tracerd_spec s, l;
+	struct spec_if c;
+	char err[256], lerr[256], line[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		ASSERT_OK(spec_if_parse(ok[i].text, &c, err, sizeof(err)), err);
+		ASSERT_EQ(c.op, ok[i].op, ok[i].text);
+		ASSERT_OK(from_json("{\"target\":\"vfs_read\"}", &s, err, sizeof(err)), err);
+		snprintf(line, sizeof(line), "{\"target\":\"vfs_read\",\"if\":\"%s\"}", ok[i].text);
+		ASSERT_OK(from_json(line, &s, err, sizeof(err)), err);
+		ASSERT_STREQ(s.cond, ok[i].norm, "stored without blanks");
+		snprintf(line, sizeof(line), "vfs_read if=%s", ok[i].norm);
+		ASSERT_OK(spec_parse_line(line, &l, lerr, sizeof(lerr)), lerr);
+		ASSERT_TRUE(spec_equal(&s, &l), "the JSON and the line decode to the same spec");
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ASSERT_EQ(spec_if_parse(bad[i], &c, err, sizeof(err)), -EINVAL, bad[i]);
+	ASSERT_OK(spec_parse_line("vfs_read args record=r", &l, lerr, sizeof(lerr)), lerr);
+	ASSERT_EQ(spec_needs(&l, SPEC_KIND_FUNCTION),
+		  MODE_CAP_FUNCTION | MODE_CAP_RECORD | MODE_CAP_ARGS, "--args: MODE_CAP_ARGS");
+	ASSERT_OK(spec_parse_line("vfs_read args latency record=r", &l, lerr, sizeof(lerr)), lerr);
+	ASSERT_EQ(spec_needs(&l, SPEC_KIND_FUNCTION),
+		  MODE_CAP_FUNCTION | MODE_CAP_RECORD | MODE_CAP_LATENCY | MODE_CAP_ARGS |
+		  MODE_CAP_ARGS_RET, "--args --latency: MODE_CAP_ARGS_RET too");
+	ASSERT_OK(spec_parse_line("vfs_read if=count>=1", &l, lerr, sizeof(lerr)), lerr);
+	ASSERT_EQ(spec_needs(&l, SPEC_KIND_FUNCTION), MODE_CAP_FUNCTION | MODE_CAP_ARGS,
+		  "--if without --args: MODE_CAP_ARGS");
+	ASSERT_EQ(spec_parse_line("vfs_read args", &l, lerr, sizeof(lerr)), -EINVAL,
+		  "--args without --record");
+	ASSERT_STREQ(lerr, "--args needs --record NAME: the arguments are recorded with each "
+		     "call", "message");
+	ASSERT_EQ(spec_parse_line("vfs_read if=count>=1 errors", &l, lerr, sizeof(lerr)),
+		  -EINVAL, "--if with --errors");
+	ASSERT_EQ(spec_parse_line("vfs_read args latency stacks record=r slower_than=1ms", &l,
+				  lerr, sizeof(lerr)), -EINVAL, "--args --slower-than --stacks");
+	ASSERT_EQ(spec_parse_line("vfs_read if=count", &l, lerr, sizeof(lerr)), -EINVAL,
+		  "config: a bad --if");
+	ASSERT_OK(spec_parse_line("vfs_read if=count>=2", &s, err, sizeof(err)), err);
+	ASSERT_OK(spec_parse_line("vfs_read if=count>=1", &l, lerr, sizeof(lerr)), lerr);
+	ASSERT_FALSE(spec_same_hooks(&s, &l), "another --if: other hooks");
 }
 
 /* A bad value: the same error and message from a JSON request and a config line. */

@@ -12,7 +12,8 @@
  *   bit 2: --json output; bit 3: --target and --pid filters;
  *   bit 4 (wrapped): a version 1 header (no checks), else a CHECK record
  *                closes the records, so they are handed out;
- *   bit 5 (wrapped, bit 4 clear): version 3, the records and their CHECK
+ *   bit 5 (wrapped, bit 4 clear): the current version (3 and later: zstd), the
+ *                records and their CHECK
  *                one zstd frame with its CRC frame (bit 1: then the END
  *                frame), else version 2 (one zlib stream: bit 1 Z_FINISH,
  *                else sync-flushed).
@@ -137,7 +138,7 @@ static void put_wrapped(const uint8_t *recs, size_t n, bool finish, bool v1, boo
 {
 	static const char meta[] = "{\"byte_order\":\"little\",\"created_realtime_ns\":1,"
 				   "\"created_monotonic_ns\":1}";
-	struct tracerd_file_header h = { .version = v1 ? 1 : v3 ? 3 : 2,
+	struct tracerd_file_header h = { .version = v1 ? 1 : v3 ? TRACERD_FILE_VERSION : 2,
 					 .meta_len = sizeof(meta) - 1 };
 	unsigned char out[16384];
 	z_stream zs = { 0 };
