@@ -41,6 +41,7 @@ struct rec_opts {
 	const char *target;
 	const char *name;
 	bool rename;			/* the loop: prctl (task_rename) or getpgid */
+	bool args;			/* --args: each call recorded with its arguments */
 };
 
 struct rec_writer {
@@ -260,6 +261,8 @@ static long long rec_attach(struct bench *b, const struct rec_opts *o, char *msg
 	json_object_object_add(args, "target", json_object_new_string(o->target));
 	json_object_object_add(args, "comm", json_object_new_string(REC_COMM));
 	json_object_object_add(args, "record", json_object_new_string(o->name));
+	if (o->args)
+		json_object_object_add(args, "args", json_object_new_boolean(1));
 	ret = bench_cmd(b, "attach", args, &r, msg, len);
 	if (ret)
 		return ret;
@@ -294,10 +297,11 @@ static void rec_point(struct bench *b, const struct rec_opts *o, struct rec_run 
 	double t0, dt;
 	int i, t;
 
-	snprintf(key, sizeof(key), "%s/%d", o->target, o->threads);
+	snprintf(key, sizeof(key), "%s/%d%s", o->target, o->threads, o->args ? "/args" : "");
 	p = bench_point(b, key);
 	point_label(p, "mode", o->target);
 	point_label_int(p, "threads", o->threads);
+	point_label(p, "variant", o->args ? "args" : "count");
 	id = rec_attach(b, o, msg, sizeof(msg));
 	if (id < 0) {
 		point_status(b, p, id == -(int)PROTO_E_UNAVAILABLE ? "unavailable" : "error",
@@ -458,6 +462,9 @@ static int rec_opt(struct bench *b, int c, const char *arg, void *ctx)
 	case 'N':
 		o->name = arg;
 		return 0;
+	case 'A':
+		o->args = true;
+		return 0;
 	default:
 		return BENCH_OPT_COMMON;
 	}
@@ -472,6 +479,7 @@ static int bench_record(struct bench *b, int argc, char **argv)
 		{ "producers", required_argument, NULL, 'p' },
 		{ "target", required_argument, NULL, 't' },
 		{ "name", required_argument, NULL, 'N' },
+		{ "args", no_argument, NULL, 'A' },
 		{ 0 }
 	};
 	struct rec_opts o = { .threads = 2, .target = REC_TARGET, .name = "bench-record" };
@@ -512,6 +520,7 @@ static int bench_record(struct bench *b, int argc, char **argv)
 	json_object_object_add(b->options, "producers", json_object_new_int(o.threads));
 	json_object_object_add(b->options, "function", json_object_new_string(o.target));
 	json_object_object_add(b->options, "record", json_object_new_string(o.name));
+	json_object_object_add(b->options, "args", json_object_new_boolean(o.args));
 
 	w = calloc(o.threads, sizeof(*w));
 	if (!w) {
@@ -553,7 +562,9 @@ const struct bench_suite bench_suite_record = {
 		"              -p, --producers=T      writer threads (1..64, default 2)\n"
 		"              -t, --target=T         traced target (default tp:task/task_rename,\n"
 		"                                     prctl(PR_SET_NAME); else getpgid(0) calls)\n"
-		"                  --name=NAME        the recording (default bench-record)\n",
+		"                  --name=NAME        the recording (default bench-record)\n"
+		"                  --args             each call recorded with its arguments\n"
+		"                                     (attach --args: what they cost)\n",
 	.run = bench_record,
 	.table = record_table,
 	.svg = record_svg,

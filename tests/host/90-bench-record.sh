@@ -53,6 +53,21 @@ n=$($O/tracectl dump --json "$f" | wc -l)
 expect_eq "second run: events in its file" "$n" "$(jq '.points[0].counts.file.expected' < "$W/r2.json")"
 expect_eq "first file kept as .1" "$($O/tracectl dump --json "$f.1" | wc -l)" "$rec"
 
+# --args: each call recorded with its arguments (task_rename's comm: the
+# writers' name), the point's key and variant say so
+$C --json bench record --ci -r 1 -w 0 -n 2000 --args --name bench-args > "$W/ra.json" ||
+	fail "bench record --args"
+$V "$W/ra.json" > /dev/null || fail "--args: JSON invalid"
+expect_eq "--args: key" "$(jq -r '.points[0].key' < "$W/ra.json")" "tp:task/task_rename/2/args"
+expect_eq "--args: variant" "$(jq -r '.points[0].labels.variant' < "$W/ra.json")" args
+expect_eq "--args: option" "$(jq -r '.options.args' < "$W/ra.json")" true
+expect_eq "--args: calls" "$(jq '.points[0].counts.calls.counted' < "$W/ra.json")" 2000
+fa=$(dirname "$f")/bench-args.trec
+expect_eq "--args: events with the writers' comm as an argument" \
+	"$($O/tracectl dump --json "$fa" | jq -r 'select(.args.comm == "trec-bench") | .comm' | wc -l)" \
+	"$(jq '.points[0].counts.file.expected' < "$W/ra.json")"
+expect_eq "the first run: no arguments" "$(jq '.points[0].labels.variant' < "$W/r.json")" '"count"'
+
 # bad options: exit 2, a reason
 for a in "-n 0" "-p 0" "-p 65" "-d 0" "-d x" "-n 10 -d 1" "-n 2 -p 3" "--bogus"; do
 	$C bench record $a > /dev/null 2> "$W/bad.err"; rc=$?
