@@ -352,13 +352,12 @@ check-full-status:
 # demo: minutes, on this kernel when it allows every path, else 6.12 in
 # the test VM; demo-all: the seven test kernels at the full sizes, its
 # expected time first (tests/vm/demo.sh; tests/vm/README.md)
+# (demo.sh builds user space itself, beside the VM cache's downloads)
 demo: deps
-	$(Q)$(MAKE) --no-print-directory user
-	$(Q)$(SRC)/tests/vm/demo.sh
+	$(Q)MAKE="$(MAKE)" $(SRC)/tests/vm/demo.sh
 
 demo-all: deps
-	$(Q)$(MAKE) --no-print-directory user
-	$(Q)DEMO_ALL=1 $(SRC)/tests/vm/demo.sh
+	$(Q)MAKE="$(MAKE)" DEMO_ALL=1 $(SRC)/tests/vm/demo.sh
 
 # ---------------------------------------------------------------- install
 # make install [DESTDIR=...] [PREFIX=/usr/local]: binaries, systemd unit,

@@ -212,15 +212,16 @@ boot_estimate() {
 	echo $n
 }
 
-# host_probe: can this machine's kernel take every path the demo measures
-# (root, BPF fentry, kprobes, a loadable module built for it)? Asks the
-# kernel, not its version: the daemon's own feature probe (what `tracectl
-# status` shows) for fentry and kprobes, then the module built for this
-# kernel and loaded. Sets host_why to what it refuses ("" when nothing);
-# the daemon's full reasons go to host-probe.txt. DEMO_PROBE_VERDICT (a
-# test's) answers instead.
+# host_probe [static]: can this machine's kernel take every path the demo
+# measures (root, BPF fentry, kprobes, a loadable module built for it)?
+# Asks the kernel, not its version: root and the module checks first (no
+# binary needed: "static" stops there, for the VM cache's prefetch), then
+# the daemon's own feature probe (what `tracectl status` shows) for fentry
+# and kprobes, then the module built for this kernel and loaded. Sets
+# host_why to what it refuses ("" when nothing); the daemon's full reasons
+# go to host-probe.txt. DEMO_PROBE_VERDICT (a test's) answers instead.
 host_probe() {
-	local r why=() m avail reason code what
+	local r why=() mod=() m avail reason code what i n
 	host_why=""
 	if [ -n "${DEMO_PROBE_VERDICT:-}" ]; then
 		[ "$DEMO_PROBE_VERDICT" = ok ] || host_why=$DEMO_PROBE_VERDICT
@@ -229,6 +230,17 @@ host_probe() {
 	r=$(uname -r)
 	if [ "$(id -u)" != 0 ]; then
 		host_why="not root (measuring this kernel loads modules and BPF programs)"
+		return
+	fi
+	if [ ! -e /proc/modules ]; then
+		mod+=("has no loadable modules (no /proc/modules)")
+	elif [ "$(cat /proc/sys/kernel/modules_disabled 2> /dev/null)" = 1 ]; then
+		mod+=("refuses modules (kernel.modules_disabled = 1)")
+	elif [ ! -d "/lib/modules/$r/build" ]; then
+		mod+=("has no headers to build the module for (linux-headers-$r)")
+	fi
+	if [ "${1:-}" = static ]; then
+		[ ${#mod[@]} -eq 0 ] || host_why="this kernel ($r) ${mod[*]}"
 		return
 	fi
 	probe_daemon_start || { host_why="tracerd did not start here (see $out/host-daemon.log)"; return; }
@@ -248,18 +260,13 @@ host_probe() {
 		*) why+=("has no $what${code:+ $code}") ;;
 		esac
 	done
-	if [ ! -e /proc/modules ]; then
-		why+=("has no loadable modules (no /proc/modules)")
-	elif [ "$(cat /proc/sys/kernel/modules_disabled 2> /dev/null)" = 1 ]; then
-		why+=("refuses modules (kernel.modules_disabled = 1)")
-	elif [ ! -d "/lib/modules/$r/build" ]; then
-		why+=("has no headers to build the module for (linux-headers-$r)")
-	elif [ ${#why[@]} -eq 0 ]; then
-		host_kmod || why+=("$kmod_why")
+	if [ ${#mod[@]} -eq 0 ] && [ ${#why[@]} -eq 0 ]; then
+		host_kmod || mod+=("$kmod_why")
 	fi
+	why+=("${mod[@]}")
 	[ ${#why[@]} -gt 0 ] || return 0
 	host_why="this kernel ($r)"
-	local i n=${#why[@]}
+	n=${#why[@]}
 	for i in "${!why[@]}"; do
 		if [ "$i" = 0 ]; then host_why+=" ${why[$i]}"
 		elif [ "$i" = $((n - 1)) ]; then host_why+=" and ${why[$i]}"
@@ -281,7 +288,6 @@ probe_daemon_stop() { kill "$probe_pid" 2> /dev/null; wait "$probe_pid" 2> /dev/
 host_kmod() {
 	local r v err
 	r=$(uname -r)
-	kmod_host=$O/kmod-host
 	if ! make -s --no-print-directory -C "$src" O="$O" KMOD_OUT="$kmod_host" \
 		KDIR="/lib/modules/$r/build" kmod > "$out/host-kmod.log" 2>&1; then
 		kmod_why="cannot build the module for it (see $out/host-kmod.log)"
@@ -297,12 +303,31 @@ host_kmod() {
 	done
 }
 src=$VM_SRC
+kmod_host=$O/kmod-host
 loaded=()
 host_unload() {
 	local i
 	for ((i = ${#loaded[@]} - 1; i >= 0; i--)); do rmmod "${loaded[$i]}" 2> /dev/null; done
 }
 trap host_unload EXIT
+
+# The VM for sure (demo-all, DEMO_VM=1, or a kernel without modules):
+# its cache is filled (prefetch.sh: the root, the kernel, the disk) while
+# our binaries build, which a cold run would otherwise wait for in turn
+vm_sure=1
+if [ "$all" != 1 ] && [ "${DEMO_VM:-0}" != 1 ]; then
+	host_probe static
+	[ -n "$host_why" ] && [ "${DEMO_HOST:-0}" != 1 ] || vm_sure=0
+fi
+if [ "${DEMO_PLAN:-0}" != 1 ]; then
+	prefetch=""
+	if [ $vm_sure = 1 ]; then
+		mkdir -p "$VM_DIR"
+		"$here/prefetch.sh" $kernels > "$VM_DIR/prefetch-demo.log" 2>&1 &
+		prefetch=$!
+	fi
+	${MAKE:-make} --no-print-directory -C "$src" O="$O" user || exit 1
+fi
 
 # where: this kernel, or the test VM, and why (one line on the screen)
 where=vm
@@ -370,7 +395,8 @@ else
 		for s in $ss; do runs+=("$(run_of "$k" "$s")"); done
 		# shellcheck disable=SC2086
 		est=$(boot_estimate "$k" $ss)
-		log=$out/$k-${ss%% *}
+		log=$out/$k
+		[ "$all" = 1 ] && log=$out/$k-${ss%% *}
 		printf '[%6s] boot %d/%d: %-12s %s (about %s) ...\n' "$(elapsed)" $i $nboots "$k" \
 			"$(echo $ss | sed 's/ /, /g')" "$(mins $est)"
 		t0=$(date +%s)
@@ -381,7 +407,7 @@ else
 		for s in $ss; do
 			if [ "$s" = stacks ]; then
 				f=$out/stacks-$k.json
-				"$O/tests/jpath" '.result.stats[0].stacks.total' < "$f" > /dev/null 2>&1 ||
+				"$O/tests/jpath" '.stats[0].stacks.total' < "$f" > /dev/null 2>&1 ||
 					{ rc=1; rm -f "$f"; status+=" stacks FAILED"; continue; }
 			else
 				f=$out/$k-$s.json
@@ -397,6 +423,8 @@ else
 	report_kernels=$kernels
 	[ "$all" = 1 ] && report_kernels=$all_kernels
 fi
+
+[ -z "${prefetch:-}" ] || wait "$prefetch"
 
 # side by side: the same options on two kernels (files only; the screen has the summary)
 pair() {
@@ -421,10 +449,11 @@ for k in ${DEMO_REPORT_KERNELS:-$report_kernels}; do
 done
 [ ${#results[@]} -gt 0 ] || { echo "demo: no results (see $out/*.err)"; exit 1; }
 "$O/tracectl" bench report --html "$out/index.html" "${results[@]}" | tee "$out/summary.txt" || rc=1
-echo "full tables: $out/KERNEL-SUITE.txt, side by side: $out/compare-*.txt, JSON: $out/*.json"
+tables=KERNEL.txt
+[ "$all" = 1 ] && tables=KERNEL-SUITE.txt
+echo "full tables: $out/$tables, side by side: $out/compare-*.txt, JSON: $out/*.json"
 ls "$out"/stacks-*.json > /dev/null 2>&1 &&
 	echo "kernel stacks (tracectl --json stats ID --stacks): $(ls "$out"/stacks-*.json | tr '\n' ' ')"
-echo "report page: $out/index.html"
 if [ "$all" = 1 ]; then
 	[ ${#missing[@]} -eq 0 ] ||
 		echo "not in this report yet (no results): ${missing[*]}; make demo-all VM_KERNEL=\"${missing[*]}\" adds them"

@@ -12,7 +12,8 @@
 # `tracectl --json stats ID --stacks` says between ==STACKS-JSON and
 # ==STACKS-END (the demo keeps it as stacks-KERNEL.json for the report's
 # flame graph).
-# Progress goes to a file (the serial console is a TTY, the host is not).
+# Progress goes to a file (the serial console is a TTY, the host is not);
+# each run's seconds to stderr (what demo.sh's estimates come from).
 # On a host that can trace (make demo's host run), BENCH_KMOD_DIR names the
 # modules built for it and tracerd, tracectl and jpath come from PATH.
 source "$(dirname "$0")/lib.sh"
@@ -41,6 +42,7 @@ rc=0
 [ $# -gt 0 ] || set -- "trigger" "ops" "entry"
 for run in "$@"; do
 	suite=${run%% *}
+	t0=$(date +%s)
 	if [ "$suite" = stacks ]; then
 		rm -f "$TD/stacks.json"
 		stacks 3000 2000 2> "$TD/stacks.err" || { rc=1; echo "stacks: failed" >&2; }
@@ -48,11 +50,13 @@ for run in "$@"; do
 		echo "==STACKS-JSON"
 		cat "$TD/stacks.json" 2> /dev/null
 		echo "==STACKS-END"
+		echo "bench.sh: stacks in $(( $(date +%s) - t0 ))s" >&2
 		continue
 	fi
 	# shellcheck disable=SC2086
 	$C bench $run -o "$TD/$suite.json" 2> "$TD/$suite.err" || rc=1
 	cat "$TD/$suite.err" >&2
+	echo "bench.sh: $suite in $(( $(date +%s) - t0 ))s" >&2
 	echo "==BENCH-JSON $suite"
 	cat "$TD/$suite.json"
 	echo "==BENCH-END"
