@@ -51,7 +51,7 @@
 #   DEMO_ENTRY    entry options (make demo: -n 100000 --rounds 3 -w 1; make
 #                 demo-all: -n 1000000 --rounds 9 -w 1: the untraced entry
 #                 sequence against its notrace twin, seed 003)
-#   DEMO_ATTACH   attach options (make demo: -k 1,4 -r 1 -w 0; make demo-all:
+#   DEMO_ATTACH   attach options (make demo: -k 1,16 -r 1 -w 0; make demo-all:
 #                 -k 1,16 -r 3 -w 1; K = 256 separate hooks take minutes per
 #                 mode under TCG)
 #   VM_ICOUNT=N   QEMU -icount: the guests' clocks count instructions (2^N ns
@@ -83,7 +83,7 @@ else
 	trig="trigger ${DEMO_TRIGGER:--n 5000 -r 3 -w 1 --peers}"
 	ops="ops ${DEMO_OPS:--n 2000 -r 2 -w 0 --relevant 0,1,2 --irrelevant 0,1,10}"
 	ops_riscv64=$ops
-	att="attach ${DEMO_ATTACH:--k 1,4 -r 1 -w 0}"
+	att="attach ${DEMO_ATTACH:--k 1,16 -r 1 -w 0}"
 	ent="entry ${DEMO_ENTRY:--n 100000 --rounds 3 -w 1}"
 	kernels=${VM_KERNEL:-6.12}
 	name="make demo"
@@ -130,9 +130,9 @@ split_log() {
 # modules loaded, the guest powered off), with a warm cache on the 2-core
 # host shared with other work (ALL: 1 for make demo-all's sizes). make
 # demo's, measured on 6.12 (2026-12-06, the host's load average 7-8, the
-# runs' own seconds from bench.sh): trigger 57, ops 37, attach 121 at
-# -k 1,16 (fentry's and kprobe-multi's 16 separate attachments: 32 and
-# 45 s; hence -k 1,4), entry 1, stacks 9, the rest of the boot 44; on
+# runs' own seconds from bench.sh): trigger 57, ops 37, attach 121 (16
+# separate fentry and kprobe-multi attachments 32 and 45 s of it; K is 1,
+# 16, 256 or 1024), entry 1, stacks 9, the rest of the boot 44; on
 # riscv64 some 3x that (not measured at these sizes). make demo-all's:
 # ops measured 2026-12-02 (riscv64 6.12 23 min, 7.2 20; x86 6.12 11; arm64
 # 6.12 10, each a boot); the others on 6.12 x86_64 measured 2026-12-06,
@@ -145,7 +145,7 @@ estimate() {
 		*:boot) echo 45 ;;
 		*:trigger) echo 60 ;;
 		*:ops) echo 40 ;;
-		*:attach) echo 60 ;;
+		*:attach) echo 120 ;;
 		*:entry) echo 5 ;;
 		*:stacks) echo 10 ;;
 		esac
@@ -428,7 +428,7 @@ else
 		done
 		printf '[%6s] boot %d/%d: %-12s%s in %ds%s\n' "$(elapsed)" $i $nboots "$k" \
 			"$(echo "$status" | sed 's/^ //; s/ ok/ ok,/g; s/ FAILED/ FAILED,/g; s/,$//')" \
-			$(( $(date +%s) - t0 )) "$(case $status in *FAILED*) echo " (see $log.err)" ;; esac)"
+			$(( $(date +%s) - t0 )) "$(case $status in *FAILED*) echo " (see $log.txt and $log.err)" ;; esac)"
 	done < <(plan_boots)
 	report_kernels=$kernels
 	[ "$all" = 1 ] && report_kernels=$all_kernels
