@@ -67,8 +67,7 @@ mkdir -p "$out"
 # every mode tracerd has (those the kernel lacks are reported unavailable):
 # bench trigger's defaults, then the session forms and fentry-multi
 all_modes=kprobe,kprobe-int3,kprobe-multi,kprobe-session,fentry,fentry-multi,fsession
-all_modes=$all_modes,kmod-callops,kmod-direct,kmod-kprobe,kmod-kprobe-int3
-all_modes=${all_modes/kmod-callops,/kmod-callops,kmod-callops+regs,}
+all_modes=$all_modes,kmod-callops,kmod-callops+regs,kmod-direct,kmod-kprobe,kmod-kprobe-int3
 all_kernels="6.1 6.12 7.2 6.12-arm64 6.1-arm64 6.12-riscv64 7.2-riscv64"
 if [ "$all" = 1 ]; then
 	trig="trigger ${DEMO_TRIGGER:--n 50000 -r 5 -w 1 --peers --modes $all_modes}"
@@ -321,9 +320,30 @@ host_unload() {
 }
 trap host_unload EXIT
 
+# vm_warm KERNEL: what a cold boot of KERNEL waits for longest, the root's
+# debootstrap beside the kernel's download and its modules' build (boot.sh
+# does them one after the other; a cold make demo's path: root 243-310 s,
+# kernel ~50, modules ~30-55), under the kernel's lock, which the boot
+# then takes and finds them cached. Only bookworm's kernels: sid's modules
+# need their build root first.
+vm_warm() {
+	local k=$1 arch suite lib="source '$VM_SRC/tests/vm/lib.sh'"
+	arch=$(vm_arch "$k") suite=$(vm_suite "$k")
+	mkdir -p "$VM_DIR/k"
+	exec 9> "$VM_DIR/k/$k.lock"
+	flock 9
+	vm_stage "rootfs $suite $arch" "${VM_BUDGET_ROOTFS:-1200}" \
+		flock "$VM_DIR/rootfs-$(vm_rootof "$k").lock" bash -c "$lib; vm_rootfs $arch $suite" &
+	vm_stage "kernel $k" "${VM_BUDGET_FETCH:-900}" bash -c "$lib; vm_kernel $k" &&
+		vm_stage "kmods $k" "${VM_BUDGET_BUILD:-600}" bash -c "$lib; vm_kmods $k"
+	wait
+}
+
 # The VM for sure (demo-all, DEMO_VM=1, or a kernel without modules):
-# its cache is filled (prefetch.sh: the root, the kernel, the disk) while
-# our binaries build, which a cold run would otherwise wait for in turn
+# its cache is filled while our binaries build, which a cold run would
+# otherwise wait for in turn: make demo's kernels by vm_warm, demo-all's
+# by prefetch.sh (the root, the kernel, the disk; two lanes, native and
+# foreign)
 vm_sure=1
 if [ "$all" != 1 ] && [ "${DEMO_VM:-0}" != 1 ]; then
 	host_probe static
@@ -333,7 +353,12 @@ if [ "${DEMO_PLAN:-0}" != 1 ]; then
 	prefetch=""
 	if [ $vm_sure = 1 ]; then
 		mkdir -p "$VM_DIR"
-		"$here/prefetch.sh" $kernels > "$VM_DIR/prefetch-demo.log" 2>&1 &
+		if [ "$all" = 1 ]; then
+			"$here/prefetch.sh" $kernels > "$VM_DIR/prefetch-demo.log" 2>&1 &
+		else
+			(for k in $kernels; do vm_host_built "$k" && (vm_warm "$k"); done) \
+				> "$VM_DIR/prefetch-demo.log" 2>&1 &
+		fi
 		prefetch=$!
 	fi
 	${MAKE:-make} --no-print-directory -C "$src" O="$O" user || exit 1
