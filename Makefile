@@ -5,7 +5,9 @@
 #   make check           deps + build + unit + host + VM tests (CI profile)
 #   make check-full      the same with the full sizes, in parts of up to an
 #                        hour (PART=name runs one; make check-full-status)
-#   make demo            boot the test VM and show what tracerd sees
+#   make demo            what tracerd measures, in minutes: this kernel when it
+#                        allows every path, else 6.12 in the test VM
+#   make demo-all        the seven test kernels at the full sizes (hours)
 #   make vm-check        VM tests only (VM_KERNEL=6.1|6.12|7.2|... picks one)
 #   make deps            install build/test dependencies (apt, idempotent)
 #   make install / uninstall [PREFIX= DESTDIR= KVER=]; install-dkms / uninstall-dkms
@@ -258,7 +260,7 @@ KMODS := $(KMOD_OUT)/tracerd_kmod.ko $(KMOD_OUT)/tracerd_testmod.ko
 
 .PHONY: FORCE
 FORCE:
-.PHONY: all user progs bpf kmod deps check check-full check-full-part check-full-status unit host vm-check demo clean distclean help \
+.PHONY: all user progs bpf kmod deps check check-full check-full-part check-full-status unit host vm-check demo demo-all clean distclean help \
 	install install-nobuild install-dkms uninstall uninstall-dkms deb check-version \
 	fuzz fuzz-bins fuzz-ci sanitize-check
 
@@ -348,9 +350,15 @@ check-full-part:
 check-full-status:
 	$(Q)$(SRC)/tests/check-full.sh status
 
+# demo: minutes, on this kernel when it allows every path, else 6.12 in
+# the test VM; demo-all: the seven test kernels at the full sizes, its
+# expected time first (tests/vm/demo.sh; tests/vm/README.md)
+# (demo.sh builds user space itself, beside the VM cache's downloads)
 demo: deps
-	$(Q)$(MAKE) --no-print-directory user
-	$(Q)$(SRC)/tests/vm/demo.sh
+	$(Q)MAKE="$(MAKE)" $(SRC)/tests/vm/demo.sh
+
+demo-all: deps
+	$(Q)MAKE="$(MAKE)" DEMO_ALL=1 $(SRC)/tests/vm/demo.sh
 
 # ---------------------------------------------------------------- install
 # make install [DESTDIR=...] [PREFIX=/usr/local]: binaries, systemd unit,
