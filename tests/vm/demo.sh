@@ -352,6 +352,9 @@ if [ "${DEMO_PLAN:-0}" != 1 ]; then
 		prefetch=$!
 	fi
 	${MAKE:-make} --no-print-directory -C "$src" O="$O" user || exit 1
+elif [ ! -x "$O/tracerd" ] || [ ! -x "$O/tests/jpath" ]; then
+	# the plan's probe starts tracerd too
+	${MAKE:-make} --no-print-directory -C "$src" O="$O" user || exit 1
 fi
 
 # where: this kernel, or the test VM, and why (one line on the screen)
