@@ -222,6 +222,7 @@ boot_estimate() {
 host_probe() {
 	local r why=() mod=() m avail reason code what i n
 	host_why=""
+	rm -f "$out/host-probe.txt"
 	if [ -n "${DEMO_PROBE_VERDICT:-}" ]; then
 		[ "$DEMO_PROBE_VERDICT" = ok ] || host_why=$DEMO_PROBE_VERDICT
 		return
