@@ -222,6 +222,7 @@ boot_estimate() {
 host_probe() {
 	local r why=() mod=() m avail reason code what i n
 	host_why=""
+	rm -f "$out/host-probe.txt"
 	if [ -n "${DEMO_PROBE_VERDICT:-}" ]; then
 		[ "$DEMO_PROBE_VERDICT" = ok ] || host_why=$DEMO_PROBE_VERDICT
 		return
@@ -351,6 +352,9 @@ if [ "${DEMO_PLAN:-0}" != 1 ]; then
 		fi
 		prefetch=$!
 	fi
+	${MAKE:-make} --no-print-directory -C "$src" O="$O" user || exit 1
+elif [ ! -x "$O/tracerd" ] || [ ! -x "$O/tests/jpath" ]; then
+	# the plan's probe starts tracerd too
 	${MAKE:-make} --no-print-directory -C "$src" O="$O" user || exit 1
 fi
 
