@@ -208,6 +208,7 @@ static int run(struct tracerd *d)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
 	struct event *ev[3] = {};
+	sigset_t block, old;
 	char err[512];
 	size_t i;
 	int ret;
@@ -247,14 +248,21 @@ cleanup:
 	control_stop(d);
 	registry_loop_stop(d);
 	reload_loop_stop(d);
+	/* the stop, once begun, ends: freeing the events gives the signals back
+	 * their default action (a second SIGTERM or SIGINT killed the daemon
+	 * half-way through its detaches, a SIGHUP too), so they are blocked
+	 * from before the events go until they are ignored: one that came in
+	 * between (a flood of them did, under ASan) is then discarded */
+	sigemptyset(&block);
+	for (i = 0; i < 3; i++)
+		sigaddset(&block, sigs[i]);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	for (i = 0; i < 3; i++)
 		if (ev[i])
 			event_free(ev[i]);
-	/* the stop, once begun, ends: freeing the events gave the signals back
-	 * their default action (a second SIGTERM or SIGINT killed the daemon
-	 * half-way through its detaches, a SIGHUP too) */
 	for (i = 0; i < 3; i++)
 		signal(sigs[i], SIG_IGN);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	event_base_free(d->base);
 	d->base = NULL;
 	return ret;
