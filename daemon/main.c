@@ -284,8 +284,10 @@ int main(int argc, char **argv)
 	malloc_setup();
 	tlog_init("tracerd", TLOG_NOTICE);
 	ret = load_config(&d, &o);
-	if (ret)
+	if (ret) {	/* what was read before the refused line (ASan's leak check) */
+		config_free(&d.cfg);
 		return 1;
+	}
 	if (o.check_config) {
 		char dir[PATH_MAX] = "";
 
