@@ -35,7 +35,9 @@ one() {
 		VM_CMDLINE="${VM_CMDLINE:-} $(tr , ' ' <<< "${b#*@}")" VM_ONLY=${VM_ONLY:-$only} \
 			"$here/boot.sh" "$k" "$run" test > "$run/harness.log" 2>&1
 	elif [ "${PROFILE:-ci}" != full ] && [[ " $VM_SUBSET_KERNELS " == *" $k "* ]]; then
-		VM_ONLY=${VM_ONLY:-$VM_SUBSET_TESTS} "$here/boot.sh" "$k" "$run" test > "$run/harness.log" 2>&1
+		local sub=VM_SUBSET_TESTS_${k//[.-]/_}
+		VM_ONLY=${VM_ONLY:-${!sub:-$VM_SUBSET_TESTS}} "$here/boot.sh" "$k" "$run" test \
+			> "$run/harness.log" 2>&1
 	else
 		"$here/boot.sh" "$k" "$run" test > "$run/harness.log" 2>&1
 	fi
