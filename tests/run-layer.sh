@@ -9,7 +9,7 @@
 #         (300 s, or a '# timeout: SECONDS' line in the test).
 #   fuzz: every $O/fuzz/fuzz_NAME: first its regression inputs
 #         (tests/fuzz/NAME/regress/*), then FUZZ_SECONDS of fuzzing (default:
-#         15 in the ci profile, 60 in full) from the checked-in seeds, new
+#         10 in the ci profile, 60 in full) from the checked-in seeds, new
 #         inputs kept in $O/fuzz/corpus/NAME, crashes in $O/fuzz/artifacts/NAME;
 #         extra libFuzzer flags from tests/fuzz/NAME/flags.
 set -uo pipefail
@@ -60,7 +60,7 @@ host)
 	done
 	;;
 fuzz)
-	secs=${FUZZ_SECONDS:-$([ "$PROFILE" = full ] && echo 60 || echo 15)}
+	secs=${FUZZ_SECONDS:-$([ "$PROFILE" = full ] && echo 60 || echo 10)}
 	for b in "$O"/fuzz/fuzz_*; do
 		[ -x "$b" ] || continue
 		name=${b##*/fuzz_}
