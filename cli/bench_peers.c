@@ -26,6 +26,7 @@
 
 #define PEER_READY_MS	180000	/* bpftrace compiles its script first: slow under TCG */
 #define PEER_EXIT_MS	180000
+#define PEER_BT_RB_PAGES	"1024"	/* 4 MiB of 4 KiB pages, per CPU */
 
 static const struct peer_def {
 	const char *mode, *variant, *kind;
@@ -380,7 +381,13 @@ static int start_peer(const struct peer_def *d, const char *fn, const char *arg0
 			argv[4] = script;
 			argv[5] = NULL;
 		}
+		/* args: bpftrace's perf buffers as large as tracerd's ring (4 MiB,
+		 * include/tracerd/record.h) instead of its 64 pages per CPU */
+		if (args && !d->ref_mode)
+			setenv("BPFTRACE_PERF_RB_PAGES", PEER_BT_RB_PAGES, 1);
 		ret = spawn(argv, pp);
+		if (args && !d->ref_mode)
+			unsetenv("BPFTRACE_PERF_RB_PAGES");
 		if (ret) {
 			snprintf(msg, len, "cannot start %s: %s", argv[0], strerror(-ret));
 			return 1;
