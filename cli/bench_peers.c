@@ -134,19 +134,23 @@ static int spawn(char *const argv[], struct peer_proc *pp)
 }
 
 /* Read what the peer printed so far (or until EOF when wait_eof). */
-static void drain(struct peer_proc *pp, int timeout_ms)
+static bool drain(struct peer_proc *pp, int timeout_ms)
 {
 	struct pollfd p = { .fd = pp->out, .events = POLLIN };
+	bool eof = false;
 	ssize_t n;
 
 	while (pp->len < sizeof(pp->buf) - 1 && poll(&p, 1, timeout_ms) > 0) {
 		n = read(pp->out, pp->buf + pp->len, sizeof(pp->buf) - 1 - pp->len);
-		if (n <= 0)
+		if (n <= 0) {
+			eof = n == 0 || errno != EINTR;
 			break;
+		}
 		pp->len += (size_t)n;
 		timeout_ms = 0;
 	}
 	pp->buf[pp->len] = '\0';
+	return eof;
 }
 
 /* The peer's stderr, first line, for a message. */
@@ -444,7 +448,7 @@ static int stop_peer(const struct peer_def *d, struct peer_proc *pp, long long w
 		     long long *calls, long long *returns, long long *events, long long *dropped,
 		     char *msg, size_t len)
 {
-	int rc;
+	int rc, ms;
 
 	if (pp->reading)
 		wait_printed(pp, want);
@@ -452,15 +456,13 @@ static int stop_peer(const struct peer_def *d, struct peer_proc *pp, long long w
 		kill(pp->pid, SIGINT);	/* bpftrace prints its maps on SIGINT */
 	close(pp->in);
 	pp->in = open("/dev/null", O_RDONLY | O_CLOEXEC);	/* reap closes it */
-	if (!pp->reading)
-		drain(pp, 30000);
-	while (!pp->reading && pp->len < sizeof(pp->buf) - 1) {
-		size_t before = pp->len;
-
-		drain(pp, 2000);
-		if (pp->len == before)
+	/* what it prints at its exit, to the end of its output: bpftrace's maps
+	 * come seconds after SIGINT under emulation, more on a loaded host
+	 * (reap bounds the wait: PEER_EXIT_MS, then SIGKILL) */
+	for (ms = 0; !pp->reading && pp->len < sizeof(pp->buf) - 1 && ms < PEER_EXIT_MS;
+	     ms += 200)
+		if (drain(pp, 200))
 			break;
-	}
 	rc = reap(pp);
 	if (rc == -ETIMEDOUT) {
 		snprintf(msg, len, "%s did not exit within %d s of %s: killed",
