@@ -67,7 +67,7 @@ jpath '.points[*].reason' < "$TD/peers.json" | grep -q 'kmod-direct keeps no sta
 kernel_has fprobe || expect_eq "ref kprobe-multi without fprobe" "$(status ref-kprobe-multi/count)" unavailable
 $C bench show "$TD/peers.json" | grep -E '^(ref-|bpftrace-)' || true
 # args: a run of its own (the peers' scripts differ)
-$C bench trigger --ci -n "$(size 2000 100000)" -r 2 -w 1 --modes fentry,kprobe,kmod-callops \
+$C bench trigger --ci -n "$(size 2000 100000)" -r "$(size 1 2)" -w "$(size 0 1)" --modes fentry,kprobe,kmod-callops \
 	--variants args --peers -o "$TD/args.json" || fail "bench trigger --variants args (exit $?)"
 must=(fentry/args kprobe/args ref-fentry/args ref-kprobe/args)
 command -v bpftrace > /dev/null && must+=(bpftrace-kfunc/args bpftrace-kprobe/args)
