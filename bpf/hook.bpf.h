@@ -382,23 +382,15 @@ static __always_inline void args_str(struct tracerd_event_args *e, int i)
 	}
 }
 
-/*
- * A call recorded with its arguments (--args, record.h tracerd_event_args):
- * cfg's nargs raw values, and the strings of its char * ones.
- */
-static __always_inline void record_args(void *ctx, int how, const struct tracerd_slot_cfg *cfg,
-					__u32 slot, __u64 ts, __u64 dur, __s64 ret, __u32 flags)
+/* The values of a call's arguments into e (all but the strings) */
+static __always_inline void args_fill(struct tracerd_event_args *e, void *ctx, int how,
+				      const struct tracerd_slot_cfg *cfg, __u32 slot, __u64 ts,
+				      __u64 dur, __s64 ret, __u32 flags)
 {
-	struct tracerd_event_args *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	__u32 nr = cfg->nargs;
 
-	if (!e) {
-		record_drop(slot);
-		return;
-	}
 	event_fill(&e->ev, slot, ts, dur, ret, flags | TRACERD_EV_ARGS);
 	e->nr = nr > TRACERD_ARGS_MAX ? TRACERD_ARGS_MAX : nr;
-	e->strmask = cfg->strmask;
 	e->faultmask = 0;
 	e->truncmask = 0;
 	e->reserved = 0;
@@ -408,6 +400,38 @@ static __always_inline void record_args(void *ctx, int how, const struct tracerd
 	e->args[3] = nr > 3 ? arg_get(ctx, how, 3) : 0;
 	e->args[4] = nr > 4 ? arg_get(ctx, how, 4) : 0;
 	e->args[5] = nr > 5 ? arg_get(ctx, how, 5) : 0;
+}
+
+/*
+ * A call recorded with its arguments (--args, record.h tracerd_event_args):
+ * cfg's nargs raw values, and the strings of its char * ones. A function
+ * without a string argument reserves the event without its string area
+ * (TRACERD_EVENT_ARGS_NOSTR: 120 bytes of the ring, not 504; the daemon
+ * reads a short event's strmask as 0).
+ */
+static __always_inline void record_args(void *ctx, int how, const struct tracerd_slot_cfg *cfg,
+					__u32 slot, __u64 ts, __u64 dur, __s64 ret, __u32 flags)
+{
+	struct tracerd_event_args *e;
+
+	if (!cfg->strmask) {
+		e = bpf_ringbuf_reserve(&events, TRACERD_EVENT_ARGS_NOSTR, 0);
+		if (!e) {
+			record_drop(slot);
+			return;
+		}
+		args_fill(e, ctx, how, cfg, slot, ts, dur, ret, flags);
+		e->strmask = 0;
+		bpf_ringbuf_submit(e, ringbuf_wakeup());
+		return;
+	}
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		record_drop(slot);
+		return;
+	}
+	args_fill(e, ctx, how, cfg, slot, ts, dur, ret, flags);
+	e->strmask = cfg->strmask;
 	args_str(e, 0);
 	args_str(e, 1);
 	args_str(e, 2);

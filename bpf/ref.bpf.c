@@ -11,7 +11,10 @@
  * like; fentry-count-plain has the plain ++ to show what that costs.
  * The stacks programs are bpftrace's `@[kstack] = count()` written by
  * hand: a stack map of the kernel's deepest stacks and a hash of counts
- * by stack id.
+ * by stack id. The args programs send each call's time, task and first
+ * argument through a ring buffer (libbpf-bootstrap's way: reserve, fill,
+ * submit with the kernel's default wakeup) to ref/ref.c's reader; a full
+ * ring is counted as dropped.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -26,6 +29,7 @@ const volatile __u32 target_tgid;
 struct ref_counts {
 	__u64 calls, returns;
 	__u64 hist[REF_BUCKETS];
+	__u64 dropped;		/* args: calls the ring had no room for */
 };
 
 struct {
@@ -172,3 +176,39 @@ SEC("?fentry")
 int BPF_PROG(ref_fentry_stacks) { return count_stack(ctx); }
 SEC("?kprobe")
 int BPF_KPROBE(ref_kprobe_stacks) { return count_stack(ctx); }
+
+#define REF_RING_BYTES	(4U << 20)	/* as tracerd's (include/tracerd/record.h) */
+
+struct ref_event {
+	__u64 ts, pid_tgid, arg0;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, REF_RING_BYTES);
+} ref_events SEC(".maps");
+
+static __always_inline int send_arg(__u64 arg0)
+{
+	struct ref_counts *c = mine();
+	struct ref_event *e;
+
+	if (!c)
+		return 0;
+	__sync_fetch_and_add(&c->calls, 1);
+	e = bpf_ringbuf_reserve(&ref_events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&c->dropped, 1);
+		return 0;
+	}
+	e->ts = bpf_ktime_get_ns();
+	e->pid_tgid = bpf_get_current_pid_tgid();
+	e->arg0 = arg0;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("?fentry")
+int BPF_PROG(ref_fentry_args) { return send_arg(ctx[0]); }
+SEC("?kprobe")
+int BPF_KPROBE(ref_kprobe_args) { return send_arg(PT_REGS_PARM1(ctx)); }

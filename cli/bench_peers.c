@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 
 #define PEER_READY_MS	180000	/* bpftrace compiles its script first: slow under TCG */
 #define PEER_EXIT_MS	180000
+#define PEER_BT_RB_PAGES	"1024"	/* 4 MiB of 4 KiB pages, per CPU */
 
 static const struct peer_def {
 	const char *mode, *variant, *kind;
@@ -45,6 +47,12 @@ static const struct peer_def {
 	{ "ref-kprobe", "stacks", "reference", "kprobe-stacks", NULL },
 	{ "bpftrace-kfunc", "stacks", "bpftrace", NULL, "kfunc" },
 	{ "bpftrace-kprobe", "stacks", "bpftrace", NULL, "kprobe" },
+	/* args: each call's first argument to user space, by hand (a ring
+	 * buffer and its reader) and as bpftrace's printf one-liner */
+	{ "ref-fentry", "args", "reference", "fentry-args", NULL },
+	{ "ref-kprobe", "args", "reference", "kprobe-args", NULL },
+	{ "bpftrace-kfunc", "args", "bpftrace", NULL, "kfunc" },
+	{ "bpftrace-kprobe", "args", "bpftrace", NULL, "kprobe" },
 };
 
 struct peer_proc {
@@ -52,6 +60,11 @@ struct peer_proc {
 	int out, in, err;	/* its stdout, stdin, stderr (ours: read, write, read) */
 	char buf[16384];
 	size_t len;
+	/* the args variant: bpftrace prints a line per call, read while the
+	 * loop runs (a full pipe would stop it) and counted, not kept */
+	pthread_t reader;
+	bool reading;
+	long long lines, lost;
 };
 
 /* tracerd-ref: $TRACERD_REF, beside tracectl, or the installed one. */
@@ -115,23 +128,29 @@ static int spawn(char *const argv[], struct peer_proc *pp)
 	pp->in = i[1];
 	pp->err = e[0];
 	pp->len = 0;
+	pp->reading = false;
+	pp->lines = pp->lost = 0;
 	return 0;
 }
 
 /* Read what the peer printed so far (or until EOF when wait_eof). */
-static void drain(struct peer_proc *pp, int timeout_ms)
+static bool drain(struct peer_proc *pp, int timeout_ms)
 {
 	struct pollfd p = { .fd = pp->out, .events = POLLIN };
+	bool eof = false;
 	ssize_t n;
 
 	while (pp->len < sizeof(pp->buf) - 1 && poll(&p, 1, timeout_ms) > 0) {
 		n = read(pp->out, pp->buf + pp->len, sizeof(pp->buf) - 1 - pp->len);
-		if (n <= 0)
+		if (n <= 0) {
+			eof = n == 0 || errno != EINTR;
 			break;
+		}
 		pp->len += (size_t)n;
 		timeout_ms = 0;
 	}
 	pp->buf[pp->len] = '\0';
+	return eof;
 }
 
 /* The peer's stderr, first line, for a message. */
@@ -143,6 +162,73 @@ static void first_err(struct peer_proc *pp, char *msg, size_t len)
 	e[n > 0 ? n : 0] = '\0';
 	e[strcspn(e, "\n")] = '\0';
 	snprintf(msg, len, "%s", e[0] ? e : "no message");
+}
+
+/* "Lost N events" lines bpftrace printed in s (it says so when its
+ * buffer overflowed), added to *lost */
+static void count_lost(const char *s, long long *lost)
+{
+	const char *p;
+
+	for (p = strstr(s, "Lost "); p; p = strstr(p + 1, "Lost ")) {
+		char *end;
+		long long n = strtoll(p + 5, &end, 10);
+
+		if (end != p + 5 && !strncmp(end, " events", 7))
+			*lost += n;
+	}
+}
+
+/* One line of the args variant's output: a value (hex digits) is counted;
+ * anything else is kept in buf for stop_peer (maps, "Lost N events"). */
+static void reader_line(struct peer_proc *pp, const char *l, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && strchr("0123456789abcdef", l[i]); i++)
+		;
+	if (n && i == n) {
+		__atomic_add_fetch(&pp->lines, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (n < 512) {	/* bpftrace's "Lost N events", as it goes */
+		char z[512];
+		long long lost = 0;
+
+		memcpy(z, l, n);
+		z[n] = '\0';
+		count_lost(z, &lost);
+		__atomic_add_fetch(&pp->lost, lost, __ATOMIC_RELAXED);
+	}
+	if (pp->len + n + 1 < sizeof(pp->buf)) {
+		memcpy(pp->buf + pp->len, l, n);
+		pp->len += n;
+		pp->buf[pp->len++] = '\n';
+		pp->buf[pp->len] = '\0';
+	}
+}
+
+/* The args variant's reader: the peer's stdout to its end (its exit). */
+static void *reader_fn(void *arg)
+{
+	struct peer_proc *pp = arg;
+	char chunk[8192], line[512];
+	size_t ll = 0;
+	ssize_t n, i;
+
+	while ((n = read(pp->out, chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR))
+		for (i = 0; i < n; i++) {
+			if (chunk[i] != '\n') {
+				if (ll < sizeof(line))
+					line[ll++] = chunk[i];
+				continue;
+			}
+			reader_line(pp, line, ll);
+			ll = 0;
+		}
+	if (ll)
+		reader_line(pp, line, ll);
+	return NULL;
 }
 
 /*
@@ -162,6 +248,10 @@ static int reap(struct peer_proc *pp)
 			killed = true;
 		}
 		poll(NULL, 0, 50);
+	}
+	if (pp->reading) {	/* its stdout ended with it */
+		pthread_join(pp->reader, NULL);
+		pp->reading = false;
 	}
 	if (killed) {
 		close(pp->out);
@@ -217,81 +307,162 @@ static long long stack_sum(const char *buf)
 	return sum;
 }
 
-static int start_peer(const struct peer_def *d, const char *fn, struct peer_proc *pp,
-		      char *msg, size_t len)
+/*
+ * The bpftrace script of peer d on fn: count: @c; latency: @c, and @r with
+ * the histogram at return; stacks: @k[kstack], the calls its counts' sum;
+ * args: the first argument printed per call (kprobe: arg0; kfunc: by its
+ * BTF name, args.NAME, or args->NAME before bpftrace 0.20 when old_syntax),
+ * and @c: bpftrace loses printed events when its perf buffers fill, and
+ * does not report every loss, so the exact count is the map's.
+ */
+static int bt_script(const struct peer_def *d, const char *fn, const char *arg0, bool old_syntax,
+		     const char *pid, char *script, size_t len)
+{
+	bool lat = !strcmp(d->variant, "latency"), stk = !strcmp(d->variant, "stacks");
+	bool args = !strcmp(d->variant, "args");
+	const char *bt = d->bt_entry;
+	char action[160];
+	int n;
+
+	if (args && !strcmp(bt, "kfunc"))
+		snprintf(action, sizeof(action), "@c = count(); printf(\"%%lx\\n\", (uint64)args%s%s);",
+			 old_syntax ? "->" : ".", arg0);
+	else if (args)
+		snprintf(action, sizeof(action), "@c = count(); printf(\"%%lx\\n\", arg0);");
+	else
+		snprintf(action, sizeof(action), "%s%s",
+			 stk ? "@k[kstack] = count();" : "@c = count();",
+			 lat ? " @s[tid] = nsecs;" : "");
+	n = snprintf(script, len,
+		     "%s:%s /pid == %s/ { %s }\n"
+		     "tracepoint:syscalls:sys_enter_getppid /pid == %s/ "
+		     "{ if (@ready == 0) { printf(\"ready\\n\"); @ready = 1; } }\n",
+		     bt, fn, pid, action, pid);
+	if (lat && n > 0 && (size_t)n < len)
+		n += snprintf(script + n, len - (size_t)n,
+			      "%s:%s /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); "
+			      "@r = count(); }\n",
+			      !strcmp(bt, "kfunc") ? "kretfunc" : "kretprobe", fn);
+	return n > 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
+}
+
+static int start_peer(const struct peer_def *d, const char *fn, const char *arg0,
+		      struct peer_proc *pp, char *msg, size_t len)
 {
 	char pid[16], script[1024], rp[PATH_MAX], *argv[6];
-	const char *ref = NULL, *bt = d->bt_entry;
-	bool lat = !strcmp(d->variant, "latency");
-	int ret;
+	const char *ref = NULL;
+	bool args = !strcmp(d->variant, "args");
+	int ret, attempt;
 
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	if (d->ref_mode) {
-		ref = ref_path(rp, sizeof(rp));
-		if (!ref) {
-			snprintf(msg, len,
-				 "tracerd-ref not found (beside tracectl, /usr/lib/tracerd, "
-				 "or $TRACERD_REF)");
-			return 3;
+	if (args && d->bt_entry && !strcmp(d->bt_entry, "kfunc") && !arg0) {
+		snprintf(msg, len, "the trigger function's BTF names no argument");
+		return 3;
+	}
+	for (attempt = 0; attempt < 2; attempt++) {
+		if (d->ref_mode) {
+			ref = ref_path(rp, sizeof(rp));
+			if (!ref) {
+				snprintf(msg, len,
+					 "tracerd-ref not found (beside tracectl, /usr/lib/tracerd, "
+					 "or $TRACERD_REF)");
+				return 3;
+			}
+			argv[0] = (char *)ref;
+			argv[1] = (char *)d->ref_mode;
+			argv[2] = (char *)fn;
+			argv[3] = pid;
+			argv[4] = NULL;
+		} else {
+			if (bt_script(d, fn, arg0, attempt == 1, pid, script, sizeof(script))) {
+				snprintf(msg, len, "the bpftrace script is too long");
+				return 1;
+			}
+			argv[0] = "bpftrace";
+			argv[1] = "-B";
+			argv[2] = "line";
+			argv[3] = "-e";
+			argv[4] = script;
+			argv[5] = NULL;
 		}
-		argv[0] = (char *)ref;
-		argv[1] = (char *)d->ref_mode;
-		argv[2] = (char *)fn;
-		argv[3] = pid;
-		argv[4] = NULL;
-	} else {
-		/* count: @c; latency: @c, and @r with the histogram at return;
-		 * stacks: @k[kstack], the calls its counts' sum */
-		bool stk = !strcmp(d->variant, "stacks");
-		int n = snprintf(script, sizeof(script),
-				 "%s:%s /pid == %s/ { %s%s }\n"
-				 "tracepoint:syscalls:sys_enter_getppid /pid == %s/ "
-				 "{ if (@ready == 0) { printf(\"ready\\n\"); @ready = 1; } }\n",
-				 bt, fn, pid, stk ? "@k[kstack] = count();" : "@c = count();",
-				 lat ? " @s[tid] = nsecs;" : "", pid);
-
-		if (lat && n > 0 && (size_t)n < sizeof(script))
-			snprintf(script + n, sizeof(script) - (size_t)n,
-				 "%s:%s /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); "
-				 "@r = count(); }\n",
-				 !strcmp(bt, "kfunc") ? "kretfunc" : "kretprobe", fn);
-		argv[0] = "bpftrace";
-		argv[1] = "-B";
-		argv[2] = "line";
-		argv[3] = "-e";
-		argv[4] = script;
-		argv[5] = NULL;
+		/* args: bpftrace's perf buffers as large as tracerd's ring (4 MiB,
+		 * include/tracerd/record.h) instead of its 64 pages per CPU */
+		if (args && !d->ref_mode)
+			setenv("BPFTRACE_PERF_RB_PAGES", PEER_BT_RB_PAGES, 1);
+		ret = spawn(argv, pp);
+		if (args && !d->ref_mode)
+			unsetenv("BPFTRACE_PERF_RB_PAGES");
+		if (ret) {
+			snprintf(msg, len, "cannot start %s: %s", argv[0], strerror(-ret));
+			return 1;
+		}
+		ret = wait_ready(pp, !d->ref_mode, msg, len);
+		if (ret == 127)
+			snprintf(msg, len, "%s not installed%s", argv[0], d->ref_mode ? "" :
+				 " (Debian package bpftrace)");
+		/* args.NAME is bpftrace 0.20's; an older one refuses it: try args->NAME */
+		if (ret <= 0 || ret == 127 || !args || d->ref_mode || strcmp(d->bt_entry, "kfunc"))
+			break;
 	}
-	ret = spawn(argv, pp);
-	if (ret) {
-		snprintf(msg, len, "cannot start %s: %s", argv[0], strerror(-ret));
-		return 1;
+	if (!ret && args && !d->ref_mode) {
+		pp->len = 0;
+		pp->buf[0] = '\0';
+		ret = pthread_create(&pp->reader, NULL, reader_fn, pp);
+		if (ret) {
+			snprintf(msg, len, "cannot read bpftrace's output: %s", strerror(ret));
+			kill(pp->pid, SIGKILL);
+			reap(pp);
+			return 1;
+		}
+		pp->reading = true;
 	}
-	ret = wait_ready(pp, !d->ref_mode, msg, len);
-	if (ret == 127)
-		snprintf(msg, len, "%s not installed%s", argv[0], d->ref_mode ? "" :
-			 " (Debian package bpftrace)");
 	return ret;
 }
 
 /* Stop the peer and read its counts; 0 or -errno with msg. */
-static int stop_peer(const struct peer_def *d, struct peer_proc *pp, long long *calls,
-		     long long *returns, char *msg, size_t len)
-{
-	int rc;
+/*
+ * The args variant: bpftrace formats each event in user space, far behind
+ * the loop under emulation, and drops what its perf buffers still hold
+ * when SIGINT stops it: wait until it has printed (or reported lost)
+ * every call, or made no progress for PEER_IDLE_MS.
+ */
+#define PEER_IDLE_MS	15000
 
+static void wait_printed(struct peer_proc *pp, long long want)
+{
+	long long seen = -1, now;
+	int idle = 0;
+
+	while (idle < PEER_IDLE_MS) {
+		now = __atomic_load_n(&pp->lines, __ATOMIC_RELAXED) +
+		      __atomic_load_n(&pp->lost, __ATOMIC_RELAXED);
+		if (now >= want)
+			return;
+		idle = now == seen ? idle + 50 : 0;
+		seen = now;
+		poll(NULL, 0, 50);
+	}
+}
+
+static int stop_peer(const struct peer_def *d, struct peer_proc *pp, long long want,
+		     long long *calls, long long *returns, long long *events, long long *dropped,
+		     char *msg, size_t len)
+{
+	int rc, ms;
+
+	if (pp->reading)
+		wait_printed(pp, want);
 	if (!d->ref_mode)
 		kill(pp->pid, SIGINT);	/* bpftrace prints its maps on SIGINT */
 	close(pp->in);
 	pp->in = open("/dev/null", O_RDONLY | O_CLOEXEC);	/* reap closes it */
-	drain(pp, 30000);
-	while (pp->len < sizeof(pp->buf) - 1) {
-		size_t before = pp->len;
-
-		drain(pp, 2000);
-		if (pp->len == before)
+	/* what it prints at its exit, to the end of its output: bpftrace's maps
+	 * come seconds after SIGINT under emulation, more on a loaded host
+	 * (reap bounds the wait: PEER_EXIT_MS, then SIGKILL) */
+	for (ms = 0; !pp->reading && pp->len < sizeof(pp->buf) - 1 && ms < PEER_EXIT_MS;
+	     ms += 200)
+		if (drain(pp, 200))
 			break;
-	}
 	rc = reap(pp);
 	if (rc == -ETIMEDOUT) {
 		snprintf(msg, len, "%s did not exit within %d s of %s: killed",
@@ -307,6 +478,16 @@ static int stop_peer(const struct peer_def *d, struct peer_proc *pp, long long *
 	if (d->ref_mode) {
 		*calls = field(pp->buf, "calls ");
 		*returns = field(pp->buf, "returns ");
+		*events = field(pp->buf, "events ");
+		*dropped = field(pp->buf, "dropped ");
+	} else if (!strcmp(d->variant, "args")) {
+		/* @c exact; a line per call printed, the rest lost (bpftrace
+		 * says "Lost N events" for some of them, not always all) */
+		*calls = field(pp->buf, "\n@c: ");
+		if (*calls < 0)
+			*calls = field(pp->buf, "@c: ");
+		*events = pp->lines;
+		*dropped = *calls >= pp->lines ? *calls - pp->lines : -1;
 	} else if (!strcmp(d->variant, "stacks")) {
 		*calls = stack_sum(pp->buf);
 	} else {
@@ -320,7 +501,10 @@ void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *co
 		   int nvariants)
 {
 	const char *fn = jstr(b->info, "trigger_function", "?");
-	long long calls = -1, rets = -1, want;
+	json_object *targs = jget(b->info, "trigger_args");
+	const char *arg0 = jlen(targs) ? json_object_get_string(
+		json_object_array_get_idx(targs, 0)) : NULL;
+	long long calls, rets, events, dropped, want;
 	struct peer_proc pp;
 	char key[64], msg[512];
 	double base_ns;
@@ -329,7 +513,7 @@ void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *co
 
 	for (i = 0; i < sizeof(peer_defs) / sizeof(peer_defs[0]); i++) {
 		const struct peer_def *d = &peer_defs[i];
-		bool lat = !strcmp(d->variant, "latency");
+		bool lat = !strcmp(d->variant, "latency"), args = !strcmp(d->variant, "args");
 		json_object *p;
 
 		for (v = 0; v < nvariants && strcmp(variants[v], d->variant); v++)
@@ -344,7 +528,7 @@ void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *co
 		base_ns =
 			loop->base(b, loop->opts, p); /* before it attaches: it would count these */
 		bench_progress(b, "%s: starting the peer", key);
-		ret = start_peer(d, fn, &pp, msg, sizeof(msg));
+		ret = start_peer(d, fn, arg0, &pp, msg, sizeof(msg));
 		if (ret) {
 			point_status(b, p,
 				     ret == 3 || ret == 127 || ret == 1 ? "unavailable" : "error",
@@ -352,21 +536,37 @@ void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *co
 			continue;
 		}
 		want = loop->run(b, loop->opts, p, lat, base_ns);
-		if (stop_peer(d, &pp, &calls, &rets, msg, sizeof(msg))) {
+		calls = rets = events = dropped = -1;
+		if (stop_peer(d, &pp, want, &calls, &rets, &events, &dropped, msg, sizeof(msg))) {
 			point_status(b, p, "error", "%s", msg);
 			continue;
 		}
-		if (calls != want || (lat && rets != want)) {
-			point_status(b, p, "error",
-				     "the peer counted %lld calls%s%lld returns of %lld "
-				     "made",
-				     calls, lat ? " and " : "", lat ? rets : 0, want);
+		if (calls != want || (lat && rets != want) ||
+		    (args && (events < 0 || dropped < 0 || events + dropped != calls))) {
+			char more[96] = "";
+
+			if (lat)
+				snprintf(more, sizeof(more), " and %lld returns", rets);
+			else if (args)
+				snprintf(more, sizeof(more), " (%lld recorded + %lld dropped)", events,
+					 dropped);
+			point_status(b, p, "error", "the peer counted %lld calls%s of %lld made",
+				     calls, more, want);
 			point_count(p, "calls", want, calls);
+			if (args)
+				point_count(p, "events", want, events + dropped);
 			continue;
 		}
 		point_count(p, "calls", want, calls);
 		if (lat)
 			point_count(p, "returns", want, rets);
+		if (args) {	/* as tracerd's args variant: recorded + dropped = calls */
+			struct series drop = {};
+
+			point_count(p, "events", want, events + dropped);
+			series_add(&drop, want ? 100.0 * (double)dropped / (double)want : 0);
+			point_value(p, "dropped_pct", "%", &drop);
+		}
 	}
 }
 
@@ -417,7 +617,7 @@ double peer_overhead(json_object *doc, const char *mode, const char *variant)
  */
 void peers_table(json_object *doc, FILE *f, const char *label)
 {
-	static const char *const variants[] = { "count", "latency", "stacks" };
+	static const char *const variants[] = { "count", "latency", "stacks", "args" };
 	char cell[64];
 	bool header = false;
 	size_t m, v, k;
@@ -430,6 +630,9 @@ void peers_table(json_object *doc, FILE *f, const char *label)
 			for (k = 0; k < 2 && peer_of[m].peers[k]; k++)
 				any |= !isnan(peer_overhead(doc, peer_of[m].peers[k], variants[v]));
 			if (!any || (peer_of[m].if_measured && isnan(t)))
+				continue;
+			/* the module's modes record no arguments: no row */
+			if (!strcmp(variants[v], "args") && !strncmp(peer_of[m].mode, "kmod-", 5))
 				continue;
 			if (!header)
 				fprintf(f,

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@
 #include "../lib/util.h"
 #include "bench.h"
 
-static const char *const all_variants[] = { "count", "latency", "empty", "stacks" };
+static const char *const all_variants[] = { "count", "latency", "empty", "stacks", "args" };
 
 /* A BPF function mode of TRACERD_MODES named name (its table name), or NULL:
  * modes added to the table are benchmarked by name without a row here. */
@@ -50,7 +51,7 @@ struct trig_opts {
 	int producers;
 	const char *modes[16];
 	int nmodes;
-	const char *variants[4];
+	const char *variants[5];
 	int nvariants;
 	bool peers;		/* --peers: reference programs and bpftrace too */
 };
@@ -113,59 +114,119 @@ static double run_loop(unsigned long long n, int np)
 }
 
 /* A hook's counts: calls, returns timed, calls whose stack was kept (-1
- * unless the stacks variant) */
-static int read_counts(struct bench *b, long long handle, long long *calls, long long *lat,
-		       long long *stk, char *msg, size_t msglen)
+ * unless the stacks variant), events recorded and dropped (-1 unless the
+ * args variant) */
+struct hook_counts {
+	long long calls, lat, stk, events, dropped;
+};
+
+static int read_counts(struct bench *b, long long handle, struct hook_counts *c, char *msg,
+		       size_t msglen)
 {
-	json_object *args = json_object_new_object(), *r;
+	json_object *args = json_object_new_object(), *r, *rec;
 	int ret;
 
 	json_object_object_add(args, "handle", json_object_new_int64(handle));
 	ret = bench_call(b, "read", args, &r, msg, msglen);
 	if (ret)
 		return ret;
-	*calls = jint(r, "calls", -1);
-	*lat = jint(r, "latency_samples", -1);
-	*stk = jint(r, "stack_calls", -1);
+	c->calls = jint(r, "calls", -1);
+	c->lat = jint(r, "latency_samples", -1);
+	c->stk = jint(r, "stack_calls", -1);
+	rec = jget(r, "recording");
+	c->events = rec ? jint(rec, "events", -1) : -1;
+	c->dropped = rec ? jint(rec, "dropped", -1) : -1;
+	if (rec && jstr(rec, "error", NULL)) {
+		snprintf(msg, msglen, "the recording stopped: %s", tty_str(jstr(rec, "error", "")));
+		ret = -EIO;
+	}
 	json_object_put(r);
-	return 0;
+	return ret;
+}
+
+#define DRAIN_S	30	/* the args variant: the daemon drains its ring within this */
+
+/*
+ * The args variant: wait until the daemon has recorded or counted as
+ * dropped every call of the run (c0 before it, c1 after: updated). The
+ * recorder drains its ring while the loop runs; what is left after it is
+ * not in the run's time. -ETIMEDOUT (msg set) when calls went missing.
+ */
+static int wait_recorded(struct bench *b, long long handle, const struct hook_counts *c0,
+			 struct hook_counts *c1, long long n, char *msg, size_t msglen)
+{
+	int ms, ret;
+
+	for (ms = 0;; ms += 50) {
+		if (c1->events - c0->events + c1->dropped - c0->dropped == n)
+			return 0;
+		if (ms >= DRAIN_S * 1000)
+			break;
+		poll(NULL, 0, 50);
+		ret = read_counts(b, handle, c1, msg, msglen);
+		if (ret)
+			return ret;
+	}
+	snprintf(msg, msglen, "recorded %lld + dropped %lld of %lld calls %d s after the run",
+		 c1->events - c0->events, c1->dropped - c0->dropped, n, DRAIN_S);
+	return -ETIMEDOUT;
 }
 
 /* Measure one point: reps loops, each checked against the hook's count. */
 static void measure(struct bench *b, const struct trig_opts *o, json_object *p,
 		    long long handle, bool latency, double base_ns)
 {
-	struct series mps = {}, ns = {}, ovh = {};
-	long long c0 = 0, c1 = 0, l0 = 0, l1 = 0, s0 = -1, s1 = -1, n = (long long)o->calls;
+	struct series mps = {}, ns = {}, ovh = {}, drop = {};
+	struct hook_counts c0 = {}, c1 = {};
+	long long n = (long long)o->calls;
 	char msg[512];
 	double dt;
 	int i;
 
 	for (i = 0; i < b->warmup; i++)
 		run_loop(o->calls, o->producers);
+	/* the warm-up's events drain before the first run's counts are read */
+	if (handle && read_counts(b, handle, &c1, msg, sizeof(msg)))
+		goto fail;
+	if (handle && c1.events >= 0) {
+		c0 = c1;
+		c0.events = c0.dropped = 0;
+		if (wait_recorded(b, handle, &c0, &c1, c1.calls, msg, sizeof(msg)))
+			goto fail;
+	}
 	for (i = 0; i < b->reps; i++) {
 		bench_progress(b, "%s: run %d/%d", json_object_get_string(jget(p, "key")), i + 1,
 			       b->reps);
-		if (handle && read_counts(b, handle, &c0, &l0, &s0, msg, sizeof(msg)))
+		if (handle && read_counts(b, handle, &c0, msg, sizeof(msg)))
 			goto fail;
 		dt = run_loop(o->calls, o->producers);
-		if (handle && read_counts(b, handle, &c1, &l1, &s1, msg, sizeof(msg)))
+		if (handle && read_counts(b, handle, &c1, msg, sizeof(msg)))
 			goto fail;
-		if (handle && (c1 - c0 != n || (latency && l1 - l0 != n))) {
-			point_count(p, "calls", n, c1 - c0);
+		if (handle && (c1.calls - c0.calls != n || (latency && c1.lat - c0.lat != n))) {
+			point_count(p, "calls", n, c1.calls - c0.calls);
 			if (latency)
-				point_count(p, "returns", n, l1 - l0);
+				point_count(p, "returns", n, c1.lat - c0.lat);
 			point_status(b, p, "error", "run %d: the hook counted %lld calls%s%lld "
-				     "returns of %lld made", i + 1, c1 - c0, latency ? " and " : "",
-				     latency ? l1 - l0 : 0, n);
+				     "returns of %lld made", i + 1, c1.calls - c0.calls,
+				     latency ? " and " : "", latency ? c1.lat - c0.lat : 0, n);
 			return;
 		}
 		/* the stacks variant: each call's stack kept, none dropped */
-		if (handle && s1 >= 0 && s1 - s0 != n) {
-			point_count(p, "stacks", n, s1 - s0);
+		if (handle && c1.stk >= 0 && c1.stk - c0.stk != n) {
+			point_count(p, "stacks", n, c1.stk - c0.stk);
 			point_status(b, p, "error", "run %d: the hook kept the stacks of %lld "
-				     "calls of %lld made", i + 1, s1 - s0, n);
+				     "calls of %lld made", i + 1, c1.stk - c0.stk, n);
 			return;
+		}
+		/* the args variant: each call recorded or counted as dropped */
+		if (handle && c1.events >= 0) {
+			if (wait_recorded(b, handle, &c0, &c1, n, msg, sizeof(msg))) {
+				point_count(p, "events", n,
+					    c1.events - c0.events + c1.dropped - c0.dropped);
+				point_status(b, p, "error", "run %d: %s", i + 1, msg);
+				return;
+			}
+			series_add(&drop, 100.0 * (double)(c1.dropped - c0.dropped) / (double)n);
 		}
 		series_add(&mps, n / dt / 1e6);
 		series_add(&ns, dt * 1e9 * o->producers / n);
@@ -176,8 +237,12 @@ static void measure(struct bench *b, const struct trig_opts *o, json_object *p,
 		point_count(p, "calls", n * b->reps, n * b->reps);
 		if (latency)
 			point_count(p, "returns", n * b->reps, n * b->reps);
-		if (s1 >= 0)
+		if (c1.stk >= 0)
 			point_count(p, "stacks", n * b->reps, n * b->reps);
+		if (c1.events >= 0) {	/* recorded + dropped = calls */
+			point_count(p, "events", n * b->reps, n * b->reps);
+			point_value(p, "dropped_pct", "%", &drop);
+		}
 	}
 	point_value(p, "mcalls_per_s", "M calls/s", &mps);
 	point_value(p, "ns_per_call", "ns", &ns);
@@ -449,8 +514,8 @@ const struct bench_suite bench_suite_trigger = {
 		"              -n, --calls=N          getpgid() calls per run\n"
 		"              -p, --producers=P      threads making them (1..64)\n"
 		"                  --modes=LIST       modes to measure (default: all)\n"
-		"                  --variants=LIST    count, latency, empty, stacks (default:\n"
-		"                                     count, latency, empty)\n"
+		"                  --variants=LIST    count, latency, empty, stacks, args\n"
+		"                                     (default: count, latency, empty)\n"
 		"                  --peers            + the reference programs (tracerd-ref) and\n"
 		"                                     bpftrace on the same loop, with ratios\n",
 	.run = bench_trigger,

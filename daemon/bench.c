@@ -9,8 +9,10 @@
  *            any client: an attachment owned by bench (visible in `list`),
  *            its mode's variant when asked for one (kmod-kprobe-int3:
  *            kmod-kprobe's int3, save_regs: kmod-callops', empty: the BPF
- *            modes' empty program, daemon/be_empty.c); the handle is its id
- *   read     the exact count of a handle (hook_stats: and its latency samples)
+ *            modes' empty program, daemon/be_empty.c; stacks: --stacks;
+ *            args: --args, recorded as bench-trigger-args); the handle is its id
+ *   read     the exact count of a handle (hook_stats: and its latency samples,
+ *            its stacks' calls, its recording's events and drops)
  *   unhook   remove a handle, or every bench-owned attachment ("all"): never
  *            a user's, which also never counts as a duplicate of bench's
  *   ops      TRACERD_IOC_BENCH_OPS, patch: TRACERD_IOC_BENCH_PATCH,
@@ -27,6 +29,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/utsname.h>
+#include <bpf/btf.h>
 #include <tracerd/kmod_abi.h>
 #include "../lib/modes.h"
 #include "../lib/strutil.h"
@@ -37,6 +40,9 @@
 #include "registry.h"
 #include "resolve.h"
 #include "notify.h"
+#include "recorder.h"
+
+#define BENCH_ARGS_RECORD	"bench-trigger-args"	/* the args variant's recording */
 
 /*
  * The bench protocol's mode names: a mode, or "kmod-kprobe-int3" (mode
@@ -68,14 +74,15 @@ static enum proto_code hook_spec(struct tracerd *d, json_object *args, struct tr
 	long long pid = proto_arg_int(args, "pid", 0, &bad);
 	bool empty = variant && !strcmp(variant, "empty");
 	bool stacks = variant && !strcmp(variant, "stacks");
+	bool with_args = variant && !strcmp(variant, "args");
 	const struct backend *be;
 
 	memset(spec, 0, sizeof(*spec));
 	spec->owner = SPEC_OWNER_BENCH;
 	if (bad || !mode || pid <= 0 || pid > 0x3fffffff || (variant && !empty && !stacks &&
-	    strcmp(variant, "count") && strcmp(variant, "latency"))) {
+	    !with_args && strcmp(variant, "count") && strcmp(variant, "latency"))) {
 		str_fmt(msg, msglen, "bench hook: needs mode (string), pid (> 0), variant "
-			"count|latency|empty|stacks, optional target (string), save_regs (bool)");
+			"count|latency|empty|stacks|args, optional target (string), save_regs (bool)");
 		return PROTO_E_BAD_REQUEST;
 	}
 	if (bench_mode(mode, regs, spec)) {
@@ -102,6 +109,17 @@ static enum proto_code hook_spec(struct tracerd *d, json_object *args, struct tr
 	}
 	if (stacks)
 		spec->stacks = TRACERD_STACK_DEPTH_DEFAULT;
+	/* args: attach --args, each call recorded with its arguments into
+	 * BENCH_ARGS_RECORD in record_dir (an earlier one rotated aside) */
+	if (with_args && (!be || !(be->caps & MODE_CAP_ARGS))) {
+		str_fmt(msg, msglen, "bench hook: mode %s records no arguments (attach --args "
+			"needs a BPF function or tracepoint mode)", mode);
+		return PROTO_E_UNAVAILABLE;
+	}
+	if (with_args) {
+		spec->args = true;
+		str_copy(spec->record, BENCH_ARGS_RECORD, sizeof(spec->record));
+	}
 	spec->tgid = (__u32)pid;
 	if (str_copy(spec->target, target ? target : d->probe_fn, sizeof(spec->target))) {
 		str_fmt(msg, msglen, "bench hook: target too long");
@@ -206,6 +224,9 @@ static enum proto_code op_read(struct tracerd *d, json_object *args, json_object
 	*result = json_object_new_object();
 	json_object_object_add(*result, "calls", json_object_new_int64((int64_t)calls));
 	json_object_object_add(*result, "latency_samples", json_object_new_int64((int64_t)lat));
+	/* the args variant: its recording's events and drops (recorder.c) */
+	if (a->spec.args)
+		json_object_object_add(*result, "recording", recorder_json(d, a));
 	if (a->spec.stacks) {
 		json_object_object_add(*result, "stack_calls", json_object_new_int64((int64_t)kept));
 		json_object_object_add(*result, "stacks_dropped",
@@ -479,6 +500,29 @@ static enum proto_code op_attach_time(struct tracerd *d, json_object *args,
 	return PROTO_OK;
 }
 
+/* The trigger function's parameter names, by its BTF (the args peers'
+ * scripts name them); an empty array when BTF has none. */
+static json_object *trigger_args(struct tracerd *d)
+{
+	json_object *arr = json_object_new_array();
+	const struct btf_param *prm;
+	const struct btf_type *t;
+	__s32 id;
+	__u16 i;
+
+	id = d->vmlinux_btf ? btf__find_by_name_kind(d->vmlinux_btf, d->probe_fn, BTF_KIND_FUNC) :
+		-1;
+	t = id > 0 ? btf__type_by_id(d->vmlinux_btf, btf__type_by_id(d->vmlinux_btf, id)->type) :
+		NULL;
+	if (!t || !btf_is_func_proto(t))
+		return arr;
+	prm = btf_params(t);
+	for (i = 0; i < btf_vlen(t); i++)
+		json_object_array_add(arr, json_object_new_string(
+			btf__name_by_offset(d->vmlinux_btf, prm[i].name_off)));
+	return arr;
+}
+
 static enum proto_code op_info(struct tracerd *d, json_object *args, json_object **result,
 			       char *msg, size_t msglen)
 {
@@ -493,6 +537,7 @@ static enum proto_code op_info(struct tracerd *d, json_object *args, json_object
 	json_object_object_add(o, "kernel_build", json_object_new_string(u.version));
 	json_object_object_add(o, "arch", json_object_new_string(u.machine));
 	json_object_object_add(o, "trigger_function", json_object_new_string(d->probe_fn));
+	json_object_object_add(o, "trigger_args", trigger_args(d));
 	json_object_object_add(o, "kmod_config", kmod_config_json(d));
 	for (m = 1; m < TRACERD_MODE_NR; m++) {
 		e = json_object_new_object();

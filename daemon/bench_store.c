@@ -45,7 +45,8 @@ static bool overhead_valid(json_object *ovh)
 			return false;
 		json_object_object_foreach(vars, variant, v) {
 			if ((strcmp(variant, "count") && strcmp(variant, "latency") &&
-			     strcmp(variant, "empty") && strcmp(variant, "stacks")) ||
+			     strcmp(variant, "empty") && strcmp(variant, "stacks") &&
+			     strcmp(variant, "args")) ||
 			    !(json_object_is_type(v, json_type_double) ||
 			      json_object_is_type(v, json_type_int)))
 				return false;
@@ -99,7 +100,7 @@ enum proto_code bench_store(struct tracerd *d, json_object *args, json_object **
 	ovh = json_object_object_get(args, "overhead_ns");
 	if (bad || !kernel || !overhead_valid(ovh)) {
 		str_fmt(msg, msglen, "bench store: needs kernel (string) and overhead_ns "
-			"({mode: {count|latency|empty: ns}})");
+			"({mode: {count|latency|empty|stacks|args: ns}})");
 		return PROTO_E_BAD_REQUEST;
 	}
 	uname(&u);
@@ -146,7 +147,7 @@ static bool store_matches(json_object *root, const char **why)
 		 json_get_str(root, "kernel_build", &build))
 		*why = "\"kernel\" and \"kernel_build\" must be strings";
 	else if (!overhead_valid(json_object_object_get(root, "overhead_ns")))
-		*why = "\"overhead_ns\" must be {mode: {count|latency|empty: ns}}";
+		*why = "\"overhead_ns\" must be {mode: {count|latency|empty|stacks|args: ns}}";
 	else if (strcmp(kernel, u.release) || strcmp(build, u.version))
 		*why = NULL;	/* another kernel's results: ignored quietly */
 	else

@@ -211,10 +211,16 @@ static void define_hook(struct tracerd *d, struct record_writer *w, const struct
 	free(proto);
 }
 
-/* A call with its arguments (--args): a short sample is recorded plain */
+/*
+ * A call with its arguments (--args): the whole event, or one without its
+ * string area when it has no string (TRACERD_EVENT_ARGS_NOSTR: the writer
+ * reads str only for strmask's bits); a shorter sample is recorded plain.
+ */
 static int write_args(struct recorder *r, struct rec_file *f, const void *data, size_t size)
 {
-	if (size < sizeof(struct tracerd_event_args))
+	const struct tracerd_event_args *a = data;
+
+	if (size < sizeof(*a) && (size < TRACERD_EVENT_ARGS_NOSTR || a->strmask))
 		return record_writer__write(f->w, data, r->now_ns);
 	return record_writer__write_args(f->w, data, r->now_ns);
 }

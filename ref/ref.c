@@ -10,12 +10,15 @@
  *         kprobe-multi-count; fentry-count-plain (a plain ++ instead of
  *         the atomic add: what the atomic costs, not preempt-safe);
  *         fentry-stacks, kprobe-stacks (calls counted per kernel stack,
- *         bpftrace's `@[kstack] = count()`: "calls" is their sum)
+ *         bpftrace's `@[kstack] = count()`: "calls" is their sum);
+ *         fentry-args, kprobe-args (each call's first argument read from
+ *         a ring buffer: the end line adds "events E dropped D")
  * Exit: 0 ok, 1 error, 2 usage, 3 this kernel refuses the mode (the
  * reason on stderr).
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +33,23 @@
 struct ref_counts {
 	__u64 calls, returns;
 	__u64 hist[REF_BUCKETS];
+	__u64 dropped;
 };
+
+struct ref_event {
+	__u64 ts, pid_tgid, arg0;
+};
+
+static unsigned long long events;	/* args: read from the ring */
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	(void)data;
+	if (size >= sizeof(struct ref_event))
+		events++;
+	return 0;
+}
 
 static volatile sig_atomic_t stop;
 
@@ -68,6 +87,10 @@ static int pick(struct ref_bpf *s, const char *mode, const char *fn, struct bpf_
 		p[(*np)++] = s->progs.ref_fentry_stacks;
 	} else if (!strcmp(mode, "kprobe-stacks")) {
 		p[(*np)++] = s->progs.ref_kprobe_stacks;
+	} else if (!strcmp(mode, "fentry-args")) {
+		p[(*np)++] = s->progs.ref_fentry_args;
+	} else if (!strcmp(mode, "kprobe-args")) {
+		p[(*np)++] = s->progs.ref_kprobe_args;
 	} else {
 		return -EINVAL;
 	}
@@ -128,6 +151,7 @@ static int read_counts(struct ref_bpf *s, struct ref_counts *sum)
 	for (i = 0; i < ncpu; i++) {
 		sum->calls += v[i].calls;
 		sum->returns += v[i].returns;
+		sum->dropped += v[i].dropped;
 		for (b = 0; b < REF_BUCKETS; b++)
 			sum->hist[b] += v[i].hist[b];
 	}
@@ -146,7 +170,10 @@ int main(int argc, char **argv)
 	struct bpf_link *links[2] = {};
 	struct bpf_program *progs[2];
 	struct sigaction sa = { .sa_handler = on_signal };
-	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	struct pollfd pfd[2] = { { .fd = STDIN_FILENO, .events = POLLIN },
+				 { .fd = -1, .events = POLLIN } };
+	struct ring_buffer *rb = NULL;
+	bool args = strstr(argc > 1 ? argv[1] : "", "-args") != NULL;
 	struct ref_counts c;
 	struct ref_bpf *s;
 	char buf[64], *end;
@@ -192,26 +219,50 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 	}
+	if (args) {	/* the args programs' reader: an epoll fd beside stdin */
+		rb = ring_buffer__new(bpf_map__fd(s->maps.ref_events), on_event, NULL, NULL);
+		if (!rb) {
+			fprintf(stderr, "tracerd-ref: ring buffer: %s\n", strerror(errno));
+			goto cleanup;
+		}
+		pfd[1].fd = ring_buffer__epoll_fd(rb);
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	printf("ready\n");
 	fflush(stdout);
 	while (!stop) {	/* until a signal or the end of stdin */
-		if (poll(&pfd, 1, 1000) > 0 && read(STDIN_FILENO, buf, sizeof(buf)) <= 0)
+		if (poll(pfd, args ? 2 : 1, 1000) <= 0)
+			continue;
+		if (pfd[0].revents && read(STDIN_FILENO, buf, sizeof(buf)) <= 0)
+			break;
+		if (pfd[1].revents && ring_buffer__consume(rb) < 0)
 			break;
 	}
+	for (i = 0; i < 2; i++) {	/* no more events: the rest of the ring read */
+		bpf_link__destroy(links[i]);
+		links[i] = NULL;
+	}
+	if (rb)
+		ring_buffer__consume(rb);
 	err = read_counts(s, &c);
 	if (err) {
 		fprintf(stderr, "tracerd-ref: reading counts: %s\n", strerror(-err));
 		goto cleanup;
 	}
-	printf("calls %llu returns %llu\n", (unsigned long long)c.calls,
-	       (unsigned long long)c.returns);
+	if (args)
+		printf("calls %llu returns %llu events %llu dropped %llu\n",
+		       (unsigned long long)c.calls, (unsigned long long)c.returns, events,
+		       (unsigned long long)c.dropped);
+	else
+		printf("calls %llu returns %llu\n", (unsigned long long)c.calls,
+		       (unsigned long long)c.returns);
 	fflush(stdout);
 	ret = 0;
 cleanup:
 	for (i = 0; i < 2; i++)
 		bpf_link__destroy(links[i]);
+	ring_buffer__free(rb);
 	ref_bpf__destroy(s);
 	return ret;
 }

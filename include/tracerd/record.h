@@ -135,6 +135,9 @@ struct tracerd_event_args {
 	__u64 args[TRACERD_EVENT_ARGS_MAX];
 	char str[TRACERD_EVENT_ARGS_MAX][TRACERD_EVENT_STR_LEN];
 };
+/* An args event of a function without string arguments ends before str:
+ * the BPF programs reserve only this much (bpf/hook.bpf.h, record_args) */
+#define TRACERD_EVENT_ARGS_NOSTR	__builtin_offsetof(struct tracerd_event_args, str)
 
 /* File header: "TRACERDR", then the version and the JSON meta length. */
 #define TRACERD_FILE_MAGIC	"TRACERDR"

@@ -37,8 +37,10 @@ $V "$W/tj.json" > /dev/null || fail "--json output invalid"
 
 # --peers: the reference programs and bpftrace as points of their own; here
 # the kernel refuses them (or bpftrace is absent): each says why
-$C --json bench trigger --ci -r 1 -w 0 --modes fentry --variants count --peers > "$W/peers.json" ||
-	fail "bench trigger --peers"
+$C --json bench trigger --ci -r 1 -w 0 --modes fentry --variants count --peers > "$W/peers.json" \
+	2> "$W/peers.err" || fail "bench trigger --peers (exit $?): $(cat "$W/peers.err")
+	  points not ok: $(jq -c '[.points[] | select(.status != "ok" and .status != "unavailable") |
+	  [.key, .status, .reason]]' < "$W/peers.json" 2>&1)"
 $V "$W/peers.json" > /dev/null || fail "--peers output invalid"
 expect_eq "peer points" "$(jq -c '[.points[] | select(.labels.peer) | .key]' < "$W/peers.json")" \
 	'["ref-fentry/count","ref-kprobe/count","ref-kprobe-multi/count","bpftrace-kfunc/count","bpftrace-kprobe/count"]'

@@ -125,4 +125,7 @@ expect_eq "chrome: args" "$(jq -c '[.traceEvents[] | select(.ph == "i") | .args.
 	"$(printf '%s\n' trigger "${names[@]}" trigger | jq -R . | jq -cs .)"
 $TRACECTL dump --json "$W/rec/sys.trec" > "$W/s.json" || fail "dump sys"
 expect_eq "--if --args: recorded the passing calls only" "$(jq -r '.args.id' < "$W/s.json" | uniq -c | tr -s ' ')" " 7 $nr"
+# no string argument: the event without its string area (TRACERD_EVENT_ARGS_NOSTR)
+# carries every value
+expect_eq "no string: regs a kernel pointer in each" "$(jq -r '.args.regs' < "$W/s.json" | grep -c '^0xffff')" 7
 ok "--args: every format carries the arguments; --if counts in the kernel"

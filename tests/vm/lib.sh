@@ -410,15 +410,43 @@ vm_boot() {
 	# times become instruction counts, the same from run to run (no host
 	# noise; no cache, no atomics' price either)
 	[ -n "${VM_ICOUNT:-}" ] && qemu+=(-icount "shift=$VM_ICOUNT,sleep=off")
-	timeout --kill-after=5 "$tmo" "${qemu[@]}" \
-		-accel tcg,thread=single -smp 2 -m 1536 \
-		-display none -no-reboot -nic none -monitor none \
-		-kernel "$kd/vmlinux" -initrd "$kd/initramfs.cpio.gz" \
-		-append "$(echo $append)" \
-		-drive file="$kd/root.img",if=virtio,format=raw,snapshot=on \
-		-drive file="$run/payload.img",if=virtio,format=raw \
-		> "$run/qemu.log" 2>&1
-	local rc=$?
+	# A boot that never reaches the guest's init is stopped after
+	# VM_BOOT_STALL_S and started once more: one 7.2-riscv64 boot of make
+	# check sat after OpenSBI, the kernel silent, until its 45-minute
+	# timeout, where the same command line reached init in 42 s when run
+	# again (2026-12-07). 0: no such watch.
+	local stall=${VM_BOOT_STALL_S:-600} attempt rc qpid waited
+	for attempt in 1 2; do
+		: > "$run/console.log"; : > "$run/out.log"
+		timeout --kill-after=5 "$tmo" "${qemu[@]}" \
+			-accel tcg,thread=single -smp 2 -m 1536 \
+			-display none -no-reboot -nic none -monitor none \
+			-kernel "$kd/vmlinux" -initrd "$kd/initramfs.cpio.gz" \
+			-append "$(echo $append)" \
+			-drive file="$kd/root.img",if=virtio,format=raw,snapshot=on \
+			-drive file="$run/payload.img",if=virtio,format=raw \
+			> "$run/qemu.log" 2>&1 &
+		qpid=$! waited=0
+		while [ "$stall" -gt 0 ] && kill -0 "$qpid" 2>/dev/null; do
+			grep -q '@@BOOTED' "$run/out.log" 2>/dev/null && break
+			if [ "$waited" -ge "$stall" ]; then
+				kill "$qpid" 2>/dev/null	# timeout passes it on to QEMU
+				break
+			fi
+			sleep 5
+			waited=$((waited + 5))
+		done
+		wait "$qpid"
+		rc=$?
+		grep -q '@@BOOTED' "$run/out.log" 2>/dev/null || [ "$stall" = 0 ] ||
+			[ "$waited" -lt "$stall" ] || {
+			vm_log "$k: no init after ${stall}s (attempt $attempt); console: $(tr -d '\r' < "$run/console.log" | tail -n 1)"
+			cp "$run/console.log" "$run/console-stalled-$attempt.log"
+			rc=125
+			continue
+		}
+		break
+	done
 	[ $rc = 124 ] && echo "@@TIMEOUT ${tmo}s" >> "$run/out.log"
 	return $rc
 }

@@ -22,7 +22,7 @@ TD=/run/tracerd-bench
 mkdir -p "$TD"
 load_kmod
 load_testmod
-printf 'listen = off\nstate_dir = %s/state\n' "$TD" > "$TD/tracerd.conf"
+printf 'listen = off\nstate_dir = %s/state\nrecord_dir = %s/records\n' "$TD" "$TD" > "$TD/tracerd.conf"
 tracerd --config "$TD/tracerd.conf" --socket "$TD/s.sock" 2> "$TD/daemon.log" &
 dpid=$!
 for i in $(seq 1 300); do [ -S "$TD/s.sock" ] && break; sleep 0.1; done

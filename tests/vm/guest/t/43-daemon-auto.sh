@@ -6,7 +6,9 @@
 # ftrace site) the rows whose answer is kprobe have no candidate left: the
 # request fails (exit 6) with the kprobe probe's reason, and the explicit
 # mode of row 6 is kprobe-int3 (past the site, +8).
-# ci-kernels: 7.2 6.12-arm64
+# ci-kernels: 7.2
+# (6.12-arm64 and the others in check-full: its 140 s on arm64 did not fit
+# make check's hour, 2026-12-07)
 source ./t/40-daemon-lib.sh
 load_testmod
 [ -e /dev/tracerd ] || load_kmod
