@@ -57,6 +57,10 @@
  *   first (ips[0]), with how many calls took it; *dropped gets the calls
  *   whose stack was not kept (table full, capture failed). Returns 0, or
  *   the first negative return of fn, or -errno. The daemon symbolizes.
+ * no_slots: the mode counts outside the BPF maps (kmod: the module's own
+ *   counters, read by .read; its stacks by .stacks): its hooks take no
+ *   slot of the TRACERD_MAX_SLOTS (slot stays TRACERD_MAX_SLOTS), so a glob
+ *   in it is bounded by max_glob_matches and the module, not by the slots.
  * fds: file descriptors the daemon holds per hooked function ([0]) and
  *   per attachment ([1]), [with the return hook: latency or errors]: the
  *   registry checks RLIMIT_NOFILE against them before attaching
@@ -103,6 +107,7 @@ struct backend {
 	 * failed probe does not decide (kmod-kprobe's int3 goes past the
 	 * entry where a kprobe at the entry is refused: riscv64 6.12) */
 	bool own_probe;
+	bool no_slots;
 	const char *(*latency_unavailable)(struct tracerd *d);
 	const char *(*comm_unavailable)(struct tracerd *d);
 	/* the same for MODE_CAP_STACKS (kmod: a module without stack capture) */

@@ -832,6 +832,7 @@ int kmod_sites(struct tracerd *d, struct tracerd_site_entry *e, size_t n,
 		.site = kmod_site,		\
 		.fini = fini_,			\
 		.comm_unavailable = kmod_comm_unavailable, \
+		.no_slots = true,		\
 		__VA_ARGS__			\
 	}
 

@@ -81,7 +81,7 @@ static void snap_function(struct tracerd *d, struct attachment *a, struct hook *
 
 	memset(f, 0, sizeof(*f));
 	f->name = h->name;
-	f->slot = h->slot;
+	f->slot = h->slot < TRACERD_MAX_SLOTS ? h->slot : METRICS_NO_SLOT;	/* kmod: none */
 	f->misses.reason = "statistics unreadable";
 	if (hook_stats(d, a, h, &hs))
 		return;
