@@ -109,6 +109,7 @@ static int kmod_open(struct tracerd *d, __u32 *modes)
 	k->feat_modes = f.modes;
 	k->feat_attach_flags = f.attach_flags;
 	k->feat_latency_modes = f.latency_modes;
+	k->max_attach = f.max_attach;
 	*modes = f.modes;
 	k->feat_flags = f.flags;
 	k->present = true;
@@ -159,7 +160,9 @@ static int kmod_hook_err(const struct attachment *a, struct hook *h, int ret)
 		       ret == -EEXIST ? "; the function is twice in the request" :
 		       ret == -ENOSPC && a->spec.stacks ?
 				"; or the module's stack tables are at their limit (64 MiB): "
-				"stacks on fewer functions, or a smaller depth" : "");
+				"stacks on fewer functions, or a smaller depth" :
+		       ret == -ENOSPC ? "; the module's attachments per file "
+				"(features.max_attach) are all in use" : "");
 }
 
 /* h's kmod part, made on first use (its id comes with the attach). */
@@ -359,6 +362,23 @@ static int kmod_attach_batch(struct tracerd *d, struct attachment *a)
 		ret = b.refused ? -EOPNOTSUPP : -ENOENT;
 		kmod_batch_free(&b);
 		return ret;
+	}
+	if (d->kmod.max_attach && b.n > d->kmod.max_attach) {
+		/*
+		 * More than the module takes per fd (max_attach bounds a
+		 * batch and the fd's live attachments alike): several
+		 * batches would fail past the first max_attach anyway, so
+		 * refused as a whole, saying what would take them.
+		 */
+		for (i = 0; i < b.n; i++)
+			set_err(a->hooks[b.idx[i]].err, sizeof(a->hooks[0].err), -ENOSPC,
+				"kmod: %u functions in one attachment, the module (ABI %u.%u) "
+				"takes %u per client at most (features.max_attach): hook "
+				"fewer, or load a module of ABI 1.9 or later (%u)", b.n,
+				d->kmod.abi_major, d->kmod.abi_minor, d->kmod.max_attach,
+				TRACERD_MAX_ATTACH);
+		kmod_batch_free(&b);
+		return -ENOSPC;
 	}
 	req.entries = (__u64)(unsigned long)b.e;
 	req.count = b.n;

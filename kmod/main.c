@@ -55,6 +55,29 @@ void tracerd_free(const void *p)
 	atomic64_dec(&tracerd_live.allocs);
 }
 
+/*
+ * kvzalloc() counted in tracerd_live.allocs: the arrays of a batch's
+ * size (up to TRACERD_MAX_ATTACH entries: 6 MiB of a group's ents), which
+ * as kzalloc would be high-order pages that fragmentation can refuse.
+ */
+void *tracerd_kvzalloc(size_t size)
+{
+	void *p = kvzalloc(size, GFP_KERNEL);
+
+	if (p)
+		atomic64_inc(&tracerd_live.allocs);
+	return p;
+}
+
+/* kvfree() of a tracerd_kvzalloc() block. NULL-safe. */
+void tracerd_kvfree(const void *p)
+{
+	if (!p)
+		return;
+	kvfree(p);
+	atomic64_dec(&tracerd_live.allocs);
+}
+
 /* State of one open /dev/tracerd: the attachments it owns. */
 struct tracerd_file {
 	struct mutex lock;	/* serializes this file's ioctls on atts */

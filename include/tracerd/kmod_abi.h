@@ -150,13 +150,14 @@
 #define TRACERD_IOC_MAGIC	'x'
 
 #define TRACERD_ABI_MAJOR	1
-#define TRACERD_ABI_MINOR	8	/* 1.2: SITE, BENCH_ALL; 1.3: ATTACH_BATCH, DETACH_BATCH;
+#define TRACERD_ABI_MINOR	9	/* 1.2: SITE, BENCH_ALL; 1.3: ATTACH_BATCH, DETACH_BATCH;
 					 * 1.4: SITES;
 					 * 1.5: ATTACH_LATENCY, LATENCY, features.latency_modes;
 					 * 1.6: ATTACH2, ATTACH_BATCH2 (comm filter);
 					 * 1.7: kmod-direct LATENCY (argw), stats.draining;
 					 * 1.8: ATTACH_STACKS (stack_depth, stack_slots),
-					 *      STACKS, FEAT_STACKS */
+					 *      STACKS, FEAT_STACKS;
+					 * 1.9: TRACERD_MAX_ATTACH 4096 -> 262144 */
 
 /* Attach modes (docs/kernel-facts.md, "The attach paths"). 0 is never valid. */
 enum tracerd_kmod_mode {
@@ -203,7 +204,13 @@ enum tracerd_kmod_mode {
 /* Limits (also reported by TRACERD_IOC_FEATURES). */
 #define TRACERD_NAME_LEN		128	/* bytes, NUL included */
 #define TRACERD_COMM_FILTER_LEN		16	/* bytes, NUL included: TASK_COMM_LEN */
-#define TRACERD_MAX_ATTACH		4096	/* live attachments per file */
+/*
+ * Live attachments per file, and entries per batch: ABI 1.9 raised it from
+ * 4096 to 2^18 so that one batch (one ftrace_ops) takes every traceable
+ * function of a kernel (about 50k on 6.12, 130k with modules); a module
+ * says its own in features.max_attach, which a daemon must honour.
+ */
+#define TRACERD_MAX_ATTACH		262144
 #define TRACERD_BENCH_MAX_CALLS		100000000ULL	/* N */
 #define TRACERD_BENCH_MAX_RELEVANT	200	/* R (direct: 1) */
 #define TRACERD_BENCH_MAX_IRRELEVANT	1000	/* I */
