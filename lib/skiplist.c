@@ -8,7 +8,10 @@ void skip_list_add(struct skip_list *l, const char *function, const char *reason
 {
 	struct skipped *v;
 
-	if (!l || l->n >= SKIP_LIST_MAX)
+	if (!l)
+		return;
+	l->total++;
+	if (l->n >= SKIP_LIST_MAX)
 		return;
 	if (l->n == l->cap) {
 		v = realloc(l->v, (l->cap ? l->cap * 2 : 16) * sizeof(*v));

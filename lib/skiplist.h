@@ -12,7 +12,11 @@
 
 #include <stddef.h>
 
-/* at most SKIP_LIST_MAX entries are kept: the reply stays bounded */
+/*
+ * at most SKIP_LIST_MAX entries are kept: the reply stays bounded; total
+ * counts every function added, kept or not (attach '*' skips a thousand
+ * and more: the reply's skipped_total)
+ */
 #define SKIP_LIST_MAX	1000
 
 struct skipped {
@@ -23,6 +27,7 @@ struct skipped {
 struct skip_list {
 	struct skipped *v;
 	size_t n, cap;
+	size_t total;
 };
 
 /* Append (function, reason), both truncated to fit; dropped when l is NULL,

@@ -16,6 +16,7 @@ TEST(skiplist_add_free)
 	skip_list_add(NULL, "ignored", "no list");
 	if (!ASSERT_EQ(l.n, 2, "entries"))
 		return;
+	ASSERT_EQ(l.total, 2, "total");
 	ASSERT_STREQ(l.v[0].function, "do_sys_open", "first function");
 	ASSERT_STREQ(l.v[0].reason, "not in available_filter_functions", "first reason");
 	ASSERT_EQ(strlen(l.v[1].function), sizeof(l.v[1].function) - 1, "function truncated");
@@ -33,6 +34,7 @@ TEST(skiplist_cap)
 	for (i = 0; i < SKIP_LIST_MAX + 10; i++)
 		skip_list_add(&l, "f", "r");
 	ASSERT_EQ(l.n, SKIP_LIST_MAX, "capped");
+	ASSERT_EQ(l.total, SKIP_LIST_MAX + 10, "every one counted");
 	skip_list_free(&l);
 }
 
