@@ -966,14 +966,10 @@ static void sync_done(struct tracerd *d, void *ctx, int err, struct attachment *
 		      const struct skip_list *skipped, const char *msg)
 {
 	struct sync_result *r = ctx;
-	size_t i, total = r->skipped ? r->skipped->total : 0;
 
 	r->err = err;
 	r->a = a;
-	for (i = 0; r->skipped && i < skipped->n; i++)
-		skip_list_add(r->skipped, skipped->v[i].function, skipped->v[i].reason);
-	if (r->skipped)
-		r->skipped->total = total + skipped->total;	/* those past the cap too */
+	skip_list_merge(r->skipped, skipped);
 	str_fmt(r->msg, r->msglen, "%s", msg);
 }
 
