@@ -57,6 +57,10 @@
  *   first (ips[0]), with how many calls took it; *dropped gets the calls
  *   whose stack was not kept (table full, capture failed). Returns 0, or
  *   the first negative return of fn, or -errno. The daemon symbolizes.
+ * read_begin, read_end: optional, around a pass of .read over an
+ *   attachment's hooks (registry.h hook_stats_begin): kmod reads every
+ *   hook's counters in a few TRACERD_IOC_COUNTERS_BATCH calls and .read
+ *   answers from them until read_end.
  * no_slots: the mode counts outside the BPF maps (kmod: the module's own
  *   counters, read by .read; its stacks by .stacks): its hooks take no
  *   slot of the TRACERD_MAX_SLOTS (slot stays TRACERD_MAX_SLOTS), so a glob
@@ -98,6 +102,8 @@ struct backend {
 		    struct tracerd_slot_stats *s);
 	int (*misses)(struct tracerd *d, struct attachment *a, struct hook *h,
 		      __u64 *out, const char **why);
+	void (*read_begin)(struct tracerd *d, struct attachment *a);
+	void (*read_end)(struct tracerd *d, struct attachment *a);
 	/* optional: the kernel path a hook took when the mode has two ("via") */
 	const char *(*path)(const struct hook *h);
 	void (*fini)(struct tracerd *d);

@@ -1064,6 +1064,18 @@ void registry_loop_stop(struct tracerd *d)
 	d->registry_step = NULL;
 }
 
+void hook_stats_begin(struct tracerd *d, struct attachment *a)
+{
+	if (a->be && a->be->read_begin)
+		a->be->read_begin(d, a);
+}
+
+void hook_stats_end(struct tracerd *d, struct attachment *a)
+{
+	if (a->be && a->be->read_end)
+		a->be->read_end(d, a);
+}
+
 int hook_stats(struct tracerd *d, struct attachment *a, struct hook *h, struct hook_stats *out)
 {
 	const struct backend *be = a->be;

@@ -657,6 +657,47 @@ static long tracerd_ioc_counters(struct tracerd_file *f, unsigned int cmd, void 
 	return 0;
 }
 
+/* TRACERD_IOC_COUNTERS_BATCH: each entry's counters, as tracerd_ioc_counters'. */
+static long tracerd_ioc_counters_batch(struct tracerd_file *f, unsigned int cmd,
+				       void __user *arg)
+{
+	struct tracerd_counters_batch __user *ub = arg;
+	struct tracerd_counters_entry __user *ue;
+	struct tracerd_counters_batch b;
+	struct tracerd_counters_entry e;
+	struct tracerd_att *a;
+	unsigned int i;
+
+	if (copy_from_user(&b, arg, sizeof(b)))
+		return -EFAULT;
+	if (b.count == 0 || b.reserved)
+		return -EINVAL;
+	if (b.count > TRACERD_COUNTERS_BATCH_MAX)
+		return -E2BIG;
+	ue = u64_to_user_ptr(b.entries);
+	b.done = 0;
+	for (i = 0; i < b.count; i++) {
+		if (copy_from_user(&e, &ue[i], sizeof(e)))
+			return -EFAULT;
+		a = (e.id == 0 || e.id > U32_MAX) ? NULL : xa_load(&f->atts, e.id);
+		memset(&e.hits, 0, sizeof(e) - offsetof(struct tracerd_counters_entry, hits));
+		if (a) {
+			tracerd_att_sum(a, &e.hits, &e.filtered);
+			e.missed = tracerd_att_missed(a);
+			b.done++;
+		} else {
+			e.error = -ENOENT;
+		}
+		if (copy_to_user(&ue[i], &e, sizeof(e)))
+			return -EFAULT;
+		if (!(i % 256))
+			cond_resched();
+	}
+	if (copy_to_user(&ub->done, &b.done, sizeof(b.done)))
+		return -EFAULT;
+	return 0;
+}
+
 static long tracerd_ioc_latency(struct tracerd_file *f, unsigned int cmd, void __user *arg)
 {
 	struct tracerd_latency l;	/* 384 bytes */
@@ -794,6 +835,7 @@ static const struct tracerd_ioc tracerd_iocs[] = {
 	{ TRACERD_IOC_DETACH_BATCH,	tracerd_ioc_detach_batch,	true },
 	{ TRACERD_IOC_LATENCY,		tracerd_ioc_latency,		true },
 	{ TRACERD_IOC_STACKS,		tracerd_ioc_stacks,		true },
+	{ TRACERD_IOC_COUNTERS_BATCH,	tracerd_ioc_counters_batch,	true },
 };
 
 /* The row of cmd (number, size and direction alike), or NULL. */

@@ -157,7 +157,8 @@
 					 * 1.7: kmod-direct LATENCY (argw), stats.draining;
 					 * 1.8: ATTACH_STACKS (stack_depth, stack_slots),
 					 *      STACKS, FEAT_STACKS;
-					 * 1.9: TRACERD_MAX_ATTACH 4096 -> 262144 */
+					 * 1.9: TRACERD_MAX_ATTACH 4096 -> 262144,
+					 *      COUNTERS_BATCH */
 
 /* Attach modes (docs/kernel-facts.md, "The attach paths"). 0 is never valid. */
 enum tracerd_kmod_mode {
@@ -319,6 +320,33 @@ struct tracerd_counters {
 	__u32 flags;		/* out */
 	__u32 tgid;		/* out */
 	__u32 reserved;		/* out: 0 */
+};
+
+/*
+ * TRACERD_IOC_COUNTERS_BATCH (ABI 1.9): the counters of up to
+ * TRACERD_COUNTERS_BATCH_MAX attachments of this fd in one call (a
+ * daemon's stats read of attach '*' was one COUNTERS ioctl per function:
+ * 50k syscalls). Each entry's id in; its counters, as TRACERD_IOC_COUNTERS
+ * sums them, or error ENOENT (no attachment with that id on this fd) out.
+ * The call as a whole: EINVAL count 0 or reserved non-zero, E2BIG count
+ * above the limit, EFAULT the entries cannot be read or written back.
+ */
+#define TRACERD_COUNTERS_BATCH_MAX	4096
+
+struct tracerd_counters_entry {
+	__u64 id;		/* in: id from an attach */
+	__u64 hits;		/* out: as tracerd_counters' */
+	__u64 filtered;		/* out */
+	__u64 missed;		/* out */
+	__s32 error;		/* out: 0 or -ENOENT */
+	__u32 reserved;		/* out: 0 */
+};
+
+struct tracerd_counters_batch {
+	__u64 entries;		/* in: user pointer to `count` entries */
+	__u32 count;		/* in: 1..TRACERD_COUNTERS_BATCH_MAX */
+	__u32 done;		/* out: entries read (error 0) */
+	__u64 reserved;		/* in: must be 0 */
 };
 
 /*
@@ -652,6 +680,7 @@ struct tracerd_stacks {
 #define TRACERD_IOC_ATTACH2	_IOWR(TRACERD_IOC_MAGIC, 15, struct tracerd_attach2)
 #define TRACERD_IOC_ATTACH_BATCH2 _IOWR(TRACERD_IOC_MAGIC, 16, struct tracerd_batch2)
 #define TRACERD_IOC_STACKS	_IOWR(TRACERD_IOC_MAGIC, 17, struct tracerd_stacks)
+#define TRACERD_IOC_COUNTERS_BATCH _IOWR(TRACERD_IOC_MAGIC, 18, struct tracerd_counters_batch)
 
 #ifndef __cplusplus
 _Static_assert(sizeof(struct tracerd_version) == 40, "tracerd_version ABI size");
