@@ -30,7 +30,7 @@ struct skipped {
  * (attach '*'). At most SKIP_KINDS_MAX distinct ones, the rest counted
  * as other.
  */
-#define SKIP_KINDS_MAX	32
+#define SKIP_KINDS_MAX	64
 
 struct skip_kind {
 	char reason[224];

@@ -88,7 +88,7 @@ expect_eq "enabled_functions after detach" "$(patched)" 0
 expect_eq "module state after detach" \
 	"$(kmodctl stats | sed -n 's/.*\(attachments=[0-9]*\).*/\1/p')" "attachments=0"
 echo "figures: $KERNEL_NAME kmod-callops attach '*': $hooked functions, attach ${ta} ms (with" \
-	"$n getpgid calls), stats ${tst} ms (an ioctl per function), detach ${td} ms; daemon VmRSS ${rss0} kB before, ${rss1} kB" \
+	"$n getpgid calls), stats ${tst} ms, detach ${td} ms; daemon VmRSS ${rss0} kB before, ${rss1} kB" \
 	"attached: $(( (rss1 - rss0) * 1024 / hooked )) B per function; $(rss_kb) kB after the detach"
 
 # kill -9 of the daemon holding every function, then rmmod: refused while
