@@ -422,6 +422,7 @@ static void tracerd_batch_ids(struct tracerd_file *f, struct tracerd_att **atts,
 			errs[i] = 0;
 		if (!errs[i])
 			f->nr++;
+		cond_resched();	/* up to TRACERD_MAX_ATTACH: 262144 */
 	}
 }
 
@@ -443,6 +444,7 @@ static int tracerd_batch_put(struct tracerd_batch_entry __user *ue,
 		if (copy_to_user(&ue[i], &e, sizeof(e)))
 			return -EFAULT;
 		*done += !e.error;
+		cond_resched();
 	}
 	return 0;
 }
@@ -609,6 +611,7 @@ static long tracerd_ioc_detach_batch(struct tracerd_file *f, unsigned int cmd,
 		}
 		if (copy_to_user(&ue[i], &e, sizeof(e)))
 			ret = -EFAULT;
+		cond_resched();
 	}
 	/* once erased, an attachment goes, whatever could be written back */
 	tracerd_atts_free(w.atts, m);
