@@ -397,8 +397,10 @@ static void tracerd_group_release(struct tracerd_group *g)
 		return;
 	if (m->group_free)
 		m->group_free(g);
-	for (i = 0; i < g->n; i++)
+	for (i = 0; i < g->n; i++) {
 		tracerd_att_destroy(g->ents[i].att);
+		cond_resched();	/* a batch of up to 262144 */
+	}
 	tracerd_kvfree(g);
 }
 
