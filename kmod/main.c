@@ -683,7 +683,11 @@ static long tracerd_ioc_counters_batch(struct tracerd_file *f, unsigned int cmd,
 		if (copy_from_user(&e, &ue[i], sizeof(e)))
 			return -EFAULT;
 		a = (e.id == 0 || e.id > U32_MAX) ? NULL : xa_load(&f->atts, e.id);
-		memset(&e.hits, 0, sizeof(e) - offsetof(struct tracerd_counters_entry, hits));
+		e.hits = 0;
+		e.filtered = 0;
+		e.missed = 0;
+		e.error = 0;
+		e.reserved = 0;
 		if (a) {
 			tracerd_att_sum(a, &e.hits, &e.filtered);
 			e.missed = tracerd_att_missed(a);
