@@ -3,14 +3,24 @@
 # default config: every traceable function (about 50k on 6.12) in one
 # batch, one ftrace_ops (kmod hooks take no BPF slot; kmod ABI 1.9 takes
 # 262144 per batch). Asserts: the functions hooked are the names of
-# available_filter_functions less those the daemon skipped (each with its
-# reason); exact counts on the test module's functions and getpgid, called
-# a known number of times by the attaching pid; `status` answered while
-# the attach runs (answered: never a duration); detach leaves
-# enabled_functions empty; kill -9 of the daemon leaves nothing, rmmod is
-# refused while it holds the functions and clean after it. An older module (ABI 1.8, max_attach 4096: a preload shim) is
-# refused naming the count. Prints, never asserts, the attach and detach
-# times and the daemon's VmRSS growth per hooked function.
+# available_filter_functions less those the daemon skipped (skipped_total,
+# each counted by its reason in skipped_reasons); exact counts on the test
+# module's functions and getpgid, called a known number of times by the
+# attaching pid; `status` answered while the attach runs (answered: never
+# a duration); detach leaves enabled_functions empty; kill -9 of the
+# daemon leaves nothing; rmmod is refused while the daemon holds the
+# functions and clean after it. An older module (ABI 1.8, max_attach 4096:
+# a preload shim) is refused naming the count, and so is kprobe-multi (a
+# BPF slot per function, 4096). Prints, never asserts, the attach, stats
+# and detach times and the daemon's VmRSS growth per hooked function.
+#
+# Measured (6.12.118 x86_64, QEMU TCG, 2 vCPUs, another VM on the host's 2
+# cores): 42732 of 45912 names hooked; skipped: 1315 bpf_*, 239 perf_*
+# and the rest of the denylist, 1116 of tracerd's own module, 214
+# ambiguous names, none refused by the kernel. Attach 17.0 s, detach
+# 10.6 s, stats of all 10.2 s (--top 1, the counters read and sorted:
+# 0.36 s); VmRSS 24.7 -> 55.1 MB attached (726 B per function), 35.0 MB
+# after the detach. The test: 130 s.
 # ci-kernels: 6.12
 # timeout: 900 1800
 source ./t/40-daemon-lib.sh
@@ -152,5 +162,15 @@ jp .error.message <<< "$out" | grep -q "takes 4096 per client at most (features.
 	fail "ABI 1.8 module: attach '*': message: $out"
 echo "ok: ABI 1.8 module: attach '*' refused: $(jp .error.message <<< "$out" | head -c 300)"
 expect_eq "ABI 1.8 module: enabled_functions" "$(patched)" 0
+# a mode that takes a BPF slot per function: refused before the kernel is
+# asked, naming the count (4096 slots)
+if [ "$(feature kprobe-multi)" = true ]; then
+	out=$($C --json --timeout 1800 attach '*' --mode kprobe-multi); rc=$?
+	[ "$rc" != 0 ] || fail "kprobe-multi: attach '*' succeeded"
+	jp .error.message <<< "$out" | grep -q "mode kprobe-multi takes a slot per function: [0-9]* functions, 4096 of the 4096 slots" ||
+		fail "kprobe-multi: attach '*': message: $out"
+	echo "ok: kprobe-multi: attach '*' refused: $(jp .error.message <<< "$out" | head -c 200)"
+	expect_eq "kprobe-multi: BPF links after the refusal" "$(our_links)" 0
+fi
 daemon_stop
 phase "ABI 1.8 refusal"
