@@ -20,12 +20,14 @@ static void print_attach(json_object *r)
 	json_object *a = jget(r, "attachment"), *sk = jget(r, "skipped");
 	size_t i, n = jlen(sk);
 	size_t nf = jlen(jget(a, "functions"));
+	/* the daemon lists 1000 at most; skipped_total counts them all */
+	long long total = jint(r, "skipped_total", (long long)n);
 
 	printf("attached %lld: %s, mode %s, %zu function%s\n  why: %s\n", jint(a, "id", 0),
 	       jtty(a, "target", "?"), jtty(a, "mode", "?"), nf, nf == 1 ? "" : "s",
 	       jtty(a, "mode_reason", ""));
 	if (n)
-		printf("skipped %zu:\n", n);
+		printf("skipped %lld:\n", total > (long long)n ? total : (long long)n);
 	for (i = 0; i < n && i < 20; i++) {
 		json_object *s = json_object_array_get_idx(sk, i);
 
@@ -33,6 +35,8 @@ static void print_attach(json_object *r)
 	}
 	if (n > 20)
 		printf("  ... %zu more (--json lists them)\n", n - 20);
+	if (total > (long long)n)
+		printf("  ... and %lld not listed (the daemon lists %zu)\n", total - (long long)n, n);
 }
 
 /* --dry-run: what would be hooked and in which mode */

@@ -57,6 +57,14 @@
  *   first (ips[0]), with how many calls took it; *dropped gets the calls
  *   whose stack was not kept (table full, capture failed). Returns 0, or
  *   the first negative return of fn, or -errno. The daemon symbolizes.
+ * read_begin, read_end: optional, around a pass of .read over an
+ *   attachment's hooks (registry.h hook_stats_begin): kmod reads every
+ *   hook's counters in a few TRACERD_IOC_COUNTERS_BATCH calls and .read
+ *   answers from them until read_end.
+ * no_slots: the mode counts outside the BPF maps (kmod: the module's own
+ *   counters, read by .read; its stacks by .stacks): its hooks take no
+ *   slot of the TRACERD_MAX_SLOTS (slot stays TRACERD_MAX_SLOTS), so a glob
+ *   in it is bounded by max_glob_matches and the module, not by the slots.
  * fds: file descriptors the daemon holds per hooked function ([0]) and
  *   per attachment ([1]), [with the return hook: latency or errors]: the
  *   registry checks RLIMIT_NOFILE against them before attaching
@@ -94,6 +102,8 @@ struct backend {
 		    struct tracerd_slot_stats *s);
 	int (*misses)(struct tracerd *d, struct attachment *a, struct hook *h,
 		      __u64 *out, const char **why);
+	void (*read_begin)(struct tracerd *d, struct attachment *a);
+	void (*read_end)(struct tracerd *d, struct attachment *a);
 	/* optional: the kernel path a hook took when the mode has two ("via") */
 	const char *(*path)(const struct hook *h);
 	void (*fini)(struct tracerd *d);
@@ -103,6 +113,7 @@ struct backend {
 	 * failed probe does not decide (kmod-kprobe's int3 goes past the
 	 * entry where a kprobe at the entry is refused: riscv64 6.12) */
 	bool own_probe;
+	bool no_slots;
 	const char *(*latency_unavailable)(struct tracerd *d);
 	const char *(*comm_unavailable)(struct tracerd *d);
 	/* the same for MODE_CAP_STACKS (kmod: a module without stack capture) */

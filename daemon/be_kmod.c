@@ -109,6 +109,7 @@ static int kmod_open(struct tracerd *d, __u32 *modes)
 	k->feat_modes = f.modes;
 	k->feat_attach_flags = f.attach_flags;
 	k->feat_latency_modes = f.latency_modes;
+	k->max_attach = f.max_attach;
 	*modes = f.modes;
 	k->feat_flags = f.flags;
 	k->present = true;
@@ -159,7 +160,9 @@ static int kmod_hook_err(const struct attachment *a, struct hook *h, int ret)
 		       ret == -EEXIST ? "; the function is twice in the request" :
 		       ret == -ENOSPC && a->spec.stacks ?
 				"; or the module's stack tables are at their limit (64 MiB): "
-				"stacks on fewer functions, or a smaller depth" : "");
+				"stacks on fewer functions, or a smaller depth" :
+		       ret == -ENOSPC ? "; the module's attachments per file "
+				"(features.max_attach) are all in use" : "");
 }
 
 /* h's kmod part, made on first use (its id comes with the attach). */
@@ -360,6 +363,23 @@ static int kmod_attach_batch(struct tracerd *d, struct attachment *a)
 		kmod_batch_free(&b);
 		return ret;
 	}
+	if (d->kmod.max_attach && b.n > d->kmod.max_attach) {
+		/*
+		 * More than the module takes per fd (max_attach bounds a
+		 * batch and the fd's live attachments alike): several
+		 * batches would fail past the first max_attach anyway, so
+		 * refused as a whole, saying what would take them.
+		 */
+		for (i = 0; i < b.n; i++)
+			set_err(a->hooks[b.idx[i]].err, sizeof(a->hooks[0].err), -ENOSPC,
+				"kmod: %u functions in one attachment, the module (ABI %u.%u) "
+				"takes %u per client at most (features.max_attach): hook "
+				"fewer, or load a module of ABI 1.9 or later (%u)", b.n,
+				d->kmod.abi_major, d->kmod.abi_minor, d->kmod.max_attach,
+				TRACERD_MAX_ATTACH);
+		kmod_batch_free(&b);
+		return -ENOSPC;
+	}
 	req.entries = (__u64)(unsigned long)b.e;
 	req.count = b.n;
 	req.stack_depth = a->spec.stacks;
@@ -436,21 +456,113 @@ static int kmod_detach_batch(struct tracerd *d, struct attachment *a)
 	return ret;
 }
 
+static void kmod_read_end(struct tracerd *d, struct attachment *a);
+
 static void kmod_detach(struct tracerd *d, struct attachment *a)
 {
 	size_t i;
 
+	kmod_read_end(d, a);	/* a pass's counters, if one was left open */
 	kmod_detach_batch(d, a);	/* what it could not detach goes one by one */
 	for (i = 0; i < a->nr_hooks; i++)
 		kmod_hook_free(d, a, &a->hooks[i]);
 }
 
-static int kmod_counters(struct tracerd *d, struct hook *h, struct tracerd_counters *c)
+/*
+ * An attachment's counters read in one pass (a->priv between read_begin
+ * and read_end): [i] for a->hooks[i], valid where ok[i].
+ */
+struct kmod_counts {
+	size_t n;
+	__u64 *hits, *missed;
+	bool *ok;
+};
+
+static void kmod_read_end(struct tracerd *d, struct attachment *a)
 {
+	struct kmod_counts *c = a->priv;
+
+	(void)d;
+	if (!c)
+		return;
+	free(c->hits);
+	free(c->missed);
+	free(c->ok);
+	free(c);
+	a->priv = NULL;
+}
+
+/*
+ * Every hook's counters in TRACERD_IOC_COUNTERS_BATCH calls of up to
+ * TRACERD_COUNTERS_BATCH_MAX (ABI 1.9): attach '*' read 50k counters one
+ * ioctl each. Nothing cached (one COUNTERS per hook, as before) for an
+ * older module, a few hooks, or when a call fails.
+ */
+static void kmod_read_begin(struct tracerd *d, struct attachment *a)
+{
+	struct tracerd_counters_entry *e;
+	struct tracerd_counters_batch b = {};
+	struct kmod_counts *c;
+	size_t i, j, k, idx[TRACERD_COUNTERS_BATCH_MAX];
+
+	kmod_read_end(d, a);
+	if (d->kmod.fd < 0 || d->kmod.abi_minor < 9 || a->nr_hooks < 16)
+		return;
+	c = calloc(1, sizeof(*c));
+	e = calloc(TRACERD_COUNTERS_BATCH_MAX, sizeof(*e));
+	if (c) {
+		c->n = a->nr_hooks;
+		c->hits = calloc(c->n, sizeof(*c->hits));
+		c->missed = calloc(c->n, sizeof(*c->missed));
+		c->ok = calloc(c->n, sizeof(*c->ok));
+	}
+	a->priv = c;
+	if (!e || !c || !c->hits || !c->missed || !c->ok)
+		goto fail;
+	for (i = 0; i < c->n;) {
+		for (k = 0; i < c->n && k < TRACERD_COUNTERS_BATCH_MAX; i++) {
+			if (!kmod_id(&a->hooks[i]))
+				continue;
+			e[k] = (struct tracerd_counters_entry){ .id = kmod_id(&a->hooks[i]) };
+			idx[k++] = i;
+		}
+		if (!k)
+			break;
+		b.entries = (__u64)(uintptr_t)e;
+		b.count = (__u32)k;
+		if (ioctl(d->kmod.fd, TRACERD_IOC_COUNTERS_BATCH, &b))
+			goto fail;
+		for (j = 0; j < k; j++) {
+			if (e[j].error)
+				continue;
+			c->hits[idx[j]] = e[j].hits;
+			c->missed[idx[j]] = e[j].missed;
+			c->ok[idx[j]] = true;
+		}
+	}
+	free(e);
+	return;
+fail:
+	free(e);
+	kmod_read_end(d, a);
+}
+
+/* h's counters: read in the pass (kmod_read_begin), else one ioctl. */
+static int kmod_counters(struct tracerd *d, const struct attachment *a, struct hook *h,
+			 struct tracerd_counters *c)
+{
+	const struct kmod_counts *k = a->priv;
+	size_t i = (size_t)(h - a->hooks);
+
 	memset(c, 0, sizeof(*c));
 	c->id = kmod_id(h);
 	if (!c->id || d->kmod.fd < 0)
 		return -ENOENT;
+	if (k && h >= a->hooks && i < k->n && k->ok[i]) {
+		c->hits = k->hits[i];
+		c->missed = k->missed[i];
+		return 0;
+	}
 	return ioctl(d->kmod.fd, TRACERD_IOC_COUNTERS, c) ? -errno : 0;
 }
 
@@ -469,7 +581,7 @@ static int kmod_read(struct tracerd *d, struct attachment *a, struct hook *h,
 {
 	struct tracerd_counters c;
 	struct tracerd_latency l = { .id = kmod_id(h) };
-	int ret = kmod_counters(d, h, &c), b;
+	int ret = kmod_counters(d, a, h, &c), b;
 
 	memset(s, 0, sizeof(*s));
 	if (ret)
@@ -506,7 +618,7 @@ static int kmod_kprobe_misses(struct tracerd *d, struct attachment *a, struct ho
 {
 	struct tracerd_counters c;
 
-	if (kmod_counters(d, h, &c)) {
+	if (kmod_counters(d, a, h, &c)) {
 		*why = "cannot read the module's counters";
 		return -ENODATA;
 	}
@@ -828,10 +940,13 @@ int kmod_sites(struct tracerd *d, struct tracerd_site_entry *e, size_t n,
 		.attach = kmod_attach,		\
 		.detach = kmod_detach,		\
 		.read = kmod_read,		\
+		.read_begin = kmod_read_begin,	\
+		.read_end = kmod_read_end,	\
 		.misses = misses_fn,		\
 		.site = kmod_site,		\
 		.fini = fini_,			\
 		.comm_unavailable = kmod_comm_unavailable, \
+		.no_slots = true,		\
 		__VA_ARGS__			\
 	}
 

@@ -226,6 +226,9 @@ static void attach_done(struct tracerd *d, void *ctx, int err, struct attachment
 		r = json_object_new_object();
 		json_object_object_add(r, "attachment", attachment_json(a));
 		json_object_object_add(r, "skipped", skip_list_json(skipped));
+		json_object_object_add(r, "skipped_total",
+				       json_object_new_int64((int64_t)skipped->total));
+		json_object_object_add(r, "skipped_reasons", skip_list_reasons_json(skipped));
 	}
 	control_answer(ctx, proto_code_errno(err), r, msg);
 }

@@ -81,7 +81,7 @@ static void snap_function(struct tracerd *d, struct attachment *a, struct hook *
 
 	memset(f, 0, sizeof(*f));
 	f->name = h->name;
-	f->slot = h->slot;
+	f->slot = h->slot < TRACERD_MAX_SLOTS ? h->slot : METRICS_NO_SLOT;	/* kmod: none */
 	f->misses.reason = "statistics unreadable";
 	if (hook_stats(d, a, h, &hs))
 		return;
@@ -229,8 +229,10 @@ static int snap_fill(struct tracerd *d, const struct metrics_http *http, struct 
 		m->functions = &b->fns[nf];
 		m->nr_functions = a->nr_hooks;
 		memset(errsum, 0, sizeof(errsum));
+		hook_stats_begin(d, a);
 		for (i = 0; i < a->nr_hooks; i++, nf++)
 			snap_function(d, a, &a->hooks[i], &b->fns[nf], &b->lats[nf], errsum);
+		hook_stats_end(d, a);
 		if (a->spec.errors) {
 			snap_errors(errsum, &b->errs[na], &b->errnos[ne++ * TRACERD_ERRNO_SLOTS]);
 			m->errors = &b->errs[na];

@@ -42,6 +42,8 @@ static json_object *plan_json(const struct plan *p)
 	json_object_object_add(o, "candidates", c);
 	json_object_object_add(o, "functions", f);
 	json_object_object_add(o, "skipped", skip_list_json(&p->skipped));
+	json_object_object_add(o, "skipped_total", json_object_new_int64((int64_t)p->skipped.total));
+	json_object_object_add(o, "skipped_reasons", skip_list_reasons_json(&p->skipped));
 	return o;
 }
 

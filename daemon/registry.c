@@ -177,7 +177,17 @@ static void hooks_release(struct tracerd *d, struct hook *hooks, size_t nr)
 	maps_sweep(d);
 }
 
-/* Give every hook a configured slot. */
+/* Give back the slots a's hooks hold: none is left to any of them. */
+static void hooks_unslot(struct tracerd *d, struct attachment *a)
+{
+	size_t i;
+
+	hooks_release(d, a->hooks, a->nr_hooks);
+	for (i = 0; i < a->nr_hooks; i++)
+		a->hooks[i].slot = TRACERD_MAX_SLOTS;
+}
+
+/* Give every hook a configured slot: all of them, or none (-errno). */
 static int hooks_slots(struct tracerd *d, struct attachment *a)
 {
 	size_t i;
@@ -189,9 +199,35 @@ static int hooks_slots(struct tracerd *d, struct attachment *a)
 		err = maps_slot_alloc(d, &a->hooks[i].slot, a->hooks[i].ret64);
 		if (!err)
 			err = maps_slot_config(d, a->hooks[i].slot, &a->spec, &a->hooks[i].args);
-		if (err)
+		if (err) {
+			hooks_unslot(d, a);
 			return err;
+		}
 	}
+	return 0;
+}
+
+/*
+ * The slots for candidate a->be, taken when it starts (candidate_begin), not
+ * at the request: a mode that takes none (kmod, struct backend's no_slots)
+ * gives back what an earlier candidate took, so a glob of 50k functions is
+ * not bounded by the 4096 slots there. A candidate that follows another
+ * BPF one keeps its slots.
+ */
+static int candidate_slots(struct tracerd *d, struct attachment *a, char *msg, size_t msglen)
+{
+	int err;
+
+	if (a->be->no_slots) {
+		hooks_unslot(d, a);
+		return 0;
+	}
+	if (!a->nr_hooks || a->hooks[0].slot < TRACERD_MAX_SLOTS)
+		return 0;
+	err = hooks_slots(d, a);
+	if (err)
+		return set_err(msg, msglen, err, "cannot give the %zu functions their slots: %s",
+			       a->nr_hooks, strerror(-err));
 	return 0;
 }
 
@@ -242,18 +278,50 @@ static int hooks_needs(const struct backend *be, struct hook *hooks, size_t nr)
 }
 
 /*
- * Can candidate be take some of the hooks? 0, or -ENOENT with the first
- * hook's reason in msg and "; not MODE: reason" appended to why: the one
- * test of a candidate, for the plan and for attach alike.
+ * Do the slots left suffice for be (one per function, unless no_slots)?
+ * The hooks that already hold one (an earlier candidate's) count as had.
+ * 0, or -ENOSPC naming the count in msg.
  */
-static int candidate_fits(const struct backend *be, struct hook *hooks, size_t nr, char *why,
-			  size_t whylen, char *msg, size_t msglen)
+static int slots_fit(const struct tracerd *d, const struct backend *be,
+		     const struct hook *hooks, size_t nr, char *msg, size_t msglen)
 {
-	if (!hooks_needs(be, hooks, nr))
+	size_t i, held = 0, avail = TRACERD_MAX_SLOTS - d->nr_slots_used;
+
+	if (be->no_slots)
 		return 0;
-	str_fmt(msg, msglen, "%s", hooks[0].err);
+	for (i = 0; i < nr; i++)
+		held += hooks[i].slot < TRACERD_MAX_SLOTS;
+	if (nr - held <= avail)
+		return 0;
+	return set_err(msg, msglen, -ENOSPC, "mode %s takes a slot per function: %zu functions, "
+		       "%zu of the %u slots (TRACERD_MAX_SLOTS, shared by all attachments) "
+		       "free; hook fewer functions, or use a kmod mode (kmod-callops, "
+		       "kmod-direct, kmod-kprobe: they take none)",
+		       tracerd_mode_name(be->mode), nr, avail, TRACERD_MAX_SLOTS);
+}
+
+/*
+ * Can candidate be take some of the hooks? 0, or -ENOENT with the first
+ * hook's reason in msg (-ENOSPC: more functions than free slots) and
+ * "; not MODE: reason" appended to why: the one test of a candidate, for
+ * the plan and for attach alike.
+ */
+static int candidate_fits(const struct tracerd *d, const struct backend *be,
+			  struct hook *hooks, size_t nr, char *why, size_t whylen, char *msg,
+			  size_t msglen)
+{
+	int err;
+
+	if (hooks_needs(be, hooks, nr)) {
+		str_fmt(msg, msglen, "%s", hooks[0].err);
+		err = -ENOENT;
+	} else {
+		err = slots_fit(d, be, hooks, nr, msg, msglen);
+		if (!err)
+			return 0;
+	}
 	str_cat(why, whylen, strlen(why), "; not %s: %s", tracerd_mode_name(be->mode), msg);
-	return -ENOENT;
+	return err;
 }
 
 /* Why this mode: "requested", or auto's reason and the modes it passed over. */
@@ -442,14 +510,16 @@ int registry_plan(struct tracerd *d, const struct tracerd_spec *spec, struct pla
 	}
 	for (p->chosen = 0; p->chosen < p->nc; p->chosen++) {
 		p->be = r->be ? r->be : backend_get(p->cand[p->chosen]);
-		if (!candidate_fits(p->be, p->hooks, p->nr_hooks, p->why, sizeof(p->why),
-				    msg, msglen))
+		err = candidate_fits(d, p->be, p->hooks, p->nr_hooks, p->why, sizeof(p->why),
+				     msg, msglen);
+		if (!err)
 			break;
 	}
 	if (p->chosen == p->nc) {	/* msg: the hooks' reason for the mode asked for */
-		if (!r->be)
+		if (!r->be) {
 			str_fmt(msg, msglen, "no mode could hook '%s'%s", spec->target, p->why);
-		err = -ENOENT;
+			err = -ENOENT;
+		}
 		goto fail;
 	}
 	mode_reason(p->mode_reason, sizeof(p->mode_reason), r, p->be, p->nr_hooks, p->why);
@@ -624,10 +694,12 @@ static int candidate_begin(struct tracerd *d, struct attachment *a)
 		op->err = 0;
 		for (i = 0; i < a->nr_hooks; i++)
 			a->hooks[i].attached = false;
-		err = candidate_fits(a->be, a->hooks, a->nr_hooks, op->why, sizeof(op->why),
+		err = candidate_fits(d, a->be, a->hooks, a->nr_hooks, op->why, sizeof(op->why),
 				     op->msg, sizeof(op->msg));
 		if (!err) {
 			err = fds_check(d, a->be, a, op->msg, sizeof(op->msg));
+			if (!err)
+				err = candidate_slots(d, a, op->msg, sizeof(op->msg));
 			if (err)
 				str_cat(op->why, sizeof(op->why), strlen(op->why), "; not %s: %s",
 					tracerd_mode_name(a->mode), op->msg);
@@ -859,16 +931,12 @@ int registry_attach_start(struct tracerd *d, const struct tracerd_spec *spec,
 	op->nc = plan.nc;
 	op->ci = plan.chosen;
 	str_fmt(op->why, sizeof(op->why), "%s", plan.why);
-	if (hooks_slots(d, a))
-		err = set_err(msg, msglen, -ENOSPC, "out of slots: %u hooked functions at most",
-			      TRACERD_MAX_SLOTS);
-	if (!err) {
-		op->nr_resolved = a->nr_total = a->nr_hooks;
-		err = candidate_begin(d, a);
-		if (err) {
-			err = modes_failed(a, err);
-			str_fmt(msg, msglen, "%s", op->msg);
-		}
+	/* slots are taken by the candidate that starts (candidate_slots) */
+	op->nr_resolved = a->nr_total = a->nr_hooks;
+	err = candidate_begin(d, a);
+	if (err) {
+		err = modes_failed(a, err);
+		str_fmt(msg, msglen, "%s", op->msg);
 	}
 	if (err) {
 		attachment_free(d, a);
@@ -898,12 +966,10 @@ static void sync_done(struct tracerd *d, void *ctx, int err, struct attachment *
 		      const struct skip_list *skipped, const char *msg)
 {
 	struct sync_result *r = ctx;
-	size_t i;
 
 	r->err = err;
 	r->a = a;
-	for (i = 0; r->skipped && i < skipped->n; i++)
-		skip_list_add(r->skipped, skipped->v[i].function, skipped->v[i].reason);
+	skip_list_merge(r->skipped, skipped);
 	str_fmt(r->msg, r->msglen, "%s", msg);
 }
 
@@ -996,6 +1062,18 @@ void registry_loop_stop(struct tracerd *d)
 	if (d->registry_step)
 		event_free(d->registry_step);
 	d->registry_step = NULL;
+}
+
+void hook_stats_begin(struct tracerd *d, struct attachment *a)
+{
+	if (a->be && a->be->read_begin)
+		a->be->read_begin(d, a);
+}
+
+void hook_stats_end(struct tracerd *d, struct attachment *a)
+{
+	if (a->be && a->be->read_end)
+		a->be->read_end(d, a);
 }
 
 int hook_stats(struct tracerd *d, struct attachment *a, struct hook *h, struct hook_stats *out)

@@ -110,6 +110,13 @@ void registry_loop_stop(struct tracerd *d);
 unsigned int registry_count(const struct tracerd *d);
 
 int hook_stats(struct tracerd *d, struct attachment *a, struct hook *h, struct hook_stats *out);
+/*
+ * Around a pass of hook_stats over a's hooks (stats, a metrics snapshot):
+ * the backend may read them all at once (kmod: TRACERD_IOC_COUNTERS_BATCH)
+ * and answer hook_stats from what it read until hook_stats_end.
+ */
+void hook_stats_begin(struct tracerd *d, struct attachment *a);
+void hook_stats_end(struct tracerd *d, struct attachment *a);
 /* Add from into into (the per-function merge of `stats --merge`). */
 void hook_stats_merge(struct hook_stats *into, const struct hook_stats *from);
 

@@ -771,8 +771,8 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 	}
 	if (matched > max) {
 		str_fmt(msg, msglen, "glob '%s' matches %zu functions, more than max_glob_matches "
-			"(%u; raise it in tracerd.conf, up to %u, the hooked-function slots)",
-			spec->target, matched, max, TRACERD_MAX_SLOTS);
+			"(%u; raise it in tracerd.conf, up to %u)", spec->target, matched, max,
+			TRACERD_GLOB_MATCHES_LIMIT);
 		return -E2BIG;
 	}
 	hs = calloc(matched, sizeof(*hs));

@@ -522,6 +522,9 @@ static int keys_collect(struct stats_req *r, unsigned int id, const char *target
 	if (!r->keys)
 		return -ENOMEM;
 	for (a = d->attachments; a; a = a->next) {
+		if (id && a->id != id)
+			continue;
+		hook_stats_begin(d, a);
 		for (i = 0, n = 0; i < a->nr_hooks; i++) {
 			if (!stats_match(a, &a->hooks[i], id, target) ||
 			    hook_stats(d, a, &a->hooks[i], &hs))
@@ -534,6 +537,7 @@ static int keys_collect(struct stats_req *r, unsigned int id, const char *target
 			*k = (struct stats_key){ hs.s.calls, a->hooks[i].name, a->id,
 						 (unsigned int)i };
 		}
+		hook_stats_end(d, a);
 		if (n)
 			json_object_array_add(atts, attachment_json_stats(d, a, &sum, n, &scan,
 									  &scanned, top));

@@ -42,6 +42,9 @@ struct kmod_info {
 	/* what the open module said it can do (TRACERD_IOC_FEATURES): bits of
 	 * TRACERD_KMOD_* modes, TRACERD_ATTACH_* flags, modes it can time */
 	__u32 feat_modes, feat_attach_flags, feat_latency_modes;
+	/* features.max_attach: live attachments per fd and entries per batch
+	 * (4096 before ABI 1.9, 262144 from it) */
+	__u32 max_attach;
 	char reason[256];
 	/* kmod-kprobe's int3 variant probed on its own (when kmod-kprobe's
 	 * probe failed): 0 not yet, 1 it attached, -1 refused (int3_reason) */

@@ -397,9 +397,11 @@ static void tracerd_group_release(struct tracerd_group *g)
 		return;
 	if (m->group_free)
 		m->group_free(g);
-	for (i = 0; i < g->n; i++)
+	for (i = 0; i < g->n; i++) {
 		tracerd_att_destroy(g->ents[i].att);
-	tracerd_free(g);
+		cond_resched();	/* a batch of up to 262144 */
+	}
+	tracerd_kvfree(g);
 }
 
 /*
@@ -467,13 +469,13 @@ static int tracerd_group_arm(struct tracerd_group *g, u32 flags)
 	unsigned int i;
 	int ret;
 
-	ips = tracerd_zalloc(g->n * sizeof(*ips));
+	ips = tracerd_kvzalloc(array_size(g->n, sizeof(*ips)));
 	if (!ips)
 		return -ENOMEM;
 	for (i = 0; i < g->n; i++)
 		ips[i] = g->ents[i].addr;
 	ret = ftrace_set_filter_ips(&g->ops, ips, g->n, 0, 0);
-	tracerd_free(ips);
+	tracerd_kvfree(ips);
 	if (ret) {
 		ret = tracerd_where_err(ret);
 		goto out_free_filter;
@@ -499,7 +501,7 @@ static struct tracerd_group *tracerd_group_new(u32 mode, u32 flags,
 	unsigned int i;
 	int ret;
 
-	g = tracerd_zalloc(struct_size(g, ents, n));
+	g = tracerd_kvzalloc(struct_size(g, ents, n));
 	if (!g)
 		return ERR_PTR(-ENOMEM);
 	g->mode = mode;
@@ -522,7 +524,7 @@ static struct tracerd_group *tracerd_group_new(u32 mode, u32 flags,
 out_free:
 	if (m->group_free)
 		m->group_free(g);
-	tracerd_free(g);
+	tracerd_kvfree(g);
 	return ERR_PTR(ret);
 }
 
@@ -573,7 +575,7 @@ void tracerd_batch_arm(struct tracerd_att **atts, unsigned int n, int *errs)
 				errs[i] = tracerd_att_arm(atts[i]);
 		return;
 	}
-	ents = tracerd_zalloc(n * sizeof(*ents));
+	ents = tracerd_kvzalloc(array_size(n, sizeof(*ents)));
 	if (!ents) {
 		for (i = 0; i < n; i++)
 			if (atts[i])
@@ -591,7 +593,7 @@ void tracerd_batch_arm(struct tracerd_att **atts, unsigned int n, int *errs)
 			ents[k++] = ents[i];
 	}
 	tracerd_batch_split(first->mode, first->flags, ents, k, errs);
-	tracerd_free(ents);
+	tracerd_kvfree(ents);
 }
 
 /* Fill s (all but s->id) with what a's function call site does now. */

@@ -55,6 +55,29 @@ void tracerd_free(const void *p)
 	atomic64_dec(&tracerd_live.allocs);
 }
 
+/*
+ * kvzalloc() counted in tracerd_live.allocs: the arrays of a batch's
+ * size (up to TRACERD_MAX_ATTACH entries: 6 MiB of a group's ents), which
+ * as kzalloc would be high-order pages that fragmentation can refuse.
+ */
+void *tracerd_kvzalloc(size_t size)
+{
+	void *p = kvzalloc(size, GFP_KERNEL);
+
+	if (p)
+		atomic64_inc(&tracerd_live.allocs);
+	return p;
+}
+
+/* kvfree() of a tracerd_kvzalloc() block. NULL-safe. */
+void tracerd_kvfree(const void *p)
+{
+	if (!p)
+		return;
+	kvfree(p);
+	atomic64_dec(&tracerd_live.allocs);
+}
+
 /* State of one open /dev/tracerd: the attachments it owns. */
 struct tracerd_file {
 	struct mutex lock;	/* serializes this file's ioctls on atts */
@@ -399,6 +422,7 @@ static void tracerd_batch_ids(struct tracerd_file *f, struct tracerd_att **atts,
 			errs[i] = 0;
 		if (!errs[i])
 			f->nr++;
+		cond_resched();	/* up to TRACERD_MAX_ATTACH: 262144 */
 	}
 }
 
@@ -420,6 +444,7 @@ static int tracerd_batch_put(struct tracerd_batch_entry __user *ue,
 		if (copy_to_user(&ue[i], &e, sizeof(e)))
 			return -EFAULT;
 		*done += !e.error;
+		cond_resched();
 	}
 	return 0;
 }
@@ -586,6 +611,7 @@ static long tracerd_ioc_detach_batch(struct tracerd_file *f, unsigned int cmd,
 		}
 		if (copy_to_user(&ue[i], &e, sizeof(e)))
 			ret = -EFAULT;
+		cond_resched();
 	}
 	/* once erased, an attachment goes, whatever could be written back */
 	tracerd_atts_free(w.atts, m);
@@ -630,6 +656,51 @@ static long tracerd_ioc_counters(struct tracerd_file *f, unsigned int cmd, void 
 	c.flags = a->flags;
 	c.tgid = a->tgid;
 	if (copy_to_user(arg, &c, sizeof(c)))
+		return -EFAULT;
+	return 0;
+}
+
+/* TRACERD_IOC_COUNTERS_BATCH: each entry's counters, as tracerd_ioc_counters'. */
+static long tracerd_ioc_counters_batch(struct tracerd_file *f, unsigned int cmd,
+				       void __user *arg)
+{
+	struct tracerd_counters_batch __user *ub = arg;
+	struct tracerd_counters_entry __user *ue;
+	struct tracerd_counters_batch b;
+	struct tracerd_counters_entry e;
+	struct tracerd_att *a;
+	unsigned int i;
+
+	if (copy_from_user(&b, arg, sizeof(b)))
+		return -EFAULT;
+	if (b.count == 0 || b.reserved)
+		return -EINVAL;
+	if (b.count > TRACERD_COUNTERS_BATCH_MAX)
+		return -E2BIG;
+	ue = u64_to_user_ptr(b.entries);
+	b.done = 0;
+	for (i = 0; i < b.count; i++) {
+		if (copy_from_user(&e, &ue[i], sizeof(e)))
+			return -EFAULT;
+		a = (e.id == 0 || e.id > U32_MAX) ? NULL : xa_load(&f->atts, e.id);
+		e.hits = 0;
+		e.filtered = 0;
+		e.missed = 0;
+		e.error = 0;
+		e.reserved = 0;
+		if (a) {
+			tracerd_att_sum(a, &e.hits, &e.filtered);
+			e.missed = tracerd_att_missed(a);
+			b.done++;
+		} else {
+			e.error = -ENOENT;
+		}
+		if (copy_to_user(&ue[i], &e, sizeof(e)))
+			return -EFAULT;
+		if (!(i % 256))
+			cond_resched();
+	}
+	if (copy_to_user(&ub->done, &b.done, sizeof(b.done)))
 		return -EFAULT;
 	return 0;
 }
@@ -771,6 +842,7 @@ static const struct tracerd_ioc tracerd_iocs[] = {
 	{ TRACERD_IOC_DETACH_BATCH,	tracerd_ioc_detach_batch,	true },
 	{ TRACERD_IOC_LATENCY,		tracerd_ioc_latency,		true },
 	{ TRACERD_IOC_STACKS,		tracerd_ioc_stacks,		true },
+	{ TRACERD_IOC_COUNTERS_BATCH,	tracerd_ioc_counters_batch,	true },
 };
 
 /* The row of cmd (number, size and direction alike), or NULL. */

@@ -100,6 +100,8 @@ extern struct tracerd_stats_live tracerd_live;
 
 void *tracerd_zalloc(size_t size);
 void tracerd_free(const void *p);
+void *tracerd_kvzalloc(size_t size);
+void tracerd_kvfree(const void *p);
 
 /* attach.c: an attachment's life, the modes' table (mode.h) */
 u32 tracerd_modes_available(void);

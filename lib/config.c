@@ -125,8 +125,8 @@ static int set_count(const char *key, unsigned int *field, unsigned long long ma
 
 static int set_max_glob_matches(struct tracerd_config *c, const char *val, char *err, size_t errlen)
 {
-	return set_count("max_glob_matches", &c->max_glob_matches, TRACERD_MAX_SLOTS, val, err,
-			 errlen);
+	return set_count("max_glob_matches", &c->max_glob_matches, TRACERD_GLOB_MATCHES_LIMIT, val,
+			 err, errlen);
 }
 
 static int set_by_max_keys(struct tracerd_config *c, const char *val, char *err, size_t errlen)
@@ -220,7 +220,7 @@ void config_init(struct tracerd_config *c)
 	c->record_max_bytes = 64ULL << 20;
 	c->record_keep = 4;
 	c->log_level = TLOG_NOTICE;
-	c->max_glob_matches = 2048;	/* docs/limits.md, "Big globs" */
+	c->max_glob_matches = TRACERD_GLOB_MATCHES_DEFAULT;	/* docs/limits.md, "Big globs" */
 	c->by_max_keys = TRACERD_BY_MAX_KEYS_DEFAULT;
 	c->by_top = TRACERD_BY_TOP_DEFAULT;
 	c->metrics_function_top = METRICS_FUNCTION_TOP_DEFAULT;

@@ -27,6 +27,16 @@
 #define TRACERD_CONF_D		"conf.d"	/* beside the main file */
 #define TRACERD_DROPINS_MAX	1024
 
+/*
+ * max_glob_matches: the default takes `attach '*'` (about 50k traceable
+ * functions on 6.12) in a mode that takes no slot (kmod: daemon/backend.h
+ * no_slots) and fits one module batch (TRACERD_MAX_ATTACH, kmod ABI 1.9);
+ * the ceiling is the record reader's slot bound (lib/record.c MAX_SLOT).
+ * A glob in a mode that takes a slot per function is bounded by the free
+ * slots too (daemon/registry.c slots_fit).
+ */
+#define TRACERD_GLOB_MATCHES_DEFAULT	262144
+#define TRACERD_GLOB_MATCHES_LIMIT	(1U << 20)
 /* by_max_keys: the size of the by_keys map (docs/limits.md); by_top: keys shown */
 #define TRACERD_BY_MAX_KEYS_DEFAULT	1024
 #define TRACERD_BY_MAX_KEYS_LIMIT	65536

@@ -396,7 +396,10 @@ static void js_function(struct mbuf *b, const struct metrics_function *f)
 	mb_lit(b, "{\"function\":");
 	js_str(b, f->name);
 	js_nkey(b, "slot");
-	mb_u64(b, f->slot);
+	if (f->slot == METRICS_NO_SLOT)
+		mb_lit(b, "null");
+	else
+		mb_u64(b, f->slot);
 	js_nkey(b, "calls");
 	mb_u64(b, f->calls);
 	js_opt(b, &f->misses);

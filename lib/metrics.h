@@ -39,9 +39,12 @@ struct metrics_opt_u64 {
 	const char *reason;		/* when !known */
 };
 
+/* a function counted outside the BPF slots (kmod): its "slot" is null */
+#define METRICS_NO_SLOT	UINT32_MAX
+
 struct metrics_function {
 	const char *name;
-	uint32_t slot;
+	uint32_t slot;			/* METRICS_NO_SLOT: none */
 	uint64_t calls;
 	struct metrics_opt_u64 misses;
 	const struct metrics_latency *latency;	/* NULL: not timed */

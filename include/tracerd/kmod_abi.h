@@ -150,13 +150,15 @@
 #define TRACERD_IOC_MAGIC	'x'
 
 #define TRACERD_ABI_MAJOR	1
-#define TRACERD_ABI_MINOR	8	/* 1.2: SITE, BENCH_ALL; 1.3: ATTACH_BATCH, DETACH_BATCH;
+#define TRACERD_ABI_MINOR	9	/* 1.2: SITE, BENCH_ALL; 1.3: ATTACH_BATCH, DETACH_BATCH;
 					 * 1.4: SITES;
 					 * 1.5: ATTACH_LATENCY, LATENCY, features.latency_modes;
 					 * 1.6: ATTACH2, ATTACH_BATCH2 (comm filter);
 					 * 1.7: kmod-direct LATENCY (argw), stats.draining;
 					 * 1.8: ATTACH_STACKS (stack_depth, stack_slots),
-					 *      STACKS, FEAT_STACKS */
+					 *      STACKS, FEAT_STACKS;
+					 * 1.9: TRACERD_MAX_ATTACH 4096 -> 262144,
+					 *      COUNTERS_BATCH */
 
 /* Attach modes (docs/kernel-facts.md, "The attach paths"). 0 is never valid. */
 enum tracerd_kmod_mode {
@@ -203,7 +205,13 @@ enum tracerd_kmod_mode {
 /* Limits (also reported by TRACERD_IOC_FEATURES). */
 #define TRACERD_NAME_LEN		128	/* bytes, NUL included */
 #define TRACERD_COMM_FILTER_LEN		16	/* bytes, NUL included: TASK_COMM_LEN */
-#define TRACERD_MAX_ATTACH		4096	/* live attachments per file */
+/*
+ * Live attachments per file, and entries per batch: ABI 1.9 raised it from
+ * 4096 to 2^18 so that one batch (one ftrace_ops) takes every traceable
+ * function of a kernel (about 50k on 6.12, 130k with modules); a module
+ * says its own in features.max_attach, which a daemon must honour.
+ */
+#define TRACERD_MAX_ATTACH		262144
 #define TRACERD_BENCH_MAX_CALLS		100000000ULL	/* N */
 #define TRACERD_BENCH_MAX_RELEVANT	200	/* R (direct: 1) */
 #define TRACERD_BENCH_MAX_IRRELEVANT	1000	/* I */
@@ -312,6 +320,33 @@ struct tracerd_counters {
 	__u32 flags;		/* out */
 	__u32 tgid;		/* out */
 	__u32 reserved;		/* out: 0 */
+};
+
+/*
+ * TRACERD_IOC_COUNTERS_BATCH (ABI 1.9): the counters of up to
+ * TRACERD_COUNTERS_BATCH_MAX attachments of this fd in one call (a
+ * daemon's stats read of attach '*' was one COUNTERS ioctl per function:
+ * 50k syscalls). Each entry's id in; its counters, as TRACERD_IOC_COUNTERS
+ * sums them, or error ENOENT (no attachment with that id on this fd) out.
+ * The call as a whole: EINVAL count 0 or reserved non-zero, E2BIG count
+ * above the limit, EFAULT the entries cannot be read or written back.
+ */
+#define TRACERD_COUNTERS_BATCH_MAX	4096
+
+struct tracerd_counters_entry {
+	__u64 id;		/* in: id from an attach */
+	__u64 hits;		/* out: as tracerd_counters' */
+	__u64 filtered;		/* out */
+	__u64 missed;		/* out */
+	__s32 error;		/* out: 0 or -ENOENT */
+	__u32 reserved;		/* out: 0 */
+};
+
+struct tracerd_counters_batch {
+	__u64 entries;		/* in: user pointer to `count` entries */
+	__u32 count;		/* in: 1..TRACERD_COUNTERS_BATCH_MAX */
+	__u32 done;		/* out: entries read (error 0) */
+	__u64 reserved;		/* in: must be 0 */
 };
 
 /*
@@ -645,6 +680,7 @@ struct tracerd_stacks {
 #define TRACERD_IOC_ATTACH2	_IOWR(TRACERD_IOC_MAGIC, 15, struct tracerd_attach2)
 #define TRACERD_IOC_ATTACH_BATCH2 _IOWR(TRACERD_IOC_MAGIC, 16, struct tracerd_batch2)
 #define TRACERD_IOC_STACKS	_IOWR(TRACERD_IOC_MAGIC, 17, struct tracerd_stacks)
+#define TRACERD_IOC_COUNTERS_BATCH _IOWR(TRACERD_IOC_MAGIC, 18, struct tracerd_counters_batch)
 
 #ifndef __cplusplus
 _Static_assert(sizeof(struct tracerd_version) == 40, "tracerd_version ABI size");

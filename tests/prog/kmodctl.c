@@ -25,6 +25,12 @@
  *   kmodctl detach ID | counters ID | site ID | latency ID
  *                                         on a fresh fd: ENOENT expected
  *   kmodctl ioctl-nr NR                   an unknown ioctl number
+ *   kmodctl counters-batch N              TRACERD_IOC_COUNTERS_BATCH of ids 1..N on
+ *                                         a fresh fd, print "counters-batch: done=D
+ *                                         enoent=E" (the ioctl's errno: its exit)
+ *   kmodctl batch-over                    an attach batch of features.max_attach
+ *                                         + 1 entries (E2BIG expected, before an
+ *                                         entry is read)
  *   kmodctl bench-ops MODE N R I [--save-regs] [--reps K]
  *   kmodctl bench-patch MODE K
  *   kmodctl bench-all MODE [--reserved N]  every traceable function at once
@@ -708,6 +714,50 @@ static int cmd_ioctl_nr(const char *nr)
 
 	if (ioctl(fd, _IOWR(TRACERD_IOC_MAGIC, atoi(nr), char[64]), buf)) {
 		printf("ioctl: error %s\n", errname(errno));
+		return errno;
+	}
+	return 0;
+}
+
+static int cmd_counters_batch(const char *count)
+{
+	unsigned int n = (unsigned int)strtoul(count, NULL, 10), i, enoent = 0;
+	struct tracerd_counters_entry *e = calloc(n ? n : 1, sizeof(*e));
+	struct tracerd_counters_batch b = { .count = n };
+	int fd = dev_open();
+
+	if (!e)
+		return ENOMEM;
+	for (i = 0; i < n; i++)
+		e[i].id = i + 1;
+	b.entries = (__u64)(uintptr_t)e;
+	if (ioctl(fd, TRACERD_IOC_COUNTERS_BATCH, &b)) {
+		printf("counters-batch: error %s\n", errname(errno));
+		free(e);
+		return errno;
+	}
+	for (i = 0; i < n; i++)
+		enoent += e[i].error == -ENOENT;
+	printf("counters-batch: done=%u enoent=%u\n", b.done, enoent);
+	free(e);
+	return 0;
+}
+
+static int cmd_batch_over(void)
+{
+	struct tracerd_features f = { 0 };
+	struct tracerd_batch b = { .mode = TRACERD_KMOD_CALLOPS };
+	int fd = dev_open();
+
+	if (ioctl(fd, TRACERD_IOC_FEATURES, &f)) {
+		printf("features: error %s\n", errname(errno));
+		return errno;
+	}
+	/* the count is checked before the entries: none is ever read */
+	b.count = f.max_attach + 1;
+	b.entries = 8;
+	if (ioctl(fd, TRACERD_IOC_ATTACH_BATCH, &b)) {
+		printf("batch-over: count %u: error %s\n", b.count, errname(errno));
 		return errno;
 	}
 	return 0;
@@ -1463,6 +1513,10 @@ int main(int argc, char **argv)
 		return cmd_id(cmd, av[0]);
 	if (!strcmp(cmd, "ioctl-nr") && rest == 1)
 		return cmd_ioctl_nr(av[0]);
+	if (!strcmp(cmd, "counters-batch") && rest == 1)
+		return cmd_counters_batch(av[0]);
+	if (!strcmp(cmd, "batch-over") && rest == 0)
+		return cmd_batch_over();
 	if (!strcmp(cmd, "bench-ops"))
 		return cmd_bench_ops(rest, av);
 	if (!strcmp(cmd, "bench-patch"))

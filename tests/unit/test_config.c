@@ -25,13 +25,27 @@ TEST(empty_config_gives_defaults)
 	ASSERT_OK(parse(&c, "", err, sizeof(err)), err);
 	ASSERT_STREQ(c.socket, TRACERD_DEFAULT_SOCKET, "socket");
 	ASSERT_STREQ(c.listen, "127.0.0.1:9477", "listen");
-	ASSERT_EQ(c.max_glob_matches, 2048, "max_glob_matches");
+	ASSERT_EQ(c.max_glob_matches, 262144, "max_glob_matches: attach '*' in a kmod mode");
 	ASSERT_FALSE(c.bpf_stats, "bpf_stats off by default");
 	ASSERT_EQ(c.by_max_keys, 1024, "by_max_keys default");
 	ASSERT_EQ(c.by_top, 10, "by_top default");
 	ASSERT_EQ(c.metrics_function_top, 100, "metrics_function_top default");
 	ASSERT_EQ(c.stack_max_entries, 16384, "stack_max_entries default");
 	ASSERT_EQ(c.nr_attach, 0, "attach");
+	config_free(&c);
+}
+
+/* max_glob_matches past the 4096 BPF slots: a kmod glob takes none (issue #34) */
+TEST(max_glob_matches_past_the_slots)
+{
+	struct tracerd_config c;
+	char err[256] = "";
+
+	ASSERT_OK(parse(&c, "max_glob_matches = 1048576\n", err, sizeof(err)), err);
+	ASSERT_EQ(c.max_glob_matches, 1048576, "the ceiling, the record reader's slot bound");
+	config_free(&c);
+	ASSERT_OK(parse(&c, "max_glob_matches = 4097\n", err, sizeof(err)), err);
+	ASSERT_EQ(c.max_glob_matches, 4097, "more than TRACERD_MAX_SLOTS");
 	config_free(&c);
 }
 
@@ -106,7 +120,8 @@ static const struct {
 	{ "listen = ::1:9477\n", "t.conf:1: listen '::1:9477': an IPv6 address goes in brackets: [ADDR6]:PORT" },
 	{ "listen = [::1\n", "t.conf:1: listen '[::1': unterminated [IPv6] address" },
 	{ "record_keep = 010\n", "t.conf:1: record_keep '010': a leading 0 is not allowed (decimal only, never octal)" },
-	{ "max_glob_matches = 99999999999999999999\n", "t.conf:1: max_glob_matches '99999999999999999999': out of range 1..4096" },
+	{ "max_glob_matches = 99999999999999999999\n", "t.conf:1: max_glob_matches '99999999999999999999': out of range 1..1048576" },
+	{ "max_glob_matches = 1048577\n", "t.conf:1: max_glob_matches '1048577': out of range 1..1048576" },
 	{ "attach = vfs_read pid=010\n", "t.conf:1: invalid pid '010': a leading 0 is not allowed (decimal only, never octal)" },
 	{ "socket = /a/b #c\nsocket = /x\n", "t.conf:2: key 'socket' given twice" },
 	{ "log_level = loud\n", "t.conf:1: log_level 'loud' is not one of err, warning, notice, info, debug" },
@@ -125,7 +140,7 @@ static const struct {
 	{ "attach = vfs_read by=pid by=comm\n", "t.conf:1: one by key per attachment" },
 	{ "attach = vfs_read mode=kmod-kprobe by=pid\n", "t.conf:1: mode kmod-kprobe has no --by keys (the module counts calls per function only): use a BPF mode (fentry, kprobe, kprobe-multi, ...) or auto" },
 	{ "attach = tp:sched/sched_switch errors\n", "t.conf:1: tracepoint 'tp:sched/sched_switch' has no return value: errors needs a function (an fentry, kprobe or session mode)" },
-	{ "max_glob_matches = 0\n", "t.conf:1: max_glob_matches '0': out of range 1..4096" },
+	{ "max_glob_matches = 0\n", "t.conf:1: max_glob_matches '0': out of range 1..1048576" },
 	{ "record_max_bytes = 12X\n", "t.conf:1: record_max_bytes '12X' is not a size >= 4096 (K/M/G suffixes allowed)" },
 	{ "record_keep = -1\n", "t.conf:1: record_keep '-1': a sign is not allowed" },
 	{ "read_group = a b\n", "t.conf:1: invalid group name 'a b'" },

@@ -44,6 +44,7 @@ TEST(ioctl_numbers)
 		PIN(TRACERD_IOC_ATTACH2, 0xc0c8780f),
 		PIN(TRACERD_IOC_ATTACH_BATCH2, 0xc0407810),
 		PIN(TRACERD_IOC_STACKS, 0xc0487811),
+		PIN(TRACERD_IOC_COUNTERS_BATCH, 0xc0187812),
 	};
 	CHECK(t);
 }
@@ -69,6 +70,15 @@ TEST(struct_layouts)
 		PIN(sizeof(((struct tracerd_attach *)0)->name), TRACERD_NAME_LEN),
 		PIN(sizeof(struct tracerd_detach), 8),
 		PIN(sizeof(struct tracerd_counters), 64),
+		PIN(sizeof(struct tracerd_counters_entry), 40),
+		OFF(tracerd_counters_entry, hits, 8),
+		OFF(tracerd_counters_entry, missed, 24),
+		OFF(tracerd_counters_entry, error, 32),
+		PIN(sizeof(struct tracerd_counters_batch), 24),
+		OFF(tracerd_counters_batch, count, 8),
+		OFF(tracerd_counters_batch, done, 12),
+		OFF(tracerd_counters_batch, reserved, 16),
+		PIN(TRACERD_COUNTERS_BATCH_MAX, 4096),
 		OFF(tracerd_counters, hits, 8),
 		OFF(tracerd_counters, missed, 24),
 		OFF(tracerd_counters, mode, 48),
@@ -180,6 +190,8 @@ TEST(constants)
 		PIN(TRACERD_FEAT_STACKS, 1ULL << 11),
 		PIN(TRACERD_LAT_BUCKETS, 40),
 		PIN(TRACERD_ABI_MINOR >= 6, 1),
+		PIN(TRACERD_ABI_MINOR, 9),
+		PIN(TRACERD_MAX_ATTACH, 262144),
 		PIN(TRACERD_COMM_FILTER_LEN, 16),
 		PIN(TRACERD_SITE_NOP, 0),
 		PIN(TRACERD_SITE_DIRECT, 1),

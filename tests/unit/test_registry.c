@@ -75,7 +75,17 @@ static const struct backend fake_kprobe_multi = {
 	.attach = fake_attach,
 	.detach = fake_detach,
 };
+/* a kmod mode: counts in the module, takes no slot (daemon/be_kmod.c) */
+static const struct backend fake_kmod_callops = {
+	.mode = TRACERD_MODE_KMOD_CALLOPS,
+	.caps = MODE_CAP_FUNCTION | MODE_CAP_PID | MODE_CAP_COMM | MODE_CAP_NEEDS_ADDR,
+	.batch = BACKEND_BATCH_ALL,
+	.no_slots = true,
+	.attach = fake_attach,
+	.detach = fake_detach,
+};
 static const struct backend *const fakes[TRACERD_MODE_NR] = {
+	[TRACERD_MODE_KMOD_CALLOPS] = &fake_kmod_callops,
 	[TRACERD_MODE_FENTRY] = &fake_fentry,
 	[TRACERD_MODE_KPROBE] = &fake_kprobe,
 	[TRACERD_MODE_TP_BTF] = &fake_tp,
@@ -161,9 +171,11 @@ static int hook_add(struct hook **hooks, size_t *nr, const char *name, __s32 btf
 
 /*
  * The fake kernel's functions: "glob*" matches glob_a (BTF), glob_b (no
- * BTF) and glob_c (BTF); "nobtf" has no BTF; "missing" does not exist;
- * every other name is one function with BTF; tp:CAT/NAME is NAME.
+ * BTF) and glob_c (BTF); "big*" matches BIG_GLOB functions with BTF, more
+ * than the slots; "nobtf" has no BTF; "missing" does not exist; every
+ * other name is one function with BTF; tp:CAT/NAME is NAME.
  */
+#define BIG_GLOB	(TRACERD_MAX_SLOTS + 10)
 int resolve_target(struct tracerd *d, const struct tracerd_spec *spec, enum spec_kind kind,
 		   bool need_addr, struct hook **hooks, size_t *nr, struct skip_list *skipped,
 		   char *msg, size_t msglen)
@@ -172,6 +184,22 @@ int resolve_target(struct tracerd *d, const struct tracerd_spec *spec, enum spec
 	*nr = 0;
 	if (spec_kind_is_tracepoint(kind))
 		return hook_add(hooks, nr, strchr(spec->target, '/') + 1, 7);
+	if (kind == SPEC_KIND_GLOB && !strncmp(spec->target, "big", 3)) {
+		struct hook *v = calloc(BIG_GLOB, sizeof(*v));
+		size_t i;
+
+		if (!v)
+			return -ENOMEM;
+		for (i = 0; i < BIG_GLOB; i++) {
+			snprintf(v[i].name, sizeof(v[i].name), "big_%zu", i);
+			v[i].btf_id = 5;
+			v[i].addr = 0x1000 + i;
+			v[i].slot = TRACERD_MAX_SLOTS;
+		}
+		*hooks = v;
+		*nr = BIG_GLOB;
+		return 0;
+	}
 	if (kind == SPEC_KIND_GLOB)
 		return hook_add(hooks, nr, "glob_a", 11) ?: hook_add(hooks, nr, "glob_b", 0) ?:
 		       hook_add(hooks, nr, "glob_c", 13);
@@ -191,6 +219,9 @@ void recorder_detach(struct tracerd *d, struct attachment *a)
 
 /* ---------------------------------------------------------------- tests */
 
+/* daemon_new: is the module here (kmod-callops available)? */
+static bool kmod_here;
+
 static struct tracerd *daemon_new(void)
 {
 	static struct tracerd d;
@@ -201,7 +232,8 @@ static struct tracerd *daemon_new(void)
 	memset(&d, 0, sizeof(d));
 	d.stack_depth_max = TRACERD_STACK_DEPTH_MAX;	/* maps.c reads the sysctl */
 	for (m = 1; m < TRACERD_MODE_NR; m++) {
-		d.features[m].available = fakes[m] && m != TRACERD_MODE_KPROBE_MULTI;
+		d.features[m].available = fakes[m] && m != TRACERD_MODE_KPROBE_MULTI &&
+					  (m != TRACERD_MODE_KMOD_CALLOPS || kmod_here);
 		snprintf(d.features[m].reason, sizeof(d.features[m].reason), "%s",
 			 d.features[m].available ? "" : "not here");
 	}
@@ -357,6 +389,42 @@ TEST(skipped_hooks)
 	ASSERT_STREQ(msg, "no BTF for function 'nobtf' (fentry needs it)", "the hook's reason");
 }
 
+/*
+ * Issue #34: a kmod hook takes no slot, so a glob of more functions than
+ * the slots attaches in kmod-callops; a mode that takes a slot per
+ * function is refused it, naming the count, before the kernel is asked.
+ */
+TEST(kmod_takes_no_slot)
+{
+	struct tracerd *d;
+	struct attachment *a, *b;
+	char msg[1024];
+
+	kmod_here = true;
+	d = daemon_new();
+	kmod_here = false;
+	ASSERT_EQ(attach(d, "big* mode=kprobe", &a, NULL, msg, sizeof(msg)), -ENOSPC,
+		  "more functions than slots in a mode that takes one each");
+	ASSERT_STREQ(msg, "mode kprobe takes a slot per function: 4106 functions, 4096 of the "
+		     "4096 slots (TRACERD_MAX_SLOTS, shared by all attachments) free; hook "
+		     "fewer functions, or use a kmod mode (kmod-callops, kmod-direct, "
+		     "kmod-kprobe: they take none)", "the count in the message");
+	ASSERT_EQ(d->nr_slots_used, 0, "the refused glob took no slot");
+	if (!ASSERT_OK(attach(d, "big* mode=kmod-callops", &a, NULL, msg, sizeof(msg)), msg))
+		return;
+	ASSERT_EQ(a->nr_hooks, BIG_GLOB, "every function hooked");
+	ASSERT_EQ(d->nr_slots_used, 0, "kmod hooks take no slot");
+	ASSERT_EQ(a->hooks[BIG_GLOB - 1].slot, TRACERD_MAX_SLOTS, "a hook without a slot");
+	if (ASSERT_OK(attach(d, "vfs_read mode=kprobe", &b, NULL, msg, sizeof(msg)), msg))
+		ASSERT_EQ(b->hooks[0].slot, 0, "the slots are all free beside it");
+	if (ASSERT_OK(attach(d, "big*", &b, NULL, msg, sizeof(msg)), msg)) {
+		ASSERT_EQ(b->mode, TRACERD_MODE_KMOD_CALLOPS, "auto: the mode that takes no slot");
+		ASSERT_EQ(d->nr_slots_used, 1, "no slot more");
+	}
+	registry_detach_all(d, NULL);
+	ASSERT_EQ(d->nr_slots_used, 0, "all given back");
+}
+
 /* --dry-run's plan and the attach: the same mode, the same hooks. */
 static void plan_is_attach(const char *line)
 {
@@ -404,6 +472,8 @@ TEST(plan_equals_attach)
 	plan_is_attach("nobtf mode=fentry");
 	plan_is_attach("missing");
 	plan_is_attach("vfs_read mode=fentry latency");
+	plan_is_attach("big* mode=kprobe");
+	plan_is_attach("big* mode=fentry");
 }
 
 TEST_MAIN()

@@ -89,6 +89,14 @@ expect $ENOENT "detach of an unknown id" kmodctl detach 1
 expect $ENOENT "detach of id 0" kmodctl detach 0
 expect $ENOENT "counters of an unknown id" kmodctl counters 7
 expect $ENOTTY "unknown ioctl" kmodctl ioctl-nr 99
+# a batch of features.max_attach + 1 (262144 from ABI 1.9): refused whole
+expect $E2BIG "attach batch over max_attach" kmodctl batch-over
+# TRACERD_IOC_COUNTERS_BATCH (ABI 1.9): bounds, and ENOENT per unknown id
+expect $EINVAL "counters batch of 0" kmodctl counters-batch 0
+expect $E2BIG "counters batch over TRACERD_COUNTERS_BATCH_MAX" kmodctl counters-batch 4097
+expect_eq "counters batch of unknown ids" "$(kmodctl counters-batch 4096)" \
+	"counters-batch: done=0 enoent=4096"
+kmodctl features | grep -q ' max_attach=262144 ' || fail "max_attach: $(kmodctl features | grep max_attach)"
 # benchmark limits
 expect $EINVAL "bench ops: N = 0" kmodctl bench-ops callops 0 1 0
 expect $E2BIG "bench ops: N over the limit" kmodctl bench-ops callops 100000001 1 0

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Issue #20 "Done when": the ~1100-function syscall glob attaches in every
-# function mode with the default config (max_glob_matches 2048) or is
+# function mode with the default config (max_glob_matches 262144) or is
 # refused with a clear reason; the kmod modes hook the same set as the
 # kprobe modes (one symbol source, weak symbols included). Prints the
 # attach/detach seconds and the daemon's fds per mode (figures, not
