@@ -156,20 +156,22 @@ shim=$(command -v kmod_abi_old.so) || fail "kmod_abi_old.so not in the payload"
 DAEMON_WRAP="env LD_PRELOAD=$shim TRACERD_TEST_ABI_MINOR=8 TRACERD_TEST_MAX_ATTACH=4096"
 daemon_start
 DAEMON_WRAP=
-out=$($C --json --timeout 1800 attach '*' --mode kmod-callops); rc=$?
-[ "$rc" != 0 ] || fail "ABI 1.8 module: attach '*' succeeded"
-jp .error.message <<< "$out" | grep -q "takes 4096 per client at most (features.max_attach)" ||
-	fail "ABI 1.8 module: attach '*': message: $out"
-echo "ok: ABI 1.8 module: attach '*' refused: $(jp .error.message <<< "$out" | head -c 300)"
+# refused_all LABEL MODE PATTERN: attach '*' in MODE fails, its message
+# matching PATTERN
+refused_all() {
+	local out rc
+	out=$($C --json --timeout 1800 attach '*' --mode "$2"); rc=$?
+	[ "$rc" != 0 ] || fail "$1: attach '*' succeeded"
+	jp .error.message <<< "$out" | grep -q "$3" || fail "$1: attach '*': message: $out"
+	echo "ok: $1: attach '*' refused: $(jp .error.message <<< "$out" | head -c 300)"
+}
+refused_all "ABI 1.8 module" kmod-callops "takes 4096 per client at most (features.max_attach)"
 expect_eq "ABI 1.8 module: enabled_functions" "$(patched)" 0
 # a mode that takes a BPF slot per function: refused before the kernel is
 # asked, naming the count (4096 slots)
 if [ "$(feature kprobe-multi)" = true ]; then
-	out=$($C --json --timeout 1800 attach '*' --mode kprobe-multi); rc=$?
-	[ "$rc" != 0 ] || fail "kprobe-multi: attach '*' succeeded"
-	jp .error.message <<< "$out" | grep -q "mode kprobe-multi takes a slot per function: [0-9]* functions, 4096 of the 4096 slots" ||
-		fail "kprobe-multi: attach '*': message: $out"
-	echo "ok: kprobe-multi: attach '*' refused: $(jp .error.message <<< "$out" | head -c 200)"
+	refused_all kprobe-multi kprobe-multi \
+		"mode kprobe-multi takes a slot per function: [0-9]* functions, 4096 of the 4096 slots"
 	expect_eq "kprobe-multi: BPF links after the refusal" "$(our_links)" 0
 fi
 daemon_stop
