@@ -192,6 +192,23 @@ static __always_inline void record_drop(__u32 slot)
 		__sync_fetch_and_add(drops, 1);
 }
 
+/*
+ * The current task's comm, its 16 bytes read straight from its
+ * task_struct (two loads through the BTF pointer) instead of by
+ * bpf_get_current_comm, a helper call and a strscpy_pad per event
+ * (docs/bench.md, "Arguments"). The kernel keeps comm NUL-terminated and
+ * padded (__set_task_comm); a rename racing the read may mix two names, as
+ * the helper's copy may, and the daemon bounds and escapes comm anyway.
+ */
+static __always_inline void task_comm(void *dst)
+{
+	const __u64 *c = (const __u64 *)bpf_get_current_task_btf()->comm;
+	__u64 *d = dst;
+
+	d[0] = c[0];
+	d[1] = c[1];
+}
+
 static __always_inline void event_fill(struct tracerd_event *e, __u32 slot, __u64 ts, __u64 dur,
 				       __s64 ret, __u32 flags)
 {
@@ -208,7 +225,7 @@ static __always_inline void event_fill(struct tracerd_event *e, __u32 slot, __u6
 	e->tid = (__u32)id;
 	e->flags = flags;
 	e->reserved = 0;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	task_comm(e->comm);
 }
 
 static __always_inline void record_event(__u32 slot, __u64 ts, __u64 dur, __s64 ret, __u32 flags)
@@ -502,7 +519,7 @@ static __always_inline __u64 cookie_slot64(void *ctx)
 static __always_inline struct tracerd_slot_cfg *slot_filter(__u32 slot)
 {
 	struct tracerd_slot_cfg *cfg = bpf_map_lookup_elem(&slot_cfg, &slot);
-	char comm[TRACERD_COMM_LEN];
+	char comm[TRACERD_COMM_LEN] __attribute__((aligned(8)));	/* task_comm: two 8-byte stores */
 	int i;
 
 	if (!cfg || !(cfg->flags & TRACERD_SLOT_ENABLED))
@@ -511,7 +528,7 @@ static __always_inline struct tracerd_slot_cfg *slot_filter(__u32 slot)
 	    (__u32)(bpf_get_current_pid_tgid() >> 32) != cfg->tgid)
 		return NULL;
 	if (cfg->flags & TRACERD_SLOT_COMM) {
-		bpf_get_current_comm(comm, sizeof(comm));
+		task_comm(comm);
 #pragma unroll
 		for (i = 0; i < TRACERD_COMM_LEN; i++) {
 			if (comm[i] != cfg->comm[i])
@@ -537,9 +554,9 @@ static __always_inline bool task_ts_on(__u64 flags)
 /* Is the current task's comm the 16 bytes c0, c1 (zero-padded)? */
 static __always_inline bool comm_is(__u64 c0, __u64 c1)
 {
-	__u64 comm[2] = {};
+	__u64 comm[2];
 
-	bpf_get_current_comm(comm, sizeof(comm));
+	task_comm(comm);
 	return comm[0] == c0 && comm[1] == c1;
 }
 
@@ -705,7 +722,7 @@ static __always_inline void by_key(struct tracerd_by_key *k, __u32 slot, __u64 f
 	else if (flags & TRACERD_SLOT_BY_CGROUP)
 		k->id = bpf_get_current_cgroup_id();
 	else
-		bpf_get_current_comm(k->comm, sizeof(k->comm));
+		task_comm(k->comm);
 }
 
 /*
