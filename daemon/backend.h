@@ -65,6 +65,15 @@
  *   counters, read by .read; its stacks by .stacks): its hooks take no
  *   slot of the TRACERD_MAX_SLOTS (slot stays TRACERD_MAX_SLOTS), so a glob
  *   in it is bounded by max_glob_matches and the module, not by the slots.
+ * job_prepare, job_run, job_finish: optional, for a BACKEND_BATCH_ALL
+ *   backend whose attach or detach of a whole attachment is one blocking
+ *   call: the registry runs job_run on a worker thread while the loop
+ *   serves its clients (registry.c, struct registry_job), for attachments
+ *   of REGISTRY_JOB_MIN hooks or more. job_prepare (in the loop) returns
+ *   the job, or NULL to run attach or detach as usual; *err is then
+ *   attach's error when the attach failed already. job_run touches
+ *   nothing but the job; job_finish (in the loop) applies and frees it,
+ *   and returns what attach would (a detach job: 0).
  * fds: file descriptors the daemon holds per hooked function ([0]) and
  *   per attachment ([1]), [with the return hook: latency or errors]: the
  *   registry checks RLIMIT_NOFILE against them before attaching
@@ -118,7 +127,8 @@ struct backend {
 	const char *(*comm_unavailable)(struct tracerd *d);
 	/* the same for MODE_CAP_STACKS (kmod: a module without stack capture) */
 	const char *(*stacks_unavailable)(struct tracerd *d);
-	int (*site)(struct tracerd *d, const struct hook *h, struct hook_site *out);
+	int (*site)(struct tracerd *d, const struct attachment *a, const struct hook *h,
+		    struct hook_site *out);
 	int (*progs)(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),
 		     void *ctx);
 	unsigned int batch;
@@ -126,7 +136,13 @@ struct backend {
 	unsigned char fds[2][2];	/* [per function, per attachment][return hook] */
 	int (*stacks)(struct tracerd *d, struct attachment *a, struct hook *h,
 		      stack_visit_fn fn, void *ctx, __u64 *dropped);
+	void *(*job_prepare)(struct tracerd *d, struct attachment *a, bool detach, int *err);
+	void (*job_run)(void *job);
+	int (*job_finish)(struct tracerd *d, struct attachment *a, void *job);
 };
+
+/* hooks from which an attach or detach runs on the worker thread (job_prepare) */
+#define REGISTRY_JOB_MIN	512
 
 /* what every BPF function mode does: the shared maps and the ring buffer */
 #define BE_CAPS_BPF_FUNCTION	(MODE_CAP_FUNCTION | MODE_CAP_LATENCY | MODE_CAP_COMM | \

@@ -126,6 +126,18 @@ struct kmod_hook {
 	__u64 id;
 };
 
+/*
+ * The module fd a's hooks live on: its own when its attach ran on the
+ * registry's worker thread (kmod_job_prepare), else the daemon's. The
+ * module numbers attachments per fd and serializes an fd's ioctls, so an
+ * own fd keeps the loop's ioctls (counters, other attachments) from
+ * waiting behind a batch of every function.
+ */
+static int kfd(const struct tracerd *d, const struct attachment *a)
+{
+	return a->kfd > 0 ? a->kfd : d->kmod.fd;
+}
+
 static __u64 kmod_id(const struct hook *h)
 {
 	const struct kmod_hook *k = h->priv;
@@ -138,7 +150,7 @@ static void kmod_hook_free(struct tracerd *d, struct attachment *a, struct hook 
 {
 	struct tracerd_detach det = { .id = kmod_id(h) };
 
-	if (det.id && d->kmod.fd >= 0 && ioctl(d->kmod.fd, TRACERD_IOC_DETACH, &det))
+	if (det.id && kfd(d, a) >= 0 && ioctl(kfd(d, a), TRACERD_IOC_DETACH, &det))
 		log_warn("kmod: failed to detach '%s' (id %llu): %s", h->name,
 			 (unsigned long long)det.id, strerror(errno));
 	free(h->priv);
@@ -267,7 +279,7 @@ static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook
 		return ret;
 	at.stack_depth = a->spec.stacks;
 	/* without a comm or stacks, ATTACH (the prefix of ATTACH2): any module takes it */
-	if (ioctl(d->kmod.fd, at.comm[0] || at.stack_depth ? TRACERD_IOC_ATTACH2 : TRACERD_IOC_ATTACH,
+	if (ioctl(kfd(d, a), at.comm[0] || at.stack_depth ? TRACERD_IOC_ATTACH2 : TRACERD_IOC_ATTACH,
 		  &at))
 		return kmod_hook_err(a, h, -errno);
 	k->id = at.id;
@@ -336,80 +348,104 @@ static void kmod_batch_free(struct kmod_batch *b)
 }
 
 /*
- * Every hook in one TRACERD_IOC_ATTACH_BATCH; the refused ones get their
- * reason, the rest stay attached. -ENOTTY: the module has no batches.
+ * Every hook in one TRACERD_IOC_ATTACH_BATCH: the request, made in the
+ * loop (kmod_attach_batch, or kmod_job_prepare for the worker thread).
+ * 0 with *req, *cmd and *b set, else the error attach returns.
  */
-static int kmod_attach_batch(struct tracerd *d, struct attachment *a)
+static int kmod_batch_prepare(struct tracerd *d, struct attachment *a, struct tracerd_batch2 *req,
+			      unsigned long *cmd, struct kmod_batch *b)
 {
-	struct tracerd_batch2 req = { .tgid = a->spec.tgid };
-	struct kmod_batch b;
-	int ret, first = 0, n = 0;
 	__u32 i;
+	int ret;
 
-	if (kmod_spec_flags(a, &req.mode, &req.flags))
+	*req = (struct tracerd_batch2){ .tgid = a->spec.tgid };
+	if (kmod_spec_flags(a, &req->mode, &req->flags))
 		return set_err(a->hooks[0].err, sizeof(a->hooks[0].err), -EINVAL,
 			       "%s has no variant %s", tracerd_mode_name(a->mode),
 			       mode_variant_name(a->spec.variant));
-	ret = kmod_comm(d, a, req.comm, a->hooks[0].err, sizeof(a->hooks[0].err));
+	ret = kmod_comm(d, a, req->comm, a->hooks[0].err, sizeof(a->hooks[0].err));
 	if (ret)
 		return ret;
-	ret = kmod_batch_new(a, &b, false);
+	ret = kmod_batch_new(a, b, false);
 	if (ret)
 		return set_err(a->hooks[0].err, sizeof(a->hooks[0].err), ret, "out of memory");
-	if (b.n == 0) {
+	if (b->n == 0) {
 		/* none left: the mode cannot take them (a refusal, as the
 		 * module's would be), or nothing to attach */
-		ret = b.refused ? -EOPNOTSUPP : -ENOENT;
-		kmod_batch_free(&b);
+		ret = b->refused ? -EOPNOTSUPP : -ENOENT;
+		kmod_batch_free(b);
 		return ret;
 	}
-	if (d->kmod.max_attach && b.n > d->kmod.max_attach) {
+	if (d->kmod.max_attach && b->n > d->kmod.max_attach) {
 		/*
 		 * More than the module takes per fd (max_attach bounds a
 		 * batch and the fd's live attachments alike): several
 		 * batches would fail past the first max_attach anyway, so
 		 * refused as a whole, saying what would take them.
 		 */
-		for (i = 0; i < b.n; i++)
-			set_err(a->hooks[b.idx[i]].err, sizeof(a->hooks[0].err), -ENOSPC,
+		for (i = 0; i < b->n; i++)
+			set_err(a->hooks[b->idx[i]].err, sizeof(a->hooks[0].err), -ENOSPC,
 				"kmod: %u functions in one attachment, the module (ABI %u.%u) "
 				"takes %u per client at most (features.max_attach): hook "
-				"fewer, or load a module of ABI 1.9 or later (%u)", b.n,
+				"fewer, or load a module of ABI 1.9 or later (%u)", b->n,
 				d->kmod.abi_major, d->kmod.abi_minor, d->kmod.max_attach,
 				TRACERD_MAX_ATTACH);
-		kmod_batch_free(&b);
+		kmod_batch_free(b);
 		return -ENOSPC;
 	}
-	req.entries = (__u64)(unsigned long)b.e;
-	req.count = b.n;
-	req.stack_depth = a->spec.stacks;
+	req->entries = (__u64)(unsigned long)b->e;
+	req->count = b->n;
+	req->stack_depth = a->spec.stacks;
 	/* without a comm or stacks, ATTACH_BATCH (the prefix of ATTACH_BATCH2) */
-	if (ioctl(d->kmod.fd,
-		  req.comm[0] || req.stack_depth ? TRACERD_IOC_ATTACH_BATCH2 :
-						   TRACERD_IOC_ATTACH_BATCH,
-		  &req)) {
-		ret = -errno;
-		kmod_batch_free(&b);
+	*cmd = req->comm[0] || req->stack_depth ? TRACERD_IOC_ATTACH_BATCH2 :
+						  TRACERD_IOC_ATTACH_BATCH;
+	return 0;
+}
+
+/*
+ * The batch's outcome (ret: the ioctl's -errno): the refused hooks get
+ * their reason, the rest stay attached; b is freed. -ENOTTY: the module
+ * has no batches.
+ */
+static int kmod_batch_apply(struct attachment *a, struct kmod_batch *b, int ret)
+{
+	int first = 0, n = 0;
+	__u32 i;
+
+	if (ret) {
+		kmod_batch_free(b);
 		if (ret != -ENOTTY)
 			for (i = 0; i < a->nr_hooks; i++)
 				if (!a->hooks[i].err[0])
 					kmod_hook_err(a, &a->hooks[i], ret);
 		return ret;
 	}
-	for (i = 0; i < b.n; i++) {
-		struct hook *h = &a->hooks[b.idx[i]];
+	for (i = 0; i < b->n; i++) {
+		struct hook *h = &a->hooks[b->idx[i]];
 
-		if (b.e[i].error) {
-			ret = kmod_hook_err(a, h, b.e[i].error);
+		if (b->e[i].error) {
+			ret = kmod_hook_err(a, h, b->e[i].error);
 			first = first ? first : ret;
 			continue;
 		}
-		((struct kmod_hook *)h->priv)->id = b.e[i].id;
+		((struct kmod_hook *)h->priv)->id = b->e[i].id;
 		h->attached = true;
 		n++;
 	}
-	kmod_batch_free(&b);
+	kmod_batch_free(b);
 	return n ? 0 : first ? first : -ENOENT;
+}
+
+static int kmod_attach_batch(struct tracerd *d, struct attachment *a)
+{
+	struct tracerd_batch2 req;
+	struct kmod_batch b;
+	unsigned long cmd;
+	int ret = kmod_batch_prepare(d, a, &req, &cmd, &b);
+
+	if (ret)
+		return ret;
+	return kmod_batch_apply(a, &b, ioctl(kfd(d, a), cmd, &req) ? -errno : 0);
 }
 
 static int kmod_attach(struct tracerd *d, struct attachment *a)
@@ -429,31 +465,37 @@ static int kmod_attach(struct tracerd *d, struct attachment *a)
 	return hooks_attach(d, a, kmod_attach_hook, kmod_hook_free);
 }
 
+/* A DETACH_BATCH's outcome (ret: the ioctl's -errno): the hooks forget their ids; b is freed. */
+static int kmod_detach_apply(struct attachment *a, struct kmod_batch *b, int ret)
+{
+	char ebuf[96];
+	__u32 i;
+
+	for (i = 0; !ret && i < b->n; i++) {
+		struct hook *h = &a->hooks[b->idx[i]];
+
+		if (b->e[i].error)
+			log_warn("kmod: failed to detach '%s' (id %llu): %s", h->name,
+				 (unsigned long long)b->e[i].id,
+				 errno_str(b->e[i].error, ebuf, sizeof(ebuf)));
+		((struct kmod_hook *)h->priv)->id = 0;
+	}
+	kmod_batch_free(b);
+	return ret;
+}
+
 /* Detach every attached hook in one TRACERD_IOC_DETACH_BATCH. */
 static int kmod_detach_batch(struct tracerd *d, struct attachment *a)
 {
 	struct tracerd_batch req = {};
 	struct kmod_batch b;
-	char ebuf[96];
-	__u32 i;
-	int ret;
 
-	if (d->kmod.fd < 0 || !kmod_batch_ok(d) || kmod_batch_new(a, &b, true))
+	if (kfd(d, a) < 0 || !kmod_batch_ok(d) || kmod_batch_new(a, &b, true))
 		return -ENOTTY;
 	req.entries = (__u64)(unsigned long)b.e;
 	req.count = b.n;
-	ret = b.n && ioctl(d->kmod.fd, TRACERD_IOC_DETACH_BATCH, &req) ? -errno : 0;
-	for (i = 0; !ret && i < b.n; i++) {
-		struct hook *h = &a->hooks[b.idx[i]];
-
-		if (b.e[i].error)
-			log_warn("kmod: failed to detach '%s' (id %llu): %s", h->name,
-				 (unsigned long long)b.e[i].id,
-				 errno_str(b.e[i].error, ebuf, sizeof(ebuf)));
-		((struct kmod_hook *)h->priv)->id = 0;
-	}
-	kmod_batch_free(&b);
-	return ret;
+	return kmod_detach_apply(a, &b, b.n && ioctl(kfd(d, a), TRACERD_IOC_DETACH_BATCH, &req) ?
+					 -errno : 0);
 }
 
 static void kmod_read_end(struct tracerd *d, struct attachment *a);
@@ -466,6 +508,91 @@ static void kmod_detach(struct tracerd *d, struct attachment *a)
 	kmod_detach_batch(d, a);	/* what it could not detach goes one by one */
 	for (i = 0; i < a->nr_hooks; i++)
 		kmod_hook_free(d, a, &a->hooks[i]);
+	if (a->kfd > 0)
+		close(a->kfd);	/* its own fd: nothing is left on it */
+	a->kfd = 0;
+}
+
+/*
+ * An attach or detach of every hook on the registry's worker thread
+ * (backend.h, job_*): the batch ioctl on an fd of the attachment's own,
+ * opened for it, so the daemon's fd stays free for the loop's ioctls.
+ * The detach closes that fd after its DETACH_BATCH (the module detaches
+ * whatever is left on a closed fd). NULL: the step runs in the loop, as
+ * for a module without batches or no fd to spare (then on d->kmod.fd).
+ */
+struct kmod_job {
+	int fd;
+	bool detach;
+	unsigned long cmd;
+	struct tracerd_batch2 req;	/* detach: .entries and .count, struct tracerd_batch */
+	struct kmod_batch b;
+	int ret;
+};
+
+static void *kmod_job_prepare(struct tracerd *d, struct attachment *a, bool detach, int *err)
+{
+	struct kmod_job *j;
+	__u32 modes;
+
+	*err = 0;
+	if (kmod_open(d, &modes) || !kmod_batch_ok(d) || (detach ? a->kfd <= 0 : a->kfd > 0))
+		return NULL;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return NULL;
+	j->detach = detach;
+	if (detach) {
+		if (kmod_batch_new(a, &j->b, true)) {
+			free(j);
+			return NULL;
+		}
+		j->fd = a->kfd;
+		j->cmd = TRACERD_IOC_DETACH_BATCH;
+		j->req.entries = (__u64)(unsigned long)j->b.e;
+		j->req.count = j->b.n;
+		return j;
+	}
+	j->fd = open(TRACERD_DEV_PATH, O_RDWR | O_CLOEXEC);
+	if (j->fd > 0)
+		*err = kmod_batch_prepare(d, a, &j->req, &j->cmd, &j->b);
+	if (j->fd <= 0 || *err) {
+		if (j->fd < 0)
+			log_info("kmod: no fd of its own for attachment %u (%s): its attach "
+				 "holds the loop", a->id, strerror(errno));
+		if (j->fd >= 0)
+			close(j->fd);
+		free(j);
+		return NULL;
+	}
+	return j;
+}
+
+static void kmod_job_run(void *job)
+{
+	struct kmod_job *j = job;
+
+	j->ret = ioctl(j->fd, j->cmd, &j->req) ? -errno : 0;
+	if (j->detach)
+		close(j->fd);
+}
+
+static int kmod_job_finish(struct tracerd *d, struct attachment *a, void *job)
+{
+	struct kmod_job *j = job;
+	int ret;
+
+	(void)d;
+	if (j->detach) {
+		/* closed: whatever DETACH_BATCH missed went with the fd */
+		ret = kmod_detach_apply(a, &j->b, 0);
+		a->kfd = 0;
+	} else {
+		a->kfd = j->fd;
+		ret = kmod_batch_apply(a, &j->b, j->ret);
+	}
+	free(j);
+	return ret;
 }
 
 /*
@@ -506,7 +633,7 @@ static void kmod_read_begin(struct tracerd *d, struct attachment *a)
 	size_t i, j, k, idx[TRACERD_COUNTERS_BATCH_MAX];
 
 	kmod_read_end(d, a);
-	if (d->kmod.fd < 0 || d->kmod.abi_minor < 9 || a->nr_hooks < 16)
+	if (kfd(d, a) < 0 || d->kmod.abi_minor < 9 || a->nr_hooks < 16)
 		return;
 	c = calloc(1, sizeof(*c));
 	e = calloc(TRACERD_COUNTERS_BATCH_MAX, sizeof(*e));
@@ -530,7 +657,7 @@ static void kmod_read_begin(struct tracerd *d, struct attachment *a)
 			break;
 		b.entries = (__u64)(uintptr_t)e;
 		b.count = (__u32)k;
-		if (ioctl(d->kmod.fd, TRACERD_IOC_COUNTERS_BATCH, &b))
+		if (ioctl(kfd(d, a), TRACERD_IOC_COUNTERS_BATCH, &b))
 			goto fail;
 		for (j = 0; j < k; j++) {
 			if (e[j].error)
@@ -556,14 +683,14 @@ static int kmod_counters(struct tracerd *d, const struct attachment *a, struct h
 
 	memset(c, 0, sizeof(*c));
 	c->id = kmod_id(h);
-	if (!c->id || d->kmod.fd < 0)
+	if (!c->id || kfd(d, a) < 0)
 		return -ENOENT;
 	if (k && h >= a->hooks && i < k->n && k->ok[i]) {
 		c->hits = k->hits[i];
 		c->missed = k->missed[i];
 		return 0;
 	}
-	return ioctl(d->kmod.fd, TRACERD_IOC_COUNTERS, c) ? -errno : 0;
+	return ioctl(kfd(d, a), TRACERD_IOC_COUNTERS, c) ? -errno : 0;
 }
 
 _Static_assert(TRACERD_LAT_BUCKETS == TRACERD_HIST_BUCKETS,
@@ -589,7 +716,7 @@ static int kmod_read(struct tracerd *d, struct attachment *a, struct hook *h,
 	s->calls = c.hits;
 	if (!a->spec.latency)
 		return 0;
-	if (ioctl(d->kmod.fd, TRACERD_IOC_LATENCY, &l))
+	if (ioctl(kfd(d, a), TRACERD_IOC_LATENCY, &l))
 		return -errno;
 	s->lat_count = l.count;
 	s->lat_sum = l.sum_ns;
@@ -786,9 +913,8 @@ static int kmod_stacks(struct tracerd *d, struct attachment *a, struct hook *h,
 	int ret = -EAGAIN, tries;
 	__u32 i;
 
-	(void)a;
 	*dropped = 0;
-	if (!s.id || d->kmod.fd < 0)
+	if (!s.id || kfd(d, a) < 0)
 		return -ENOENT;
 	for (tries = 0; tries < 4 && ret == -EAGAIN; tries++) {
 		unsigned char *nb = realloc(buf, s.need ? s.need : 1);
@@ -800,7 +926,7 @@ static int kmod_stacks(struct tracerd *d, struct attachment *a, struct hook *h,
 		buf = nb;
 		s.buf = (__u64)(uintptr_t)buf;
 		s.size = s.need;
-		if (!ioctl(d->kmod.fd, TRACERD_IOC_STACKS, &s))
+		if (!ioctl(kfd(d, a), TRACERD_IOC_STACKS, &s))
 			ret = 0;
 		else
 			ret = errno == ENOSPC ? -EAGAIN : -errno;
@@ -856,7 +982,8 @@ static const char *site_path_name(__u32 p)
  * (straight to the kmod-direct trampoline), "caller" (through
  * ftrace_caller or an ops trampoline), "nop". -ENOENT: h is not hooked.
  */
-static int kmod_site(struct tracerd *d, const struct hook *h, struct hook_site *out)
+static int kmod_site(struct tracerd *d, const struct attachment *a, const struct hook *h,
+		     struct hook_site *out)
 {
 	struct tracerd_site s = { .id = kmod_id(h) };
 	int err;
@@ -864,8 +991,8 @@ static int kmod_site(struct tracerd *d, const struct hook *h, struct hook_site *
 	memset(out, 0, sizeof(*out));
 	if (!s.id)
 		return -ENOENT;
-	if (d->kmod.fd < 0 || ioctl(d->kmod.fd, TRACERD_IOC_SITE, &s)) {
-		err = d->kmod.fd < 0 ? -ENODEV : -errno;
+	if (kfd(d, a) < 0 || ioctl(kfd(d, a), TRACERD_IOC_SITE, &s)) {
+		err = kfd(d, a) < 0 ? -ENODEV : -errno;
 		if (err == -ENOTTY)
 			str_copy(out->err, "kmod: module older than ABI 1.2 (no SITE ioctl)",
 				 sizeof(out->err));
@@ -944,6 +1071,9 @@ int kmod_sites(struct tracerd *d, struct tracerd_site_entry *e, size_t n,
 		.read_end = kmod_read_end,	\
 		.misses = misses_fn,		\
 		.site = kmod_site,		\
+		.job_prepare = kmod_job_prepare,	\
+		.job_run = kmod_job_run,	\
+		.job_finish = kmod_job_finish,	\
 		.fini = fini_,			\
 		.comm_unavailable = kmod_comm_unavailable, \
 		.no_slots = true,		\

@@ -120,7 +120,7 @@ static json_object *sites_json(struct tracerd *d, const struct attachment *a)
 		return NULL;
 	arr = json_object_new_array();
 	for (i = 0; i < a->nr_hooks; i++) {
-		err = be->site(d, &a->hooks[i], &s);
+		err = be->site(d, a, &a->hooks[i], &s);
 		if (err == -ENOENT)
 			continue;
 		o = json_object_new_object();

@@ -5,9 +5,13 @@
  * read statistics. Objects and -errno, no JSON: see registry.h.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <event2/event.h>
 #include "../lib/autosel.h"
@@ -819,19 +823,20 @@ static size_t step_size(const struct backend *be, const struct attachment *a, si
 	return batch == BACKEND_BATCH_ALL || n > left ? left : n;
 }
 
-/* Hook the next functions (a batch backend: all); true when a is settled or gone. */
-static bool attach_step(struct tracerd *d, struct attachment *a)
+/*
+ * The end of an attach step: n hooks of v were tried (err: the backend's
+ * error); true when a is settled or gone.
+ */
+static bool attach_after(struct tracerd *d, struct attachment *a, const struct attachment *v,
+			 size_t n, int err)
 {
-	const struct backend *be = a->be;
 	struct attach_op *op = a->op;
-	size_t n = step_size(be, a, a->nr_hooks - a->nr_done), i;
-	struct attachment v = attach_view(a, a->nr_done, n);
-	int err;
+	size_t i;
 
-	err = be->attach(d, &v);
-	a->priv = v.priv;
+	a->priv = v->priv;
+	a->kfd = v->kfd;
 	for (i = 0; i < n; i++)
-		op->nr_ok += v.hooks[i].attached;
+		op->nr_ok += v->hooks[i].attached;
 	if (err && !op->err)
 		op->err = err;
 	a->nr_done += n;
@@ -849,22 +854,162 @@ static bool attach_step(struct tracerd *d, struct attachment *a)
 	return false;
 }
 
-/* Unhook the last functions (a batch backend: all); true when a is gone. */
-static bool detach_step(struct tracerd *d, struct attachment *a)
+/*
+ * A batch attach or detach that is one blocking call (a kmod ATTACH_BATCH
+ * of every function: seconds, minutes under TCG) runs on a worker thread
+ * (issue #34 step 5), so the loop answers its clients meanwhile. One at a
+ * time, and while it runs no other step does: they could wait in the
+ * loop on the kernel locks it holds (ftrace_lock, text_mutex). A detach
+ * asked meanwhile waits for its end (cancel); the stop waits for it
+ * (registry_loop_stop). Only the steps the loop runs (registry_steps_cb)
+ * start one: registry_attach and registry_detach block as they did.
+ */
+struct registry_job {
+	const struct backend *be;
+	struct attachment *a;
+	struct attachment v;	/* what the backend was handed */
+	size_t n;
+	bool detach;
+	void *job;
+	pthread_t th;
+	bool threaded;		/* else job_run ran in the loop (no thread) */
+	int efd;		/* the thread's "done" */
+	struct event *ev;
+	bool cancel;		/* a detach was asked while it ran */
+	registry_done_fn cancel_done;
+	void *cancel_ctx;
+};
+
+static void *job_thread(void *arg)
+{
+	struct registry_job *j = arg;
+	uint64_t one = 1;
+
+	j->be->job_run(j->job);
+	if (write(j->efd, &one, sizeof(one)) != sizeof(one))
+		log_warn("registry: worker thread: eventfd write: %s", strerror(errno));
+	return NULL;
+}
+
+static void job_done_cb(evutil_socket_t fd, short what, void *arg);
+
+static void job_free(struct registry_job *j)
+{
+	if (j->ev)
+		event_free(j->ev);
+	if (j->efd >= 0)
+		close(j->efd);
+	free(j);
+}
+
+/*
+ * Start a's step over v's n hooks on the worker thread, when its backend
+ * splits it: true when started (or failed in job_prepare: *err).
+ */
+static bool job_start(struct tracerd *d, struct attachment *a, struct attachment *v, size_t n,
+		      bool detach, int *err)
 {
 	const struct backend *be = a->be;
-	bool all = step_batch(be, a) == BACKEND_BATCH_ALL;
-	size_t n = step_size(be, a, a->nr_hooks);
-	struct attachment v = attach_view(a, a->nr_hooks - n, n);
+	struct registry_job *j;
+	sigset_t all, old;
 
-	if (n && !all) {
-		be->detach(d, &v);
-		hooks_release(d, v.hooks, n);
-		a->nr_hooks -= n;
-		a->nr_done += n;
-		if (a->nr_hooks)
-			return false;
+	*err = 0;
+	if (!be || !be->job_prepare || !d->base || d->job || n < REGISTRY_JOB_MIN ||
+	    step_batch(be, a) != BACKEND_BATCH_ALL)
+		return false;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return false;
+	j->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (j->efd >= 0)
+		j->ev = event_new(d->base, j->efd, EV_READ, job_done_cb, d);
+	if (!j->ev || event_add(j->ev, NULL)) {
+		job_free(j);
+		return false;
 	}
+	j->job = be->job_prepare(d, v, detach, err);
+	if (!j->job) {
+		job_free(j);
+		return false;	/* *err: the attach failed already */
+	}
+	j->be = be;
+	j->a = a;
+	j->v = *v;
+	j->n = n;
+	j->detach = detach;
+	/* the signals stay the loop's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	j->threaded = !pthread_create(&j->th, NULL, job_thread, j);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!j->threaded) {
+		log_warn("registry: no worker thread for %s %u: in the loop",
+			 detach ? "detach" : "attach", a->id);
+		job_thread(j);
+	}
+	d->job = j;
+	return true;
+}
+
+static bool detach_after(struct tracerd *d, struct attachment *a);
+
+/* The job's call returned: apply it, and the step it was goes on. */
+static void job_end(struct tracerd *d)
+{
+	struct registry_job *j = d->job;
+	struct attachment *a = j->a;
+	int err;
+
+	if (j->threaded)
+		pthread_join(j->th, NULL);
+	d->job = NULL;
+	err = j->be->job_finish(d, &j->v, j->job);
+	if (j->detach) {
+		a->kfd = j->v.kfd;
+		detach_after(d, a);
+	} else if (j->cancel) {
+		/* what it hooked is undone as any attach cut short is */
+		a->priv = j->v.priv;
+		a->kfd = j->v.kfd;
+		a->nr_done += j->n;
+		if (registry_detach_start(d, a, j->cancel_done, j->cancel_ctx) &&
+		    j->cancel_done)
+			j->cancel_done(d, j->cancel_ctx, -ENOMEM, NULL, NULL, "out of memory");
+	} else {
+		attach_after(d, a, &j->v, j->n, err);
+	}
+	job_free(j);
+}
+
+static void job_done_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct tracerd *d = arg;
+
+	(void)fd;
+	(void)what;
+	if (d->job)
+		job_end(d);
+	steps_schedule(d);
+}
+
+/* Hook the next functions (a batch backend: all); true when a is settled or gone. */
+static bool attach_step(struct tracerd *d, struct attachment *a, bool may_job)
+{
+	const struct backend *be = a->be;
+	size_t n = step_size(be, a, a->nr_hooks - a->nr_done);
+	struct attachment v = attach_view(a, a->nr_done, n);
+	int err = 0;
+
+	if (may_job && job_start(d, a, &v, n, false, &err))
+		return false;
+	if (!err)
+		err = be->attach(d, &v);
+	return attach_after(d, a, &v, n, err);
+}
+
+/* A detach's last step: a is unhooked (a batch backend: by attachment_free) and gone. */
+static bool detach_after(struct tracerd *d, struct attachment *a)
+{
 	log_notice("detached %u: '%s' mode %s", a->id, a->spec.target, tracerd_mode_name(a->mode));
 	list_unlink(&d->changing, a);
 	tracerd_attachments_changed(d);
@@ -874,9 +1019,31 @@ static bool detach_step(struct tracerd *d, struct attachment *a)
 	return true;
 }
 
-static bool op_step(struct tracerd *d, struct attachment *a)
+/* Unhook the last functions (a batch backend: all); true when a is gone. */
+static bool detach_step(struct tracerd *d, struct attachment *a, bool may_job)
 {
-	return a->op->detaching ? detach_step(d, a) : attach_step(d, a);
+	const struct backend *be = a->be;
+	bool all = step_batch(be, a) == BACKEND_BATCH_ALL;
+	size_t n = step_size(be, a, a->nr_hooks);
+	struct attachment v = attach_view(a, a->nr_hooks - n, n);
+	int err;
+
+	if (n && !all) {
+		be->detach(d, &v);
+		hooks_release(d, v.hooks, n);
+		a->nr_hooks -= n;
+		a->nr_done += n;
+		if (a->nr_hooks)
+			return false;
+	}
+	if (n && all && may_job && job_start(d, a, &v, n, true, &err))
+		return false;
+	return detach_after(d, a);
+}
+
+static bool op_step(struct tracerd *d, struct attachment *a, bool may_job)
+{
+	return a->op->detaching ? detach_step(d, a, may_job) : attach_step(d, a, may_job);
 }
 
 static void registry_steps_cb(evutil_socket_t fd, short what, void *arg)
@@ -886,13 +1053,16 @@ static void registry_steps_cb(evutil_socket_t fd, short what, void *arg)
 	struct attachment *a, *next;
 
 	/* the budget is checked per step, not per pass: with a thousand
-	 * attachments changing (a reload's), one pass held the loop for seconds */
+	 * attachments changing (a reload's), one pass held the loop for seconds;
+	 * a step on the worker thread holds every other (job_done_cb goes on) */
 	do {
-		for (a = d->changing; a && now_mono_ns() < end; a = next) {
+		for (a = d->changing; a && !d->job && now_mono_ns() < end; a = next) {
 			next = a->next;
-			op_step(d, a);
+			op_step(d, a, true);
 		}
-	} while (d->changing && now_mono_ns() < end);
+	} while (d->changing && !d->job && now_mono_ns() < end);
+	if (d->job)
+		return;
 	if (d->changing)
 		steps_schedule(d);
 }
@@ -983,7 +1153,7 @@ int registry_attach(struct tracerd *d, const struct tracerd_spec *spec, struct a
 	err = registry_attach_start(d, spec, sync_done, &r, &a, msg, msglen);
 	if (err)
 		return err;
-	while (!op_step(d, a))
+	while (!op_step(d, a, false))
 		tracerd_progress(d);
 	*out = r.a;
 	return r.err;
@@ -992,6 +1162,14 @@ int registry_attach(struct tracerd *d, const struct tracerd_spec *spec, struct a
 int registry_detach_start(struct tracerd *d, struct attachment *a, registry_done_fn done,
 			  void *ctx)
 {
+	if (d->job && d->job->a == a && !d->job->detach) {	/* its attach call runs */
+		if (d->job->cancel)
+			return -EALREADY;
+		d->job->cancel = true;
+		d->job->cancel_done = done;
+		d->job->cancel_ctx = ctx;
+		return 0;
+	}
 	if (a->op && a->op->detaching) {
 		if (a->op->done)
 			return -EALREADY;
@@ -1028,9 +1206,10 @@ int registry_detach_start(struct tracerd *d, struct attachment *a, registry_done
 
 void registry_detach(struct tracerd *d, struct attachment *a)
 {
+	registry_job_wait(d);
 	if (registry_detach_start(d, a, NULL, NULL))
 		return;	/* out of memory: the attachment stays */
-	while (!detach_step(d, a))
+	while (!detach_step(d, a, false))
 		tracerd_progress(d);
 }
 
@@ -1040,6 +1219,7 @@ void registry_detach_all(struct tracerd *d, void (*progress)(struct tracerd *d, 
 	struct attachment *a;
 	size_t left = 0;
 
+	registry_job_wait(d);
 	for (a = d->attachments; a; a = a->next)
 		left += a->nr_hooks;
 	for (a = d->changing; a; a = a->next)
@@ -1053,12 +1233,27 @@ void registry_detach_all(struct tracerd *d, void (*progress)(struct tracerd *d, 
 				next = now_mono_ns() + 1000ULL * 1000 * 1000;
 			}
 			left -= left ? 1 : 0;
-		} while (!detach_step(d, a));
+		} while (!detach_step(d, a, false));
 	}
+}
+
+void registry_job_wait(struct tracerd *d)
+{
+	if (d->job)
+		job_end(d);	/* its thread joined: the call returns when it returns */
+}
+
+/* The loop stops: a job's attach is not finished but undone (registry_detach_all). */
+static void job_stop(struct tracerd *d)
+{
+	if (d->job && !d->job->detach && !d->job->cancel)
+		d->job->cancel = true;
+	registry_job_wait(d);
 }
 
 void registry_loop_stop(struct tracerd *d)
 {
+	job_stop(d);
 	if (d->registry_step)
 		event_free(d->registry_step);
 	d->registry_step = NULL;

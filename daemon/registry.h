@@ -104,8 +104,12 @@ struct attachment *registry_find(struct tracerd *d, unsigned int id);
 void registry_detach(struct tracerd *d, struct attachment *a);
 /* Detach everything now (stopping); progress(hooks left) about once a second. */
 void registry_detach_all(struct tracerd *d, void (*progress)(struct tracerd *d, size_t left));
-/* Free the step event (before the event base goes). */
+/* Wait for a job on the worker thread (an attach is then undone by
+ * registry_detach_all), free the step event (before the event base goes). */
 void registry_loop_stop(struct tracerd *d);
+/* An attach or detach call on the worker thread (registry.c, struct
+ * registry_job): wait for it to return and apply it. */
+void registry_job_wait(struct tracerd *d);
 /* attached and in progress */
 unsigned int registry_count(const struct tracerd *d);
 

@@ -137,6 +137,8 @@ struct attachment {
 	enum attachment_state state;
 	size_t nr_total, nr_done;	/* attaching/detaching: hooks to do, done */
 	struct attach_op *op;		/* registry.c: the work in progress, NULL when settled */
+	int kfd;			/* kmod: the module fd its hooks live on, opened for
+					 * it (be_kmod.c, kmod_job_prepare); 0: d->kmod.fd */
 };
 
 /* bench_store.c: the stored bench results, parsed once per change of the file */
@@ -182,6 +184,8 @@ struct tracerd {
 	struct attachment *attachments;	/* in id order: the attached ones */
 	struct attachment *changing;	/* attaching or detaching (registry.c), in id order */
 	struct event *registry_step;	/* runs their steps between other events */
+	struct registry_job *job;	/* registry.c: the one attach or detach call
+					 * running on a worker thread, NULL when none */
 	unsigned int next_id;
 
 	struct http_server *http;	/* http.c; NULL: listen = off */
