@@ -37,7 +37,8 @@ ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 phase() { echo "phase: $1 at ${SECONDS} s"; }
 [ "$(patched)" = 0 ] || fail "ftrace hooks functions before the test: $(head -3 $enabled)"
 
-daemon_start
+PORT=19479
+daemon_start "listen = 127.0.0.1:$PORT"
 [ "$(feature kmod-callops)" = true ] || skip "kmod-callops unavailable: $(reason_of kmod-callops)"
 names=$(sed 's/ .*//' /sys/kernel/tracing/available_filter_functions | sort -u | wc -l)
 rss0=$(rss_kb)
@@ -81,6 +82,20 @@ npatched=$(patched)
 expect_eq "BPF slots taken" "$($C --json status | jp '.slots_used')" 0
 rss1=$(rss_kb)
 phase "attached"
+# /metrics with every function hooked: the attachment's 100 busiest
+# functions (metrics_function_top) and one "__other__" series, the scrape
+# under 1 MiB (issue #34 item 3); its size and time printed
+mcode=$(curl -sS -m 600 -o "$TD/m.prom" -w '%{http_code} %{time_total}' \
+	"http://127.0.0.1:$PORT/metrics" 2> "$TD/m.err") ||
+	fail "GET /metrics with attach '*': $(cat "$TD/m.err") (HTTP ${mcode%% *})"
+[ "${mcode%% *}" = 200 ] || fail "GET /metrics with attach '*': HTTP $mcode: $(head -c 300 "$TD/m.prom")"
+mb=$(wc -c < "$TD/m.prom")
+[ "$mb" -le $((1024 * 1024)) ] || fail "/metrics with attach '*': $mb bytes, over 1 MiB"
+expect_eq "/metrics: function series of attach '*'" \
+	"$(grep -c "^tracerd_function_calls_total{id=\"$id\"," "$TD/m.prom")" 101
+expect_eq "/metrics: its __other__ series" \
+	"$(grep -c "^tracerd_function_calls_total{id=\"$id\",.*function=\"__other__\"" "$TD/m.prom")" 1
+echo "figures: /metrics with attach '*': $mb bytes, $(wc -l < "$TD/m.prom") lines, ${mcode#* } s (TCG)"
 t0=$(date +%s%N)
 $C --json --timeout 600 stats "$id" > "$TD/st.json" || fail "stats of attach '*'"
 tst=$(ms_since "$t0")
