@@ -769,6 +769,9 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 		str_fmt(msg, msglen, "glob '%s' matches no traceable function", spec->target);
 		return -ENOENT;
 	}
+	/* bench's first-N of a glob: the rest are neither tried nor skipped */
+	if (spec->glob_limit && matched > spec->glob_limit)
+		matched = spec->glob_limit;
 	if (matched > max) {
 		str_fmt(msg, msglen, "glob '%s' matches %zu functions, more than max_glob_matches "
 			"(%u; raise it in tracerd.conf, up to %u)", spec->target, matched, max,
@@ -780,7 +783,7 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 		str_fmt(msg, msglen, "out of memory");
 		return -ENOMEM;
 	}
-	for (i = 0; i < t->n; i++) {
+	for (i = 0; i < t->n && (!spec->glob_limit || n < matched); i++) {
 		const struct sym *s = &t->syms[i];
 		const char *why;
 
