@@ -263,12 +263,12 @@ static int reap(struct peer_proc *pp)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* Wait for "ready"; bpftrace's comes from a getppid probe we keep poking. */
-static int wait_ready(struct peer_proc *pp, bool poke, char *msg, size_t len)
+/* Wait for "ready" (up to ready_ms); bpftrace's comes from a getppid probe we keep poking. */
+static int wait_ready(struct peer_proc *pp, bool poke, int ready_ms, char *msg, size_t len)
 {
 	int waited, rc;
 
-	for (waited = 0; waited < PEER_READY_MS; waited += 20) {
+	for (waited = 0; waited < ready_ms; waited += 20) {
 		if (poke)
 			syscall(SYS_getppid);
 		drain(pp, 20);
@@ -282,7 +282,7 @@ static int wait_ready(struct peer_proc *pp, bool poke, char *msg, size_t len)
 			return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
 		}
 	}
-	snprintf(msg, len, "not attached after %d s", PEER_READY_MS / 1000);
+	snprintf(msg, len, "not attached after %d s", ready_ms / 1000);
 	kill(pp->pid, SIGKILL);
 	reap(pp);
 	return -ETIMEDOUT;
@@ -396,7 +396,7 @@ static int start_peer(const struct peer_def *d, const char *fn, const char *arg0
 			snprintf(msg, len, "cannot start %s: %s", argv[0], strerror(-ret));
 			return 1;
 		}
-		ret = wait_ready(pp, !d->ref_mode, msg, len);
+		ret = wait_ready(pp, !d->ref_mode, PEER_READY_MS, msg, len);
 		if (ret == 127)
 			snprintf(msg, len, "%s not installed%s", argv[0], d->ref_mode ? "" :
 				 " (Debian package bpftrace)");
@@ -568,6 +568,61 @@ void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *co
 			point_value(p, "dropped_pct", "%", &drop);
 		}
 	}
+}
+
+/*
+ * bench attach --peers: bpftrace's `kprobe:GLOB` (kprobe.multi: one link of
+ * every function the glob lists) with a count, the way bench trigger runs
+ * it: attached when its getppid probe, attached with the rest, prints
+ * "ready" (its start and its compile included: bpftrace does not say when
+ * its attach began), detached when it exits after SIGINT. Its default
+ * probe limit (512 in 0.17) is raised past the kernel's functions.
+ */
+#define PEER_ATTACH_ALL_MS	1800000	/* every function, under TCG */
+
+int attach_peer_bpftrace(const char *glob, double *attach_ms, double *detach_ms,
+			 long long *probes, char *msg, size_t len)
+{
+	char pid[16], script[512], *argv[] = { "bpftrace", "-B", "line", "-e", script, NULL };
+	struct peer_proc pp;
+	const char *at;
+	uint64_t t0, t1;
+	int ret;
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	snprintf(script, sizeof(script),
+		 "kprobe:%s { @c = count(); }\n"
+		 "tracepoint:syscalls:sys_enter_getppid /pid == %s/ "
+		 "{ if (@ready == 0) { printf(\"ready\\n\"); @ready = 1; } }\n", glob, pid);
+	setenv("BPFTRACE_MAX_PROBES", "1048576", 1);
+	setenv("BPFTRACE_MAX_BPF_PROGS", "1048576", 1);
+	t0 = now_mono_ns();
+	ret = spawn(argv, &pp);
+	unsetenv("BPFTRACE_MAX_PROBES");
+	unsetenv("BPFTRACE_MAX_BPF_PROGS");
+	if (ret) {
+		snprintf(msg, len, "cannot start bpftrace: %s", strerror(-ret));
+		return 1;
+	}
+	ret = wait_ready(&pp, true, PEER_ATTACH_ALL_MS, msg, len);
+	if (ret == 127)
+		snprintf(msg, len, "bpftrace not installed (Debian package bpftrace)");
+	if (ret)
+		return ret;
+	t1 = now_mono_ns();
+	*attach_ms = (double)(t1 - t0) / 1e6;
+	/* "Attaching N probes..." (bpftrace's stdout, before it attaches) */
+	at = strstr(pp.buf, "Attaching ");
+	*probes = at ? strtoll(at + 10, NULL, 10) : -1;
+	kill(pp.pid, SIGINT);
+	ret = reap(&pp);
+	*detach_ms = (double)(now_mono_ns() - t1) / 1e6;
+	if (ret == -ETIMEDOUT)
+		snprintf(msg, len, "bpftrace did not exit within %d s of SIGINT: killed",
+			 PEER_EXIT_MS / 1000);
+	else if (ret)
+		snprintf(msg, len, "bpftrace exited with status %d", ret);
+	return ret ? 1 : 0;
 }
 
 /* Which peers hook the way a tracerd mode does. */
