@@ -312,9 +312,9 @@ static void kernel_table(struct bench *b, FILE *f)
 			fprintf(f, "\nkernel functions: one attachment of the first K traceable "
 				"functions (all: attach '*'), median of %d runs; CPU: the daemon's "
 				"(user: tracerd's own code, sys: the kernel in its syscalls)\n"
-				"%-16s %6s %6s %5s %9s %9s %8s %8s %6s %8s %8s %7s\n", b->reps, "MODE",
-				"K", "HOOKED", "SKIP", "attach_s", "detach_s", "a_user_s", "a_sys_s",
-				"own_%", "d_user_s", "d_sys_s", "RSS_MB");
+				"%-16s %6s %6s %5s %9s %9s %8s %8s %6s %8s %8s %7s %6s\n", b->reps,
+				"MODE", "K", "HOOKED", "SKIP", "attach_s", "detach_s", "a_user_s",
+				"a_sys_s", "own_%", "d_user_s", "d_sys_s", "RSS_MB", "B/fn");
 		header = true;
 		if (all)
 			snprintf(ka, sizeof(ka), "all");
@@ -332,13 +332,14 @@ static void kernel_table(struct bench *b, FILE *f)
 			fprintf(f, "(its start to attached, SIGINT to exit)\n");
 			continue;
 		}
-		fprintf(f, "%8.3f %8.3f %6.1f %8.3f %8.3f %7.1f\n",
+		fprintf(f, "%8.3f %8.3f %6.1f %8.3f %8.3f %7.1f %6.0f\n",
 			point_stat(p, "attach_user_us", "median") / 1e6,
 			point_stat(p, "attach_sys_us", "median") / 1e6,
 			point_stat(p, "attach_own_pct", "median"),
 			point_stat(p, "detach_user_us", "median") / 1e6,
 			point_stat(p, "detach_sys_us", "median") / 1e6,
-			point_stat(p, "rss_kb", "median") / 1024);
+			point_stat(p, "rss_kb", "median") / 1024,
+			point_stat(p, "rss_per_function_b", "median"));
 	}
 	if (!header)
 		return;

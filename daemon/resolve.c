@@ -761,7 +761,9 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 			 "no /proc/kallsyms)");
 		return -EIO;
 	}
-	for (i = 0; i < t->n; i++)
+	/* bench's first-N of a glob (glob_limit): the names past the N-th
+	 * match are neither tried nor skipped, nor scanned */
+	for (i = 0; i < t->n && (!spec->glob_limit || matched < spec->glob_limit); i++)
 		if (sym_glob_match(spec->target, t->syms[i].name) &&
 		    !glob_skip_reason(&t->syms[i], buf, sizeof(buf)))
 			matched++;
@@ -769,9 +771,6 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 		str_fmt(msg, msglen, "glob '%s' matches no traceable function", spec->target);
 		return -ENOENT;
 	}
-	/* bench's first-N of a glob: the rest are neither tried nor skipped */
-	if (spec->glob_limit && matched > spec->glob_limit)
-		matched = spec->glob_limit;
 	if (matched > max) {
 		str_fmt(msg, msglen, "glob '%s' matches %zu functions, more than max_glob_matches "
 			"(%u; raise it in tracerd.conf, up to %u)", spec->target, matched, max,
