@@ -332,14 +332,19 @@ static void kernel_table(struct bench *b, FILE *f)
 			fprintf(f, "(its start to attached, SIGINT to exit)\n");
 			continue;
 		}
-		fprintf(f, "%8.3f %8.3f %6.1f %8.3f %8.3f %7.1f %6.0f\n",
+		/* B per function: the growth of VmRSS, noise below a thousand */
+		if (jint(l, "funcs", 0) >= 1000)
+			snprintf(r1, sizeof(r1), "%.0f",
+				 point_stat(p, "rss_per_function_b", "median"));
+		else
+			snprintf(r1, sizeof(r1), "-");
+		fprintf(f, "%8.3f %8.3f %6.1f %8.3f %8.3f %7.1f %6s\n",
 			point_stat(p, "attach_user_us", "median") / 1e6,
 			point_stat(p, "attach_sys_us", "median") / 1e6,
 			point_stat(p, "attach_own_pct", "median"),
 			point_stat(p, "detach_user_us", "median") / 1e6,
 			point_stat(p, "detach_sys_us", "median") / 1e6,
-			point_stat(p, "rss_kb", "median") / 1024,
-			point_stat(p, "rss_per_function_b", "median"));
+			point_stat(p, "rss_kb", "median") / 1024, r1);
 	}
 	if (!header)
 		return;

@@ -65,6 +65,7 @@ struct peer_proc {
 	pthread_t reader;
 	bool reading;
 	long long lines, lost;
+	int exit_ms;		/* reap's bound; 0: PEER_EXIT_MS */
 };
 
 /* tracerd-ref: $TRACERD_REF, beside tracectl, or the installed one. */
@@ -130,6 +131,7 @@ static int spawn(char *const argv[], struct peer_proc *pp)
 	pp->len = 0;
 	pp->reading = false;
 	pp->lines = pp->lost = 0;
+	pp->exit_ms = 0;
 	return 0;
 }
 
@@ -243,7 +245,7 @@ static int reap(struct peer_proc *pp)
 
 	close(pp->in);
 	for (ms = 0; waitpid(pp->pid, &st, WNOHANG) == 0; ms += 50) {
-		if (ms == PEER_EXIT_MS) {
+		if (ms == (pp->exit_ms ? pp->exit_ms : PEER_EXIT_MS)) {
 			kill(pp->pid, SIGKILL);
 			killed = true;
 		}
@@ -614,14 +616,18 @@ int attach_peer_bpftrace(const char *glob, double *attach_ms, double *detach_ms,
 	/* "Attaching N probes..." (bpftrace's stdout, before it attaches) */
 	at = strstr(pp.buf, "Attaching ");
 	*probes = at ? strtoll(at + 10, NULL, 10) : -1;
+	/* its exit detaches every probe while each still runs its program:
+	 * minutes under TCG */
+	pp.exit_ms = PEER_ATTACH_ALL_MS;
 	kill(pp.pid, SIGINT);
 	ret = reap(&pp);
 	*detach_ms = (double)(now_mono_ns() - t1) / 1e6;
 	if (ret == -ETIMEDOUT)
-		snprintf(msg, len, "bpftrace did not exit within %d s of SIGINT: killed",
-			 PEER_EXIT_MS / 1000);
+		snprintf(msg, len, "attached %lld probes in %.1f s, then did not exit within %d s "
+			 "of SIGINT: killed", *probes, *attach_ms / 1e3, PEER_ATTACH_ALL_MS / 1000);
 	else if (ret)
-		snprintf(msg, len, "bpftrace exited with status %d", ret);
+		snprintf(msg, len, "attached %lld probes in %.1f s, then exited with status %d",
+			 *probes, *attach_ms / 1e3, ret);
 	return ret ? 1 : 0;
 }
 
