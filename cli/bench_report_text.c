@@ -198,7 +198,7 @@ static void screen_attach(FILE *f, const struct report *r)
 			if (!row)
 				continue;
 			snprintf(name, sizeof(name), "%s%s", r->path[i].mode,
-				 h ? " (kernel's functions)" : "");
+				 h ? " (kernel)" : "");
 			fprintf(f, "  %-30s", name);
 			for (k = 0; k < r->nk; k++) {
 				json_object *p =
