@@ -243,7 +243,7 @@ static void kernel_point(struct bench *b, const char *mode, long long k)
 static void kernel_peer_point(struct bench *b)
 {
 	struct series att = {}, det = {};
-	long long probes = -1, runs = 0;
+	long long probes = -1, funcs = -1, runs = 0;
 	double a, d;
 	json_object *p;
 	char msg[512];
@@ -255,7 +255,7 @@ static void kernel_peer_point(struct bench *b)
 	point_label(p, "peer", "bpftrace");
 	for (i = -b->warmup; i < b->reps; i++) {
 		bench_progress(b, "bpftrace kprobe:*: %s", i < 0 ? "warm-up" : "measuring");
-		ret = attach_peer_bpftrace("*", &a, &d, &probes, msg, sizeof(msg));
+		ret = attach_peer_bpftrace("*", &a, &d, &probes, &funcs, msg, sizeof(msg));
 		if (ret) {
 			point_status(b, p, "unavailable", "bpftrace kprobe:*: %s", msg);
 			return;
@@ -266,8 +266,12 @@ static void kernel_peer_point(struct bench *b)
 			runs++;
 		}
 	}
+	/* funcs: what ftrace hooked while it was attached (enabled_functions,
+	 * nothing of tracerd's then); probes: bpftrace's own count */
+	if (funcs > 0)
+		point_label_int(p, "funcs", funcs);
 	if (probes > 0)
-		point_label_int(p, "funcs", probes);
+		point_label_int(p, "probes", probes);
 	point_count(p, "runs", runs, runs);
 	point_value(p, "attach_us", "us", &att);
 	point_value(p, "detach_us", "us", &det);

@@ -582,8 +582,32 @@ void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *co
  */
 #define PEER_ATTACH_ALL_MS	1800000	/* every function, under TCG */
 
+/* The functions ftrace has a hook on (lines of enabled_functions), -1 when unreadable. */
+static long long ftrace_enabled(void)
+{
+	static const char *const paths[] = { "/sys/kernel/tracing/enabled_functions",
+					     "/sys/kernel/debug/tracing/enabled_functions" };
+	char line[512];
+	long long n = -1;
+	bool start = true;	/* line holds the start of a line */
+	size_t i;
+	FILE *f;
+
+	/* a function a line; the lines under it (its ops, a direct call's
+	 * trampoline) begin with blanks */
+	for (i = 0; i < ARRAY_SIZE(paths) && n < 0; i++) {
+		f = fopen(paths[i], "re");
+		if (!f)
+			continue;
+		for (n = 0; fgets(line, sizeof(line), f); start = strchr(line, '\n') != NULL)
+			n += start && line[0] != ' ' && line[0] != '\t' && line[0] != '\n';
+		fclose(f);
+	}
+	return n;
+}
+
 int attach_peer_bpftrace(const char *glob, double *attach_ms, double *detach_ms,
-			 long long *probes, char *msg, size_t len)
+			 long long *probes, long long *funcs, char *msg, size_t len)
 {
 	char pid[16], script[512], *argv[] = { "bpftrace", "-B", "line", "-e", script, NULL };
 	struct peer_proc pp;
@@ -616,6 +640,8 @@ int attach_peer_bpftrace(const char *glob, double *attach_ms, double *detach_ms,
 	/* "Attaching N probes..." (bpftrace's stdout, before it attaches) */
 	at = strstr(pp.buf, "Attaching ");
 	*probes = at ? strtoll(at + 10, NULL, 10) : -1;
+	/* the functions it hooked: its kprobe.multi link is one probe to it */
+	*funcs = ftrace_enabled();
 	/* its exit detaches every probe while each still runs its program:
 	 * minutes under TCG */
 	pp.exit_ms = PEER_ATTACH_ALL_MS;
