@@ -171,6 +171,10 @@ struct grid_opts {
 	int nrel, nirr, nks;
 	bool grid;
 	bool all;		/* attach --all: every traceable function, callops */
+	bool kernel;		/* attach --kernel-funcs: K of the kernel's functions */
+	bool k_all;		/* attach -k ...,all: and every one of them */
+	bool peers;		/* attach --peers: bpftrace's kprobe:* beside */
+	bool modes_set;		/* --modes given */
 	const char *modes[16];
 	int nmodes;
 };
@@ -195,6 +199,13 @@ struct peer_loop {
 };
 void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *const *variants,
 		   int nvariants);
+/* bench attach --peers: bpftrace's kprobe:<glob> from its start to attached
+ * (attach_ms) and from SIGINT to its exit (detach_ms), the probes it said
+ * it attached (-1: it did not say; kprobe:* is one) and the functions
+ * ftrace hooked meanwhile (enabled_functions; -1: unreadable); 0, or
+ * 127 (not installed) or another status with msg */
+int attach_peer_bpftrace(const char *glob, double *attach_ms, double *detach_ms,
+			 long long *probes, long long *funcs, char *msg, size_t len);
 /* tracerd's overhead beside its peers' (trigger table, report screen) */
 void peers_table(json_object *doc, FILE *f, const char *label);
 double peer_overhead(json_object *doc, const char *mode, const char *variant);

@@ -17,6 +17,13 @@
 static const char *const attach_modes[] = {
 	"kmod-callops", "kmod-direct", "kmod-kprobe", "kmod-kprobe-int3",
 	"fentry", "kprobe", "kprobe-multi",
+	/* --modes only (the batching modes of --kernel-funcs' default) */
+	"fentry-multi", "kprobe-session",
+};
+#define ATTACH_MODES_DEFAULT	7	/* the test module's curve: the first seven */
+/* --kernel-funcs' default: the modes that hook K functions in one kernel update */
+static const char *const kernel_modes[] = {
+	"kprobe-multi", "kmod-callops", "kmod-direct", "fentry-multi",
 };
 
 static void attach_point(struct bench *b, const char *mode, const char *how, long long k,
@@ -137,6 +144,259 @@ static void attach_all_point(struct bench *b)
 	point_value(p, "detach_us", "us", &det);
 }
 
+/* The per-repetition values of a kernel point, from the daemon's reply. */
+struct kernel_series {
+	struct series att, det, att_user, att_sys, det_user, det_sys, own, rss, per_fn;
+};
+
+static void kernel_add(struct kernel_series *s, json_object *r, long long hooked)
+{
+	double wall = (double)jint(r, "attach_ns", 0), user = (double)jint(r, "attach_user_ns", 0);
+	long long rss0 = jint(r, "rss_before_kb", 0), rss1 = jint(r, "rss_attached_kb", 0);
+
+	series_add(&s->att, wall / 1e3);
+	series_add(&s->det, (double)jint(r, "detach_ns", 0) / 1e3);
+	series_add(&s->att_user, user / 1e3);
+	series_add(&s->att_sys, (double)jint(r, "attach_sys_ns", 0) / 1e3);
+	series_add(&s->det_user, (double)jint(r, "detach_user_ns", 0) / 1e3);
+	series_add(&s->det_sys, (double)jint(r, "detach_sys_ns", 0) / 1e3);
+	series_add(&s->own, wall > 0 ? 100.0 * user / wall : 0);
+	series_add(&s->rss, (double)rss1);
+	series_add(&s->per_fn, hooked ? (double)(rss1 - rss0) * 1024.0 / (double)hooked : 0);
+}
+
+/*
+ * --kernel-funcs: one attachment of the first K of the kernel's traceable
+ * functions the daemon would hook (K = 0: all of them, attach '*'), in a
+ * batching mode. The count behind the point: K functions hooked (all: the
+ * same number every run); the names the daemon or the kernel skipped among
+ * those it took are a label. Values: wall time, the daemon's CPU (user:
+ * tracerd's own code; sys: the kernel's, in its syscalls) and its VmRSS.
+ */
+static void kernel_point(struct bench *b, const char *mode, long long k)
+{
+	struct kernel_series s = {};
+	json_object *p, *args, *r;
+	char key[96], msg[512];
+	long long hooked = -1, h, skipped = 0, runs = 0;
+	int i, ret;
+
+	if (k)
+		snprintf(key, sizeof(key), "%s/kernel/K%lld", mode, k);
+	else
+		snprintf(key, sizeof(key), "%s/kernel/all", mode);
+	p = bench_point(b, key);
+	point_label(p, "mode", mode);
+	point_label(p, "how", "kernel");
+	if (k)
+		point_label_int(p, "funcs", k);
+	for (i = -b->warmup; i < b->reps; i++) {
+		bench_progress(b, "%s: %s", key, i < 0 ? "warm-up" : "measuring");
+		args = mode_args(mode);
+		json_object_object_add(args, "funcs", json_object_new_int64(k));
+		json_object_object_add(args, "kernel", json_object_new_boolean(1));
+		ret = bench_call(b, "attach", args, &r, msg, sizeof(msg));
+		if (ret) {
+			point_status(b, p, ret == -(int)PROTO_E_UNAVAILABLE ? "unavailable" : "error",
+				     "%s", msg);
+			return;
+		}
+		h = jint(r, "functions", -1);
+		skipped = jint(r, "skipped", 0);
+		if (!k && hooked < 0)
+			hooked = h;	/* all: the first run's count, then the same */
+		if (h != (k ? k : hooked) || h < 1) {
+			point_count(p, "functions", k ? k : hooked, h);
+			point_status(b, p, "error", "%lld of %lld functions hooked (%lld skipped)",
+				     h, k ? k : hooked, skipped);
+			json_object_put(r);
+			return;
+		}
+		if (!k)
+			point_label_int(p, "traceable", jint(r, "traceable", 0));
+		if (i >= 0) {
+			kernel_add(&s, r, h);
+			runs++;
+		}
+		json_object_put(r);
+	}
+	if (!k)
+		point_label_int(p, "funcs", hooked);
+	point_label_int(p, "skipped", skipped);
+	point_count(p, "functions", runs * (k ? k : hooked), runs * (k ? k : hooked));
+	point_value(p, "attach_us", "us", &s.att);
+	point_value(p, "detach_us", "us", &s.det);
+	point_value(p, "attach_user_us", "us", &s.att_user);
+	point_value(p, "attach_sys_us", "us", &s.att_sys);
+	point_value(p, "detach_user_us", "us", &s.det_user);
+	point_value(p, "detach_sys_us", "us", &s.det_sys);
+	point_value(p, "attach_own_pct", "%", &s.own);
+	point_value(p, "rss_kb", "kB", &s.rss);
+	point_value(p, "rss_per_function_b", "B", &s.per_fn);
+}
+
+/*
+ * --peers: bpftrace's kprobe:* (one kprobe.multi link of every function it
+ * lists) on the same boot, beside kprobe-multi's all point. Unavailable
+ * (with bpftrace's message) when it is not installed or refuses.
+ */
+static void kernel_peer_point(struct bench *b)
+{
+	struct series att = {}, det = {};
+	long long probes = -1, funcs = -1, runs = 0;
+	double a, d;
+	json_object *p;
+	char msg[512];
+	int i, ret;
+
+	p = bench_point(b, "bpftrace-kprobe/kernel/all");
+	point_label(p, "mode", "bpftrace-kprobe");
+	point_label(p, "how", "kernel");
+	point_label(p, "peer", "bpftrace");
+	for (i = -b->warmup; i < b->reps; i++) {
+		bench_progress(b, "bpftrace kprobe:*: %s", i < 0 ? "warm-up" : "measuring");
+		ret = attach_peer_bpftrace("*", &a, &d, &probes, &funcs, msg, sizeof(msg));
+		if (ret) {
+			point_status(b, p, "unavailable", "bpftrace kprobe:*: %s", msg);
+			return;
+		}
+		if (i >= 0) {
+			series_add(&att, a * 1e3);
+			series_add(&det, d * 1e3);
+			runs++;
+		}
+	}
+	/* funcs: what ftrace hooked while it was attached (enabled_functions,
+	 * nothing of tracerd's then); probes: bpftrace's own count */
+	if (funcs > 0)
+		point_label_int(p, "funcs", funcs);
+	if (probes > 0)
+		point_label_int(p, "probes", probes);
+	point_count(p, "runs", runs, runs);
+	point_value(p, "attach_us", "us", &att);
+	point_value(p, "detach_us", "us", &det);
+}
+
+/* The median of key's value, NAN unless measured. */
+static double kmed(struct bench *b, const char *key, const char *value)
+{
+	return point_median(b->doc, key, value);
+}
+
+/* "0.42x" of a / b, or "-" */
+static const char *ratio(char *buf, size_t len, double a, double b)
+{
+	if (isnan(a) || isnan(b) || b <= 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2fx", a / b);
+	return buf;
+}
+
+/*
+ * a / b at the largest K both measured (kprobe-multi stops at its free
+ * slots, short of all): the issue's kmod-callops <= kprobe-multi there.
+ */
+static void kernel_common_k(struct bench *b, FILE *f, const char *a, const char *bm)
+{
+	size_t i, n = jlen(b->points);
+	long long best = 0, k;
+	char ka[96], kb[96], r1[32], r2[32];
+
+	for (i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(b->points, i), *l = jget(p, "labels");
+		const char *key = jstr(p, "key", "");
+
+		k = jint(l, "funcs", 0);
+		if (strncmp(key, a, strlen(a)) || strcmp(jstr(l, "how", ""), "kernel") ||
+		    strstr(key, "/all") || k <= best)
+			continue;
+		snprintf(kb, sizeof(kb), "%s/kernel/K%lld", bm, k);
+		if (!isnan(kmed(b, key, "attach_us")) && !isnan(kmed(b, kb, "attach_us")))
+			best = k;
+	}
+	if (!best)
+		return;
+	snprintf(ka, sizeof(ka), "%s/kernel/K%lld", a, best);
+	snprintf(kb, sizeof(kb), "%s/kernel/K%lld", bm, best);
+	fprintf(f, "at K = %lld, the largest both measured:\n  %-14s / %-16s %7s %7s\n", best,
+		a, bm, ratio(r1, sizeof(r1), kmed(b, ka, "attach_us"), kmed(b, kb, "attach_us")),
+		ratio(r2, sizeof(r2), kmed(b, ka, "detach_us"), kmed(b, kb, "detach_us")));
+}
+
+/* --kernel-funcs: the curve, per mode, then the issue's ratios at all. */
+static void kernel_table(struct bench *b, FILE *f)
+{
+	static const char *const pairs[][2] = {
+		{ "kprobe-multi", "bpftrace-kprobe" }, { "kmod-callops", "kprobe-multi" },
+		{ "kmod-callops", "bpftrace-kprobe" }, { "kmod-direct", "bpftrace-kprobe" },
+		{ "fentry-multi", "bpftrace-kprobe" },
+	};
+	size_t i, n = jlen(b->points);
+	char ka[96], kb[96], r1[32], r2[32];
+	bool header = false;
+
+	for (i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(b->points, i), *l = jget(p, "labels");
+		const char *key = jstr(p, "key", "");
+		bool all = strstr(key, "/all") != NULL;
+
+		if (strcmp(jstr(l, "how", ""), "kernel"))
+			continue;
+		if (!header)
+			fprintf(f, "\nkernel functions: one attachment of the first K traceable "
+				"functions (all: attach '*'), median of %d runs; CPU: the daemon's "
+				"(user: tracerd's own code, sys: the kernel in its syscalls)\n"
+				"%-16s %6s %6s %5s %9s %9s %8s %8s %6s %8s %8s %7s %6s\n", b->reps,
+				"MODE", "K", "HOOKED", "SKIP", "attach_s", "detach_s", "a_user_s",
+				"a_sys_s", "own_%", "d_user_s", "d_sys_s", "RSS_MB", "B/fn");
+		header = true;
+		if (all)
+			snprintf(ka, sizeof(ka), "all");
+		else
+			snprintf(ka, sizeof(ka), "%lld", jint(l, "funcs", 0));
+		fprintf(f, "%-16s %6s ", jtty(l, "mode", "?"), ka);
+		if (strcmp(jstr(p, "status", ""), "ok")) {
+			fprintf(f, "%s: %s\n", jtty(p, "status", "?"), jtty(p, "reason", ""));
+			continue;
+		}
+		fprintf(f, "%6lld %5lld ", jint(l, "funcs", 0), jint(l, "skipped", 0));
+		fprintf(f, "%9.3f %9.3f ", point_stat(p, "attach_us", "median") / 1e6,
+			point_stat(p, "detach_us", "median") / 1e6);
+		if (jget(l, "peer")) {
+			fprintf(f, "(its start to attached, SIGINT to exit)\n");
+			continue;
+		}
+		/* B per function: the growth of VmRSS, noise below a thousand */
+		if (jint(l, "funcs", 0) >= 1000)
+			snprintf(r1, sizeof(r1), "%.0f",
+				 point_stat(p, "rss_per_function_b", "median"));
+		else
+			snprintf(r1, sizeof(r1), "-");
+		fprintf(f, "%8.3f %8.3f %6.1f %8.3f %8.3f %7.1f %6s\n",
+			point_stat(p, "attach_user_us", "median") / 1e6,
+			point_stat(p, "attach_sys_us", "median") / 1e6,
+			point_stat(p, "attach_own_pct", "median"),
+			point_stat(p, "detach_user_us", "median") / 1e6,
+			point_stat(p, "detach_sys_us", "median") / 1e6,
+			point_stat(p, "rss_kb", "median") / 1024, r1);
+	}
+	if (!header)
+		return;
+	fprintf(f, "at all (attach, detach; < 1: the first is faster; issue #34's targets: "
+		"kprobe-multi <= 0.5x bpftrace's kprobe:*, kmod-callops <= 1x kprobe-multi):\n");
+	for (i = 0; i < ARRAY_SIZE(pairs); i++) {
+		snprintf(ka, sizeof(ka), "%s/kernel/all", pairs[i][0]);
+		snprintf(kb, sizeof(kb), "%s/kernel/all", pairs[i][1]);
+		if (!bench_find_point(b->doc, ka) || !bench_find_point(b->doc, kb))
+			continue;
+		fprintf(f, "  %-14s / %-16s %7s %7s\n", pairs[i][0], pairs[i][1],
+			ratio(r1, sizeof(r1), kmed(b, ka, "attach_us"), kmed(b, kb, "attach_us")),
+			ratio(r2, sizeof(r2), kmed(b, ka, "detach_us"), kmed(b, kb, "detach_us")));
+	}
+	kernel_common_k(b, f, "kmod-callops", "kprobe-multi");
+}
+
 static void attach_table(struct bench *b, FILE *f)
 {
 	size_t i, n = jlen(b->points);
@@ -149,6 +409,8 @@ static void attach_table(struct bench *b, FILE *f)
 		json_object *p = json_object_array_get_idx(b->points, i), *l = jget(p, "labels");
 		char a[64], d[64];
 
+		if (!strcmp(jstr(l, "how", ""), "kernel"))
+			continue;	/* kernel_table */
 		fprintf(f, "%-18s %-9s %5lld  ", jtty(l, "mode", "?"), jtty(l, "how", "?"),
 			jint(l, "funcs", 0));
 		if (strcmp(jstr(p, "status", ""), "ok")) {
@@ -167,6 +429,7 @@ static void attach_table(struct bench *b, FILE *f)
 		fprintf(f,
 			"all: one kmod-callops ftrace_ops with an empty filter, every function in "
 			"available_filter_functions (K)\n");
+	kernel_table(b, f);
 }
 
 static int attach_svg(struct bench *b, FILE *f)
@@ -218,7 +481,19 @@ static int bench_attach(struct bench *b, int argc, char **argv)
 		ret = bench_begin(b);
 	if (ret)
 		return ret;
-	for (i = 0; i < o.nks; i++)
+	for (i = 0; i < o.nks && o.kernel; i++)
+		if (o.ks[i] < 1 || o.ks[i] > (1LL << 20)) {
+			json_object_put(b->doc);
+			json_object_put(b->info);
+			return cli_error(b->cli, EXIT_USAGE, "usage",
+					 "bench attach --kernel-funcs: K must be 1..1048576 or all");
+		}
+	if (!o.kernel && !o.modes_set)
+		o.nmodes = ATTACH_MODES_DEFAULT;
+	if (o.kernel && !o.modes_set)
+		for (o.nmodes = 0; o.nmodes < (int)ARRAY_SIZE(kernel_modes); o.nmodes++)
+			o.modes[o.nmodes] = kernel_modes[o.nmodes];
+	for (i = 0; i < o.nks && !o.kernel; i++)
 		if (o.ks[i] < 1 || o.ks[i] > 1024 ||
 		    (o.ks[i] != 1 && o.ks[i] != 16 && o.ks[i] != 256 && o.ks[i] != 1024)) {
 			json_object_put(b->doc);
@@ -229,13 +504,20 @@ static int bench_attach(struct bench *b, int argc, char **argv)
 	json_object_object_add(b->options, "funcs", int_array(o.ks, o.nks));
 	json_object_object_add(b->options, "modes", str_array(o.modes, o.nmodes));
 	json_object_object_add(b->options, "all", json_object_new_boolean(o.all));
+	json_object_object_add(b->options, "kernel_funcs", json_object_new_boolean(o.kernel));
+	json_object_object_add(b->options, "kernel_all", json_object_new_boolean(o.k_all));
+	json_object_object_add(b->options, "peers", json_object_new_boolean(o.peers));
 	for (m = 0; m < o.nmodes; m++) {
 		bool unavailable = false;
 
-		for (h = 0; h < 2; h++)
+		for (i = 0; i < o.nks + o.k_all && o.kernel; i++)
+			kernel_point(b, o.modes[m], i < o.nks ? o.ks[i] : 0);
+		for (h = 0; h < 2 && !o.kernel; h++)
 			for (i = 0; i < o.nks; i++)
 				attach_point(b, o.modes[m], hows[h], o.ks[i], &unavailable);
 	}
+	if (o.peers)
+		kernel_peer_point(b);
 	if (o.all)
 		attach_all_point(b);
 	return bench_end(b, attach_table, attach_svg);
@@ -246,7 +528,10 @@ const struct bench_suite bench_suite_attach = {
 	.help = "time to attach and detach K functions per mode\n"
 		"              -k, --funcs=LIST       K values\n"
 		"                  --modes=LIST       modes\n"
-		"                  --all              + every traceable function (kmod-callops)\n",
+		"                  --all              + every traceable function (kmod-callops)\n"
+		"                  --kernel-funcs     K of the kernel's traceable functions, one\n"
+		"                                     attachment per batching mode (K may be all)\n"
+		"                  --peers            + bpftrace's kprobe:* (with --kernel-funcs)\n",
 	.run = bench_attach,
 	.table = attach_table,
 	.svg = attach_svg,

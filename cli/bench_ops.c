@@ -82,7 +82,14 @@ static int grid_opt(struct bench *b, int c, const char *arg, void *ctx)
 	case 'A':
 		o->all = true;
 		return 0;
+	case 'K':
+		o->kernel = true;
+		return 0;
+	case 'P':
+		o->peers = true;
+		return 0;
 	case 'm':
+		o->modes_set = true;
 		o->nmodes = bench_pick(b, "mode", arg, g->known, g->nknown, o->modes, 16);
 		return o->nmodes < 0 ? -o->nmodes : 0;
 	default:
@@ -102,10 +109,13 @@ int grid_opts(struct bench *b, int argc, char **argv, struct grid_opts *o,
 		{ "funcs", required_argument, NULL, 'k' },
 		{ "modes", required_argument, NULL, 'm' },
 		{ "all", no_argument, NULL, 'A' },
+		{ "kernel-funcs", no_argument, NULL, 'K' },
+		{ "peers", no_argument, NULL, 'P' },
 		{ 0 }
 	};
 	struct grid_parse g = { .o = o, .known = known, .nknown = nknown };
 	const char *rel, *irr, *ks;
+	char kbuf[256], *all;
 	int ret, i;
 
 	for (i = 0; i < nknown; i++)
@@ -120,14 +130,24 @@ int grid_opts(struct bench *b, int argc, char **argv, struct grid_opts *o,
 		rel = b->profile_ci ? "0,1,2" : "0,1,2,10,100,200";
 	if (!irr)
 		irr = b->profile_ci ? "0,1,2" : "0,1,2,10,100,200";
+	if (!ks && o->kernel)
+		ks = b->profile_ci ? "1,100" : "1,10,100,1000,10000,all";
 	if (!ks)
 		ks = b->profile_ci ? "1,16" : "1,16,256,1024";
 	o->nrel = parse_list(rel, o->rel, 16);
 	o->nirr = parse_list(irr, o->irr, 16);
-	o->nks = parse_list(ks, o->ks, 16);
+	/* --kernel-funcs: "all" in the K list, last (every traceable function) */
+	snprintf(kbuf, sizeof(kbuf), "%s", ks);
+	all = o->kernel ? strstr(kbuf, "all") : NULL;
+	if (all && !all[3] && (all == kbuf || all[-1] == ',')) {
+		o->k_all = true;
+		all[all == kbuf ? 0 : -1] = '\0';
+	}
+	o->nks = kbuf[0] ? parse_list(kbuf, o->ks, 16) : o->k_all ? 0 : -EINVAL;
 	if (o->nrel < 0 || o->nirr < 0 || o->nks < 0)
 		return cli_error(b->cli, EXIT_USAGE, "usage", "bench %s: lists are comma-separated "
-				 "numbers (at most 16)", b->suite);
+				 "numbers (at most 16; -k with --kernel-funcs: and all, last)",
+				 b->suite);
 	if (!o->calls)
 		o->calls = b->profile_ci ? 1000 : 100000;
 	return 0;

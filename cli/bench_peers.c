@@ -65,6 +65,7 @@ struct peer_proc {
 	pthread_t reader;
 	bool reading;
 	long long lines, lost;
+	int exit_ms;		/* reap's bound; 0: PEER_EXIT_MS */
 };
 
 /* tracerd-ref: $TRACERD_REF, beside tracectl, or the installed one. */
@@ -130,6 +131,7 @@ static int spawn(char *const argv[], struct peer_proc *pp)
 	pp->len = 0;
 	pp->reading = false;
 	pp->lines = pp->lost = 0;
+	pp->exit_ms = 0;
 	return 0;
 }
 
@@ -243,7 +245,7 @@ static int reap(struct peer_proc *pp)
 
 	close(pp->in);
 	for (ms = 0; waitpid(pp->pid, &st, WNOHANG) == 0; ms += 50) {
-		if (ms == PEER_EXIT_MS) {
+		if (ms == (pp->exit_ms ? pp->exit_ms : PEER_EXIT_MS)) {
 			kill(pp->pid, SIGKILL);
 			killed = true;
 		}
@@ -263,12 +265,12 @@ static int reap(struct peer_proc *pp)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* Wait for "ready"; bpftrace's comes from a getppid probe we keep poking. */
-static int wait_ready(struct peer_proc *pp, bool poke, char *msg, size_t len)
+/* Wait for "ready" (up to ready_ms); bpftrace's comes from a getppid probe we keep poking. */
+static int wait_ready(struct peer_proc *pp, bool poke, int ready_ms, char *msg, size_t len)
 {
 	int waited, rc;
 
-	for (waited = 0; waited < PEER_READY_MS; waited += 20) {
+	for (waited = 0; waited < ready_ms; waited += 20) {
 		if (poke)
 			syscall(SYS_getppid);
 		drain(pp, 20);
@@ -282,7 +284,7 @@ static int wait_ready(struct peer_proc *pp, bool poke, char *msg, size_t len)
 			return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
 		}
 	}
-	snprintf(msg, len, "not attached after %d s", PEER_READY_MS / 1000);
+	snprintf(msg, len, "not attached after %d s", ready_ms / 1000);
 	kill(pp->pid, SIGKILL);
 	reap(pp);
 	return -ETIMEDOUT;
@@ -396,7 +398,7 @@ static int start_peer(const struct peer_def *d, const char *fn, const char *arg0
 			snprintf(msg, len, "cannot start %s: %s", argv[0], strerror(-ret));
 			return 1;
 		}
-		ret = wait_ready(pp, !d->ref_mode, msg, len);
+		ret = wait_ready(pp, !d->ref_mode, PEER_READY_MS, msg, len);
 		if (ret == 127)
 			snprintf(msg, len, "%s not installed%s", argv[0], d->ref_mode ? "" :
 				 " (Debian package bpftrace)");
@@ -568,6 +570,91 @@ void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *co
 			point_value(p, "dropped_pct", "%", &drop);
 		}
 	}
+}
+
+/*
+ * bench attach --peers: bpftrace's `kprobe:GLOB` (kprobe.multi: one link of
+ * every function the glob lists) with a count, the way bench trigger runs
+ * it: attached when its getppid probe, attached with the rest, prints
+ * "ready" (its start and its compile included: bpftrace does not say when
+ * its attach began), detached when it exits after SIGINT. Its default
+ * probe limit (512 in 0.17) is raised past the kernel's functions.
+ */
+#define PEER_ATTACH_ALL_MS	1800000	/* every function, under TCG */
+
+/* The functions ftrace has a hook on (lines of enabled_functions), -1 when unreadable. */
+static long long ftrace_enabled(void)
+{
+	static const char *const paths[] = { "/sys/kernel/tracing/enabled_functions",
+					     "/sys/kernel/debug/tracing/enabled_functions" };
+	char line[512];
+	long long n = -1;
+	bool start = true;	/* line holds the start of a line */
+	size_t i;
+	FILE *f;
+
+	/* a function a line; the lines under it (its ops, a direct call's
+	 * trampoline) begin with blanks */
+	for (i = 0; i < ARRAY_SIZE(paths) && n < 0; i++) {
+		f = fopen(paths[i], "re");
+		if (!f)
+			continue;
+		for (n = 0; fgets(line, sizeof(line), f); start = strchr(line, '\n') != NULL)
+			n += start && line[0] != ' ' && line[0] != '\t' && line[0] != '\n';
+		fclose(f);
+	}
+	return n;
+}
+
+int attach_peer_bpftrace(const char *glob, double *attach_ms, double *detach_ms,
+			 long long *probes, long long *funcs, char *msg, size_t len)
+{
+	char pid[16], script[512], *argv[] = { "bpftrace", "-B", "line", "-e", script, NULL };
+	struct peer_proc pp;
+	const char *at;
+	uint64_t t0, t1;
+	int ret;
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	snprintf(script, sizeof(script),
+		 "kprobe:%s { @c = count(); }\n"
+		 "tracepoint:syscalls:sys_enter_getppid /pid == %s/ "
+		 "{ if (@ready == 0) { printf(\"ready\\n\"); @ready = 1; } }\n", glob, pid);
+	setenv("BPFTRACE_MAX_PROBES", "1048576", 1);
+	setenv("BPFTRACE_MAX_BPF_PROGS", "1048576", 1);
+	t0 = now_mono_ns();
+	ret = spawn(argv, &pp);
+	unsetenv("BPFTRACE_MAX_PROBES");
+	unsetenv("BPFTRACE_MAX_BPF_PROGS");
+	if (ret) {
+		snprintf(msg, len, "cannot start bpftrace: %s", strerror(-ret));
+		return 1;
+	}
+	ret = wait_ready(&pp, true, PEER_ATTACH_ALL_MS, msg, len);
+	if (ret == 127)
+		snprintf(msg, len, "bpftrace not installed (Debian package bpftrace)");
+	if (ret)
+		return ret;
+	t1 = now_mono_ns();
+	*attach_ms = (double)(t1 - t0) / 1e6;
+	/* "Attaching N probes..." (bpftrace's stdout, before it attaches) */
+	at = strstr(pp.buf, "Attaching ");
+	*probes = at ? strtoll(at + 10, NULL, 10) : -1;
+	/* the functions it hooked: its kprobe.multi link is one probe to it */
+	*funcs = ftrace_enabled();
+	/* its exit detaches every probe while each still runs its program:
+	 * minutes under TCG */
+	pp.exit_ms = PEER_ATTACH_ALL_MS;
+	kill(pp.pid, SIGINT);
+	ret = reap(&pp);
+	*detach_ms = (double)(now_mono_ns() - t1) / 1e6;
+	if (ret == -ETIMEDOUT)
+		snprintf(msg, len, "attached %lld probes in %.1f s, then did not exit within %d s "
+			 "of SIGINT: killed", *probes, *attach_ms / 1e3, PEER_ATTACH_ALL_MS / 1000);
+	else if (ret)
+		snprintf(msg, len, "attached %lld probes in %.1f s, then exited with status %d",
+			 *probes, *attach_ms / 1e3, ret);
+	return ret ? 1 : 0;
 }
 
 /* Which peers hook the way a tracerd mode does. */

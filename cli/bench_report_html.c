@@ -193,24 +193,32 @@ static int page_ops(FILE *f, const struct report *r)
 	return marks;
 }
 
-/* Lines per kernel: attach time of K functions per mode (one attachment of all K). */
+/*
+ * Lines per kernel: attach time of K functions per mode (one attachment of
+ * all K): the test module's, and the kernel's (--kernel-funcs, up to all).
+ */
 static int page_attach(FILE *f, const struct report *r, const struct kern *k)
 {
-	struct svg_line lines[BENCH_MAX_HOOKS] = {};
+	static const char *const hows[] = { "one", "kernel" };
+	struct svg_line lines[2 * BENCH_MAX_HOOKS] = {};
+	char names[2 * BENCH_MAX_HOOKS][64];
 	json_object *pts = jget(k->doc[BENCH_ATTACH], "points");
-	size_t i, j, n = pts ? json_object_array_length(pts) : 0;
+	size_t i, j, n = pts ? json_object_array_length(pts) : 0, h, hj;
 	char attrs[128], title[96];
 	int nl = 0, marks = 0;
 
-	for (j = 0; j < (size_t)r->np; j++) {
+	/* the test module's lines, then the kernel's */
+	for (hj = 0; hj < 2 * (size_t)r->np; hj++) {
 		struct svg_line *l = &lines[nl];
 
+		h = hj / (size_t)r->np;
+		j = hj % (size_t)r->np;
 		for (i = 0; i < n && l->n < 64; i++) {
 			json_object *p = json_object_array_get_idx(pts, i), *lb = jget(p, "labels");
 			double y = point_stat(p, "attach_us", "median");
 
 			if (strcmp(jstr(lb, "mode", ""), r->path[j].mode) ||
-			    strcmp(jstr(lb, "how", ""), "one") ||
+			    strcmp(jstr(lb, "how", ""), hows[h]) ||
 			    strcmp(jstr(p, "status", ""), "ok") || !(y > 0))
 				continue;
 			l->x[l->n] = (double)jint(lb, "funcs", 1);
@@ -219,7 +227,9 @@ static int page_attach(FILE *f, const struct report *r, const struct kern *k)
 		}
 		if (!l->n)
 			continue;
-		l->name = r->path[j].mode;
+		snprintf(names[nl], sizeof(names[nl]), "%s%s", r->path[j].mode,
+			 h ? ", kernel's functions" : "");
+		l->name = names[nl];
 		l->ref = (struct svg_ref){ report_src(k, BENCH_ATTACH), "attach_us", 1e3 };
 		marks += l->n;
 		nl++;

@@ -173,7 +173,8 @@ static void screen_seed000(FILE *f, const struct report *r)
 
 static void screen_attach(FILE *f, const struct report *r)
 {
-	static const char *const hows[] = { "one" };	/* separate: in the attach tables */
+	/* separate: in the attach tables; kernel: --kernel-funcs' curve, its largest K */
+	static const char *const hows[] = { "one", "kernel" };
 	char name[64], buf[48];
 	size_t i, h;
 	int k;
@@ -196,7 +197,8 @@ static void screen_attach(FILE *f, const struct report *r)
 							   r->path[i].mode, hows[h]);
 			if (!row)
 				continue;
-			snprintf(name, sizeof(name), "%s", r->path[i].mode);
+			snprintf(name, sizeof(name), "%s%s", r->path[i].mode,
+				 h ? " (kernel)" : "");
 			fprintf(f, "  %-30s", name);
 			for (k = 0; k < r->nk; k++) {
 				json_object *p =

@@ -28,9 +28,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <bpf/btf.h>
 #include <tracerd/kmod_abi.h>
+#include "../lib/config.h"
 #include "../lib/modes.h"
 #include "../lib/strutil.h"
 #include "../lib/util.h"
@@ -424,12 +426,82 @@ static enum proto_code op_patch_all(struct tracerd *d, json_object *args, json_o
 	return PROTO_OK;
 }
 
+/* The daemon's CPU time so far (user, sys: getrusage of the process) in ns. */
+static void cpu_ns(uint64_t *user, uint64_t *sys)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru)) {
+		*user = *sys = 0;
+		return;
+	}
+	*user = (uint64_t)ru.ru_utime.tv_sec * 1000000000ULL + (uint64_t)ru.ru_utime.tv_usec * 1000;
+	*sys = (uint64_t)ru.ru_stime.tv_sec * 1000000000ULL + (uint64_t)ru.ru_stime.tv_usec * 1000;
+}
+
+/* The daemon's VmRSS in kB (/proc/self/status), 0 when unreadable. */
+static long long rss_kb(void)
+{
+	char line[128];
+	long long kb = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6)) {
+			kb = strtoll(line + 6, NULL, 10);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* What one timed operation (the attach, or the detach) cost: wall and CPU. */
+struct op_cost {
+	uint64_t t0, u0, s0;
+	uint64_t wall, user, sys;
+};
+
+static void cost_begin(struct op_cost *c)
+{
+	cpu_ns(&c->u0, &c->s0);
+	c->t0 = now_mono_ns();
+}
+
+static void cost_end(struct op_cost *c)
+{
+	uint64_t u, s;
+
+	c->wall += now_mono_ns() - c->t0;
+	cpu_ns(&u, &s);
+	c->user += u - c->u0;
+	c->sys += s - c->s0;
+}
+
+static void cost_json(json_object *o, const char *what, const struct op_cost *c)
+{
+	char key[32];
+
+	snprintf(key, sizeof(key), "%s_ns", what);
+	add_u64(o, key, c->wall);
+	snprintf(key, sizeof(key), "%s_user_ns", what);
+	add_u64(o, key, c->user);
+	snprintf(key, sizeof(key), "%s_sys_ns", what);
+	add_u64(o, key, c->sys);
+}
+
 /*
- * attach: time attaching and detaching K of the test module's functions
- * (tracerd_testmod_fn_000 .. _3ff: distinct functions with BTF; tracerd's
- * own module is on the denylist) in a BPF mode through the registry, as one
- * attachment (a glob: K = 1, 16, 256 or 1024) or as K attachments. The
- * count behind the point: K functions hooked.
+ * attach: time attaching and detaching K functions in a function mode
+ * through the registry, with the daemon's CPU time (getrusage: user is
+ * tracerd's own code, sys the kernel's work in its syscalls) beside the
+ * wall time and its VmRSS before and once attached. The functions: the
+ * test module's (tracerd_testmod_fn_000 .. _3ff: distinct functions with
+ * BTF; tracerd's own module is on the denylist), as one attachment (a glob:
+ * K = 1, 16, 256 or 1024) or as K attachments; or, kernel: the first K
+ * names of the kernel's traceable functions the daemon would hook (attach
+ * '*' cut at K; K = 0: all of them) as one attachment. The count behind
+ * the point: the functions hooked (and, kernel, those the daemon or the
+ * kernel skipped among the names it took).
  */
 static enum proto_code op_attach_time(struct tracerd *d, json_object *args,
 				      json_object **result, char *msg, size_t msglen)
@@ -438,66 +510,90 @@ static enum proto_code op_attach_time(struct tracerd *d, json_object *args,
 	bool bad = false;
 	const char *mode = proto_arg_str(args, "mode", &bad),
 		   *how = proto_arg_str(args, "how", &bad);
-	long long k = proto_arg_int(args, "funcs", 0, &bad), i, hooked = 0;
+	long long k = proto_arg_int(args, "funcs", 0, &bad), i, hooked = 0, rss0, rss1 = 0;
+	bool kernel = proto_arg_bool(args, "kernel", &bad);
 	struct tracerd_spec spec = {};
+	struct skip_list skipped = {};
 	struct attachment *a;
 	unsigned int *ids = NULL;
 	enum proto_code code = PROTO_OK;
-	uint64_t t0, t_att = 0, t_det = 0;
-	int m = tracerd_mode_parse(mode ? mode : "");
-	bool one = how && !strcmp(how, "one");
+	struct op_cost att = {}, det = {};
+	int m = tracerd_mode_parse(mode ? mode : ""), err;
+	bool one = kernel || (how && !strcmp(how, "one"));
 	int g = k == 1 ? 0 : k == 16 ? 1 : k == 256 ? 2 : k == 1024 ? 3 : -1;
 
-	if (bad || m <= 0 || !tracerd_mode_is_function(m) || k < 1 || k > 1024 || !how ||
-	    (strcmp(how, "one") && strcmp(how, "separate")) || (one && g < 0)) {
+	if (bad || m <= 0 || !tracerd_mode_is_function(m) ||
+	    (kernel ? k < 0 || k > TRACERD_GLOB_MATCHES_LIMIT :
+	     k < 1 || k > 1024 || !how || (strcmp(how, "one") && strcmp(how, "separate")) ||
+	     (one && g < 0))) {
 		str_fmt(msg, msglen, "bench attach: mode, how (one: funcs 1|16|256|1024, "
-			"separate: funcs 1..1024)");
+			"separate: funcs 1..1024), or kernel: true and funcs 0 (all) .. %u",
+			TRACERD_GLOB_MATCHES_LIMIT);
 		return PROTO_E_BAD_REQUEST;
 	}
 	if (!d->features[m].available) {
 		str_fmt(msg, msglen, "%s: %s", mode, d->features[m].reason);
 		return PROTO_E_UNAVAILABLE;
 	}
-	if (access("/sys/module/tracerd_testmod", F_OK)) {
+	if (!kernel && access("/sys/module/tracerd_testmod", F_OK)) {
 		str_fmt(msg, msglen, "bench attach: BPF modes attach to tracerd_testmod's 1024 "
 			"functions: load tracerd_testmod.ko (tests/kmod)");
 		return PROTO_E_UNAVAILABLE;
 	}
-	ids = calloc((size_t)k, sizeof(*ids));
+	ids = calloc(one ? 1 : (size_t)k, sizeof(*ids));
 	if (!ids)
 		return PROTO_E_INTERNAL;
 	spec.mode = (enum tracerd_mode)m;
 	spec.owner = SPEC_OWNER_BENCH;	/* never a duplicate of a user's attachment */
+	if (kernel) {
+		str_copy(spec.target, "*", sizeof(spec.target));
+		spec.glob_limit = (__u32)k;
+	}
+	rss0 = rss_kb();
+	/* an attach of every function is one ioctl or link of many seconds */
+	watchdog_hold(d);
 	for (i = 0; i < (one ? 1 : k) && !code; i++) {
-		if (one)
+		if (!kernel && one)
 			snprintf(spec.target, sizeof(spec.target), "tracerd_testmod_fn_%s",
 				 globs[g]);
-		else
+		else if (!kernel)
 			snprintf(spec.target, sizeof(spec.target), "tracerd_testmod_fn_%03llx", i);
-		t0 = now_mono_ns();
-		code = proto_code_errno(registry_attach(d, &spec, &a, NULL, msg, msglen));
-		t_att += now_mono_ns() - t0;
+		cost_begin(&att);
+		err = registry_attach(d, &spec, &a, &skipped, msg, msglen);
+		cost_end(&att);
+		/* a mode that takes a BPF slot per function, past the free slots:
+		 * it cannot hold K here (the message names the counts) */
+		code = err == -ENOSPC ? PROTO_E_UNAVAILABLE : proto_code_errno(err);
 		if (!code) {
 			ids[i] = a->id;
 			hooked += (long long)a->nr_hooks;
 		}
 	}
-	for (i = 0; i < k; i++) {
+	if (!code)
+		rss1 = rss_kb();
+	for (i = 0; i < (one ? 1 : k); i++) {
 		a = ids[i] ? registry_find(d, ids[i]) : NULL;
 		if (!a)
 			continue;
-		t0 = now_mono_ns();
+		cost_begin(&det);
 		registry_detach(d, a);
-		t_det += now_mono_ns() - t0;
+		cost_end(&det);
 	}
+	watchdog_release(d);
 	free(ids);
-	if (code)
-		return code;
-	*result = json_object_new_object();
-	add_u64(*result, "attach_ns", t_att);
-	add_u64(*result, "detach_ns", t_det);
-	add_u64(*result, "functions", (__u64)hooked);
-	return PROTO_OK;
+	if (!code) {
+		*result = json_object_new_object();
+		cost_json(*result, "attach", &att);
+		cost_json(*result, "detach", &det);
+		add_u64(*result, "functions", (__u64)hooked);
+		add_u64(*result, "skipped", skipped.total);
+		add_u64(*result, "rss_before_kb", (__u64)rss0);
+		add_u64(*result, "rss_attached_kb", (__u64)rss1);
+		if (kernel)	/* the names the daemon chose from */
+			add_u64(*result, "traceable", (__u64)resolve_nr_traceable(d));
+	}
+	skip_list_free(&skipped);
+	return code;
 }
 
 /* The trigger function's parameter names, by its BTF (the args peers'
@@ -575,7 +671,7 @@ enum proto_code cmd_bench(struct tracerd *d, json_object *args, json_object **re
 			      F("funcs", int), {} },
 		f_all[] = { F("op", string), F("mode", string), F("save_regs", boolean), {} },
 		f_attach[] = { F("op", string), F("mode", string), F("save_regs", boolean),
-			       F("how", string), F("funcs", int), {} },
+			       F("how", string), F("funcs", int), F("kernel", boolean), {} },
 		f_store[] = { F("op", string), F("kernel", string), F("overhead_ns", object), {} };
 #undef F
 	static const struct {

@@ -761,7 +761,9 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 			 "no /proc/kallsyms)");
 		return -EIO;
 	}
-	for (i = 0; i < t->n; i++)
+	/* bench's first-N of a glob (glob_limit): the names past the N-th
+	 * match are neither tried nor skipped, nor scanned */
+	for (i = 0; i < t->n && (!spec->glob_limit || matched < spec->glob_limit); i++)
 		if (sym_glob_match(spec->target, t->syms[i].name) &&
 		    !glob_skip_reason(&t->syms[i], buf, sizeof(buf)))
 			matched++;
@@ -780,7 +782,7 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 		str_fmt(msg, msglen, "out of memory");
 		return -ENOMEM;
 	}
-	for (i = 0; i < t->n; i++) {
+	for (i = 0; i < t->n && (!spec->glob_limit || n < matched); i++) {
 		const struct sym *s = &t->syms[i];
 		const char *why;
 

@@ -81,6 +81,8 @@ struct tracerd_spec {
 	char record[TRACERD_RECORD_NAME_MAX];	/* "": not recorded */
 	enum mode_variant variant;	/* lib/modes.h; NONE unless bench asks */
 	enum spec_owner owner;		/* who asked: bench's attachments are its own */
+	__u32 glob_limit;		/* a glob hooks its first N matches that can be
+					 * hooked (bench attach --kernel-funcs); 0: all */
 };
 
 /* Does spec need the function's return hook (latency, errors)? */

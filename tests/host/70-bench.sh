@@ -46,6 +46,18 @@ expect_eq "peer points" "$(jq -c '[.points[] | select(.labels.peer) | .key]' < "
 	'["ref-fentry/count","ref-kprobe/count","ref-kprobe-multi/count","bpftrace-kfunc/count","bpftrace-kprobe/count"]'
 expect_eq "peers not measured here say why" "$(jq '[.points[] | select(.labels.peer) |
 	select(.status == "ok" or (.reason | test("tracerd-ref|bpftrace")))] | length' < "$W/peers.json")" 5
+# attach --kernel-funcs --peers: the kernel's functions per batching mode
+# and bpftrace's kprobe:*; here no mode can hook them (nor can bpftrace):
+# every point unavailable with its reason, the JSON valid
+$C --json bench attach --kernel-funcs -k 1,all --peers -r 1 -w 0 > "$W/kf.json" \
+	2> "$W/kf.err" || fail "bench attach --kernel-funcs (exit $?): $(cat "$W/kf.err")"
+$V "$W/kf.json" > /dev/null || fail "--kernel-funcs output invalid"
+expect_eq "kernel points" "$(jq -c '[.points[].key]' < "$W/kf.json")" \
+	'["kprobe-multi/kernel/K1","kprobe-multi/kernel/all","kmod-callops/kernel/K1","kmod-callops/kernel/all","kmod-direct/kernel/K1","kmod-direct/kernel/all","fentry-multi/kernel/K1","fentry-multi/kernel/all","bpftrace-kprobe/kernel/all"]'
+expect_eq "kernel points not measured here say why" "$(jq '[.points[] |
+	select(.status == "ok" or (.reason | length > 0))] | length' < "$W/kf.json")" 9
+$C bench attach --kernel-funcs -k 1,10,all,100 > /dev/null 2>&1 &&
+	fail "bench attach -k with all not last: accepted"
 # compare: same file -> ratios 1; mismatches refused; bad inputs clear
 $C --json bench compare "$W/trigger.json" "$W/trigger.json" > "$W/cmp.json" || fail "compare"
 expect_eq "compare ratios of a run with itself" \
