@@ -38,6 +38,7 @@ phase() { echo "phase: $1 at ${SECONDS} s"; }
 [ "$(patched)" = 0 ] || fail "ftrace hooks functions before the test: $(head -3 $enabled)"
 
 PORT=19479
+ip link set lo up 2>/dev/null	# the test boot brings up no network
 daemon_start "listen = 127.0.0.1:$PORT"
 [ "$(feature kmod-callops)" = true ] || skip "kmod-callops unavailable: $(reason_of kmod-callops)"
 names=$(sed 's/ .*//' /sys/kernel/tracing/available_filter_functions | sort -u | wc -l)
