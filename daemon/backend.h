@@ -65,6 +65,10 @@
  *   counters, read by .read; its stacks by .stacks): its hooks take no
  *   slot of the TRACERD_MAX_SLOTS (slot stays TRACERD_MAX_SLOTS), so a glob
  *   in it is bounded by max_glob_matches and the module, not by the slots.
+ * count_tier: an attachment that only counts (spec_count_only, lib/spec.h)
+ *   counts in a per-CPU array of its own (bpfutil.h, struct bpf_counts),
+ *   one u64 per function: its hooks take no slot either (as no_slots) and
+ *   .read answers from that array; the others take slots as usual.
  * job_prepare, job_run, job_finish: optional, for a BACKEND_BATCH_ALL
  *   backend whose attach or detach of a whole attachment is one blocking
  *   call: the registry runs job_run on a worker thread while the loop
@@ -123,6 +127,7 @@ struct backend {
 	 * entry where a kprobe at the entry is refused: riscv64 6.12) */
 	bool own_probe;
 	bool no_slots;
+	bool count_tier;
 	const char *(*latency_unavailable)(struct tracerd *d);
 	const char *(*comm_unavailable)(struct tracerd *d);
 	/* the same for MODE_CAP_STACKS (kmod: a module without stack capture) */
@@ -140,6 +145,12 @@ struct backend {
 	void (*job_run)(void *job);
 	int (*job_finish)(struct tracerd *d, struct attachment *a, void *job);
 };
+
+/* Do be's hooks for an attachment of spec go without slots (no_slots, count_tier)? */
+static inline bool backend_slotless(const struct backend *be, const struct tracerd_spec *spec)
+{
+	return be->no_slots || (be->count_tier && spec_count_only(spec));
+}
 
 /* hooks from which an attach or detach runs on the worker thread (job_prepare) */
 #define REGISTRY_JOB_MIN	512

@@ -84,9 +84,11 @@ static int multi_link(const struct bpf_program *tmpl, __u32 slot, const struct t
 		       fd == -EOPNOTSUPP ? "; kernel without fprobe (CONFIG_FPROBE)" : "");
 }
 
-/* a->priv: the attachment's clones and links, entry and return (-1: none) */
+/* a->priv: the attachment's clones and links, entry and return (-1: none);
+ * a count-tier attachment's counters (counts.fd -1: it has slots) */
 struct multi_links {
 	int prog[2], link[2];
+	struct bpf_counts counts;
 };
 
 static void multi_links_close(struct multi_links *ml)
@@ -99,7 +101,44 @@ static void multi_links_close(struct multi_links *ml)
 		if (ml->prog[i] >= 0)
 			close(ml->prog[i]);
 	}
+	bpf_counts_close(&ml->counts);
 	free(ml);
+}
+
+/*
+ * The count tier (backend.h, count_tier): the entry clone counts in ml's
+ * own per-CPU array, the cookie of hooks[i] i; the link's fd, the clone's
+ * in ml->prog[0]; -errno with err set.
+ */
+static int multi_link_counts(struct kprobe_multi_bpf *skel, struct attachment *a,
+			     struct multi_links *ml, const char **syms, __u64 *cookies,
+			     char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .kprobe_multi.syms = syms,
+		    .kprobe_multi.cookies = cookies, .kprobe_multi.cnt = (__u32)a->nr_hooks);
+	char ebuf[96];
+	size_t i;
+	int fd;
+
+	fd = bpf_counts_create(&ml->counts, a->nr_hooks, "tracerd_counts", err, errlen);
+	if (fd)
+		return fd;
+	for (i = 0; i < a->nr_hooks; i++)
+		cookies[i] = i;
+	ml->prog[0] = bpf_clone_count(bpf_hook_tmpl(skel->obj, skel->progs.multi_entry, &a->spec),
+				      BPF_TRACE_KPROBE_MULTI, &a->spec,
+				      bpf_map__fd(skel->maps.slot_stats), ml->counts.fd, err,
+				      errlen);
+	if (ml->prog[0] < 0)
+		return ml->prog[0];
+	fd = bpf_link_create(ml->prog[0], 0, BPF_TRACE_KPROBE_MULTI, &opts);
+	if (fd >= 0)
+		return fd;
+	fd = -errno;
+	return set_err(err, errlen, fd, "failed to attach kprobe.multi to %zu function%s "
+		       "('%s'...): %s%s", a->nr_hooks, a->nr_hooks == 1 ? "" : "s", syms[0],
+		       errno_str(fd, ebuf, sizeof(ebuf)),
+		       fd == -EOPNOTSUPP ? "; kernel without fprobe (CONFIG_FPROBE)" : "");
 }
 
 static int multi_attach(struct tracerd *d, struct attachment *a)
@@ -117,6 +156,7 @@ static int multi_attach(struct tracerd *d, struct attachment *a)
 	if (!ml)
 		return set_err(err, errlen, -ENOMEM, "out of memory");
 	ml->prog[0] = ml->prog[1] = ml->link[0] = ml->link[1] = -1;
+	ml->counts.fd = -1;
 	a->priv = ml;
 	ret = multi_load(d, err, errlen);
 	if (ret)
@@ -132,6 +172,13 @@ static int multi_attach(struct tracerd *d, struct attachment *a)
 		syms[i] = a->hooks[i].name;
 		cookies[i] = a->hooks[i].slot;
 	}
+	if (backend_slotless(a->be, &a->spec)) {
+		ret = multi_link_counts(skel, a, ml, syms, cookies, err, errlen);
+		if (ret < 0)
+			goto cleanup;
+		ml->link[0] = ret;
+		goto attached;
+	}
 	ret = multi_link(bpf_hook_tmpl(skel->obj, skel->progs.multi_entry, &a->spec), slot,
 			 &a->spec, syms, cookies, a->nr_hooks, false, &ml->prog[0], err, errlen);
 	if (ret < 0)
@@ -145,6 +192,7 @@ static int multi_attach(struct tracerd *d, struct attachment *a)
 			goto cleanup;
 		ml->link[1] = ret;
 	}
+attached:
 	for (i = 0; i < a->nr_hooks; i++)
 		a->hooks[i].attached = true;
 	ret = 0;
@@ -180,6 +228,33 @@ static void multi_detach(struct tracerd *d, struct attachment *a)
 	a->priv = NULL;
 	for (i = 0; i < a->nr_hooks; i++)
 		a->hooks[i].attached = false;
+}
+
+/* A hook's calls: the count tier's own counters, else its slot's. */
+static int multi_read(struct tracerd *d, struct attachment *a, struct hook *h,
+		      struct tracerd_slot_stats *s)
+{
+	const struct multi_links *ml = a->priv;
+
+	if (!ml || ml->counts.fd < 0)
+		return maps_slot_read(d, h->slot, s);
+	return bpf_counts_read(&ml->counts, (size_t)(h - a->hooks), &s->calls);
+}
+
+static void multi_read_begin(struct tracerd *d, struct attachment *a)
+{
+	struct multi_links *ml = a->priv;
+
+	if (ml)
+		bpf_counts_read_begin(&ml->counts);
+}
+
+static void multi_read_end(struct tracerd *d, struct attachment *a)
+{
+	struct multi_links *ml = a->priv;
+
+	if (ml)
+		bpf_counts_read_end(&ml->counts);
 }
 
 static int multi_misses(struct tracerd *d, struct attachment *a, struct hook *h,
@@ -225,9 +300,15 @@ const struct backend backend_kprobe_multi = {
 	.attach = multi_attach,
 	.detach = multi_detach,
 	.progs = multi_progs,
+	.read = multi_read,
+	.read_begin = multi_read_begin,
+	.read_end = multi_read_end,
 	.misses = multi_misses,
 	.fini = multi_fini,
 	.variant = { [MODE_VARIANT_EMPTY] = &backend_kprobe_multi_empty },
 	.batch = BACKEND_BATCH_ALL,	/* one link for all: the kernel takes them at once */
-	.fds = { { 0, 0 }, { 1, 2 } },
+	.count_tier = true,
+	/* per attachment: the entry clone and its link, and the count tier's
+	 * counters (which has no return hook) or the return clone and link */
+	.fds = { { 0, 0 }, { 3, 4 } },
 };

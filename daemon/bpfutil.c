@@ -225,10 +225,32 @@ const struct bpf_program *bpf_hook_tmpl(const struct bpf_object *obj,
 	return fast && bpf_program__fd(fast) >= 0 ? fast : tmpl;
 }
 
-/* A clone of tmpl loaded as attach_type, its slot (and spec, if any) patched in. */
+/*
+ * Point every map reference of insns to map fd from (a ld_imm64 with
+ * BPF_PSEUDO_MAP_FD, as libbpf leaves a loaded program's) at map fd to
+ * instead. How many were patched.
+ */
+static size_t patch_map_fd(struct bpf_insn *in, size_t n, int from, int to)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i + 1 < n; i++) {
+		if (in[i].code != (BPF_LD | BPF_DW | BPF_IMM))
+			continue;
+		if (in[i].src_reg == BPF_PSEUDO_MAP_FD && in[i].imm == from) {
+			in[i].imm = to;
+			k++;
+		}
+		i++;	/* the second half of the ld_imm64 */
+	}
+	return k;
+}
+
+/* A clone of tmpl loaded as attach_type, its slot (and spec, if any) patched
+ * in; map_from >= 0: its references to map fd map_from go to map_to. */
 static int clone_load(const struct bpf_program *tmpl, unsigned int attach_type, __u32 slot,
 		      const struct tracerd_spec *spec, __u32 attach_btf_id, int attach_btf_obj_fd,
-		      char *err, size_t errlen)
+		      int map_from, int map_to, char *err, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
 		.expected_attach_type = attach_type,
@@ -251,6 +273,11 @@ static int clone_load(const struct bpf_program *tmpl, unsigned int attach_type, 
 	}
 	if (spec)
 		patch_spec(insns, n, bpf_program__type(tmpl), spec);
+	if (map_from >= 0 && !patch_map_fd(insns, n, map_from, map_to)) {
+		free(insns);
+		return set_err(err, errlen, -EINVAL, "program '%s' uses no map to redirect",
+			       bpf_program__name(tmpl));
+	}
 	fd = bpf_prog_load(bpf_program__type(tmpl), bpf_program__name(tmpl), "GPL",
 			   insns, n, &opts);
 	if (fd < 0) {
@@ -267,7 +294,15 @@ int bpf_clone_hook(const struct bpf_program *tmpl, __u32 slot, const struct trac
 		   __u32 attach_btf_id, int attach_btf_obj_fd, char *err, size_t errlen)
 {
 	return clone_load(tmpl, bpf_program__expected_attach_type(tmpl), slot, spec,
-			  attach_btf_id, attach_btf_obj_fd, err, errlen);
+			  attach_btf_id, attach_btf_obj_fd, -1, -1, err, errlen);
+}
+
+int bpf_clone_count(const struct bpf_program *tmpl, unsigned int attach_type,
+		    const struct tracerd_spec *spec, int stats_fd, int calls_fd,
+		    char *err, size_t errlen)
+{
+	return clone_load(tmpl, attach_type, TRACERD_SLOT_COOKIE, spec, 0, 0, stats_fd,
+			  calls_fd, err, errlen);
 }
 
 int bpf_clone_prog_as(const struct bpf_program *tmpl, unsigned int attach_type, __u32 slot,
@@ -275,7 +310,144 @@ int bpf_clone_prog_as(const struct bpf_program *tmpl, unsigned int attach_type, 
 		      int attach_btf_obj_fd, char *err, size_t errlen)
 {
 	return clone_load(tmpl, attach_type, slot, spec, attach_btf_id, attach_btf_obj_fd,
-			  err, errlen);
+			  -1, -1, err, errlen);
+}
+
+int bpf_counts_create(struct bpf_counts *c, size_t n, const char *name, char *err,
+		      size_t errlen)
+{
+	char ebuf[96];
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	if (!n || n > UINT32_MAX)
+		return set_err(err, errlen, -EINVAL, "cannot count %zu functions in one map", n);
+	c->fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, name, sizeof(__u32), sizeof(__u64),
+			       (__u32)n, NULL);
+	if (c->fd < 0) {
+		ret = -errno;
+		c->fd = -1;
+		return set_err(err, errlen, ret, "failed to create the counters of %zu "
+			       "functions (per-CPU array): %s", n, errno_str(ret, ebuf, sizeof(ebuf)));
+	}
+	c->n = n;
+	return 0;
+}
+
+void bpf_counts_close(struct bpf_counts *c)
+{
+	if (!c)
+		return;
+	bpf_counts_read_end(c);
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+/* c's counters one by one (a kernel without batch lookups on arrays: < 5.6) */
+static int counts_read_each(const struct bpf_counts *c, __u64 *vals, int ncpus)
+{
+	__u32 k;
+	int cpu;
+
+	for (k = 0; k < c->n; k++) {
+		if (bpf_map_lookup_elem(c->fd, &k, vals))
+			return -errno;
+		c->calls[k] = 0;
+		for (cpu = 0; cpu < ncpus; cpu++)
+			c->calls[k] += vals[cpu];
+	}
+	return 0;
+}
+
+void bpf_counts_read_begin(struct bpf_counts *c)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	size_t chunk, done = 0, j;
+	__u32 *keys = NULL, tok = 0, count;
+	__u64 *vals = NULL;
+	int cpu, ret = 0;
+
+	bpf_counts_read_end(c);
+	if (c->fd < 0 || ncpus <= 0)
+		return;
+	/* at most 256 KiB of per-CPU values per call */
+	chunk = 32768 / (size_t)ncpus;
+	if (!chunk)
+		chunk = 1;
+	if (chunk > c->n)
+		chunk = c->n;
+	c->calls = calloc(c->n, sizeof(*c->calls));
+	keys = calloc(chunk, sizeof(*keys));
+	vals = calloc(chunk * (size_t)ncpus, sizeof(*vals));
+	if (!c->calls || !keys || !vals)
+		goto fail;
+	while (done < c->n) {
+		count = (__u32)(c->n - done < chunk ? c->n - done : chunk);
+		ret = bpf_map_lookup_batch(c->fd, done ? &tok : NULL, &tok, keys, vals, &count,
+					   NULL);
+		if (ret && errno != ENOENT) {
+			if (done || counts_read_each(c, vals, ncpus))
+				goto fail;
+			break;
+		}
+		for (j = 0; j < count; j++) {
+			if (keys[j] >= c->n)
+				continue;
+			c->calls[keys[j]] = 0;
+			for (cpu = 0; cpu < ncpus; cpu++)
+				c->calls[keys[j]] += vals[j * (size_t)ncpus + (size_t)cpu];
+		}
+		done += count;
+		if (ret || !count)	/* ENOENT: past the last key */
+			break;
+	}
+	c->cached = true;
+	free(keys);
+	free(vals);
+	return;
+fail:
+	free(c->calls);
+	c->calls = NULL;
+	free(keys);
+	free(vals);
+}
+
+void bpf_counts_read_end(struct bpf_counts *c)
+{
+	free(c->calls);
+	c->calls = NULL;
+	c->cached = false;
+}
+
+int bpf_counts_read(const struct bpf_counts *c, size_t i, __u64 *out)
+{
+	int ncpus = libbpf_num_possible_cpus(), cpu;
+	__u32 k = (__u32)i;
+	__u64 *vals;
+
+	*out = 0;
+	if (i >= c->n)
+		return -ENOENT;
+	if (c->cached) {
+		*out = c->calls[i];
+		return 0;
+	}
+	if (c->fd < 0 || ncpus <= 0)
+		return -EBADF;
+	vals = calloc((size_t)ncpus, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(c->fd, &k, vals)) {
+		cpu = -errno;
+		free(vals);
+		return cpu;
+	}
+	for (cpu = 0; cpu < ncpus; cpu++)
+		*out += vals[cpu];
+	free(vals);
+	return 0;
 }
 
 int bpf_prog_misses(int prog_fd, __u64 *out)

@@ -130,6 +130,43 @@ int hook_prog_misses(const struct hook *h, __u64 *out);
 int bpf_hooks_progs(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),
 		    void *ctx);
 
+/*
+ * A clone of tmpl for a count-tier attachment (backend.h, count_tier): its
+ * slot immediate TRACERD_SLOT_COOKIE (a function's cookie is its index in
+ * the attachment), spec's filters baked in, and its references to the
+ * object's slot_stats (map fd stats_fd, bpf_map__fd of the object's map)
+ * pointed at calls_fd, a struct bpf_counts' map. tmpl must touch no member
+ * but calls (offset 0) for spec's flags: bpf/hook.bpf.h's fast_count, or
+ * hook_entry with ENABLED, TGID and COMM only. The prog fd or -errno.
+ */
+int bpf_clone_count(const struct bpf_program *tmpl, unsigned int attach_type,
+		    const struct tracerd_spec *spec, int stats_fd, int calls_fd,
+		    char *err, size_t errlen);
+
+/*
+ * A count-tier attachment's counters: a BPF_MAP_TYPE_PERCPU_ARRAY of n u64
+ * (fd), and a pass's copy of them summed over the CPUs (calls, valid while
+ * cached: bpf_counts_read_begin .. _end, filled by chunked
+ * bpf_map_lookup_batch).
+ */
+struct bpf_counts {
+	int fd;
+	size_t n;
+	__u64 *calls;
+	bool cached;
+};
+
+/* c's map for n functions (c->fd -1 on failure): 0 or -errno with err set. */
+int bpf_counts_create(struct bpf_counts *c, size_t n, const char *name, char *err,
+		      size_t errlen);
+/* Close c's map and free its copy (NULL-safe; c->fd -1 after). */
+void bpf_counts_close(struct bpf_counts *c);
+/* Read every counter once for a pass of bpf_counts_read; _end drops the copy. */
+void bpf_counts_read_begin(struct bpf_counts *c);
+void bpf_counts_read_end(struct bpf_counts *c);
+/* Function i's calls: from the pass's copy, else one lookup. 0 or -errno. */
+int bpf_counts_read(const struct bpf_counts *c, size_t i, __u64 *out);
+
 static inline struct bpf_hook *bpf_hook(const struct hook *h)
 {
 	return h->priv;

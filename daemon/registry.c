@@ -222,7 +222,7 @@ static int candidate_slots(struct tracerd *d, struct attachment *a, char *msg, s
 {
 	int err;
 
-	if (a->be->no_slots) {
+	if (backend_slotless(a->be, &a->spec)) {
 		hooks_unslot(d, a);
 		return 0;
 	}
@@ -282,16 +282,17 @@ static int hooks_needs(const struct backend *be, struct hook *hooks, size_t nr)
 }
 
 /*
- * Do the slots left suffice for be (one per function, unless no_slots)?
- * The hooks that already hold one (an earlier candidate's) count as had.
- * 0, or -ENOSPC naming the count in msg.
+ * Do the slots left suffice for be and spec (one per function, unless
+ * backend_slotless)? The hooks that already hold one (an earlier
+ * candidate's) count as had. 0, or -ENOSPC naming the count in msg.
  */
 static int slots_fit(const struct tracerd *d, const struct backend *be,
-		     const struct hook *hooks, size_t nr, char *msg, size_t msglen)
+		     const struct tracerd_spec *spec, const struct hook *hooks, size_t nr,
+		     char *msg, size_t msglen)
 {
 	size_t i, held = 0, avail = TRACERD_MAX_SLOTS - d->nr_slots_used;
 
-	if (be->no_slots)
+	if (backend_slotless(be, spec))
 		return 0;
 	for (i = 0; i < nr; i++)
 		held += hooks[i].slot < TRACERD_MAX_SLOTS;
@@ -299,8 +300,10 @@ static int slots_fit(const struct tracerd *d, const struct backend *be,
 		return 0;
 	return set_err(msg, msglen, -ENOSPC, "mode %s takes a slot per function: %zu functions, "
 		       "%zu of the %u slots (TRACERD_MAX_SLOTS, shared by all attachments) "
-		       "free; hook fewer functions, or use a kmod mode (kmod-callops, "
-		       "kmod-direct, kmod-kprobe: they take none)",
+		       "free; hook fewer functions, only count them in kprobe-multi (without "
+		       "--latency, --errors, --by, --stacks, --record, --args, --if: it takes "
+		       "none then), or use a kmod mode (kmod-callops, kmod-direct, kmod-kprobe: "
+		       "they take none)",
 		       tracerd_mode_name(be->mode), nr, avail, TRACERD_MAX_SLOTS);
 }
 
@@ -311,8 +314,8 @@ static int slots_fit(const struct tracerd *d, const struct backend *be,
  * the plan and for attach alike.
  */
 static int candidate_fits(const struct tracerd *d, const struct backend *be,
-			  struct hook *hooks, size_t nr, char *why, size_t whylen, char *msg,
-			  size_t msglen)
+			  const struct tracerd_spec *spec, struct hook *hooks, size_t nr,
+			  char *why, size_t whylen, char *msg, size_t msglen)
 {
 	int err;
 
@@ -320,7 +323,7 @@ static int candidate_fits(const struct tracerd *d, const struct backend *be,
 		str_fmt(msg, msglen, "%s", hooks[0].err);
 		err = -ENOENT;
 	} else {
-		err = slots_fit(d, be, hooks, nr, msg, msglen);
+		err = slots_fit(d, be, spec, hooks, nr, msg, msglen);
 		if (!err)
 			return 0;
 	}
@@ -514,8 +517,8 @@ int registry_plan(struct tracerd *d, const struct tracerd_spec *spec, struct pla
 	}
 	for (p->chosen = 0; p->chosen < p->nc; p->chosen++) {
 		p->be = r->be ? r->be : backend_get(p->cand[p->chosen]);
-		err = candidate_fits(d, p->be, p->hooks, p->nr_hooks, p->why, sizeof(p->why),
-				     msg, msglen);
+		err = candidate_fits(d, p->be, &r->spec, p->hooks, p->nr_hooks, p->why,
+				     sizeof(p->why), msg, msglen);
 		if (!err)
 			break;
 	}
@@ -698,8 +701,8 @@ static int candidate_begin(struct tracerd *d, struct attachment *a)
 		op->err = 0;
 		for (i = 0; i < a->nr_hooks; i++)
 			a->hooks[i].attached = false;
-		err = candidate_fits(d, a->be, a->hooks, a->nr_hooks, op->why, sizeof(op->why),
-				     op->msg, sizeof(op->msg));
+		err = candidate_fits(d, a->be, &a->spec, a->hooks, a->nr_hooks, op->why,
+				     sizeof(op->why), op->msg, sizeof(op->msg));
 		if (!err) {
 			err = fds_check(d, a->be, a, op->msg, sizeof(op->msg));
 			if (!err)
@@ -1283,7 +1286,7 @@ int hook_stats(struct tracerd *d, struct attachment *a, struct hook *h, struct h
 		err = maps_slot_read(d, h->slot, &out->s);
 	if (err)
 		return err;
-	if (a->spec.errors && !(be && be->read)) {
+	if (a->spec.errors && h->slot < TRACERD_MAX_SLOTS) {	/* kmod: none */
 		err = maps_slot_errors(d, h->slot, &out->errors);
 		if (err)
 			return err;

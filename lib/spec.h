@@ -91,6 +91,17 @@ static inline bool spec_returns(const struct tracerd_spec *spec)
 	return spec->latency || spec->errors;
 }
 
+/*
+ * Does spec only count calls (filters --pid, --comm at most)? Such an
+ * attachment in a mode with a count tier (struct backend's count_tier)
+ * counts in a map of its own and takes no global slot.
+ */
+static inline bool spec_count_only(const struct tracerd_spec *spec)
+{
+	return !spec_returns(spec) && spec->by == SPEC_BY_NONE && !spec->stacks &&
+	       !spec->slower_ns && !spec->args && !spec->cond[0] && !spec->record[0];
+}
+
 /* --slower-than's bounds: 1 ns to an hour */
 #define SPEC_SLOWER_MAX_NS	(3600ULL * 1000 * 1000 * 1000)
 /*

@@ -68,10 +68,13 @@ static const struct backend fake_tp = {
 	.attach = fake_attach,
 	.detach = fake_detach,
 };
-/* a mode this fake kernel lacks (its probe failed) */
+/* a mode this fake kernel lacks (its probe failed) unless multi_here; an
+ * attachment that only counts takes no slot in it (count tier) */
 static const struct backend fake_kprobe_multi = {
 	.mode = TRACERD_MODE_KPROBE_MULTI,
 	.caps = BE_CAPS_BPF_FUNCTION | MODE_CAP_MULTI,
+	.batch = BACKEND_BATCH_ALL,
+	.count_tier = true,
 	.attach = fake_attach,
 	.detach = fake_detach,
 };
@@ -221,6 +224,8 @@ void recorder_detach(struct tracerd *d, struct attachment *a)
 
 /* daemon_new: is the module here (kmod-callops available)? */
 static bool kmod_here;
+/* daemon_new: is kprobe-multi available? */
+static bool multi_here;
 
 static struct tracerd *daemon_new(void)
 {
@@ -232,7 +237,8 @@ static struct tracerd *daemon_new(void)
 	memset(&d, 0, sizeof(d));
 	d.stack_depth_max = TRACERD_STACK_DEPTH_MAX;	/* maps.c reads the sysctl */
 	for (m = 1; m < TRACERD_MODE_NR; m++) {
-		d.features[m].available = fakes[m] && m != TRACERD_MODE_KPROBE_MULTI &&
+		d.features[m].available = fakes[m] &&
+					  (m != TRACERD_MODE_KPROBE_MULTI || multi_here) &&
 					  (m != TRACERD_MODE_KMOD_CALLOPS || kmod_here);
 		snprintf(d.features[m].reason, sizeof(d.features[m].reason), "%s",
 			 d.features[m].available ? "" : "not here");
@@ -407,8 +413,10 @@ TEST(kmod_takes_no_slot)
 		  "more functions than slots in a mode that takes one each");
 	ASSERT_STREQ(msg, "mode kprobe takes a slot per function: 4106 functions, 4096 of the "
 		     "4096 slots (TRACERD_MAX_SLOTS, shared by all attachments) free; hook "
-		     "fewer functions, or use a kmod mode (kmod-callops, kmod-direct, "
-		     "kmod-kprobe: they take none)", "the count in the message");
+		     "fewer functions, only count them in kprobe-multi (without --latency, "
+		     "--errors, --by, --stacks, --record, --args, --if: it takes none then), "
+		     "or use a kmod mode (kmod-callops, kmod-direct, kmod-kprobe: they take "
+		     "none)", "the count in the message");
 	ASSERT_EQ(d->nr_slots_used, 0, "the refused glob took no slot");
 	if (!ASSERT_OK(attach(d, "big* mode=kmod-callops", &a, NULL, msg, sizeof(msg)), msg))
 		return;
@@ -421,6 +429,48 @@ TEST(kmod_takes_no_slot)
 		ASSERT_EQ(b->mode, TRACERD_MODE_KMOD_CALLOPS, "auto: the mode that takes no slot");
 		ASSERT_EQ(d->nr_slots_used, 1, "no slot more");
 	}
+	registry_detach_all(d, NULL);
+	ASSERT_EQ(d->nr_slots_used, 0, "all given back");
+}
+
+/*
+ * Issue #34 step 4: a kprobe-multi attachment that only counts (--pid and
+ * --comm at most) counts in a map of its own and takes no slot, past the
+ * 4096; one that needs more (--latency) takes a slot per function and is
+ * refused past the free slots, naming them.
+ */
+TEST(count_tier_takes_no_slot)
+{
+	struct tracerd *d;
+	struct attachment *a, *b;
+	struct plan p;
+	struct tracerd_spec s;
+	char msg[1024];
+
+	multi_here = true;
+	d = daemon_new();
+	multi_here = false;
+	s = spec_of("big* mode=kprobe-multi");
+	if (ASSERT_OK(registry_plan(d, &s, &p, msg, sizeof(msg)), msg))
+		registry_plan_free(&p);
+	if (!ASSERT_OK(attach(d, "big* mode=kprobe-multi", &a, NULL, msg, sizeof(msg)), msg))
+		return;
+	ASSERT_EQ(a->nr_hooks, BIG_GLOB, "every function hooked");
+	ASSERT_EQ(d->nr_slots_used, 0, "a count-only kprobe-multi hook takes no slot");
+	ASSERT_EQ(a->hooks[0].slot, TRACERD_MAX_SLOTS, "a hook without a slot");
+	if (ASSERT_OK(attach(d, "big* mode=kprobe-multi pid=7 comm=sh", &b, NULL, msg,
+			     sizeof(msg)), msg))
+		ASSERT_EQ(d->nr_slots_used, 0, "filters keep it in the count tier");
+	ASSERT_EQ(attach(d, "big* mode=kprobe-multi latency", &b, NULL, msg, sizeof(msg)),
+		  -ENOSPC, "latency needs a slot per function");
+	ASSERT_TRUE(strstr(msg, "mode kprobe-multi takes a slot per function: 4106 functions, "
+			   "4096 of the 4096 slots") != NULL, msg);
+	ASSERT_EQ(attach(d, "big* mode=kprobe-multi errors", &b, NULL, msg, sizeof(msg)),
+		  -ENOSPC, "errors needs a slot per function");
+	ASSERT_EQ(d->nr_slots_used, 0, "the refused globs took no slot");
+	if (ASSERT_OK(attach(d, "glob* mode=kprobe-multi latency", &b, NULL, msg, sizeof(msg)),
+		      msg))
+		ASSERT_EQ(d->nr_slots_used, 3, "latency: a slot per function (glob_a .. glob_c)");
 	registry_detach_all(d, NULL);
 	ASSERT_EQ(d->nr_slots_used, 0, "all given back");
 }
