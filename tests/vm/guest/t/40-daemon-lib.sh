@@ -81,7 +81,7 @@ calls_of() { $C --json stats "$1" | jp '.stats[*].calls' | sum; }
 our_links() {
 	local ids
 	ids=$(bpftool prog show 2>/dev/null | sed -n -E \
-		's/^([0-9]+): .* name (tp_btf_hit|raw_tp_hit|fentry_entry|fexit_return|kprobe_entry|kprobe_return|multi_entry|multi_return|session_hook|fsession_hook|fmulti_entry|fmulti_return) .*/\1/p')
+		's/^([0-9]+): .* name (tp_btf_hit|raw_tp_hit|fentry_entry|fexit_return|kprobe_entry|kprobe_return|multi_entry|multi_return|session_hook|fsession_hook|fmulti_entry|fmulti_return)[a-z_]* .*/\1/p')
 	bpftool link show 2>/dev/null | sed -n -E 's/^[0-9]+: .*prog ([0-9]+).*/\1/p' |
 		grep -c -x -F "$(printf '%s\n' $ids 0)"
 }

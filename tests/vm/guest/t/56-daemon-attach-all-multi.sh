@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Issue #34 step 4, the count tier: `attach '*' --mode kprobe-multi` that
+# only counts (--pid at most) takes no BPF slot (its counters are a per-CPU
+# array of its own, one u64 per function), so it goes past the 4096 slots:
+# one kprobe.multi link over every function the daemon does not skip.
+# Asserts: the functions hooked are the names of available_filter_functions
+# less those skipped; BPF slots taken 0 (status slots_used); exact counts on
+# the test module's functions and getpgid, called a known number of times
+# by the attaching pid; detach leaves enabled_functions empty and no BPF
+# link of ours; an attach '*' that needs a slot per function (--latency) is
+# still refused naming the slots, nothing hooked. Prints, never asserts,
+# the attach, stats and detach times and the daemon's VmRSS growth.
+# ci-kernels: 6.12
+# timeout: 900 1800
+source ./t/40-daemon-lib.sh
+load_testmod
+enabled=/sys/kernel/tracing/enabled_functions
+sys=$(sys_getpgid)
+n=$(size 1000 100000)
+patched() { grep -c "^[^[:space:]]" $enabled; }
+rss_kb() { awk '/^VmRSS:/ { print $2 }' /proc/"$DPID"/status; }
+ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+phase() { echo "phase: $1 at ${SECONDS} s"; }
+[ "$(patched)" = 0 ] || fail "ftrace hooks functions before the test: $(head -3 $enabled)"
+
+daemon_start
+trap daemon_cleanup EXIT
+[ "$(feature kprobe-multi)" = true ] || skip "kprobe-multi unavailable: $(reason_of kprobe-multi)"
+names=$(sed 's/ .*//' /sys/kernel/tracing/available_filter_functions | sort -u | wc -l)
+rss0=$(rss_kb)
+
+# the attaching shell's pid filters the counts; once attached it makes the
+# known calls (as t/55): every generated test function 3 times, the chain
+# a -> b -> c 5 times and b -> c 2 more, getpgid n times
+t0=$(date +%s%N)
+sh -c "$C --json --timeout 1800 attach '*' --mode kprobe-multi --pid \$\$ > $TD/a.json || exit 99
+	echo 3 > $TESTMOD_DBG/call_all && echo '5 2' > $TESTMOD_DBG/call_chain &&
+	exec trigger getpgid $n" > "$TD/calls.out" 2>&1 ||
+	fail "attach '*' or the calls failed: $(head -c 600 "$TD/a.json") $(cat "$TD/calls.out")"
+ta=$(ms_since "$t0")
+id=$(jp '.attachment.id' < "$TD/a.json")
+expect_eq "BPF slots taken by a count-only kprobe-multi attach '*'" \
+	"$($C --json status | jp '.slots_used')" 0
+expect_eq "BPF links while attached" "$(our_links)" 1
+rss1=$(rss_kb)
+phase "attached"
+t0=$(date +%s%N)
+$C --json --timeout 600 stats "$id" > "$TD/st.json" || fail "stats of attach '*'"
+tst=$(ms_since "$t0")
+t0=$(date +%s%N)
+$C --json --timeout 1800 detach "$id" > "$TD/d.json" || fail "detach attach '*': $(head -c 600 "$TD/d.json")"
+td=$(ms_since "$t0")
+phase "detached"
+expect_eq "enabled_functions after detach" "$(patched)" 0
+expect_eq "BPF links after detach" "$(our_links)" 0
+
+{ read -r hooked; read -r mode; read -r skipped; read -r kinds; } < <(
+	jp '.attachment.functions|length' '.attachment.mode' '.skipped_total' \
+		'.skipped_reasons|length' < "$TD/a.json")
+echo "attach '*' --mode kprobe-multi: $hooked functions hooked, $skipped skipped, of $names" \
+	"names in available_filter_functions; the daemon's reasons:"
+jp '.skipped_reasons[*].count' '.skipped_reasons[*].reason' < "$TD/a.json" |
+	awk -v n="$kinds" 'NR <= n { c[NR] = $0; next } { print "  " c[NR - n] "\t" $0 }'
+expect_eq "the reply's mode" "$mode" kprobe-multi
+expect_eq "hooked + skipped = the names of available_filter_functions" $((hooked + skipped)) "$names"
+[ "$hooked" -gt 4096 ] || fail "only $hooked functions hooked: not past the 4096 slots"
+
+# exact counts, read while attached
+jp '.stats[*].function' '.stats[*].calls' < "$TD/st.json" |
+	awk -v n="$hooked" 'NR <= n { f[NR] = $0; next } { print f[NR - n] "\t" $0 }' > "$TD/calls"
+expect_eq "stats: functions" "$(wc -l < "$TD/calls")" "$hooked"
+nr_fns=$(cat $TESTMOD_DBG/nr_fns)
+expect_eq "each of the $nr_fns generated test functions counted 3" \
+	"$(awk '$1 ~ /^tracerd_testmod_fn_[0-9a-f]+$/ && $2 == 3' "$TD/calls" | wc -l)" "$nr_fns"
+count_of() { awk -v f="$1" '$1 == f { print $2 }' "$TD/calls"; }
+expect_eq "tracerd_testmod_chain_a" "$(count_of tracerd_testmod_chain_a)" 5
+expect_eq "tracerd_testmod_chain_b" "$(count_of tracerd_testmod_chain_b)" 7
+expect_eq "tracerd_testmod_chain_c" "$(count_of tracerd_testmod_chain_c)" 7
+expect_eq "$sys" "$(count_of "$sys")" "$n"
+echo "figures: $KERNEL_NAME kprobe-multi attach '*' (count tier): $hooked functions, attach" \
+	"${ta} ms (with $n getpgid calls), stats ${tst} ms, detach ${td} ms; daemon VmRSS" \
+	"${rss0} kB before, ${rss1} kB attached: $(( (rss1 - rss0) * 1024 / hooked )) B per" \
+	"function; $(rss_kb) kB after the detach"
+
+# more than counts: a slot per function, refused before the kernel is
+# asked, naming the count (4096 slots)
+out=$($C --json --timeout 1800 attach '*' --mode kprobe-multi --latency) &&
+	fail "attach '*' --mode kprobe-multi --latency succeeded"
+jp .error.message <<< "$out" |
+	grep -q "mode kprobe-multi takes a slot per function: [0-9]* functions, 4096 of the 4096 slots" ||
+	fail "attach '*' --mode kprobe-multi --latency: message: $out"
+echo "ok: attach '*' --mode kprobe-multi --latency refused: $(jp .error.message <<< "$out" | head -c 200)"
+expect_eq "BPF links after the refusal" "$(our_links)" 0
+expect_eq "BPF slots after the refusal" "$($C --json status | jp '.slots_used')" 0
+daemon_stop
