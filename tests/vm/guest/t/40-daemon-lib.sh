@@ -86,6 +86,45 @@ our_links() {
 		grep -c -x -F "$(printf '%s\n' $ids 0)"
 }
 
+# for the attach '*' tests: the functions ftrace hooks now, the daemon's
+# VmRSS in kB, the ms since a date +%s%N, and where the test's time goes
+# (figures: TCG)
+patched() { grep -c "^[^[:space:]]" /sys/kernel/tracing/enabled_functions; }
+rss_kb() { awk '/^VmRSS:/ { print $2 }' /proc/"$DPID"/status; }
+ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+phase() { echo "phase: $1 at ${SECONDS} s"; }
+
+# known_calls_script ARGS N: a shell script that attaches '*' with ARGS
+# filtered to its own pid (the reply in $TD/a.json; exit 99 when refused),
+# then makes the known calls (known_calls_check) from that pid: trigger is
+# exec'd, the same pid
+known_calls_script() {
+	echo "$C --json --timeout 1800 attach '*' $1 --pid \$\$ > $TD/a.json || exit 99
+	echo 3 > $TESTMOD_DBG/call_all && echo '5 2' > $TESTMOD_DBG/call_chain &&
+	exec trigger getpgid $2"
+}
+
+# known_calls_check STATS_JSON HOOKED N: the exact counts of an attach '*'
+# filtered to a shell that made the known calls once attached (every
+# generated test function 3 times: call_all; the chain a -> b -> c 5 times
+# and b -> c 2 more: call_chain '5 2'; getpgid N times), read from the
+# attachment's stats reply of HOOKED rows (kept in $TD/calls)
+known_calls_check() {
+	local nr_fns sys
+	sys=$(sys_getpgid)
+	jp '.stats[*].function' '.stats[*].calls' < "$1" |
+		awk -v n="$2" 'NR <= n { f[NR] = $0; next } { print f[NR - n] "\t" $0 }' > "$TD/calls"
+	expect_eq "stats: functions" "$(wc -l < "$TD/calls")" "$2"
+	nr_fns=$(cat $TESTMOD_DBG/nr_fns)
+	expect_eq "each of the $nr_fns generated test functions counted 3" \
+		"$(awk '$1 ~ /^tracerd_testmod_fn_[0-9a-f]+$/ && $2 == 3' "$TD/calls" | wc -l)" "$nr_fns"
+	count_of() { awk -v f="$1" '$1 == f { print $2 }' "$TD/calls"; }
+	expect_eq "tracerd_testmod_chain_a" "$(count_of tracerd_testmod_chain_a)" 5
+	expect_eq "tracerd_testmod_chain_b" "$(count_of tracerd_testmod_chain_b)" 7
+	expect_eq "tracerd_testmod_chain_c" "$(count_of tracerd_testmod_chain_c)" 7
+	expect_eq "$sys" "$(count_of "$sys")" "$3"
+}
+
 # glob_modes MODE...: attach tracerd_testmod_fn_0[0-9][0-9] (100 functions)
 # in each available MODE filtered to a shell that calls every test function
 # twice: each hooked function counts exactly 2. Prints (does not assert)

@@ -27,13 +27,7 @@ source ./t/40-daemon-lib.sh
 load_testmod
 load_kmod
 enabled=/sys/kernel/tracing/enabled_functions
-sys=$(sys_getpgid)
 n=$(size 1000 100000)
-patched() { grep -c "^[^[:space:]]" $enabled; }
-rss_kb() { awk '/^VmRSS:/ { print $2 }' /proc/"$DPID"/status; }
-ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
-# where the test's time goes (figures: TCG)
-phase() { echo "phase: $1 at ${SECONDS} s"; }
 [ "$(patched)" = 0 ] || fail "ftrace hooks functions before the test: $(head -3 $enabled)"
 
 PORT=19479
@@ -48,9 +42,7 @@ rss0=$(rss_kb)
 # -> c 5 times and b -> c 2 more, getpgid n times (trigger, exec'd: the
 # same pid)
 t0=$(date +%s%N)
-sh -c "$C --json --timeout 1800 attach '*' --mode kmod-callops --pid \$\$ > $TD/a.json || exit 99
-	echo 3 > $TESTMOD_DBG/call_all && echo '5 2' > $TESTMOD_DBG/call_chain &&
-	exec trigger getpgid $n" > "$TD/calls.out" 2>&1 &
+sh -c "$(known_calls_script '--mode kmod-callops' "$n")" > "$TD/calls.out" 2>&1 &
 apid=$!
 # answered_during LABEL PID OUT: while PID waits for its reply (OUT still
 # empty), status is answered, each within 10 s (generous for TCG: the
@@ -130,19 +122,8 @@ expect_eq "hooked + skipped = the names of available_filter_functions" $((hooked
 expect_eq "the reply's mode" "$mode" kmod-callops
 expect_eq "functions patched while attached" "$npatched" "$hooked"
 
-# exact counts, read while attached: one parse of the rows, the
-# functions then their calls
-jp '.stats[*].function' '.stats[*].calls' < "$TD/st.json" |
-	awk -v n="$hooked" 'NR <= n { f[NR] = $0; next } { print f[NR - n] "\t" $0 }' > "$TD/calls"
-expect_eq "stats: functions" "$(wc -l < "$TD/calls")" "$hooked"
-nr_fns=$(cat $TESTMOD_DBG/nr_fns)
-expect_eq "each of the $nr_fns generated test functions counted 3" \
-	"$(awk '$1 ~ /^tracerd_testmod_fn_[0-9a-f]+$/ && $2 == 3' "$TD/calls" | wc -l)" "$nr_fns"
-count_of() { awk -v f="$1" '$1 == f { print $2 }' "$TD/calls"; }
-expect_eq "tracerd_testmod_chain_a" "$(count_of tracerd_testmod_chain_a)" 5
-expect_eq "tracerd_testmod_chain_b" "$(count_of tracerd_testmod_chain_b)" 7
-expect_eq "tracerd_testmod_chain_c" "$(count_of tracerd_testmod_chain_c)" 7
-expect_eq "$sys" "$(count_of "$sys")" "$n"
+# exact counts, read while attached (the stats reply)
+known_calls_check "$TD/st.json" "$hooked" "$n"
 phase "counts checked"
 echo "figures: $KERNEL_NAME kmod-callops attach '*': $hooked functions, attach ${ta} ms (with" \
 	"$n getpgid calls), stats ${tst} ms (--top 1: ${tst1} ms), detach ${td} ms; daemon VmRSS ${rss0} kB before, ${rss1} kB" \

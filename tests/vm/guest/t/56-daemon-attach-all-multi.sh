@@ -15,12 +15,7 @@
 source ./t/40-daemon-lib.sh
 load_testmod
 enabled=/sys/kernel/tracing/enabled_functions
-sys=$(sys_getpgid)
 n=$(size 1000 100000)
-patched() { grep -c "^[^[:space:]]" $enabled; }
-rss_kb() { awk '/^VmRSS:/ { print $2 }' /proc/"$DPID"/status; }
-ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
-phase() { echo "phase: $1 at ${SECONDS} s"; }
 [ "$(patched)" = 0 ] || fail "ftrace hooks functions before the test: $(head -3 $enabled)"
 
 daemon_start
@@ -30,12 +25,9 @@ names=$(sed 's/ .*//' /sys/kernel/tracing/available_filter_functions | sort -u |
 rss0=$(rss_kb)
 
 # the attaching shell's pid filters the counts; once attached it makes the
-# known calls (as t/55): every generated test function 3 times, the chain
-# a -> b -> c 5 times and b -> c 2 more, getpgid n times
+# known calls (40-daemon-lib.sh, known_calls_check)
 t0=$(date +%s%N)
-sh -c "$C --json --timeout 1800 attach '*' --mode kprobe-multi --pid \$\$ > $TD/a.json || exit 99
-	echo 3 > $TESTMOD_DBG/call_all && echo '5 2' > $TESTMOD_DBG/call_chain &&
-	exec trigger getpgid $n" > "$TD/calls.out" 2>&1 ||
+sh -c "$(known_calls_script '--mode kprobe-multi' "$n")" > "$TD/calls.out" 2>&1 ||
 	fail "attach '*' or the calls failed: $(head -c 600 "$TD/a.json") $(cat "$TD/calls.out")"
 ta=$(ms_since "$t0")
 id=$(jp '.attachment.id' < "$TD/a.json")
@@ -65,18 +57,8 @@ expect_eq "the reply's mode" "$mode" kprobe-multi
 expect_eq "hooked + skipped = the names of available_filter_functions" $((hooked + skipped)) "$names"
 [ "$hooked" -gt 4096 ] || fail "only $hooked functions hooked: not past the 4096 slots"
 
-# exact counts, read while attached
-jp '.stats[*].function' '.stats[*].calls' < "$TD/st.json" |
-	awk -v n="$hooked" 'NR <= n { f[NR] = $0; next } { print f[NR - n] "\t" $0 }' > "$TD/calls"
-expect_eq "stats: functions" "$(wc -l < "$TD/calls")" "$hooked"
-nr_fns=$(cat $TESTMOD_DBG/nr_fns)
-expect_eq "each of the $nr_fns generated test functions counted 3" \
-	"$(awk '$1 ~ /^tracerd_testmod_fn_[0-9a-f]+$/ && $2 == 3' "$TD/calls" | wc -l)" "$nr_fns"
-count_of() { awk -v f="$1" '$1 == f { print $2 }' "$TD/calls"; }
-expect_eq "tracerd_testmod_chain_a" "$(count_of tracerd_testmod_chain_a)" 5
-expect_eq "tracerd_testmod_chain_b" "$(count_of tracerd_testmod_chain_b)" 7
-expect_eq "tracerd_testmod_chain_c" "$(count_of tracerd_testmod_chain_c)" 7
-expect_eq "$sys" "$(count_of "$sys")" "$n"
+# exact counts, read while attached (the stats reply)
+known_calls_check "$TD/st.json" "$hooked" "$n"
 echo "figures: $KERNEL_NAME kprobe-multi attach '*' (count tier): $hooked functions, attach" \
 	"${ta} ms (with $n getpgid calls), stats ${tst} ms, detach ${td} ms; daemon VmRSS" \
 	"${rss0} kB before, ${rss1} kB attached: $(( (rss1 - rss0) * 1024 / hooked )) B per" \
