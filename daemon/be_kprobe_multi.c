@@ -116,6 +116,7 @@ static int multi_link_counts(struct kprobe_multi_bpf *skel, struct attachment *a
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts, .kprobe_multi.syms = syms,
 		    .kprobe_multi.cookies = cookies, .kprobe_multi.cnt = (__u32)a->nr_hooks);
+	uint64_t t0 = now_mono_ns(), t1, t2;
 	char ebuf[96];
 	size_t i;
 	int fd;
@@ -125,15 +126,23 @@ static int multi_link_counts(struct kprobe_multi_bpf *skel, struct attachment *a
 		return fd;
 	for (i = 0; i < a->nr_hooks; i++)
 		cookies[i] = i;
+	t1 = now_mono_ns();
 	ml->prog[0] = bpf_clone_count(bpf_hook_tmpl(skel->obj, skel->progs.multi_entry, &a->spec),
 				      BPF_TRACE_KPROBE_MULTI, &a->spec,
 				      bpf_map__fd(skel->maps.slot_stats), ml->counts.fd, err,
 				      errlen);
 	if (ml->prog[0] < 0)
 		return ml->prog[0];
+	t2 = now_mono_ns();
 	fd = bpf_link_create(ml->prog[0], 0, BPF_TRACE_KPROBE_MULTI, &opts);
-	if (fd >= 0)
+	if (fd >= 0) {
+		/* where an attach '*' spends its time (docs/limits.md, "Big globs") */
+		log_info("kprobe-multi count tier: %zu functions: counters %llu ms, clone %llu ms, "
+			 "link %llu ms", a->nr_hooks, (unsigned long long)(t1 - t0) / 1000000,
+			 (unsigned long long)(t2 - t1) / 1000000,
+			 (unsigned long long)(now_mono_ns() - t2) / 1000000);
 		return fd;
+	}
 	fd = -errno;
 	return set_err(err, errlen, fd, "failed to attach kprobe.multi to %zu function%s "
 		       "('%s'...): %s%s", a->nr_hooks, a->nr_hooks == 1 ? "" : "s", syms[0],

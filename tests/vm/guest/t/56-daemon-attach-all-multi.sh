@@ -63,6 +63,9 @@ echo "figures: $KERNEL_NAME kprobe-multi attach '*' (count tier): $hooked functi
 	"${ta} ms (with $n getpgid calls), stats ${tst} ms, detach ${td} ms; daemon VmRSS" \
 	"${rss0} kB before, ${rss1} kB attached: $(( (rss1 - rss0) * 1024 / hooked )) B per" \
 	"function; $(rss_kb) kB after the detach"
+# the attach's parts, as the daemon logged them (its map, the clone's load,
+# the kernel's link create)
+grep -o "kprobe-multi count tier: .*" "$TD/daemon.log" | sed 's/^/figures: /'
 
 # more than counts: a slot per function, refused before the kernel is
 # asked, naming the count (4096 slots)
