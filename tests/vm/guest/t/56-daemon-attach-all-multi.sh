@@ -8,7 +8,8 @@
 # the test module's functions and getpgid, called a known number of times
 # by the attaching pid; detach leaves enabled_functions empty and no BPF
 # link of ours; an attach '*' that needs a slot per function (--latency) is
-# still refused naming the slots, nothing hooked. Prints, never asserts,
+# still refused naming the slots, nothing hooked. --comm keeps the count
+# tier, with counts exact. Prints, never asserts,
 # the attach, stats and detach times and the daemon's VmRSS growth.
 # ci-kernels: 6.12
 # timeout: 900 1800
@@ -66,6 +67,20 @@ echo "figures: $KERNEL_NAME kprobe-multi attach '*' (count tier): $hooked functi
 # the attach's parts, as the daemon logged them (its map, the clone's load,
 # the kernel's link create)
 grep -o "kprobe-multi count tier: .*" "$TD/daemon.log" | sed 's/^/figures: /'
+
+# --comm keeps it in the count tier (its clone: hook_entry, not
+# fast_count): a shell named cntcomm calls each test function 2 times, this
+# one once (not counted)
+ln -sf "$(command -v sh)" "$TD/cntcomm"
+$C --json attach 'tracerd_testmod_fn_0*' --mode kprobe-multi --comm cntcomm > "$TD/c.json" ||
+	fail "attach --comm: $(head -c 600 "$TD/c.json")"
+cid=$(jp '.attachment.id' < "$TD/c.json")
+expect_eq "BPF slots taken with --comm" "$($C --json status | jp '.slots_used')" 0
+echo 1 > $TESTMOD_DBG/call_all
+"$TD/cntcomm" -c "echo 2 > $TESTMOD_DBG/call_all" || fail "cntcomm's calls"
+$C --json stats "$cid" | jp '.stats[*].calls' | sort | uniq -c > "$TD/cc"
+expect_eq "--comm: every tracerd_testmod_fn_0* counted 2" "$(awk '{ print $1 " " $2 }' "$TD/cc")" "256 2"
+$C detach "$cid" > /dev/null || fail "detach --comm"
 
 # more than counts: a slot per function, refused before the kernel is
 # asked, naming the count (4096 slots)
