@@ -208,6 +208,7 @@ static enum proto_code op_read(struct tracerd *d, json_object *args, json_object
 
 	if (!a)
 		return PROTO_E_NOT_FOUND;
+	hook_stats_begin(d, a);	/* one pass: the counters read at once (kmod, count tier) */
 	for (i = 0; i < a->nr_hooks && !ret; i++) {
 		ret = hook_stats(d, a, &a->hooks[i], &hs);
 		calls += hs.s.calls;
@@ -219,6 +220,7 @@ static enum proto_code op_read(struct tracerd *d, json_object *args, json_object
 			dropped += n;
 		}
 	}
+	hook_stats_end(d, a);
 	if (ret) {
 		str_fmt(msg, msglen, "bench: cannot read handle %u: %s", a->id, strerror(-ret));
 		return PROTO_E_INTERNAL;
