@@ -40,6 +40,10 @@ phase "attached"
 t0=$(date +%s%N)
 $C --json --timeout 600 stats "$id" > "$TD/st.json" || fail "stats of attach '*'"
 tst=$(ms_since "$t0")
+# the counters of all read (one batch pass) and sorted, one row rendered
+t0=$(date +%s%N)
+$C --json --timeout 600 stats "$id" --top 1 > /dev/null || fail "stats --top 1 of attach '*'"
+tst1=$(ms_since "$t0")
 t0=$(date +%s%N)
 $C --json --timeout 1800 detach "$id" > "$TD/d.json" || fail "detach attach '*': $(head -c 600 "$TD/d.json")"
 td=$(ms_since "$t0")
@@ -61,7 +65,8 @@ expect_eq "hooked + skipped = the names of available_filter_functions" $((hooked
 # exact counts, read while attached (the stats reply)
 known_calls_check "$TD/st.json" "$hooked" "$n"
 echo "figures: $KERNEL_NAME kprobe-multi attach '*' (count tier): $hooked functions, attach" \
-	"${ta} ms (with $n getpgid calls), stats ${tst} ms, detach ${td} ms; daemon VmRSS" \
+	"${ta} ms (with $n getpgid calls), stats ${tst} ms (--top 1: ${tst1} ms), detach ${td} ms;" \
+	"daemon VmRSS" \
 	"${rss0} kB before, ${rss1} kB attached: $(( (rss1 - rss0) * 1024 / hooked )) B per" \
 	"function; $(rss_kb) kB after the detach"
 # the attach's parts, as the daemon logged them (its map, the clone's load,
