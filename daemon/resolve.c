@@ -265,18 +265,25 @@ static void btf_index_free(struct btf_index *x)
 	memset(x, 0, sizeof(*x));
 }
 
-/* Index FUNC names of btf (types from start_id on): sorted, then bsearch. */
+/*
+ * Index FUNC names of btf (types from start_id on): sorted, then bsearch.
+ * Sized by the FUNCs counted first: a module's split BTF counts vmlinux's
+ * types too (~170k on 6.12), and arrays of that size per module took 2 MB each.
+ */
 static int btf_index_build(struct btf_index *x, struct btf *btf, __u32 start_id)
 {
 	__u32 i, n = btf__type_cnt(btf);
 	struct { const char *name; __s32 id; } *tmp;
-	size_t k = 0;
+	size_t k = 0, funcs = 0;
 
 	memset(x, 0, sizeof(*x));
 	x->btf = btf;
-	tmp = calloc(n, sizeof(*tmp));
-	x->names = calloc(n, sizeof(*x->names));
-	x->ids = calloc(n, sizeof(*x->ids));
+	for (i = start_id; i < n; i++)
+		funcs += btf_is_func(btf__type_by_id(btf, i));
+	funcs = funcs ? funcs : 1;
+	tmp = calloc(funcs, sizeof(*tmp));
+	x->names = calloc(funcs, sizeof(*x->names));
+	x->ids = calloc(funcs, sizeof(*x->ids));
 	if (!tmp || !x->names || !x->ids) {
 		free(tmp);
 		btf_index_free(x);
