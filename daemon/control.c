@@ -82,6 +82,7 @@ struct control {
 	struct control_stream *streams;	/* in the order they get their next step */
 	unsigned int nr_streams;
 	struct event *stream_step;
+	struct event *trim;		/* heap_release's, at the end of this loop turn */
 	gid_t read_gid, admin_gid;	/* (gid_t)-1: not configured */
 	char path[TRACERD_SOCKET_PATH_MAX];
 	dev_t dev;	/* the socket file we made: unlinked at stop only if */
@@ -112,6 +113,32 @@ static void stream_append(struct control *ctl, struct control_stream *s)
 	s->next = NULL;
 }
 
+static void heap_trim_cb(evutil_socket_t fd, short what, void *arg)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
+/*
+ * A long reply was made, and its memory is freed: small blocks of the
+ * heap (attach '*''s reply: a JSON string per function, ~110 B each)
+ * under blocks that live on. glibc trims the heap's top only, so they
+ * stayed resident (4.7 MB of VmRSS after attach '*', tests/vm/guest/t/55).
+ * malloc_trim gives back the free pages wherever they are, once what the
+ * request still holds is freed too (the attach's skipped list): when the
+ * loop turn ends.
+ */
+static void heap_release(struct control *ctl)
+{
+	static const struct timeval now = { 0, 0 };
+
+	if (!ctl->trim)
+		ctl->trim = evtimer_new(ctl->d->base, heap_trim_cb, NULL);
+	if (ctl->trim && !evtimer_pending(ctl->trim, NULL))
+		evtimer_add(ctl->trim, &now);
+}
+
 static void stream_free(struct control *ctl, struct control_stream *s)
 {
 	stream_unlink(ctl, s);
@@ -119,6 +146,7 @@ static void stream_free(struct control *ctl, struct control_stream *s)
 	s->c->stream = NULL;
 	s->ops->free(s->ctx);
 	free(s);
+	heap_release(ctl);	/* a stream is a long reply (the rows of stats, functions) */
 }
 
 static void client_free(struct client *c)
@@ -153,17 +181,8 @@ static void client_send(struct client *c, json_object *reply)
 		bufferevent_write(c->bev, s, len);
 	free(s);
 	json_object_put(reply);
-#ifdef __GLIBC__
-	/*
-	 * The tree was small blocks from the heap (attach '*''s reply: a JSON
-	 * string per function, ~110 B each), now free, under blocks that live
-	 * on: glibc trims the heap's top only, so they stayed resident (4.7
-	 * MB of VmRSS after attach '*', tests/vm/guest/t/55). malloc_trim
-	 * gives back the free pages wherever they are.
-	 */
 	if (s && len >= CONTROL_TRIM_BYTES)
-		malloc_trim(0);
-#endif
+		heap_release(c->ctl);
 }
 
 static const struct command *command_find(const struct control *ctl, const char *name)
@@ -852,6 +871,8 @@ void control_stop(struct tracerd *d)
 	}
 	if (ctl->backoff)
 		event_free(ctl->backoff);
+	if (ctl->trim)
+		event_free(ctl->trim);
 	if (ctl->stream_step)
 		event_free(ctl->stream_step);
 	free(ctl);
