@@ -113,6 +113,17 @@ static void stream_append(struct control *ctl, struct control_stream *s)
 	s->next = NULL;
 }
 
+/* Run cb(arg) when this loop turn ends, once however often asked: *ev made on first use. */
+static void control_soon(struct control *ctl, struct event **ev, event_callback_fn cb, void *arg)
+{
+	static const struct timeval now = { 0, 0 };
+
+	if (!*ev)
+		*ev = evtimer_new(ctl->d->base, cb, arg);
+	if (*ev && !evtimer_pending(*ev, NULL))
+		evtimer_add(*ev, &now);
+}
+
 static void heap_trim_cb(evutil_socket_t fd, short what, void *arg)
 {
 #ifdef __GLIBC__
@@ -131,12 +142,7 @@ static void heap_trim_cb(evutil_socket_t fd, short what, void *arg)
  */
 static void heap_release(struct control *ctl)
 {
-	static const struct timeval now = { 0, 0 };
-
-	if (!ctl->trim)
-		ctl->trim = evtimer_new(ctl->d->base, heap_trim_cb, NULL);
-	if (ctl->trim && !evtimer_pending(ctl->trim, NULL))
-		evtimer_add(ctl->trim, &now);
+	control_soon(ctl, &ctl->trim, heap_trim_cb, NULL);
 }
 
 static void stream_free(struct control *ctl, struct control_stream *s)
@@ -368,12 +374,7 @@ static void streams_step(evutil_socket_t fd, short what, void *arg);
 
 static void streams_schedule(struct control *ctl)
 {
-	static const struct timeval now = { 0, 0 };
-
-	if (!ctl->stream_step)
-		ctl->stream_step = evtimer_new(ctl->d->base, streams_step, ctl);
-	if (ctl->stream_step && !evtimer_pending(ctl->stream_step, NULL))
-		evtimer_add(ctl->stream_step, &now);
+	control_soon(ctl, &ctl->stream_step, streams_step, ctl);
 }
 
 /* Its client has more unsent than a reader takes at once: wait for client_write. */
