@@ -83,33 +83,33 @@ static int empty_attach_hook(struct tracerd *d, struct attachment *a, struct hoo
 	int ret;
 
 	if (!e)
-		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
+		return hook_err(h, -ENOMEM, "out of memory");
 	h->priv = e;
 	if (!a->spec.tgid)	/* it counts one process: bench's */
-		return set_err(h->err, sizeof(h->err), -EINVAL, "the empty program needs a pid");
+		return hook_err(h, -EINVAL, "the empty program needs a pid");
 	e->skel = bench_bpf__open();
 	if (!e->skel) {
 		ret = -errno;
-		return set_err(h->err, sizeof(h->err), ret, "cannot open the bench BPF object: %s",
-			       errno_str(ret, ebuf, sizeof(ebuf)));
+		return hook_err(h, ret, "cannot open the bench BPF object: %s",
+				errno_str(ret, ebuf, sizeof(ebuf)));
 	}
 	e->skel->rodata->bench_tgid = a->spec.tgid;
 	prog = empty_prog(e->skel, a->mode);
 	bpf_program__set_autoload(prog, true);
 	if (a->mode == TRACERD_MODE_FENTRY &&
 	    bpf_program__set_attach_target(prog, 0, h->name))
-		return set_err(h->err, sizeof(h->err), -ENOENT, "no BTF function '%s'", h->name);
+		return hook_err(h, -ENOENT, "no BTF function '%s'", h->name);
 	ret = bench_bpf__load(e->skel);
 	if (ret)
-		return set_err(h->err, sizeof(h->err), ret,
-			       "failed to load the empty %s program: %s",
-			       tracerd_mode_name(a->mode), errno_str(ret, ebuf, sizeof(ebuf)));
+		return hook_err(h, ret,
+				"failed to load the empty %s program: %s",
+				tracerd_mode_name(a->mode), errno_str(ret, ebuf, sizeof(ebuf)));
 	e->link = empty_link(prog, a->mode, h->name);
 	if (!e->link) {
 		ret = -errno;
-		return set_err(h->err, sizeof(h->err), ret, "failed to attach the empty %s program "
-			       "to '%s': %s", tracerd_mode_name(a->mode), h->name,
-			       errno_str(ret, ebuf, sizeof(ebuf)));
+		return hook_err(h, ret, "failed to attach the empty %s program "
+				"to '%s': %s", tracerd_mode_name(a->mode), h->name,
+				errno_str(ret, ebuf, sizeof(ebuf)));
 	}
 	return 0;
 }

@@ -42,24 +42,24 @@ static int fentry_attach_prog(struct tracerd *d, struct attachment *a, struct ho
 			      int which, const struct bpf_program *tmpl)
 {
 	int fd, ret, btf_fd = resolve_module_btf_fd(d, h->module);
-	char ebuf[96];
+	char ebuf[96], err[HOOK_ERR_MAX] = "";
 
 	if (btf_fd < 0)
-		return set_err(h->err, sizeof(h->err), btf_fd, "no BTF for module '%s' of '%s'",
-			       h->module, h->name);
+		return hook_err(h, btf_fd, "no BTF for module '%s' of '%s'",
+				h->module, h->name);
 	tmpl = bpf_hook_tmpl(((struct fentry_bpf *)d->be_state[TRACERD_MODE_FENTRY])->obj, tmpl,
 			     &a->spec);
-	fd = bpf_clone_hook(tmpl, h->slot, &a->spec, (__u32)h->btf_id, btf_fd, h->err,
-			    sizeof(h->err));
+	fd = bpf_clone_hook(tmpl, h->slot, &a->spec, (__u32)h->btf_id, btf_fd, err,
+			    sizeof(err));
 	if (fd < 0)
-		return fd;
+		return hook_err_msg(h, fd, err);
 	bpf_hook(h)->prog_fd[which] = fd;
 	fd = bpf_raw_tracepoint_open(NULL, fd);
 	if (fd < 0) {
 		ret = -errno;
-		return set_err(h->err, sizeof(h->err), ret, "failed to attach %s to '%s': %s",
-			       which ? "fexit" : "fentry", h->name,
-			       errno_str(ret, ebuf, sizeof(ebuf)));
+		return hook_err(h, ret, "failed to attach %s to '%s': %s",
+				which ? "fexit" : "fentry", h->name,
+				errno_str(ret, ebuf, sizeof(ebuf)));
 	}
 	bpf_hook(h)->link_fd[which] = fd;
 	return 0;
@@ -71,7 +71,7 @@ static int fentry_attach_hook(struct tracerd *d, struct attachment *a, struct ho
 	int ret;
 
 	if (!bpf_hook_new(h))
-		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
+		return hook_err(h, -ENOMEM, "out of memory");
 	ret = fentry_attach_prog(d, a, h, 0, skel->progs.fentry_entry);
 	if (!ret && spec_returns(&a->spec))
 		ret = fentry_attach_prog(d, a, h, 1, skel->progs.fexit_return);
@@ -80,12 +80,12 @@ static int fentry_attach_hook(struct tracerd *d, struct attachment *a, struct ho
 
 static int fentry_attach(struct tracerd *d, struct attachment *a)
 {
+	char err[HOOK_ERR_MAX] = "";
 	int ret;
 
-	ret = fentry_load(d, d->probe_fn[0] ? d->probe_fn : a->hooks[0].name,
-			  a->hooks[0].err, sizeof(a->hooks[0].err));
+	ret = fentry_load(d, d->probe_fn[0] ? d->probe_fn : a->hooks[0].name, err, sizeof(err));
 	if (ret)
-		return ret;
+		return hook_err_msg(&a->hooks[0], ret, err);
 	return bpf_hooks_attach(d, a, fentry_attach_hook);
 }
 

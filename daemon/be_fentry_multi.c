@@ -42,11 +42,12 @@ static struct fentry_multi_bpf *fmulti_load(struct tracerd *d, char *err, size_t
 
 static int fmulti_attach(struct tracerd *d, struct attachment *a)
 {
-	struct fentry_multi_bpf *skel = fmulti_load(d, a->hooks[0].err, sizeof(a->hooks[0].err));
+	char err[HOOK_ERR_MAX] = "";
+	struct fentry_multi_bpf *skel = fmulti_load(d, err, sizeof(err));
 	int ret;
 
 	if (!skel)
-		return -EOPNOTSUPP;
+		return hook_err_msg(&a->hooks[0], -EOPNOTSUPP, err);
 	/* the return half first: the kernel refuses fexit on a __noreturn
 	 * function (tracing_multi.c skips it), and its entry must then not be
 	 * linked either (its slot is freed with the skipped hook) */

@@ -77,23 +77,23 @@ static int fs_attach_hook(struct tracerd *d, struct attachment *a, struct hook *
 {
 	struct fsession_bpf *skel = ((struct fs_state *)d->be_state[TRACERD_MODE_FSESSION])->skel;
 	int fd, ret, btf_fd = resolve_module_btf_fd(d, h->module);
-	char ebuf[96];
+	char ebuf[96], err[HOOK_ERR_MAX] = "";
 
 	if (!bpf_hook_new(h))
-		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
+		return hook_err(h, -ENOMEM, "out of memory");
 	if (btf_fd < 0)
-		return set_err(h->err, sizeof(h->err), btf_fd, "no BTF for module '%s' of '%s'",
-			       h->module, h->name);
+		return hook_err(h, btf_fd, "no BTF for module '%s' of '%s'",
+				h->module, h->name);
 	fd = bpf_clone_hook(skel->progs.fsession_hook, h->slot, &a->spec, (__u32)h->btf_id, btf_fd,
-			    h->err, sizeof(h->err));
+			    err, sizeof(err));
 	if (fd < 0)
-		return fd;
+		return hook_err_msg(h, fd, err);
 	bpf_hook(h)->prog_fd[0] = fd;
 	fd = bpf_raw_tracepoint_open(NULL, fd);
 	if (fd < 0) {
 		ret = -errno;
-		return set_err(h->err, sizeof(h->err), ret, "failed to attach fsession to '%s': %s",
-			       h->name, errno_str(ret, ebuf, sizeof(ebuf)));
+		return hook_err(h, ret, "failed to attach fsession to '%s': %s",
+				h->name, errno_str(ret, ebuf, sizeof(ebuf)));
 	}
 	bpf_hook(h)->link_fd[0] = fd;
 	return 0;
@@ -101,10 +101,11 @@ static int fs_attach_hook(struct tracerd *d, struct attachment *a, struct hook *
 
 static int fs_attach(struct tracerd *d, struct attachment *a)
 {
-	struct fsession_bpf *skel = fs_load(d, a->hooks[0].err, sizeof(a->hooks[0].err));
+	char err[HOOK_ERR_MAX] = "";
+	struct fsession_bpf *skel = fs_load(d, err, sizeof(err));
 
 	if (!skel)
-		return -EOPNOTSUPP;
+		return hook_err_msg(&a->hooks[0], -EOPNOTSUPP, err);
 	if (a->nr_hooks == 1 || !fs_multi(d))
 		return bpf_hooks_attach(d, a, fs_attach_hook);
 	return tmulti_attach(d, a, skel->progs.fsession_hook, TRACERD_TRACE_FSESSION_MULTI,

@@ -121,11 +121,6 @@ fail:
 	return ret;
 }
 
-/* What a kmod hook holds (hook->priv): the module's attachment id. */
-struct kmod_hook {
-	__u64 id;
-};
-
 /*
  * The module fd a's hooks live on: its own when its attach ran on the
  * registry's worker thread (kmod_job_prepare), else the daemon's. The
@@ -138,23 +133,15 @@ static int kfd(const struct tracerd *d, const struct attachment *a)
 	return a->kfd > 0 ? a->kfd : d->kmod.fd;
 }
 
-static __u64 kmod_id(const struct hook *h)
-{
-	const struct kmod_hook *k = h->priv;
-
-	return k ? k->id : 0;
-}
-
 /* Undo one hook: detach it from the module, free its part. */
 static void kmod_hook_free(struct tracerd *d, struct attachment *a, struct hook *h)
 {
-	struct tracerd_detach det = { .id = kmod_id(h) };
+	struct tracerd_detach det = { .id = h->kmod_id };
 
 	if (det.id && kfd(d, a) >= 0 && ioctl(kfd(d, a), TRACERD_IOC_DETACH, &det))
 		log_warn("kmod: failed to detach '%s' (id %llu): %s", h->name,
 			 (unsigned long long)det.id, strerror(errno));
-	free(h->priv);
-	h->priv = NULL;
+	h->kmod_id = 0;
 	h->attached = false;
 }
 
@@ -163,28 +150,18 @@ static int kmod_hook_err(const struct attachment *a, struct hook *h, int ret)
 {
 	char ebuf[96];
 
-	return set_err(h->err, sizeof(h->err), ret, "kmod: failed to attach %s%s%s to '%s': %s%s",
-		       tracerd_mode_name(a->mode), a->spec.variant ? " variant " : "",
-		       mode_variant_name(a->spec.variant), h->name,
-		       errno_str(ret, ebuf, sizeof(ebuf)),
-		       ret == -EBUSY ? "; the function already carries a direct call" :
-		       ret == -EADDRNOTAVAIL ? "; the mode cannot hook there" :
-		       ret == -EEXIST ? "; the function is twice in the request" :
-		       ret == -ENOSPC && a->spec.stacks ?
+	return hook_err(h, ret, "kmod: failed to attach %s%s%s to '%s': %s%s",
+			tracerd_mode_name(a->mode), a->spec.variant ? " variant " : "",
+			mode_variant_name(a->spec.variant), h->name,
+			errno_str(ret, ebuf, sizeof(ebuf)),
+			ret == -EBUSY ? "; the function already carries a direct call" :
+			ret == -EADDRNOTAVAIL ? "; the mode cannot hook there" :
+			ret == -EEXIST ? "; the function is twice in the request" :
+			ret == -ENOSPC && a->spec.stacks ?
 				"; or the module's stack tables are at their limit (64 MiB): "
 				"stacks on fewer functions, or a smaller depth" :
-		       ret == -ENOSPC ? "; the module's attachments per file "
+			ret == -ENOSPC ? "; the module's attachments per file "
 				"(features.max_attach) are all in use" : "");
-}
-
-/* h's kmod part, made on first use (its id comes with the attach). */
-static struct kmod_hook *kmod_hook_new(struct hook *h)
-{
-	if (!h->priv)
-		h->priv = calloc(1, sizeof(struct kmod_hook));
-	if (!h->priv)
-		set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
-	return h->priv;
 }
 
 /* The module's mode and flags of attachment a (its variant, --latency). */
@@ -214,15 +191,15 @@ static int kmod_argw(const struct attachment *a, struct hook *h, __u32 *argw)
 		return 0;
 	}
 	if (h->argw == 0)
-		return set_err(h->err, sizeof(h->err), -EOPNOTSUPP,
-			       "kmod-direct --latency: no BTF says how '%s' takes its arguments "
-			       "(variadic, or a module without BTF); the trampoline calls the "
-			       "function itself and must know: time it in kmod-kprobe or fentry",
-			       h->name);
-	return set_err(h->err, sizeof(h->err), -EOPNOTSUPP,
-		       "kmod-direct --latency: '%s' takes arguments on the stack (%u words); "
-		       "the trampoline calls the function with its register arguments only: "
-		       "time it in kmod-kprobe or fentry", h->name, h->argw - 1);
+		return hook_err(h, -EOPNOTSUPP,
+				"kmod-direct --latency: no BTF says how '%s' takes its arguments "
+				"(variadic, or a module without BTF); the trampoline calls the "
+				"function itself and must know: time it in kmod-kprobe or fentry",
+				h->name);
+	return hook_err(h, -EOPNOTSUPP,
+			"kmod-direct --latency: '%s' takes arguments on the stack (%u words); "
+			"the trampoline calls the function with its register arguments only: "
+			"time it in kmod-kprobe or fentry", h->name, h->argw - 1);
 }
 
 /* The module has a comm filter (ABI 1.6: ATTACH2, ATTACH_BATCH2). */
@@ -256,24 +233,22 @@ static int kmod_comm(const struct tracerd *d, const struct attachment *a,
 
 static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook *h)
 {
-	struct kmod_hook *k = kmod_hook_new(h);
 	struct tracerd_attach2 at = {
 		.addr = h->addr,
 		.tgid = a->spec.tgid,
 	};
+	char err[HOOK_ERR_MAX] = "";
 	int ret;
 
-	if (!k)
-		return -ENOMEM;
 	if (kmod_spec_flags(a, &at.mode, &at.flags))
-		return set_err(h->err, sizeof(h->err), -EINVAL, "%s has no variant %s",
-			       tracerd_mode_name(a->mode), mode_variant_name(a->spec.variant));
+		return hook_err(h, -EINVAL, "%s has no variant %s",
+				tracerd_mode_name(a->mode), mode_variant_name(a->spec.variant));
 	if (str_copy(at.name, h->name, sizeof(at.name)))
-		return set_err(h->err, sizeof(h->err), -ENAMETOOLONG, "name '%s' too long",
-			       h->name);
-	ret = kmod_comm(d, a, at.comm, h->err, sizeof(h->err));
+		return hook_err(h, -ENAMETOOLONG, "name '%s' too long",
+				h->name);
+	ret = kmod_comm(d, a, at.comm, err, sizeof(err));
 	if (ret)
-		return ret;
+		return hook_err_msg(h, ret, err);
 	ret = kmod_argw(a, h, &at.argw);
 	if (ret)
 		return ret;
@@ -282,7 +257,7 @@ static int kmod_attach_hook(struct tracerd *d, struct attachment *a, struct hook
 	if (ioctl(kfd(d, a), at.comm[0] || at.stack_depth ? TRACERD_IOC_ATTACH2 : TRACERD_IOC_ATTACH,
 		  &at))
 		return kmod_hook_err(a, h, -errno);
-	k->id = at.id;
+	h->kmod_id = at.id;
 	return 0;
 }
 
@@ -319,15 +294,15 @@ static int kmod_batch_new(struct attachment *a, struct kmod_batch *b, bool attac
 		struct tracerd_batch_entry *e = &b->e[b->n];
 
 		if (attached) {
-			if (!kmod_id(h))
+			if (!h->kmod_id)
 				continue;
-			e->id = kmod_id(h);
+			e->id = h->kmod_id;
 		} else {
-			if (h->err[0] || !kmod_hook_new(h))
+			if (h->err)
 				continue;
 			if (str_copy(e->name, h->name, sizeof(e->name))) {
-				set_err(h->err, sizeof(h->err), -ENAMETOOLONG, "name '%s' too long",
-					h->name);
+				hook_err(h, -ENAMETOOLONG, "name '%s' too long",
+					 h->name);
 				continue;
 			}
 			if (kmod_argw(a, h, &e->argw)) {
@@ -355,20 +330,21 @@ static void kmod_batch_free(struct kmod_batch *b)
 static int kmod_batch_prepare(struct tracerd *d, struct attachment *a, struct tracerd_batch2 *req,
 			      unsigned long *cmd, struct kmod_batch *b)
 {
+	char err[HOOK_ERR_MAX] = "";
 	__u32 i;
 	int ret;
 
 	*req = (struct tracerd_batch2){ .tgid = a->spec.tgid };
 	if (kmod_spec_flags(a, &req->mode, &req->flags))
-		return set_err(a->hooks[0].err, sizeof(a->hooks[0].err), -EINVAL,
-			       "%s has no variant %s", tracerd_mode_name(a->mode),
-			       mode_variant_name(a->spec.variant));
-	ret = kmod_comm(d, a, req->comm, a->hooks[0].err, sizeof(a->hooks[0].err));
+		return hook_err(&a->hooks[0], -EINVAL,
+				"%s has no variant %s", tracerd_mode_name(a->mode),
+				mode_variant_name(a->spec.variant));
+	ret = kmod_comm(d, a, req->comm, err, sizeof(err));
 	if (ret)
-		return ret;
+		return hook_err_msg(&a->hooks[0], ret, err);
 	ret = kmod_batch_new(a, b, false);
 	if (ret)
-		return set_err(a->hooks[0].err, sizeof(a->hooks[0].err), ret, "out of memory");
+		return hook_err(&a->hooks[0], ret, "out of memory");
 	if (b->n == 0) {
 		/* none left: the mode cannot take them (a refusal, as the
 		 * module's would be), or nothing to attach */
@@ -384,12 +360,12 @@ static int kmod_batch_prepare(struct tracerd *d, struct attachment *a, struct tr
 		 * refused as a whole, saying what would take them.
 		 */
 		for (i = 0; i < b->n; i++)
-			set_err(a->hooks[b->idx[i]].err, sizeof(a->hooks[0].err), -ENOSPC,
-				"kmod: %u functions in one attachment, the module (ABI %u.%u) "
-				"takes %u per client at most (features.max_attach): hook "
-				"fewer, or load a module of ABI 1.9 or later (%u)", b->n,
-				d->kmod.abi_major, d->kmod.abi_minor, d->kmod.max_attach,
-				TRACERD_MAX_ATTACH);
+			hook_err(&a->hooks[b->idx[i]], -ENOSPC,
+				 "kmod: %u functions in one attachment, the module (ABI %u.%u) "
+				 "takes %u per client at most (features.max_attach): hook "
+				 "fewer, or load a module of ABI 1.9 or later (%u)", b->n,
+				 d->kmod.abi_major, d->kmod.abi_minor, d->kmod.max_attach,
+				 TRACERD_MAX_ATTACH);
 		kmod_batch_free(b);
 		return -ENOSPC;
 	}
@@ -416,7 +392,7 @@ static int kmod_batch_apply(struct attachment *a, struct kmod_batch *b, int ret)
 		kmod_batch_free(b);
 		if (ret != -ENOTTY)
 			for (i = 0; i < a->nr_hooks; i++)
-				if (!a->hooks[i].err[0])
+				if (!a->hooks[i].err)
 					kmod_hook_err(a, &a->hooks[i], ret);
 		return ret;
 	}
@@ -428,7 +404,7 @@ static int kmod_batch_apply(struct attachment *a, struct kmod_batch *b, int ret)
 			first = first ? first : ret;
 			continue;
 		}
-		((struct kmod_hook *)h->priv)->id = b->e[i].id;
+		h->kmod_id = b->e[i].id;
 		h->attached = true;
 		n++;
 	}
@@ -450,13 +426,11 @@ static int kmod_attach_batch(struct tracerd *d, struct attachment *a)
 
 static int kmod_attach(struct tracerd *d, struct attachment *a)
 {
-	char *err = a->hooks[0].err;
-	size_t errlen = sizeof(a->hooks[0].err);
 	__u32 modes;
 	int ret;
 
 	if (kmod_open(d, &modes))
-		return set_err(err, errlen, -ENODEV, "%s", d->kmod.reason);
+		return hook_err(&a->hooks[0], -ENODEV, "%s", d->kmod.reason);
 	if (kmod_batch_ok(d)) {
 		ret = kmod_attach_batch(d, a);
 		if (ret != -ENOTTY)
@@ -478,7 +452,7 @@ static int kmod_detach_apply(struct attachment *a, struct kmod_batch *b, int ret
 			log_warn("kmod: failed to detach '%s' (id %llu): %s", h->name,
 				 (unsigned long long)b->e[i].id,
 				 errno_str(b->e[i].error, ebuf, sizeof(ebuf)));
-		((struct kmod_hook *)h->priv)->id = 0;
+		h->kmod_id = 0;
 	}
 	kmod_batch_free(b);
 	return ret;
@@ -648,9 +622,9 @@ static void kmod_read_begin(struct tracerd *d, struct attachment *a)
 		goto fail;
 	for (i = 0; i < c->n;) {
 		for (k = 0; i < c->n && k < TRACERD_COUNTERS_BATCH_MAX; i++) {
-			if (!kmod_id(&a->hooks[i]))
+			if (!a->hooks[i].kmod_id)
 				continue;
-			e[k] = (struct tracerd_counters_entry){ .id = kmod_id(&a->hooks[i]) };
+			e[k] = (struct tracerd_counters_entry){ .id = a->hooks[i].kmod_id };
 			idx[k++] = i;
 		}
 		if (!k)
@@ -682,7 +656,7 @@ static int kmod_counters(struct tracerd *d, const struct attachment *a, struct h
 	size_t i = (size_t)(h - a->hooks);
 
 	memset(c, 0, sizeof(*c));
-	c->id = kmod_id(h);
+	c->id = h->kmod_id;
 	if (!c->id || kfd(d, a) < 0)
 		return -ENOENT;
 	if (k && h >= a->hooks && i < k->n && k->ok[i]) {
@@ -707,7 +681,7 @@ static int kmod_read(struct tracerd *d, struct attachment *a, struct hook *h,
 		     struct tracerd_slot_stats *s)
 {
 	struct tracerd_counters c;
-	struct tracerd_latency l = { .id = kmod_id(h) };
+	struct tracerd_latency l = { .id = h->kmod_id };
 	int ret = kmod_counters(d, a, h, &c), b;
 
 	memset(s, 0, sizeof(*s));
@@ -771,7 +745,8 @@ static int kmod_probe_mode(struct tracerd *d, enum tracerd_mode m, enum mode_var
 			reason, len, -EOPNOTSUPP,
 			"kmod: the module cannot do %s on this kernel (TRACERD_IOC_FEATURES)",
 			tracerd_mode_name(m));
-	str_copy(h.name, d->probe_fn, sizeof(h.name));
+	h.name = d->probe_fn;
+	h.module = "";
 	h.addr = resolve_addr(d, h.name);
 	if (!h.addr)
 		return set_err(reason, len, -ENOENT, "no kallsyms address for '%s'", h.name);
@@ -779,7 +754,8 @@ static int kmod_probe_mode(struct tracerd *d, enum tracerd_mode m, enum mode_var
 	a.nr_hooks = 1;
 	ret = kmod_attach_hook(d, &a, &h);
 	if (ret)
-		set_err(reason, len, ret, "%s", h.err);
+		set_err(reason, len, ret, "%s", h.err ? h.err : "");
+	hook_err_clear(&h);
 	kmod_detach(d, &a);
 	return ret;
 }
@@ -908,7 +884,7 @@ static const char *kmod_direct_stacks_unavailable(struct tracerd *d)
 static int kmod_stacks(struct tracerd *d, struct attachment *a, struct hook *h,
 		       stack_visit_fn fn, void *ctx, __u64 *dropped)
 {
-	struct tracerd_stacks s = { .id = kmod_id(h) };
+	struct tracerd_stacks s = { .id = h->kmod_id };
 	unsigned char *buf = NULL, *p;
 	int ret = -EAGAIN, tries;
 	__u32 i;
@@ -985,7 +961,7 @@ static const char *site_path_name(__u32 p)
 static int kmod_site(struct tracerd *d, const struct attachment *a, const struct hook *h,
 		     struct hook_site *out)
 {
-	struct tracerd_site s = { .id = kmod_id(h) };
+	struct tracerd_site s = { .id = h->kmod_id };
 	int err;
 
 	memset(out, 0, sizeof(*out));

@@ -104,13 +104,13 @@ static int kprobe_attach_prog(struct hook *h, const struct tracerd_spec *spec, i
 			      const struct bpf_program *tmpl, int shared, size_t off)
 {
 	struct bpf_hook *b = bpf_hook(h);
-	char ebuf[96];
+	char ebuf[96], err[HOOK_ERR_MAX] = "";
 	int fd = shared;
 
 	if (fd < 0) {
-		fd = bpf_clone_hook(tmpl, h->slot, spec, 0, 0, h->err, sizeof(h->err));
+		fd = bpf_clone_hook(tmpl, h->slot, spec, 0, 0, err, sizeof(err));
 		if (fd < 0)
-			return fd;
+			return hook_err_msg(h, fd, err);
 		b->prog_fd[which] = fd;
 	}
 	fd = kprobe_link(fd, h->name, off, which == 1, h->slot);
@@ -118,12 +118,12 @@ static int kprobe_attach_prog(struct hook *h, const struct tracerd_spec *spec, i
 		b->link_fd[which] = fd;
 		return 0;
 	}
-	return set_err(h->err, sizeof(h->err), fd, "failed to attach %s to '%s%s': %s",
-		       which ? "kretprobe" : "kprobe", h->name,
-		       off == 5	  ? "+5"
-		       : off == 9 ? "+9"
+	return hook_err(h, fd, "failed to attach %s to '%s%s': %s",
+			which ? "kretprobe" : "kprobe", h->name,
+			off == 5	  ? "+5"
+			: off == 9 ? "+9"
 				  : "",
-		       errno_str(fd, ebuf, sizeof(ebuf)));
+			errno_str(fd, ebuf, sizeof(ebuf)));
 }
 
 /*
@@ -142,6 +142,8 @@ static int kprobe_attach_int3(struct hook *h, const struct tracerd_spec *spec,
 	if (ret == -EILSEQ) {
 		bpf_hook_close(bpf_hook(h));
 		ret = kprobe_attach_prog(h, spec, 0, prog, shared, 9);
+		if (!ret)
+			hook_err_clear(h);	/* +5's refusal */
 	}
 	return ret;
 }
@@ -153,7 +155,7 @@ static int kprobe_attach_hook(struct tracerd *d, struct attachment *a, struct ho
 	int ret, entry = sh ? sh->prog[0] : -1;
 
 	if (!bpf_hook_new(h))
-		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
+		return hook_err(h, -ENOMEM, "out of memory");
 	if (int3)
 		ret = kprobe_attach_int3(
 			h, &a->spec, bpf_hook_tmpl(skel->obj, skel->progs.kprobe_entry, &a->spec),
@@ -183,12 +185,10 @@ static int kprobe_int3_hook(struct tracerd *d, struct attachment *a, struct hook
  * link's cookie, so attaching costs a verification per attachment, not
  * per function. One function: its own clones with the slot immediate.
  */
-static int kprobe_share(struct tracerd *d, struct attachment *a)
+static int kprobe_share(struct tracerd *d, struct attachment *a, char *err, size_t errlen)
 {
 	struct kprobe_bpf *skel = d->be_state[TRACERD_MODE_KPROBE];
 	struct kprobe_shared *sh;
-	char *err = a->hooks[0].err;
-	size_t errlen = sizeof(a->hooks[0].err);
 
 	if (a->nr_hooks < 2)
 		return 0;
@@ -212,11 +212,14 @@ static int kprobe_share(struct tracerd *d, struct attachment *a)
 
 static int kprobe_attach_mode(struct tracerd *d, struct attachment *a, bool int3)
 {
-	int ret = kprobe_load(d, a->hooks[0].err, sizeof(a->hooks[0].err));
+	char err[HOOK_ERR_MAX] = "";
+	int ret = kprobe_load(d, err, sizeof(err));
 
 	if (!ret)
-		ret = kprobe_share(d, a);
-	return ret ? ret : bpf_hooks_attach(d, a, int3 ? kprobe_int3_hook : kprobe_hook);
+		ret = kprobe_share(d, a, err, sizeof(err));
+	if (ret)
+		return hook_err_msg(&a->hooks[0], ret, err);
+	return bpf_hooks_attach(d, a, int3 ? kprobe_int3_hook : kprobe_hook);
 }
 
 static int kprobe_attach(struct tracerd *d, struct attachment *a)
@@ -336,7 +339,8 @@ static int kprobe_probe_mode(struct tracerd *d, bool int3, char *reason, size_t 
 	if (ret)
 		return ret;
 	skel = d->be_state[TRACERD_MODE_KPROBE];
-	str_copy(h.name, d->probe_fn, sizeof(h.name));
+	h.name = d->probe_fn;
+	h.module = "";
 	h.slot = TRACERD_MAX_SLOTS;	/* out of range: the program does nothing */
 	ret = int3 ? kprobe_attach_int3(&h, NULL, skel->progs.kprobe_entry, -1) :
 		     kprobe_attach_prog(&h, NULL, 0, skel->progs.kprobe_entry, -1, 0);
@@ -349,6 +353,7 @@ static int kprobe_probe_mode(struct tracerd *d, bool int3, char *reason, size_t 
 		else
 			snprintf(reason, len, "%s", h.err);
 	}
+	hook_err_clear(&h);
 	bpf_hook_close(&b);
 	return ret;
 }

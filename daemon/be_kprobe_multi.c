@@ -150,14 +150,13 @@ static int multi_link_counts(struct kprobe_multi_bpf *skel, struct attachment *a
 		       fd == -EOPNOTSUPP ? "; kernel without fprobe (CONFIG_FPROBE)" : "");
 }
 
-static int multi_attach(struct tracerd *d, struct attachment *a)
+static int multi_attach_all(struct tracerd *d, struct attachment *a, char *err, size_t errlen)
 {
 	struct multi_links *ml = malloc(sizeof(*ml));
 	struct kprobe_multi_bpf *skel;
 	const char **syms = NULL;
 	__u64 *cookies = NULL;
-	char *err = a->hooks[0].err;
-	size_t i, errlen = sizeof(a->hooks[0].err);
+	size_t i;
 	/* one function: its slot in the immediate, no cookie lookup per call */
 	__u32 slot = a->nr_hooks == 1 ? a->hooks[0].slot : TRACERD_SLOT_COOKIE;
 	int ret;
@@ -209,6 +208,13 @@ cleanup:
 	free(syms);
 	free(cookies);
 	return ret;
+}
+
+static int multi_attach(struct tracerd *d, struct attachment *a)
+{
+	char err[HOOK_ERR_MAX] = "";
+
+	return hook_err_msg(&a->hooks[0], multi_attach_all(d, a, err, sizeof(err)), err);
 }
 
 static int multi_progs(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),

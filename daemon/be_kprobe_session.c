@@ -85,10 +85,9 @@ static int ks_link(int prog_fd, const char **syms, const __u64 *cookies, size_t 
 }
 
 /* a->priv: the attachment's one link fd */
-static int ks_attach(struct tracerd *d, struct attachment *a)
+static int ks_attach_all(struct tracerd *d, struct attachment *a, char *err, size_t errlen)
 {
-	char *err = a->hooks[0].err;
-	size_t i, errlen = sizeof(a->hooks[0].err);
+	size_t i;
 	const char **syms = calloc(a->nr_hooks, sizeof(*syms));
 	__u64 *cookies = calloc(a->nr_hooks, sizeof(*cookies));
 	int *link = malloc(sizeof(*link));
@@ -118,6 +117,13 @@ cleanup:
 	free(syms);
 	free(cookies);
 	return ret;
+}
+
+static int ks_attach(struct tracerd *d, struct attachment *a)
+{
+	char err[HOOK_ERR_MAX] = "";
+
+	return hook_err_msg(&a->hooks[0], ks_attach_all(d, a, err, sizeof(err)), err);
 }
 
 static void ks_detach(struct tracerd *d, struct attachment *a)

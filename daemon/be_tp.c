@@ -173,7 +173,7 @@ static int tp_attach_classic(struct tracerd *d, struct attachment *a, struct hoo
 {
 	const char *target = a->spec.target, *slash = strchr(target, '/');
 	struct tp_state *st = tp_state(d);
-	char cat[128], exit_name[sizeof(h->name) + 8];
+	char cat[128], exit_name[sizeof(a->spec.target) + 8];
 	struct tp_bpf *skel;
 	int ret;
 
@@ -201,39 +201,36 @@ out:
  */
 static int tp_attach_hook(struct tracerd *d, struct attachment *a, struct hook *h)
 {
-	char err2[sizeof(h->err)];
+	char err[HOOK_ERR_MAX] = "", err2[HOOK_ERR_MAX];
 	const char *via = NULL;
 	int ret = -ENOENT;
 
 	if (!bpf_hook_new(h))
-		return set_err(h->err, sizeof(h->err), -ENOMEM, "out of memory");
+		return hook_err(h, -ENOMEM, "out of memory");
 	if (!a->spec.latency && h->btf_id > 0 && !tp_state(d)->btf_refused)
-		ret = tp_attach_one(d, a, h, true, h->err, sizeof(h->err));
+		ret = tp_attach_one(d, a, h, true, err, sizeof(err));
 	if (ret && !a->spec.latency && d->raw_tp.available) {
 		ret = tp_attach_one(d, a, h, false, err2, sizeof(err2));
 		via = "raw_tp";
-		if (ret && !h->err[0])
-			strcpy(h->err, err2);
+		if (ret && !err[0])
+			strcpy(err, err2);
 	}
 	/* a classic tracepoint's record is not the tracepoint's arguments */
 	if (ret && (a->spec.args || a->spec.cond[0]))
-		return ret;
+		return hook_err_msg(h, ret, err);
 	if (ret) {
 		ret = tp_attach_classic(d, a, h, err2, sizeof(err2));
 		via = "a classic tracepoint (perf event)";
-		if (ret && (!h->err[0] || a->spec.latency))
-			strcpy(h->err, err2);
+		if (ret && (!err[0] || a->spec.latency))
+			strcpy(err, err2);
 	}
-	if (!ret && via) {
+	if (!ret && via)
 		log_info("tracepoint '%s': using %s (%s)", h->name, via,
-			 h->err[0] ? h->err : "no btf_trace_ type");
-		h->err[0] = '\0';
-	}
-	if (ret && !h->err[0])
-		set_err(h->err, sizeof(h->err), ret,
-			"neither tp_btf, raw_tp nor a classic tracepoint "
+			 err[0] ? err : "no btf_trace_ type");
+	if (ret && !err[0])
+		str_fmt(err, sizeof(err), "neither tp_btf, raw_tp nor a classic tracepoint "
 			"could attach");
-	return ret;
+	return hook_err_msg(h, ret, err);
 }
 
 /* no hook at all is -ENOENT, as if none had attached */

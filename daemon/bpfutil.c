@@ -584,7 +584,7 @@ int hooks_attach(struct tracerd *d, struct attachment *a,
 	for (i = 0; i < a->nr_hooks; i++) {
 		struct hook *h = &a->hooks[i];
 
-		if (h->err[0]) {	/* the registry found it lacks what the mode needs */
+		if (h->err) {	/* the registry found it lacks what the mode needs */
 			if (!first)
 				first = -ENOENT;
 			continue;

@@ -360,13 +360,15 @@ int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *s
 	struct tracerd_slot_cfg cfg;
 
 	maps_spec_cfg(spec, &cfg);
-	cfg.nargs = args->nargs;
-	cfg.strmask = args->strmask;
-	cfg.if_idx = args->if_idx;
-	cfg.if_op = args->if_op;
-	cfg.if_size = args->if_size;
-	cfg.if_signed = args->if_signed;
-	cfg.if_val = args->if_val;
+	if (args) {	/* NULL: neither --args nor --if */
+		cfg.nargs = args->nargs;
+		cfg.strmask = args->strmask;
+		cfg.if_idx = args->if_idx;
+		cfg.if_op = args->if_op;
+		cfg.if_size = args->if_size;
+		cfg.if_signed = args->if_signed;
+		cfg.if_val = args->if_val;
+	}
 	if (bpf_map_update_elem(d->cfg_fd, &slot, &cfg, BPF_ANY))
 		return -errno;
 	d->slot_by[slot] = spec->by != SPEC_BY_NONE;

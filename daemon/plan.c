@@ -20,8 +20,8 @@ static json_object *plan_hook_json(const struct hook *h)
 			       h->module[0] ? json_object_new_string(h->module) : NULL);
 	json_object_object_add(o, "btf_id", json_object_new_int(h->btf_id));
 	json_object_object_add(o, "address", json_object_new_boolean(h->addr != 0));
-	json_object_object_add(o, "hooked", json_object_new_boolean(!h->err[0]));
-	json_object_object_add(o, "reason", h->err[0] ? json_object_new_string(h->err) : NULL);
+	json_object_object_add(o, "hooked", json_object_new_boolean(!h->err));
+	json_object_object_add(o, "reason", h->err ? json_object_new_string(h->err) : NULL);
 	return o;
 }
 

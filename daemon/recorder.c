@@ -204,7 +204,7 @@ static void define_hook(struct tracerd *d, struct record_writer *w, const struct
 	record_writer__define_target(w, h->slot, a->mode, a->id, tp ? a->spec.target : h->name);
 	if (!a->spec.args)
 		return;
-	proto = args_proto_json(resolve_hook_btf(d, h), h->args.btf_id, tp);
+	proto = args_proto_json(resolve_hook_btf(d, h), h->args ? h->args->btf_id : 0, tp);
 	if (!proto || record_writer__define_args(w, h->slot, proto))
 		log_warn("recording '%s': the arguments of '%s' are recorded without their "
 			 "names (no BTF prototype now)", a->spec.record, h->name);

@@ -202,7 +202,7 @@ static int hooks_slots(struct tracerd *d, struct attachment *a)
 	for (i = 0; i < a->nr_hooks; i++) {
 		err = maps_slot_alloc(d, &a->hooks[i].slot, a->hooks[i].ret64);
 		if (!err)
-			err = maps_slot_config(d, a->hooks[i].slot, &a->spec, &a->hooks[i].args);
+			err = maps_slot_config(d, a->hooks[i].slot, &a->spec, a->hooks[i].args);
 		if (err) {
 			hooks_unslot(d, a);
 			return err;
@@ -248,7 +248,8 @@ static void hooks_compact(struct tracerd *d, struct attachment *a, struct skip_l
 			continue;
 		}
 		/* the backend freed what it held of a hook it could not attach */
-		skip_list_add(skipped, h->name, h->err[0] ? h->err : "not attached");
+		skip_list_add(skipped, h->name, h->err ? h->err : "not attached");
+		hook_err_clear(h);
 		maps_slot_free(d, h->slot);
 	}
 	maps_sweep(d);
@@ -267,14 +268,13 @@ static int hooks_needs(const struct backend *be, struct hook *hooks, size_t nr)
 	for (k = 0; k < nr; k++) {
 		struct hook *h = &hooks[k];
 
-		h->err[0] = '\0';
+		hook_err_clear(h);
 		if ((be->caps & MODE_CAP_NEEDS_BTF) && h->btf_id <= 0)
-			str_fmt(h->err, sizeof(h->err), "no BTF for function '%s' (%s needs it)",
+			hook_err(h, 0, "no BTF for function '%s' (%s needs it)",
 				 h->name, tracerd_mode_name(be->mode));
 		else if ((be->caps & MODE_CAP_NEEDS_ADDR) && !h->addr)
-			str_fmt(h->err, sizeof(h->err),
-				"no kallsyms address for '%s' (%s needs one)", h->name,
-				tracerd_mode_name(be->mode));
+			hook_err(h, 0, "no kallsyms address for '%s' (%s needs one)", h->name,
+				 tracerd_mode_name(be->mode));
 		else
 			n++;
 	}
@@ -320,7 +320,7 @@ static int candidate_fits(const struct tracerd *d, const struct backend *be,
 	int err;
 
 	if (hooks_needs(be, hooks, nr)) {
-		str_fmt(msg, msglen, "%s", hooks[0].err);
+		str_fmt(msg, msglen, "%s", hooks[0].err ? hooks[0].err : "");
 		err = -ENOENT;
 	} else {
 		err = slots_fit(d, be, spec, hooks, nr, msg, msglen);
@@ -482,7 +482,7 @@ static int request_init(struct tracerd *d, const struct tracerd_spec *spec, stru
 
 void registry_plan_free(struct plan *p)
 {
-	free(p->hooks);
+	hooks_free(p->hooks, p->nr_hooks);
 	p->hooks = NULL;
 	p->nr_hooks = 0;
 	skip_list_free(&p->skipped);
@@ -650,7 +650,7 @@ static int fds_check(const struct tracerd *d, const struct backend *be, struct a
 	if ((!per && !fixed) || getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
 		return 0;
 	for (i = 0, n = 0; i < a->nr_hooks; i++)
-		n += !a->hooks[i].err[0];
+		n += !a->hooks[i].err;
 	open = open_fd_count();	/* lib/util.c */
 	if (open < 0)
 		open = (long)rl.rlim_cur;	/* EMFILE most likely: none left */
@@ -674,11 +674,11 @@ static int fds_check(const struct tracerd *d, const struct backend *be, struct a
 	for (i = 0, n = 0; i < a->nr_hooks; i++) {
 		struct hook *h = &a->hooks[i];
 
-		if (h->err[0] || n++ < fit)
+		if (h->err || n++ < fit)
 			continue;
-		str_fmt(h->err, sizeof(h->err), "not attached: out of file descriptors "
-			"(RLIMIT_NOFILE %llu, %u per function; partial)",
-			(unsigned long long)rl.rlim_cur, per);
+		hook_err(h, 0, "not attached: out of file descriptors "
+			 "(RLIMIT_NOFILE %llu, %u per function; partial)",
+			 (unsigned long long)rl.rlim_cur, per);
 	}
 	return 0;
 }
@@ -725,11 +725,11 @@ static int candidate_failed(struct tracerd *d, struct attachment *a)
 	const struct hook *h = &a->hooks[0];
 	size_t i, off = strlen(op->why);
 
-	for (i = 0; i < a->nr_hooks && !a->hooks[i].err[0]; i++)
+	for (i = 0; i < a->nr_hooks && !a->hooks[i].err; i++)
 		;
 	if (i < a->nr_hooks)
 		h = &a->hooks[i];
-	str_fmt(op->msg, sizeof(op->msg), "%s", h->err[0] ? h->err :
+	str_fmt(op->msg, sizeof(op->msg), "%s", h->err ? h->err :
 		strerror(-(op->err ? op->err : -ENOENT)));
 	a->be->detach(d, a);
 	str_cat(op->why, sizeof(op->why), off, "; not %s: %s", tracerd_mode_name(a->mode), op->msg);
@@ -746,7 +746,7 @@ static void attachment_free(struct tracerd *d, struct attachment *a)
 		be->detach(d, a);
 	hooks_release(d, a->hooks, a->nr_hooks);
 	op_free(a);
-	free(a->hooks);
+	hooks_free(a->hooks, a->nr_hooks);
 	free(a);
 }
 
@@ -1029,11 +1029,14 @@ static bool detach_step(struct tracerd *d, struct attachment *a, bool may_job)
 	bool all = step_batch(be, a) == BACKEND_BATCH_ALL;
 	size_t n = step_size(be, a, a->nr_hooks);
 	struct attachment v = attach_view(a, a->nr_hooks - n, n);
+	size_t i;
 	int err;
 
 	if (n && !all) {
 		be->detach(d, &v);
 		hooks_release(d, v.hooks, n);
+		for (i = 0; i < n; i++)	/* past nr_hooks: hooks_free leaves them */
+			hook_err_clear(&v.hooks[i]);
 		a->nr_hooks -= n;
 		a->nr_done += n;
 		if (a->nr_hooks)

@@ -62,6 +62,10 @@ struct symsrc {
 	struct btf_index vmlinux;
 	struct mod_btf *mods;
 	size_t nr_mods;
+	/* every module name a hook was given (hook->module points here): kept
+	 * until resolve_fini, one copy each, not one per hook */
+	char **modnames;
+	size_t nr_modnames;
 };
 
 static int sym_cmp(const void *a, const void *b)
@@ -261,18 +265,25 @@ static void btf_index_free(struct btf_index *x)
 	memset(x, 0, sizeof(*x));
 }
 
-/* Index FUNC names of btf (types from start_id on): sorted, then bsearch. */
+/*
+ * Index FUNC names of btf (types from start_id on): sorted, then bsearch.
+ * Sized by the FUNCs counted first: a module's split BTF counts vmlinux's
+ * types too (~170k on 6.12), and arrays of that size per module took 2 MB each.
+ */
 static int btf_index_build(struct btf_index *x, struct btf *btf, __u32 start_id)
 {
 	__u32 i, n = btf__type_cnt(btf);
 	struct { const char *name; __s32 id; } *tmp;
-	size_t k = 0;
+	size_t k = 0, funcs = 0;
 
 	memset(x, 0, sizeof(*x));
 	x->btf = btf;
-	tmp = calloc(n, sizeof(*tmp));
-	x->names = calloc(n, sizeof(*x->names));
-	x->ids = calloc(n, sizeof(*x->ids));
+	for (i = start_id; i < n; i++)
+		funcs += btf_is_func(btf__type_by_id(btf, i));
+	funcs = funcs ? funcs : 1;
+	tmp = calloc(funcs, sizeof(*tmp));
+	x->names = calloc(funcs, sizeof(*x->names));
+	x->ids = calloc(funcs, sizeof(*x->ids));
 	if (!tmp || !x->names || !x->ids) {
 		free(tmp);
 		btf_index_free(x);
@@ -350,6 +361,9 @@ void resolve_fini(struct tracerd *d)
 		mods_free(c);
 		free(c->modules_sig);
 		btf_index_free(&c->vmlinux);
+		while (c->nr_modnames)
+			free(c->modnames[--c->nr_modnames]);
+		free(c->modnames);
 		free(c);
 	}
 	d->resolve_cache = NULL;
@@ -654,20 +668,51 @@ static enum func_ret func_ret(const struct btf *btf, __s32 id, __u32 *size)
 	return id ? FUNC_RET_UNKNOWN : FUNC_RET_VOID;
 }
 
-/* Fill hook h for function s (from the ftrace list or kallsyms); its BTF, NULL without */
-static const struct btf *fill_hook(struct tracerd *d, struct symsrc *c, struct hook *h,
-				   const char *name, const char *module, bool need_addr)
+/* module's one copy (struct symsrc's modnames); NULL: out of memory */
+static const char *module_intern(struct symsrc *c, const char *module)
 {
+	char **v;
+	size_t i;
+
+	for (i = c->nr_modnames; i-- > 0;)	/* the last one added first: a glob's run */
+		if (!strcmp(c->modnames[i], module))
+			return c->modnames[i];
+	v = realloc(c->modnames, (c->nr_modnames + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	c->modnames = v;
+	v[c->nr_modnames] = strdup(module);
+	return v[c->nr_modnames] ? v[c->nr_modnames++] : NULL;
+}
+
+/*
+ * Make h (of a block from hooks_new) function name of module (NULL:
+ * vmlinux), its strings in strs, nothing else set yet; -ENOMEM.
+ */
+static int hook_init(struct symsrc *c, struct hook_strs *strs, struct hook *h, const char *name,
+		     const char *module)
+{
+	struct hook_args *args = h->args;
+
+	*h = (struct hook){ .slot = TRACERD_MAX_SLOTS, .module = "", .args = args };
+	if (args)
+		memset(args, 0, sizeof(*args));
+	h->name = hook_str(strs, name);
+	if (module)
+		h->module = module_intern(c, module);
+	return h->name && h->module ? 0 : -ENOMEM;
+}
+
+/* Fill hook h (hook_init) for its function; its BTF, NULL without */
+static const struct btf *fill_hook(struct tracerd *d, struct symsrc *c, struct hook *h,
+				   bool need_addr)
+{
+	const char *name = h->name, *module = h->module[0] ? h->module : NULL;
 	const struct btf *btf;
 	const struct sym *k;
 	struct mod_btf *m;
 	__u32 size;
 
-	memset(h, 0, sizeof(*h));
-	h->slot = TRACERD_MAX_SLOTS;	/* none yet */
-	str_copy(h->name, name, sizeof(h->name));
-	if (module)
-		str_copy(h->module, module, sizeof(h->module));
 	if (module) {
 		m = module_btf(d, c, module);
 		if (m)
@@ -687,13 +732,19 @@ static const struct btf *fill_hook(struct tracerd *d, struct symsrc *c, struct h
 	return btf;
 }
 
+/* --args or --if: the hooks carry their arguments (hooks_new's args) */
+static bool spec_reads_args(const struct tracerd_spec *spec)
+{
+	return spec->args || spec->cond[0];
+}
+
 /* --args, --if: h's arguments by FUNC id of btf; 0, or the reason in why (args.c) */
 static int args_resolve_hook(const struct btf *btf, __s32 id, struct hook *h, bool tracepoint,
 			     const struct tracerd_spec *spec, char *why, size_t whylen)
 {
-	if (!spec->args && !spec->cond[0])
+	if (!spec_reads_args(spec))
 		return 0;
-	return args_resolve(btf, id, tracepoint, spec, &h->args, why, whylen);
+	return args_resolve(btf, id, tracepoint, spec, h->args, why, whylen);
 }
 
 static int hook_args_check(const struct btf *btf, struct hook *h, const struct tracerd_spec *spec,
@@ -751,7 +802,8 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 {
 	const struct symtab *t = c->ftrace ? c->ftrace : kallsyms(c);
 	unsigned int max = d->cfg.max_glob_matches;
-	size_t i, n = 0, matched = 0;
+	size_t i, n = 0, matched = 0, bytes = 0;
+	struct hook_strs strs;
 	const struct btf *btf;
 	struct hook *hs;
 	char buf[160];
@@ -763,10 +815,13 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 	}
 	/* bench's first-N of a glob (glob_limit): the names past the N-th
 	 * match are neither tried nor skipped, nor scanned */
-	for (i = 0; i < t->n && (!spec->glob_limit || matched < spec->glob_limit); i++)
+	for (i = 0; i < t->n && (!spec->glob_limit || matched < spec->glob_limit); i++) {
 		if (sym_glob_match(spec->target, t->syms[i].name) &&
-		    !glob_skip_reason(&t->syms[i], buf, sizeof(buf)))
+		    !glob_skip_reason(&t->syms[i], buf, sizeof(buf))) {
 			matched++;
+			bytes += strlen(t->syms[i].name) + 1;
+		}
+	}
 	if (!matched) {
 		str_fmt(msg, msglen, "glob '%s' matches no traceable function", spec->target);
 		return -ENOENT;
@@ -777,11 +832,9 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 			TRACERD_GLOB_MATCHES_LIMIT);
 		return -E2BIG;
 	}
-	hs = calloc(matched, sizeof(*hs));
-	if (!hs) {
-		str_fmt(msg, msglen, "out of memory");
-		return -ENOMEM;
-	}
+	hs = hooks_new(matched, bytes, spec_reads_args(spec), &strs);
+	if (!hs)
+		return set_err(msg, msglen, -ENOMEM, "out of memory");
 	for (i = 0; i < t->n && (!spec->glob_limit || n < matched); i++) {
 		const struct sym *s = &t->syms[i];
 		const char *why;
@@ -795,7 +848,11 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 			skip_list_add(skipped, s->name, why);
 			continue;
 		}
-		btf = fill_hook(d, c, &hs[n], s->name, s->module, need_addr);
+		if (hook_init(c, &strs, &hs[n], s->name, s->module)) {
+			hooks_free(hs, n);
+			return set_err(msg, msglen, -ENOMEM, "out of memory");
+		}
+		btf = fill_hook(d, c, &hs[n], need_addr);
 		if (hook_args_check(btf, &hs[n], spec, buf, sizeof(buf))) {
 			skip_list_add(skipped, s->name, buf);
 			continue;
@@ -803,8 +860,8 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 		n++;
 	}
 	if (!n) {
-		free(hs);
-		if (spec->args || spec->cond[0])
+		hooks_free(hs, n);
+		if (spec_reads_args(spec))
 			str_fmt(msg, msglen, "glob '%s': none of the %zu functions it matches "
 				"can give its arguments (--args, --if: see the skipped reasons)",
 				spec->target, matched);
@@ -818,6 +875,20 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 	*hooks = hs;
 	*nr = n;
 	return 0;
+}
+
+/* A block of one hook (hooks_new) for name of module (NULL: vmlinux); NULL: out of memory */
+static struct hook *hook_one(struct symsrc *c, const struct tracerd_spec *spec, const char *name,
+			     const char *module)
+{
+	struct hook_strs strs;
+	struct hook *h = hooks_new(1, strlen(name) + 1, spec_reads_args(spec), &strs);
+
+	if (h && hook_init(c, &strs, h, name, module)) {
+		hooks_free(h, 1);
+		h = NULL;
+	}
+	return h;
 }
 
 static int resolve_function(struct tracerd *d, struct symsrc *c, const struct tracerd_spec *spec,
@@ -846,15 +917,12 @@ static int resolve_function(struct tracerd *d, struct symsrc *c, const struct tr
 		str_fmt(msg, msglen, "function '%s' %s", name, why);
 		return -EINVAL;
 	}
-	h = calloc(1, sizeof(*h));
-	if (!h) {
-		str_fmt(msg, msglen, "out of memory");
-		return -ENOMEM;
-	}
-	ret = hook_args_check(fill_hook(d, c, h, name, s->module, need_addr), h, spec, why_args,
-			      sizeof(why_args));
+	h = hook_one(c, spec, name, s->module);
+	if (!h)
+		return set_err(msg, msglen, -ENOMEM, "out of memory");
+	ret = hook_args_check(fill_hook(d, c, h, need_addr), h, spec, why_args, sizeof(why_args));
 	if (ret) {
-		free(h);
+		hooks_free(h, 1);
 		str_fmt(msg, msglen, "function '%s' %s", name, why_args);
 		return -EINVAL;
 	}
@@ -881,22 +949,18 @@ static int resolve_tracepoint(struct tracerd *d, struct symsrc *c, const struct 
 		if (id < 0)
 			id = 0;
 	}
-	h = calloc(1, sizeof(*h));
-	if (!h) {
-		str_fmt(msg, msglen, "out of memory");
-		return -ENOMEM;
-	}
-	h->slot = TRACERD_MAX_SLOTS;	/* none yet */
-	str_copy(h->name, name, sizeof(h->name));
+	h = hook_one(c, spec, name, NULL);
+	if (!h)
+		return set_err(msg, msglen, -ENOMEM, "out of memory");
 	h->btf_id = id;
 	/* the arguments' names: the probe's BTF (args.c) */
-	if (d->vmlinux_btf && (spec->args || spec->cond[0])) {
+	if (d->vmlinux_btf && spec_reads_args(spec)) {
 		snprintf(tname, sizeof(tname), "__bpf_trace_%s", name);
 		id = btf__find_by_name_kind(d->vmlinux_btf, tname, BTF_KIND_FUNC);
 	}
 	ret = args_resolve_hook(d->vmlinux_btf, id, h, true, spec, why, sizeof(why));
 	if (ret) {
-		free(h);
+		hooks_free(h, 1);
 		str_fmt(msg, msglen, "tracepoint '%s' %s", spec->target, why);
 		return -EINVAL;
 	}

@@ -55,23 +55,53 @@ struct kmod_info {
 /*
  * One hooked function (or tracepoint) of an attachment: the resolved
  * target (resolve.c), its stats slot, and the part its backend owns.
+ * Kept small, one per function of attach '*' (issue #34: at most 256 B
+ * of RSS per function): its strings live in the block of its hooks
+ * (hooks_new), its refusal is allocated only when there is one (hook_err).
  */
 struct hook {
-	char name[128];
-	char module[64];	/* "" for vmlinux */
+	const char *name;	/* in its hooks' block (hooks_new), or static */
+	const char *module;	/* "" for vmlinux, else interned (resolve.c) */
+	char *err;		/* why it could not be attached (hook_err), NULL: no refusal */
+	struct hook_args *args;	/* --args, --if: what its slot reads (args.c); NULL
+				 * without them */
+	union {
+		void *priv;	/* a BPF backend's: allocated by its attach, freed by its
+				 * detach (NULL while not hooked) */
+		__u64 kmod_id;	/* a kmod backend's: the module's attachment id, 0: none */
+	};
 	__u64 addr;		/* kallsyms address (0 unknown) */
 	__s32 btf_id;		/* FUNC (or btf_trace_ typedef) id, 0 unknown */
-	bool ret64;		/* its BTF says it returns 8 bytes (--errors: an error
-				 * is then -4095..-1 in all 64 bits, not the low 32) */
 	__u32 argw;		/* 1 + the stack words of its arguments, by BTF and
 				 * the arch's convention (btfargs.c), 0 unknown */
-	struct hook_args args;	/* --args, --if: what its slot reads (args.c) */
 	__u32 slot;
+	bool ret64;		/* its BTF says it returns 8 bytes (--errors: an error
+				 * is then -4095..-1 in all 64 bits, not the low 32) */
 	bool attached;
-	char err[224];		/* why it could not be attached */
-	void *priv;		/* the backend's: allocated by its attach, freed by its
-				 * detach (NULL while not hooked) */
 };
+
+/*
+ * hook.c. A block of n hooks (zeroed, slot "none yet"), with room for
+ * strbytes of their strings (hook_str) and, with args, each hook's
+ * hook_args (h->args set); one free (hooks_free) for all. NULL: no memory.
+ */
+struct hook_strs {
+	char *next, *end;	/* the block's string room left */
+};
+struct hook *hooks_new(size_t n, size_t strbytes, bool args, struct hook_strs *strs);
+/* A copy of s in the room hooks_new left; NULL when it does not fit. */
+const char *hook_str(struct hook_strs *strs, const char *s);
+/* Free what the n hooks own (their err) and the block hooks_new made. */
+void hooks_free(struct hook *hooks, size_t n);
+/*
+ * Set h->err (replacing one) to the message, at most HOOK_ERR_MAX bytes
+ * (str_fmt); returns ret, as set_err. hook_err_clear: no refusal.
+ */
+#define HOOK_ERR_MAX	512
+int hook_err(struct hook *h, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void hook_err_clear(struct hook *h);
+/* A refusal a callee wrote into msg (char[HOOK_ERR_MAX]): h's when ret < 0 and msg is not empty. */
+int hook_err_msg(struct hook *h, int ret, const char *msg);
 
 /* Where an attachment is: hooking and unhooking run in steps in the event loop. */
 enum attachment_state {
@@ -240,6 +270,7 @@ void maps_slot_free(struct tracerd *d, __u32 slot);
  * last sweep (one pass of each map), and the stacks no count uses any more.
  */
 void maps_sweep(struct tracerd *d);
+/* args: NULL without --args and --if */
 int maps_slot_config(struct tracerd *d, __u32 slot, const struct tracerd_spec *spec,
 		     const struct hook_args *args);
 void maps_slot_disable(struct tracerd *d, __u32 slot);

@@ -90,7 +90,7 @@ static long tmulti_split(struct attachment *a, const struct bpf_program *tmpl, u
 		return (long)n;
 	if (n == 1 || (ret != -EINVAL && ret != -EBUSY)) {
 		if (n == 1)
-			str_copy(h->err, err, sizeof(h->err));
+			hook_err(h, ret, "%s", err);
 		return ret;
 	}
 	lo = tmulti_split(a, tmpl, type, btf_fd, ids, cookies, idx, n / 2, what, err, errlen);
@@ -111,7 +111,7 @@ static long tmulti_group(struct tracerd *d, struct attachment *a, size_t first, 
 	int btf_fd;
 
 	for (i = first; i < a->nr_hooks; i++) {
-		if (done[i] || a->hooks[i].err[0] || strcmp(a->hooks[i].module, mod))
+		if (done[i] || a->hooks[i].err || strcmp(a->hooks[i].module, mod))
 			continue;
 		ids[n] = (__u32)a->hooks[i].btf_id;
 		cookies[n] = a->hooks[i].slot;
@@ -132,7 +132,7 @@ int tmulti_attach(struct tracerd *d, struct attachment *a, const struct bpf_prog
 	__u32 *ids = calloc(a->nr_hooks, sizeof(*ids));
 	__u64 *cookies = calloc(a->nr_hooks, sizeof(*cookies));
 	size_t *idx = calloc(a->nr_hooks, sizeof(*idx));
-	char err[sizeof(a->hooks[0].err)] = "";
+	char err[HOOK_ERR_MAX] = "";
 	size_t i, linked = 0;
 	long got;
 	int ret = -ENOENT;
@@ -140,11 +140,11 @@ int tmulti_attach(struct tracerd *d, struct attachment *a, const struct bpf_prog
 	if (!a->priv)
 		a->priv = calloc(1, sizeof(struct tmulti));
 	if (!done || !ids || !cookies || !idx || !a->priv) {
-		ret = set_err(a->hooks[0].err, sizeof(a->hooks[0].err), -ENOMEM, "out of memory");
+		ret = hook_err(&a->hooks[0], -ENOMEM, "out of memory");
 		goto cleanup;
 	}
 	for (i = 0; i < a->nr_hooks; i++) {
-		if (done[i] || a->hooks[i].err[0])
+		if (done[i] || a->hooks[i].err)
 			continue;
 		got = tmulti_group(d, a, i, done, ids, cookies, idx, tmpl, attach_type, what, err,
 				   sizeof(err));
@@ -158,10 +158,10 @@ int tmulti_attach(struct tracerd *d, struct attachment *a, const struct bpf_prog
 	}
 	if (linked && i == a->nr_hooks) {
 		for (i = 0; i < a->nr_hooks; i++)
-			a->hooks[i].attached = !a->hooks[i].err[0];
+			a->hooks[i].attached = !a->hooks[i].err;
 		ret = 0;
-	} else if (!a->hooks[0].err[0]) {
-		str_copy(a->hooks[0].err, err[0] ? err : strerror(-ret), sizeof(a->hooks[0].err));
+	} else if (!a->hooks[0].err) {
+		hook_err(&a->hooks[0], ret, "%s", err[0] ? err : strerror(-ret));
 	}
 cleanup:
 	free(done);

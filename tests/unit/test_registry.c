@@ -27,10 +27,10 @@ static int fake_attach(struct tracerd *d, struct attachment *a)
 	for (i = 0; i < a->nr_hooks; i++) {
 		struct hook *h = &a->hooks[i];
 
-		if (h->err[0])
+		if (h->err)
 			continue;
 		if (!strncmp(h->name, "refuse", 6)) {
-			snprintf(h->err, sizeof(h->err), "the fake kernel refused '%s'", h->name);
+			hook_err(h, -EPERM, "the fake kernel refused '%s'", h->name);
 			continue;
 		}
 		h->attached = true;
@@ -156,20 +156,32 @@ int maps_slot_errors(struct tracerd *d, __u32 slot, struct tracerd_slot_errors *
 	return 0;
 }
 
-static int hook_add(struct hook **hooks, size_t *nr, const char *name, __s32 btf_id)
+/* n hooks (hooks_new, as resolve.c makes them): names[i], with BTF id ids[i] */
+static int hooks_make(struct hook **hooks, size_t *nr, size_t n, const char *const *names,
+		      const __s32 *ids)
 {
-	struct hook *v = realloc(*hooks, (*nr + 1) * sizeof(*v));
+	struct hook_strs strs;
+	size_t i, bytes = 0;
+	struct hook *v;
 
+	for (i = 0; i < n; i++)
+		bytes += strlen(names[i]) + 1;
+	v = hooks_new(n, bytes, false, &strs);
 	if (!v)
 		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		v[i].name = hook_str(&strs, names[i]);
+		v[i].btf_id = ids[i];
+		v[i].addr = 0x1000 + i;
+	}
 	*hooks = v;
-	v += (*nr)++;
-	memset(v, 0, sizeof(*v));
-	snprintf(v->name, sizeof(v->name), "%s", name);
-	v->btf_id = btf_id;
-	v->addr = 0x1000;
-	v->slot = TRACERD_MAX_SLOTS;
+	*nr = n;
 	return 0;
+}
+
+static int hook_one(struct hook **hooks, size_t *nr, const char *name, __s32 btf_id)
+{
+	return hooks_make(hooks, nr, 1, &name, &btf_id);
 }
 
 /*
@@ -183,32 +195,31 @@ int resolve_target(struct tracerd *d, const struct tracerd_spec *spec, enum spec
 		   bool need_addr, struct hook **hooks, size_t *nr, struct skip_list *skipped,
 		   char *msg, size_t msglen)
 {
+	static const char *const glob[] = { "glob_a", "glob_b", "glob_c" };
+	static const __s32 glob_ids[] = { 11, 0, 13 };
+
 	*hooks = NULL;
 	*nr = 0;
 	if (spec_kind_is_tracepoint(kind))
-		return hook_add(hooks, nr, strchr(spec->target, '/') + 1, 7);
+		return hook_one(hooks, nr, strchr(spec->target, '/') + 1, 7);
 	if (kind == SPEC_KIND_GLOB && !strncmp(spec->target, "big", 3)) {
-		struct hook *v = calloc(BIG_GLOB, sizeof(*v));
+		static char names[BIG_GLOB][16];
+		static const char *ptrs[BIG_GLOB];
+		static __s32 ids[BIG_GLOB];
 		size_t i;
 
-		if (!v)
-			return -ENOMEM;
 		for (i = 0; i < BIG_GLOB; i++) {
-			snprintf(v[i].name, sizeof(v[i].name), "big_%zu", i);
-			v[i].btf_id = 5;
-			v[i].addr = 0x1000 + i;
-			v[i].slot = TRACERD_MAX_SLOTS;
+			snprintf(names[i], sizeof(names[i]), "big_%zu", i);
+			ptrs[i] = names[i];
+			ids[i] = 5;
 		}
-		*hooks = v;
-		*nr = BIG_GLOB;
-		return 0;
+		return hooks_make(hooks, nr, BIG_GLOB, ptrs, ids);
 	}
 	if (kind == SPEC_KIND_GLOB)
-		return hook_add(hooks, nr, "glob_a", 11) ?: hook_add(hooks, nr, "glob_b", 0) ?:
-		       hook_add(hooks, nr, "glob_c", 13);
+		return hooks_make(hooks, nr, 3, glob, glob_ids);
 	if (!strcmp(spec->target, "missing"))
 		return snprintf(msg, msglen, "no function 'missing'"), -ENOENT;
-	return hook_add(hooks, nr, spec->target, strcmp(spec->target, "nobtf") ? 5 : 0);
+	return hook_one(hooks, nr, spec->target, strcmp(spec->target, "nobtf") ? 5 : 0);
 }
 
 int recorder_attach(struct tracerd *d, struct attachment *a, char *msg, size_t msglen)
@@ -499,7 +510,7 @@ static void plan_is_attach(const char *line)
 	ASSERT_TRUE(p.be == a->be, line);
 	ASSERT_STREQ(p.mode_reason, a->mode_reason, line);
 	for (i = 0, j = 0; i < p.nr_hooks; i++) {
-		if (p.hooks[i].err[0])
+		if (p.hooks[i].err)
 			continue;
 		if (ASSERT_TRUE(j < a->nr_hooks, line))
 			ASSERT_STREQ(p.hooks[i].name, a->hooks[j].name, line);
