@@ -94,6 +94,19 @@ rss_kb() { awk '/^VmRSS:/ { print $2 }' /proc/"$DPID"/status; }
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 phase() { echo "phase: $1 at ${SECONDS} s"; }
 
+# stats_timed ID: attachment ID's stats into $TD/st.json, then --top 1
+# (the counters of all read and sorted, one row rendered: the read's
+# share); their times in ms in tst and tst1
+stats_timed() {
+	local t0
+	t0=$(date +%s%N)
+	$C --json --timeout 600 stats "$1" > "$TD/st.json" || fail "stats of attachment $1"
+	tst=$(ms_since "$t0")
+	t0=$(date +%s%N)
+	$C --json --timeout 600 stats "$1" --top 1 > /dev/null || fail "stats --top 1 of attachment $1"
+	tst1=$(ms_since "$t0")
+}
+
 # known_calls_script ARGS N: a shell script that attaches '*' with ARGS
 # filtered to its own pid (the reply in $TD/a.json; exit 99 when refused),
 # then makes the known calls (known_calls_check) from that pid: trigger is

@@ -92,13 +92,7 @@ expect_eq "/metrics: function series of attach '*'" \
 expect_eq "/metrics: its __other__ series" \
 	"$(grep -c "^tracerd_function_calls_total{id=\"$id\",.*function=\"__other__\"" "$TD/m.prom")" 1
 echo "figures: /metrics with attach '*': $mb bytes, $(wc -l < "$TD/m.prom") lines, ${mcode#* } s (TCG)"
-t0=$(date +%s%N)
-$C --json --timeout 600 stats "$id" > "$TD/st.json" || fail "stats of attach '*'"
-tst=$(ms_since "$t0")
-# the counters of all read and sorted, one row rendered: the read's share
-t0=$(date +%s%N)
-$C --json --timeout 600 stats "$id" --top 1 > /dev/null || fail "stats --top 1 of attach '*'"
-tst1=$(ms_since "$t0")
+stats_timed "$id"
 t0=$(date +%s%N)
 $C --json --timeout 1800 detach "$id" > "$TD/d.json" &
 dpid=$!

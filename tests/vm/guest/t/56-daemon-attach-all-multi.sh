@@ -37,13 +37,7 @@ expect_eq "BPF slots taken by a count-only kprobe-multi attach '*'" \
 expect_eq "BPF links while attached" "$(our_links)" 1
 rss1=$(rss_kb)
 phase "attached"
-t0=$(date +%s%N)
-$C --json --timeout 600 stats "$id" > "$TD/st.json" || fail "stats of attach '*'"
-tst=$(ms_since "$t0")
-# the counters of all read (one batch pass) and sorted, one row rendered
-t0=$(date +%s%N)
-$C --json --timeout 600 stats "$id" --top 1 > /dev/null || fail "stats --top 1 of attach '*'"
-tst1=$(ms_since "$t0")
+stats_timed "$id"
 t0=$(date +%s%N)
 $C --json --timeout 1800 detach "$id" > "$TD/d.json" || fail "detach attach '*': $(head -c 600 "$TD/d.json")"
 td=$(ms_since "$t0")
