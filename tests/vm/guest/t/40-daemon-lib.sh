@@ -95,15 +95,16 @@ ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 phase() { echo "phase: $1 at ${SECONDS} s"; }
 
 # stats_timed ID: attachment ID's stats into $TD/st.json, then --top 1
-# (the counters of all read and sorted, one row rendered: the read's
-# share); their times in ms in tst and tst1
+# into $TD/top1.json (the counters of all read and sorted, one row
+# rendered: the read's share); their times in ms in tst and tst1
 stats_timed() {
 	local t0
 	t0=$(date +%s%N)
 	$C --json --timeout 600 stats "$1" > "$TD/st.json" || fail "stats of attachment $1"
 	tst=$(ms_since "$t0")
 	t0=$(date +%s%N)
-	$C --json --timeout 600 stats "$1" --top 1 > /dev/null || fail "stats --top 1 of attachment $1"
+	$C --json --timeout 600 stats "$1" --top 1 > "$TD/top1.json" ||
+		fail "stats --top 1 of attachment $1"
 	tst1=$(ms_since "$t0")
 }
 

@@ -58,6 +58,10 @@ expect_eq "hooked + skipped = the names of available_filter_functions" $((hooked
 
 # exact counts, read while attached (the stats reply)
 known_calls_check "$TD/st.json" "$hooked" "$n"
+# --top 1 sorts on the counters of one batch pass (struct bpf_counts): its
+# row is the busiest of the full reply (the counted pid has exited)
+expect_eq "stats --top 1: the busiest function's calls" "$(jp '.stats[0].calls' < "$TD/top1.json")" \
+	"$(cut -f2 "$TD/calls" | sort -n | tail -1)"
 echo "figures: $KERNEL_NAME kprobe-multi attach '*' (count tier): $hooked functions, attach" \
 	"${ta} ms (with $n getpgid calls), stats ${tst} ms (--top 1: ${tst1} ms), detach ${td} ms;" \
 	"daemon VmRSS" \
