@@ -193,20 +193,30 @@ static __always_inline void record_drop(__u32 slot)
 }
 
 /*
- * The current task's comm, its 16 bytes read straight from its
- * task_struct (two loads through the BTF pointer) instead of by
- * bpf_get_current_comm, a helper call and a strscpy_pad per event
- * (docs/bench.md, "Arguments"). The kernel keeps comm NUL-terminated and
- * padded (__set_task_comm); a rename racing the read may mix two names, as
- * the helper's copy may, and the daemon bounds and escapes comm anyway.
+ * The current task's comm. In an object whose programs need the kernel's
+ * BTF anyway (fentry, fentry-multi, fsession: HOOK_TASK_BTF defined
+ * before this file), its 16 bytes are read straight from the task_struct
+ * (two loads through the BTF pointer) instead of by bpf_get_current_comm,
+ * a helper call and a strscpy_pad per event (docs/bench.md,
+ * "Arguments"). The kernel keeps comm NUL-terminated and padded
+ * (__set_task_comm); a rename racing the read may mix two names, as the
+ * helper's copy may, and the daemon bounds and escapes comm anyway. The
+ * others (kprobe, raw_tp) keep the helper: a field read is a CO-RE
+ * relocation, and one makes libbpf load the kernel's BTF for the whole
+ * object, which the raw_tp fallback exists to do without
+ * (tests/host/85-limits.sh: raw_tp under an RLIMIT_AS tp_btf fails in).
  */
 static __always_inline void task_comm(void *dst)
 {
+#ifdef HOOK_TASK_BTF
 	const __u64 *c = (const __u64 *)bpf_get_current_task_btf()->comm;
 	__u64 *d = dst;
 
 	d[0] = c[0];
 	d[1] = c[1];
+#else
+	bpf_get_current_comm(dst, TRACERD_COMM_LEN);
+#endif
 }
 
 static __always_inline void event_fill(struct tracerd_event *e, __u32 slot, __u64 ts, __u64 dur,

@@ -98,6 +98,10 @@ for m in $slow_modes; do
 	st=$($C --json --timeout 60 stats "$id") || fail "$m: stats (exit $?)"
 	expect_eq "$m slow: calls" "$(jp '.stats[0].calls' <<< "$st")" 53
 	expect_eq "$m slow: timed" "$(jp '.stats[0].latency.count' <<< "$st")" 53
+	# a fourth slow call (check-full on 7.2, twice, under load): which one,
+	# a 0 us call the guest stalled in, or a wrong time
+	[ "$(jp '.stats[0].slow' <<< "$st")" = 3 ] ||
+		echo "$m slow: latency $(jp '.stats[0].latency' <<< "$st" | tr -d ' \n' | head -c 800)"
 	expect_eq "$m slow: slow" "$(jp '.stats[0].slow' <<< "$st")" 3
 	$C detach "$id" > /dev/null || fail "$m: detach"
 	tested=$((tested + 1))
