@@ -564,7 +564,7 @@ static __always_inline bool task_ts_on(__u64 flags)
 /* Is the current task's comm the 16 bytes c0, c1 (zero-padded)? */
 static __always_inline bool comm_is(__u64 c0, __u64 c1)
 {
-	__u64 comm[2];
+	__u64 comm[2] = {};	/* bpf_get_current_comm pads only from 6.x (strscpy_pad) */
 
 	task_comm(comm);
 	return comm[0] == c0 && comm[1] == c1;

@@ -152,7 +152,7 @@ static int multi_link_counts(struct kprobe_multi_bpf *skel, struct attachment *a
 
 static int multi_attach_all(struct tracerd *d, struct attachment *a, char *err, size_t errlen)
 {
-	struct multi_links *ml = malloc(sizeof(*ml));
+	struct multi_links *ml = calloc(1, sizeof(*ml));	/* counts.calls NULL: bpf_counts_close frees it */
 	struct kprobe_multi_bpf *skel;
 	const char **syms = NULL;
 	__u64 *cookies = NULL;
