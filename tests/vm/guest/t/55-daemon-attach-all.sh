@@ -46,6 +46,8 @@ rss0=$(rss_kb)
 # -> c 5 times and b -> c 2 more, getpgid n times (trigger, exec'd: the
 # same pid)
 t0=$(date +%s%N)
+# no reply file of an earlier test: answered_during waits while it is empty
+rm -f "$TD/a.json" "$TD/d.json" "$TD/c.json" "$TD/s.json"
 sh -c "$(known_calls_script '--mode kmod-callops' "$n")" > "$TD/calls.out" 2>&1 &
 apid=$!
 # answered_during LABEL PID OUT: while PID waits for its reply (OUT still
