@@ -82,7 +82,12 @@ VMLINUX_BTF ?= $(firstword $(wildcard /sys/kernel/btf/vmlinux) $(O)/vm/k/6.12/vm
 VMLINUX_H ?= $(O)/bpf/vmlinux.h
 BPF_SRCS := $(wildcard $(SRC)/bpf/*.bpf.c)
 BPF_OBJS := $(patsubst $(SRC)/bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
-BPF_SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
+# objects built twice: as the others (comm read from the task through the
+# kernel's BTF, a CO-RE relocation) and with -DHOOK_NO_TASK_BTF (comm by
+# helper, no kernel BTF needed), the build the daemon loads when the first
+# does not (bpf/hook.bpf.h, task_comm; daemon/bpf_nobtf.c)
+BPF_NOBTF := kprobe kprobe_multi kprobe_session kprobe_session_v0 tp
+BPF_SKELS := $(BPF_OBJS:.bpf.o=.skel.h) $(BPF_NOBTF:%=$(O)/bpf/%-nobtf.skel.h)
 # -Wno-missing-declarations: bpftool's vmlinux.h of a 7.x kernel holds
 # forward declarations inside structs that clang 21 warns about, 8 per object
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) \
@@ -101,6 +106,12 @@ $(O)/bpf/%.bpf.o: $(SRC)/bpf/%.bpf.c $(VMLINUX_H) $(SRC)/Makefile
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -MT $@ -c $< -o $@.tmp
+	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
+
+$(O)/bpf/%-nobtf.bpf.o: $(SRC)/bpf/%.bpf.c $(VMLINUX_H) $(SRC)/Makefile
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DHOOK_NO_TASK_BTF $(DEPFLAGS) -MT $@ -c $< -o $@.tmp
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
 
 $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o

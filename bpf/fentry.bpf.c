@@ -4,7 +4,6 @@
  * target, then clones them per hooked function (new attach_btf_id, the
  * slot patched into the TRACERD_SLOT_MAGIC immediate).
  */
-#define HOOK_TASK_BTF	/* fentry needs the kernel's BTF: comm read from the task (hook.bpf.h) */
 #include "hook.bpf.h"
 
 SEC("?fentry")

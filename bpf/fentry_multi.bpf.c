@@ -6,7 +6,6 @@
  * TRACERD_SLOT_COOKIE patched in: the slot is then the cookie the link
  * gives each function (daemon/tracing_multi.c).
  */
-#define HOOK_TASK_BTF	/* fentry needs the kernel's BTF: comm read from the task (hook.bpf.h) */
 #include "hook.bpf.h"
 
 static __always_inline __u32 multi_slot(void *ctx)

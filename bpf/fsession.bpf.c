@@ -8,7 +8,6 @@
  * object as BPF_TRACE_FSESSION_MULTI, the slot then being the cookie the
  * link gives each function.
  */
-#define HOOK_TASK_BTF	/* fsession needs the kernel's BTF: comm read from the task (hook.bpf.h) */
 #include "session.bpf.h"
 
 SEC("?fentry")

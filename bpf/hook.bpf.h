@@ -193,22 +193,24 @@ static __always_inline void record_drop(__u32 slot)
 }
 
 /*
- * The current task's comm. In an object whose programs need the kernel's
- * BTF anyway (fentry, fentry-multi, fsession: HOOK_TASK_BTF defined
- * before this file), its 16 bytes are read straight from the task_struct
- * (two loads through the BTF pointer) instead of by bpf_get_current_comm,
- * a helper call and a strscpy_pad per event (docs/bench.md,
- * "Arguments"). The kernel keeps comm NUL-terminated and padded
- * (__set_task_comm); a rename racing the read may mix two names, as the
- * helper's copy may, and the daemon bounds and escapes comm anyway. The
- * others (kprobe, raw_tp) keep the helper: a field read is a CO-RE
- * relocation, and one makes libbpf load the kernel's BTF for the whole
- * object, which the raw_tp fallback exists to do without
- * (tests/host/85-limits.sh: raw_tp under an RLIMIT_AS tp_btf fails in).
+ * The current task's comm: its 16 bytes read straight from the
+ * task_struct (two loads through the BTF pointer) instead of by
+ * bpf_get_current_comm, a helper call and a strscpy_pad per event
+ * (docs/bench.md, "Arguments"). The kernel keeps comm NUL-terminated and
+ * padded (__set_task_comm); a rename racing the read may mix two names,
+ * as the helper's copy may, and the daemon bounds and escapes comm
+ * anyway. The field read is a CO-RE relocation, which makes libbpf load
+ * the kernel's BTF for the whole object: the objects whose modes work
+ * without it (kprobe, kprobe.multi, kprobe.session, raw_tp and classic
+ * tracepoints) are built a second time with HOOK_NO_TASK_BTF, the helper
+ * instead (the Makefile's BPF_NOBTF), and the daemon loads that build
+ * when the first does not load (daemon/bpfutil.c, bpf_skel_load;
+ * tests/host/85-limits.sh: raw_tp under an RLIMIT_AS the kernel's BTF
+ * does not fit in).
  */
 static __always_inline void task_comm(void *dst)
 {
-#ifdef HOOK_TASK_BTF
+#ifndef HOOK_NO_TASK_BTF
 	const __u64 *c = (const __u64 *)bpf_get_current_task_btf()->comm;
 	__u64 *d = dst;
 

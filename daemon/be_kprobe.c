@@ -31,6 +31,7 @@ BPF_SKEL_ADAPTERS(kprobe_bpf)
 
 static const struct bpf_skel kprobe_skel = {
 	BPF_SKEL_FNS(kprobe_bpf),
+	BPF_SKEL_NOBTF(kprobe_bpf),
 	.name = "kprobe",
 	.progs = (const char *const[]){ "kprobe_entry", "kprobe_return", "kprobe_entry_count",
 					"kprobe_entry_lat", "kprobe_return_lat", NULL },

@@ -20,39 +20,22 @@
 #include "bpfutil.h"
 #include "kprobe_multi.skel.h"
 
+BPF_SKEL_ADAPTERS(kprobe_multi_bpf)
+
+static const struct bpf_skel multi_skel = {
+	BPF_SKEL_FNS(kprobe_multi_bpf),
+	BPF_SKEL_NOBTF(kprobe_multi_bpf),
+	.name = "kprobe.multi",
+	.progs = (const char *const[]){ "multi_entry", "multi_return", "multi_entry_count",
+					"multi_entry_lat", "multi_return_lat", NULL },
+	.what = "kprobe.multi programs",
+	.maps_err_is_load_err = true,
+};
+
 static int multi_load(struct tracerd *d, char *err, size_t errlen)
 {
-	struct kprobe_multi_bpf *skel;
-	char ebuf[96];
-	int ret;
-
-	if (d->be_state[TRACERD_MODE_KPROBE_MULTI])
-		return 0;
-	skel = kprobe_multi_bpf__open();
-	if (!skel) {
-		ret = -errno;
-		return set_err(err, errlen, ret, "failed to open kprobe.multi BPF object: %s",
-			       errno_str(ret, ebuf, sizeof(ebuf)));
-	}
-	bpf_program__set_autoload(skel->progs.multi_entry, true);
-	bpf_program__set_autoload(skel->progs.multi_return, true);
-	bpf_program__set_autoload(skel->progs.multi_entry_count, true);
-	bpf_program__set_autoload(skel->progs.multi_entry_lat, true);
-	bpf_program__set_autoload(skel->progs.multi_return_lat, true);
-	ret = bpf_obj_for_interpreter(skel->obj);
-	if (!ret)
-		ret = maps_reuse(d, skel->obj);
-	if (!ret)
-		ret = kprobe_multi_bpf__load(skel);
-	if (ret) {
-		set_err(err, errlen, ret, "failed to load kprobe.multi programs: %s",
-			errno_str(ret, ebuf, sizeof(ebuf)));
-		bpf_jit_explain(err, errlen);
-		kprobe_multi_bpf__destroy(skel);
-		return ret;
-	}
-	d->be_state[TRACERD_MODE_KPROBE_MULTI] = skel;
-	return 0;
+	return bpf_skel_load(d, &multi_skel, NULL, &d->be_state[TRACERD_MODE_KPROBE_MULTI], err,
+			     errlen);
 }
 
 /*
@@ -302,8 +285,7 @@ static int multi_probe(struct tracerd *d, char *reason, size_t len)
 
 static void multi_fini(struct tracerd *d)
 {
-	kprobe_multi_bpf__destroy(d->be_state[TRACERD_MODE_KPROBE_MULTI]);
-	d->be_state[TRACERD_MODE_KPROBE_MULTI] = NULL;
+	bpf_skel_free(&multi_skel, &d->be_state[TRACERD_MODE_KPROBE_MULTI]);
 }
 
 const struct backend backend_kprobe_multi = {

@@ -27,12 +27,12 @@ BPF_SKEL_ADAPTERS(kprobe_session_v0_bpf)
 
 static const struct bpf_skel ks_skel[] = {
 	[SESSION_KFUNCS_VOID] = {
-		BPF_SKEL_FNS(kprobe_session_v0_bpf),
+		BPF_SKEL_FNS(kprobe_session_v0_bpf), BPF_SKEL_NOBTF(kprobe_session_v0_bpf),
 		.name = "kprobe.session", .progs = KS_PROGS, .what = "kprobe.session program",
 		.attach_type = TRACERD_TRACE_KPROBE_SESSION,
 	},
 	[SESSION_KFUNCS_CTX] = {
-		BPF_SKEL_FNS(kprobe_session_bpf),
+		BPF_SKEL_FNS(kprobe_session_bpf), BPF_SKEL_NOBTF(kprobe_session_bpf),
 		.name = "kprobe.session", .progs = KS_PROGS, .what = "kprobe.session program",
 		.attach_type = TRACERD_TRACE_KPROBE_SESSION,
 	},

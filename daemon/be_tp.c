@@ -43,6 +43,7 @@ BPF_SKEL_ADAPTERS(tp_bpf)
 
 static const struct bpf_skel tp_btf_skel = {
 	BPF_SKEL_FNS(tp_bpf),
+	BPF_SKEL_NOBTF(tp_bpf),
 	.name = "tp",
 	.progs = (const char *const[]){ "tp_btf_hit", NULL },
 	.aim = "tracepoint",
@@ -51,6 +52,7 @@ static const struct bpf_skel tp_btf_skel = {
 
 static const struct bpf_skel tp_raw_skel = {
 	BPF_SKEL_FNS(tp_bpf),
+	BPF_SKEL_NOBTF(tp_bpf),
 	.name = "tp",
 	.progs = (const char *const[]){ "raw_tp_hit", NULL },
 	.what = "raw_tp program",
@@ -58,6 +60,7 @@ static const struct bpf_skel tp_raw_skel = {
 
 static const struct bpf_skel tp_classic_skel = {
 	BPF_SKEL_FNS(tp_bpf),
+	BPF_SKEL_NOBTF(tp_bpf),
 	.name = "tp",
 	.progs = (const char *const[]){ "tp_classic_hit", "tp_classic_return", NULL },
 	.what = "tracepoint program",

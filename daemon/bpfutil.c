@@ -494,8 +494,9 @@ void bpf_hook_free(struct tracerd *d, struct attachment *a, struct hook *h)
 	h->attached = false;
 }
 
-int bpf_skel_load(struct tracerd *d, const struct bpf_skel *sk, const char *target,
-		  void **pskel, char *err, size_t errlen)
+/* bpf_skel_load of one build: sk's own (elf NULL) or the ELF given */
+static int skel_load_build(struct tracerd *d, const struct bpf_skel *sk, const char *target,
+			   const void *elf, size_t elf_sz, void **pskel, char *err, size_t errlen)
 {
 	const char *const *name;
 	struct bpf_program *prog;
@@ -503,9 +504,7 @@ int bpf_skel_load(struct tracerd *d, const struct bpf_skel *sk, const char *targ
 	void *skel;
 	int ret;
 
-	if (*pskel)
-		return 0;
-	skel = sk->open();
+	skel = elf ? sk->open_elf(elf, elf_sz) : sk->open();
 	if (!skel) {
 		ret = -errno;
 		return set_err(err, errlen, ret, "failed to open %s BPF object: %s", sk->name,
@@ -565,6 +564,25 @@ int bpf_skel_load(struct tracerd *d, const struct bpf_skel *sk, const char *targ
 cleanup:
 	sk->destroy(skel);
 	return ret;
+}
+
+int bpf_skel_load(struct tracerd *d, const struct bpf_skel *sk, const char *target,
+		  void **pskel, char *err, size_t errlen)
+{
+	const void *elf;
+	size_t sz;
+	int ret;
+
+	if (*pskel)
+		return 0;
+	ret = skel_load_build(d, sk, target, NULL, 0, pskel, err, errlen);
+	if (!ret || !sk->nobtf_elf)
+		return ret;
+	/* the build that reads comm by helper needs no kernel BTF: its error
+	 * is the one that stands if it fails too */
+	log_notice("%s; loading its build that needs no kernel BTF (comm by helper)", err);
+	elf = sk->nobtf_elf(&sz);
+	return skel_load_build(d, sk, target, elf, sz, pskel, err, errlen);
 }
 
 void bpf_skel_free(const struct bpf_skel *sk, void **pskel)

@@ -33,17 +33,51 @@ struct bpf_skel {
 	/* non-zero: the progs' expected attach type, for one their section
 	 * cannot name to every libbpf (bpf_compat.h) */
 	unsigned int attach_type;
+	/* the object's build without the kernel's BTF (Makefile, BPF_NOBTF;
+	 * daemon/bpf_nobtf.c), NULL if none: opened in its place when this
+	 * one does not load, the same programs and maps */
+	const void *(*nobtf_elf)(size_t *sz);
+	void *(*open_elf)(const void *elf, size_t sz);
 };
 
 #define BPF_SKEL_ADAPTERS(sk)								\
 	static void *sk##_skel_open(void) { return sk##__open(); }			\
 	static struct bpf_object *sk##_skel_obj(void *s) { return ((struct sk *)s)->obj; } \
 	static int sk##_skel_load(void *s) { return sk##__load(s); }			\
-	static void sk##_skel_destroy(void *s) { sk##__destroy(s); }
+	static void sk##_skel_destroy(void *s) { sk##__destroy(s); }			\
+	static void *sk##_skel_open_elf(const void *elf, size_t sz)			\
+	{										\
+		struct sk *s = calloc(1, sizeof(*s));					\
+		int e;									\
+											\
+		if (!s)									\
+			return NULL;							\
+		e = sk##__create_skeleton(s);						\
+		if (!e) {								\
+			s->skeleton->data = (void *)elf;				\
+			s->skeleton->data_sz = sz;					\
+			e = bpf_object__open_skeleton(s->skeleton, NULL);		\
+		}									\
+		if (e) {								\
+			sk##__destroy(s);						\
+			errno = -e;							\
+			return NULL;							\
+		}									\
+		return s;								\
+	}
 
 #define BPF_SKEL_FNS(sk)								\
 	.open = sk##_skel_open, .obj = sk##_skel_obj, .load = sk##_skel_load,		\
-	.destroy = sk##_skel_destroy
+	.destroy = sk##_skel_destroy, .open_elf = sk##_skel_open_elf
+
+/* in a struct bpf_skel of an object in BPF_NOBTF: its other build */
+#define BPF_SKEL_NOBTF(sk)	.nobtf_elf = sk##_nobtf_elf
+
+const void *kprobe_bpf_nobtf_elf(size_t *sz);
+const void *kprobe_multi_bpf_nobtf_elf(size_t *sz);
+const void *kprobe_session_bpf_nobtf_elf(size_t *sz);
+const void *kprobe_session_v0_bpf_nobtf_elf(size_t *sz);
+const void *tp_bpf_nobtf_elf(size_t *sz);
 
 /*
  * Open sk, turn on its programs (aimed at target if sk->aim), share the

@@ -78,4 +78,16 @@ id=$(jq_get .attachment.id < "$W/a.json")
 for i in 1 2 3 4 5; do printf 'r%d' "$i" > /proc/self/comm; done
 expect_eq "calls through the fallback" "$($C --json stats "$id" | jq_get '.stats[0].calls')" 5
 expect_eq "hooked via" "$($C --json stats "$id" | jq_get '.stats[0].via')" raw_tp
+# the raw_tp program read comm through the kernel's BTF in its default
+# build: here it runs its build that needs none (bpf/hook.bpf.h,
+# task_comm), and comm still filters: 4 of 5 renames had the old comm
+grep -q "raw_tp program.*loading its build that needs no kernel BTF" "$W/daemon.log" ||
+	fail "no fallback to the build without kernel BTF in the log: $(tail -5 "$W/daemon.log")"
+ok "raw_tp: its build without the kernel's BTF loaded"
+$C --json attach tp:task/task_rename --comm tdlimit > "$W/c.json" 2>&1 ||
+	fail "attach --comm under RLIMIT_AS $found MiB: $(cat "$W/c.json")"
+cid=$(jq_get .attachment.id < "$W/c.json")
+(for i in 1 2 3 4 5; do printf tdlimit > /proc/self/comm; done)
+expect_eq "--comm through the build without kernel BTF" \
+	"$($C --json stats "$cid" | jq_get '.stats[0].calls')" 4
 stop_daemon
