@@ -2,17 +2,20 @@
 # ci-kernels: 6.12
 # Why was it slow, why did it fail (issue #32 item 3), in each BPF
 # function mode this kernel has.
-# Slow calls: attach tracerd_testmod_sleep --latency --slower-than 50ms
+# Slow calls: attach tracerd_testmod_sleep --latency --slower-than 200ms
 # --record NAME --stacks; the test module's sleep_us calls it once per
-# write ("US": it sleeps US and returns US): 3 calls of 200 ms and 50 of
+# write ("US": it sleeps US and returns US): 3 calls of 400 ms and 50 of
 # 0 us. All 53 are counted and timed, exactly 3 are slow (stats) and
-# recorded: each with a duration over 50 ms, return value 200000, the
+# recorded: each with a duration over 200 ms, return value 400000, the
 # writer's task, and its kernel stack, read by tracectl dump after the
 # daemon is gone, whose first frame is the function (fentry: the exit
 # trampoline runs in its frame) or its caller, the module's write handler
 # (the kprobe family: the return handler runs after it returned). The
-# margins are wide (0 us against 50 ms against 200 ms): under TCG, with
-# other guests on the host, a 0 us sleep took over 5 ms once.
+# margins are wide (0 us against 200 ms against 400 ms): under TCG, with
+# other guests on the host, a 0 us sleep took over 5 ms once, and with
+# three guests on two cores over 50 ms (check-full on 7.2, twice, when
+# the threshold was 50 ms). A slow call too many is printed from the
+# recording (its return value says which call it was) before the fail.
 # make check (PROFILE=ci) runs each part in one mode (errors:
 # kprobe-multi; slow calls: fentry): a BPF load per mode is most of this
 # test's 120 s of TCG with all six; check-full runs every mode.
@@ -90,20 +93,23 @@ sym() {
 fn=tracerd_testmod_sleep
 for m in $slow_modes; do
 	[ "$(feature "$m")" = true ] || continue
-	id=$($C --json attach "$fn" --mode "$m" --latency --slower-than 50ms --record "slow-$m" \
+	id=$($C --json attach "$fn" --mode "$m" --latency --slower-than 200ms --record "slow-$m" \
 		--stacks | jp .attachment.id) || fail "$m: attach --slower-than"
-	for i in 1 2 3; do echo 200000 > "$TESTMOD_DBG/sleep_us" || fail "$m: sleep_us"; done
+	for i in 1 2 3; do echo 400000 > "$TESTMOD_DBG/sleep_us" || fail "$m: sleep_us"; done
 	for i in $(seq 50); do echo 0 > "$TESTMOD_DBG/sleep_us" || fail "$m: sleep_us 0"; done
-	# a read after sleeps of 200 ms: under a loaded host the guest runs slow
+	# a read after sleeps of 400 ms: under a loaded host the guest runs slow
 	st=$($C --json --timeout 60 stats "$id") || fail "$m: stats (exit $?)"
 	expect_eq "$m slow: calls" "$(jp '.stats[0].calls' <<< "$st")" 53
 	expect_eq "$m slow: timed" "$(jp '.stats[0].latency.count' <<< "$st")" 53
-	# a fourth slow call (check-full on 7.2, twice, under load): which one,
-	# a 0 us call the guest stalled in, or a wrong time
-	[ "$(jp '.stats[0].slow' <<< "$st")" = 3 ] ||
-		echo "$m slow: latency $(jp '.stats[0].latency' <<< "$st" | tr -d ' \n' | head -c 800)"
-	expect_eq "$m slow: slow" "$(jp '.stats[0].slow' <<< "$st")" 3
+	slow=$(jp '.stats[0].slow' <<< "$st")
 	$C detach "$id" > /dev/null || fail "$m: detach"
+	# a slow call too many: which one (a 0 us call the guest stalled in
+	# returns 0; a wrong time would show in the duration)
+	if [ "$slow" != 3 ]; then
+		echo "$m slow: latency $(jp '.stats[0].latency' <<< "$st" | tr -d ' \n' | head -c 800)"
+		tracectl dump "$TD/rec/slow-$m.trec" 2>&1 | grep -v '^    #' | head -n 20
+	fi
+	expect_eq "$m slow: slow" "$slow" 3
 	tested=$((tested + 1))
 done
 daemon_stop	# the records are read without the daemon
@@ -119,8 +125,8 @@ for m in $slow_modes; do
 	esac
 	while read -r ev; do
 		dur=$(jp .duration_ns <<< "$ev")
-		[ "$dur" -gt 50000000 ] || fail "$m: a recorded call of $dur ns"
-		expect_eq "$m slow: ret" "$(jp .ret <<< "$ev")" 200000
+		[ "$dur" -gt 200000000 ] || fail "$m: a recorded call of $dur ns"
+		expect_eq "$m slow: ret" "$(jp .ret <<< "$ev")" 400000
 		expect_eq "$m slow: comm (this shell: echo is its builtin)" "$(jp .comm <<< "$ev")" "$(cat /proc/$$/comm)"
 		ip=$(jp '.stack[0]' <<< "$ev")
 		top=$(sym "$ip")
