@@ -527,13 +527,15 @@ static void *kmod_job_prepare(struct tracerd *d, struct attachment *a, bool deta
 		j->req.count = j->b.n;
 		return j;
 	}
+	/* fd 0 cannot be an attachment's own (a->kfd 0 says "the daemon's"):
+	 * it is given back, as no fd at all */
 	j->fd = open(TRACERD_DEV_PATH, O_RDWR | O_CLOEXEC);
-	if (j->fd > 0)
+	if (j->fd < 0)
+		log_info("kmod: no fd of its own for attachment %u (%s): its attach holds the loop",
+			 a->id, strerror(errno));
+	else if (j->fd > 0)
 		*err = kmod_batch_prepare(d, a, &j->req, &j->cmd, &j->b);
 	if (j->fd <= 0 || *err) {
-		if (j->fd < 0)
-			log_info("kmod: no fd of its own for attachment %u (%s): its attach "
-				 "holds the loop", a->id, strerror(errno));
 		if (j->fd >= 0)
 			close(j->fd);
 		free(j);
