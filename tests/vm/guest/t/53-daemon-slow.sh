@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # ci-kernels: 6.12
+# timeout: 300 900
 # Why was it slow, why did it fail (issue #32 item 3), in each BPF
 # function mode this kernel has.
 # Slow calls: attach tracerd_testmod_sleep --latency --slower-than 200ms
