@@ -119,12 +119,16 @@ phase "refusals"
 # waits for the link create, then closes the link). Nothing stays hooked
 # after either: no BPF link of ours, enabled_functions empty, the kprobes
 # list (debugfs) as it was.
-kprobes_list() { cat /sys/kernel/debug/kprobes/list 2>/dev/null | sort; }
+[ -r /sys/kernel/debug/kprobes/list ] || fail "no debugfs kprobes list"
+kprobes_list() { sort /sys/kernel/debug/kprobes/list; }
 kprobes0=$(kprobes_list)
+echo "figures: kprobes listed before attach '*' is cut short: $(grep -c . <<< "$kprobes0")"
 $C --json --timeout 1800 attach '*' --mode kprobe-multi > "$TD/c.json" &
 cpid=$!
 cid=$(attaching_id "$TD/c.json" "$cpid")
+t0=$(date +%s%N)
 $C --timeout 1800 detach "$cid" > /dev/null || fail "detach while attach '*' ran"
+tcd=$(ms_since "$t0")
 wait "$cpid" && fail "attach '*' cut short by a detach succeeded: $(head -c 300 "$TD/c.json")"
 jp .error.message < "$TD/c.json" | grep -q "detached while attaching" ||
 	fail "attach '*' cut short: message: $(head -c 300 "$TD/c.json")"
@@ -133,15 +137,20 @@ expect_eq "enabled_functions after a detach during attach '*'" "$(patched)" 0
 expect_eq "attachments after a detach during attach '*'" \
 	"$($C --json list | jp '.attachments|length')" 0
 echo "ok: a detach during attach '*' undid it: $(jp .error.message < "$TD/c.json")"
+echo "figures: the detach asked during attach '*' answered in $tcd ms (the link create's rest, then the close)"
 phase "detach during attach"
 links_made=$(grep -c "kprobe-multi count tier: " "$TD/daemon.log")
 $C --json --timeout 1800 attach '*' --mode kprobe-multi > "$TD/s.json" 2>&1 &
 spid=$!
 attaching_id "$TD/s.json" "$spid" > /dev/null
+t0=$(date +%s%N)
 daemon_stop	# exit 0, no BPF link of ours
+echo "figures: SIGTERM during attach '*': daemon_stop (the exit and its checks) $(ms_since "$t0") ms"
 wait "$spid" && fail "attach '*' succeeded though the daemon stopped during it"
 expect_eq "enabled_functions after SIGTERM during attach '*'" "$(patched)" 0
-expect_eq "kprobes after SIGTERM during attach '*'" "$(kprobes_list)" "$kprobes0"
+[ "$(kprobes_list)" = "$kprobes0" ] ||
+	fail "kprobes after SIGTERM during attach '*': $(kprobes_list | head -5), before: $kprobes0"
+echo "ok: the kprobes list after SIGTERM during attach '*' is as before"
 # the stop waited for the link create (logged once made), then closed it
 expect_eq "links made by the attach SIGTERM cut short (daemon log)" \
 	"$(grep -c "kprobe-multi count tier: " "$TD/daemon.log")" $((links_made + 1))
