@@ -6,6 +6,8 @@
  * attachment gets its own clones of the templates, its filters baked in
  * (bpf_clone_hook; the slot too when it has one function). The
  * kernel attaches all functions or none, so this backend is all or nothing.
+ * An attachment of REGISTRY_JOB_MIN functions or more creates and closes
+ * its links on the registry's worker thread (struct bpf_job, bpfutil.h).
  */
 #include <errno.h>
 #include <stdlib.h>
