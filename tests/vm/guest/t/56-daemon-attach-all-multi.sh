@@ -17,6 +17,11 @@
 # ours, enabled_functions empty, the kprobes list as before. Prints,
 # never asserts, the attach, stats and detach times, the slowest answer
 # and the daemon's VmRSS growth.
+#
+# Measured (6.12 x86_64, QEMU TCG, four other VMs on the host's 2 cores,
+# two boots): 42743 functions; the link create 34.4-40.3 s and its close
+# 12.3-12.6 s on the worker thread, status answered 12-13 and 8-10 times
+# meanwhile (the slowest 3.8-4.3 s, 1.7 s). The test: 250-274 s.
 # ci-kernels: 6.12
 # timeout: 900 1800
 source ./t/40-daemon-lib.sh
