@@ -6,6 +6,8 @@
  * attachment gets its own clones of the templates, its filters baked in
  * (bpf_clone_hook; the slot too when it has one function). The
  * kernel attaches all functions or none, so this backend is all or nothing.
+ * An attachment of REGISTRY_JOB_MIN functions or more creates and closes
+ * its links on the registry's worker thread (struct bpf_job, bpfutil.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -89,115 +91,216 @@ static void multi_links_close(struct multi_links *ml)
 }
 
 /*
- * The count tier (backend.h, count_tier): the entry clone counts in ml's
- * own per-CPU array, the cookie of hooks[i] i; the link's fd, the clone's
- * in ml->prog[0]; -errno with err set.
+ * An attach of an attachment as a job (bpfutil.h, struct bpf_job): built
+ * in the loop (the clones, the symbol and cookie arrays), its one or two
+ * link creates run by bpf_job_run (the registry's worker thread for a big
+ * one: attach '*' of 42k functions is a 9.6 s link create under TCG;
+ * multi_attach runs it in place), applied by multi_job_finish. j->ctx:
  */
-static int multi_link_counts(struct kprobe_multi_bpf *skel, struct attachment *a,
-			     struct multi_links *ml, const char **syms, __u64 *cookies,
-			     char *err, size_t errlen)
-{
-	LIBBPF_OPTS(bpf_link_create_opts, opts, .kprobe_multi.syms = syms,
-		    .kprobe_multi.cookies = cookies, .kprobe_multi.cnt = (__u32)a->nr_hooks);
-	uint64_t t0 = now_mono_ns(), t1, t2;
-	char ebuf[96];
-	size_t i;
-	int fd;
+struct multi_job {
+	struct multi_links *ml;	/* a->priv once applied */
+	const char **syms;	/* the hooks' names */
+	__u64 *cookies;
+	size_t n;
+	struct bpf_link_create_opts opts[2];	/* entry, return */
+	__u64 ns_counts, ns_clone;	/* the count tier's map, the clones' loads */
+};
 
-	fd = bpf_counts_create(&ml->counts, a->nr_hooks, "tracerd_counts", err, errlen);
-	if (fd)
-		return fd;
-	for (i = 0; i < a->nr_hooks; i++)
-		cookies[i] = i;
-	t1 = now_mono_ns();
-	ml->prog[0] = bpf_clone_count(bpf_hook_tmpl(skel->obj, skel->progs.multi_entry, &a->spec),
-				      BPF_TRACE_KPROBE_MULTI, &a->spec,
-				      bpf_map__fd(skel->maps.slot_stats), ml->counts.fd, err,
-				      errlen);
-	if (ml->prog[0] < 0)
-		return ml->prog[0];
-	t2 = now_mono_ns();
-	fd = bpf_link_create(ml->prog[0], 0, BPF_TRACE_KPROBE_MULTI, &opts);
-	if (fd >= 0) {
-		/* where an attach '*' spends its time (docs/limits.md, "Big globs") */
-		log_info("kprobe-multi count tier: %zu functions: counters %llu ms, clone %llu ms, "
-			 "link %llu ms", a->nr_hooks, (unsigned long long)(t1 - t0) / 1000000,
-			 (unsigned long long)(t2 - t1) / 1000000,
-			 (unsigned long long)(now_mono_ns() - t2) / 1000000);
-		return fd;
-	}
-	fd = -errno;
-	return set_err(err, errlen, fd, "failed to attach kprobe.multi to %zu function%s "
-		       "('%s'...): %s%s", a->nr_hooks, a->nr_hooks == 1 ? "" : "s", syms[0],
-		       errno_str(fd, ebuf, sizeof(ebuf)),
-		       fd == -EOPNOTSUPP ? "; kernel without fprobe (CONFIG_FPROBE)" : "");
+static int multi_link_create(int prog_fd, const void *opts)
+{
+	int fd = bpf_link_create(prog_fd, 0, BPF_TRACE_KPROBE_MULTI, opts);
+
+	return fd < 0 ? -errno : fd;
 }
 
-static int multi_attach_all(struct tracerd *d, struct attachment *a, char *err, size_t errlen)
+static void multi_job_free(struct bpf_job *j)
 {
-	struct multi_links *ml = calloc(1, sizeof(*ml));	/* counts.calls NULL: bpf_counts_close frees it */
-	struct kprobe_multi_bpf *skel;
-	const char **syms = NULL;
-	__u64 *cookies = NULL;
-	size_t i;
-	/* one function: its slot in the immediate, no cookie lookup per call */
-	__u32 slot = a->nr_hooks == 1 ? a->hooks[0].slot : TRACERD_SLOT_COOKIE;
-	int ret;
+	struct multi_job *mj = j ? j->ctx : NULL;
 
-	if (!ml)
-		return set_err(err, errlen, -ENOMEM, "out of memory");
+	if (mj) {
+		free(mj->syms);
+		free(mj->cookies);
+		free(mj);
+	}
+	free(j);
+}
+
+/*
+ * The clone of link i (0 entry, 1 return) into ml->prog[i] and its create
+ * in j->link[i]: the count tier's (backend.h, count_tier: it counts in
+ * ml's own per-CPU array, the cookie of hooks[i] i) or one with the slots
+ * (one function: its slot in the immediate, no cookie lookup per call).
+ */
+static int multi_job_clone(struct kprobe_multi_bpf *skel, struct attachment *a, struct bpf_job *j,
+			   size_t i, char *err, size_t errlen)
+{
+	struct multi_job *mj = j->ctx;
+	struct multi_links *ml = mj->ml;
+	__u32 slot = a->nr_hooks == 1 ? a->hooks[0].slot : TRACERD_SLOT_COOKIE;
+	const struct bpf_program *p = i ? skel->progs.multi_return : skel->progs.multi_entry;
+
+	p = bpf_hook_tmpl(skel->obj, p, &a->spec);
+	if (ml->counts.fd >= 0)
+		ml->prog[i] = bpf_clone_count(p, BPF_TRACE_KPROBE_MULTI, &a->spec,
+					      bpf_map__fd(skel->maps.slot_stats), ml->counts.fd,
+					      err, errlen);
+	else
+		ml->prog[i] = bpf_clone_hook(p, slot, &a->spec, 0, 0, err, errlen);
+	if (ml->prog[i] < 0)
+		return ml->prog[i];
+	mj->opts[i] = (struct bpf_link_create_opts){
+		.sz = sizeof(mj->opts[i]),
+		.kprobe_multi.syms = mj->syms,
+		.kprobe_multi.cookies = mj->cookies,
+		.kprobe_multi.cnt = (__u32)mj->n,
+		.kprobe_multi.flags = i ? BPF_F_KPROBE_MULTI_RETURN : 0,
+	};
+	j->link[i].create = multi_link_create;
+	j->link[i].prog_fd = ml->prog[i];
+	j->link[i].arg = &mj->opts[i];
+	return 0;
+}
+
+/* a's attach job; NULL with *ret (-errno) and err set, nothing left open */
+static struct bpf_job *multi_attach_job(struct tracerd *d, struct attachment *a, int *ret,
+					char *err, size_t errlen)
+{
+	bool counts = backend_slotless(a->be, &a->spec);
+	struct kprobe_multi_bpf *skel;
+	struct multi_links *ml;
+	struct multi_job *mj;
+	struct bpf_job *j;
+	__u64 t0;
+	size_t i;
+
+	*ret = multi_load(d, err, errlen);
+	if (*ret)
+		return NULL;
+	skel = d->be_state[TRACERD_MODE_KPROBE_MULTI];
+	mj = calloc(1, sizeof(*mj));
+	j = mj ? bpf_job_new(!counts && spec_returns(&a->spec) ? 2 : 1, false, mj) : NULL;
+	ml = j ? calloc(1, sizeof(*ml)) : NULL;	/* counts.calls NULL: bpf_counts_close frees it */
+	if (!ml) {
+		free(mj);
+		free(j);
+		*ret = set_err(err, errlen, -ENOMEM, "out of memory");
+		return NULL;
+	}
 	ml->prog[0] = ml->prog[1] = ml->link[0] = ml->link[1] = -1;
 	ml->counts.fd = -1;
-	a->priv = ml;
-	ret = multi_load(d, err, errlen);
-	if (ret)
-		return ret;
-	skel = d->be_state[TRACERD_MODE_KPROBE_MULTI];
-	syms = calloc(a->nr_hooks, sizeof(*syms));
-	cookies = calloc(a->nr_hooks, sizeof(*cookies));
-	if (!syms || !cookies) {
-		ret = set_err(err, errlen, -ENOMEM, "out of memory");
-		goto cleanup;
+	mj->ml = ml;
+	mj->n = a->nr_hooks;
+	mj->syms = calloc(a->nr_hooks, sizeof(*mj->syms));
+	mj->cookies = calloc(a->nr_hooks, sizeof(*mj->cookies));
+	*ret = mj->syms && mj->cookies ? 0 : set_err(err, errlen, -ENOMEM, "out of memory");
+	for (i = 0; !*ret && i < a->nr_hooks; i++) {
+		mj->syms[i] = a->hooks[i].name;
+		mj->cookies[i] = counts ? i : a->hooks[i].slot;
 	}
-	for (i = 0; i < a->nr_hooks; i++) {
-		syms[i] = a->hooks[i].name;
-		cookies[i] = a->hooks[i].slot;
+	t0 = now_mono_ns();
+	if (!*ret && counts)
+		*ret = bpf_counts_create(&ml->counts, a->nr_hooks, "tracerd_counts", err, errlen);
+	mj->ns_counts = now_mono_ns() - t0;
+	for (i = 0; !*ret && i < j->nr; i++)
+		*ret = multi_job_clone(skel, a, j, i, err, errlen);
+	mj->ns_clone = now_mono_ns() - t0 - mj->ns_counts;
+	if (!*ret)
+		return j;
+	multi_links_close(ml);
+	multi_job_free(j);
+	return NULL;
+}
+
+/* Apply an attach job that ran: a->priv, the hooks attached; attach's return. */
+static int multi_attach_finish(struct attachment *a, struct bpf_job *j)
+{
+	struct multi_job *mj = j->ctx;
+	size_t i, bad = bpf_job_failed(j);
+	char err[HOOK_ERR_MAX] = "", ebuf[96];
+	int ret = 0;
+
+	for (i = 0; i < j->nr; i++)
+		if (j->link[i].fd >= 0)
+			mj->ml->link[i] = j->link[i].fd;
+	a->priv = mj->ml;	/* on failure too: detach closes what it holds */
+	if (bad < j->nr) {
+		ret = j->link[bad].fd;
+		set_err(err, sizeof(err), ret, "failed to attach %s to %zu function%s ('%s'...): "
+			"%s%s", bad ? "kretprobe.multi" : "kprobe.multi", mj->n,
+			mj->n == 1 ? "" : "s", mj->syms[0], errno_str(ret, ebuf, sizeof(ebuf)),
+			ret == -EOPNOTSUPP ? "; kernel without fprobe (CONFIG_FPROBE)" : "");
+	} else {
+		for (i = 0; i < a->nr_hooks; i++)
+			a->hooks[i].attached = true;
+		/* where an attach '*' spends its time (docs/limits.md, "Big globs") */
+		if (mj->ml->counts.fd >= 0)
+			log_info("kprobe-multi count tier: %zu functions: counters %llu ms, "
+				 "clone %llu ms, link %llu ms", mj->n,
+				 (unsigned long long)mj->ns_counts / 1000000,
+				 (unsigned long long)mj->ns_clone / 1000000, bpf_job_ms(j));
 	}
-	if (backend_slotless(a->be, &a->spec)) {
-		ret = multi_link_counts(skel, a, ml, syms, cookies, err, errlen);
-		if (ret < 0)
-			goto cleanup;
-		ml->link[0] = ret;
-		goto attached;
+	multi_job_free(j);
+	return hook_err_msg(&a->hooks[0], ret, err);
+}
+
+/* a detach's job: its links' fds moved from a->priv to be closed; NULL: none */
+static struct bpf_job *multi_detach_job(struct attachment *a)
+{
+	struct multi_links *ml = a->priv;
+	struct bpf_job *j;
+	size_t i, n = 0;
+
+	if (!ml || ml->link[0] < 0)
+		return NULL;
+	n = ml->link[1] >= 0 ? 2 : 1;
+	j = bpf_job_new(n, true, NULL);
+	for (i = 0; j && i < n; i++) {
+		j->link[i].fd = ml->link[i];
+		ml->link[i] = -1;
 	}
-	ret = multi_link(bpf_hook_tmpl(skel->obj, skel->progs.multi_entry, &a->spec), slot,
-			 &a->spec, syms, cookies, a->nr_hooks, false, &ml->prog[0], err, errlen);
-	if (ret < 0)
-		goto cleanup;
-	ml->link[0] = ret;
-	if (spec_returns(&a->spec)) {
-		ret = multi_link(bpf_hook_tmpl(skel->obj, skel->progs.multi_return, &a->spec), slot,
-				 &a->spec, syms, cookies, a->nr_hooks, true, &ml->prog[1], err,
-				 errlen);
-		if (ret < 0)
-			goto cleanup;
-		ml->link[1] = ret;
-	}
-attached:
-	for (i = 0; i < a->nr_hooks; i++)
-		a->hooks[i].attached = true;
-	ret = 0;
-cleanup:
-	free(syms);
-	free(cookies);
-	return ret;
+	return j;
 }
 
 static int multi_attach(struct tracerd *d, struct attachment *a)
 {
 	char err[HOOK_ERR_MAX] = "";
+	struct bpf_job *j;
+	int ret;
 
-	return hook_err_msg(&a->hooks[0], multi_attach_all(d, a, err, sizeof(err)), err);
+	j = multi_attach_job(d, a, &ret, err, sizeof(err));
+	if (!j)
+		return hook_err_msg(&a->hooks[0], ret, err);
+	bpf_job_run(j);
+	return multi_attach_finish(a, j);
+}
+
+/* backend.h, job_prepare: the job of an attach or a detach of every hook */
+static void *multi_job_prepare(struct tracerd *d, struct attachment *a, bool detach, int *err)
+{
+	char msg[HOOK_ERR_MAX] = "";
+	struct bpf_job *j;
+
+	*err = 0;
+	if (detach)
+		return multi_detach_job(a);
+	j = multi_attach_job(d, a, err, msg, sizeof(msg));
+	if (!j)
+		*err = hook_err_msg(&a->hooks[0], *err, msg);
+	return j;
+}
+
+static int multi_job_finish(struct tracerd *d, struct attachment *a, void *job)
+{
+	struct bpf_job *j = job;
+
+	(void)d;
+	if (!j->detach)
+		return multi_attach_finish(a, j);
+	/* the clones and the counters go with the attachment (multi_detach) */
+	log_info("kprobe-multi: detach of %zu functions: link%s closed in %llu ms", a->nr_hooks,
+		 j->nr == 1 ? "" : "s", bpf_job_ms(j));
+	free(j);
+	return 0;
 }
 
 static int multi_progs(struct tracerd *d, struct attachment *a, int (*fn)(int prog_fd, void *ctx),
@@ -296,6 +399,9 @@ const struct backend backend_kprobe_multi = {
 	.probe = multi_probe,
 	.attach = multi_attach,
 	.detach = multi_detach,
+	.job_prepare = multi_job_prepare,
+	.job_run = bpf_job_run,
+	.job_finish = multi_job_finish,
 	.progs = multi_progs,
 	.read = multi_read,
 	.read_begin = multi_read_begin,

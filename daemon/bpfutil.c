@@ -688,3 +688,64 @@ int bpf_hooks_progs(struct tracerd *d, struct attachment *a, int (*fn)(int prog_
 	}
 	return sum;
 }
+
+struct bpf_job *bpf_job_new(size_t nr, bool detach, void *ctx)
+{
+	struct bpf_job *j = calloc(1, sizeof(*j) + nr * sizeof(j->link[0]));
+	size_t i;
+
+	if (!j)
+		return NULL;
+	j->detach = detach;
+	j->ctx = ctx;
+	j->nr = nr;
+	for (i = 0; i < nr; i++)
+		j->link[i].prog_fd = j->link[i].fd = -1;
+	return j;
+}
+
+/* On the registry's worker thread: nothing but j (backend.h, job_run). */
+void bpf_job_run(void *job)
+{
+	struct bpf_job *j = job;
+	struct bpf_job_link *l;
+	bool failed = false;
+	__u64 t;
+	size_t i;
+
+	for (i = 0; i < j->nr; i++) {
+		l = &j->link[i];
+		t = now_mono_ns();
+		if (j->detach) {
+			if (l->fd >= 0)
+				close(l->fd);
+			l->fd = -1;
+		} else if (failed) {
+			l->fd = -ECANCELED;
+		} else {
+			l->fd = l->create(l->prog_fd, l->arg);
+			failed = l->fd < 0;
+		}
+		l->ns = now_mono_ns() - t;
+	}
+}
+
+size_t bpf_job_failed(const struct bpf_job *j)
+{
+	size_t i;
+
+	for (i = 0; !j->detach && i < j->nr; i++)
+		if (j->link[i].fd < 0)
+			return i;
+	return j->nr;
+}
+
+unsigned long long bpf_job_ms(const struct bpf_job *j)
+{
+	unsigned long long ns = 0;
+	size_t i;
+
+	for (i = 0; i < j->nr; i++)
+		ns += j->link[i].ns;
+	return ns / 1000000;
+}

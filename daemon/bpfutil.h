@@ -201,6 +201,48 @@ void bpf_counts_read_end(struct bpf_counts *c);
 /* Function i's calls: from the pass's copy, else one lookup. 0 or -errno. */
 int bpf_counts_read(const struct bpf_counts *c, size_t i, __u64 *out);
 
+/*
+ * A BPF batch backend's job (backend.h, job_*; kprobe-multi's, and the
+ * form kprobe-session's and fentry-multi's would take): the links an
+ * attach of a whole attachment creates, or the link fds its detach closes,
+ * on the registry's worker thread. The backend builds it in the loop
+ * (bpf_job_new: its clones loaded, each create's arguments ready), hands
+ * bpf_job_run as job_run, and applies it in job_finish. bpf_job_run
+ * touches nothing but the job and what the creates' arguments point at,
+ * which the loop leaves as it is while the job runs (the hooks' names).
+ * A detach's close of a link is its unhooking: the kernel releases the
+ * link on the closing thread (the fprobe unregistered, seconds for every
+ * function).
+ */
+struct bpf_job_link {
+	/* attach: the link of prog_fd made with arg (the backend's): fd or -errno */
+	int (*create)(int prog_fd, const void *arg);
+	int prog_fd;
+	const void *arg;
+	/* attach: the link's fd after the run, or -errno (-ECANCELED: not tried,
+	 * an earlier create failed: the kernel takes all or none); detach: the
+	 * fd to close, -1 once closed */
+	int fd;
+	__u64 ns;	/* how long its call took */
+};
+
+struct bpf_job {
+	bool detach;
+	void *ctx;	/* the backend's (what its job_finish applies) */
+	size_t nr;
+	struct bpf_job_link link[];
+};
+
+/* A job of nr links (fds -1, to fill in), NULL when out of memory. */
+struct bpf_job *bpf_job_new(size_t nr, bool detach, void *ctx);
+/* backend.h's job_run for a struct bpf_job: the creates in order (stopping
+ * at the first failure), or the closes. */
+void bpf_job_run(void *job);
+/* The index of the first create that failed, nr when none did. */
+size_t bpf_job_failed(const struct bpf_job *j);
+/* The time of j's calls, summed, in ms. */
+unsigned long long bpf_job_ms(const struct bpf_job *j);
+
 static inline struct bpf_hook *bpf_hook(const struct hook *h)
 {
 	return h->priv;

@@ -859,12 +859,12 @@ static bool attach_after(struct tracerd *d, struct attachment *a, const struct a
 
 /*
  * A batch attach or detach that is one blocking call (a kmod ATTACH_BATCH
- * of every function: seconds, minutes under TCG) runs on a worker thread
- * (issue #34 step 5), so the loop answers its clients meanwhile. One at a
- * time, and while it runs no other step does: they could wait in the
- * loop on the kernel locks it holds (ftrace_lock, text_mutex). A detach
- * asked meanwhile waits for its end (cancel); the stop waits for it
- * (registry_loop_stop). Only the steps the loop runs (registry_steps_cb)
+ * of every function, a kprobe.multi link's create or close: seconds,
+ * minutes under TCG) runs on a worker thread (issue #34 step 5), so the
+ * loop answers its clients meanwhile. One at a time, and while it runs
+ * no other step does: they could wait in the loop on the kernel locks it
+ * holds (ftrace_lock, text_mutex). A detach asked meanwhile waits for
+ * its end (cancel); the stop waits for it (registry_loop_stop). Only the steps the loop runs (registry_steps_cb)
  * start one: registry_attach and registry_detach block as they did.
  */
 struct registry_job {

@@ -94,6 +94,47 @@ rss_kb() { awk '/^VmRSS:/ { print $2 }' /proc/"$DPID"/status; }
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 phase() { echo "phase: $1 at ${SECONDS} s"; }
 
+# for an attach '*' or its detach whose call runs on the daemon's worker
+# thread (kmod-callops' batch ioctl, kprobe-multi's link create and close):
+# answered_during LABEL PID OUT: while PID waits for its reply (OUT still
+# empty: remove a stale one first, an earlier test of the boot may leave
+# it), status is answered, each within 10 s (generous for TCG: the loop
+# stays free; a loop held by the call answers only once it returns, 10 s
+# and more here); answered_check LABEL then wants at least 2 answers. The
+# slowest is a figure, not asserted.
+answered_during() {
+	local n=0 worst=0 t
+	while kill -0 "$2" 2>/dev/null && [ ! -s "$3" ]; do
+		t=$(date +%s%N)
+		$C --timeout 10 status > /dev/null ||
+			fail "$1: status not answered within 10 s while it ran (the loop is held)"
+		t=$(ms_since "$t")
+		[ "$t" -gt "$worst" ] && worst=$t
+		[ -s "$3" ] || n=$((n + 1))
+		sleep 0.3
+	done
+	ANSWERED=$n ANSWERED_WORST=$worst
+}
+# answered_check LABEL: at least 2 answers (after the request's own
+# outcome was checked: a refusal says why first)
+answered_check() {
+	[ "$ANSWERED" -ge 2 ] || fail "$1: status answered only $ANSWERED times while it ran"
+	echo "ok: $1: status answered $ANSWERED times while it ran (slowest $ANSWERED_WORST ms)"
+}
+# attaching_id OUT PID: the id of the attach that PID waits for (its reply
+# to OUT), once list shows it attaching (the only attachment)
+attaching_id() {
+	local i id
+	for i in $(seq 1 300); do
+		id=$($C --json list | jp '.attachments[0].id' '.attachments[0].state' | paste -sd' ')
+		case $id in *" attaching") echo "${id% *}"; return 0 ;; esac
+		[ -s "$1" ] && fail "the attach ended before it could be cut short: $(head -c 300 "$1")"
+		kill -0 "$2" 2>/dev/null || fail "the attach client exited early"
+		sleep 0.1
+	done
+	fail "no attachment in state attaching"
+}
+
 # stats_timed ID: attachment ID's stats into $TD/st.json, then --top 1
 # into $TD/top1.json (the counters of all read and sorted, one row
 # rendered: the read's share); their times in ms in tst and tst1

@@ -46,34 +46,11 @@ rss0=$(rss_kb)
 # -> c 5 times and b -> c 2 more, getpgid n times (trigger, exec'd: the
 # same pid)
 t0=$(date +%s%N)
-# no reply file of an earlier test: answered_during waits while it is empty
+# no reply file of an earlier test: answered_during (40-daemon-lib.sh)
+# waits while it is empty
 rm -f "$TD/a.json" "$TD/d.json" "$TD/c.json" "$TD/s.json"
 sh -c "$(known_calls_script '--mode kmod-callops' "$n")" > "$TD/calls.out" 2>&1 &
 apid=$!
-# answered_during LABEL PID OUT: while PID waits for its reply (OUT still
-# empty), status is answered, each within 10 s (generous for TCG: the
-# call runs on the daemon's worker thread, the loop stays free; a loop
-# held by the call answers only once it returns, 17 s and more here); at
-# least 2 answers (answered_check). The slowest is a figure, not asserted.
-answered_during() {
-	local n=0 worst=0 t
-	while kill -0 "$2" 2>/dev/null && [ ! -s "$3" ]; do
-		t=$(date +%s%N)
-		$C --timeout 10 status > /dev/null ||
-			fail "$1: status not answered within 10 s while it ran (the loop is held)"
-		t=$(ms_since "$t")
-		[ "$t" -gt "$worst" ] && worst=$t
-		[ -s "$3" ] || n=$((n + 1))
-		sleep 0.3
-	done
-	ANSWERED=$n ANSWERED_WORST=$worst
-}
-# answered_check LABEL: at least 2 answers (after the request's own
-# outcome was checked: a refusal says why first)
-answered_check() {
-	[ "$ANSWERED" -ge 2 ] || fail "$1: status answered only $ANSWERED times while it ran"
-	echo "ok: $1: status answered $ANSWERED times while it ran (slowest $ANSWERED_WORST ms)"
-}
 answered_during "attach '*'" "$apid" "$TD/a.json"
 wait "$apid" || fail "attach '*' or the calls failed (exit $?): $(head -c 600 "$TD/a.json") $(cat "$TD/calls.out")"
 answered_check "attach '*'"
@@ -145,18 +122,6 @@ echo "figures: $KERNEL_NAME kmod-callops attach '*': $hooked functions, attach $
 # is answered once what it hooked is undone (the attach: "detached while
 # attaching"), and SIGTERM stops the daemon cleanly after it (the stop
 # waits for the call, then undoes it). Nothing stays hooked after either.
-# attaching_id OUT PID: the id of the attach that PID waits for, once list shows it attaching
-attaching_id() {
-	local i id
-	for i in $(seq 1 300); do
-		id=$($C --json list | jp '.attachments[0].id' '.attachments[0].state' | paste -sd' ')
-		case $id in *" attaching") echo "${id% *}"; return 0 ;; esac
-		[ -s "$1" ] && fail "the attach ended before it could be cut short: $(head -c 300 "$1")"
-		kill -0 "$2" 2>/dev/null || fail "the attach client exited early"
-		sleep 0.1
-	done
-	fail "no attachment in state attaching"
-}
 $C --json --timeout 1800 attach '*' --mode kmod-callops > "$TD/c.json" &
 cpid=$!
 cid=$(attaching_id "$TD/c.json" "$cpid")
