@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "stacks.h"
+#include "../lib/log.h"
 #include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "bpf_compat.h"
@@ -69,61 +70,162 @@ static int ks_prog(struct tracerd *d, char *err, size_t errlen)
 								"session_hook"));
 }
 
-/* One link over syms[0..n): its fd, or -errno with err set. */
-static int ks_link(int prog_fd, const char **syms, const __u64 *cookies, size_t n,
-		   char *err, size_t errlen)
+/* err says link creation over n functions from first failed with ret; ret */
+static int ks_link_err(char *err, size_t errlen, int ret, size_t n, const char *first)
 {
-	int fd = kprobe_session_link(prog_fd, syms, cookies, (__u32)n);
 	char ebuf[96];
 
-	if (fd < 0)
-		set_err(err, errlen, fd,
-			"failed to attach kprobe.session to %zu function%s ('%s'...): %s%s", n,
-			n == 1 ? "" : "s", syms[0], errno_str(fd, ebuf, sizeof(ebuf)),
-			fd == -EOPNOTSUPP ? "; kernel without fprobe (CONFIG_FPROBE)" : "");
-	return fd;
+	return set_err(err, errlen, ret,
+		       "failed to attach kprobe.session to %zu function%s ('%s'...): %s%s", n,
+		       n == 1 ? "" : "s", first, errno_str(ret, ebuf, sizeof(ebuf)),
+		       ret == -EOPNOTSUPP ? "; kernel without fprobe (CONFIG_FPROBE)" : "");
 }
 
-/* a->priv: the attachment's one link fd */
-static int ks_attach_all(struct tracerd *d, struct attachment *a, char *err, size_t errlen)
-{
-	size_t i;
-	const char **syms = calloc(a->nr_hooks, sizeof(*syms));
-	__u64 *cookies = calloc(a->nr_hooks, sizeof(*cookies));
-	int *link = malloc(sizeof(*link));
-	int prog, ret;
+/*
+ * An attach as a job (bpfutil.h, struct bpf_job), as kprobe-multi's: the
+ * program loaded and the symbol and cookie arrays built in the loop, the
+ * one link create run by bpf_job_run (on the registry's worker thread for
+ * REGISTRY_JOB_MIN functions or more, in place for fewer), applied by
+ * ks_attach_finish. A detach's job closes the link. j->ctx:
+ */
+struct ks_job {
+	const char **syms;	/* the hooks' names */
+	__u64 *cookies;		/* their slots */
+	size_t n;
+};
 
-	if (!syms || !cookies || !link) {
-		ret = set_err(err, errlen, -ENOMEM, "out of memory");
-		goto cleanup;
+static int ks_link_create(int prog_fd, const void *arg)
+{
+	const struct ks_job *kj = arg;
+
+	return kprobe_session_link(prog_fd, kj->syms, kj->cookies, (__u32)kj->n);
+}
+
+static void ks_job_free(struct bpf_job *j)
+{
+	struct ks_job *kj = j ? j->ctx : NULL;
+
+	if (kj) {
+		free(kj->syms);
+		free(kj->cookies);
+		free(kj);
 	}
-	prog = ret = ks_prog(d, err, errlen);
-	if (ret < 0)
-		goto cleanup;
+	free(j);
+}
+
+/* a's attach job; NULL with *ret (-errno) and err set */
+static struct bpf_job *ks_attach_job(struct tracerd *d, struct attachment *a, int *ret,
+				     char *err, size_t errlen)
+{
+	struct ks_job *kj = calloc(1, sizeof(*kj));
+	struct bpf_job *j = kj ? bpf_job_new(1, false, kj) : NULL;
+	size_t i;
+	int prog;
+
+	if (kj) {
+		kj->n = a->nr_hooks;
+		kj->syms = calloc(a->nr_hooks, sizeof(*kj->syms));
+		kj->cookies = calloc(a->nr_hooks, sizeof(*kj->cookies));
+	}
+	if (!j || !kj->syms || !kj->cookies) {
+		if (!j)
+			free(kj);
+		ks_job_free(j);
+		*ret = set_err(err, errlen, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	prog = *ret = ks_prog(d, err, errlen);
+	if (prog < 0) {
+		ks_job_free(j);
+		return NULL;
+	}
+	*ret = 0;
 	for (i = 0; i < a->nr_hooks; i++) {
-		syms[i] = a->hooks[i].name;
-		cookies[i] = a->hooks[i].slot;
+		kj->syms[i] = a->hooks[i].name;
+		kj->cookies[i] = a->hooks[i].slot;
 	}
-	ret = *link = ks_link(prog, syms, cookies, a->nr_hooks, err, errlen);
-	if (ret < 0)
-		goto cleanup;
-	a->priv = link;
-	link = NULL;
-	for (i = 0; i < a->nr_hooks; i++)
-		a->hooks[i].attached = true;
-	ret = 0;
-cleanup:
-	free(link);
-	free(syms);
-	free(cookies);
-	return ret;
+	j->link[0].create = ks_link_create;
+	j->link[0].prog_fd = prog;
+	j->link[0].arg = kj;
+	return j;
+}
+
+/* Apply an attach job that ran: a->priv (the link fd), the hooks attached; attach's return. */
+static int ks_attach_finish(struct attachment *a, struct bpf_job *j)
+{
+	const struct ks_job *kj = j->ctx;
+	char err[HOOK_ERR_MAX] = "";
+	int *link = NULL, fd = j->link[0].fd;
+	size_t i;
+
+	if (fd >= 0) {
+		link = malloc(sizeof(*link));
+		if (!link) {
+			close(fd);
+			fd = -ENOMEM;
+		}
+	}
+	if (fd < 0) {
+		ks_link_err(err, sizeof(err), fd, kj->n, kj->syms[0]);
+	} else {
+		*link = fd;
+		a->priv = link;
+		for (i = 0; i < a->nr_hooks; i++)
+			a->hooks[i].attached = true;
+		fd = 0;
+	}
+	ks_job_free(j);
+	return hook_err_msg(&a->hooks[0], fd, err);
 }
 
 static int ks_attach(struct tracerd *d, struct attachment *a)
 {
 	char err[HOOK_ERR_MAX] = "";
+	struct bpf_job *j;
+	int ret;
 
-	return hook_err_msg(&a->hooks[0], ks_attach_all(d, a, err, sizeof(err)), err);
+	j = ks_attach_job(d, a, &ret, err, sizeof(err));
+	if (!j)
+		return hook_err_msg(&a->hooks[0], ret, err);
+	bpf_job_run(j);
+	return ks_attach_finish(a, j);
+}
+
+/* backend.h, job_prepare: the job of an attach, or of a detach (its link
+ * moved out of a->priv to be closed; NULL: none, or out of memory, and the
+ * detach runs in the loop) */
+static void *ks_job_prepare(struct tracerd *d, struct attachment *a, bool detach, int *err)
+{
+	char msg[HOOK_ERR_MAX] = "";
+	int *link = a->priv;
+	struct bpf_job *j;
+
+	*err = 0;
+	if (detach) {
+		j = link && *link >= 0 ? bpf_job_new(1, true, NULL) : NULL;
+		if (j) {
+			j->link[0].fd = *link;
+			*link = -1;
+		}
+		return j;
+	}
+	j = ks_attach_job(d, a, err, msg, sizeof(msg));
+	if (!j)
+		*err = hook_err_msg(&a->hooks[0], *err, msg);
+	return j;
+}
+
+static int ks_job_finish(struct tracerd *d, struct attachment *a, void *job)
+{
+	struct bpf_job *j = job;
+
+	(void)d;
+	if (!j->detach)
+		return ks_attach_finish(a, j);
+	log_info("kprobe-session: detach of %zu functions: link closed in %llu ms", a->nr_hooks,
+		 bpf_job_ms(j));
+	free(j);
+	return 0;
 }
 
 static void ks_detach(struct tracerd *d, struct attachment *a)
@@ -132,7 +234,8 @@ static void ks_detach(struct tracerd *d, struct attachment *a)
 	size_t i;
 
 	if (link) {
-		close(*link);
+		if (*link >= 0)
+			close(*link);
 		free(link);
 	}
 	a->priv = NULL;
@@ -157,7 +260,9 @@ static int ks_probe(struct tracerd *d, char *reason, size_t len)
 	int prog, fd;
 
 	prog = ks_prog(d, reason, len);
-	fd = prog < 0 ? prog : ks_link(prog, &sym, &cookie, 1, reason, len);
+	fd = prog < 0 ? prog : kprobe_session_link(prog, &sym, &cookie, 1);
+	if (prog >= 0 && fd < 0)
+		ks_link_err(reason, len, fd, 1, sym);
 	if (fd < 0) {
 		ks_fini(d);
 		return fd;
@@ -189,5 +294,8 @@ const struct backend backend_kprobe_session = {
 	.misses = ks_misses,
 	.fini = ks_fini,
 	.batch = BACKEND_BATCH_ALL, /* one link for all: the kernel takes them at once */
+	.job_prepare = ks_job_prepare,
+	.job_run = bpf_job_run,
+	.job_finish = ks_job_finish,
 	.fds = {{0, 0}, {2, 2}},    /* a program and its link */
 };
