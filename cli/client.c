@@ -295,9 +295,12 @@ static char *read_line(int fd, size_t *len, uint64_t deadline, int *err)
 		*err = r < 0 ? -errno : -EPROTO;
 		if (r <= 0)
 			break;
+		/* the new bytes only: a streamed reply of 50k rows comes in
+		 * hundreds of reads, and rescanning all of it each time was
+		 * quadratic */
+		nl = memchr(buf + n, '\n', (size_t)r);
 		n += r;
 		buf[n] = '\0';
-		nl = memchr(buf, '\n', n);
 		if (nl) {
 			*nl = '\0';
 			*len = nl - buf;

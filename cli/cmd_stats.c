@@ -126,9 +126,8 @@ static void row_from_json(struct stats_row *r, json_object *s)
 		row_errors(r, jobj(s, "errors"));
 }
 
-/* The daemon's stats for args (not consumed) into snap; the reply into *reply when asked. */
-static int snap_fetch(struct cli *cli, json_object *args, struct stats_snap *snap,
-		      json_object **reply)
+/* The daemon's stats for args (not consumed) into snap (--interval: STATS_MAX rows at most). */
+static int snap_fetch(struct cli *cli, json_object *args, struct stats_snap *snap)
 {
 	json_object *r, *arr;
 	size_t i, n;
@@ -146,10 +145,7 @@ static int snap_fetch(struct cli *cli, json_object *args, struct stats_snap *sna
 	snap->total = jint(r, "total", (long long)jlen(arr));
 	for (i = 0; i < snap->n; i++)
 		row_from_json(&snap->rows[i], json_object_array_get_idx(arr, i));
-	if (reply)
-		*reply = r;
-	else
-		json_object_put(r);
+	json_object_put(r);
 	return snap->rows ? 0 : cli_error(cli, EXIT_FAILURE_, "error", "out of memory");
 }
 
@@ -284,34 +280,46 @@ static bool snap_interval(struct stats_snap *now, const struct stats_snap *prev)
 	return true;
 }
 
-/* now's rows, or with prev the interval's (dt seconds) */
+/* the interval's rows: now's minus prev's (dt seconds) */
 static void print_snap(struct stats_snap *now, const struct stats_snap *prev,
 		       const struct stats_opts *o)
 {
-	double dt = prev ? (double)(now->t_ns - prev->t_ns) / 1e9 : 0;
+	double dt = (double)(now->t_ns - prev->t_ns) / 1e9;
 	char when[16];
 	time_t t = time(NULL);
 	size_t i;
 
-	if (prev && !snap_interval(now, prev))
+	if (!snap_interval(now, prev))
 		return;
 
-	if (prev) {
-		strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
-		printf("%s  interval %.3gs\n", when, dt);
-		printf("%-5s %-36s %-13s %12s %12s %8s\n", "ID", "FUNCTION", "MODE", "CALLS",
-		       "CALLS/S", "MISSES");
-	} else {
-		printf("%-5s %-36s %-13s %12s %8s\n", "ID", "FUNCTION", "MODE", "CALLS", "MISSES");
-	}
-	for (i = 0; i < now->n && (!prev || i < rows_shown(o)); i++) {
-		struct stats_row r = prev ? now->iv[i] : now->rows[i];
+	strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
+	printf("%s  interval %.3gs\n", when, dt);
+	printf("%-5s %-36s %-13s %12s %12s %8s\n", "ID", "FUNCTION", "MODE", "CALLS",
+	       "CALLS/S", "MISSES");
+	for (i = 0; i < now->n && i < rows_shown(o); i++)
+		print_row(&now->iv[i], o, dt);
+	print_more(now->n, i, o);
+	putchar('\n');
+	fflush(stdout);
+}
 
-		print_row(&r, o, dt);
+/*
+ * One reply's table: its rows printed as they are read, one stats_row at
+ * a time, so --all shows every row of a 50k-function glob (a snapshot
+ * keeps STATS_MAX, for --interval) without a copy of each.
+ */
+static void print_reply(json_object *r, const struct stats_opts *o)
+{
+	json_object *arr = jarr(r, "stats");
+	size_t i, n = jlen(arr);
+	struct stats_row row;
+
+	printf("%-5s %-36s %-13s %12s %8s\n", "ID", "FUNCTION", "MODE", "CALLS", "MISSES");
+	for (i = 0; i < n; i++) {
+		row_from_json(&row, json_object_array_get_idx(arr, i));
+		print_row(&row, o, 0);
 	}
-	print_more(prev ? now->n : (size_t)now->total, i, o);
-	if (prev)
-		putchar('\n');
+	print_more((size_t)jint(r, "total", (long long)n), n, o);
 	fflush(stdout);
 }
 
@@ -335,10 +343,10 @@ static int stats_watch(struct cli *cli, json_object *args, const struct stats_op
 	stats_stop = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	ret = snap_fetch(cli, args, &snaps[cur], NULL);
+	ret = snap_fetch(cli, args, &snaps[cur]);
 	while (!ret && (!o->count || done < o->count) && !nap(o->interval)) {
 		cur = !cur;
-		ret = snap_fetch(cli, args, &snaps[cur], NULL);
+		ret = snap_fetch(cli, args, &snaps[cur]);
 		if (!ret)
 			print_snap(&snaps[cur], &snaps[!cur], o);
 		done++;
@@ -465,7 +473,6 @@ static void print_stacks(json_object *r)
 
 static int stats_once(struct cli *cli, json_object *args, const struct stats_opts *o)
 {
-	struct stats_snap snap = { 0 };
 	json_object *r = NULL;	/* unset when the call fails */
 	int ret;
 
@@ -476,18 +483,17 @@ static int stats_once(struct cli *cli, json_object *args, const struct stats_opt
 		json_object_put(r);
 		return ret;
 	}
-	ret = snap_fetch(cli, args, &snap, &r);
+	ret = client_call(cli, "stats", json_object_get(args), &r);
 	if (!ret && o->stacks)
 		ret = stacks_fetched(cli, r);
 	if (!ret) {
-		print_snap(&snap, NULL, o);
+		print_reply(r, o);
 		print_by(r);
 		print_bpf(r, o);
 		if (o->stacks)
 			print_stacks(r);
 	}
 	json_object_put(r);
-	free(snap.rows);
 	return ret;
 }
 

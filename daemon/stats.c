@@ -222,12 +222,21 @@ static json_object *stats_by_json(struct tracerd *d, const struct attachment *a,
 	return o;
 }
 
-/* One hook that matched: what the sort needs, and how to find it again. */
+/*
+ * One hook that matched: what the sort needs, how to find it again, and
+ * what the pass read (keys_collect). A hook whose row says no more than
+ * its calls and misses (key_whole) is rendered from these: its row shows
+ * the counts it was sorted by, and the rows of attach '*' cost no read
+ * each (a lookup or an ioctl per row: 42743 of them took 38-65 s).
+ */
 struct stats_key {
-	__u64 calls;
+	__u64 calls, bpf_misses, kernel_misses;
 	const char *name;	/* the hook's: valid while the request is handled (the sort) */
+	const char *misses_why;	/* hook_stats': a string of the code */
 	unsigned int id;	/* its attachment */
 	unsigned int hook;	/* its index in the attachment's hooks */
+	bool kernel_misses_known;
+	bool whole;		/* the row is these values: not read again */
 };
 
 /* A row of the reply: one hook, or (merge) keys[first..first + n) of one function. */
@@ -248,6 +257,8 @@ struct stats_req {
 	size_t nkeys, nrows, next, end, written;
 	bool streamed;		/* control_stream took it: freed when the stream ends */
 	json_object *tail;	/* total, offset, limit, sort, bpf_stats, attachments */
+	char *text;		/* a whole row's (whole_row_text) */
+	size_t text_cap;
 };
 
 /* most calls first; equal calls in attachment and hook order (a reply is stable) */
@@ -321,6 +332,34 @@ static struct hook *key_hook(struct tracerd *d, unsigned int id, unsigned int ho
 	return &(*a)->hooks[hook];
 }
 
+/*
+ * Whether a's rows are whole with the calls and misses of the pass: no
+ * latency, errors, slow calls or stacks to render (hook_row_json).
+ */
+static bool key_whole(const struct attachment *a)
+{
+	return !a->spec.latency && !a->spec.errors && !a->spec.slower_ns && !a->spec.stacks;
+}
+
+/* k's hook (NULL once it went) and its statistics: the pass's when whole, else read now */
+static struct hook *key_stats(struct tracerd *d, const struct stats_key *k,
+			      struct attachment **a, struct hook_stats *hs)
+{
+	struct hook *h = key_hook(d, k->id, k->hook, a);
+
+	if (!h)
+		return NULL;
+	if (!k->whole)
+		return hook_stats(d, *a, h, hs) ? NULL : h;
+	memset(hs, 0, sizeof(*hs));	/* merged_row_json sums it with others */
+	hs->s.calls = k->calls;
+	hs->s.misses = k->bpf_misses;
+	hs->kernel_misses_known = k->kernel_misses_known;
+	hs->kernel_misses = k->kernel_misses;
+	hs->misses_why = k->misses_why;
+	return h;
+}
+
 /* One hook's row (not merged); NULL when it went or its statistics are unreadable. */
 static json_object *hook_row_json(struct stats_req *r, const struct stats_row *row)
 {
@@ -328,10 +367,11 @@ static json_object *hook_row_json(struct stats_req *r, const struct stats_row *r
 	struct stack_set set = { 0 };
 	struct hook_stats hs;
 	struct attachment *a;
-	struct hook *h = key_hook(d, row->id, row->hook, &a);
+	struct hook *h;
 	json_object *o;
 
-	if (!h || hook_stats(d, a, h, &hs))
+	h = key_stats(d, &r->keys[row->first], &a, &hs);
+	if (!h)
 		return NULL;
 	o = hook_stats_json(&hs, a->spec.latency);
 	/* --slower-than: the calls slower than it (recorded), else null */
@@ -358,6 +398,84 @@ static json_object *hook_row_json(struct stats_req *r, const struct stats_row *r
 	return o;
 }
 
+/* r's text buffer with room for n bytes: NULL on ENOMEM */
+static char *text_room(struct stats_req *r, size_t n)
+{
+	char *t;
+
+	if (n <= r->text_cap)
+		return r->text;
+	t = realloc(r->text, n);
+	if (!t)
+		return NULL;
+	r->text_cap = n;
+	return r->text = t;
+}
+
+/* s as a JSON string at t (null for NULL; room: 6 * strlen + 3): its length */
+static size_t text_str(char *t, const char *s)
+{
+	if (!s) {
+		memcpy(t, "null", 4);
+		return 4;
+	}
+	return json_quote(t, s, strlen(s));
+}
+
+/*
+ * A whole row (key_whole, not merged) as the text json_line makes of
+ * hook_row_json's object: its members in that order, json_quote's
+ * escapes, json-c's integers. A reply of 42743 rows spent 7 s of TCG in
+ * building and printing json-c trees. The text in r->text, its length in
+ * *len: 0, -ENOENT when its hook went, -ENOMEM.
+ */
+static int whole_row_text(struct stats_req *r, const struct stats_key *k, size_t *len)
+{
+	struct attachment *a;
+	struct hook *h = key_hook(r->d, k->id, k->hook, &a);
+	const struct backend *be;
+	const char *str[5];
+	size_t need = 256, i, o;
+	char *t;
+
+	if (!h)
+		return -ENOENT;
+	be = backend_get(a->mode);
+	str[0] = k->kernel_misses_known ? NULL : k->misses_why;
+	str[1] = a->spec.target;
+	str[2] = h->name;
+	str[3] = tracerd_mode_name(a->mode);
+	str[4] = be->path ? be->path(h) : NULL;
+	for (i = 0; i < 5; i++)
+		need += str[i] ? 6 * strlen(str[i]) + 3 : 0;
+	t = text_room(r, need);
+	if (!t)
+		return -ENOMEM;
+	o = (size_t)sprintf(t, "{\"calls\":%lld,\"misses\":", (long long)k->calls);
+	if (k->kernel_misses_known)
+		o += (size_t)sprintf(t + o, "%lld", (long long)(k->kernel_misses + k->bpf_misses));
+	else
+		o += (size_t)sprintf(t + o, "null");
+	o += (size_t)sprintf(t + o, ",\"misses_reason\":");
+	o += text_str(t + o, str[0]);
+	o += (size_t)sprintf(t + o, ",\"bpf_misses\":%lld,\"latency\":null,\"errors\":null,"
+			     "\"slow\":null,\"id\":%lld,\"target\":", (long long)k->bpf_misses,
+			     (long long)a->id);
+	o += text_str(t + o, str[1]);
+	o += (size_t)sprintf(t + o, ",\"function\":");
+	o += text_str(t + o, str[2]);
+	o += (size_t)sprintf(t + o, ",\"mode\":");
+	o += text_str(t + o, str[3]);
+	if (be->path) {
+		o += (size_t)sprintf(t + o, ",\"via\":");
+		o += text_str(t + o, str[4]);
+	}
+	t[o++] = '}';
+	t[o] = '\0';
+	*len = o;
+	return 0;
+}
+
 /* A function's row summed over its hooks (merge); NULL when all of them went. */
 static json_object *merged_row_json(struct stats_req *r, const struct stats_row *row)
 {
@@ -373,8 +491,8 @@ static json_object *merged_row_json(struct stats_req *r, const struct stats_row 
 	size_t k;
 
 	for (k = row->first; k < row->first + row->n; k++) {
-		h = key_hook(d, r->keys[k].id, r->keys[k].hook, &a);
-		if (!h || hook_stats(d, a, h, &hs))
+		h = key_stats(d, &r->keys[k], &a, &hs);
+		if (!h)
 			continue;
 		if (!name)
 			acc = hs;
@@ -413,6 +531,18 @@ static int rows_render(struct stats_req *r, size_t n, json_object *arr, struct e
 	for (; n && r->next < r->end && !err; n--) {
 		const struct stats_row *row = &r->rows[r->next++];
 
+		if (!arr && !r->merge && r->keys[row->first].whole) {
+			err = whole_row_text(r, &r->keys[row->first], &len);
+			if (err == -ENOENT) {
+				err = 0;	/* detached since the sort */
+				continue;
+			}
+			if (!err && ((r->written && evbuffer_add(out, ",", 1)) ||
+				     evbuffer_add(out, r->text, len)))
+				err = -ENOMEM;
+			r->written++;
+			continue;
+		}
 		o = r->merge ? merged_row_json(r, row) : hook_row_json(r, row);
 		if (!o)
 			continue;
@@ -436,6 +566,7 @@ static void stats_req_free(void *ctx)
 
 	free(r->keys);
 	free(r->rows);
+	free(r->text);
 	json_object_put(r->tail);
 	free(r);
 }
@@ -512,7 +643,7 @@ static int keys_collect(struct stats_req *r, unsigned int id, const char *target
 	struct hook_stats hs, sum;
 	struct stats_key *k;
 	struct attachment *a;
-	bool scanned = false;
+	bool scanned = false, whole;
 	size_t total = 0, i;
 	unsigned int n;
 
@@ -524,6 +655,7 @@ static int keys_collect(struct stats_req *r, unsigned int id, const char *target
 	for (a = d->attachments; a; a = a->next) {
 		if (id && a->id != id)
 			continue;
+		whole = key_whole(a);
 		hook_stats_begin(d, a);
 		for (i = 0, n = 0; i < a->nr_hooks; i++) {
 			if (!stats_match(a, &a->hooks[i], id, target) ||
@@ -534,8 +666,11 @@ static int keys_collect(struct stats_req *r, unsigned int id, const char *target
 			else
 				hook_stats_merge(&sum, &hs);
 			k = &r->keys[r->nkeys++];
-			*k = (struct stats_key){ hs.s.calls, a->hooks[i].name, a->id,
-						 (unsigned int)i };
+			*k = (struct stats_key){
+				.calls = hs.s.calls, .bpf_misses = hs.s.misses,
+				.kernel_misses = hs.kernel_misses, .name = a->hooks[i].name,
+				.misses_why = hs.misses_why, .id = a->id, .hook = (unsigned int)i,
+				.kernel_misses_known = hs.kernel_misses_known, .whole = whole };
 		}
 		hook_stats_end(d, a);
 		if (n)

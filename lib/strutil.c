@@ -230,6 +230,10 @@ char *json_sanitize(const char *s, size_t len, size_t *outlen)
 	if (!out)
 		return NULL;
 	while (i < len) {
+		if (u[i] < 0x7f) {	/* ASCII but DEL: as it is (a reply is mostly that) */
+			out[o++] = (char)u[i++];
+			continue;
+		}
 		l = utf8_seq(u + i, len - i, &cp);
 		if (l && (cp == 0x7f || is_format_char(cp))) {
 			/* the same string, but no terminal acts on it */

@@ -12,11 +12,13 @@
 # 2 answers, each within a generous 10 s, never a measured duration); an
 # attach '*' that needs a slot per function (--latency) is still refused
 # naming the slots, nothing hooked. --comm keeps the count tier, with
-# counts exact. A detach during attach '*' undoes it ("detached while
+# counts exact. `stats --all` as text has a row per hooked function, with
+# the JSON reply's calls (read from one batch pass, not a lookup per
+# row). A detach during attach '*' undoes it ("detached while
 # attaching"), SIGTERM during it stops the daemon cleanly: no BPF link of
 # ours, enabled_functions empty, the kprobes list as before. Prints,
-# never asserts, the attach, stats and detach times, the slowest answer
-# and the daemon's VmRSS growth.
+# never asserts, the attach, stats (JSON, text --all, --top 1) and detach
+# times, the slowest answer and the daemon's VmRSS growth.
 #
 # Measured (6.12 x86_64, QEMU TCG, four other VMs on the host's 2 cores,
 # two boots): 42743 functions; the link create 34.4-40.3 s and its close
@@ -54,6 +56,10 @@ expect_eq "BPF links while attached" "$(our_links)" 1
 rss1=$(rss_kb)
 phase "attached"
 stats_timed "$id"
+# every row as text, from the same counts (the counted pid has exited)
+t0=$(date +%s%N)
+$C --timeout 600 stats "$id" --all > "$TD/all.txt" || fail "stats --all of attachment $id"
+tall=$(ms_since "$t0")
 t0=$(date +%s%N)
 $C --json --timeout 1800 detach "$id" > "$TD/d.json" &
 dpid=$!
@@ -78,12 +84,23 @@ expect_eq "hooked + skipped = the names of available_filter_functions" $((hooked
 
 # exact counts, read while attached (the stats reply)
 known_calls_check "$TD/st.json" "$hooked" "$n"
+# stats --all as text (below): one line per hooked function, the calls of
+# the JSON reply
+awk -v id="$id" '$1 == id { print $2 "\t" $4 }' "$TD/all.txt" | sort > "$TD/all.calls"
+expect_eq "stats --all: rows" "$(wc -l < "$TD/all.calls")" "$hooked"
+expect_eq "stats --all: rows whose function and calls differ from the JSON reply's" \
+	"$(sort "$TD/calls" | diff - "$TD/all.calls" | grep -c '^[<>]')" 0
+expect_eq "stats --all: tracerd_testmod_chain_b, $(sys_getpgid)" \
+	"$(awk -v g="$(sys_getpgid)" '$1 == "tracerd_testmod_chain_b" || $1 == g { print $1 "=" $2 }' \
+		"$TD/all.calls" | sort | xargs)" \
+	"$(printf '%s\n' "$(sys_getpgid)=$n" tracerd_testmod_chain_b=7 | sort | xargs)"
+grep -q "rows, most calls first" "$TD/all.txt" && fail "stats --all: $(grep "rows, most" "$TD/all.txt")"
 # --top 1 sorts on the counters of one batch pass (struct bpf_counts): its
 # row is the busiest of the full reply (the counted pid has exited)
 expect_eq "stats --top 1: the busiest function's calls" "$(jp '.stats[0].calls' < "$TD/top1.json")" \
 	"$(cut -f2 "$TD/calls" | sort -n | tail -1)"
 echo "figures: $KERNEL_NAME kprobe-multi attach '*' (count tier): $hooked functions, attach" \
-	"${ta} ms (with $n getpgid calls), stats ${tst} ms (--top 1: ${tst1} ms), detach ${td} ms;" \
+	"${ta} ms (with $n getpgid calls), stats ${tst} ms (--top 1: ${tst1} ms; --all as text: ${tall} ms), detach ${td} ms;" \
 	"daemon VmRSS" \
 	"${rss0} kB before, ${rss1} kB attached: $(( (rss1 - rss0) * 1024 / hooked )) B per" \
 	"function; $(rss_kb) kB after the detach"
