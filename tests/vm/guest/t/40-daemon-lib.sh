@@ -149,6 +149,25 @@ stats_timed() {
 	tst1=$(ms_since "$t0")
 }
 
+# attach_all_known ARGS N: attach '*' with ARGS from a shell that then
+# makes the known calls (known_calls_script, N getpgid), status answered
+# while it runs (answered_during, then answered_check once the attach's
+# own outcome is checked); the reply in $TD/a.json (the reply files of an
+# earlier test of the boot removed first: answered_during waits while it
+# is empty), its time in ms in ta
+attach_all_known() {
+	local t0 apid
+	t0=$(date +%s%N)
+	rm -f "$TD/a.json" "$TD/d.json" "$TD/c.json" "$TD/s.json"
+	sh -c "$(known_calls_script "$1" "$2")" > "$TD/calls.out" 2>&1 &
+	apid=$!
+	answered_during "attach '*'" "$apid" "$TD/a.json"
+	wait "$apid" ||
+		fail "attach '*' or the calls failed (exit $?): $(head -c 600 "$TD/a.json") $(cat "$TD/calls.out")"
+	answered_check "attach '*'"
+	ta=$(ms_since "$t0")
+}
+
 # known_calls_script ARGS N: a shell script that attaches '*' with ARGS
 # filtered to its own pid (the reply in $TD/a.json; exit 99 when refused),
 # then makes the known calls (known_calls_check) from that pid: trigger is

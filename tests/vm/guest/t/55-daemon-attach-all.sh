@@ -45,16 +45,7 @@ rss0=$(rss_kb)
 # the known calls: every generated test function 3 times, the chain a -> b
 # -> c 5 times and b -> c 2 more, getpgid n times (trigger, exec'd: the
 # same pid)
-t0=$(date +%s%N)
-# no reply file of an earlier test: answered_during (40-daemon-lib.sh)
-# waits while it is empty
-rm -f "$TD/a.json" "$TD/d.json" "$TD/c.json" "$TD/s.json"
-sh -c "$(known_calls_script '--mode kmod-callops' "$n")" > "$TD/calls.out" 2>&1 &
-apid=$!
-answered_during "attach '*'" "$apid" "$TD/a.json"
-wait "$apid" || fail "attach '*' or the calls failed (exit $?): $(head -c 600 "$TD/a.json") $(cat "$TD/calls.out")"
-answered_check "attach '*'"
-ta=$(ms_since "$t0")
+attach_all_known '--mode kmod-callops' "$n"
 # while attached, only what needs it: the kernel runs the callback on
 # every call of every function (under TCG all of it is slow), so the
 # replies are parsed after the detach

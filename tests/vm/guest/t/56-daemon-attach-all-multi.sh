@@ -40,15 +40,7 @@ rss0=$(rss_kb)
 
 # the attaching shell's pid filters the counts; once attached it makes the
 # known calls (40-daemon-lib.sh, known_calls_check)
-t0=$(date +%s%N)
-# no reply file of an earlier test: answered_during waits while it is empty
-rm -f "$TD/a.json" "$TD/d.json" "$TD/c.json" "$TD/s.json"
-sh -c "$(known_calls_script '--mode kprobe-multi' "$n")" > "$TD/calls.out" 2>&1 &
-apid=$!
-answered_during "attach '*'" "$apid" "$TD/a.json"
-wait "$apid" || fail "attach '*' or the calls failed (exit $?): $(head -c 600 "$TD/a.json") $(cat "$TD/calls.out")"
-answered_check "attach '*'"
-ta=$(ms_since "$t0")
+attach_all_known '--mode kprobe-multi' "$n"
 id=$(jp '.attachment.id' < "$TD/a.json")
 expect_eq "BPF slots taken by a count-only kprobe-multi attach '*'" \
 	"$($C --json status | jp '.slots_used')" 0
