@@ -796,6 +796,12 @@ static const char *errors_skip_reason(const struct tracerd *d, const char *name,
 	}
 }
 
+/* bench trigger --kernel-funcs: its K other functions leave out the hot one */
+static bool hot_left_out(const struct tracerd *d, const struct tracerd_spec *spec, const char *name)
+{
+	return spec->glob_skip_hot && !strcmp(name, d->probe_fn);
+}
+
 static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracerd_spec *spec,
 				    bool need_addr, struct hook **hooks, size_t *nr,
 				    struct skip_list *skipped, char *msg, size_t msglen)
@@ -817,7 +823,8 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 	 * match are neither tried nor skipped, nor scanned */
 	for (i = 0; i < t->n && (!spec->glob_limit || matched < spec->glob_limit); i++) {
 		if (sym_glob_match(spec->target, t->syms[i].name) &&
-		    !glob_skip_reason(&t->syms[i], buf, sizeof(buf))) {
+		    !glob_skip_reason(&t->syms[i], buf, sizeof(buf)) &&
+		    !hot_left_out(d, spec, t->syms[i].name)) {
 			matched++;
 			bytes += strlen(t->syms[i].name) + 1;
 		}
@@ -842,6 +849,8 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 		if (!sym_glob_match(spec->target, s->name))
 			continue;
 		why = glob_skip_reason(s, buf, sizeof(buf));
+		if (!why && hot_left_out(d, spec, s->name))
+			why = "the trigger function: bench's hot one, hooked apart";
 		if (!why && spec->errors)
 			why = errors_skip_reason(d, s->name, s->module);
 		if (why) {
