@@ -60,6 +60,7 @@ struct trig_opts {
 	bool k_all;		/* -k ...,all: and every traceable function */
 	const char *ks_arg;	/* -k as given */
 	const char *kmode;	/* --kernel-mode: the others' mode (NULL: per hot mode) */
+	bool with_hot;		/* --with-hot: the others hook the hot function too */
 	bool modes_set, variants_set;	/* --modes, --variants given */
 };
 
@@ -68,6 +69,7 @@ struct held {
 	const char *mode;	/* their mode */
 	long long k;		/* K (all: 0) */
 	bool all;
+	bool hot;		/* they hook the hot function too (not counted in K) */
 	long long handle;	/* their attachment (0: none held) */
 	long long hooked;	/* the functions it hooks */
 	const char *failed;	/* the hold's status when it failed ("unavailable", "error") */
@@ -307,7 +309,7 @@ static long long peer_run(struct bench *b, const void *opts, json_object *p, boo
  * and the hot one, when the hot mode patches through ftrace). False (the
  * point's status set) when they could not be held.
  */
-static bool held_point(struct bench *b, json_object *p, const struct held *h)
+static bool held_point(struct bench *b, json_object *p, const char *mode, const struct held *h)
 {
 	point_label(p, "irrelevant_mode", h->mode);
 	if (h->failed) {
@@ -315,6 +317,14 @@ static bool held_point(struct bench *b, json_object *p, const struct held *h)
 		return false;
 	}
 	point_label_int(p, "irrelevant", h->hooked);
+	if (h->hot)
+		point_label(p, "irrelevant_hot", "yes");
+	/* a function carries one direct call: the others' and the hot one's */
+	if (h->hot && !strcmp(h->mode, "kmod-direct") && !strcmp(mode, "kmod-direct")) {
+		point_status(b, p, "unavailable", "kmod-direct: the others hook the hot "
+			     "function with its one direct call (--with-hot)");
+		return false;
+	}
 	point_count(p, "irrelevant", h->all ? h->hooked : h->k, h->hooked);
 	if (!h->all && h->hooked != h->k) {
 		point_status(b, p, "error", "%lld of %lld other functions hooked in %s", h->hooked,
@@ -336,14 +346,16 @@ static void trigger_point(struct bench *b, const struct trig_opts *o, const char
 	if (!h)
 		snprintf(key, sizeof(key), "%s/%s", mode, variant);
 	else if (h->all)
-		snprintf(key, sizeof(key), "%s/%s/%s/all", mode, variant, h->mode);
+		snprintf(key, sizeof(key), "%s/%s/%s/all%s", mode, variant, h->mode,
+			 h->hot ? "/hot" : "");
 	else
-		snprintf(key, sizeof(key), "%s/%s/%s/K%lld", mode, variant, h->mode, h->k);
+		snprintf(key, sizeof(key), "%s/%s/%s/K%lld%s", mode, variant, h->mode, h->k,
+			 h->hot ? "/hot" : "");
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(mode, "+"), mode);
 	p = bench_point(b, key);
 	point_label(p, "mode", mode);
 	point_label(p, "variant", variant);
-	if (h && !held_point(b, p, h)) {
+	if (h && !held_point(b, p, mode, h)) {
 		json_object_put(args);
 		return;
 	}
@@ -422,19 +434,23 @@ static void hold_others(struct bench *b, struct held *h)
 	json_object *args, *r;
 	int ret;
 
-	if (!h->k && !h->all)
+	if (!h->k && !h->all && !h->hot)
 		return;
 	bench_progress(b, "holding %s others in %s", h->all ? "all" : "K", h->mode);
 	args = json_object_new_object();
 	json_object_object_add(args, "mode", json_object_new_string(h->mode));
 	json_object_object_add(args, "funcs", json_object_new_int64(h->k));
+	if (h->hot)
+		json_object_object_add(args, "hot", json_object_new_boolean(1));
+	if (h->all)
+		json_object_object_add(args, "all", json_object_new_boolean(1));
 	ret = bench_call(b, "hold", args, &r, h->msg, sizeof(h->msg));
 	if (ret) {
 		h->failed = ret == -(int)PROTO_E_UNAVAILABLE ? "unavailable" : "error";
 		return;
 	}
 	h->handle = jint(r, "handle", 0);
-	h->hooked = jint(r, "functions", -1);
+	h->hooked = jint(r, "functions", -1) - h->hot;	/* the others: K */
 	json_object_put(r);
 }
 
@@ -461,7 +477,7 @@ static void release_others(struct bench *b, struct held *h)
 static void kernel_points(struct bench *b, const struct trig_opts *o, double base)
 {
 	const char *groups[16];
-	int ng = 0, g, i, j, v;
+	int ng = 0, g, i, j;
 
 	for (i = 0; i < o->nmodes; i++) {
 		for (g = 0; g < ng && strcmp(groups[g], others_mode(o, o->modes[i])); g++)
@@ -472,15 +488,16 @@ static void kernel_points(struct bench *b, const struct trig_opts *o, double bas
 	for (g = 0; g < ng; g++)
 		for (i = 0; i < o->nks + o->k_all; i++) {
 			struct held h = { .mode = groups[g], .all = i == o->nks,
-					  .k = i < o->nks ? o->ks[i] : 0 };
+					  .k = i < o->nks ? o->ks[i] : 0, .hot = o->with_hot };
 
 			hold_others(b, &h);
-			for (j = 0; j < o->nmodes; j++)
-				for (v = 0; v < o->nvariants; v++)
-					if (!strcmp(others_mode(o, o->modes[j]), groups[g]) &&
-					    variant_applies(o->modes[j], o->variants[v]))
-						trigger_point(b, o, o->modes[j], o->variants[v], base,
-							      NULL, &h);
+			for (j = 0; j < o->nmodes * o->nvariants; j++) {
+				const char *m = o->modes[j / o->nvariants],
+					   *v = o->variants[j % o->nvariants];
+
+				if (!strcmp(others_mode(o, m), groups[g]) && variant_applies(m, v))
+					trigger_point(b, o, m, v, base, NULL, &h);
+			}
 			release_others(b, &h);
 		}
 }
@@ -617,6 +634,9 @@ static int trigger_opt(struct bench *b, int c, const char *arg, void *ctx)
 	case 'k':
 		o->ks_arg = arg;
 		return 0;
+	case 'H':
+		o->with_hot = true;
+		return 0;
 	case 'M':
 		if (bench_pick(b, "mode", arg, batch_modes, ARRAY_SIZE(batch_modes), &o->kmode, 1) <
 		    0)
@@ -644,6 +664,7 @@ static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts
 		{ "kernel-funcs", no_argument, NULL, 'K' },
 		{ "funcs", required_argument, NULL, 'k' },
 		{ "kernel-mode", required_argument, NULL, 'M' },
+		{ "with-hot", no_argument, NULL, 'H' },
 		{ 0 }
 	};
 	int ret = bench_getopt(b, argc, argv, "n:p:k:", opts, trigger_opt, o);
@@ -659,9 +680,9 @@ static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts
 			o->modes[o->nmodes] = batch_modes[o->nmodes];
 	if (o->kernel && !o->variants_set)
 		o->nvariants = 1;
-	if (o->nks < 0 || ((o->ks_arg || o->kmode) && !o->kernel))
-		return cli_error(b->cli, EXIT_USAGE, "usage", "bench trigger: -k and "
-				 "--kernel-mode go with --kernel-funcs; -k is a comma-separated "
+	if (o->nks < 0 || ((o->ks_arg || o->kmode || o->with_hot) && !o->kernel))
+		return cli_error(b->cli, EXIT_USAGE, "usage", "bench trigger: -k, --kernel-mode "
+				 "and --with-hot go with --kernel-funcs; -k is a comma-separated "
 				 "list of numbers (at most 16), and all, last");
 	if (!o->calls)
 		o->calls = b->profile_ci ? 20000 : 1000000;
@@ -702,6 +723,7 @@ static int bench_trigger(struct bench *b, int argc, char **argv)
 	if (o.kernel) {
 		json_object_object_add(b->options, "irrelevant", int_array(o.ks, o.nks));
 		json_object_object_add(b->options, "kernel_all", json_object_new_boolean(o.k_all));
+		json_object_object_add(b->options, "with_hot", json_object_new_boolean(o.with_hot));
 		if (o.kmode)
 			json_object_object_add(b->options, "irrelevant_mode",
 					       json_object_new_string(o.kmode));
@@ -760,7 +782,8 @@ const struct bench_suite bench_suite_trigger = {
 		"                                     functions hooked (count, every process)\n"
 		"              -k, --funcs=LIST       those K (0: none; and all, last)\n"
 		"                  --kernel-mode=M    their mode (default: the hot mode's own\n"
-		"                                     when it batches, else kmod-callops)\n",
+		"                                     when it batches, else kmod-callops)\n"
+		"                  --with-hot         they hook the hot function too\n",
 	.run = bench_trigger,
 	.table = trigger_table,
 	.svg = trigger_svg,

@@ -17,8 +17,9 @@
  *            a user's, which also never counts as a duplicate of bench's
  *   ops      TRACERD_IOC_BENCH_OPS, patch: TRACERD_IOC_BENCH_PATCH,
  *            patch_all: TRACERD_IOC_BENCH_ALL (every traceable function)
- *   hold     the first K kernel functions but the trigger function, one
- *            attachment that counts (trigger --kernel-funcs), until unhook
+ *   hold     the first K kernel functions but the trigger function (and it,
+ *            hot: true), one attachment that counts (trigger --kernel-funcs),
+ *            until unhook
  *   store    keep a trigger result in state_dir (bench_store.c)
  *
  * A mode the kernel lacks is PROTO_E_UNAVAILABLE with the reason probed at
@@ -510,10 +511,12 @@ static void kernel_spec(struct tracerd_spec *spec, int m, long long k)
 
 /*
  * hold: bench trigger --kernel-funcs' irrelevant hooks: the first K of
- * the kernel's traceable functions (0: all), the trigger function left
+ * the kernel's traceable functions (or all), the trigger function left
  * out, as one bench-owned attachment that only counts, in every process,
  * in a mode that hooks them in one kernel update; held until unhook
- * (the handle). functions: those hooked; skipped: the names passed over.
+ * (the handle). hot: the trigger function hooked besides them (one more:
+ * its call site then carries two hooks). functions: those hooked;
+ * skipped: the names passed over.
  */
 static enum proto_code op_hold(struct tracerd *d, json_object *args, json_object **result,
 			       char *msg, size_t msglen)
@@ -521,6 +524,7 @@ static enum proto_code op_hold(struct tracerd *d, json_object *args, json_object
 	bool bad = false;
 	const char *mode = proto_arg_str(args, "mode", &bad);
 	long long k = proto_arg_int(args, "funcs", 0, &bad);
+	bool all = proto_arg_bool(args, "all", &bad), hot = proto_arg_bool(args, "hot", &bad);
 	int m = tracerd_mode_parse(mode ? mode : ""), err;
 	struct tracerd_spec spec;
 	struct skip_list skipped = {};
@@ -528,17 +532,20 @@ static enum proto_code op_hold(struct tracerd *d, json_object *args, json_object
 	enum proto_code code;
 
 	if (bad || m <= 0 || !tracerd_mode_is_function(m) || k < 0 ||
-	    k > TRACERD_GLOB_MATCHES_LIMIT) {
-		str_fmt(msg, msglen, "bench hold: mode (a function mode), funcs 0 (all) .. %u",
-			TRACERD_GLOB_MATCHES_LIMIT);
+	    k > TRACERD_GLOB_MATCHES_LIMIT || (!k && !all && !hot)) {
+		str_fmt(msg, msglen, "bench hold: mode (a function mode), funcs 1 .. %u or all "
+			"(bool), hot (bool; alone with funcs 0)", TRACERD_GLOB_MATCHES_LIMIT);
 		return PROTO_E_BAD_REQUEST;
 	}
 	if (!d->features[m].available) {
 		str_fmt(msg, msglen, "%s: %s", mode, d->features[m].reason);
 		return PROTO_E_UNAVAILABLE;
 	}
-	kernel_spec(&spec, m, k);
+	kernel_spec(&spec, m, all ? 0 : k);
 	spec.glob_skip_hot = true;
+	spec.glob_add_hot = hot;	/* the trigger function too: its site then has two hooks */
+	if (!k && !all)	/* no others: the trigger function alone */
+		str_copy(spec.target, d->probe_fn, sizeof(spec.target));
 	watchdog_hold(d);	/* every function: one ioctl or link of many seconds */
 	err = registry_attach(d, &spec, &a, &skipped, msg, msglen);
 	watchdog_release(d);
@@ -736,7 +743,8 @@ enum proto_code cmd_bench(struct tracerd *d, json_object *args, json_object **re
 		f_all[] = { F("op", string), F("mode", string), F("save_regs", boolean), {} },
 		f_attach[] = { F("op", string), F("mode", string), F("save_regs", boolean),
 			       F("how", string), F("funcs", int), F("kernel", boolean), {} },
-		f_hold[] = { F("op", string), F("mode", string), F("funcs", int), {} },
+		f_hold[] = { F("op", string), F("mode", string), F("funcs", int), F("all", boolean),
+			     F("hot", boolean), {} },
 		f_store[] = { F("op", string), F("kernel", string), F("overhead_ns", object), {} };
 #undef F
 	static const struct {

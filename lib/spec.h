@@ -85,6 +85,7 @@ struct tracerd_spec {
 					 * hooked (bench attach --kernel-funcs); 0: all */
 	bool glob_skip_hot;		/* a glob passes over the trigger function (the
 					 * others of bench trigger --kernel-funcs) */
+	bool glob_add_hot;		/* and hooks it besides its N (--with-hot) */
 };
 
 /* Does spec need the function's return hook (latency, errors)? */

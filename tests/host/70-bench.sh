@@ -70,6 +70,7 @@ expect_eq "hot points not measured here say why" "$(jq '[.points[] |
 	select(.status == "ok" or (.reason | length > 0))] | length' < "$W/hk.json")" 10
 $C bench show "$W/hk.json" | grepq '^the hot function with K other' || fail "hot: no table"
 $C bench trigger -k 1 > /dev/null 2>&1 && fail "bench trigger -k without --kernel-funcs: accepted"
+$C bench trigger --with-hot > /dev/null 2>&1 && fail "bench trigger --with-hot alone: accepted"
 # compare: same file -> ratios 1; mismatches refused; bad inputs clear
 $C --json bench compare "$W/trigger.json" "$W/trigger.json" > "$W/cmp.json" || fail "compare"
 expect_eq "compare ratios of a run with itself" \

@@ -127,11 +127,21 @@ $C bench trigger --kernel-funcs -k "$hot_k" --modes "$hot_m" -n $hot_n -r 2 -w 0
 	-o "$TD/hot.json" > "$TD/hot.txt" || fail "bench trigger --kernel-funcs failed (exit $?)"
 cat "$TD/hot.txt"
 grep -q '^the hot function with K other' "$TD/hot.txt" || fail "hot: no table"
-for m in "${hot_modes[@]}"; do
-	for k in "${hot_ks[@]}"; do
+# --with-hot: the others hook the hot function too (its site: two hooks)
+$C bench trigger --kernel-funcs -k 0,1000 --with-hot --modes kmod-callops -n $hot_n -r 2 -w 0 \
+	-o "$TD/hot-shared.json" || fail "bench trigger --kernel-funcs --with-hot failed (exit $?)"
+expect_eq "point K1000/hot: labelled" "$(point "$TD/hot-shared.json" \
+	kmod-callops/count/kmod-callops/K1000/hot .labels.irrelevant_hot)" yes
+for f in hot.json hot-shared.json; do
+	for m in "${hot_modes[@]}"; do for k in "${hot_ks[@]}"; do
 		key=$m/count/$m/$k
+		# --with-hot: kmod-callops at K0, K1000 (the hot one not counted in K)
+		if [ $f = hot-shared.json ]; then
+			[ $m = kmod-callops ] && [ $k != all ] || continue
+			key=$key/hot
+		fi
 		{ read -r st; read -r made; read -r counted; read -r others; read -r held; \
-		  read -r en; } < <(point "$TD/hot.json" "$key" .status .counts.calls.expected \
+		  read -r en; } < <(point "$TD/$f" "$key" .status .counts.calls.expected \
 			.counts.calls.counted .labels.irrelevant .counts.irrelevant.counted \
 			.labels.enabled_functions)
 		w=$(bench_want "$m/count")
@@ -147,7 +157,7 @@ for m in "${hot_modes[@]}"; do
 		expect_eq "point $key: others counted" "$held" "$others"
 		expect_eq "point $key: enabled_functions (the others and the hot one)" \
 			"$en" $((others + 1))
-	done
+	done; done
 done
 $C bench show "$TD/curve.json"
 expect_eq "attachments after the bench" "$($C --json list | jp '.attachments|length')" 0
@@ -156,4 +166,5 @@ daemon_stop
 trap - EXIT
 emit_bench attach-curve "$TD/curve.json"
 emit_bench trigger-kernel "$TD/hot.json"
+emit_bench trigger-kernel-hot "$TD/hot-shared.json"
 [ ! -e "$TD/all.json" ] || emit_bench attach-all "$TD/all.json"
