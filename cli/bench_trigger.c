@@ -72,6 +72,7 @@ struct held {
 	bool hot;		/* they hook the hot function too (not counted in K) */
 	long long handle;	/* their attachment (0: none held) */
 	long long hooked;	/* the functions it hooks */
+	long long skipped;	/* the names it passed over among those it took */
 	const char *failed;	/* the hold's status when it failed ("unavailable", "error") */
 	char msg[512];		/* and why */
 };
@@ -317,6 +318,7 @@ static bool held_point(struct bench *b, json_object *p, const char *mode, const 
 		return false;
 	}
 	point_label_int(p, "irrelevant", h->hooked);
+	point_label_int(p, "skipped", h->skipped);
 	if (h->hot)
 		point_label(p, "irrelevant_hot", "yes");
 	/* a function carries one direct call: the others' and the hot one's */
@@ -327,8 +329,8 @@ static bool held_point(struct bench *b, json_object *p, const char *mode, const 
 	}
 	point_count(p, "irrelevant", h->all ? h->hooked : h->k, h->hooked);
 	if (!h->all && h->hooked != h->k) {
-		point_status(b, p, "error", "%lld of %lld other functions hooked in %s", h->hooked,
-			     h->k, h->mode);
+		point_status(b, p, "error", "%lld of %lld other functions hooked in %s (%lld "
+			     "names skipped)", h->hooked, h->k, h->mode, h->skipped);
 		return false;
 	}
 	return true;
@@ -451,6 +453,7 @@ static void hold_others(struct bench *b, struct held *h)
 	}
 	h->handle = jint(r, "handle", 0);
 	h->hooked = jint(r, "functions", -1) - h->hot;	/* the others: K */
+	h->skipped = jint(r, "skipped", 0);
 	json_object_put(r);
 }
 
@@ -539,6 +542,7 @@ static void kernel_table(struct bench *b, FILE *f, double base_min)
 {
 	size_t i, n = jlen(b->points);
 	bool header = false;
+	const char *kk;
 	char k[32];
 
 	for (i = 0; i < n; i++) {
@@ -552,10 +556,9 @@ static void kernel_table(struct bench *b, FILE *f, double base_min)
 				"%-18s %-8s %-14s %6s %9s %-26s %-9s %s\n", "MODE", "VARIANT",
 				"OTHERS", "K", "base ns", "ns/call", "overhead", "(min-min)");
 		header = true;
-		if (strstr(jstr(p, "key", ""), "/all"))
-			snprintf(k, sizeof(k), "all");
-		else
-			snprintf(k, sizeof(k), "%lld", jint(l, "irrelevant", 0));
+		kk = strstr(jstr(p, "key", ""), "/K");	/* K asked: an error hooked fewer */
+		snprintf(k, sizeof(k), "%.*s", kk ? (int)strcspn(kk + 2, "/") : 3,
+			 kk ? kk + 2 : "all");
 		fprintf(f, "%-18s %-8s %-14s %6s ", jtty(l, "mode", "?"), jtty(l, "variant", "-"),
 			jtty(l, "irrelevant_mode", "?"), k);
 		if (not_measured(f, p))
