@@ -92,6 +92,8 @@ json_object *bench_find_point(json_object *doc, const char *key);
 /* value's median of point key of doc, NAN unless the point is measured (ok) */
 double point_median(json_object *doc, const char *key, const char *value);
 int parse_list(const char *s, long long *out, int max);
+/* a K list that may end in "all" (*all set, not in out): the numbers' count, or -EINVAL */
+int parse_k_list(const char *s, long long *out, int max, bool *all);
 /*
  * A comma-separated list of names (--modes, --variants), each one of
  * known[0..nknown): into out (at most max, known's own strings); the count,
@@ -204,6 +206,8 @@ void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *co
  * it attached (-1: it did not say; kprobe:* is one) and the functions
  * ftrace hooked meanwhile (enabled_functions; -1: unreadable); 0, or
  * 127 (not installed) or another status with msg */
+/* the functions ftrace has a hook on (lines of enabled_functions), -1 when unreadable */
+long long ftrace_enabled(void);
 int attach_peer_bpftrace(const char *glob, double *attach_ms, double *detach_ms,
 			 long long *probes, long long *funcs, char *msg, size_t len);
 /* tracerd's overhead beside its peers' (trigger table, report screen) */

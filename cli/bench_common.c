@@ -428,6 +428,19 @@ int parse_list(const char *s, long long *out, int max)
 	return n ? n : -EINVAL;
 }
 
+int parse_k_list(const char *s, long long *out, int max, bool *all)
+{
+	char buf[256], *a;
+
+	if (str_copy(buf, s, sizeof(buf)))
+		return -EINVAL;
+	a = strstr(buf, "all");
+	*all = a && !a[3] && (a == buf || a[-1] == ',');
+	if (*all)
+		a[a == buf ? 0 : -1] = '\0';
+	return buf[0] ? parse_list(buf, out, max) : *all ? 0 : -EINVAL;
+}
+
 int bench_pick(struct bench *b, const char *what, const char *list, const char *const *known,
 	       int nknown, const char **out, int max)
 {

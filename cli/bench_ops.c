@@ -115,7 +115,6 @@ int grid_opts(struct bench *b, int argc, char **argv, struct grid_opts *o,
 	};
 	struct grid_parse g = { .o = o, .known = known, .nknown = nknown };
 	const char *rel, *irr, *ks;
-	char kbuf[256], *all;
 	int ret, i;
 
 	for (i = 0; i < nknown; i++)
@@ -137,13 +136,7 @@ int grid_opts(struct bench *b, int argc, char **argv, struct grid_opts *o,
 	o->nrel = parse_list(rel, o->rel, 16);
 	o->nirr = parse_list(irr, o->irr, 16);
 	/* --kernel-funcs: "all" in the K list, last (every traceable function) */
-	snprintf(kbuf, sizeof(kbuf), "%s", ks);
-	all = o->kernel ? strstr(kbuf, "all") : NULL;
-	if (all && !all[3] && (all == kbuf || all[-1] == ',')) {
-		o->k_all = true;
-		all[all == kbuf ? 0 : -1] = '\0';
-	}
-	o->nks = kbuf[0] ? parse_list(kbuf, o->ks, 16) : o->k_all ? 0 : -EINVAL;
+	o->nks = o->kernel ? parse_k_list(ks, o->ks, 16, &o->k_all) : parse_list(ks, o->ks, 16);
 	if (o->nrel < 0 || o->nirr < 0 || o->nks < 0)
 		return cli_error(b->cli, EXIT_USAGE, "usage", "bench %s: lists are comma-separated "
 				 "numbers (at most 16; -k with --kernel-funcs: and all, last)",

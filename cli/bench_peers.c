@@ -582,8 +582,7 @@ void trigger_peers(struct bench *b, const struct peer_loop *loop, const char *co
  */
 #define PEER_ATTACH_ALL_MS	1800000	/* every function, under TCG */
 
-/* The functions ftrace has a hook on (lines of enabled_functions), -1 when unreadable. */
-static long long ftrace_enabled(void)
+long long ftrace_enabled(void)
 {
 	static const char *const paths[] = { "/sys/kernel/tracing/enabled_functions",
 					     "/sys/kernel/debug/tracing/enabled_functions" };

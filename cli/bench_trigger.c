@@ -54,6 +54,27 @@ struct trig_opts {
 	const char *variants[5];
 	int nvariants;
 	bool peers;		/* --peers: reference programs and bpftrace too */
+	bool kernel;		/* --kernel-funcs: the hot function with K others hooked */
+	long long ks[16];	/* -k: those K (0: none) */
+	int nks;
+	bool k_all;		/* -k ...,all: and every traceable function */
+	const char *ks_arg;	/* -k as given */
+	const char *kmode;	/* --kernel-mode: the others' mode (NULL: per hot mode) */
+	bool with_hot;		/* --with-hot: the others hook the hot function too */
+	bool modes_set, variants_set;	/* --modes, --variants given */
+};
+
+/* --kernel-funcs: the K other functions hooked while a hot point is measured */
+struct held {
+	const char *mode;	/* their mode */
+	long long k;		/* K (all: 0) */
+	bool all;
+	bool hot;		/* they hook the hot function too (not counted in K) */
+	long long handle;	/* their attachment (0: none held) */
+	long long hooked;	/* the functions it hooks */
+	long long skipped;	/* the names it passed over among those it took */
+	const char *failed;	/* the hold's status when it failed ("unavailable", "error") */
+	char msg[512];		/* and why */
 };
 
 struct producer {
@@ -283,19 +304,63 @@ static long long peer_run(struct bench *b, const void *opts, json_object *p, boo
 	return (long long)o->calls * (b->warmup + b->reps);
 }
 
-static void trigger_point(struct bench *b, const struct trig_opts *o, const char *mode,
-			  const char *variant, double base_ns, json_object *store)
+/*
+ * A point's labels and counts for the functions held beside it (h): their
+ * mode, their number, ftrace's hooked functions (enabled_functions: those
+ * and the hot one, when the hot mode patches through ftrace). False (the
+ * point's status set) when they could not be held.
+ */
+static bool held_point(struct bench *b, json_object *p, const char *mode, const struct held *h)
 {
-	char key[64], msg[512], name[32];
+	point_label(p, "irrelevant_mode", h->mode);
+	if (h->failed) {
+		point_status(b, p, h->failed, "the %s others: %s", h->mode, h->msg);
+		return false;
+	}
+	point_label_int(p, "irrelevant", h->hooked);
+	point_label_int(p, "skipped", h->skipped);
+	if (h->hot)
+		point_label(p, "irrelevant_hot", "yes");
+	/* a function carries one direct call: the others' and the hot one's */
+	if (h->hot && !strcmp(h->mode, "kmod-direct") && !strcmp(mode, "kmod-direct")) {
+		point_status(b, p, "unavailable", "kmod-direct: the others hook the hot "
+			     "function with its one direct call (--with-hot)");
+		return false;
+	}
+	point_count(p, "irrelevant", h->all ? h->hooked : h->k, h->hooked);
+	if (!h->all && h->hooked != h->k) {
+		point_status(b, p, "error", "%lld of %lld other functions hooked in %s (%lld "
+			     "names skipped)", h->hooked, h->k, h->mode, h->skipped);
+		return false;
+	}
+	return true;
+}
+
+static void trigger_point(struct bench *b, const struct trig_opts *o, const char *mode,
+			  const char *variant, double base_ns, json_object *store,
+			  const struct held *h)
+{
+	char key[160], msg[512], name[32];
 	json_object *args = json_object_new_object(), *r, *p, *m, *mi;
 	bool regs = strstr(mode, "+regs") != NULL;
 	int ret;
 
-	snprintf(key, sizeof(key), "%s/%s", mode, variant);
+	if (!h)
+		snprintf(key, sizeof(key), "%s/%s", mode, variant);
+	else if (h->all)
+		snprintf(key, sizeof(key), "%s/%s/%s/all%s", mode, variant, h->mode,
+			 h->hot ? "/hot" : "");
+	else
+		snprintf(key, sizeof(key), "%s/%s/%s/K%lld%s", mode, variant, h->mode, h->k,
+			 h->hot ? "/hot" : "");
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(mode, "+"), mode);
 	p = bench_point(b, key);
 	point_label(p, "mode", mode);
 	point_label(p, "variant", variant);
+	if (h && !held_point(b, p, mode, h)) {
+		json_object_put(args);
+		return;
+	}
 	json_object_object_add(args, "mode", json_object_new_string(name));
 	json_object_object_add(args, "variant", json_object_new_string(variant));
 	json_object_object_add(args, "pid", json_object_new_int(getpid()));
@@ -310,6 +375,8 @@ static void trigger_point(struct bench *b, const struct trig_opts *o, const char
 			     "%s", msg);
 		return;
 	}
+	if (h)	/* the K others and the hot one, where the hot mode patches through ftrace */
+		point_label_int(p, "enabled_functions", ftrace_enabled());
 	measure(b, o, p, jint(r, "handle", 0), !strcmp(variant, "latency"), base_ns);
 	args = json_object_new_object();
 	json_object_object_add(args, "handle", json_object_new_int64(jint(r, "handle", 0)));
@@ -317,7 +384,7 @@ static void trigger_point(struct bench *b, const struct trig_opts *o, const char
 	if (bench_call(b, "unhook", args, &r, msg, sizeof(msg)))
 		point_status(b, p, "error", "unhook: %s", msg);
 	json_object_put(r);
-	if (!strcmp(jstr(p, "status", ""), "ok")) {
+	if (!h && !strcmp(jstr(p, "status", ""), "ok")) {
 		if (!json_object_object_get_ex(store, mode, &m)) {
 			m = json_object_new_object();
 			json_object_object_add(store, mode, m);
@@ -327,10 +394,181 @@ static void trigger_point(struct bench *b, const struct trig_opts *o, const char
 	}
 }
 
+/*
+ * Does mode have this variant? kmod modes count with a C callback;
+ * latency and stacks in the kmod modes themselves (latency: kmod-kprobe's
+ * kretprobe, kmod-callops' fprobe, kmod-direct's trampoline; stacks: the
+ * module's capture, which kmod-direct refuses, said as unavailable), not
+ * in their variants; no empty. The empty program exists for the bench's
+ * own hooks only.
+ */
+static bool variant_applies(const char *mode, const char *variant)
+{
+	if (bench_hook_is_kmod(mode) && strcmp(variant, "count") &&
+	    ((strcmp(variant, "latency") && strcmp(variant, "stacks")) ||
+	     bench_hook_counts_only(mode)))
+		return false;
+	return strcmp(variant, "empty") || bench_hook_listed(mode);
+}
+
+/* the modes that hook K functions in one kernel update (bench attach --kernel-funcs') */
+static const char *const batch_modes[] = {
+	"kmod-callops", "kmod-direct", "kprobe-multi", "fentry-multi", "kprobe-session",
+};
+
+/* The others' mode for hot mode: --kernel-mode, else its own when it
+ * batches (kmod-callops+regs: kmod-callops), else kmod-callops. */
+static const char *others_mode(const struct trig_opts *o, const char *hot)
+{
+	size_t i, n = strcspn(hot, "+");
+
+	if (o->kmode)
+		return o->kmode;
+	for (i = 0; i < ARRAY_SIZE(batch_modes); i++)
+		if (strlen(batch_modes[i]) == n && !strncmp(batch_modes[i], hot, n))
+			return batch_modes[i];
+	return batch_modes[0];
+}
+
+/* Hook h's K others (nothing for K = 0): the daemon's hold. */
+static void hold_others(struct bench *b, struct held *h)
+{
+	json_object *args, *r;
+	int ret;
+
+	if (!h->k && !h->all && !h->hot)
+		return;
+	bench_progress(b, "holding %s others in %s", h->all ? "all" : "K", h->mode);
+	args = json_object_new_object();
+	json_object_object_add(args, "mode", json_object_new_string(h->mode));
+	json_object_object_add(args, "funcs", json_object_new_int64(h->k));
+	if (h->hot)
+		json_object_object_add(args, "hot", json_object_new_boolean(1));
+	if (h->all)
+		json_object_object_add(args, "all", json_object_new_boolean(1));
+	ret = bench_call(b, "hold", args, &r, h->msg, sizeof(h->msg));
+	if (ret) {
+		h->failed = ret == -(int)PROTO_E_UNAVAILABLE ? "unavailable" : "error";
+		return;
+	}
+	h->handle = jint(r, "handle", 0);
+	h->hooked = jint(r, "functions", -1) - h->hot;	/* the others: K */
+	h->skipped = jint(r, "skipped", 0);
+	json_object_put(r);
+}
+
+static void release_others(struct bench *b, struct held *h)
+{
+	json_object *args, *r = NULL;
+	char msg[512];
+
+	if (!h->handle)
+		return;
+	args = json_object_new_object();
+	json_object_object_add(args, "handle", json_object_new_int64(h->handle));
+	if (bench_call(b, "unhook", args, &r, msg, sizeof(msg)))
+		fprintf(stderr, "tracectl: the %s others stay hooked: %s\n", h->mode,
+			tty_str(msg));
+	json_object_put(r);
+}
+
+/*
+ * --kernel-funcs: per mode of the others, per K, the K others held while
+ * every hot mode of that group is measured as trigger measures it: the
+ * hot function's cost above the untraced loop with the others in place.
+ */
+static void kernel_points(struct bench *b, const struct trig_opts *o, double base)
+{
+	const char *groups[16];
+	int ng = 0, g, i, j;
+
+	for (i = 0; i < o->nmodes; i++) {
+		for (g = 0; g < ng && strcmp(groups[g], others_mode(o, o->modes[i])); g++)
+			;
+		if (g == ng)
+			groups[ng++] = others_mode(o, o->modes[i]);
+	}
+	for (g = 0; g < ng; g++)
+		for (i = 0; i < o->nks + o->k_all; i++) {
+			struct held h = { .mode = groups[g], .all = i == o->nks,
+					  .k = i < o->nks ? o->ks[i] : 0, .hot = o->with_hot };
+
+			hold_others(b, &h);
+			for (j = 0; j < o->nmodes * o->nvariants; j++) {
+				const char *m = o->modes[j / o->nvariants],
+					   *v = o->variants[j % o->nvariants];
+
+				if (!strcmp(others_mode(o, m), groups[g]) && variant_applies(m, v))
+					trigger_point(b, o, m, v, base, NULL, &h);
+			}
+			release_others(b, &h);
+		}
+}
+
 static int trigger_svg(struct bench *b, FILE *f)
 {
 	return svg_point_bars(b, f, "trigger: overhead per call, by mode and variant",
 			      "overhead_ns", "overhead, ns per call (median)");
+}
+
+/* A measured point's "ns/call [min - max]", overhead and (min-min) cells, the line ended. */
+static void overhead_cells(FILE *f, json_object *p, double base_min)
+{
+	char cell[64];
+
+	snprintf(cell, sizeof(cell), "%.0f [%.0f - %.0f]", point_stat(p, "ns_per_call", "median"),
+		 point_stat(p, "ns_per_call", "min"), point_stat(p, "ns_per_call", "max"));
+	fprintf(f, "%-26s ", cell);
+	if (isnan(point_stat(p, "overhead_ns", "median")))
+		fprintf(f, "-\n");
+	else	/* noise only adds time: min - min is the robust estimate on a busy host */
+		fprintf(f, "%+-9.0f %+.0f\n", point_stat(p, "overhead_ns", "median"),
+			point_stat(p, "ns_per_call", "min") -
+			(isnan(point_stat(p, "base_ns_per_call", "min")) ? base_min :
+			 point_stat(p, "base_ns_per_call", "min")));
+}
+
+/* a point not measured: its status and why, the line ended; false when measured */
+static bool not_measured(FILE *f, json_object *p)
+{
+	if (!strcmp(jstr(p, "status", ""), "ok"))
+		return false;
+	fprintf(f, "%s: %s\n", jtty(p, "status", "?"), jtty(p, "reason", ""));
+	return true;
+}
+
+/* --kernel-funcs: the hot function's points with K others held */
+static void kernel_table(struct bench *b, FILE *f, double base_min)
+{
+	size_t i, n = jlen(b->points);
+	bool header = false;
+	const char *kk;
+	char k[32];
+
+	for (i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(b->points, i), *l = jget(p, "labels");
+
+		if (!jget(l, "irrelevant_mode"))
+			continue;
+		if (!header)
+			fprintf(f, "\nthe hot function with K other kernel functions hooked (count "
+				"only, every process; under icount, ns are instructions)\n"
+				"%-18s %-8s %-14s %6s %9s %-26s %-9s %s\n", "MODE", "VARIANT",
+				"OTHERS", "K", "base ns", "ns/call", "overhead", "(min-min)");
+		header = true;
+		kk = strstr(jstr(p, "key", ""), "/K");	/* K asked: an error hooked fewer */
+		snprintf(k, sizeof(k), "%.*s", kk ? (int)strcspn(kk + 2, "/") : 3,
+			 kk ? kk + 2 : "all");
+		fprintf(f, "%-18s %-8s %-14s %6s ", jtty(l, "mode", "?"), jtty(l, "variant", "-"),
+			jtty(l, "irrelevant_mode", "?"), k);
+		if (not_measured(f, p))
+			continue;
+		fprintf(f, "%9.0f ", point_stat(p, "base_ns_per_call", "median"));
+		overhead_cells(f, p, base_min);
+	}
+	if (header)
+		fprintf(f, "base: the untraced loop with the K others hooked; K all: the "
+			"functions hooked\n");
 }
 
 static void trigger_table(struct bench *b, FILE *f)
@@ -351,30 +589,21 @@ static void trigger_table(struct bench *b, FILE *f)
 	for (i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(b->points, i), *l = jget(p, "labels");
 
+		if (jget(l, "irrelevant_mode"))
+			continue;	/* kernel_table */
 		fprintf(f, "%-18s %-8s ", jtty(l, "mode", "?"), jtty(l, "variant", "-"));
-		if (strcmp(jstr(p, "status", ""), "ok")) {
-			fprintf(f, "%s: %s\n", jtty(p, "status", "?"), jtty(p, "reason", ""));
+		if (not_measured(f, p))
 			continue;
-		}
 		snprintf(cell, sizeof(cell), "%.3f [%.3f - %.3f]",
 			 point_stat(p, "mcalls_per_s", "median"),
 			 point_stat(p, "mcalls_per_s", "min"),
 			 point_stat(p, "mcalls_per_s", "max"));
 		fprintf(f, "%-26s ", cell);
-		snprintf(cell, sizeof(cell), "%.0f [%.0f - %.0f]",
-			 point_stat(p, "ns_per_call", "median"),
-			 point_stat(p, "ns_per_call", "min"), point_stat(p, "ns_per_call", "max"));
-		fprintf(f, "%-26s ", cell);
-		if (isnan(point_stat(p, "overhead_ns", "median")))
-			fprintf(f, "-\n");
-		else	/* noise only adds time: min - min is the robust estimate on a busy host */
-			fprintf(f, "%+-9.0f %+.0f\n", point_stat(p, "overhead_ns", "median"),
-				point_stat(p, "ns_per_call", "min") -
-				(isnan(point_stat(p, "base_ns_per_call", "min")) ? base_min :
-				 point_stat(p, "base_ns_per_call", "min")));
+		overhead_cells(f, p, base_min);
 	}
 	fprintf(f, "overhead: median ns/call minus the median of the untraced loop measured "
 		"right before the point; (min-min): fastest run minus fastest untraced run\n");
+	kernel_table(b, f, base_min);
 	peers_table(b->doc, f, NULL);
 }
 
@@ -396,12 +625,28 @@ static int trigger_opt(struct bench *b, int c, const char *arg, void *ctx)
 		o->producers = (int)v;
 		return 0;
 	case 'm':
+		o->modes_set = true;
 		o->nmodes = bench_pick(b, "mode", arg, known, known_modes(known), o->modes, 16);
 		return o->nmodes < 0 ? -o->nmodes : 0;
 	case 'P':
 		o->peers = true;
 		return 0;
+	case 'K':
+		o->kernel = true;
+		return 0;
+	case 'k':
+		o->ks_arg = arg;
+		return 0;
+	case 'H':
+		o->with_hot = true;
+		return 0;
+	case 'M':
+		if (bench_pick(b, "mode", arg, batch_modes, ARRAY_SIZE(batch_modes), &o->kmode, 1) <
+		    0)
+			return EXIT_USAGE;
+		return 0;
 	case 'V':
+		o->variants_set = true;
 		o->nvariants = bench_pick(b, "variant", arg, all_variants, ARRAY_SIZE(all_variants),
 					  o->variants, (int)ARRAY_SIZE(o->variants));
 		return o->nvariants < 0 ? -o->nvariants : 0;
@@ -419,12 +664,29 @@ static int trigger_opts(struct bench *b, int argc, char **argv, struct trig_opts
 		{ "modes", required_argument, NULL, 'm' },
 		{ "variants", required_argument, NULL, 'V' },
 		{ "peers", no_argument, NULL, 'P' },
+		{ "kernel-funcs", no_argument, NULL, 'K' },
+		{ "funcs", required_argument, NULL, 'k' },
+		{ "kernel-mode", required_argument, NULL, 'M' },
+		{ "with-hot", no_argument, NULL, 'H' },
 		{ 0 }
 	};
-	int ret = bench_getopt(b, argc, argv, "n:p:", opts, trigger_opt, o);
+	int ret = bench_getopt(b, argc, argv, "n:p:k:", opts, trigger_opt, o);
 
 	if (ret)
 		return ret;
+	if (o->kernel)
+		o->nks = parse_k_list(o->ks_arg ? o->ks_arg : b->profile_ci ? "0,100" :
+				      "0,100,1000,10000,all", o->ks, 16, &o->k_all);
+	/* --kernel-funcs: the three paths (call ops, direct, fprobe), count */
+	if (o->kernel && !o->modes_set)
+		for (o->nmodes = 0; o->nmodes < 3; o->nmodes++)
+			o->modes[o->nmodes] = batch_modes[o->nmodes];
+	if (o->kernel && !o->variants_set)
+		o->nvariants = 1;
+	if (o->nks < 0 || ((o->ks_arg || o->kmode || o->with_hot) && !o->kernel))
+		return cli_error(b->cli, EXIT_USAGE, "usage", "bench trigger: -k, --kernel-mode "
+				 "and --with-hot go with --kernel-funcs; -k is a comma-separated "
+				 "list of numbers (at most 16), and all, last");
 	if (!o->calls)
 		o->calls = b->profile_ci ? 20000 : 1000000;
 	return 0;
@@ -461,6 +723,14 @@ static int bench_trigger(struct bench *b, int argc, char **argv)
 	json_object_object_add(b->options, "modes", modes);
 	json_object_object_add(b->options, "variants", vars);
 	json_object_object_add(b->options, "peers", json_object_new_boolean(o.peers));
+	if (o.kernel) {
+		json_object_object_add(b->options, "irrelevant", int_array(o.ks, o.nks));
+		json_object_object_add(b->options, "kernel_all", json_object_new_boolean(o.k_all));
+		json_object_object_add(b->options, "with_hot", json_object_new_boolean(o.with_hot));
+		if (o.kmode)
+			json_object_object_add(b->options, "irrelevant_mode",
+					       json_object_new_string(o.kmode));
+	}
 	args = json_object_new_object();
 	json_object_object_add(args, "all", json_object_new_boolean(1));
 	bench_call(b, "unhook", args, &r, msg, sizeof(msg));
@@ -472,27 +742,20 @@ static int bench_trigger(struct bench *b, int argc, char **argv)
 	measure(b, &o, p, 0, false, NAN);
 	base = point_stat(p, "ns_per_call", "median");
 	store = json_object_new_object();
-	for (i = 0; i < o.nmodes; i++)
-		for (j = 0; j < o.nvariants; j++) {
-			/* kmod modes count with a C callback; latency and stacks
-			 * in the kmod modes themselves (latency: kmod-kprobe's
-			 * kretprobe, kmod-callops' fprobe, kmod-direct's
-			 * trampoline; stacks: the module's capture, which
-			 * kmod-direct refuses, said as unavailable), not in their
-			 * variants; no empty */
-			if (bench_hook_is_kmod(o.modes[i]) && strcmp(o.variants[j], "count") &&
-			    ((strcmp(o.variants[j], "latency") && strcmp(o.variants[j], "stacks")) ||
-			     bench_hook_counts_only(o.modes[i])))
-				continue;
-			/* the empty program exists for the bench's own hooks only */
-			if (!strcmp(o.variants[j], "empty") && !bench_hook_listed(o.modes[i]))
-				continue;
-			trigger_point(b, &o, o.modes[i], o.variants[j], base, store);
-		}
-	if (o.peers) {
+	for (i = 0; i < o.nmodes && !o.kernel; i++)
+		for (j = 0; j < o.nvariants; j++)
+			if (variant_applies(o.modes[i], o.variants[j]))
+				trigger_point(b, &o, o.modes[i], o.variants[j], base, store, NULL);
+	if (o.kernel)
+		kernel_points(b, &o, base);
+	if (o.peers && !o.kernel) {
 		struct peer_loop loop = { .opts = &o, .base = peer_base, .run = peer_run };
 
 		trigger_peers(b, &loop, o.variants, o.nvariants);
+	}
+	if (o.kernel) {	/* its points are not the trigger's overheads */
+		json_object_put(store);
+		return bench_end(b, trigger_table, trigger_svg);
 	}
 	args = json_object_new_object();
 	json_object_object_add(args, "kernel", json_object_new_string(
@@ -517,7 +780,13 @@ const struct bench_suite bench_suite_trigger = {
 		"                  --variants=LIST    count, latency, empty, stacks, args\n"
 		"                                     (default: count, latency, empty)\n"
 		"                  --peers            + the reference programs (tracerd-ref) and\n"
-		"                                     bpftrace on the same loop, with ratios\n",
+		"                                     bpftrace on the same loop, with ratios\n"
+		"                  --kernel-funcs     the hot function with K other kernel\n"
+		"                                     functions hooked (count, every process)\n"
+		"              -k, --funcs=LIST       those K (0: none; and all, last)\n"
+		"                  --kernel-mode=M    their mode (default: the hot mode's own\n"
+		"                                     when it batches, else kmod-callops)\n"
+		"                  --with-hot         they hook the hot function too\n",
 	.run = bench_trigger,
 	.table = trigger_table,
 	.svg = trigger_svg,

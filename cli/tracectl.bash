@@ -19,7 +19,7 @@ _tracectl_opts_sites="--symbols --summary --live --limit --json"
 _tracectl_opts_dump="--json --format --follow --target --pid"
 _tracectl_dump_formats="text json chrome csv"
 _tracectl_stats_formats="text folded pprof"
-_tracectl_opts_bench="--repetitions --warmup --output --svg --ci --help --calls --producers --modes --variants --relevant --irrelevant --grid --funcs --all --kernel-funcs --writes --function --groups --senders --loops --force --html --peers --rounds --duration --target --name --args"
+_tracectl_opts_bench="--repetitions --warmup --output --svg --ci --help --calls --producers --modes --variants --relevant --irrelevant --grid --funcs --all --kernel-funcs --kernel-mode --with-hot --writes --function --groups --senders --loops --force --html --peers --rounds --duration --target --name --args"
 _tracectl_modes="auto fentry kprobe kprobe-int3 kprobe-multi tp-btf kmod-callops kmod-direct kmod-kprobe kprobe-session fsession fentry-multi"
 
 _tracectl()

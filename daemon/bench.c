@@ -17,6 +17,9 @@
  *            a user's, which also never counts as a duplicate of bench's
  *   ops      TRACERD_IOC_BENCH_OPS, patch: TRACERD_IOC_BENCH_PATCH,
  *            patch_all: TRACERD_IOC_BENCH_ALL (every traceable function)
+ *   hold     the first K kernel functions but the trigger function (and it,
+ *            hot: true), one attachment that counts (trigger --kernel-funcs),
+ *            until unhook
  *   store    keep a trigger result in state_dir (bench_store.c)
  *
  * A mode the kernel lacks is PROTO_E_UNAVAILABLE with the reason probed at
@@ -247,6 +250,7 @@ static enum proto_code op_unhook(struct tracerd *d, json_object *args, json_obje
 	struct attachment *a, *next;
 	unsigned int n = 0;
 
+	watchdog_hold(d);	/* a hold of every function: seconds to detach */
 	if (all) {
 		for (a = d->attachments; a; a = next) {
 			next = a->next;
@@ -257,11 +261,13 @@ static enum proto_code op_unhook(struct tracerd *d, json_object *args, json_obje
 		}
 	} else {
 		a = handle_arg(d, args, msg, msglen);
-		if (!a)
-			return PROTO_E_NOT_FOUND;
-		registry_detach(d, a);
-		n = 1;
+		if (a)
+			registry_detach(d, a);
+		n = a ? 1 : 0;
 	}
+	watchdog_release(d);
+	if (!n && !all)
+		return PROTO_E_NOT_FOUND;
 	*result = json_object_new_object();
 	json_object_object_add(*result, "removed", json_object_new_int(n));
 	return PROTO_OK;
@@ -492,6 +498,69 @@ static void cost_json(json_object *o, const char *what, const struct op_cost *c)
 	add_u64(o, key, c->sys);
 }
 
+/* The first K (0: all) of the kernel's traceable functions the daemon would
+ * hook, attach '*' cut at K, as bench's own attachment in mode m. */
+static void kernel_spec(struct tracerd_spec *spec, int m, long long k)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->mode = (enum tracerd_mode)m;
+	spec->owner = SPEC_OWNER_BENCH;	/* never a duplicate of a user's attachment */
+	str_copy(spec->target, "*", sizeof(spec->target));
+	spec->glob_limit = (__u32)k;
+}
+
+/*
+ * hold: bench trigger --kernel-funcs' irrelevant hooks: the first K of
+ * the kernel's traceable functions (or all), the trigger function left
+ * out, as one bench-owned attachment that only counts, in every process,
+ * in a mode that hooks them in one kernel update; held until unhook
+ * (the handle). hot: the trigger function hooked besides them (one more:
+ * its call site then carries two hooks). functions: those hooked;
+ * skipped: the names passed over.
+ */
+static enum proto_code op_hold(struct tracerd *d, json_object *args, json_object **result,
+			       char *msg, size_t msglen)
+{
+	bool bad = false;
+	const char *mode = proto_arg_str(args, "mode", &bad);
+	long long k = proto_arg_int(args, "funcs", 0, &bad);
+	bool all = proto_arg_bool(args, "all", &bad), hot = proto_arg_bool(args, "hot", &bad);
+	int m = tracerd_mode_parse(mode ? mode : ""), err;
+	struct tracerd_spec spec;
+	struct skip_list skipped = {};
+	struct attachment *a;
+	enum proto_code code;
+
+	if (bad || m <= 0 || !tracerd_mode_is_function(m) || k < 0 ||
+	    k > TRACERD_GLOB_MATCHES_LIMIT || (!k && !all && !hot)) {
+		str_fmt(msg, msglen, "bench hold: mode (a function mode), funcs 1 .. %u or all "
+			"(bool), hot (bool; alone with funcs 0)", TRACERD_GLOB_MATCHES_LIMIT);
+		return PROTO_E_BAD_REQUEST;
+	}
+	if (!d->features[m].available) {
+		str_fmt(msg, msglen, "%s: %s", mode, d->features[m].reason);
+		return PROTO_E_UNAVAILABLE;
+	}
+	kernel_spec(&spec, m, all ? 0 : k);
+	spec.glob_skip_hot = true;
+	spec.glob_add_hot = hot;	/* the trigger function too: its site then has two hooks */
+	if (!k && !all)	/* no others: the trigger function alone */
+		str_copy(spec.target, d->probe_fn, sizeof(spec.target));
+	watchdog_hold(d);	/* every function: one ioctl or link of many seconds */
+	err = registry_attach(d, &spec, &a, &skipped, msg, msglen);
+	watchdog_release(d);
+	/* past the free BPF slots: it cannot hold K here (msg names the counts) */
+	code = err == -ENOSPC ? PROTO_E_UNAVAILABLE : proto_code_errno(err);
+	if (!code) {
+		*result = json_object_new_object();
+		add_u64(*result, "handle", a->id);
+		add_u64(*result, "functions", (__u64)a->nr_hooks);
+		add_u64(*result, "skipped", skipped.total);
+	}
+	skip_list_free(&skipped);
+	return code;
+}
+
 /*
  * attach: time attaching and detaching K functions in a function mode
  * through the registry, with the daemon's CPU time (getrusage: user is
@@ -545,11 +614,11 @@ static enum proto_code op_attach_time(struct tracerd *d, json_object *args,
 	ids = calloc(one ? 1 : (size_t)k, sizeof(*ids));
 	if (!ids)
 		return PROTO_E_INTERNAL;
-	spec.mode = (enum tracerd_mode)m;
-	spec.owner = SPEC_OWNER_BENCH;	/* never a duplicate of a user's attachment */
 	if (kernel) {
-		str_copy(spec.target, "*", sizeof(spec.target));
-		spec.glob_limit = (__u32)k;
+		kernel_spec(&spec, m, k);
+	} else {
+		spec.mode = (enum tracerd_mode)m;
+		spec.owner = SPEC_OWNER_BENCH;	/* never a duplicate of a user's attachment */
 	}
 	rss0 = rss_kb();
 	/* an attach of every function is one ioctl or link of many seconds */
@@ -674,6 +743,8 @@ enum proto_code cmd_bench(struct tracerd *d, json_object *args, json_object **re
 		f_all[] = { F("op", string), F("mode", string), F("save_regs", boolean), {} },
 		f_attach[] = { F("op", string), F("mode", string), F("save_regs", boolean),
 			       F("how", string), F("funcs", int), F("kernel", boolean), {} },
+		f_hold[] = { F("op", string), F("mode", string), F("funcs", int), F("all", boolean),
+			     F("hot", boolean), {} },
 		f_store[] = { F("op", string), F("kernel", string), F("overhead_ns", object), {} };
 #undef F
 	static const struct {
@@ -686,7 +757,7 @@ enum proto_code cmd_bench(struct tracerd *d, json_object *args, json_object **re
 		{ "read", op_read, f_handle }, { "unhook", op_unhook, f_unhook },
 		{ "ops", op_ops, f_ops }, { "patch", op_patch, f_patch },
 		{ "patch_all", op_patch_all, f_all }, { "attach", op_attach_time, f_attach },
-		{ "store", bench_store, f_store },
+		{ "hold", op_hold, f_hold }, { "store", bench_store, f_store },
 	};
 	bool bad = false;
 	const char *op = proto_arg_str(args, "op", &bad);
@@ -702,6 +773,6 @@ enum proto_code cmd_bench(struct tracerd *d, json_object *args, json_object **re
 		return code ? code : ops[i].fn(d, args, result, msg, msglen);
 	}
 	str_fmt(msg, msglen, "bench: \"op\" must be one of info, hook, read, unhook, ops, "
-		"patch, patch_all, attach, store");
+		"patch, patch_all, attach, hold, store");
 	return PROTO_E_BAD_REQUEST;
 }

@@ -796,13 +796,19 @@ static const char *errors_skip_reason(const struct tracerd *d, const char *name,
 	}
 }
 
+/* bench trigger --kernel-funcs: its K other functions leave out the hot one */
+static bool hot_left_out(const struct tracerd *d, const struct tracerd_spec *spec, const char *name)
+{
+	return spec->glob_skip_hot && !strcmp(name, d->probe_fn);
+}
+
 static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracerd_spec *spec,
 				    bool need_addr, struct hook **hooks, size_t *nr,
 				    struct skip_list *skipped, char *msg, size_t msglen)
 {
 	const struct symtab *t = c->ftrace ? c->ftrace : kallsyms(c);
 	unsigned int max = d->cfg.max_glob_matches;
-	size_t i, n = 0, matched = 0, bytes = 0;
+	size_t i, n = 0, matched = 0, bytes = 0, end;
 	struct hook_strs strs;
 	const struct btf *btf;
 	struct hook *hs;
@@ -817,10 +823,16 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 	 * match are neither tried nor skipped, nor scanned */
 	for (i = 0; i < t->n && (!spec->glob_limit || matched < spec->glob_limit); i++) {
 		if (sym_glob_match(spec->target, t->syms[i].name) &&
-		    !glob_skip_reason(&t->syms[i], buf, sizeof(buf))) {
+		    !glob_skip_reason(&t->syms[i], buf, sizeof(buf)) &&
+		    !hot_left_out(d, spec, t->syms[i].name)) {
 			matched++;
 			bytes += strlen(t->syms[i].name) + 1;
 		}
+	}
+	end = i;	/* glob_add_hot: no name past it but the trigger function */
+	if (spec->glob_add_hot) {
+		matched++;
+		bytes += strlen(d->probe_fn) + 1;
 	}
 	if (!matched) {
 		str_fmt(msg, msglen, "glob '%s' matches no traceable function", spec->target);
@@ -837,11 +849,15 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 		return set_err(msg, msglen, -ENOMEM, "out of memory");
 	for (i = 0; i < t->n && (!spec->glob_limit || n < matched); i++) {
 		const struct sym *s = &t->syms[i];
+		bool hot = spec->glob_add_hot && !strcmp(s->name, d->probe_fn);
 		const char *why;
 
-		if (!sym_glob_match(spec->target, s->name))
+		if (!hot && (!sym_glob_match(spec->target, s->name) ||
+			     (spec->glob_add_hot && i >= end)))
 			continue;
-		why = glob_skip_reason(s, buf, sizeof(buf));
+		why = hot ? NULL : glob_skip_reason(s, buf, sizeof(buf));
+		if (!why && !hot && hot_left_out(d, spec, s->name))
+			why = "the trigger function: bench's hot one, hooked apart";
 		if (!why && spec->errors)
 			why = errors_skip_reason(d, s->name, s->module);
 		if (why) {

@@ -83,6 +83,9 @@ struct tracerd_spec {
 	enum spec_owner owner;		/* who asked: bench's attachments are its own */
 	__u32 glob_limit;		/* a glob hooks its first N matches that can be
 					 * hooked (bench attach --kernel-funcs); 0: all */
+	bool glob_skip_hot;		/* a glob passes over the trigger function (the
+					 * others of bench trigger --kernel-funcs) */
+	bool glob_add_hot;		/* and hooks it besides its N (--with-hot) */
 };
 
 /* Does spec need the function's return hook (latency, errors)? */

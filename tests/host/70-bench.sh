@@ -58,6 +58,19 @@ expect_eq "kernel points not measured here say why" "$(jq '[.points[] |
 	select(.status == "ok" or (.reason | length > 0))] | length' < "$W/kf.json")" 9
 $C bench attach --kernel-funcs -k 1,10,all,100 > /dev/null 2>&1 &&
 	fail "bench attach -k with all not last: accepted"
+# trigger --kernel-funcs: the hot function with K others hooked; here
+# neither the others (kmod, kprobe-multi) nor the hot hooks can be made:
+# every point unavailable with its reason, the JSON valid, the table's part
+$C --json bench trigger --kernel-funcs -k 0,1,all -n 1000 -r 1 -w 0 > "$W/hk.json" \
+	2> "$W/hk.err" || fail "bench trigger --kernel-funcs (exit $?): $(cat "$W/hk.err")"
+$V "$W/hk.json" > /dev/null || fail "trigger --kernel-funcs output invalid"
+expect_eq "hot points" "$(jq -c '[.points[].key]' < "$W/hk.json")" \
+	'["none","kmod-callops/count/kmod-callops/K0","kmod-callops/count/kmod-callops/K1","kmod-callops/count/kmod-callops/all","kmod-direct/count/kmod-direct/K0","kmod-direct/count/kmod-direct/K1","kmod-direct/count/kmod-direct/all","kprobe-multi/count/kprobe-multi/K0","kprobe-multi/count/kprobe-multi/K1","kprobe-multi/count/kprobe-multi/all"]'
+expect_eq "hot points not measured here say why" "$(jq '[.points[] |
+	select(.status == "ok" or (.reason | length > 0))] | length' < "$W/hk.json")" 10
+$C bench show "$W/hk.json" | grepq '^the hot function with K other' || fail "hot: no table"
+$C bench trigger -k 1 > /dev/null 2>&1 && fail "bench trigger -k without --kernel-funcs: accepted"
+$C bench trigger --with-hot > /dev/null 2>&1 && fail "bench trigger --with-hot alone: accepted"
 # compare: same file -> ratios 1; mismatches refused; bad inputs clear
 $C --json bench compare "$W/trigger.json" "$W/trigger.json" > "$W/cmp.json" || fail "compare"
 expect_eq "compare ratios of a run with itself" \

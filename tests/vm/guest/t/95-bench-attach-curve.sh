@@ -10,7 +10,9 @@
 # only counts here, its count tier takes none) is unavailable past the 4096
 # slots, naming them; fentry-multi unavailable where the kernel lacks it;
 # bpftrace's kprobe:* (--peers, check-full) ok or unavailable with its
-# reason; nothing hooked afterwards. make check: K = 1 and 100 in three
+# reason; then bench trigger --kernel-funcs: the hot function's calls all
+# counted with K others hooked, the others exactly K, enabled_functions K
+# + 1; nothing hooked afterwards. make check: K = 1 and 100 in three
 # modes, all in kmod-callops (one whole-kernel attach, about 30 s of TCG
 # each way); check-full: the curve 1 .. 10k and all in every batching
 # mode, and the peer. The JSON goes to the host (emit_bench).
@@ -109,10 +111,60 @@ else
 	$C bench show "$TD/all.json"
 fi
 grep -q '<polyline' "$TD/curve.svg" || fail "curve.svg: no line"
+
+# The second half: the hot function's cost with K others hooked (bench
+# trigger --kernel-funcs): at each K the hot hook counted every call made,
+# the others hooked exactly K functions (all: those listed less the
+# skipped), and ftrace's enabled_functions held them and the hot one.
+if [ "${PROFILE:-ci}" = full ]; then
+	hot_modes=(kmod-callops kmod-direct kprobe-multi) hot_ks=(K0 K1000 all) hot_n=20000
+else
+	hot_modes=(kmod-callops) hot_ks=(K0 K1000) hot_n=2000
+fi
+hot_k=$(IFS=,; echo "${hot_ks[*]}" | sed 's/K//g')
+hot_m=$(IFS=,; echo "${hot_modes[*]}")
+$C bench trigger --kernel-funcs -k "$hot_k" --modes "$hot_m" -n $hot_n -r 2 -w 0 \
+	-o "$TD/hot.json" > "$TD/hot.txt" || fail "bench trigger --kernel-funcs failed (exit $?)"
+cat "$TD/hot.txt"
+grep -q '^the hot function with K other' "$TD/hot.txt" || fail "hot: no table"
+# --with-hot: the others hook the hot function too (its site: two hooks)
+$C bench trigger --kernel-funcs -k 0,1000 --with-hot --modes kmod-callops -n $hot_n -r 2 -w 0 \
+	-o "$TD/hot-shared.json" || fail "bench trigger --kernel-funcs --with-hot failed (exit $?)"
+expect_eq "point K1000/hot: labelled" "$(point "$TD/hot-shared.json" \
+	kmod-callops/count/kmod-callops/K1000/hot .labels.irrelevant_hot)" yes
+for f in hot.json hot-shared.json; do
+	for m in "${hot_modes[@]}"; do for k in "${hot_ks[@]}"; do
+		key=$m/count/$m/$k
+		# --with-hot: kmod-callops at K0, K1000 (the hot one not counted in K)
+		if [ $f = hot-shared.json ]; then
+			[ $m = kmod-callops ] && [ $k != all ] || continue
+			key=$key/hot
+		fi
+		{ read -r st; read -r made; read -r counted; read -r others; read -r held; \
+		  read -r en; } < <(point "$TD/$f" "$key" .status .counts.calls.expected \
+			.counts.calls.counted .labels.irrelevant .counts.irrelevant.counted \
+			.labels.enabled_functions)
+		w=$(bench_want "$m/count")
+		expect_eq "point $key" "$st" "$w"
+		[ "$w" = ok ] || continue
+		expect_eq "point $key: calls counted on the hot function" "$counted" $((2 * hot_n))
+		expect_eq "point $key: calls made" "$made" $((2 * hot_n))
+		case $k in
+		all) [ "$others" -gt $((names * 9 / 10)) ] ||
+			fail "point $key: only $others of $names others hooked" ;;
+		*) expect_eq "point $key: others hooked" "$others" "${k#K}" ;;
+		esac
+		expect_eq "point $key: others counted" "$held" "$others"
+		expect_eq "point $key: enabled_functions (the others and the hot one)" \
+			"$en" $((others + 1))
+	done; done
+done
 $C bench show "$TD/curve.json"
 expect_eq "attachments after the bench" "$($C --json list | jp '.attachments|length')" 0
 expect_eq "enabled_functions after the bench" "$(grep -c . $enabled)" 0
 daemon_stop
 trap - EXIT
 emit_bench attach-curve "$TD/curve.json"
+emit_bench trigger-kernel "$TD/hot.json"
+emit_bench trigger-kernel-hot "$TD/hot-shared.json"
 [ ! -e "$TD/all.json" ] || emit_bench attach-all "$TD/all.json"
