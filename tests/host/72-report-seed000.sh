@@ -81,6 +81,24 @@ effect noise "7.2 riscv64" | grepq "seed 000's effect is within noise: 200 irrel
 expect_eq "noise: missing arm64 and x86 kernels" \
 	"$(section noise | grep -c '^    no 6.1-arm64 run; no 6.12-arm64 run; no 6.12 (x86_64) run$')" 1
 
+# negligible: 6.12 x86_64's 1/Imax 2 % over its 1/0, every sample apart
+# (icount's steady runs): not called an effect
+python3 - "$x612" "$W/negl.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+pts = {p["key"]: p for p in d["points"]}
+imax = max(p["labels"]["irrelevant"] for p in d["points"] if p["labels"].get("mode") ==
+           "kmod-callops" and p["labels"].get("relevant") == 1 and p["status"] == "ok")
+for key, x in (("kmod-callops/R1/I0", 100.0), (f"kmod-callops/R1/I{imax}", 102.0)):
+    v = pts[key]["values"]["overhead_ns"]
+    v["samples"] = [x] * len(v["samples"])
+    v["min"] = v["median"] = v["max"] = x
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+report negl "$W/negl.json"
+effect negl "6.12 x86_64" | grepq "seed 000's effect is negligible (under 5 %, the samples apart): [0-9]* irrelevant tracers make a kmod-callops call cost 1.02x" ||
+	fail "a 2 % difference called an effect: $(effect negl "6.12 x86_64")"
+
 # runs of I <= 2 only (the arm64 ones): the rows nothing measured and the
 # seed gives no figure for (0/10, 0/100, 0/200) are left out
 report small "$a612" "$a61"

@@ -13,7 +13,7 @@
 #    per kernel the cheapest mode (the least median overhead above 0 of its
 #    count points), and seed 000's effect (kmod-callops 1/Imax over 1/0)
 #    worded "shows" only when the samples do not overlap and 1/Imax is
-#    dearer, "within noise" when they overlap or one is at or below 0, n/a
+#    dearer by 5 % or more ("negligible" under 5 %), "within noise" when they overlap or one is at or below 0, n/a
 #    without ops results; without any trigger results one n/a for all
 # Prints what it checked; exit 1 on any mismatch.
 import json
@@ -185,6 +185,8 @@ def main():
                     want = "is within noise: "
                 elif va["min"] <= vb["max"] and vb["min"] <= va["max"]:
                     want = "is within noise (the samples overlap)"
+                elif va["median"] < vb["median"] < va["median"] * 1.05:
+                    want = "is negligible (under 5 %"
                 elif vb["median"] > va["median"]:
                     want = "shows: "
                 else:
