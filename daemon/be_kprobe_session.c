@@ -122,7 +122,7 @@ static struct bpf_job *ks_attach_job(struct tracerd *d, struct attachment *a, in
 	size_t i;
 	int prog;
 
-	if (kj) {
+	if (j) {	/* else only kj to free: nothing allocated in it */
 		kj->n = a->nr_hooks;
 		kj->syms = calloc(a->nr_hooks, sizeof(*kj->syms));
 		kj->cookies = calloc(a->nr_hooks, sizeof(*kj->cookies));

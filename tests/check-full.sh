@@ -44,7 +44,7 @@ export SRC O
 # out. A boot without a group runs every test (variant boots: theirs).
 CF_TABLE="
 host                  25
-vm-6.12.1             50 6.12:kmod 6.12@retbleed=stuff
+vm-6.12.1             58 6.12:kmod 6.12@retbleed=stuff 6.12@mttcg
 vm-6.12.2             55 6.12:rest 6.12@systemd
 vm-7.2.1              45 7.2:kmod
 vm-7.2.2              45 7.2:rest
@@ -53,10 +53,10 @@ vm-6.1.2              45 6.1:rest
 vm-6.1-arm64.1        15 6.1-arm64:kmod
 vm-6.1-arm64.2        25 6.1-arm64:rest
 vm-6.12-arm64.1       40 6.12-arm64:kmod 6.12-arm64@nokaslr
-vm-6.12-arm64.2       40 6.12-arm64:rest
+vm-6.12-arm64.2       48 6.12-arm64:rest 6.12-arm64@mttcg
 vm-7.2-arm64.1        40 7.2-arm64:kmod
 vm-7.2-arm64.2        40 7.2-arm64:rest
-vm-6.12-riscv64.1     45 6.12-riscv64:kmod-only
+vm-6.12-riscv64.1     47 6.12-riscv64:kmod-only 6.12-riscv64@mttcg
 vm-6.12-riscv64.2     45 6.12-riscv64:daemon
 vm-6.12-riscv64.3     40 6.12-riscv64:glob-soak
 vm-6.12-riscv64.4     45 6.12-riscv64:rest

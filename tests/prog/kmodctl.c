@@ -555,6 +555,48 @@ static int check_latency(int fd, __u64 id, __u32 flags, long n, int verbose)
 }
 
 /* Attach R times, make n calls (and m from a child), check every count. */
+/*
+ * After a count mismatch: what the call site holds now (the patched
+ * instruction, where it branches, the CALL_OPS literal's ops) and whether a
+ * second round of n calls is counted. A site that reads as ours while a
+ * second round still counts nothing is code the CPU did not refetch after
+ * the patch (tests/vm/README.md, "Truly parallel CPUs").
+ */
+static int print_site(int fd, __u64 id, const char *when);
+static void ksym_addrs(char **names, int n, unsigned long long *addrs);
+
+/* What func's call site holds now, the CALL_OPS literal's ops included. */
+static void print_live_site(int fd, const char *func)
+{
+	struct tracerd_site_entry e = {};
+	struct tracerd_sites req = { .entries = (uint64_t)(uintptr_t)&e, .count = 1 };
+	unsigned long long addr = 0;
+	char *name = (char *)func;
+
+	ksym_addrs(&name, 1, &addr);
+	e.addr = addr;
+	if (!addr || ioctl(fd, TRACERD_IOC_SITES, &req) || e.error) {
+		printf("live site %s: unreadable (%s)\n", func, addr ? errname(errno) : "no symbol");
+		return;
+	}
+	printf("live site %s: kind=%u insn=%08x target=%s ops=%u:%s call=%s\n", func, e.kind,
+	       e.insn, e.target_sym[0] ? e.target_sym : "-", e.ops_kind,
+	       e.ops_sym[0] ? e.ops_sym : "-", e.ops_call_sym[0] ? e.ops_call_sym : "-");
+}
+
+static void recheck(int fd, __u64 id, const char *func, long n)
+{
+	struct tracerd_counters a, b;
+
+	print_site(fd, id, "after-mismatch");
+	print_live_site(fd, func);
+	if (read_counters(fd, id, &a) || make_calls(func, n) || read_counters(fd, id, &b))
+		return;
+	printf("recheck attachment %llu: a second round of %ld calls counted %llu (filtered %llu)\n",
+	       (unsigned long long)id, n, (unsigned long long)(b.hits - a.hits),
+	       (unsigned long long)(b.filtered - a.filtered));
+}
+
 static int count_once(int fd, const char *mode, const char *func, long n,
 		      const struct opts *o, int verbose)
 {
@@ -600,6 +642,7 @@ static int count_once(int fd, const char *mode, const char *func, long n,
 			       (unsigned long long)ids[i], (unsigned long long)c.hits, n,
 			       (unsigned long long)c.missed);
 			bad = 1;
+			recheck(fd, ids[i], func, n);
 		}
 		if (check_latency(fd, ids[i], req.flags, n, verbose))
 			bad = 1;

@@ -20,4 +20,6 @@ flock -u 9
 exec 9>&-
 [ "$mode" = cmd ] && cp "$run/cmd.sh" "$run/payload/cmd.sh"
 [ -n "${VM_ONLY:-}" ] && printf '%s\n' $VM_ONLY > "$run/payload/only"
+# a variant boot's name (6.12-arm64@mttcg), which '# ci-kernels:' lines may name
+[ -n "${VM_BOOT_NAME:-}" ] && echo "$VM_BOOT_NAME" > "$run/payload/boot-name"
 vm_stage "boot $k" $((tmo + 30)) bash -c "source '$VM_SRC/tests/vm/lib.sh'; vm_boot $k '$run' $tmo 'tracerd.mode=$mode ${VM_CMDLINE:-}'"

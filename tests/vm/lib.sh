@@ -11,13 +11,14 @@ VM_KERNELS_ALL="6.1 6.12 6.1-arm64 6.12-arm64 7.2 7.2-arm64 6.12-riscv64 7.2-ris
 # rerun the trampoline tests where TCG would otherwise hide a difference:
 # call-depth tracking (retbleed=stuff) on x86, and on arm64 without KASLR,
 # where call sites branch to the module's trampoline directly instead of
-# through ftrace_caller.
+# through ftrace_caller; and the @mttcg boots, whose two vCPUs run truly
+# in parallel (VM_MTTCG_TESTS below).
 # Longest first (VM_JOBS boots side by side); the riscv64 boots come after
 # the x86 ones, when prefetch.sh's foreign lane has built their roots.
 # In make check, the tests whose kernel matters little run on a few
 # kernels each ('# ci-kernels:' lines, spread so that the five full boots
 # take about as long as each other: 10-15 minutes of slow TCG each).
-VM_BOOTS_ALL="6.12 7.2 6.1-arm64 6.1 6.12-arm64 6.12-riscv64 6.12@systemd 6.12-arm64@nokaslr 6.12@retbleed=stuff"
+VM_BOOTS_ALL="6.12 7.2 6.1-arm64 6.1 6.12-arm64 6.12-riscv64 6.12@systemd 6.12-arm64@nokaslr 6.12@retbleed=stuff 6.12-arm64@mttcg 6.12@mttcg 6.12-riscv64@mttcg"
 # check-full (PROFILE=full) also boots sid's arm64 7.2, and sid's riscv64
 # 7.2 (before 6.12-riscv64, as it was in make check until 2026-12-07: its
 # boot, cross-built user space and root took 8-10 minutes of a lane, and
@@ -51,6 +52,22 @@ VM_SUBSET_TESTS_7_2_riscv64=${VM_SUBSET_TESTS_7_2_riscv64:-"01-kmod-load 02-bpf-
 # 69-deb-package installs the tracerd .deb, runs and purges it first, so
 # 70-systemd starts from the same clean root.
 VM_SYSTEMD_TESTS=${VM_SYSTEMD_TESTS:-"69-deb-package 70-systemd"}
+# KERNEL@mttcg boots with both vCPUs truly parallel (multi-threaded TCG,
+# one host thread each) and runs only these: the module's attach/detach
+# cycles while the targets run hot on the other vCPU, and SIGKILL and
+# rmmod with them hot. Under QEMU 7.2 (this host's) both arches run code
+# the kernel has already rewritten: on arm64 a hooked site is never
+# taken (22-kmod-cycles counts 0 of 100 calls, twice, while the site and
+# its CALL_OPS literal read as ours), on x86 a call traps on the int3 of a
+# text_poke that had finished (Oops: int3); sid's QEMU (VM_MTTCG_QEMU,
+# 11.1, run from the sid build root) shows neither (tests/vm/README.md,
+# "Truly parallel CPUs"). riscv64 6.12, whose ftrace patches under
+# stop_machine, passes under both.
+VM_MTTCG_TESTS=${VM_MTTCG_TESTS:-"22-kmod-cycles 23-kmod-lifetime"}
+VM_MTTCG_QEMU=${VM_MTTCG_QEMU:-sid}
+# the QEMU packages of those boots' architectures (vm_boot installs one
+# on demand too)
+VM_MTTCG_QEMU_PKGS="qemu-system-x86 qemu-system-arm qemu-system-riscv"
 VM_SYSTEMD_CMDLINE="tracerd.init=/lib/systemd/systemd systemd.run=/opt/tracerd/tests/systemd-run
 	systemd.run_success_action=reboot systemd.run_failure_action=reboot"
 # Guest root packages. Bump VM_ROOTFS_RECIPE when the root's recipe (not
@@ -245,7 +262,11 @@ vm_buildroot() {
 	cc=$("$VM_SRC/tests/vm/buildroot.sh" cc-pkg "$kd/config") || return 1
 	set -- $cc
 	cc=$2
-	br=$("$VM_SRC/tests/vm/buildroot.sh" ensure "$(vm_suite "$k")" "$1") || return 1
+	local qemu_pkgs=""
+	# the sid root also carries the QEMU of the @mttcg boots, installed
+	# with the compiler, before anything is built in it
+	[ "$(vm_suite "$k")" = sid ] && [ "$VM_MTTCG_QEMU" = sid ] && qemu_pkgs=$VM_MTTCG_QEMU_PKGS
+	br=$("$VM_SRC/tests/vm/buildroot.sh" ensure "$(vm_suite "$k")" "$1" $qemu_pkgs) || return 1
 	mkdir -p "$br/usr/local/bin"
 	if [ "$3" = native ]; then
 		# make's default $(CC) is cc, which Debian points at clang when no gcc is the default
@@ -414,6 +435,27 @@ vm_boot() {
 	# times become instruction counts, the same from run to run (no host
 	# noise; no cache, no atomics' price either)
 	[ -n "${VM_ICOUNT:-}" ] && qemu+=(-icount "shift=$VM_ICOUNT,sleep=off")
+	# VM_TCG_THREAD=multi (tests/vm/run --mttcg): one host thread per
+	# vCPU, so the guest's two CPUs run at the same time (tests/vm/README.md,
+	# "Truly parallel CPUs": where that is sound); default single
+	local tcg=${VM_TCG_THREAD:-single}
+	case $tcg in single|multi) ;; *) vm_die "VM_TCG_THREAD=$tcg: single or multi" ;; esac
+	# VM_QEMU=sid: QEMU from Debian sid, run inside the sid build root
+	# (tests/vm/buildroot.sh; qemu-system-arm, -x86 or -riscv installed
+	# there once) instead of this host's QEMU 7.2
+	case ${VM_QEMU:-host} in
+	host) ;;
+	sid)
+		local qpkg qroot
+		case $(vm_arch "$k") in
+		arm64) qpkg=qemu-system-arm ;;
+		riscv64) qpkg=qemu-system-riscv ;;
+		*) qpkg=qemu-system-x86 ;;
+		esac
+		qroot=$("$VM_SRC/tests/vm/buildroot.sh" ensure sid "$qpkg") || return 1
+		qemu=(bash "$VM_SRC/tests/vm/buildroot.sh" run "$qroot" "${qemu[@]}") ;;
+	*) vm_die "VM_QEMU=${VM_QEMU}: host or sid" ;;
+	esac
 	# A boot that never reaches the guest's init is stopped after
 	# VM_BOOT_STALL_S and started once more: one 7.2-riscv64 boot of make
 	# check sat after OpenSBI, the kernel silent, until its 45-minute
@@ -423,7 +465,7 @@ vm_boot() {
 	for attempt in 1 2; do
 		: > "$run/console.log"; : > "$run/out.log"
 		timeout --kill-after=5 "$tmo" "${qemu[@]}" \
-			-accel tcg,thread=single -smp 2 -m 1536 \
+			-accel tcg,thread="$tcg" -smp 2 -m 1536 \
 			-display none -no-reboot -nic none -monitor none \
 			-kernel "$kd/vmlinux" -initrd "$kd/initramfs.cpio.gz" \
 			-append "$(echo $append)" \

@@ -8,7 +8,9 @@
 # BOOT is a kernel name (6.1, 6.12, 6.12-arm64), or KERNEL@ARG[,ARG] for a
 # variant boot with extra kernel arguments (e.g. 6.12@retbleed=stuff) that
 # runs only the tests in VM_VARIANT_TESTS (the trampoline tests);
-# KERNEL@systemd boots systemd as PID 1 for VM_SYSTEMD_TESTS.
+# KERNEL@systemd boots systemd as PID 1 for VM_SYSTEMD_TESTS;
+# KERNEL@mttcg runs VM_MTTCG_TESTS with the vCPUs truly parallel
+# (multi-threaded TCG under VM_MTTCG_QEMU's QEMU).
 #   VM_ONLY="t1 t2"  run only these guest tests     VM_TIMEOUT=S  boot timeout
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +27,10 @@ one() {
 	: > "$res"
 	if [ "${b#*@}" = systemd ]; then
 		VM_CMDLINE="${VM_CMDLINE:-} $VM_SYSTEMD_CMDLINE" VM_ONLY=${VM_ONLY:-$VM_SYSTEMD_TESTS} \
+			"$here/boot.sh" "$k" "$run" test > "$run/harness.log" 2>&1
+	elif [ "${b#*@}" = mttcg ]; then
+		VM_TCG_THREAD=multi VM_QEMU=$VM_MTTCG_QEMU VM_BOOT_NAME=$b \
+			VM_ONLY=${VM_ONLY:-$VM_MTTCG_TESTS} \
 			"$here/boot.sh" "$k" "$run" test > "$run/harness.log" 2>&1
 	elif [ "$b" != "$k" ]; then
 		local t only=""

@@ -5,12 +5,14 @@
 # '# timeout: CI FULL' line asks for), prints '@@TEST name RESULT msg'
 # per test, after its output and a 'time: NAME S s' line (guest wall
 # time, for the make check budget). '# ci-kernels: K...' limits a test to
-# those kernels in the ci profile. A test exits 0 (pass), 77 (skip, reason on its last line) or
+# those kernels (or variant boots, KERNEL@VARIANT) in the ci profile. A test exits 0 (pass), 77 (skip, reason on its last line) or
 # anything else (fail). Kernel-log markers bracket each test so the
 # harness can tell which test a kernel warning belongs to.
 cd /opt/tracerd/tests || exit 1
 export PROFILE=$(cat /opt/tracerd/profile 2>/dev/null || echo ci)
 export KERNEL_NAME=$(cat /opt/tracerd/kernel-name 2>/dev/null)
+# a variant boot's own name (6.12-arm64@mttcg), else the kernel's
+BOOT_NAME=$(cat /opt/tracerd/boot-name 2>/dev/null || echo "$KERNEL_NAME")
 tests=$(ls t/*.sh | sort)
 [ -f /opt/tracerd/only ] && tests=$(sed 's#^#t/#; s#$#.sh#' /opt/tracerd/only)
 fail=0
@@ -19,7 +21,8 @@ for t in $tests; do
 	# a test whose kernel does not matter much may run on fewer kernels in
 	# make check: a line '# ci-kernels: K...' (full runs it everywhere)
 	ck=$(sed -n 's/^# ci-kernels: *//p' "$t" | head -n1)
-	if [ -n "$ck" ] && [ "$PROFILE" != full ] && [[ " $ck " != *" $KERNEL_NAME "* ]]; then
+	if [ -n "$ck" ] && [ "$PROFILE" != full ] && [[ " $ck " != *" $KERNEL_NAME "* ]] &&
+		[[ " $ck " != *" $BOOT_NAME "* ]]; then
 		echo "@@TEST $name SKIP make check runs it on $ck only (check-full: every kernel)"
 		continue
 	fi
