@@ -53,12 +53,25 @@ struct mod_btf {
  * once; everything read from modules is dropped when /proc/modules
  * changes, so a module BTF fd never outlives its module's entry here.
  */
+/* One function (or call site) of a name kallsyms has several of. */
+struct dup {
+	const char *name;	/* the kallsyms table's copy of it */
+	__u64 addr;
+};
+
 struct symsrc {
 	char *modules_sig;	/* /proc/modules when the tables were read */
 	struct symtab *ftrace;	/* NULL: available_filter_functions unreadable */
 	struct symtab *kallsyms;	/* loaded on first need */
 	struct symtab *by_addr;		/* kallsyms in address order, nothing folded
 					 * (resolve_frame); loaded on first need */
+	/* the names kallsyms has several functions of (dups_read: first need,
+	 * with kallsyms; dropped with it): each copy's address, and each call
+	 * site available_filter_functions_addrs (Linux 6.5; have_sites) lists
+	 * for such a name, by name (pointers into kallsyms' text), then address */
+	struct dup *dup_syms, *dup_sites;
+	size_t nr_dup_syms, nr_dup_sites;
+	bool dups_read, have_sites;
 	struct btf_index vmlinux;
 	struct mod_btf *mods;
 	size_t nr_mods;
@@ -67,6 +80,8 @@ struct symsrc {
 	char **modnames;
 	size_t nr_modnames;
 };
+
+static void dups_free(struct symsrc *c);
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -220,6 +235,19 @@ static bool ftrace_line(char *line, __u64 *addr, char **name, char **mod)
 	return *line && strncmp(line, "__ftrace_invalid_address", 24);
 }
 
+/* "addr name" or "addr name [module]" (available_filter_functions_addrs) */
+static bool ftrace_addrs_line(char *line, __u64 *addr, char **name, char **mod)
+{
+	char *end;
+	__u64 none;
+	unsigned long long a = strtoull(line, &end, 16);
+
+	if (end == line || *end != ' ')
+		return false;
+	*addr = a;
+	return ftrace_line(end + 1, &none, name, mod);
+}
+
 static bool kallsyms_line(char *line, __u64 *addr, char **name, char **mod)
 {
 	uint64_t a;
@@ -358,6 +386,7 @@ void resolve_fini(struct tracerd *d)
 		symtab_free(c->ftrace);
 		symtab_free(c->kallsyms);
 		symtab_free(c->by_addr);
+		dups_free(c);
 		mods_free(c);
 		free(c->modules_sig);
 		btf_index_free(&c->vmlinux);
@@ -397,6 +426,7 @@ static struct symsrc *symsrc(struct tracerd *d)
 	c->kallsyms = NULL;
 	symtab_free(c->by_addr);
 	c->by_addr = NULL;
+	dups_free(c);
 	mods_free(c);
 	c->ftrace = load_ftrace_functions();
 	free(c->modules_sig);
@@ -478,6 +508,17 @@ static bool frame_in(const struct symsrc *c, const struct symtab *t, size_t i, _
 	return addr - s->addr < BPF_PSEUDO_SPAN;
 }
 
+/* kallsyms in address order (c->by_addr), read on first need; NULL: unreadable */
+static const struct symtab *by_addr(struct symsrc *c)
+{
+	if (!c->by_addr) {
+		c->by_addr = symtab_read("/proc/kallsyms", kallsyms_line);
+		if (c->by_addr)
+			qsort(c->by_addr->syms, c->by_addr->n, sizeof(struct sym), addr_cmp);
+	}
+	return c->by_addr;
+}
+
 int resolve_frames_sync(struct tracerd *d, bool reread)
 {
 	struct symsrc *c = symsrc(d);
@@ -486,12 +527,123 @@ int resolve_frames_sync(struct tracerd *d, bool reread)
 		symtab_free(c->by_addr);
 		c->by_addr = NULL;
 	}
-	if (!c->by_addr) {
-		c->by_addr = symtab_read("/proc/kallsyms", kallsyms_line);
-		if (c->by_addr)
-			qsort(c->by_addr->syms, c->by_addr->n, sizeof(struct sym), addr_cmp);
+	return by_addr(c) ? 0 : -EIO;
+}
+
+static int dup_cmp(const void *a, const void *b)
+{
+	const struct dup *x = a, *y = b;
+
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/*
+ * The lines of path (parse: kallsyms_line or ftrace_addrs_line) whose name
+ * kallsyms has several functions of, into *v, sorted; false when path
+ * cannot be read. Only those are kept: a few thousand, not the whole file.
+ */
+static bool dups_scan(struct symsrc *c, const char *path,
+		      bool (*parse)(char *line, __u64 *addr, char **name, char **mod),
+		      struct dup **v, size_t *n)
+{
+	FILE *f = fopen(path, "re");
+	size_t cap = 0, lcap = 0;
+	char *line = NULL, *name, *mod;
+	const struct sym *k;
+	struct dup *nv;
+	__u64 addr;
+
+	*v = NULL;
+	*n = 0;
+	if (!f)
+		return false;
+	while (getline(&line, &lcap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!parse(line, &addr, &name, &mod))
+			continue;
+		k = symtab_find(c->kallsyms, name);
+		if (!k || k->count < 2)
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 256;
+			nv = realloc(*v, cap * sizeof(**v));
+			if (!nv)
+				break;
+			*v = nv;
+		}
+		(*v)[(*n)++] = (struct dup){ .name = k->name, .addr = addr };
 	}
-	return c->by_addr ? 0 : -EIO;
+	free(line);
+	fclose(f);
+	qsort(*v, *n, sizeof(**v), dup_cmp);
+	return true;
+}
+
+static void dups_free(struct symsrc *c)
+{
+	free(c->dup_syms);
+	free(c->dup_sites);
+	c->dup_syms = c->dup_sites = NULL;
+	c->nr_dup_syms = c->nr_dup_sites = 0;
+	c->dups_read = c->have_sites = false;
+}
+
+/* The run of v[0..n) named name (a kallsyms table pointer): *first, count */
+static size_t dups_of(const struct dup *v, size_t n, const char *name, size_t *first)
+{
+	size_t lo = 0, hi = n, end;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (v[mid].name < name)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < n && v[end].name == name; end++)
+		;
+	*first = lo;
+	return end - lo;
+}
+
+/*
+ * The start of k's one traceable function when kallsyms has several of its
+ * name (static functions of different files: t_start, p_next, ..., of
+ * which ftrace lists one): the copy at or below the call site that
+ * available_filter_functions_addrs (Linux 6.5) lists for the name; 0 when
+ * that file lists the name more than once, or not at all. The module
+ * hooks by address, and the first of kallsyms' copies (k->addr) is often
+ * one ftrace refuses: a batch holding such an address is refused whole by
+ * the kernel and armed again in halves (11 of them cost 42732 functions'
+ * attach 8-12 s instead of 6, and their detach 10-11 s instead of 5: 6.12
+ * TCG). Without the file (before 6.5) k->addr, as before: the right one,
+ * or one the module refuses.
+ */
+static __u64 traceable_copy(struct symsrc *c, const struct sym *k)
+{
+	size_t i, first, n;
+	__u64 site, best = 0;
+
+	if (!c->dups_read) {
+		c->dups_read = true;
+		dups_scan(c, "/proc/kallsyms", kallsyms_line, &c->dup_syms, &c->nr_dup_syms);
+		c->have_sites = dups_scan(c, "/sys/kernel/tracing/available_filter_functions_addrs",
+					  ftrace_addrs_line, &c->dup_sites, &c->nr_dup_sites);
+	}
+	if (!c->have_sites)
+		return k->addr;
+	if (dups_of(c->dup_sites, c->nr_dup_sites, k->name, &first) != 1)
+		return 0;
+	site = c->dup_sites[first].addr;
+	/* copies of one name do not overlap: the last at or below the site
+	 * holds it */
+	n = dups_of(c->dup_syms, c->nr_dup_syms, k->name, &first);
+	for (i = first; i < first + n && c->dup_syms[i].addr <= site; i++)
+		best = c->dup_syms[i].addr;
+	return best;
 }
 
 int resolve_frame(struct tracerd *d, __u64 addr, struct frame_sym *out)
@@ -727,7 +879,7 @@ static const struct btf *fill_hook(struct tracerd *d, struct symsrc *c, struct h
 	h->argw = btf ? btf_func_argw(btf, h->btf_id) : 0;
 	if (need_addr) {
 		k = symtab_find(kallsyms(c), name);
-		h->addr = k ? k->addr : 0;
+		h->addr = !k ? 0 : k->count == 1 ? k->addr : traceable_copy(c, k);
 	}
 	return btf;
 }
@@ -751,6 +903,19 @@ static int hook_args_check(const struct btf *btf, struct hook *h, const struct t
 			   char *why, size_t whylen)
 {
 	return args_resolve_hook(btf, h->btf_id, h, false, spec, why, whylen);
+}
+
+/* Why name has no address for a mode that hooks by address (fill_hook) */
+static void addr_skip_reason(struct symsrc *c, const char *name, char *buf, size_t len)
+{
+	const struct sym *k = symtab_find(kallsyms(c), name);
+
+	if (!k)
+		str_fmt(buf, len, "no address: not in /proc/kallsyms");
+	else
+		str_fmt(buf, len, "ambiguous address: %u functions of this name in kallsyms, "
+			"and available_filter_functions_addrs does not single out one",
+			k->count);
 }
 
 /* Can s be hooked? NULL when yes, else the reason. */
@@ -869,6 +1034,11 @@ static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracer
 			return set_err(msg, msglen, -ENOMEM, "out of memory");
 		}
 		btf = fill_hook(d, c, &hs[n], need_addr);
+		if (need_addr && !hs[n].addr) {
+			addr_skip_reason(c, s->name, buf, sizeof(buf));
+			skip_list_add(skipped, s->name, buf);
+			continue;
+		}
 		if (hook_args_check(btf, &hs[n], spec, buf, sizeof(buf))) {
 			skip_list_add(skipped, s->name, buf);
 			continue;
@@ -937,6 +1107,10 @@ static int resolve_function(struct tracerd *d, struct symsrc *c, const struct tr
 	if (!h)
 		return set_err(msg, msglen, -ENOMEM, "out of memory");
 	ret = hook_args_check(fill_hook(d, c, h, need_addr), h, spec, why_args, sizeof(why_args));
+	if (!ret && need_addr && !h->addr) {
+		addr_skip_reason(c, name, why_args, sizeof(why_args));
+		ret = -EINVAL;
+	}
 	if (ret) {
 		hooks_free(h, 1);
 		str_fmt(msg, msglen, "function '%s' %s", name, why_args);

@@ -22,6 +22,40 @@ while read -r fn; do
 		$C detach "$(jp '.attachment.id' <<< "$out")" > /dev/null || fail "$m: detach $fn"
 	done
 done < "$TD/weak.trace"
+
+# A name ftrace lists once but kallsyms has several functions of (static
+# functions of different files): the kmod modes hook by address, and
+# kallsyms' first copy is often not the traceable one (the kernel refused
+# it, and a glob's batch was armed again in halves). The daemon takes the
+# copy holding the call site of available_filter_functions_addrs (Linux
+# 6.5): each such name whose first copy is not it is hooked, and ftrace
+# patches it.
+addrs=/sys/kernel/tracing/available_filter_functions_addrs
+if [ -r "$addrs" ]; then
+	sed 's/ .*//' /sys/kernel/tracing/available_filter_functions | sort | uniq -u > "$TD/once"
+	awk 'FNR == 1 { pass++ }
+	     pass == 1 { once[$1]; next }
+	     pass == 2 { if (NF == 2 && ($2 in once)) site[$2] = $1; next }
+	     $2 ~ /^[tTwW]$/ && ($3 in site) && NF == 3 {
+		# kernel addresses: 16 hex digits each, compared as strings
+		n[$3]++; if (n[$3] == 1) first[$3] = $1
+		if ($1 "" <= site[$3] "" && $1 "" > best[$3] "") best[$3] = $1 }
+	     END { for (f in n) if (n[f] > 1 && best[f] != first[f]) print f }' \
+		"$TD/once" "$addrs" /proc/kallsyms | grep -v '^bpf_\|^perf_' | sort | head -3 > "$TD/dup"
+	[ -s "$TD/dup" ] || fail "no name with a traceable copy other than kallsyms' first"
+	while read -r fn; do
+		for m in kmod-callops kmod-direct; do
+			[ "$(feature "$m")" = true ] || continue
+			out=$($C --json attach "$fn" --mode "$m") || fail "$m: '$fn' (kallsyms' first copy not the traceable one): $out"
+			grep -q "^$fn " /sys/kernel/tracing/enabled_functions ||
+				fail "$m: $fn hooked but not in enabled_functions"
+			echo "ok: $m: $fn, its traceable copy, hooked and patched"
+			$C detach "$(jp '.attachment.id' <<< "$out")" > /dev/null || fail "$m: detach $fn"
+		done
+	done < "$TD/dup"
+else
+	echo "no $addrs (before Linux 6.5): kallsyms' first copy, as before"
+fi
 daemon_stop
 
 # issues #14, #16: the syscall glob (~1100 functions on x86_64, 415 on

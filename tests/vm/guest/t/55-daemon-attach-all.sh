@@ -19,7 +19,9 @@
 # Measured (6.12.118 x86_64, QEMU TCG, 2 vCPUs, another VM on the host's 2
 # cores): 42732 of 45912 names hooked; skipped: 1315 bpf_*, 239 perf_*
 # and the rest of the denylist, 1116 of tracerd's own module, 214
-# ambiguous names, none refused by the kernel. Attach 17.0 s, detach
+# ambiguous names; 11 more were refused by the kernel (kallsyms' first
+# copy of a name it has several of: since 2026-12-07 the traceable copy,
+# 42743 hooked, docs/limits.md). Attach 17.0 s, detach
 # 10.6 s, stats of all 10.2 s (--top 1, the counters read and sorted:
 # 0.36 s); VmRSS 24.8 -> 32.5 MB attached (183 B per function, 187
 # beyond the first thousand; 726 B before struct hook went from 480 to
