@@ -119,19 +119,57 @@ static int symtab_add(struct symtab *t, const char *name, const char *module, __
 }
 
 /* Sort, then fold duplicates into one entry (the first) with count. */
-static void symtab_finish(struct symtab *t)
+static int dup_cmp(const void *a, const void *b)
+{
+	const struct dup *x = a, *y = b;
+
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* Append {name, addr} to *v (*n of them); false when out of memory. */
+static bool dup_add(struct dup **v, size_t *n, const char *name, __u64 addr)
+{
+	struct dup *nv;
+
+	if ((*n & (*n - 1)) == 0) {	/* 0, 1, 2, 4, ...: grow to twice */
+		nv = realloc(*v, (*n ? *n * 2 : 1) * sizeof(**v));
+		if (!nv)
+			return false;
+		*v = nv;
+	}
+	(*v)[(*n)++] = (struct dup){ .name = name, .addr = addr };
+	return true;
+}
+
+/*
+ * Sort, then fold duplicates into one entry (the first) with count; dups
+ * (NULL: not wanted) gets every function of a folded name, named by the
+ * entry that stays (kallsyms: struct symsrc's dup_syms).
+ */
+static void symtab_finish_dups(struct symtab *t, struct dup **dups, size_t *ndups)
 {
 	size_t i, j;
 
 	qsort(t->syms, t->n, sizeof(*t->syms), sym_cmp);
 	for (i = 0, j = 0; i < t->n; i++) {
 		if (j && !strcmp(t->syms[j - 1].name, t->syms[i].name)) {
+			if (dups && t->syms[j - 1].count == 1)
+				dup_add(dups, ndups, t->syms[j - 1].name, t->syms[j - 1].addr);
+			if (dups)
+				dup_add(dups, ndups, t->syms[j - 1].name, t->syms[i].addr);
 			t->syms[j - 1].count++;
 			continue;
 		}
 		t->syms[j++] = t->syms[i];
 	}
 	t->n = j;
+}
+
+static void symtab_finish(struct symtab *t)
+{
+	symtab_finish_dups(t, NULL, NULL);
 }
 
 static const struct sym *symtab_find(const struct symtab *t, const char *name)
@@ -434,10 +472,17 @@ static struct symsrc *symsrc(struct tracerd *d)
 	return c;
 }
 
+/* kallsyms by name, folded, read on first need with the functions of the
+ * names it has several of (dup_syms, sorted by name then address) */
 static const struct symtab *kallsyms(struct symsrc *c)
 {
-	if (!c->kallsyms)
-		c->kallsyms = symtab_load("/proc/kallsyms", kallsyms_line);
+	if (!c->kallsyms) {
+		c->kallsyms = symtab_read("/proc/kallsyms", kallsyms_line);
+		if (c->kallsyms) {
+			symtab_finish_dups(c->kallsyms, &c->dup_syms, &c->nr_dup_syms);
+			qsort(c->dup_syms, c->nr_dup_syms, sizeof(*c->dup_syms), dup_cmp);
+		}
+	}
 	return c->kallsyms;
 }
 
@@ -530,17 +575,8 @@ int resolve_frames_sync(struct tracerd *d, bool reread)
 	return by_addr(c) ? 0 : -EIO;
 }
 
-static int dup_cmp(const void *a, const void *b)
-{
-	const struct dup *x = a, *y = b;
-
-	if (x->name != y->name)
-		return x->name < y->name ? -1 : 1;
-	return (x->addr > y->addr) - (x->addr < y->addr);
-}
-
 /*
- * The lines of path (parse: kallsyms_line or ftrace_addrs_line) whose name
+ * The lines of path (parsed by parse: available_filter_functions_addrs) whose name
  * kallsyms has several functions of, into *v, sorted; false when path
  * cannot be read. Only those are kept: a few thousand, not the whole file.
  */
@@ -549,10 +585,9 @@ static bool dups_scan(struct symsrc *c, const char *path,
 		      struct dup **v, size_t *n)
 {
 	FILE *f = fopen(path, "re");
-	size_t cap = 0, lcap = 0;
+	size_t lcap = 0;
 	char *line = NULL, *name, *mod;
 	const struct sym *k;
-	struct dup *nv;
 	__u64 addr;
 
 	*v = NULL;
@@ -566,14 +601,8 @@ static bool dups_scan(struct symsrc *c, const char *path,
 		k = symtab_find(c->kallsyms, name);
 		if (!k || k->count < 2)
 			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 256;
-			nv = realloc(*v, cap * sizeof(**v));
-			if (!nv)
-				break;
-			*v = nv;
-		}
-		(*v)[(*n)++] = (struct dup){ .name = k->name, .addr = addr };
+		if (!dup_add(v, n, k->name, addr))
+			break;
 	}
 	free(line);
 	fclose(f);
@@ -629,7 +658,6 @@ static __u64 traceable_copy(struct symsrc *c, const struct sym *k)
 
 	if (!c->dups_read) {
 		c->dups_read = true;
-		dups_scan(c, "/proc/kallsyms", kallsyms_line, &c->dup_syms, &c->nr_dup_syms);
 		c->have_sites = dups_scan(c, "/sys/kernel/tracing/available_filter_functions_addrs",
 					  ftrace_addrs_line, &c->dup_sites, &c->nr_dup_sites);
 	}

@@ -27,17 +27,51 @@ static const char *const denylist[] = {
 	"trace_hardirqs_*", "memcpy", "memset", "__memcpy", "__memset",
 };
 
+/*
+ * fnmatch(3) with no flags, with the shapes nearly every pattern has
+ * (the denylist's, a user's 'prefix*' or '*') compared directly: an
+ * exact name, 'prefix*', '*suffix'. fnmatch costs about 0.2 us a call
+ * here and the denylist is tried on every name a glob matches, twice: on
+ * the ~45k traceable functions that was most of an `attach '*'`'s 1.07 s
+ * of resolve under TCG (issue #34's own-CPU bound: 10 % of the attach).
+ */
 bool sym_glob_match(const char *pattern, const char *name)
 {
+	const char *meta = strpbrk(pattern, "*?[\\");
+	size_t plen, nlen;
+
+	if (!meta)
+		return !strcmp(pattern, name);
+	if (*meta == '*' && !meta[1])
+		return !strncmp(pattern, name, (size_t)(meta - pattern));
+	if (meta == pattern && *meta == '*' && !strpbrk(pattern + 1, "*?[\\")) {
+		plen = strlen(pattern + 1);
+		nlen = strlen(name);
+		return nlen >= plen && !strcmp(name + nlen - plen, pattern + 1);
+	}
 	return fnmatch(pattern, name, 0) == 0;
 }
 
+/* Can pattern match a name whose first character is c? (no when it starts
+ * with another plain character) */
+static bool may_start(const char *pattern, char c)
+{
+	char f = pattern[0];
+
+	return f == c || f == '*' || f == '?' || f == '[' || f == '\\';
+}
+
+/*
+ * The denylist is tried on every name a glob matches (twice): only its
+ * patterns that may match the name's first character are matched, in the
+ * list's order (121363 kallsyms names twice: 0.151 s -> 0.039 s here).
+ */
 const char *sym_denied(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(denylist); i++)
-		if (sym_glob_match(denylist[i], name))
+		if (may_start(denylist[i], name[0]) && sym_glob_match(denylist[i], name))
 			return denylist[i];
 	return NULL;
 }

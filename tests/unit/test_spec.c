@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Attach specs, mode names, globs, the denylist and histogram buckets. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <string.h>
 #include <json-c/json.h>
 #include "../../lib/modes.h"
@@ -395,6 +396,30 @@ TEST(globs)
 	ASSERT_TRUE(sym_glob_match("tracerd_testmod_fn_0*", "tracerd_testmod_fn_0ff"), "testmod");
 	ASSERT_FALSE(sym_glob_match("tracerd_testmod_fn_0*", "tracerd_testmod_fn_100"), "testmod 100");
 	ASSERT_TRUE(sym_glob_match("fn_[ab]?", "fn_a1"), "class");
+}
+
+/* sym_glob_match's direct compares (exact, 'prefix*', '*suffix') answer
+ * as fnmatch(3) with no flags does, and so do the shapes it leaves to it */
+TEST(globs_as_fnmatch)
+{
+	static const char *const pats[] = {
+		"*", "vfs_read", "vfs_*", "*_sys_bpf", "*sys*", "v?s_*", "[a-v]fs_*",
+		"vfs_\\*", "\\*", "*.", ".*", "", "__x64_sys_*", "*read", "vfs_read*",
+	};
+	static const char *const names[] = {
+		"vfs_read", "vfs_", "vfs", "do_vfs_read", "__x64_sys_bpf", "_sys_bpf",
+		"sys_bpf", "vfs_*", "*", ".", "a.b", "", "__x64_sys_getpgid", "xread",
+		"read", "vfs_readv",
+	};
+	char what[96];
+	size_t i, j;
+
+	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
+		for (j = 0; j < sizeof(names) / sizeof(names[0]); j++) {
+			snprintf(what, sizeof(what), "'%s' on '%s'", pats[i], names[j]);
+			ASSERT_EQ(sym_glob_match(pats[i], names[j]),
+				  fnmatch(pats[i], names[j], 0) == 0, what);
+		}
 }
 
 TEST(denylist)
