@@ -44,7 +44,7 @@ export SRC O
 # out. A boot without a group runs every test (variant boots: theirs).
 CF_TABLE="
 host                  25
-vm-6.12.1             58 6.12:kmod 6.12@retbleed=stuff 6.12@mttcg
+vm-6.12.1             50 6.12:kmod 6.12@retbleed=stuff
 vm-6.12.2             55 6.12:rest 6.12@systemd
 vm-7.2.1              45 7.2:kmod
 vm-7.2.2              45 7.2:rest

@@ -13,7 +13,7 @@
 # bench-patch callops 40: 6.2 s for that and one 40-function attachment),
 # so a loop inside the module would not make them faster.
 # timeout: 300 3600
-# ci-kernels: 6.1-arm64 6.12-arm64 6.12-arm64@mttcg 6.12@mttcg 6.12-riscv64@mttcg
+# ci-kernels: 6.1-arm64 6.12-arm64 6.12-arm64@mttcg 6.12-riscv64@mttcg
 source ./lib.sh
 load_testmod
 load_kmod

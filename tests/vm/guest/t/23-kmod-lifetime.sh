@@ -3,7 +3,7 @@
 # SIGKILL detaches everything and rmmod then succeeds; rmmod right after
 # the holder's fd closes, with the targets hot, succeeds too (3 rounds, one
 # attachment per mode on each target).
-# ci-kernels: 6.1 6.1-arm64 6.12-arm64@mttcg 6.12@mttcg 6.12-riscv64@mttcg
+# ci-kernels: 6.1 6.1-arm64 6.12-arm64@mttcg 6.12-riscv64@mttcg
 source ./lib.sh
 load_testmod
 load_kmod
