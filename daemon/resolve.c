@@ -47,18 +47,18 @@ struct mod_btf {
 	struct btf_index idx;
 };
 
-/*
- * The one symbol source: what ftrace can hook, the kallsyms function
- * symbols (addresses, weak ones included), vmlinux and module BTF. Read
- * once; everything read from modules is dropped when /proc/modules
- * changes, so a module BTF fd never outlives its module's entry here.
- */
 /* One function (or call site) of a name kallsyms has several of. */
 struct dup {
 	const char *name;	/* the kallsyms table's copy of it */
 	__u64 addr;
 };
 
+/*
+ * The one symbol source: what ftrace can hook, the kallsyms function
+ * symbols (addresses, weak ones included), vmlinux and module BTF. Read
+ * once; everything read from modules is dropped when /proc/modules
+ * changes, so a module BTF fd never outlives its module's entry here.
+ */
 struct symsrc {
 	char *modules_sig;	/* /proc/modules when the tables were read */
 	struct symtab *ftrace;	/* NULL: available_filter_functions unreadable */
@@ -118,7 +118,7 @@ static int symtab_add(struct symtab *t, const char *name, const char *module, __
 	return 0;
 }
 
-/* Sort, then fold duplicates into one entry (the first) with count. */
+/* By name (pointers into one table's text), then address. */
 static int dup_cmp(const void *a, const void *b)
 {
 	const struct dup *x = a, *y = b;
@@ -553,17 +553,6 @@ static bool frame_in(const struct symsrc *c, const struct symtab *t, size_t i, _
 	return addr - s->addr < BPF_PSEUDO_SPAN;
 }
 
-/* kallsyms in address order (c->by_addr), read on first need; NULL: unreadable */
-static const struct symtab *by_addr(struct symsrc *c)
-{
-	if (!c->by_addr) {
-		c->by_addr = symtab_read("/proc/kallsyms", kallsyms_line);
-		if (c->by_addr)
-			qsort(c->by_addr->syms, c->by_addr->n, sizeof(struct sym), addr_cmp);
-	}
-	return c->by_addr;
-}
-
 int resolve_frames_sync(struct tracerd *d, bool reread)
 {
 	struct symsrc *c = symsrc(d);
@@ -572,19 +561,22 @@ int resolve_frames_sync(struct tracerd *d, bool reread)
 		symtab_free(c->by_addr);
 		c->by_addr = NULL;
 	}
-	return by_addr(c) ? 0 : -EIO;
+	if (!c->by_addr) {
+		c->by_addr = symtab_read("/proc/kallsyms", kallsyms_line);
+		if (c->by_addr)
+			qsort(c->by_addr->syms, c->by_addr->n, sizeof(struct sym), addr_cmp);
+	}
+	return c->by_addr ? 0 : -EIO;
 }
 
 /*
- * The lines of path (parsed by parse: available_filter_functions_addrs) whose name
- * kallsyms has several functions of, into *v, sorted; false when path
- * cannot be read. Only those are kept: a few thousand, not the whole file.
+ * The call sites available_filter_functions_addrs (Linux 6.5) lists for
+ * the names kallsyms has several functions of, into *v, sorted; false
+ * when the file cannot be read. Only those are kept, not the whole file.
  */
-static bool dups_scan(struct symsrc *c, const char *path,
-		      bool (*parse)(char *line, __u64 *addr, char **name, char **mod),
-		      struct dup **v, size_t *n)
+static bool dups_scan(struct symsrc *c, struct dup **v, size_t *n)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = fopen("/sys/kernel/tracing/available_filter_functions_addrs", "re");
 	size_t lcap = 0;
 	char *line = NULL, *name, *mod;
 	const struct sym *k;
@@ -596,7 +588,7 @@ static bool dups_scan(struct symsrc *c, const char *path,
 		return false;
 	while (getline(&line, &lcap, f) > 0) {
 		line[strcspn(line, "\n")] = '\0';
-		if (!parse(line, &addr, &name, &mod))
+		if (!ftrace_addrs_line(line, &addr, &name, &mod))
 			continue;
 		k = symtab_find(c->kallsyms, name);
 		if (!k || k->count < 2)
@@ -658,8 +650,7 @@ static __u64 traceable_copy(struct symsrc *c, const struct sym *k)
 
 	if (!c->dups_read) {
 		c->dups_read = true;
-		c->have_sites = dups_scan(c, "/sys/kernel/tracing/available_filter_functions_addrs",
-					  ftrace_addrs_line, &c->dup_sites, &c->nr_dup_sites);
+		c->have_sites = dups_scan(c, &c->dup_sites, &c->nr_dup_sites);
 	}
 	if (!c->have_sites)
 		return k->addr;
