@@ -45,7 +45,9 @@ static void print_progress(json_object *a)
 {
 	json_object *p = jget(a, "progress");
 
-	if (p)
+	if (p && jbool(p, "resolving"))
+		printf("     %s: resolving its functions\n", jtty(a, "state", "?"));
+	else if (p)
 		printf("     %s: %lld of %lld functions done, %lld hooked\n", jtty(a, "state", "?"),
 		       jint(p, "done", 0), jint(p, "total", 0), jint(p, "hooked", 0));
 }

@@ -44,6 +44,7 @@ static json_object *progress_json(const struct attachment *a, size_t hooked)
 	json_object_object_add(o, "done", json_object_new_int64((int64_t)a->nr_done));
 	json_object_object_add(o, "total", json_object_new_int64((int64_t)a->nr_total));
 	json_object_object_add(o, "hooked", json_object_new_int64((int64_t)hooked));
+	json_object_object_add(o, "resolving", json_object_new_boolean(registry_resolving(a)));
 	return o;
 }
 
@@ -247,12 +248,14 @@ static enum proto_code cmd_attach(struct tracerd *d, json_object *args, json_obj
 
 	if (code)
 		return code;
-	if (proto_arg_bool(args, "dry_run", &bad) && !bad)
-		return plan_attach(d, &spec, result, msg, msglen);	/* plan.c */
 	w = control_wait(d);
 	if (!w) {
 		str_fmt(msg, msglen, "out of memory");
 		return PROTO_E_INTERNAL;
+	}
+	if (proto_arg_bool(args, "dry_run", &bad) && !bad) {
+		plan_attach(d, &spec, w);	/* plan.c */
+		return PROTO_OK;
 	}
 	err = registry_attach_start(d, &spec, attach_done, w, &a, msg, msglen);
 	if (err)

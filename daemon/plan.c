@@ -8,6 +8,7 @@
 #include "../lib/strutil.h"
 #include "../lib/util.h"
 #include "commands.h"
+#include "control.h"
 #include "plan.h"
 #include "registry.h"
 
@@ -47,18 +48,21 @@ static json_object *plan_json(const struct plan *p)
 	return o;
 }
 
-enum proto_code plan_attach(struct tracerd *d, const struct tracerd_spec *spec,
-			    json_object **result, char *msg, size_t msglen)
+/* registry_plan_start's outcome, to the client that waits (ctx: its control_wait) */
+static void plan_answer(struct tracerd *d, void *ctx, int err, const struct plan *p,
+			const char *msg)
 {
-	struct plan p;
-	int err;
+	json_object *result = NULL;
 
-	err = registry_plan(d, spec, &p, msg, msglen);
-	if (err)
-		return proto_code_errno(err);
-	*result = json_object_new_object();
-	json_object_object_add(*result, "plan", plan_json(&p));
-	json_object_object_add(*result, "dry_run", json_object_new_boolean(1));
-	registry_plan_free(&p);
-	return PROTO_OK;
+	if (!err) {
+		result = json_object_new_object();
+		json_object_object_add(result, "plan", plan_json(p));
+		json_object_object_add(result, "dry_run", json_object_new_boolean(1));
+	}
+	control_answer(ctx, proto_code_errno(err), result, msg);
+}
+
+void plan_attach(struct tracerd *d, const struct tracerd_spec *spec, struct control_wait *w)
+{
+	registry_plan_start(d, spec, plan_answer, w);
 }

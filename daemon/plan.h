@@ -13,11 +13,13 @@
 #include "tracerd.h"
 
 /*
- * The plan of spec as the attach reply would carry it ({"plan": {target,
- * mode, mode_reason, candidates, functions: [{function, module, btf_id,
- * address, hooked, reason}], skipped}}), or the error attach would give.
+ * Answer w with the plan of spec as the attach reply would carry it
+ * ({"plan": {target, mode, mode_reason, candidates, functions: [{function,
+ * module, btf_id, address, hooked, reason}], skipped}}), or the error
+ * attach would give; a glob's resolve runs on the worker thread
+ * (registry_plan_start), the loop answering others meanwhile.
  */
-enum proto_code plan_attach(struct tracerd *d, const struct tracerd_spec *spec,
-			    json_object **result, char *msg, size_t msglen);
+struct control_wait;
+void plan_attach(struct tracerd *d, const struct tracerd_spec *spec, struct control_wait *w);
 
 #endif

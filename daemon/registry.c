@@ -488,21 +488,19 @@ void registry_plan_free(struct plan *p)
 	skip_list_free(&p->skipped);
 }
 
-int registry_plan(struct tracerd *d, const struct tracerd_spec *spec, struct plan *p,
-		  char *msg, size_t msglen)
+/* kallsyms addresses for the kmod modes, auto's last resort among them */
+static bool request_needs_addr(const struct request *r)
+{
+	return !r->be || (r->be->caps & MODE_CAP_NEEDS_ADDR);
+}
+
+/* The plan's choice of mode for its resolved hooks: 0, or -errno with msg (p freed). */
+static int plan_choose(struct tracerd *d, const struct tracerd_spec *spec, struct plan *p,
+		       char *msg, size_t msglen)
 {
 	const struct request *r = &p->req;
 	int err;
 
-	memset(p, 0, sizeof(*p));
-	err = request_init(d, spec, &p->req, msg, msglen);
-	if (err)
-		return err;
-	/* kallsyms addresses for the kmod modes, auto's last resort among them */
-	err = resolve_target(d, spec, r->kind, !r->be || (r->be->caps & MODE_CAP_NEEDS_ADDR),
-			     &p->hooks, &p->nr_hooks, &p->skipped, msg, msglen);
-	if (err)
-		goto fail;
 	if (r->be) {
 		p->cand[0] = spec->mode;
 		p->nc = 1;
@@ -536,6 +534,113 @@ fail:
 	return err;
 }
 
+/* A resolve's outcome (err, resolve_msg) into p, then its choice: 0, or -errno with msg (p freed). */
+static int plan_take(struct tracerd *d, const struct tracerd_spec *spec, struct plan *p, int err,
+		     struct hook *hooks, size_t nr, struct skip_list *skipped,
+		     const char *resolve_msg, char *msg, size_t msglen)
+{
+	p->hooks = hooks;
+	p->nr_hooks = nr;
+	if (skipped)
+		p->skipped = *skipped;
+	if (err) {
+		if (msg != resolve_msg)
+			str_fmt(msg, msglen, "%s", resolve_msg);
+		registry_plan_free(p);
+		return err;
+	}
+	return plan_choose(d, spec, p, msg, msglen);
+}
+
+/*
+ * p's hooks for its checked request, and its choice: resolved here when
+ * that is a lookup (resolve_quick) or may_defer is false or no loop runs;
+ * else started on the worker thread (*deferred: done(ctx) comes from the
+ * loop). 0, or -errno with msg (p freed).
+ */
+static int plan_resolve(struct tracerd *d, const struct tracerd_spec *spec, struct plan *p,
+			bool may_defer, resolve_done_fn done, void *ctx, bool *deferred,
+			char *msg, size_t msglen)
+{
+	bool addr = request_needs_addr(&p->req);
+	struct skip_list skipped = { 0 };
+	struct hook *hooks;
+	size_t nr;
+	int err;
+
+	*deferred = false;
+	if (may_defer && d->base && !resolve_quick(d, p->req.kind, addr)) {
+		err = resolve_target_start(d, spec, p->req.kind, addr, done, ctx);
+		if (err)
+			return set_err(msg, msglen, err, "cannot resolve '%s' off the loop: %s",
+				       spec->target, strerror(-err));
+		*deferred = true;
+		return 0;
+	}
+	err = resolve_target(d, spec, p->req.kind, addr, &hooks, &nr, &skipped, msg, msglen);
+	return plan_take(d, spec, p, err, hooks, nr, &skipped, msg, msg, msglen);
+}
+
+int registry_plan(struct tracerd *d, const struct tracerd_spec *spec, struct plan *p,
+		  char *msg, size_t msglen)
+{
+	bool deferred;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	err = request_init(d, spec, &p->req, msg, msglen);
+	return err ? err : plan_resolve(d, spec, p, false, NULL, NULL, &deferred, msg, msglen);
+}
+
+/* registry_plan_start's wait for the worker thread */
+struct plan_wait {
+	struct plan p;
+	struct tracerd_spec spec;
+	registry_plan_fn done;
+	void *ctx;
+};
+
+static void plan_resolved(struct tracerd *d, void *ctx, int err, struct hook *hooks, size_t nr,
+			  struct skip_list *skipped, const char *resolve_msg)
+{
+	struct plan_wait *w = ctx;
+	char msg[1024];
+
+	err = plan_take(d, &w->spec, &w->p, err, hooks, nr, skipped, resolve_msg, msg,
+			sizeof(msg));
+	w->done(d, w->ctx, err, err ? NULL : &w->p, err ? msg : "");
+	if (!err)
+		registry_plan_free(&w->p);
+	free(w);
+}
+
+void registry_plan_start(struct tracerd *d, const struct tracerd_spec *spec,
+			 registry_plan_fn done, void *ctx)
+{
+	struct plan_wait *w = calloc(1, sizeof(*w));
+	char msg[1024] = "";
+	bool deferred = false;
+	int err = -ENOMEM;
+
+	if (w) {
+		w->spec = *spec;
+		w->done = done;
+		w->ctx = ctx;
+		err = request_init(d, spec, &w->p.req, msg, sizeof(msg));
+		if (!err)
+			err = plan_resolve(d, spec, &w->p, true, plan_resolved, w, &deferred, msg,
+					   sizeof(msg));
+	} else {
+		str_fmt(msg, sizeof(msg), "out of memory");
+	}
+	if (deferred)
+		return;
+	done(d, ctx, err, err ? NULL : &w->p, err ? msg : "");
+	if (w && !err)
+		registry_plan_free(&w->p);
+	free(w);
+}
+
 /*
  * Attach and detach run in steps in the event loop (issue #12 class 5):
  * an attachment in progress is on d->changing (list shows it, with
@@ -553,6 +658,8 @@ struct attach_op {
 	size_t nc, ci;		/* candidate modes, the one being tried */
 	size_t nr_ok;		/* hooks cand[ci] attached so far */
 	size_t nr_resolved;
+	bool resolving;		/* its target is resolved on the worker thread
+				 * (resolve_target_start): no step yet */
 	int err;		/* cand[ci]'s first failure */
 	char why[1024];
 	char msg[1024];
@@ -606,16 +713,22 @@ static void op_done(struct tracerd *d, struct attachment *a, int err, const char
 
 static void registry_steps_cb(evutil_socket_t fd, short what, void *arg);
 
-static void steps_schedule(struct tracerd *d)
+/* The steps' next turn: now, or after a pause (later) */
+static void steps_schedule_in(struct tracerd *d, bool later)
 {
-	static const struct timeval now = { 0, 0 };
+	static const struct timeval now = { 0, 0 }, pause = { 0, 10 * 1000 };
 
 	if (!d->base)
 		return;
 	if (!d->registry_step)
 		d->registry_step = evtimer_new(d->base, registry_steps_cb, d);
 	if (d->registry_step && !evtimer_pending(d->registry_step, NULL))
-		evtimer_add(d->registry_step, &now);
+		evtimer_add(d->registry_step, later ? &pause : &now);
+}
+
+static void steps_schedule(struct tracerd *d)
+{
+	steps_schedule_in(d, false);
 }
 
 /* The fds the attaches in progress other than a will still open. */
@@ -1026,12 +1139,16 @@ static bool detach_after(struct tracerd *d, struct attachment *a)
 static bool detach_step(struct tracerd *d, struct attachment *a, bool may_job)
 {
 	const struct backend *be = a->be;
-	bool all = step_batch(be, a) == BACKEND_BATCH_ALL;
-	size_t n = step_size(be, a, a->nr_hooks);
-	struct attachment v = attach_view(a, a->nr_hooks - n, n);
-	size_t i;
+	bool all;
+	size_t i, n;
+	struct attachment v;
 	int err;
 
+	if (!be)	/* detached while its target was resolved: nothing hooked */
+		return detach_after(d, a);
+	all = step_batch(be, a) == BACKEND_BATCH_ALL;
+	n = step_size(be, a, a->nr_hooks);
+	v = attach_view(a, a->nr_hooks - n, n);
 	if (n && !all) {
 		be->detach(d, &v);
 		hooks_release(d, v.hooks, n);
@@ -1057,25 +1174,82 @@ static void registry_steps_cb(evutil_socket_t fd, short what, void *arg)
 	struct tracerd *d = arg;
 	uint64_t end = now_mono_ns() + STEP_BUDGET_NS;
 	struct attachment *a, *next;
+	bool stepped;
 
+	/* a resolve on the worker thread holds the symbol tables some steps
+	 * read (a module's BTF): the steps wait, looking again every 10 ms
+	 * (no step is left when its answer comes: steps_schedule) */
+	if (resolve_busy(d)) {
+		steps_schedule_in(d, true);
+		return;
+	}
 	/* the budget is checked per step, not per pass: with a thousand
 	 * attachments changing (a reload's), one pass held the loop for seconds;
 	 * a step on the worker thread holds every other (job_done_cb goes on) */
 	do {
+		stepped = false;
 		for (a = d->changing; a && !d->job && now_mono_ns() < end; a = next) {
 			next = a->next;
+			if (a->op->resolving && !a->op->detaching)
+				continue;
 			op_step(d, a, true);
+			stepped = true;
 		}
-	} while (d->changing && !d->job && now_mono_ns() < end);
+	} while (stepped && d->changing && !d->job && now_mono_ns() < end);
 	if (d->job)
 		return;
 	if (d->changing)
 		steps_schedule(d);
 }
 
-int registry_attach_start(struct tracerd *d, const struct tracerd_spec *spec,
-			  registry_done_fn done, void *ctx, struct attachment **out,
-			  char *msg, size_t msglen)
+/* The plan's hooks, candidates and choice into a, whose first candidate starts: 0 or -errno (op->msg). */
+static int attach_planned(struct tracerd *d, struct attachment *a, struct plan *p)
+{
+	struct attach_op *op = a->op;
+	int err;
+
+	op->req = p->req;
+	a->hooks = p->hooks;
+	a->nr_hooks = p->nr_hooks;
+	op->skipped = p->skipped;
+	memcpy(op->cand, p->cand, sizeof(op->cand));
+	op->nc = p->nc;
+	op->ci = p->chosen;
+	str_fmt(op->why, sizeof(op->why), "%s", p->why);
+	/* slots are taken by the candidate that starts (candidate_slots) */
+	op->nr_resolved = a->nr_total = a->nr_hooks;
+	err = candidate_begin(d, a);
+	return err ? modes_failed(a, err) : 0;
+}
+
+/* a's target was resolved on the worker thread: its plan is made and it starts, or fails. */
+static void attach_resolved(struct tracerd *d, void *ctx, int err, struct hook *hooks, size_t nr,
+			    struct skip_list *skipped, const char *msg)
+{
+	struct attachment *a = ctx;
+	struct attach_op *op = a->op;
+	struct plan p;
+
+	op->resolving = false;
+	memset(&p, 0, sizeof(p));
+	p.req = op->req;
+	err = plan_take(d, &a->spec, &p, err, hooks, nr, skipped, msg, op->msg, sizeof(op->msg));
+	if (!err)
+		err = attach_planned(d, a, &p);
+	if (err)
+		attach_fail(d, a, err);
+	steps_schedule(d);
+}
+
+/*
+ * An attach: the request checked at once; its target resolved in the loop
+ * when that is a lookup (resolve_quick), else on the worker thread (may_defer:
+ * the loop runs, the caller waits for done), the attachment listed
+ * meanwhile as attaching 0 of 0; then the steps.
+ */
+static int attach_begin(struct tracerd *d, const struct tracerd_spec *spec, bool may_defer,
+			registry_done_fn done, void *ctx, struct attachment **out,
+			char *msg, size_t msglen)
 {
 	struct attachment *a = NULL;
 	struct attach_op *op;
@@ -1093,27 +1267,15 @@ int registry_attach_start(struct tracerd *d, const struct tracerd_spec *spec,
 	a->op = op;
 	a->spec = *spec;
 	a->state = ATTACHMENT_ATTACHING;
-	err = registry_plan(d, spec, &plan, msg, msglen);
-	if (err) {
-		attachment_free(d, a);
-		return err;
-	}
-	/* the plan's hooks, candidates and choice are what attach executes */
+	memset(&plan, 0, sizeof(plan));
+	err = request_init(d, spec, &plan.req, msg, msglen);
 	op->req = plan.req;
-	a->hooks = plan.hooks;
-	a->nr_hooks = plan.nr_hooks;
-	op->skipped = plan.skipped;
-	memcpy(op->cand, plan.cand, sizeof(op->cand));
-	op->nc = plan.nc;
-	op->ci = plan.chosen;
-	str_fmt(op->why, sizeof(op->why), "%s", plan.why);
-	/* slots are taken by the candidate that starts (candidate_slots) */
-	op->nr_resolved = a->nr_total = a->nr_hooks;
-	err = candidate_begin(d, a);
-	if (err) {
-		err = modes_failed(a, err);
+	if (!err)
+		err = plan_resolve(d, spec, &plan, may_defer, attach_resolved, a, &op->resolving,
+				   msg, msglen);
+	/* the plan's hooks, candidates and choice are what attach executes */
+	if (!err && !op->resolving && (err = attach_planned(d, a, &plan)))
 		str_fmt(msg, msglen, "%s", op->msg);
-	}
 	if (err) {
 		attachment_free(d, a);
 		return err;
@@ -1124,9 +1286,22 @@ int registry_attach_start(struct tracerd *d, const struct tracerd_spec *spec,
 	a->since_real_ns = now_real_ns();
 	list_insert(&d->changing, a);
 	tracerd_attachments_changed(d);
-	steps_schedule(d);
+	if (!op->resolving)
+		steps_schedule(d);
 	*out = a;
 	return 0;
+}
+
+int registry_attach_start(struct tracerd *d, const struct tracerd_spec *spec,
+			  registry_done_fn done, void *ctx, struct attachment **out,
+			  char *msg, size_t msglen)
+{
+	return attach_begin(d, spec, true, done, ctx, out, msg, msglen);
+}
+
+bool registry_resolving(const struct attachment *a)
+{
+	return a->op && a->op->resolving;
 }
 
 /* registry_attach's waiter: copy the outcome out */
@@ -1156,7 +1331,7 @@ int registry_attach(struct tracerd *d, const struct tracerd_spec *spec, struct a
 	struct attachment *a;
 	int err;
 
-	err = registry_attach_start(d, spec, sync_done, &r, &a, msg, msglen);
+	err = attach_begin(d, spec, false, sync_done, &r, &a, msg, msglen);
 	if (err)
 		return err;
 	while (!op_step(d, a, false))
@@ -1183,7 +1358,14 @@ int registry_detach_start(struct tracerd *d, struct attachment *a, registry_done
 		a->op->ctx = ctx;
 		return 0;
 	}
-	if (a->op) {	/* still attaching: what is hooked so far is undone */
+	if (a->op && a->op->resolving) {	/* nothing hooked yet: its resolve is dropped */
+		resolve_forget(d, a);
+		a->op->resolving = false;
+		str_fmt(a->op->msg, sizeof(a->op->msg), "attachment %u was detached while "
+			"its functions were being resolved", a->id);
+		op_done(d, a, -ECANCELED, a->op->msg);
+		list_unlink(&d->changing, a);
+	} else if (a->op) {	/* still attaching: what is hooked so far is undone */
 		str_fmt(a->op->msg, sizeof(a->op->msg),
 			"attachment %u was detached while attaching "
 			"(%zu of %zu functions tried)",
@@ -1260,6 +1442,7 @@ static void job_stop(struct tracerd *d)
 void registry_loop_stop(struct tracerd *d)
 {
 	job_stop(d);
+	resolve_stop(d);	/* an attachment still resolving: undone as one cut short */
 	if (d->registry_step)
 		event_free(d->registry_step);
 	d->registry_step = NULL;

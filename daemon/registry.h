@@ -61,6 +61,18 @@ struct plan {
 int registry_plan(struct tracerd *d, const struct tracerd_spec *spec, struct plan *p,
 		  char *msg, size_t msglen);
 void registry_plan_free(struct plan *p);
+/* a is attaching, its target still being resolved on the worker thread (no hooks yet) */
+bool registry_resolving(const struct attachment *a);
+/*
+ * registry_plan for a client that waits (--dry-run): done gets the plan
+ * (freed after the call) or -errno with msg, at once when the target is a
+ * lookup, else from the loop once the worker thread resolved it
+ * (resolve_target_start; the loop answers others meanwhile).
+ */
+typedef void (*registry_plan_fn)(struct tracerd *d, void *ctx, int err, const struct plan *p,
+				 const char *msg);
+void registry_plan_start(struct tracerd *d, const struct tracerd_spec *spec,
+			 registry_plan_fn done, void *ctx);
 
 /*
  * Attach spec: 0 with *out the new attachment (owned by the registry) and

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Target resolution; see resolve.h. */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/eventfd.h>
+#include <event2/event.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -53,6 +58,23 @@ struct dup {
 	__u64 addr;
 };
 
+/* A resolve on the worker thread (resolve_target_start): asked, then answered. */
+struct resolve_req {
+	struct tracerd_spec spec;
+	enum spec_kind kind;
+	bool need_addr;
+	unsigned int max_glob;	/* max_glob_matches when it was asked */
+	resolve_done_fn done;
+	void *ctx;
+	bool forgotten;		/* resolve_forget: the answer is dropped */
+	int err;
+	struct hook *hooks;
+	size_t nr;
+	struct skip_list skipped;
+	char msg[1024];
+	struct resolve_req *next;
+};
+
 /*
  * The one symbol source: what ftrace can hook, the kallsyms function
  * symbols (addresses, weak ones included), vmlinux and module BTF. Read
@@ -79,6 +101,16 @@ struct symsrc {
 	 * until resolve_fini, one copy each, not one per hook */
 	char **modnames;
 	size_t nr_modnames;
+	/* Held by whoever reads or fills the tables: the loop through the
+	 * resolve_* calls, the worker thread for a whole resolve_target_start
+	 * (recursive: a listing's row callback may ask again). */
+	pthread_mutex_t lock;
+	struct resolve_req *running;	/* on the worker thread */
+	struct resolve_req *queue;	/* asked meanwhile, in order */
+	pthread_t th;
+	bool threaded;			/* else running ran in the loop */
+	int efd;			/* the thread's "done" */
+	struct event *ev;
 };
 
 static void dups_free(struct symsrc *c);
@@ -404,8 +436,15 @@ int resolve_init(struct tracerd *d)
 	struct symsrc *c = calloc(1, sizeof(*c));
 	int err;
 
+	pthread_mutexattr_t attr;
+
 	if (!c)
 		return -ENOMEM;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&c->lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+	c->efd = -1;
 	d->resolve_cache = c;
 	d->vmlinux_btf = btf__load_vmlinux_btf();
 	if (!d->vmlinux_btf) {
@@ -421,6 +460,14 @@ void resolve_fini(struct tracerd *d)
 	struct symsrc *c = d->resolve_cache;
 
 	if (c) {
+		struct resolve_req *r;
+
+		/* registry_loop_stop answered every asker: none is left to tell */
+		for (r = c->queue; r; r = r->next)
+			r->forgotten = true;
+		if (c->running)
+			c->running->forgotten = true;
+		resolve_stop(d);
 		symtab_free(c->ftrace);
 		symtab_free(c->kallsyms);
 		symtab_free(c->by_addr);
@@ -431,6 +478,7 @@ void resolve_fini(struct tracerd *d)
 		while (c->nr_modnames)
 			free(c->modnames[--c->nr_modnames]);
 		free(c->modnames);
+		pthread_mutex_destroy(&c->lock);
 		free(c);
 	}
 	d->resolve_cache = NULL;
@@ -470,6 +518,21 @@ static struct symsrc *symsrc(struct tracerd *d)
 	free(c->modules_sig);
 	c->modules_sig = sig;
 	return c;
+}
+
+/* The tables, held until cache_unlock: the loop waits here while a
+ * resolve runs on the worker thread (resolve_target_start). */
+static struct symsrc *cache_lock(struct tracerd *d)
+{
+	struct symsrc *c = d->resolve_cache;
+
+	pthread_mutex_lock(&c->lock);
+	return c;
+}
+
+static void cache_unlock(struct symsrc *c)
+{
+	pthread_mutex_unlock(&c->lock);
 }
 
 /* kallsyms by name, folded, read on first need with the functions of the
@@ -553,7 +616,7 @@ static bool frame_in(const struct symsrc *c, const struct symtab *t, size_t i, _
 	return addr - s->addr < BPF_PSEUDO_SPAN;
 }
 
-int resolve_frames_sync(struct tracerd *d, bool reread)
+static int frames_sync(struct tracerd *d, bool reread)
 {
 	struct symsrc *c = symsrc(d);
 
@@ -567,6 +630,15 @@ int resolve_frames_sync(struct tracerd *d, bool reread)
 			qsort(c->by_addr->syms, c->by_addr->n, sizeof(struct sym), addr_cmp);
 	}
 	return c->by_addr ? 0 : -EIO;
+}
+
+int resolve_frames_sync(struct tracerd *d, bool reread)
+{
+	struct symsrc *c = cache_lock(d);
+	int ret = frames_sync(d, reread);
+
+	cache_unlock(c);
+	return ret;
 }
 
 /*
@@ -665,7 +737,7 @@ static __u64 traceable_copy(struct symsrc *c, const struct sym *k)
 	return best;
 }
 
-int resolve_frame(struct tracerd *d, __u64 addr, struct frame_sym *out)
+static int frame_find(struct tracerd *d, __u64 addr, struct frame_sym *out)
 {
 	struct symsrc *c = d->resolve_cache;
 	const struct symtab *t = c->by_addr;
@@ -689,6 +761,15 @@ int resolve_frame(struct tracerd *d, __u64 addr, struct frame_sym *out)
 	out->module = t->syms[lo - 1].module;
 	out->off = addr - t->syms[lo - 1].addr;
 	return 0;
+}
+
+int resolve_frame(struct tracerd *d, __u64 addr, struct frame_sym *out)
+{
+	struct symsrc *c = cache_lock(d);
+	int ret = frame_find(d, addr, out);
+
+	cache_unlock(c);
+	return ret;
 }
 
 /* Load module's BTF (and its fd, which program loads need) into m. */
@@ -742,7 +823,7 @@ static struct mod_btf *module_btf(struct tracerd *d, struct symsrc *c, const cha
 	return m->fd >= 0 ? m : NULL;
 }
 
-int resolve_module_btf_fd(struct tracerd *d, const char *module)
+static int module_btf_fd(struct tracerd *d, const char *module)
 {
 	struct mod_btf *m;
 
@@ -752,7 +833,16 @@ int resolve_module_btf_fd(struct tracerd *d, const char *module)
 	return m ? m->fd : -ENOENT;
 }
 
-const struct btf *resolve_hook_btf(struct tracerd *d, const struct hook *h)
+int resolve_module_btf_fd(struct tracerd *d, const char *module)
+{
+	struct symsrc *c = cache_lock(d);
+	int ret = module_btf_fd(d, module);
+
+	cache_unlock(c);
+	return ret;
+}
+
+static const struct btf *hook_btf(struct tracerd *d, const struct hook *h)
 {
 	struct mod_btf *m;
 
@@ -762,19 +852,46 @@ const struct btf *resolve_hook_btf(struct tracerd *d, const struct hook *h)
 	return m ? m->btf : NULL;
 }
 
-__u64 resolve_addr(struct tracerd *d, const char *name)
+const struct btf *resolve_hook_btf(struct tracerd *d, const struct hook *h)
+{
+	struct symsrc *c = cache_lock(d);
+	const struct btf *ret = hook_btf(d, h);
+
+	cache_unlock(c);
+	return ret;
+}
+
+static __u64 addr_of(struct tracerd *d, const char *name)
 {
 	const struct sym *k = symtab_find(kallsyms(symsrc(d)), name);
 
 	return k ? k->addr : 0;
 }
 
-long long resolve_nr_traceable(struct tracerd *d)
+__u64 resolve_addr(struct tracerd *d, const char *name)
+{
+	struct symsrc *c = cache_lock(d);
+	__u64 ret = addr_of(d, name);
+
+	cache_unlock(c);
+	return ret;
+}
+
+static long long nr_traceable(struct tracerd *d)
 {
 	const struct symtab *t = symsrc(d)->ftrace;
 
 	/* every line: ftrace's records, __ftrace_invalid_address ones included */
 	return t ? (long long)t->lines : -1;
+}
+
+long long resolve_nr_traceable(struct tracerd *d)
+{
+	struct symsrc *c = cache_lock(d);
+	long long ret = nr_traceable(d);
+
+	cache_unlock(c);
+	return ret;
 }
 
 /* ---------------------------------------------------------------- functions */
@@ -987,11 +1104,10 @@ static bool hot_left_out(const struct tracerd *d, const struct tracerd_spec *spe
 }
 
 static int resolve_glob(struct tracerd *d, struct symsrc *c, const struct tracerd_spec *spec,
-				    bool need_addr, struct hook **hooks, size_t *nr,
+				    bool need_addr, unsigned int max, struct hook **hooks, size_t *nr,
 				    struct skip_list *skipped, char *msg, size_t msglen)
 {
 	const struct symtab *t = c->ftrace ? c->ftrace : kallsyms(c);
-	unsigned int max = d->cfg.max_glob_matches;
 	size_t i, n = 0, matched = 0, bytes = 0, end;
 	struct hook_strs strs;
 	const struct btf *btf;
@@ -1178,9 +1294,10 @@ static int resolve_tracepoint(struct tracerd *d, struct symsrc *c, const struct 
 	return 0;
 }
 
-int resolve_target(struct tracerd *d, const struct tracerd_spec *spec, enum spec_kind kind,
-		   bool need_addr, struct hook **hooks, size_t *nr,
-		   struct skip_list *skipped, char *msg, size_t msglen)
+/* resolve_target's work, the tables held (c->lock); max: max_glob_matches */
+static int target_resolve(struct tracerd *d, const struct tracerd_spec *spec, enum spec_kind kind,
+			  bool need_addr, unsigned int max, struct hook **hooks, size_t *nr,
+			  struct skip_list *skipped, char *msg, size_t msglen)
 {
 	struct symsrc *c = symsrc(d);
 
@@ -1189,8 +1306,237 @@ int resolve_target(struct tracerd *d, const struct tracerd_spec *spec, enum spec
 	if (spec_kind_is_tracepoint(kind))
 		return resolve_tracepoint(d, c, spec, hooks, nr, msg, msglen);
 	if (kind == SPEC_KIND_GLOB)
-		return resolve_glob(d, c, spec, need_addr, hooks, nr, skipped, msg, msglen);
+		return resolve_glob(d, c, spec, need_addr, max, hooks, nr, skipped, msg, msglen);
 	return resolve_function(d, c, spec, need_addr, hooks, nr, msg, msglen);
+}
+
+int resolve_target(struct tracerd *d, const struct tracerd_spec *spec, enum spec_kind kind,
+		   bool need_addr, struct hook **hooks, size_t *nr,
+		   struct skip_list *skipped, char *msg, size_t msglen)
+{
+	struct symsrc *c = cache_lock(d);
+	int err = target_resolve(d, spec, kind, need_addr, d->cfg.max_glob_matches, hooks, nr,
+				 skipped, msg, msglen);
+
+	cache_unlock(c);
+	return err;
+}
+
+/*
+ * Whether resolving a target of kind would read nothing but the tables in
+ * memory (a name looked up: microseconds) rather than scan every function
+ * (a glob) or read the kernel's lists (a first use, a module come or gone,
+ * kallsyms' first need): then it may run in the loop. Never while a
+ * resolve runs on the worker thread (it holds the tables).
+ */
+bool resolve_quick(struct tracerd *d, enum spec_kind kind, bool need_addr)
+{
+	struct symsrc *c = d->resolve_cache;
+	char *sig;
+	bool quick;
+
+	if (c->running || kind == SPEC_KIND_GLOB)
+		return false;
+	if (spec_kind_is_tracepoint(kind))
+		return true;
+	if (!c->modules_sig || (need_addr && !c->kallsyms))
+		return false;
+	sig = read_small_file("/proc/modules");
+	quick = !strcmp(sig ? sig : "", c->modules_sig);
+	free(sig);
+	return quick;
+}
+
+bool resolve_busy(const struct tracerd *d)
+{
+	const struct symsrc *c = d->resolve_cache;
+
+	return c && c->running;
+}
+
+static void req_free(struct resolve_req *r)
+{
+	hooks_free(r->hooks, r->nr);
+	skip_list_free(&r->skipped);
+	free(r);
+}
+
+static void *resolve_thread(void *arg)
+{
+	struct tracerd *d = arg;
+	struct symsrc *c = d->resolve_cache;
+	struct resolve_req *r = c->running;
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&c->lock);
+	r->err = target_resolve(d, &r->spec, r->kind, r->need_addr, r->max_glob, &r->hooks,
+				&r->nr, &r->skipped, r->msg, sizeof(r->msg));
+	pthread_mutex_unlock(&c->lock);
+	if (write(c->efd, &one, sizeof(one)) != sizeof(one))
+		log_warn("resolve: worker thread: eventfd write: %s", strerror(errno));
+	return NULL;
+}
+
+/* Run r on the worker thread (or in place when no thread can be made). */
+static void req_run(struct tracerd *d, struct symsrc *c, struct resolve_req *r)
+{
+	sigset_t all, old;
+
+	c->running = r;
+	sigfillset(&all);	/* the signals stay the loop's */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	c->threaded = !pthread_create(&c->th, NULL, resolve_thread, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!c->threaded) {
+		log_warn("resolve: no worker thread for '%s': in the loop", r->spec.target);
+		resolve_thread(d);	/* its answer comes from the loop all the same */
+	}
+}
+
+/* r's asker is answered (unless it forgot it), r freed */
+static void req_answer(struct tracerd *d, struct resolve_req *r)
+{
+	if (!r->forgotten) {
+		r->done(d, r->ctx, r->err, r->hooks, r->nr, &r->skipped, r->msg);
+		r->hooks = NULL;	/* the asker's now */
+		r->nr = 0;
+		memset(&r->skipped, 0, sizeof(r->skipped));
+	}
+	req_free(r);
+}
+
+/* The running resolve's thread is done: joined, no longer running. */
+static struct resolve_req *req_join(struct symsrc *c)
+{
+	struct resolve_req *r = c->running;
+
+	if (c->threaded)
+		pthread_join(c->th, NULL);
+	c->running = NULL;
+	return r;
+}
+
+/* The running resolve ended: the next one starts, then its asker is answered. */
+static void req_reap(struct tracerd *d, struct symsrc *c)
+{
+	struct resolve_req *r = req_join(c);
+
+	if (c->queue) {
+		struct resolve_req *q = c->queue;
+
+		c->queue = q->next;
+		req_run(d, c, q);
+	}
+	req_answer(d, r);
+}
+
+/* r ends unresolved: the daemon stops */
+static void req_cancel(struct tracerd *d, struct resolve_req *r)
+{
+	hooks_free(r->hooks, r->nr);
+	r->hooks = NULL;
+	r->nr = 0;
+	r->err = -ECANCELED;
+	str_fmt(r->msg, sizeof(r->msg), "tracerd is stopping: '%s' was not attached",
+		r->spec.target);
+	req_answer(d, r);
+}
+
+static void resolve_done_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct tracerd *d = arg;
+	struct symsrc *c = d->resolve_cache;
+	uint64_t n;
+
+	(void)what;
+	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		log_warn("resolve: eventfd read: %s", strerror(errno));
+	if (c->running)
+		req_reap(d, c);
+}
+
+int resolve_target_start(struct tracerd *d, const struct tracerd_spec *spec, enum spec_kind kind,
+			 bool need_addr, resolve_done_fn done, void *ctx)
+{
+	struct symsrc *c = d->resolve_cache;
+	struct resolve_req *r, **pp;
+
+	if (!d->base)
+		return -EINVAL;
+	if (c->efd < 0) {
+		c->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (c->efd < 0)
+			return -errno;
+		c->ev = event_new(d->base, c->efd, EV_READ | EV_PERSIST, resolve_done_cb, d);
+		if (!c->ev || event_add(c->ev, NULL)) {
+			if (c->ev)
+				event_free(c->ev);
+			c->ev = NULL;
+			close(c->efd);
+			c->efd = -1;
+			return -ENOMEM;
+		}
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->spec = *spec;
+	r->kind = kind;
+	r->need_addr = need_addr;
+	r->max_glob = d->cfg.max_glob_matches;
+	r->done = done;
+	r->ctx = ctx;
+	if (c->running) {
+		for (pp = &c->queue; *pp; pp = &(*pp)->next)
+			;
+		*pp = r;
+	} else {
+		req_run(d, c, r);
+	}
+	return 0;
+}
+
+void resolve_forget(struct tracerd *d, void *ctx)
+{
+	struct symsrc *c = d->resolve_cache;
+	struct resolve_req **pp, *r;
+
+	if (!c)
+		return;
+	if (c->running && c->running->ctx == ctx)
+		c->running->forgotten = true;
+	for (pp = &c->queue; *pp;) {
+		r = *pp;
+		if (r->ctx == ctx) {
+			*pp = r->next;
+			req_free(r);
+		} else {
+			pp = &r->next;
+		}
+	}
+}
+
+void resolve_stop(struct tracerd *d)
+{
+	struct symsrc *c = d->resolve_cache;
+	struct resolve_req *r, *q;
+
+	if (!c)
+		return;
+	q = c->queue;
+	c->queue = NULL;
+	if (c->running)
+		req_cancel(d, req_join(c));
+	while ((r = q)) {
+		q = r->next;
+		req_cancel(d, r);
+	}
+	if (c->ev)
+		event_free(c->ev);
+	c->ev = NULL;
+	if (c->efd >= 0)
+		close(c->efd);
+	c->efd = -1;
 }
 
 /* ---------------------------------------------------------------- listing */
@@ -1270,8 +1616,8 @@ static size_t syms_from(const struct symtab *t, const char *name)
  * between two steps (a module came or went), and a name still sorts where
  * it did. The names equal to cur->name that were visited are skipped.
  */
-int resolve_functions_step(struct tracerd *d, const char *glob, struct fn_cursor *cur,
-			   size_t max, int (*fn)(void *arg, const struct fn_info *f), void *arg)
+static int functions_step(struct tracerd *d, const char *glob, struct fn_cursor *cur,
+			  size_t max, int (*fn)(void *arg, const struct fn_info *f), void *arg)
 {
 	struct symsrc *c = symsrc(d);
 	const struct symtab *ft = c->ftrace, *ks = kallsyms(c);
@@ -1323,6 +1669,16 @@ int resolve_functions_step(struct tracerd *d, const char *glob, struct fn_cursor
 			return ret;
 	}
 	return 1;
+}
+
+int resolve_functions_step(struct tracerd *d, const char *glob, struct fn_cursor *cur,
+			   size_t max, int (*fn)(void *arg, const struct fn_info *f), void *arg)
+{
+	struct symsrc *c = cache_lock(d);
+	int ret = functions_step(d, glob, cur, max, fn, arg);
+
+	cache_unlock(c);
+	return ret;
 }
 
 int resolve_each_function(struct tracerd *d, const char *glob,

@@ -25,6 +25,32 @@ int resolve_target(struct tracerd *d, const struct tracerd_spec *spec, enum spec
 		   bool need_addr, struct hook **hooks, size_t *nr, struct skip_list *skipped,
 		   char *msg, size_t msglen);
 
+/*
+ * resolve_target on the worker thread, so the loop answers its clients
+ * while a glob is matched against every function or the kernel's lists
+ * are read (issue #34: 0.4-1.6 s under TCG for '*'). done is called from
+ * the loop with what resolve_target gives (hooks and skipped become its
+ * own; msg is valid during the call). One runs at a time, the others wait
+ * in order; meanwhile the resolve_* calls of the loop wait for it (they
+ * share the tables). 0, or -errno (no loop: call resolve_target).
+ */
+typedef void (*resolve_done_fn)(struct tracerd *d, void *ctx, int err, struct hook *hooks,
+				size_t nr, struct skip_list *skipped, const char *msg);
+int resolve_target_start(struct tracerd *d, const struct tracerd_spec *spec, enum spec_kind kind,
+			 bool need_addr, resolve_done_fn done, void *ctx);
+/* The resolve asked with ctx is not answered: dropped when queued, its
+ * answer dropped when it runs (it cannot be cut short). */
+void resolve_forget(struct tracerd *d, void *ctx);
+/* A resolve runs on the worker thread (resolve_* calls would wait for it). */
+bool resolve_busy(const struct tracerd *d);
+/* A resolve of kind takes no reading nor scan (resolve_target may run in
+ * the loop): a name or tracepoint looked up in tables already read, and
+ * none runs on the worker thread. */
+bool resolve_quick(struct tracerd *d, enum spec_kind kind, bool need_addr);
+/* The loop stops: the running resolve waited for, it and every one asked
+ * answered -ECANCELED ("tracerd is stopping"). */
+void resolve_stop(struct tracerd *d);
+
 /* The kallsyms address of function name, 0 when unknown. */
 __u64 resolve_addr(struct tracerd *d, const char *name);
 /* The BTF object fd of module ("" : 0, vmlinux), owned by the symbol

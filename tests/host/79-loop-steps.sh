@@ -26,6 +26,7 @@
 source "$(dirname "$0")/lib/daemon.bash"
 source "$(dirname "$0")/lib/service.bash"
 source "$(dirname "$0")/lib/hostile.bash"
+source "$(dirname "$0")/lib/loop-probe.bash"
 [ "$(id -u)" = 0 ] || skip "needs root to load BPF"
 NLINES=${NLINES:-2000}
 HWM_MAX=$((96 * 1024))	# kB
@@ -39,53 +40,6 @@ $C --json status > /dev/null || fail "status"
 # daemon's loop, not the host's load.
 renice -n -10 -p "$DPID" > /dev/null || fail "renice"
 
-cat > "$W/probe.py" <<'PY'
-# probe SOCKET FLAG: status every 10 ms until FLAG exists; prints
-# "ANSWERED LATE" (late: more than 50 ms after the request was sent)
-import json, os, select, socket, sys, time
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-sent, buf, answered, late, n, worst = {}, b"", 0, 0, 0, 0
-nxt = start = time.monotonic()
-while not os.path.exists(sys.argv[2]) or sent:
-    if time.monotonic() - start > 900:
-        sys.exit("probe: no stop flag after 900 s")
-    now = time.monotonic()
-    if now >= nxt and not os.path.exists(sys.argv[2]):
-        n += 1
-        s.sendall(b'{"v":1,"id":%d,"cmd":"status","args":{}}\n' % n)
-        sent[n] = now
-        nxt = now + 0.01
-    r, _, _ = select.select([s], [], [], max(0, min(nxt - time.monotonic(), 0.01)))
-    if r:
-        c = s.recv(1 << 16)
-        if not c:
-            sys.exit("daemon closed the probe's connection")
-        buf += c
-        while b"\n" in buf:
-            line, buf = buf.split(b"\n", 1)
-            rep = json.loads(line)
-            if not rep.get("ok"):
-                sys.exit("status failed: %s" % line)
-            t = sent.pop(rep["id"])
-            answered += 1
-            dt = time.monotonic() - t
-            late += dt > 0.05
-            worst = max(worst, dt)
-print(answered, late, int(worst * 1000))
-PY
-probe_start() { rm -f "$W/probe.stop"; nice -n -10 "$PY" "$W/probe.py" "$W/s.sock" "$W/probe.stop" > "$W/probe.out" & PROBE=$!; sleep 0.3; }
-probe_check() { # WHAT
-	local answered late worst
-	touch "$W/probe.stop"
-	wait "$PROBE" || fail "$1: the probe failed"
-	read -r answered late worst < "$W/probe.out"
-	echo "probe during $1: $answered status answered, $late later than 50 ms (worst $worst ms)"
-	[ "$answered" -gt 20 ] || fail "$1: only $answered status answers"
-	local max=$((answered / 100 > 3 ? answered / 100 : 3))
-	[ "$late" -le "$max" ] || fail "$1: $late of $answered status answers came later than 50 ms (at most $max)"
-	ok "$1: $late of $answered status answers late"
-}
 hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$DPID/status"; }
 
 # the host's own noise, the daemon idle (not asserted: printed beside the others)

@@ -222,6 +222,31 @@ int resolve_target(struct tracerd *d, const struct tracerd_spec *spec, enum spec
 	return hook_one(hooks, nr, spec->target, strcmp(spec->target, "nobtf") ? 5 : 0);
 }
 
+/* no loop here (d.base NULL): every resolve is resolve_target's, in place */
+bool resolve_quick(struct tracerd *d, enum spec_kind kind, bool need_addr)
+{
+	return true;
+}
+
+bool resolve_busy(const struct tracerd *d)
+{
+	return false;
+}
+
+int resolve_target_start(struct tracerd *d, const struct tracerd_spec *spec, enum spec_kind kind,
+			 bool need_addr, resolve_done_fn done, void *ctx)
+{
+	return -EINVAL;
+}
+
+void resolve_forget(struct tracerd *d, void *ctx)
+{
+}
+
+void resolve_stop(struct tracerd *d)
+{
+}
+
 int recorder_attach(struct tracerd *d, struct attachment *a, char *msg, size_t msglen)
 {
 	return 0;
