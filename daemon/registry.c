@@ -1362,7 +1362,7 @@ int registry_detach_start(struct tracerd *d, struct attachment *a, registry_done
 		resolve_forget(d, a);
 		a->op->resolving = false;
 		str_fmt(a->op->msg, sizeof(a->op->msg), "attachment %u was detached while "
-			"its functions were being resolved", a->id);
+			"attaching (its functions were still being resolved)", a->id);
 		op_done(d, a, -ECANCELED, a->op->msg);
 		list_unlink(&d->changing, a);
 	} else if (a->op) {	/* still attaching: what is hooked so far is undone */

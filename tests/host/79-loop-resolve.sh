@@ -16,8 +16,8 @@
 # And what the move must keep: the replies are those of an in-loop resolve
 # (an unknown name's and an empty glob's errors, the same plan twice);
 # list shows an attach being resolved (progress.resolving); a detach of
-# one waiting its turn ends that attach ("detached while its functions
-# were being resolved") and frees it; a stop with resolves queued exits 0,
+# one waiting its turn ends that attach ("detached while attaching (its
+# functions were still being resolved)") and frees it; a stop with resolves queued exits 0,
 # every waiting client ends (a stop cuts
 # the connections: "no reply from the daemon").
 source "$(dirname "$0")/lib/daemon.bash"
@@ -82,9 +82,9 @@ done
 ok "list shows attach '*' --comm c6 resolving (attachment $last)"
 $C detach "$last" > "$W/det.out" 2>&1 || fail "detach $last while resolving: $(cat "$W/det.out")"
 for i in 1 2 3 4 5 6; do wait "${qp[i]}"; done
-grepq "detached while its functions were being resolved" "$W/q6.json" ||
+grepq "detached while attaching (its functions were still being resolved)" "$W/q6.json" ||
 	fail "the detached attach's reply: $(head -c 400 "$W/q6.json")"
-ok "its attach answered: detached while its functions were being resolved"
+ok "its attach answered: detached while attaching (its functions were still being resolved)"
 for i in 1 2 3 4 5; do
 	grepq "no mode can hook" "$W/q$i.json" || fail "attach $i: $(head -c 300 "$W/q$i.json")"
 done

@@ -122,12 +122,14 @@ answered_check() {
 	echo "ok: $1: status answered $ANSWERED times while it ran (slowest $ANSWERED_WORST ms)"
 }
 # attaching_id OUT PID: the id of the attach that PID waits for (its reply
-# to OUT), once list shows it attaching (the only attachment)
+# to OUT), once list shows it attaching (the only attachment), its target
+# resolved (progress.resolving false: the kernel is being asked)
 attaching_id() {
 	local i id
 	for i in $(seq 1 300); do
-		id=$($C --json list | jp '.attachments[0].id' '.attachments[0].state' | paste -sd' ')
-		case $id in *" attaching") echo "${id% *}"; return 0 ;; esac
+		id=$($C --json list | jp '.attachments[0].id' '.attachments[0].state' \
+			'.attachments[0].progress.resolving' | paste -sd' ')
+		case $id in *" attaching false") echo "${id%% *}"; return 0 ;; esac
 		[ -s "$1" ] && fail "the attach ended before it could be cut short: $(head -c 300 "$1")"
 		kill -0 "$2" 2>/dev/null || fail "the attach client exited early"
 		sleep 0.1
