@@ -21,6 +21,13 @@ int fmulti_entry(void *ctx)
 	return hook_entry(ctx, multi_slot(ctx), HOOK_ARGS_FUNC);
 }
 
+/* the count tier's (bpfutil.h bpf_clone_count): the cookie indexes the counters */
+SEC("?fentry")
+int fmulti_entry_count(void *ctx)
+{
+	return fast_count(cookie_slot64(ctx));
+}
+
 SEC("?fexit")
 int fmulti_return(void *ctx)
 {

@@ -21,3 +21,24 @@ int session_hook(struct pt_regs *ctx)
 		return session_entry(ctx, slot, cookie, HOOK_ARGS_REGS);
 	return session_return(ctx, slot, cookie, (__s64)PT_REGS_RC(ctx), HOOK_ARGS_NONE);
 }
+
+/*
+ * The count tier's (daemon/bpfutil.h, bpf_clone_count: a clone whose
+ * cookie indexes the attachment's own counters): the entry counts and
+ * returns 1, so the kernel skips the run at the return. session_count_count
+ * counts alone (--pid at most: bpf_hook_tmpl's "count" form); session_count
+ * takes --comm too.
+ */
+SEC("?kprobe.multi")
+int session_count(struct pt_regs *ctx)
+{
+	hook_entry(ctx, cookie_slot(ctx), HOOK_ARGS_REGS);
+	return 1;
+}
+
+SEC("?kprobe.multi")
+int session_count_count(struct pt_regs *ctx)
+{
+	fast_count(cookie_slot64(ctx));
+	return 1;
+}

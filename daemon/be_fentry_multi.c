@@ -20,7 +20,8 @@ BPF_SKEL_ADAPTERS(fentry_multi_bpf)
 static const struct bpf_skel fmulti_skel = {
 	BPF_SKEL_FNS(fentry_multi_bpf),
 	.name = "fentry.multi",
-	.progs = (const char *const[]){ "fmulti_entry", "fmulti_return", NULL },
+	.progs = (const char *const[]){ "fmulti_entry", "fmulti_return", "fmulti_entry_count",
+					NULL },
 	.aim = "function",
 	.what = "fentry.multi templates",
 };
@@ -40,25 +41,141 @@ static struct fentry_multi_bpf *fmulti_load(struct tracerd *d, char *err, size_t
 	return *skel;
 }
 
+/*
+ * An attach or a detach as a job (backend.h): an attach's runs made in the
+ * loop (tracing_multi.h: the groups by BTF object, the count tier's
+ * counters), their clones and links made by fmulti_job_run (on the
+ * registry's worker thread for REGISTRY_JOB_MIN functions or more: attach
+ * '*' is tens of thousands of functions; in place for fewer), applied by
+ * fmulti_job_finish; a detach's links closed by fmulti_job_run.
+ */
+struct fmulti_job {
+	/* an attach's: the return half first ([0], latency only): the kernel
+	 * refuses fexit on a __noreturn function (tracing_multi.c skips it),
+	 * and its entry must then not be linked either (its slot is freed with
+	 * the skipped hook); then the entry half */
+	struct tm_run *run[2];
+	struct tmulti *links;	/* a detach's */
+};
+
+static void fmulti_job_run(void *job)
+{
+	struct fmulti_job *j = job;
+	int i;
+
+	if (j->links) {
+		tmulti_close(j->links);
+		j->links = NULL;
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		if (!j->run[i])
+			continue;
+		tmulti_run_exec(j->run[i]);
+		if (tmulti_run_failed(j->run[i]))
+			break;	/* the entry half is not linked either */
+	}
+}
+
+static void fmulti_job_free(struct fmulti_job *j)
+{
+	tmulti_run_free(j->run[1]);	/* the entry half borrows the return half's links */
+	tmulti_run_free(j->run[0]);
+	tmulti_close(j->links);
+	free(j);
+}
+
+/* a's attach job; NULL with a->hooks[0].err set (the error returned in *err) */
+static struct fmulti_job *fmulti_attach_job(struct tracerd *d, struct attachment *a, int *err)
+{
+	char msg[HOOK_ERR_MAX] = "";
+	struct fentry_multi_bpf *skel = fmulti_load(d, msg, sizeof(msg));
+	struct fmulti_job *j;
+	void *priv = a->priv;
+
+	if (!skel) {
+		*err = hook_err_msg(&a->hooks[0], -EOPNOTSUPP, msg);
+		return NULL;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		*err = hook_err(&a->hooks[0], -ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (spec_returns(&a->spec)) {
+		j->run[0] = tmulti_run_new(d, a, skel->obj, skel->progs.fmulti_return,
+					   TRACERD_TRACE_FEXIT_MULTI, "fexit.multi", err);
+		if (!j->run[0])
+			goto fail;
+		if (!a->priv)	/* the entry half's links join the return half's */
+			a->priv = tmulti_run_links(j->run[0]);
+	}
+	j->run[1] = tmulti_run_new(d, a, skel->obj, skel->progs.fmulti_entry,
+				   TRACERD_TRACE_FENTRY_MULTI, "fentry.multi", err);
+	a->priv = priv;	/* set by the runs' apply */
+	if (j->run[1])
+		return j;
+fail:
+	fmulti_job_free(j);
+	return NULL;
+}
+
+/* Apply an attach job that ran: attach's return (its runs freed, j too). */
+static int fmulti_attach_finish(struct attachment *a, struct fmulti_job *j)
+{
+	int ret = tmulti_run_apply(a, j->run[0] ? j->run[0] : j->run[1]);
+
+	if (j->run[0]) {
+		j->run[0] = NULL;
+		if (!ret)
+			ret = tmulti_run_apply(a, j->run[1]);
+		else
+			tmulti_run_free(j->run[1]);
+	}
+	j->run[1] = NULL;
+	fmulti_job_free(j);
+	return ret;
+}
+
 static int fmulti_attach(struct tracerd *d, struct attachment *a)
 {
-	char err[HOOK_ERR_MAX] = "";
-	struct fentry_multi_bpf *skel = fmulti_load(d, err, sizeof(err));
+	struct fmulti_job *j;
 	int ret;
 
-	if (!skel)
-		return hook_err_msg(&a->hooks[0], -EOPNOTSUPP, err);
-	/* the return half first: the kernel refuses fexit on a __noreturn
-	 * function (tracing_multi.c skips it), and its entry must then not be
-	 * linked either (its slot is freed with the skipped hook) */
-	if (spec_returns(&a->spec)) {
-		ret = tmulti_attach(d, a, skel->progs.fmulti_return, TRACERD_TRACE_FEXIT_MULTI,
-				    "fexit.multi");
-		if (ret)
-			return ret;
-	}
-	return tmulti_attach(d, a, skel->progs.fmulti_entry, TRACERD_TRACE_FENTRY_MULTI,
-			     "fentry.multi");
+	j = fmulti_attach_job(d, a, &ret);
+	if (!j)
+		return ret;
+	fmulti_job_run(j);
+	return fmulti_attach_finish(a, j);
+}
+
+/* backend.h, job_prepare: the job of an attach, or of a detach (NULL: no
+ * links, or out of memory: the detach closes them in the loop) */
+static void *fmulti_job_prepare(struct tracerd *d, struct attachment *a, bool detach, int *err)
+{
+	struct fmulti_job *j;
+
+	*err = 0;
+	if (!detach)
+		return fmulti_attach_job(d, a, err);
+	j = calloc(1, sizeof(*j));
+	if (j)
+		j->links = tmulti_take_links(a);
+	if (j && j->links)
+		return j;
+	free(j);
+	return NULL;
+}
+
+static int fmulti_job_finish(struct tracerd *d, struct attachment *a, void *job)
+{
+	struct fmulti_job *j = job;
+
+	(void)d;
+	if (j->run[1])
+		return fmulti_attach_finish(a, j);
+	fmulti_job_free(j);	/* a detach's: its links closed; the counters go with a */
+	return 0;
 }
 
 static int fmulti_misses(struct tracerd *d, struct attachment *a, struct hook *h,
@@ -99,9 +216,18 @@ const struct backend backend_fentry_multi = {
 	.probe = fmulti_probe,
 	.attach = fmulti_attach,
 	.detach = tmulti_detach,
+	.job_prepare = fmulti_job_prepare,
+	.job_run = fmulti_job_run,
+	.job_finish = fmulti_job_finish,
+	.read = tmulti_read,
+	.read_begin = tmulti_read_begin,
+	.read_end = tmulti_read_end,
 	.misses = fmulti_misses,
 	.fini = fmulti_fini,
 	.progs = tmulti_progs,
 	.batch = BACKEND_BATCH_ALL, /* one link pair per BTF object */
-	.fds = {{0, 0}, {8, 8}},    /* entry and exit programs and links, vmlinux and a module */
+	.count_tier = true,
+	/* entry and exit programs and links, vmlinux and a module; the count
+	 * tier's counters (which has no exit) */
+	.fds = {{0, 0}, {9, 8}},
 };

@@ -108,7 +108,7 @@ static int fs_attach(struct tracerd *d, struct attachment *a)
 		return hook_err_msg(&a->hooks[0], -EOPNOTSUPP, err);
 	if (a->nr_hooks == 1 || !fs_multi(d))
 		return bpf_hooks_attach(d, a, fs_attach_hook);
-	return tmulti_attach(d, a, skel->progs.fsession_hook, TRACERD_TRACE_FSESSION_MULTI,
+	return tmulti_attach(d, a, skel->obj, skel->progs.fsession_hook, TRACERD_TRACE_FSESSION_MULTI,
 			     "fsession.multi");
 }
 

@@ -143,7 +143,7 @@ static int multi_job_clone(struct kprobe_multi_bpf *skel, struct attachment *a, 
 	if (ml->counts.fd >= 0)
 		ml->prog[i] = bpf_clone_count(p, BPF_TRACE_KPROBE_MULTI, &a->spec,
 					      bpf_map__fd(skel->maps.slot_stats), ml->counts.fd,
-					      err, errlen);
+					      0, err, errlen);
 	else
 		ml->prog[i] = bpf_clone_hook(p, slot, &a->spec, 0, 0, err, errlen);
 	if (ml->prog[i] < 0)
@@ -337,9 +337,7 @@ static int multi_read(struct tracerd *d, struct attachment *a, struct hook *h,
 {
 	const struct multi_links *ml = a->priv;
 
-	if (!ml || ml->counts.fd < 0)
-		return maps_slot_read(d, h->slot, s);
-	return bpf_counts_read(&ml->counts, (size_t)(h - a->hooks), &s->calls);
+	return bpf_counts_hook_read(d, ml ? &ml->counts : NULL, a, h, s);
 }
 
 static void multi_read_begin(struct tracerd *d, struct attachment *a)

@@ -24,7 +24,8 @@
 BPF_SKEL_ADAPTERS(kprobe_session_bpf)
 BPF_SKEL_ADAPTERS(kprobe_session_v0_bpf)
 
-#define KS_PROGS	((const char *const[]){ "session_hook", NULL })
+#define KS_PROGS	((const char *const[]){ "session_hook", "session_count", \
+					"session_count_count", NULL })
 
 static const struct bpf_skel ks_skel[] = {
 	[SESSION_KFUNCS_VOID] = {
@@ -44,6 +45,14 @@ struct ks_state {
 	enum session_kfuncs form;
 	void *skel;
 };
+
+/* The loaded object (ks_prog loaded it) */
+static struct bpf_object *ks_obj(struct tracerd *d)
+{
+	struct ks_state *s = d->be_state[TRACERD_MODE_KPROBE_SESSION];
+
+	return ks_skel[s->form].obj(s->skel);
+}
 
 /* The loaded program's fd, or -errno with err set. */
 static int ks_prog(struct tracerd *d, char *err, size_t errlen)
@@ -81,17 +90,38 @@ static int ks_link_err(char *err, size_t errlen, int ret, size_t n, const char *
 		       ret == -EOPNOTSUPP ? "; kernel without fprobe (CONFIG_FPROBE)" : "");
 }
 
+/* a->priv: the link, and a count-tier attachment's clone and counters
+ * (prog and counts.fd -1: it has slots, and the object's program) */
+struct ks_links {
+	int link, prog;
+	struct bpf_counts counts;
+};
+
+static void ks_links_close(struct ks_links *kl)
+{
+	if (!kl)
+		return;
+	if (kl->link >= 0)
+		close(kl->link);
+	if (kl->prog >= 0)
+		close(kl->prog);
+	bpf_counts_close(&kl->counts);
+	free(kl);
+}
+
 /*
  * An attach as a job (bpfutil.h, struct bpf_job), as kprobe-multi's: the
- * program loaded and the symbol and cookie arrays built in the loop, the
- * one link create run by bpf_job_run (on the registry's worker thread for
- * REGISTRY_JOB_MIN functions or more, in place for fewer), applied by
- * ks_attach_finish. A detach's job closes the link. j->ctx:
+ * program loaded (the count tier's clone and counters made) and the symbol
+ * and cookie arrays built in the loop, the one link create run by
+ * bpf_job_run (on the registry's worker thread for REGISTRY_JOB_MIN
+ * functions or more, in place for fewer), applied by ks_attach_finish. A
+ * detach's job closes the link. j->ctx:
  */
 struct ks_job {
 	const char **syms;	/* the hooks' names */
-	__u64 *cookies;		/* their slots */
+	__u64 *cookies;		/* their slots (count tier: their indexes) */
 	size_t n;
+	struct ks_links *kl;	/* a->priv once applied */
 };
 
 static int ks_link_create(int prog_fd, const void *arg)
@@ -108,15 +138,37 @@ static void ks_job_free(struct bpf_job *j)
 	if (kj) {
 		free(kj->syms);
 		free(kj->cookies);
+		ks_links_close(kj->kl);
 		free(kj);
 	}
 	free(j);
+}
+
+/* The count tier's clone into kl (backend.h count_tier: counts in kl's own
+ * counters, the cookie of hooks[i] i): its fd, or -errno with err set */
+static int ks_count_prog(struct tracerd *d, struct attachment *a, struct ks_links *kl,
+			 char *err, size_t errlen)
+{
+	struct bpf_object *obj = ks_obj(d);
+	const struct bpf_program *p = bpf_object__find_program_by_name(obj, "session_count");
+	int ret;
+
+	if (!p || bpf_program__fd(p) < 0)
+		return set_err(err, errlen, -ENOENT, "no kprobe.session count program loaded");
+	ret = bpf_counts_create(&kl->counts, a->nr_hooks, "tracerd_counts", err, errlen);
+	if (ret)
+		return ret;
+	kl->prog = bpf_clone_count(bpf_hook_tmpl(obj, p, &a->spec), TRACERD_TRACE_KPROBE_SESSION,
+				   &a->spec, bpf_map__fd(bpf_object__find_map_by_name(obj, "slot_stats")),
+				   kl->counts.fd, 0, err, errlen);
+	return kl->prog;
 }
 
 /* a's attach job; NULL with *ret (-errno) and err set */
 static struct bpf_job *ks_attach_job(struct tracerd *d, struct attachment *a, int *ret,
 				     char *err, size_t errlen)
 {
+	bool counts = backend_slotless(a->be, &a->spec);
 	struct ks_job *kj = calloc(1, sizeof(*kj));
 	struct bpf_job *j = kj ? bpf_job_new(1, false, kj) : NULL;
 	size_t i;
@@ -126,8 +178,13 @@ static struct bpf_job *ks_attach_job(struct tracerd *d, struct attachment *a, in
 		kj->n = a->nr_hooks;
 		kj->syms = calloc(a->nr_hooks, sizeof(*kj->syms));
 		kj->cookies = calloc(a->nr_hooks, sizeof(*kj->cookies));
+		kj->kl = calloc(1, sizeof(*kj->kl));
+		if (kj->kl) {
+			kj->kl->link = kj->kl->prog = -1;
+			kj->kl->counts.fd = -1;
+		}
 	}
-	if (!j || !kj->syms || !kj->cookies) {
+	if (!j || !kj->syms || !kj->cookies || !kj->kl) {
 		if (!j)
 			free(kj);
 		ks_job_free(j);
@@ -135,6 +192,8 @@ static struct bpf_job *ks_attach_job(struct tracerd *d, struct attachment *a, in
 		return NULL;
 	}
 	prog = *ret = ks_prog(d, err, errlen);
+	if (prog >= 0 && counts)
+		prog = *ret = ks_count_prog(d, a, kj->kl, err, errlen);
 	if (prog < 0) {
 		ks_job_free(j);
 		return NULL;
@@ -142,7 +201,7 @@ static struct bpf_job *ks_attach_job(struct tracerd *d, struct attachment *a, in
 	*ret = 0;
 	for (i = 0; i < a->nr_hooks; i++) {
 		kj->syms[i] = a->hooks[i].name;
-		kj->cookies[i] = a->hooks[i].slot;
+		kj->cookies[i] = counts ? i : a->hooks[i].slot;
 	}
 	j->link[0].create = ks_link_create;
 	j->link[0].prog_fd = prog;
@@ -150,26 +209,21 @@ static struct bpf_job *ks_attach_job(struct tracerd *d, struct attachment *a, in
 	return j;
 }
 
-/* Apply an attach job that ran: a->priv (the link fd), the hooks attached; attach's return. */
+/* Apply an attach job that ran: a->priv (the link, the count tier's clone
+ * and counters), the hooks attached; attach's return. */
 static int ks_attach_finish(struct attachment *a, struct bpf_job *j)
 {
-	const struct ks_job *kj = j->ctx;
+	struct ks_job *kj = j->ctx;
 	char err[HOOK_ERR_MAX] = "";
-	int *link = NULL, fd = j->link[0].fd;
+	int fd = j->link[0].fd;
 	size_t i;
 
-	if (fd >= 0) {
-		link = malloc(sizeof(*link));
-		if (!link) {
-			close(fd);
-			fd = -ENOMEM;
-		}
-	}
 	if (fd < 0) {
 		ks_link_err(err, sizeof(err), fd, kj->n, kj->syms[0]);
 	} else {
-		*link = fd;
-		a->priv = link;
+		kj->kl->link = fd;
+		a->priv = kj->kl;
+		kj->kl = NULL;
 		for (i = 0; i < a->nr_hooks; i++)
 			a->hooks[i].attached = true;
 		fd = 0;
@@ -197,15 +251,15 @@ static int ks_attach(struct tracerd *d, struct attachment *a)
 static void *ks_job_prepare(struct tracerd *d, struct attachment *a, bool detach, int *err)
 {
 	char msg[HOOK_ERR_MAX] = "";
-	int *link = a->priv;
+	struct ks_links *kl = a->priv;
 	struct bpf_job *j;
 
 	*err = 0;
 	if (detach) {
-		j = link && *link >= 0 ? bpf_job_new(1, true, NULL) : NULL;
-		if (j) {
-			j->link[0].fd = *link;
-			*link = -1;
+		j = kl && kl->link >= 0 ? bpf_job_new(1, true, NULL) : NULL;
+		if (j) {	/* the clone and the counters go with the attachment (ks_detach) */
+			j->link[0].fd = kl->link;
+			kl->link = -1;
 		}
 		return j;
 	}
@@ -230,17 +284,37 @@ static int ks_job_finish(struct tracerd *d, struct attachment *a, void *job)
 
 static void ks_detach(struct tracerd *d, struct attachment *a)
 {
-	int *link = a->priv;
 	size_t i;
 
-	if (link) {
-		if (*link >= 0)
-			close(*link);
-		free(link);
-	}
+	ks_links_close(a->priv);
 	a->priv = NULL;
 	for (i = 0; i < a->nr_hooks; i++)
 		a->hooks[i].attached = false;
+}
+
+/* A hook's calls: the count tier's own counters, else its slot's. */
+static int ks_read(struct tracerd *d, struct attachment *a, struct hook *h,
+		   struct tracerd_slot_stats *s)
+{
+	const struct ks_links *kl = a->priv;
+
+	return bpf_counts_hook_read(d, kl ? &kl->counts : NULL, a, h, s);
+}
+
+static void ks_read_begin(struct tracerd *d, struct attachment *a)
+{
+	struct ks_links *kl = a->priv;
+
+	if (kl)
+		bpf_counts_read_begin(&kl->counts);
+}
+
+static void ks_read_end(struct tracerd *d, struct attachment *a)
+{
+	struct ks_links *kl = a->priv;
+
+	if (kl)
+		bpf_counts_read_end(&kl->counts);
 }
 
 static int ks_misses(struct tracerd *d, struct attachment *a, struct hook *h,
@@ -291,11 +365,16 @@ const struct backend backend_kprobe_session = {
 	.probe = ks_probe,
 	.attach = ks_attach,
 	.detach = ks_detach,
+	.read = ks_read,
+	.read_begin = ks_read_begin,
+	.read_end = ks_read_end,
 	.misses = ks_misses,
 	.fini = ks_fini,
 	.batch = BACKEND_BATCH_ALL, /* one link for all: the kernel takes them at once */
 	.job_prepare = ks_job_prepare,
 	.job_run = bpf_job_run,
 	.job_finish = ks_job_finish,
-	.fds = {{0, 0}, {2, 2}},    /* a program and its link */
+	.count_tier = true,
+	/* the link, and the count tier's clone and counters */
+	.fds = {{0, 0}, {3, 2}},
 };

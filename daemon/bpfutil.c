@@ -299,10 +299,10 @@ int bpf_clone_hook(const struct bpf_program *tmpl, __u32 slot, const struct trac
 
 int bpf_clone_count(const struct bpf_program *tmpl, unsigned int attach_type,
 		    const struct tracerd_spec *spec, int stats_fd, int calls_fd,
-		    char *err, size_t errlen)
+		    int attach_btf_obj_fd, char *err, size_t errlen)
 {
-	return clone_load(tmpl, attach_type, TRACERD_SLOT_COOKIE, spec, 0, 0, stats_fd,
-			  calls_fd, err, errlen);
+	return clone_load(tmpl, attach_type, TRACERD_SLOT_COOKIE, spec, 0, attach_btf_obj_fd,
+			  stats_fd, calls_fd, err, errlen);
 }
 
 int bpf_clone_prog_as(const struct bpf_program *tmpl, unsigned int attach_type, __u32 slot,
@@ -419,6 +419,15 @@ void bpf_counts_read_end(struct bpf_counts *c)
 	free(c->calls);
 	c->calls = NULL;
 	c->cached = false;
+}
+
+int bpf_counts_hook_read(struct tracerd *d, const struct bpf_counts *c,
+			 const struct attachment *a, const struct hook *h,
+			 struct tracerd_slot_stats *s)
+{
+	if (!c || c->fd < 0)
+		return maps_slot_read(d, h->slot, s);
+	return bpf_counts_read(c, (size_t)(h - a->hooks), &s->calls);
 }
 
 int bpf_counts_read(const struct bpf_counts *c, size_t i, __u64 *out)

@@ -171,11 +171,13 @@ int bpf_hooks_progs(struct tracerd *d, struct attachment *a, int (*fn)(int prog_
  * object's slot_stats (map fd stats_fd, bpf_map__fd of the object's map)
  * pointed at calls_fd, a struct bpf_counts' map. tmpl must touch no member
  * but calls (offset 0) for spec's flags: bpf/hook.bpf.h's fast_count, or
- * hook_entry with ENABLED, TGID and COMM only. The prog fd or -errno.
+ * hook_entry with ENABLED, TGID and COMM only. attach_btf_obj_fd: the BTF
+ * object a tracing program is loaded against (0: vmlinux; kprobes: 0).
+ * The prog fd or -errno.
  */
 int bpf_clone_count(const struct bpf_program *tmpl, unsigned int attach_type,
 		    const struct tracerd_spec *spec, int stats_fd, int calls_fd,
-		    char *err, size_t errlen);
+		    int attach_btf_obj_fd, char *err, size_t errlen);
 
 /*
  * A count-tier attachment's counters: a BPF_MAP_TYPE_PERCPU_ARRAY of n u64
@@ -200,6 +202,11 @@ void bpf_counts_read_begin(struct bpf_counts *c);
 void bpf_counts_read_end(struct bpf_counts *c);
 /* Function i's calls: from the pass's copy, else one lookup. 0 or -errno. */
 int bpf_counts_read(const struct bpf_counts *c, size_t i, __u64 *out);
+/* backend.h's read for a backend with a count tier: hook h of a from c
+ * (a's counters: NULL or fd -1 when it has slots), else from h's slot */
+int bpf_counts_hook_read(struct tracerd *d, const struct bpf_counts *c,
+			 const struct attachment *a, const struct hook *h,
+			 struct tracerd_slot_stats *s);
 
 /*
  * A BPF batch backend's job (backend.h, job_*; kprobe-multi's, and the

@@ -98,12 +98,17 @@ plan DEMO_ALL=1 DEMO_PROBE_VERDICT=ok
 expect_eq "demo-all: exit" $prc 0
 expect_eq "demo-all: VMs whatever the host" "$(line1)" \
 	"make demo-all: the test kernels under QEMU (the seven of the seeds by default)"
-expect_eq "demo-all: boots" "$(grep -c '^  boot ' "$T/out")" 28
-expect_eq "demo-all: kernels" "$(sed -n 's/^  boot [0-9]*\/28: \([^ ]*\) .*/\1/p' "$T/out" | uniq | tr '\n' ' ')" \
+# (riscv64: no entry run, the test module has no entry variants there)
+expect_eq "demo-all: boots" "$(grep -c '^  boot ' "$T/out")" 26
+expect_eq "demo-all: kernels" "$(sed -n 's/^  boot [0-9]*\/26: \([^ ]*\) .*/\1/p' "$T/out" | uniq | tr '\n' ' ')" \
 	"6.1 6.12 7.2 6.12-arm64 6.1-arm64 6.12-riscv64 7.2-riscv64 "
-expect_eq "demo-all: each kernel's boots" "$(grep -c '^  boot [0-9]*/28: 6.12-arm64 ' "$T/out")" 4
+expect_eq "demo-all: each kernel's boots" "$(grep -c '^  boot [0-9]*/26: 6.12-arm64 ' "$T/out")" 4
+expect_eq "demo-all: riscv64's boots, none with entry" \
+	"$(grep '^  boot [0-9]*/26: 7.2-riscv64 ' "$T/out" | sed 's/^  boot [0-9]*\/26: 7.2-riscv64 \(.*\): about.*/\1/' | paste -sd'|')" \
+	"trigger|ops|attach, stacks"
 expect_eq "demo-all: stacks in each kernel's last boot" \
-	"$(grep -c '^  boot [0-9]*/28: [^ ]* entry, stacks: ' "$T/out")" 7
+	"$(grep -c '^  boot [0-9]*/26: [^ ]* [a-z]*, stacks: ' "$T/out")" 7
+grep -q "^  entry: not on riscv64" "$T/out" || fail "demo-all: the plan does not say why riscv64 has no entry run"
 # the total is the boots' sum (each boot's minutes rounded up)
 total=$(sed -n 's/^  expected about \([0-9]*\) min.*/\1/p' "$T/out")
 sum=$(( $(sed -n "s/^  boot .*: about \([0-9]*\) min$/\1/p" "$T/out" | paste -sd+) ))

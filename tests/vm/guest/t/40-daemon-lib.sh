@@ -81,7 +81,7 @@ calls_of() { $C --json stats "$1" | jp '.stats[*].calls' | sum; }
 our_links() {
 	local ids
 	ids=$(bpftool prog show 2>/dev/null | sed -n -E \
-		's/^([0-9]+): .* name (tp_btf_hit|raw_tp_hit|fentry_entry|fexit_return|kprobe_entry|kprobe_return|multi_entry|multi_return|session_hook|fsession_hook|fmulti_entry|fmulti_return)[a-z_]* .*/\1/p')
+		's/^([0-9]+): .* name (tp_btf_hit|raw_tp_hit|fentry_entry|fexit_return|kprobe_entry|kprobe_return|multi_entry|multi_return|session_hook|session_count|fsession_hook|fmulti_entry|fmulti_return)[a-z_]* .*/\1/p')
 	bpftool link show 2>/dev/null | sed -n -E 's/^[0-9]+: .*prog ([0-9]+).*/\1/p' |
 		grep -c -x -F "$(printf '%s\n' $ids 0)"
 }
@@ -166,7 +166,8 @@ attach_all_known() {
 	answered_during "attach '*'" "$apid" "$TD/a.json"
 	wait "$apid" ||
 		fail "attach '*' or the calls failed (exit $?): $(head -c 600 "$TD/a.json") $(cat "$TD/calls.out")"
-	answered_check "attach '*'"
+	# (a smaller glob, ATTACH_TARGET, may be done before a second answer)
+	[ "${ATTACH_TARGET:-*}" != '*' ] || answered_check "attach '*'"
 	ta=$(ms_since "$t0")
 }
 
@@ -175,7 +176,7 @@ attach_all_known() {
 # then makes the known calls (known_calls_check) from that pid: trigger is
 # exec'd, the same pid
 known_calls_script() {
-	echo "$C --json --timeout 1800 attach '*' $1 --pid \$\$ > $TD/a.json || exit 99
+	echo "$C --json --timeout 1800 attach '${ATTACH_TARGET:-*}' $1 --pid \$\$ > $TD/a.json || exit 99
 	echo 3 > $TESTMOD_DBG/call_all && echo '5 2' > $TESTMOD_DBG/call_chain &&
 	exec trigger getpgid $2"
 }
@@ -184,7 +185,8 @@ known_calls_script() {
 # filtered to a shell that made the known calls once attached (every
 # generated test function 3 times: call_all; the chain a -> b -> c 5 times
 # and b -> c 2 more: call_chain '5 2'; getpgid N times), read from the
-# attachment's stats reply of HOOKED rows (kept in $TD/calls)
+# attachment's stats reply of HOOKED rows (kept in $TD/calls); N empty:
+# getpgid is not among them (a glob of the test module's functions)
 known_calls_check() {
 	local nr_fns sys
 	sys=$(sys_getpgid)
@@ -198,7 +200,7 @@ known_calls_check() {
 	expect_eq "tracerd_testmod_chain_a" "$(count_of tracerd_testmod_chain_a)" 5
 	expect_eq "tracerd_testmod_chain_b" "$(count_of tracerd_testmod_chain_b)" 7
 	expect_eq "tracerd_testmod_chain_c" "$(count_of tracerd_testmod_chain_c)" 7
-	expect_eq "$sys" "$(count_of "$sys")" "$3"
+	[ -z "$3" ] || expect_eq "$sys" "$(count_of "$sys")" "$3"
 }
 
 # glob_modes MODE...: attach tracerd_testmod_fn_0[0-9][0-9] (100 functions)
