@@ -1337,9 +1337,9 @@ bool resolve_quick(struct tracerd *d, enum spec_kind kind, bool need_addr)
 
 	if (c->running || kind == SPEC_KIND_GLOB)
 		return false;
-	if (spec_kind_is_tracepoint(kind))
-		return true;
-	if (!c->modules_sig || (need_addr && !c->kallsyms))
+	/* a tracepoint reads no table but the source's (re)load, which any
+	 * resolve does first (symsrc) */
+	if (!c->modules_sig || (need_addr && !c->kallsyms && !spec_kind_is_tracepoint(kind)))
 		return false;
 	sig = read_small_file("/proc/modules");
 	quick = !strcmp(sig ? sig : "", c->modules_sig);
