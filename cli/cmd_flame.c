@@ -149,7 +149,9 @@ static int write_file(struct cli *cli, const char *path, const struct stacks *s,
 	if (!tmp)
 		return cli_error(cli, EXIT_FAILURE_, "error", "out of memory");
 	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".XXXXXX", 8);
+	tmp[n] = '.';			/* mkstemp(3)'s template: six X's it replaces */
+	memset(tmp + n + 1, 'X', 6);
+	tmp[n + 7] = '\0';
 	fd = mkstemp(tmp);	/* 0600: given the mode a new file of path would have */
 	if (fd < 0 || fchmod(fd, 0666 & ~mask) || !(f = fdopen(fd, "w"))) {
 		ret = cli_error(cli, EXIT_FAILURE_, "error", "cannot write %s: %s", tty_str(path),

@@ -91,7 +91,6 @@ static struct fmulti_job *fmulti_attach_job(struct tracerd *d, struct attachment
 	char msg[HOOK_ERR_MAX] = "";
 	struct fentry_multi_bpf *skel = fmulti_load(d, msg, sizeof(msg));
 	struct fmulti_job *j;
-	void *priv = a->priv;
 
 	if (!skel) {
 		*err = hook_err_msg(&a->hooks[0], -EOPNOTSUPP, msg);
@@ -104,15 +103,13 @@ static struct fmulti_job *fmulti_attach_job(struct tracerd *d, struct attachment
 	}
 	if (spec_returns(&a->spec)) {
 		j->run[0] = tmulti_run_new(d, a, skel->obj, skel->progs.fmulti_return,
-					   TRACERD_TRACE_FEXIT_MULTI, "fexit.multi", err);
+					   TRACERD_TRACE_FEXIT_MULTI, "fexit.multi", NULL, err);
 		if (!j->run[0])
 			goto fail;
-		if (!a->priv)	/* the entry half's links join the return half's */
-			a->priv = tmulti_run_links(j->run[0]);
 	}
+	/* the entry half's links join the return half's */
 	j->run[1] = tmulti_run_new(d, a, skel->obj, skel->progs.fmulti_entry,
-				   TRACERD_TRACE_FENTRY_MULTI, "fentry.multi", err);
-	a->priv = priv;	/* set by the runs' apply */
+				   TRACERD_TRACE_FENTRY_MULTI, "fentry.multi", j->run[0], err);
 	if (j->run[1])
 		return j;
 fail:

@@ -569,11 +569,9 @@ static int plan_resolve(struct tracerd *d, const struct tracerd_spec *spec, stru
 	int err;
 
 	*deferred = false;
-	if (may_defer && d->base && !resolve_quick(d, p->req.kind, addr)) {
-		err = resolve_target_start(d, spec, p->req.kind, addr, done, ctx);
-		if (err)
-			return set_err(msg, msglen, err, "cannot resolve '%s' off the loop: %s",
-				       spec->target, strerror(-err));
+	/* (a resolve that cannot start on the thread runs here, as before) */
+	if (may_defer && d->base && !resolve_quick(d, p->req.kind, addr) &&
+	    !resolve_target_start(d, spec, p->req.kind, addr, done, ctx)) {
 		*deferred = true;
 		return 0;
 	}

@@ -434,9 +434,8 @@ static void mods_free(struct symsrc *c)
 int resolve_init(struct tracerd *d)
 {
 	struct symsrc *c = calloc(1, sizeof(*c));
-	int err;
-
 	pthread_mutexattr_t attr;
+	int err;
 
 	if (!c)
 		return -ENOMEM;
@@ -444,7 +443,10 @@ int resolve_init(struct tracerd *d)
 	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&c->lock, &attr);
 	pthread_mutexattr_destroy(&attr);
-	c->efd = -1;
+	/* the worker thread's "done", made at start: counted among the fds an
+	 * idle daemon holds (the start-up headroom, daemon/fds.h), not taken
+	 * from a first attach's */
+	c->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	d->resolve_cache = c;
 	d->vmlinux_btf = btf__load_vmlinux_btf();
 	if (!d->vmlinux_btf) {
@@ -468,6 +470,8 @@ void resolve_fini(struct tracerd *d)
 		if (c->running)
 			c->running->forgotten = true;
 		resolve_stop(d);
+		if (c->efd >= 0)
+			close(c->efd);
 		symtab_free(c->ftrace);
 		symtab_free(c->kallsyms);
 		symtab_free(c->by_addr);
@@ -823,75 +827,51 @@ static struct mod_btf *module_btf(struct tracerd *d, struct symsrc *c, const cha
 	return m->fd >= 0 ? m : NULL;
 }
 
-static int module_btf_fd(struct tracerd *d, const char *module)
+int resolve_module_btf_fd(struct tracerd *d, const char *module)
 {
+	struct symsrc *c;
 	struct mod_btf *m;
 
 	if (!module[0])
 		return 0;
-	m = module_btf(d, d->resolve_cache, module);
-	return m ? m->fd : -ENOENT;
-}
-
-int resolve_module_btf_fd(struct tracerd *d, const char *module)
-{
-	struct symsrc *c = cache_lock(d);
-	int ret = module_btf_fd(d, module);
-
+	c = cache_lock(d);
+	m = module_btf(d, c, module);
 	cache_unlock(c);
-	return ret;
-}
-
-static const struct btf *hook_btf(struct tracerd *d, const struct hook *h)
-{
-	struct mod_btf *m;
-
-	if (!h->module[0])
-		return d->vmlinux_btf;
-	m = module_btf(d, d->resolve_cache, h->module);
-	return m ? m->btf : NULL;
+	return m ? m->fd : -ENOENT;
 }
 
 const struct btf *resolve_hook_btf(struct tracerd *d, const struct hook *h)
 {
-	struct symsrc *c = cache_lock(d);
-	const struct btf *ret = hook_btf(d, h);
+	struct symsrc *c;
+	struct mod_btf *m;
 
+	if (!h->module[0])
+		return d->vmlinux_btf;
+	c = cache_lock(d);
+	m = module_btf(d, c, h->module);
 	cache_unlock(c);
-	return ret;
-}
-
-static __u64 addr_of(struct tracerd *d, const char *name)
-{
-	const struct sym *k = symtab_find(kallsyms(symsrc(d)), name);
-
-	return k ? k->addr : 0;
+	return m ? m->btf : NULL;
 }
 
 __u64 resolve_addr(struct tracerd *d, const char *name)
 {
 	struct symsrc *c = cache_lock(d);
-	__u64 ret = addr_of(d, name);
+	const struct sym *k = symtab_find(kallsyms(symsrc(d)), name);
+	__u64 addr = k ? k->addr : 0;
 
 	cache_unlock(c);
-	return ret;
-}
-
-static long long nr_traceable(struct tracerd *d)
-{
-	const struct symtab *t = symsrc(d)->ftrace;
-
-	/* every line: ftrace's records, __ftrace_invalid_address ones included */
-	return t ? (long long)t->lines : -1;
+	return addr;
 }
 
 long long resolve_nr_traceable(struct tracerd *d)
 {
 	struct symsrc *c = cache_lock(d);
-	long long ret = nr_traceable(d);
+	const struct symtab *t = symsrc(d)->ftrace;
+	/* every line: ftrace's records, __ftrace_invalid_address ones included */
+	long long n = t ? (long long)t->lines : -1;
 
 	cache_unlock(c);
-	return ret;
+	return n;
 }
 
 /* ---------------------------------------------------------------- functions */
@@ -1461,19 +1441,14 @@ int resolve_target_start(struct tracerd *d, const struct tracerd_spec *spec, enu
 	struct symsrc *c = d->resolve_cache;
 	struct resolve_req *r, **pp;
 
-	if (!d->base)
-		return -EINVAL;
-	if (c->efd < 0) {
-		c->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (c->efd < 0)
-			return -errno;
+	if (!d->base || c->efd < 0)
+		return -EINVAL;	/* the caller resolves in place */
+	if (!c->ev) {
 		c->ev = event_new(d->base, c->efd, EV_READ | EV_PERSIST, resolve_done_cb, d);
 		if (!c->ev || event_add(c->ev, NULL)) {
 			if (c->ev)
 				event_free(c->ev);
 			c->ev = NULL;
-			close(c->efd);
-			c->efd = -1;
 			return -ENOMEM;
 		}
 	}
@@ -1534,9 +1509,6 @@ void resolve_stop(struct tracerd *d)
 	if (c->ev)
 		event_free(c->ev);
 	c->ev = NULL;
-	if (c->efd >= 0)
-		close(c->efd);
-	c->efd = -1;
 }
 
 /* ---------------------------------------------------------------- listing */

@@ -32,7 +32,8 @@ int resolve_target(struct tracerd *d, const struct tracerd_spec *spec, enum spec
  * the loop with what resolve_target gives (hooks and skipped become its
  * own; msg is valid during the call). One runs at a time, the others wait
  * in order; meanwhile the resolve_* calls of the loop wait for it (they
- * share the tables). 0, or -errno (no loop: call resolve_target).
+ * share the tables). 0, or -errno (no loop, no eventfd, out of memory:
+ * call resolve_target).
  */
 typedef void (*resolve_done_fn)(struct tracerd *d, void *ctx, int err, struct hook *hooks,
 				size_t nr, struct skip_list *skipped, const char *msg);

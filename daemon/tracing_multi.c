@@ -255,12 +255,13 @@ static int tmulti_group(struct tracerd *d, struct tm_run *r, const struct attach
 
 struct tm_run *tmulti_run_new(struct tracerd *d, struct attachment *a,
 			      const struct bpf_object *obj, const struct bpf_program *tmpl,
-			      unsigned int attach_type, const char *what, int *err)
+			      unsigned int attach_type, const char *what,
+			      const struct tm_run *with, int *err)
 {
 	bool counts = backend_slotless(a->be, &a->spec);
 	struct tm_run *r = calloc(1, sizeof(*r));
 	bool *grouped = calloc(a->nr_hooks, sizeof(*grouped));
-	struct tmulti *t = a->priv;
+	struct tmulti *t = with ? with->t : a->priv;
 	size_t i;
 
 	*err = -ENOMEM;
@@ -375,7 +376,7 @@ int tmulti_attach(struct tracerd *d, struct attachment *a, const struct bpf_obje
 	struct tm_run *r;
 	int ret;
 
-	r = tmulti_run_new(d, a, obj, tmpl, attach_type, what, &ret);
+	r = tmulti_run_new(d, a, obj, tmpl, attach_type, what, NULL, &ret);
 	if (!r)
 		return ret;
 	tmulti_run_exec(r);
@@ -406,10 +407,6 @@ struct tmulti *tmulti_take_links(struct attachment *a)
 	return t;
 }
 
-struct tmulti *tmulti_run_links(struct tm_run *r)
-{
-	return r->t;
-}
 
 void tmulti_close(struct tmulti *t)
 {

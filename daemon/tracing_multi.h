@@ -38,12 +38,15 @@ int tmulti_attach(struct tracerd *d, struct attachment *a, const struct bpf_obje
  * set), its clones and links made by tmulti_run_exec (on the worker
  * thread: it touches nothing but the run and the hooks' names), applied to
  * a by tmulti_run_apply (tmulti_attach's return; frees the run), or freed
- * unapplied by tmulti_run_free.
+ * unapplied by tmulti_run_free. with: a run of the same attachment made
+ * before, not applied yet, whose links this one adds to (NULL: a->priv's,
+ * or new ones).
  */
 struct tm_run;
 struct tm_run *tmulti_run_new(struct tracerd *d, struct attachment *a,
 			      const struct bpf_object *obj, const struct bpf_program *tmpl,
-			      unsigned int attach_type, const char *what, int *err);
+			      unsigned int attach_type, const char *what,
+			      const struct tm_run *with, int *err);
 void tmulti_run_exec(struct tm_run *r);
 /* r ran and linked nothing, or failed as a whole */
 bool tmulti_run_failed(const struct tm_run *r);
@@ -56,9 +59,7 @@ void tmulti_detach(struct tracerd *d, struct attachment *a);
 struct tmulti;
 struct tmulti *tmulti_take_links(struct attachment *a);
 void tmulti_close(struct tmulti *t);
-/* The links r makes: another run of the same attachment made before r is
- * applied adds to them when a->priv is these meanwhile. */
-struct tmulti *tmulti_run_links(struct tm_run *r);
+
 /* backend.h's read, read_begin, read_end: the count tier's counters, else the slots */
 int tmulti_read(struct tracerd *d, struct attachment *a, struct hook *h,
 		struct tracerd_slot_stats *s);
