@@ -202,7 +202,8 @@ $(O)/tests/unit/test_args: $(call obj,$(SRC)/daemon/args.c)
 $(O)/tests/unit/test_btfargs: $(call obj,$(SRC)/daemon/btfargs.c)
 $(O)/tests/unit/test_fds: $(call obj,$(SRC)/daemon/fds.c)
 # the registry alone: the test file fakes the backends, maps, resolve and recorder
-$(O)/tests/unit/test_registry: $(call obj,$(SRC)/daemon/registry.c $(SRC)/daemon/hook.c)
+$(O)/tests/unit/test_registry: $(call obj,$(SRC)/daemon/registry.c $(SRC)/daemon/hook.c \
+	$(SRC)/daemon/worker.c)
 # and of a cli file
 $(O)/tests/unit/test_bench_hooks: $(call obj,$(SRC)/cli/bench_hooks.c)
 

@@ -63,7 +63,12 @@ static struct bpf_link *empty_link(struct bpf_program *prog, enum tracerd_mode m
 	case TRACERD_MODE_KPROBE_MULTI:
 		return bpf_program__attach_kprobe_multi_opts(prog, NULL, &mopts);
 	case TRACERD_MODE_KPROBE_INT3:
-		/* past the fentry call: +5, +9 behind ENDBR (the kernel says EILSEQ) */
+		/* past the fentry call: +5, +9 behind ENDBR (the kernel says EILSEQ);
+		 * riscv64: +8, past the auipc/jalr pair (be_kprobe.c) */
+#ifdef __riscv
+		kopts.offset = 8;
+		return bpf_program__attach_kprobe_opts(prog, name, &kopts);
+#endif
 		kopts.offset = 5;
 		l = bpf_program__attach_kprobe_opts(prog, name, &kopts);
 		if (l || errno != EILSEQ)

@@ -160,10 +160,13 @@ static enum proto_code op_hook(struct tracerd *d, json_object *args, json_object
 	struct tracerd_spec spec;
 	struct attachment *a;
 	enum proto_code code = hook_spec(d, args, &spec, msg, msglen);
+	int err;
 
 	if (code)
 		return code;
-	code = proto_code_errno(registry_attach(d, &spec, &a, NULL, msg, msglen));
+	err = registry_attach(d, &spec, &a, NULL, msg, msglen);
+	/* the mode cannot hook this function so on this kernel (be_kprobe.c) */
+	code = err == -EADDRNOTAVAIL ? PROTO_E_UNAVAILABLE : proto_code_errno(err);
 	if (code == PROTO_E_ATTACH_FAILED)
 		hook_hint_users(d, spec.target, msg, msglen);
 	if (code)

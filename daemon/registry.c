@@ -24,6 +24,7 @@
 #include "recorder.h"
 #include "registry.h"
 #include "resolve.h"
+#include "worker.h"
 
 unsigned int registry_count(const struct tracerd *d)
 {
@@ -165,11 +166,14 @@ static size_t auto_candidates(struct tracerd *d, const struct request *req,
 /*
  * A backend's failure is the kernel's refusal (-EREMOTEIO, the kernel's
  * own errno is in the message), unless it says no such function (or BTF),
- * out of room or out of memory.
+ * out of room, out of memory, or that the mode cannot hook the function
+ * so on this kernel (-EADDRNOTAVAIL: bench's "unavailable", daemon/bench.c).
  */
 static int kernel_refusal(int err)
 {
-	return err == -ENOENT || err == -ENOSPC || err == -ENOMEM ? err : -EREMOTEIO;
+	return err == -ENOENT || err == -ENOSPC || err == -ENOMEM || err == -EADDRNOTAVAIL
+		       ? err
+		       : -EREMOTEIO;
 }
 
 static void hooks_release(struct tracerd *d, struct hook *hooks, size_t nr)
@@ -997,11 +1001,9 @@ struct registry_job {
 static void *job_thread(void *arg)
 {
 	struct registry_job *j = arg;
-	uint64_t one = 1;
 
 	j->be->job_run(j->job);
-	if (write(j->efd, &one, sizeof(one)) != sizeof(one))
-		log_warn("registry: worker thread: eventfd write: %s", strerror(errno));
+	worker_done(j->efd, "registry");
 	return NULL;
 }
 
@@ -1025,7 +1027,6 @@ static bool job_start(struct tracerd *d, struct attachment *a, struct attachment
 {
 	const struct backend *be = a->be;
 	struct registry_job *j;
-	sigset_t all, old;
 
 	*err = 0;
 	if (!be || !be->job_prepare || !d->base || d->job || n < REGISTRY_JOB_MIN ||
@@ -1051,11 +1052,7 @@ static bool job_start(struct tracerd *d, struct attachment *a, struct attachment
 	j->v = *v;
 	j->n = n;
 	j->detach = detach;
-	/* the signals stay the loop's */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	j->threaded = !pthread_create(&j->th, NULL, job_thread, j);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	j->threaded = worker_start(&j->th, job_thread, j);
 	if (!j->threaded) {
 		log_warn("registry: no worker thread for %s %u: in the loop",
 			 detach ? "detach" : "attach", a->id);

@@ -81,7 +81,9 @@ void registry_plan_start(struct tracerd *d, const struct tracerd_spec *spec,
  * -EEXIST the same attachment exists, -EOPNOTSUPP mode unavailable here,
  * -ENOSPC out of slots, -E2BIG more matches than max_glob_matches,
  * -ENOMEM, -EIO (no function list, a recording that cannot start),
- * -EREMOTEIO the kernel refused (its errno is in msg).
+ * -EREMOTEIO the kernel refused (its errno is in msg), -EADDRNOTAVAIL
+ * the mode cannot hook the function so on this kernel (kprobe-int3
+ * --latency where a kretprobe cannot take the entry).
  */
 int registry_attach(struct tracerd *d, const struct tracerd_spec *spec, struct attachment **out,
 		    struct skip_list *skipped, char *msg, size_t msglen);

@@ -22,6 +22,7 @@
 #include "../lib/util.h"
 #include "resolve.h"
 #include "tracefs.h"
+#include "worker.h"
 
 struct sym {
 	const char *name;	/* into the table's text */
@@ -1346,27 +1347,20 @@ static void *resolve_thread(void *arg)
 	struct tracerd *d = arg;
 	struct symsrc *c = d->resolve_cache;
 	struct resolve_req *r = c->running;
-	uint64_t one = 1;
 
 	pthread_mutex_lock(&c->lock);
 	r->err = target_resolve(d, &r->spec, r->kind, r->need_addr, r->max_glob, &r->hooks,
 				&r->nr, &r->skipped, r->msg, sizeof(r->msg));
 	pthread_mutex_unlock(&c->lock);
-	if (write(c->efd, &one, sizeof(one)) != sizeof(one))
-		log_warn("resolve: worker thread: eventfd write: %s", strerror(errno));
+	worker_done(c->efd, "resolve");
 	return NULL;
 }
 
 /* Run r on the worker thread (or in place when no thread can be made). */
 static void req_run(struct tracerd *d, struct symsrc *c, struct resolve_req *r)
 {
-	sigset_t all, old;
-
 	c->running = r;
-	sigfillset(&all);	/* the signals stay the loop's */
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	c->threaded = !pthread_create(&c->th, NULL, resolve_thread, d);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	c->threaded = worker_start(&c->th, resolve_thread, d);
 	if (!c->threaded) {
 		log_warn("resolve: no worker thread for '%s': in the loop", r->spec.target);
 		resolve_thread(d);	/* its answer comes from the loop all the same */

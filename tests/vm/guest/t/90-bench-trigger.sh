@@ -25,6 +25,15 @@ status() {	# status FILE KEY: the status of that point ("" when absent)
 must=(none fentry/count fentry/latency fentry/empty kprobe/count kprobe/latency kprobe/empty
       kmod-callops/count kmod-direct/count kmod-direct/latency kmod-kprobe/count)
 [ "$(uname -m)" = x86_64 ] && must+=(kprobe-int3/count kmod-kprobe-int3/count kmod-callops+regs/count)
+# riscv64: kprobe-int3 probes past the ftrace site (+8), the empty program
+# too; its latency wants a kretprobe at the entry, which a kernel without
+# KPROBES_ON_FTRACE refuses: unavailable there, with the reason
+if [ "$(uname -m)" = riscv64 ]; then
+	must+=(kprobe-int3/count kprobe-int3/empty)
+	kernel_has entry_kprobe ||
+		expect_eq "trigger kprobe-int3/latency without KPROBES_ON_FTRACE" \
+			"$(status "$TD/trigger.json" kprobe-int3/latency)" unavailable
+fi
 # fprobe: amd64 6.12 and both 7.2 builds have it; 6.1 and arm64 6.12 do not
 kernel_has fprobe && must+=(kprobe-multi/count kprobe-multi/latency)
 for k in "${must[@]}"; do
