@@ -343,6 +343,31 @@ void bpf_counts_close(struct bpf_counts *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
+	free(c->at);
+	c->at = NULL;
+	c->nat = 0;
+}
+
+int bpf_counts_settle(struct bpf_counts *c, const struct hook *hooks, size_t n)
+{
+	size_t i, k = 0;
+
+	free(c->at);
+	c->at = NULL;
+	c->nat = 0;
+	for (i = 0; i < n; i++)
+		k += hooks[i].attached;
+	if (k == n)
+		return 0;	/* none dropped: the i-th */
+	c->at = malloc((k ? k : 1) * sizeof(*c->at));
+	if (!c->at) {
+		c->n = 0;	/* no read: none misread */
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		if (hooks[i].attached)
+			c->at[c->nat++] = (__u32)i;
+	return 0;
 }
 
 /* c's counters one by one (a kernel without batch lookups on arrays: < 5.6) */
@@ -425,9 +450,13 @@ int bpf_counts_hook_read(struct tracerd *d, const struct bpf_counts *c,
 			 const struct attachment *a, const struct hook *h,
 			 struct tracerd_slot_stats *s)
 {
+	size_t i = (size_t)(h - a->hooks);
+
 	if (!c || c->fd < 0)
 		return maps_slot_read(d, h->slot, s);
-	return bpf_counts_read(c, (size_t)(h - a->hooks), &s->calls);
+	if (c->at && i >= c->nat)
+		return -ENOENT;
+	return bpf_counts_read(c, c->at ? c->at[i] : i, &s->calls);
 }
 
 int bpf_counts_read(const struct bpf_counts *c, size_t i, __u64 *out)

@@ -190,6 +190,10 @@ struct bpf_counts {
 	size_t n;
 	__u64 *calls;
 	bool cached;
+	/* the counter of the attachment's i-th hook once it is compacted
+	 * (bpf_counts_settle); NULL: the i-th */
+	__u32 *at;
+	size_t nat;
 };
 
 /* c's map for n functions (c->fd -1 on failure): 0 or -errno with err set. */
@@ -197,6 +201,13 @@ int bpf_counts_create(struct bpf_counts *c, size_t n, const char *name, char *er
 		      size_t errlen);
 /* Close c's map and free its copy (NULL-safe; c->fd -1 after). */
 void bpf_counts_close(struct bpf_counts *c);
+/*
+ * The counters were given by the hooks' indexes hooks[0..n) at attach; the
+ * registry then keeps the attached ones only, in order (hooks_compact).
+ * Note which counter each kept hook reads, once what is attached is known.
+ * -ENOMEM (the reads then fail: no count is misread).
+ */
+int bpf_counts_settle(struct bpf_counts *c, const struct hook *hooks, size_t n);
 /* Read every counter once for a pass of bpf_counts_read; _end drops the copy. */
 void bpf_counts_read_begin(struct bpf_counts *c);
 void bpf_counts_read_end(struct bpf_counts *c);

@@ -8,6 +8,8 @@
 #ifndef TRACERD_BTFARGS_H
 #define TRACERD_BTFARGS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 struct btf;
@@ -26,5 +28,22 @@ enum argw_abi {
 __u32 btf_func_argw_abi(const struct btf *btf, __s32 id, enum argw_abi abi);
 /* The same for the architecture tracerd runs on (the kernel's). */
 __u32 btf_func_argw(const struct btf *btf, __s32 id);
+
+/* The kernel's MAX_BPF_FUNC_ARGS: the most arguments a trampoline takes. */
+#define TRAMP_MAX_ARGS 12
+
+/*
+ * Why the verifier refuses FUNC id of btf to a tracing program (fentry,
+ * fexit, their multi links), by the rules of its btf_distill_func_proto
+ * and deny lists: variadic, more than TRAMP_MAX_ARGS arguments, an
+ * argument that is a float or a struct or union above 16 bytes, a struct
+ * or union returned; ret_too (fexit, the session forms): a function that never
+ * returns. NULL when none of them holds, *doubt set when the kernel may
+ * still refuse it (a union argument: taken by kernels since 2025; a struct by value
+ * or stack arguments outside x86_64); else the reason, in buf or a
+ * constant.
+ */
+const char *btf_tramp_refusal(const struct btf *btf, __s32 id, bool ret_too, bool *doubt,
+			      char *buf, size_t len);
 
 #endif

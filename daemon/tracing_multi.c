@@ -11,6 +11,7 @@
 #include "../lib/util.h"
 #include "bpf_compat.h"
 #include "bpfutil.h"
+#include "btfargs.h"
 #include "resolve.h"
 #include "tracing_multi.h"
 
@@ -210,17 +211,27 @@ void tmulti_run_free(struct tm_run *r)
 	free(r);
 }
 
-/* run r's group for the not yet grouped hooks of the module of hook first */
+/* grouped[i]'s marks (tmulti_run_new) */
+enum { TM_FREE, TM_DOUBT, TM_GROUPED };
+
+/*
+ * Run r's group for the not yet grouped hooks of the module of hook first
+ * that are as sure as it is: the doubtful ones (btf_tramp_refusal) get
+ * links of their own, so a refusal among them halves a few, not the
+ * module's thousands.
+ */
 static int tmulti_group(struct tracerd *d, struct tm_run *r, const struct attachment *a,
-			size_t first, bool *grouped, bool counts)
+			size_t first, unsigned char *grouped, bool counts)
 {
 	const char *mod = a->hooks[first].module;
+	const unsigned char kind = grouped[first];
 	struct tm_group *g;
 	size_t i, n = 0;
 	int fd;
 
+#define TM_MEMBER(i) (grouped[i] == kind && !a->hooks[i].err && !strcmp(a->hooks[i].module, mod))
 	for (i = first; i < a->nr_hooks; i++)
-		if (!grouped[i] && !a->hooks[i].err && !strcmp(a->hooks[i].module, mod))
+		if (TM_MEMBER(i))
 			n++;
 	g = realloc(r->g, (r->ng + 1) * sizeof(*g));
 	if (!g)
@@ -234,13 +245,14 @@ static int tmulti_group(struct tracerd *d, struct tm_run *r, const struct attach
 	if (!g->ids || !g->cookies || !g->idx)
 		return set_err(r->msg, sizeof(r->msg), -ENOMEM, "out of memory");
 	for (i = first; i < a->nr_hooks; i++) {
-		if (grouped[i] || a->hooks[i].err || strcmp(a->hooks[i].module, mod))
+		if (!TM_MEMBER(i))
 			continue;
 		g->ids[g->n] = (__u32)a->hooks[i].btf_id;
 		g->cookies[g->n] = counts ? i : a->hooks[i].slot;
 		g->idx[g->n++] = i;
-		grouped[i] = true;
+		grouped[i] = TM_GROUPED;
 	}
+#undef TM_MEMBER
 	fd = resolve_module_btf_fd(d, mod);
 	if (fd < 0)
 		return set_err(r->msg, sizeof(r->msg), fd, "no BTF for module '%s' of '%s'", mod,
@@ -253,6 +265,39 @@ static int tmulti_group(struct tracerd *d, struct tm_run *r, const struct attach
 	return 0;
 }
 
+/*
+ * Refuse, without asking the kernel, a's functions its verifier refuses
+ * to a trampoline by their BTF (btf_tramp_refusal: variadic, a struct
+ * returned, ...): a multi link fails whole on one of them, and finding it
+ * by halving costs about 2 log2 n link creates, each waiting for RCU
+ * (fentry-multi '*' on 7.2: some 320 such functions among 42000). The
+ * doubtful ones are marked TM_DOUBT in grouped.
+ */
+static void tmulti_screen(struct tracerd *d, struct attachment *a, unsigned int attach_type,
+			  unsigned char *grouped)
+{
+	bool ret_too = attach_type == TRACERD_TRACE_FEXIT_MULTI ||
+		       attach_type == TRACERD_TRACE_FSESSION_MULTI ||
+		       attach_type == TRACERD_TRACE_FSESSION;
+	const struct btf *btf;
+	const char *why;
+	char buf[160];
+	bool doubt;
+	size_t i;
+
+	for (i = 0; i < a->nr_hooks; i++) {
+		struct hook *h = &a->hooks[i];
+
+		if (h->err || !(btf = resolve_hook_btf(d, h)))
+			continue;	/* no BTF: the kernel says */
+		why = btf_tramp_refusal(btf, h->btf_id, ret_too, &doubt, buf, sizeof(buf));
+		if (why)
+			hook_err(h, -EINVAL, "%s", why);
+		else if (doubt)
+			grouped[i] = TM_DOUBT;
+	}
+}
+
 struct tm_run *tmulti_run_new(struct tracerd *d, struct attachment *a,
 			      const struct bpf_object *obj, const struct bpf_program *tmpl,
 			      unsigned int attach_type, const char *what,
@@ -260,7 +305,7 @@ struct tm_run *tmulti_run_new(struct tracerd *d, struct attachment *a,
 {
 	bool counts = backend_slotless(a->be, &a->spec);
 	struct tm_run *r = calloc(1, sizeof(*r));
-	bool *grouped = calloc(a->nr_hooks, sizeof(*grouped));
+	unsigned char *grouped = calloc(a->nr_hooks, sizeof(*grouped));
 	struct tmulti *t = with ? with->t : a->priv;
 	size_t i;
 
@@ -296,8 +341,9 @@ struct tm_run *tmulti_run_new(struct tracerd *d, struct attachment *a,
 					      sizeof(r->msg))))
 			goto fail;
 	}
+	tmulti_screen(d, a, attach_type, grouped);
 	for (i = 0; i < a->nr_hooks; i++) {
-		if (grouped[i] || a->hooks[i].err)
+		if (grouped[i] == TM_GROUPED || a->hooks[i].err)
 			continue;
 		*err = tmulti_group(d, r, a, i, grouped, counts);
 		if (*err)
@@ -359,6 +405,11 @@ int tmulti_run_apply(struct attachment *a, struct tm_run *r)
 	if (!ret && r->linked) {
 		for (i = 0; i < a->nr_hooks; i++)
 			a->hooks[i].attached = !a->hooks[i].err;
+		/* the count tier's counters are the hooks' indexes of now: the
+		 * refused ones leave gaps the registry's compaction closes */
+		if (a->priv && ((struct tmulti *)a->priv)->counts.fd >= 0)
+			ret = bpf_counts_settle(&((struct tmulti *)a->priv)->counts, a->hooks,
+						a->nr_hooks);
 	} else {
 		if (!ret)
 			ret = -ENOENT;
@@ -402,6 +453,7 @@ struct tmulti *tmulti_take_links(struct attachment *a)
 	*t = *from;		/* the pairs move; the counters stay */
 	t->counts.fd = -1;
 	t->counts.calls = NULL;
+	t->counts.at = NULL;
 	from->fd = NULL;
 	from->n = from->cap = 0;
 	return t;

@@ -107,6 +107,24 @@ __noipa int tracerd_testmod_args(int n, enum tracerd_testmod_color color, const 
 }
 EXPORT_SYMBOL_GPL(tracerd_testmod_args);
 
+/*
+ * A struct of 24 bytes by value: no trampoline takes it (fentry and its
+ * multi links; daemon/btfargs.c tells it from its BTF), the other modes
+ * do. Its name sorts before the counted functions', so a tracing-multi
+ * glob of the module leaves a hole ahead of them (t/57: their counts
+ * must still be theirs). Never called.
+ */
+struct tracerd_testmod_big {
+	long a, b, c;
+};
+long tracerd_testmod_big_arg(struct tracerd_testmod_big big);
+
+__noipa long tracerd_testmod_big_arg(struct tracerd_testmod_big big)
+{
+	return big.a + big.b + big.c;
+}
+EXPORT_SYMBOL_GPL(tracerd_testmod_big_arg);
+
 /* Data, not code: every hook mode must refuse it. */
 static const u8 tracerd_testmod_data[16] __used;
 

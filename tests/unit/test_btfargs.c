@@ -8,6 +8,7 @@
  * big structs by reference, a big returned struct takes a0; a two-word
  * argument split between a7 and the stack.
  */
+#include <string.h>
 #include <bpf/btf.h>
 #include "test.h"
 #include "../../daemon/btfargs.h"
@@ -37,7 +38,7 @@ static void fix_init(struct fix *f)
 }
 
 /* Parameter kinds of a case, turned into type ids by fix_type(). */
-enum kind { I32 = 1, U64, PTR, S16, S24, TD24, VA };
+enum kind { I32 = 1, U64, PTR, S16, S24, TD24, VA, UN8, UN24, FLT, ARR };
 
 static int fix_type(const struct fix *f, enum kind k)
 {
@@ -124,6 +125,89 @@ TEST(not_a_function)
 	ASSERT_EQ(btf_func_argw_abi(f.btf, 0, ARGW_ABI_ARM64), 0, "id 0");
 	ASSERT_EQ(btf_func_argw_abi(f.btf, 100000, ARGW_ABI_X86_64), 0, "no such id");
 	ASSERT_EQ(btf_func_argw_abi(f.btf, f.i32, ARGW_ABI_RISCV64), 0, "an INT (riscv64)");
+	btf__free(f.btf);
+}
+
+/*
+ * btf_tramp_refusal: the verifier's btf_distill_func_proto rules and deny
+ * lists, on functions of the same BTF: NULL (taken), doubtful, or refused
+ * with the reason (a word of it checked).
+ */
+struct refusal_case {
+	const char *name;
+	enum kind ret;
+	enum kind params[14];
+	bool ret_too;
+	const char *why;	/* NULL: taken */
+	bool doubt;		/* on x86_64 */
+};
+
+TEST(tramp_refusal)
+{
+	struct fix f;
+	int flt, arr, un8, un24;
+	size_t i;
+	static const struct refusal_case rc[] = {
+		{ "plain", I32, { PTR, U64 }, false, NULL, false },
+		{ "seven_ok", 0, { U64, U64, U64, U64, U64, U64, U64 }, false, NULL, false },
+		{ "twelve", 0, { U64, U64, U64, U64, U64, U64, U64, U64, U64, U64, U64, U64 },
+		  false, NULL, false },
+		{ "thirteen", 0, { U64, U64, U64, U64, U64, U64, U64, U64, U64, U64, U64, U64,
+				   U64 }, false, "13 arguments", false },
+		{ "variadic", I32, { PTR, VA }, false, "variable arguments", false },
+		{ "struct16_arg", 0, { S16 }, false, NULL, false },
+		{ "struct24_arg", 0, { PTR, S24 }, false, "argument 2 is a struct of 24", false },
+		{ "typedef24_arg", 0, { TD24 }, false, "struct of 24", false },
+		{ "struct_ret", S16, { U64 }, false, "returns a struct", false },
+		{ "union_arg", 0, { UN8 }, false, NULL, true },
+		{ "union24_arg", 0, { UN24 }, false, "union of 24", false },
+		{ "union_ret", UN8, { U64 }, false, "returns a union", false },
+		{ "float_arg", 0, { FLT }, false, "a float", false },
+		{ "array_arg", 0, { ARR }, false, "an array", false },
+		/* deny lists: the name */
+		{ "migrate_disable", 0, { 0 }, false, "btf_id_deny", false },
+		{ "do_exit", 0, { I32 }, false, NULL, false },
+		{ "do_exit", 0, { I32 }, true, "noreturn_deny", false },
+	};
+
+	fix_init(&f);
+	flt = btf__add_float(f.btf, "double", 8);
+	arr = btf__add_array(f.btf, f.i32, f.i32, 2);
+	un8 = btf__add_union(f.btf, "u8b", 8);
+	btf__add_field(f.btf, "a", f.u64, 0, 0);
+	un24 = btf__add_union(f.btf, "u24b", 24);
+	btf__add_field(f.btf, "a", f.s24, 0, 0);
+	ASSERT_TRUE(flt > 0 && arr > 0 && un8 > 0 && un24 > 0, "types");
+	for (i = 0; i < sizeof(rc) / sizeof(rc[0]); i++) {
+		const struct refusal_case *c = &rc[i];
+		int proto, id, j, ty;
+		const char *why;
+		char buf[160];
+		bool doubt = true;
+
+#define KIND_TYPE(k) ((k) == UN8 ? un8 : (k) == FLT ? flt : (k) == ARR ? arr : \
+		      (k) == UN24 ? un24 : fix_type(&f, (k)))
+		proto = btf__add_func_proto(f.btf, c->ret ? KIND_TYPE(c->ret) : 0);
+		for (j = 0; j < 14 && c->params[j]; j++) {
+			ty = KIND_TYPE(c->params[j]);
+			ASSERT_TRUE(!btf__add_func_param(f.btf, c->params[j] == VA ? "" : "x", ty),
+				    "param");
+		}
+#undef KIND_TYPE
+		id = btf__add_func(f.btf, c->name, BTF_FUNC_GLOBAL, proto);
+		ASSERT_TRUE(id > 0, c->name);
+		why = btf_tramp_refusal(f.btf, id, c->ret_too, &doubt, buf, sizeof(buf));
+		if (!c->why) {
+			ASSERT_TRUE(why == NULL, c->name);
+#if defined(__x86_64__)
+			ASSERT_EQ(doubt, c->doubt, c->name);
+#endif
+		} else {
+			ASSERT_TRUE(why && strstr(why, c->why), c->name);
+		}
+	}
+	ASSERT_TRUE(btf_tramp_refusal(f.btf, f.u64, false, &(bool){ false }, NULL, 0) != NULL,
+		    "an INT is no function");
 	btf__free(f.btf);
 }
 
