@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include "../lib/util.h"
 #include "btfargs.h"
 
 /*
@@ -103,13 +104,6 @@ __u32 btf_func_argw(const struct btf *btf, __s32 id)
 }
 
 /*
- * The kernel's __get_type_size (kernel/bpf/btf.c): a type's size as a
- * trampoline argument or return value once modifiers and typedefs are
- * skipped: pointers 8, integers, enums, structs and unions their size
- * (the kernel's takes a union since its union arguments, 2025); void 0;
- * anything else -1. *out: the type it ends at.
- */
-/*
  * Does the architecture's trampoline take what is certain on x86_64 (a
  * struct by value, arguments on the stack)? Elsewhere such a function is
  * doubtful (btf_tramp_refusal): arm64 and riscv64 took them later.
@@ -120,6 +114,13 @@ __u32 btf_func_argw(const struct btf *btf, __s32 id)
 #define TRAMP_STRUCT_ARGS 0
 #endif
 
+/*
+ * The kernel's __get_type_size (kernel/bpf/btf.c): a type's size as a
+ * trampoline argument or return value once modifiers and typedefs are
+ * skipped: pointers 8, integers, enums, structs and unions their size
+ * (the kernel's takes a union since its union arguments, 2025); void 0;
+ * anything else -1. *out: the type it ends at.
+ */
 static long tramp_type_size(const struct btf *btf, __u32 id, const struct btf_type **out)
 {
 	const struct btf_type *t;
@@ -192,10 +193,9 @@ const char *btf_tramp_refusal(const struct btf *btf, __s32 id, bool ret_too, boo
 	if (!t || !btf_is_func(t))
 		return "no BTF function";
 	name = btf__name_by_offset(btf, t->name_off);
-	if (name && name_in(name, tramp_deny, sizeof(tramp_deny) / sizeof(*tramp_deny)))
+	if (name && name_in(name, tramp_deny, ARRAY_SIZE(tramp_deny)))
 		return "refused to tracing programs by the verifier (btf_id_deny)";
-	if (ret_too && name &&
-	    name_in(name, tramp_noreturn, sizeof(tramp_noreturn) / sizeof(*tramp_noreturn)))
+	if (ret_too && name && name_in(name, tramp_noreturn, ARRAY_SIZE(tramp_noreturn)))
 		return "never returns: the verifier refuses fexit on it (noreturn_deny)";
 	t = btf__type_by_id(btf, t->type);
 	if (!t || !btf_is_func_proto(t))
