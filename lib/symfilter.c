@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Glob matching and the hook denylist; see symfilter.h. */
 #include <fnmatch.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "symfilter.h"
@@ -52,28 +53,97 @@ bool sym_glob_match(const char *pattern, const char *name)
 	return fnmatch(pattern, name, 0) == 0;
 }
 
-/* Can pattern match a name whose first character is c? (no when it starts
- * with another plain character) */
-static bool may_start(const char *pattern, char c)
-{
-	char f = pattern[0];
+/*
+ * The denylist compiled once (deny_compile): each pattern's shape, and
+ * per first character the patterns that start with it, in the list's
+ * order; those that start with a wildcard in a list of their own. A name
+ * is then compared with a few patterns by length and memcmp: no strpbrk
+ * per pattern and name (an `attach '*'`'s resolve tries the list on every
+ * name twice: that was 40 % of its CPU on this host, 2026-12-07).
+ */
+enum deny_shape { DENY_EXACT, DENY_PREFIX, DENY_SUFFIX, DENY_GLOB };
 
-	return f == c || f == '*' || f == '?' || f == '[' || f == '\\';
+#define DENY_N ARRAY_SIZE(denylist)
+
+static struct {
+	unsigned char shape[DENY_N];
+	unsigned short len[DENY_N];	/* the plain part's */
+	unsigned char by_first[256][DENY_N + 1];	/* indexes + 1, 0-ended */
+	unsigned char wild[DENY_N + 1];
+} deny;
+static pthread_once_t deny_once = PTHREAD_ONCE_INIT;
+
+_Static_assert(ARRAY_SIZE(denylist) < 255, "denylist indexes are bytes");
+
+static void deny_compile(void)
+{
+	size_t i, nw = 0, nf[256] = { 0 };
+
+	for (i = 0; i < DENY_N; i++) {
+		const char *p = denylist[i], *meta = strpbrk(p, "*?[\\");
+		unsigned char f = (unsigned char)p[0];
+
+		if (!meta) {
+			deny.shape[i] = DENY_EXACT;
+			deny.len[i] = (unsigned short)strlen(p);
+		} else if (*meta == '*' && !meta[1]) {
+			deny.shape[i] = DENY_PREFIX;
+			deny.len[i] = (unsigned short)(meta - p);
+		} else if (meta == p && *meta == '*' && !strpbrk(p + 1, "*?[\\")) {
+			deny.shape[i] = DENY_SUFFIX;
+			deny.len[i] = (unsigned short)strlen(p + 1);
+		} else {
+			deny.shape[i] = DENY_GLOB;
+		}
+		if (f == '*' || f == '?' || f == '[' || f == '\\')
+			deny.wild[nw++] = (unsigned char)(i + 1);
+		else
+			deny.by_first[f][nf[f]++] = (unsigned char)(i + 1);
+	}
 }
 
-/*
- * The denylist is tried on every name a glob matches (twice): only its
- * patterns that may match the name's first character are matched, in the
- * list's order (121363 kallsyms names twice: 0.151 s -> 0.039 s here).
- */
+static bool deny_match(size_t i, const char *name, size_t *nlen)
+{
+	size_t len = deny.len[i];
+
+	switch (deny.shape[i]) {
+	case DENY_EXACT:
+		return !strcmp(denylist[i], name);
+	case DENY_PREFIX:
+		return !strncmp(denylist[i], name, len);
+	case DENY_SUFFIX:
+		if (*nlen == (size_t)-1)
+			*nlen = strlen(name);
+		return *nlen >= len && !memcmp(name + *nlen - len, denylist[i] + 1, len);
+	default:
+		return fnmatch(denylist[i], name, 0) == 0;
+	}
+}
+
+/* The first pattern of the list (its order) that name matches. */
 const char *sym_denied(const char *name)
 {
-	size_t i;
+	const unsigned char *f, *w;
+	size_t nlen = (size_t)-1, best = DENY_N;
 
-	for (i = 0; i < ARRAY_SIZE(denylist); i++)
-		if (may_start(denylist[i], name[0]) && sym_glob_match(denylist[i], name))
-			return denylist[i];
-	return NULL;
+	pthread_once(&deny_once, deny_compile);
+	for (f = deny.by_first[(unsigned char)name[0]]; *f; f++)
+		if (deny_match(*f - 1u, name, &nlen)) {
+			best = *f - 1u;
+			break;
+		}
+	for (w = deny.wild; *w && *w - 1u < best; w++)
+		if (deny_match(*w - 1u, name, &nlen)) {
+			best = *w - 1u;
+			break;
+		}
+	return best < DENY_N ? denylist[best] : NULL;
+}
+
+const char *const *sym_denylist(size_t *n)
+{
+	*n = DENY_N;
+	return denylist;
 }
 
 bool sym_module_denied(const char *module)

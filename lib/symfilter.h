@@ -10,11 +10,14 @@
 #define TRACERD_LIB_SYMFILTER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 bool sym_glob_match(const char *pattern, const char *name);
 /* The denylist pattern that name matches, or NULL when it may be hooked. */
 const char *sym_denied(const char *name);
+/* The denylist itself, its patterns in order (n of them): for tests. */
+const char *const *sym_denylist(size_t *n);
 /* Modules whose functions are never hooked (tracerd's own module). */
 bool sym_module_denied(const char *module);
 

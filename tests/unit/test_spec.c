@@ -7,6 +7,7 @@
 #include "../../lib/modes.h"
 #include "../../lib/spec.h"
 #include "../../lib/symfilter.h"
+#include "../../lib/util.h"
 #include <tracerd/trace.h>
 #include "test.h"
 
@@ -435,6 +436,47 @@ TEST(denylist)
 	ASSERT_TRUE(sym_denied("tracerd_testmod_target") == NULL, "testmod allowed");
 	ASSERT_TRUE(sym_module_denied("tracerd_kmod"), "kmod module");
 	ASSERT_FALSE(sym_module_denied("tracerd_testmod"), "testmod module");
+}
+
+/*
+ * sym_denied's compiled list answers as fnmatch over the list in order
+ * would: the first pattern that matches (the reason names it), on names
+ * made of every pattern (its plain parts, with a prefix and a suffix)
+ * and on others.
+ */
+TEST(denylist_compiled)
+{
+	static const char *const extra[] = { "", "b", "bpf", "bpf_", "_sys_bpf", "x_sys_bpf",
+		"bpf_sys_bpf", "__bpf_sys_bpf", "memcpy", "memcpy2", "__memcpy", "vfs_read",
+		"ktime_get", "__x64_sys_bpf", "preempt_count_add", "rcu_read_lock_held" };
+	const char *const *list, *want, *got;
+	char name[128], what[300], core[100];
+	size_t n, i, j, k;
+
+	list = sym_denylist(&n);
+	ASSERT_TRUE(n > 10, "the list");
+	for (i = 0; i < n + ARRAY_SIZE(extra); i++) {
+		if (i < n) {	/* the pattern's plain characters */
+			for (j = k = 0; list[i][j] && k < sizeof(core) - 1; j++)
+				if (!strchr("*?[]\\", list[i][j]))
+					core[k++] = list[i][j];
+			core[k] = '\0';
+		} else {
+			snprintf(core, sizeof(core), "%s", extra[i - n]);
+		}
+		for (j = 0; j < 4; j++) {
+			snprintf(name, sizeof(name), "%s%s%s", j & 1 ? "x_" : "", core,
+				 j & 2 ? "_y" : "");
+			want = NULL;
+			for (k = 0; k < n && !want; k++)
+				if (!fnmatch(list[k], name, 0))
+					want = list[k];
+			got = sym_denied(name);
+			snprintf(what, sizeof(what), "'%s': want %s, got %s", name,
+				 want ? want : "none", got ? got : "none");
+			ASSERT_TRUE(got == want, what);
+		}
+	}
 }
 
 TEST(hist_buckets)
