@@ -168,9 +168,10 @@ static void kernel_add(struct kernel_series *s, json_object *r, long long hooked
 /*
  * --kernel-funcs: one attachment of the first K of the kernel's traceable
  * functions the daemon would hook (K = 0: all of them, attach '*'), in a
- * batching mode. The count behind the point: K functions hooked (all: the
- * same number every run); the names the daemon or the kernel skipped among
- * those it took are a label. Values: wall time, the daemon's CPU (user:
+ * batching mode. The count behind the point: the same number of functions
+ * hooked every run, K or (all, or a mode that refuses some of the K by
+ * their BTF) what the first run hooked, then the label funcs; the names the
+ * daemon or the kernel skipped among those it took are a label. Values: wall time, the daemon's CPU (user:
  * tracerd's own code; sys: the kernel's, in its syscalls) and its VmRSS.
  */
 static void kernel_point(struct bench *b, const char *mode, long long k)
@@ -203,12 +204,15 @@ static void kernel_point(struct bench *b, const char *mode, long long k)
 		}
 		h = jint(r, "functions", -1);
 		skipped = jint(r, "skipped", 0);
-		if (!k && hooked < 0)
-			hooked = h;	/* all: the first run's count, then the same */
-		if (h != (k ? k : hooked) || h < 1) {
-			point_count(p, "functions", k ? k : hooked, h);
+		/* the first run's count, then the same: K, or fewer where the mode
+		 * refuses functions of the K by their own rules (fentry-multi: no
+		 * BTF, a trampoline cannot take it; the reasons in the reply) */
+		if (hooked < 0 && (!k || (h >= 1 && h <= k)))
+			hooked = h;
+		if (h != hooked || h < 1) {
+			point_count(p, "functions", hooked, h);
 			point_status(b, p, "error", "%lld of %lld functions hooked (%lld skipped)",
-				     h, k ? k : hooked, skipped);
+				     h, hooked > 0 ? hooked : k, skipped);
 			json_object_put(r);
 			return;
 		}
@@ -220,10 +224,10 @@ static void kernel_point(struct bench *b, const char *mode, long long k)
 		}
 		json_object_put(r);
 	}
-	if (!k)
-		point_label_int(p, "funcs", hooked);
+	if (!k || hooked < k)
+		point_label_int(p, "funcs", hooked);	/* what was hooked of the K */
 	point_label_int(p, "skipped", skipped);
-	point_count(p, "functions", runs * (k ? k : hooked), runs * (k ? k : hooked));
+	point_count(p, "functions", runs * hooked, runs * hooked);
 	point_value(p, "attach_us", "us", &s.att);
 	point_value(p, "detach_us", "us", &s.det);
 	point_value(p, "attach_user_us", "us", &s.att_user);
